@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import re
 
-TRIVIAL_WORDS: frozenset[str] = frozenset(
-    """
+_TRIVIAL_TEXT = """
     hi hallo hello hey moin servus tschüss tschuess ciao bye goodbye danke dank thanks thank thx
     you ok okay okey ja nein yes no yep nope gut good super toll prima cool fine great nice sure
     alles klar verstanden understood got it bitte please gerne welcome genau right alright
     morgen guten abend tag good morning evening night gute nacht na wie gehts geht's how are
     lol haha hmm hm ah oh aha mhm jo jep vielen dank schön schoen sehr very much many
-    """.split()
-)
+"""
+TRIVIAL_WORDS: frozenset[str] = frozenset(_TRIVIAL_TEXT.split())
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 

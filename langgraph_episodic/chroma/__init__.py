@@ -1,0 +1,1 @@
+"""The Chroma-backed LangGraph store: :class:`ChromaStore` and its building blocks."""

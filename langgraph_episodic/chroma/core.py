@@ -1,0 +1,202 @@
+"""The pure core shared by ``ChromaStore.batch`` and ``abatch``: validate ops, plan the work.
+
+Nothing here talks to Chroma or to an embedder: :func:`prepare` turns a list of LangGraph ops
+into a :class:`Plan` (or raises before anything is written), and the ranking helpers turn raw
+hits into ``SearchItem`` lists. The sync and async shells only embed and execute.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.store.base import (
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    SearchItem,
+    SearchOp,
+    get_text_at_path,
+    tokenize_path,
+    validate_op_namespace,
+)
+from langgraph.store.base import _validate_namespace as validate_put_namespace
+
+from .filters import validate_filter
+from .values import validate_value
+
+Fields = list[tuple[str, Any]]
+"""Index fields as (path, tokenized path) pairs, ``("$", "$")`` for the whole value."""
+
+
+@dataclass(frozen=True)
+class PutPlan:
+    """One put or delete, after last-write-wins deduplication."""
+
+    op: PutOp
+    texts: tuple[tuple[str, str], ...]
+    """(field path, text) pairs to embed, in order; empty for deletes and unindexed puts."""
+
+
+@dataclass
+class Plan:
+    """What one batch must do, in input order for reads and last-write-wins order for puts."""
+
+    n_ops: int
+    gets: list[tuple[int, GetOp]] = field(default_factory=list)
+    searches: list[tuple[int, SearchOp]] = field(default_factory=list)
+    listings: list[tuple[int, ListNamespacesOp]] = field(default_factory=list)
+    puts: dict[tuple[tuple[str, ...], str], PutPlan] = field(default_factory=dict)
+
+    def texts_to_embed(self) -> list[str]:
+        """Every distinct text of the batch's puts, in first-seen order (one embedding call)."""
+        return list(dict.fromkeys(t for p in self.puts.values() for _, t in p.texts))
+
+    def queries_to_embed(self) -> list[str]:
+        """Every distinct search query of the batch."""
+        return list(dict.fromkeys(op.query for _, op in self.searches if op.query))
+
+
+def tokenized_fields(paths: Sequence[str] | None) -> Fields:
+    """Pre-tokenise index field paths as LangGraph defines them (``a.b``, ``arr[*]``, ``$``)."""
+    return [(p, p) if p == "$" else (p, tokenize_path(p)) for p in (paths or ["$"])]
+
+
+def extract_texts(op: PutOp, default_fields: Fields | None) -> tuple[tuple[str, str], ...]:
+    """The (path, text) pairs a put indexes, following ``InMemoryStore``'s rules."""
+    if op.value is None or op.index is False or default_fields is None:
+        return ()
+    fields = default_fields if op.index is None else tokenized_fields(list(op.index))
+    out: list[tuple[str, str]] = []
+    for path, tokens in fields:
+        texts = get_text_at_path(op.value, tokens)
+        if len(texts) > 1:
+            out.extend((f"{path}.{i}", t) for i, t in enumerate(texts))
+        elif texts:
+            out.append((path, texts[0]))
+    return tuple(out)
+
+
+def prepare(ops: Iterable[Op], default_fields: Fields | None) -> Plan:
+    """Validate every op and plan the batch. Raises before anything is written.
+
+    Raises:
+        InvalidNamespaceError: a bad namespace (as ``BaseStore`` itself checks).
+        TypeError / ValueError: a bad value, filter, limit, offset or TTL, naming the fix.
+    """
+    ops = list(ops)
+    plan = Plan(n_ops=len(ops))
+    for i, op in enumerate(ops):
+        validate_op_namespace(op)
+        if isinstance(op, GetOp):
+            _check_key(op.key)
+            plan.gets.append((i, op))
+        elif isinstance(op, SearchOp):
+            _check_page(op.limit, op.offset)
+            validate_filter(op.filter)
+            if op.query is not None and not isinstance(op.query, str):
+                raise TypeError(f"search query must be a string, got {type(op.query).__name__}.")
+            plan.searches.append((i, op))
+        elif isinstance(op, ListNamespacesOp):
+            _check_page(op.limit, op.offset)
+            if op.max_depth is not None and op.max_depth < 1:
+                raise ValueError(f"max_depth must be a positive integer, got {op.max_depth}.")
+            plan.listings.append((i, op))
+        elif isinstance(op, PutOp):
+            _check_key(op.key)
+            validate_put_namespace(op.namespace)
+            if op.value is not None:
+                validate_value(op.value, where=f"{op.namespace}/{op.key}")
+                _check_ttl(op.ttl)
+            plan.puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
+            plan.puts[(op.namespace, op.key)] = PutPlan(op, ())
+        else:
+            raise TypeError(f"Unknown operation type: {type(op).__name__}.")
+    for k, p in plan.puts.items():
+        plan.puts[k] = PutPlan(p.op, extract_texts(p.op, default_fields))
+    return plan
+
+
+def _check_key(key: Any) -> None:
+    if not isinstance(key, str):
+        raise TypeError(f"Item keys must be strings, got {type(key).__name__}: {key!r}.")
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"limit must be a non-negative integer, got {limit!r}.")
+    if not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"offset must be a non-negative integer, got {offset!r}.")
+
+
+def _check_ttl(ttl: Any) -> None:
+    if ttl is None:
+        return
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl):
+        raise TypeError(f"ttl must be a number of minutes or None, got {ttl!r}.")
+    if ttl <= 0:
+        raise ValueError(f"ttl must be positive (minutes), got {ttl!r}. Use None for no expiry.")
+
+
+def newest_first(items: Iterable[Item]) -> list[Item]:
+    """Order for search without a query: ``updated_at`` descending, then namespace and key."""
+    ordered = sorted(items, key=lambda it: (it.namespace, it.key))
+    return sorted(ordered, key=lambda it: it.updated_at, reverse=True)
+
+
+def to_search_item(item: Item, score: float | None) -> SearchItem:
+    """Wrap an item with its score."""
+    return SearchItem(
+        namespace=item.namespace,
+        key=item.key,
+        value=item.value,
+        created_at=item.created_at,
+        updated_at=item.updated_at,
+        score=score,
+    )
+
+
+def namespace_matches(ns: tuple[str, ...], conditions: Sequence[MatchCondition] | None) -> bool:
+    """Whether ``ns`` satisfies every prefix/suffix condition (``*`` matches any one label)."""
+    for cond in conditions or ():
+        path = tuple(cond.path)
+        if len(ns) < len(path):
+            return False
+        pairs = (
+            zip(ns, path, strict=False)
+            if cond.match_type == "prefix"
+            else zip(reversed(ns), reversed(path), strict=False)
+        )
+        if cond.match_type not in ("prefix", "suffix"):
+            raise ValueError(f"Unsupported match type {cond.match_type!r}: use prefix or suffix.")
+        if any(p != "*" and n != p for n, p in pairs):
+            return False
+    return True
+
+
+def list_namespaces(namespaces: Iterable[tuple[str, ...]], op: ListNamespacesOp) -> list[Any]:
+    """Filter, truncate to ``max_depth``, sort and page namespaces as ``InMemoryStore`` does."""
+    found = [ns for ns in namespaces if namespace_matches(ns, op.match_conditions)]
+    if op.max_depth is not None:
+        found = sorted({ns[: op.max_depth] for ns in found})
+    else:
+        found = sorted(set(found))
+    return found[op.offset : op.offset + op.limit]
+
+
+def fixed_prefix(conditions: Sequence[MatchCondition] | None) -> tuple[str, ...]:
+    """The longest wildcard-free leading labels of a prefix condition (for push-down)."""
+    for cond in conditions or ():
+        if cond.match_type == "prefix":
+            out = []
+            for label in cond.path:
+                if label == "*":
+                    break
+                out.append(label)
+            return tuple(out)
+    return ()

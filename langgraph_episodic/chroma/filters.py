@@ -1,0 +1,168 @@
+"""Search filters: validation, exact evaluation, and the part Chroma can evaluate (push-down).
+
+Semantics (a superset of ``InMemoryStore``'s, documented in the README):
+
+* ``{"field": value}`` or ``{"field": {"$eq": value}}``: equality (nested dicts and lists
+  compare exactly, as in ``InMemoryStore``).
+* ``$ne``: not equal; an item missing the field matches (as in ``InMemoryStore``).
+* ``$gt $gte $lt $lte``: numbers compare as numbers and strings as strings; booleans are not
+  numbers; a missing field or mixed types never match (``InMemoryStore`` raises instead).
+* Several keys are ANDed. A dotted key (``"a.b"``) reaches nested values when the value has no
+  literal ``"a.b"`` key (``InMemoryStore`` only looks up the literal key).
+
+Push-down is only ever a *superset* of the exact result: string equality and numeric ranges go
+into Chroma's ``where``; everything is then checked exactly in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
+_RANGE = {"$gt", "$gte", "$lt", "$lte"}
+_MISSING = object()
+
+
+def validate_filter(filter: Mapping[str, Any] | None) -> None:
+    """Raise ``ValueError`` naming the operator if a filter uses one we do not support."""
+    if filter is None:
+        return
+    if not isinstance(filter, Mapping):
+        raise TypeError(
+            f"filter must be a dict like {{'status': 'done'}}, got {type(filter).__name__}."
+        )
+    for key, cond in filter.items():
+        if not isinstance(key, str):
+            raise TypeError(f"Filter keys must be strings, got {key!r}.")
+        if key.startswith("$"):
+            raise ValueError(
+                f"Unsupported filter operator {key!r} at the top level. Filters map field "
+                f"names to values or to {{operator: value}} with operators {sorted(OPERATORS)}."
+            )
+        _validate_condition(cond, key)
+
+
+def _validate_condition(cond: Any, path: str) -> None:
+    if isinstance(cond, Mapping):
+        for op, operand in cond.items():
+            if isinstance(op, str) and op.startswith("$"):
+                if op not in OPERATORS:
+                    raise ValueError(
+                        f"Unsupported filter operator {op!r} for {path!r}. "
+                        f"Use one of {sorted(OPERATORS)}."
+                    )
+                if op in _RANGE and not _orderable(operand):
+                    raise TypeError(
+                        f"Filter {op} on {path!r} needs a number or a string, got "
+                        f"{type(operand).__name__}."
+                    )
+            else:
+                _validate_condition(operand, f"{path}.{op}")
+
+
+def _orderable(x: Any) -> bool:
+    return isinstance(x, (int, float, str)) and not isinstance(x, bool)
+
+
+def resolve(value: Mapping[str, Any], key: str) -> Any:
+    """The value at ``key``: a literal key first, else the dotted path through nested dicts."""
+    if key in value:
+        return value[key]
+    if "." not in key:
+        return _MISSING
+    node: Any = value
+    for part in key.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
+def matches(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
+    """Whether an item's value satisfies every condition of ``filter`` (exact evaluation)."""
+    if not filter:
+        return True
+    return all(_match(resolve(value, key), cond) for key, cond in filter.items())
+
+
+def _match(actual: Any, cond: Any) -> bool:
+    if isinstance(cond, Mapping):
+        if any(isinstance(k, str) and k.startswith("$") for k in cond):
+            return all(_apply(actual, op, operand) for op, operand in cond.items())
+        if not isinstance(actual, Mapping):
+            return False
+        return all(_match(actual.get(k, _MISSING), v) for k, v in cond.items())
+    if isinstance(cond, (list, tuple)):
+        return (
+            isinstance(actual, (list, tuple))
+            and len(actual) == len(cond)
+            and all(_match(a, c) for a, c in zip(actual, cond, strict=True))
+        )
+    return _eq(actual, cond)
+
+
+def _eq(actual: Any, expected: Any) -> bool:
+    if actual is _MISSING:
+        actual = None
+    return bool(actual == expected)
+
+
+def _apply(actual: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return _eq(actual, operand)
+    if op == "$ne":
+        return not _eq(actual, operand)
+    if actual is _MISSING or not _orderable(actual) or not _orderable(operand):
+        return False
+    if isinstance(actual, str) != isinstance(operand, str):
+        return False
+    if op == "$gt":
+        return bool(actual > operand)
+    if op == "$gte":
+        return bool(actual >= operand)
+    if op == "$lt":
+        return bool(actual < operand)
+    return bool(actual <= operand)
+
+
+def pushdown(filter: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Chroma ``where`` conditions implied by ``filter`` (a superset of its exact matches).
+
+    Only string equality and numeric ranges are pushed down: they mean the same in Chroma as
+    in :func:`matches`. The caller ORs the conditions with ``{"_flat": False}`` so items whose
+    leaves were not all copied into metadata are never lost.
+    """
+    conditions: list[dict[str, Any]] = []
+    for key, cond in (filter or {}).items():
+        field = f"v.{key}"
+        if isinstance(cond, str):
+            conditions.append({field: {"$eq": cond}})
+        elif isinstance(cond, Mapping):
+            for op, operand in cond.items():
+                if op == "$eq" and isinstance(operand, str):
+                    conditions.append({field: {"$eq": operand}})
+                elif op in _RANGE and isinstance(operand, (int, float)) and not isinstance(
+                    operand, bool
+                ):
+                    conditions.append({field: {op: operand}})
+    return conditions
+
+
+def combine(*clauses: dict[str, Any] | None) -> dict[str, Any] | None:
+    """AND together Chroma ``where`` clauses, dropping empty ones."""
+    kept = [c for c in clauses if c]
+    if not kept:
+        return None
+    if len(kept) == 1:
+        return kept[0]
+    return {"$and": kept}
+
+
+def value_where(filter: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The push-down clause for ``filter``, safe for items with incomplete leaves."""
+    conditions = pushdown(filter)
+    if not conditions:
+        return None
+    pushed = combine(*conditions)
+    return {"$or": [{"_flat": False}, pushed]}

@@ -1,0 +1,165 @@
+"""How items live in Chroma: record ids and metadata for namespaces, keys, times and values.
+
+Two collections hold a store:
+
+* ``<name>``: one record per item. Its metadata holds the namespace, key, times, TTL, the value
+  as JSON (``_value``) and the value's scalar leaves as ``v.<dotted.path>`` (for filter
+  push-down). Its embedding is a constant 1-d placeholder: Chroma needs one, we never query it.
+* ``<name>__vec``: one record per indexed text of an item (``<item id>#<i>``), embedding = that
+  text's vector, document = the text, metadata = the item's namespace, key and value leaves.
+
+Namespaces are matched by whole segments through prefix keys: ``_p2 = "users.alice"`` holds the
+first two labels joined by ".", which LangGraph forbids inside a label, so ``("users", "alice")``
+can never match ``("users", "alice2")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from langgraph.store.base import Item
+
+from .values import dumps, loads
+
+NO_EXPIRY = 1.0e18
+"""``_expires`` of an item that never expires (a far-future epoch second)."""
+
+MAX_FLAT_LEAVES = 256
+"""Scalar leaves copied into metadata for push-down; a larger value is filtered in Python."""
+
+MAX_FLAT_STRING = 4096
+"""Longest string leaf copied into metadata."""
+
+PLACEHOLDER_EMBEDDING = [1.0]
+"""The embedding of item records (the items collection is never queried by vector)."""
+
+
+def ns_str(namespace: tuple[str, ...]) -> str:
+    """Join a namespace's labels with "." (labels never contain ".")."""
+    return ".".join(namespace)
+
+
+def ns_from_str(text: str) -> tuple[str, ...]:
+    """Inverse of :func:`ns_str`."""
+    return tuple(text.split("."))
+
+
+def item_id(namespace: tuple[str, ...], key: str) -> str:
+    """The Chroma record id of an item: a fixed-length hash of namespace and key."""
+    raw = ns_str(namespace) + "\x00" + key
+    return hashlib.blake2b(raw.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def vector_id(iid: str, index: int) -> str:
+    """The Chroma record id of an item's ``index``-th vector."""
+    return f"{iid}#{index}"
+
+
+def prefix_where(prefix: tuple[str, ...]) -> dict[str, Any] | None:
+    """A Chroma ``where`` clause matching namespaces that start with ``prefix`` (whole labels)."""
+    if not prefix:
+        return None
+    return {f"_p{len(prefix)}": ns_str(prefix)}
+
+
+def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Scalar leaves of nested dicts as ``{"v.a.b": leaf}``; and whether all were kept.
+
+    Lists are not descended into (filters do not address list elements). ``None`` leaves are
+    skipped (Chroma cannot store them; no push-down condition matches ``None``).
+    """
+    out: dict[str, Any] = {}
+    complete = True
+    stack: list[tuple[str, Mapping[str, Any]]] = [("v", value)]
+    while stack:
+        base, node = stack.pop()
+        for k, v in node.items():
+            path = f"{base}.{k}"
+            if isinstance(v, Mapping):
+                stack.append((path, v))
+            elif isinstance(v, bool | int | float) or (
+                isinstance(v, str) and len(v) <= MAX_FLAT_STRING
+            ):
+                if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 2**63:
+                    complete = False
+                    continue
+                if len(out) >= MAX_FLAT_LEAVES or path in out:
+                    complete = False
+                    continue
+                out[path] = v
+            elif isinstance(v, str):
+                complete = False
+    return out, complete
+
+
+def item_metadata(
+    namespace: tuple[str, ...],
+    key: str,
+    value: Mapping[str, Any],
+    *,
+    created_at: float,
+    updated_at: float,
+    expires_at: float,
+    ttl: float | None,
+    n_vectors: int,
+) -> dict[str, Any]:
+    """Metadata of an item record."""
+    meta = vector_metadata(namespace, key, value, iid=None)
+    meta.update(
+        _value=dumps(value),
+        _created=created_at,
+        _updated=updated_at,
+        _expires=expires_at,
+        _ttl=-1.0 if ttl is None else float(ttl),
+        _nvec=n_vectors,
+    )
+    return meta
+
+
+def vector_metadata(
+    namespace: tuple[str, ...], key: str, value: Mapping[str, Any], *, iid: str | None
+) -> dict[str, Any]:
+    """Metadata shared by an item record and its vector records."""
+    leaves, complete = flatten_leaves(value)
+    meta: dict[str, Any] = {"_ns": ns_str(namespace), "_key": key, "_depth": len(namespace)}
+    for depth in range(1, len(namespace) + 1):
+        meta[f"_p{depth}"] = ns_str(namespace[:depth])
+    meta["_flat"] = complete
+    meta.update(leaves)
+    if iid is not None:
+        meta["_item"] = iid
+    return meta
+
+
+def clear_stale(new: dict[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Chroma merges metadata on upsert; set keys the new metadata lacks to None to drop them."""
+    if old:
+        for k in old:
+            if k not in new:
+                new[k] = None
+    return new
+
+
+def to_datetime(epoch: float) -> datetime:
+    """Epoch seconds to an aware UTC datetime."""
+    return datetime.fromtimestamp(epoch, tz=timezone.utc)
+
+
+def item_from_metadata(meta: Mapping[str, Any]) -> Item:
+    """Rebuild a LangGraph ``Item`` from an item record's metadata."""
+    return Item(
+        value=loads(meta["_value"]),
+        key=meta["_key"],
+        namespace=ns_from_str(meta["_ns"]),
+        created_at=to_datetime(meta["_created"]),
+        updated_at=to_datetime(meta["_updated"]),
+    )
+
+
+def ttl_of(meta: Mapping[str, Any]) -> float | None:
+    """The item's TTL in minutes, or None."""
+    ttl = meta.get("_ttl", -1.0)
+    return None if ttl is None or ttl < 0 else float(ttl)

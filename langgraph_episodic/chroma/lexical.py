@@ -1,0 +1,285 @@
+"""BM25 keyword search over documents grouped by namespace, kept in memory.
+
+Local Chroma refuses sparse vector indexes, so the lexical half of hybrid search lives here:
+an inverted index per namespace (term -> {doc_id: term frequency}) that a query reads only
+for its own terms. Pure Python, no Chroma dependency; the owner (the store) feeds it every
+put and delete and rebuilds it from stored documents after a restart.
+
+Scoring is Okapi BM25 with Lucene's non-negative idf,
+``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``, and
+``score(d, q) = sum over query terms t of idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))``.
+``N``, ``df`` and ``avgdl`` are computed over the namespaces being searched, so each user's
+memories form their own collection statistics. Scores are higher-is-better and unbounded
+(``>= 0``; ``0`` means no query term occurs in the document, and such documents are never
+returned).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+Namespace = tuple[str, ...]
+Tokenizer = Callable[[str], list[str]]
+
+# Snowball's English stop list (snowballstem.org, BSD licence).
+ENGLISH_STOPWORDS = frozenset(
+    """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
+    she her hers herself it its itself they them their theirs themselves what which who whom this
+    that these those am is are was were be been being have has had having do does did doing would
+    should could ought i'm you're he's she's it's we're they're i've you've we've they've i'd
+    you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll they'll isn't aren't wasn't
+    weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't shan't shouldn't can't
+    cannot couldn't mustn't let's that's who's what's here's there's when's where's why's how's a
+    an the and but if or because as until while of at by for with about against between into
+    through during before after above below to from up down in out on off over under again
+    further then once here there when where why how all any both each few more most other some
+    such no nor not only own same so than too very
+    """.split()
+)
+
+# Snowball's German stop list (snowballstem.org, BSD licence), less the words that are also
+# English content words ("bin den die hat man nun war"), so English text keeps them.
+GERMAN_STOPWORDS = frozenset(
+    """
+    aber alle allem allen aller alles als also am an ander andere anderem anderen anderer anderes
+    anderm andern anderr anders auch auf aus bei bis bist da damit dann der des dem das daß dass
+    derselbe derselben denselben desselben demselben dieselbe dieselben dasselbe dazu dein deine
+    deinem deinen deiner deines denn derer dessen dich dir du dies diese diesem diesen dieser
+    dieses doch dort durch ein eine einem einen einer eines einig einige einigem einigen einiger
+    einiges einmal er ihn ihm es etwas euer eure eurem euren eurer eures für gegen gewesen hab
+    habe haben hatte hatten hier hin hinter ich mich mir ihr ihre ihrem ihren ihrer ihres euch im
+    in indem ins ist jede jedem jeden jeder jedes jene jenem jenen jener jenes jetzt kann kein
+    keine keinem keinen keiner keines können könnte machen manche manchem manchen mancher manches
+    mein meine meinem meinen meiner meines mit muss musste nach nicht nichts noch nur ob oder
+    ohne sehr sein seine seinem seinen seiner seines selbst sich sie ihnen sind so solche solchem
+    solchen solcher solches soll sollte sondern sonst über um und uns unsere unserem unseren
+    unser unseres unter viel vom von vor während waren warst was weg weil weiter welche welchem
+    welchen welcher welches wenn werde werden wie wieder will wir wird wirst wo wollen wollte
+    würde würden zu zum zur zwar zwischen
+    """.split()
+)
+
+STOPWORDS = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
+"""Words the default tokenizer drops (English and German)."""
+
+_WORD = re.compile(r"\w+(?:'\w+)*")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
+def s_stem(word: str) -> str:
+    """Harman's "S" stemmer: fold English plurals to the singular, nothing else.
+
+    >>> [s_stem(w) for w in ["parties", "boxes", "cats", "glass", "status", "is"]]
+    ['party', 'boxe', 'cat', 'glass', 'status', 'is']
+    """
+    if len(word) <= 3 or not word.endswith("s"):
+        return word
+    if word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
+        return word[:-1]
+    if word.endswith(("us", "ss")):
+        return word
+    return word[:-1]
+
+
+def tokenize(text: str, *, stem: bool = False) -> list[str]:
+    """Split text into lowercase unicode words, dropping English and German stopwords.
+
+    Words keep inner apostrophes and underscores (``don't``, ``snake_case``), so identifiers
+    stay whole; an English possessive ``'s`` is removed. ``stem=True`` also folds English
+    plurals (:func:`s_stem`).
+
+    >>> tokenize("Caroline's dog ISN'T chasing the ball_pit!")
+    ['caroline', 'dog', 'chasing', 'ball_pit']
+    """
+    normal = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+    tokens = []
+    for word in _WORD.findall(normal):
+        if word in STOPWORDS:
+            continue
+        if word.endswith("'s"):
+            word = word[:-2]
+        if stem:
+            word = s_stem(word)
+        tokens.append(word)
+    return tokens
+
+
+class _Shard:
+    """One namespace's postings and document lengths."""
+
+    __slots__ = ("lengths", "postings", "terms", "total_length")
+
+    def __init__(self) -> None:
+        self.postings: dict[str, dict[str, int]] = {}
+        self.terms: dict[str, tuple[str, ...]] = {}
+        self.lengths: dict[str, int] = {}
+        self.total_length = 0
+
+    def add(self, doc_id: str, tokens: list[str]) -> None:
+        self.discard(doc_id)
+        counts = Counter(tokens)
+        for term, tf in counts.items():
+            self.postings.setdefault(term, {})[doc_id] = tf
+        self.terms[doc_id] = tuple(counts)
+        self.lengths[doc_id] = len(tokens)
+        self.total_length += len(tokens)
+
+    def discard(self, doc_id: str) -> None:
+        terms = self.terms.pop(doc_id, None)
+        if terms is None:
+            return
+        for term in terms:
+            posting = self.postings[term]
+            del posting[doc_id]
+            if not posting:
+                del self.postings[term]
+        self.total_length -= self.lengths.pop(doc_id)
+
+
+class LexicalIndex:
+    """BM25 over documents grouped by namespace (a tuple of str).
+
+    Each document is ``(namespace, doc_id, text)``; upserting an existing ``doc_id`` replaces
+    its terms. A search names the namespaces to read, and the BM25 statistics (document count,
+    document frequencies, average length) are computed over exactly those, so one user's
+    memories are scored against that user's collection. ``doc_id`` values must be unique
+    across namespaces searched together (the store uses its record ids). Thread-safe.
+
+    Args:
+        k1: Term-frequency saturation (Lucene's default, 1.2).
+        b: Length normalisation, 0 (none) to 1 (full); Lucene's default 0.75.
+        tokenizer: ``str -> list[str]``; defaults to :func:`tokenize`.
+
+    >>> index = LexicalIndex()
+    >>> index.upsert(("alice",), "m1", "The deploy failed with ECONNREFUSED on port 5432")
+    >>> index.upsert(("alice",), "m2", "We had pasta for dinner")
+    >>> [doc_id for doc_id, _ in index.search("ECONNREFUSED", [("alice",)], k=5)]
+    ['m1']
+    """
+
+    def __init__(
+        self, *, k1: float = 1.2, b: float = 0.75, tokenizer: Tokenizer | None = None
+    ) -> None:
+        if k1 < 0 or not 0 <= b <= 1:
+            raise ValueError(f"Need k1 >= 0 and 0 <= b <= 1, got k1={k1!r}, b={b!r}.")
+        self.k1 = k1
+        self.b = b
+        self.tokenizer: Tokenizer = tokenizer or tokenize
+        self._shards: dict[Namespace, _Shard] = {}
+        self._lock = threading.RLock()
+
+    def upsert(self, namespace: Namespace, doc_id: str, text: str) -> None:
+        """Index one document, replacing any earlier text under the same ``doc_id``."""
+        self.upsert_many([(namespace, doc_id, text)])
+
+    def upsert_many(self, docs: Iterable[tuple[Namespace, str, str]]) -> None:
+        """Index many ``(namespace, doc_id, text)`` documents; later duplicates win."""
+        tokenized = [(tuple(ns), doc_id, self.tokenizer(text)) for ns, doc_id, text in docs]
+        with self._lock:
+            for ns, doc_id, tokens in tokenized:
+                self._shards.setdefault(ns, _Shard()).add(doc_id, tokens)
+
+    def load(self, namespace: Namespace, docs: Iterable[tuple[str, str]]) -> None:
+        """Replace a namespace's contents with ``(doc_id, text)`` documents.
+
+        Afterwards :meth:`has_namespace` is true even when ``docs`` is empty, so an owner that
+        loads namespaces lazily (after a restart) loads each one once.
+        """
+        shard = _Shard()
+        for doc_id, text in docs:
+            shard.add(doc_id, self.tokenizer(text))
+        with self._lock:
+            self._shards[tuple(namespace)] = shard
+
+    def remove(self, namespace: Namespace, doc_id: str) -> None:
+        """Forget one document; unknown ids are ignored."""
+        with self._lock:
+            shard = self._shards.get(tuple(namespace))
+            if shard is not None:
+                shard.discard(doc_id)
+
+    def drop_namespace(self, namespace: Namespace) -> None:
+        """Forget a namespace and all its documents (exactly this namespace, not its children)."""
+        with self._lock:
+            self._shards.pop(tuple(namespace), None)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._shards.clear()
+
+    def has_namespace(self, namespace: Namespace) -> bool:
+        """Whether the namespace is loaded (it may hold no documents after removes)."""
+        with self._lock:
+            return tuple(namespace) in self._shards
+
+    def namespaces(self, prefix: Namespace = ()) -> list[Namespace]:
+        """Loaded namespaces that start with ``prefix``, matched by whole segments."""
+        prefix = tuple(prefix)
+        with self._lock:
+            return [ns for ns in self._shards if ns[: len(prefix)] == prefix]
+
+    def doc_count(self, namespaces: Iterable[Namespace]) -> int:
+        """Number of documents in the given namespaces."""
+        with self._lock:
+            shards = self._select(namespaces)
+            return sum(len(shard.lengths) for shard in shards)
+
+    def search(
+        self,
+        query: str,
+        namespaces: Iterable[Namespace],
+        k: int,
+        allowed: Callable[[str], bool] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best ``(doc_id, bm25_score)`` pairs for ``query``, best first.
+
+        Only documents sharing at least one term with the query are returned. ``allowed``
+        filters doc ids before the top ``k`` are taken (use it for metadata filters or
+        expired records). Ties are broken by ``doc_id`` so results are deterministic.
+        """
+        if k <= 0:
+            return []
+        query_terms = Counter(self.tokenizer(query))
+        if not query_terms:
+            return []
+        with self._lock:
+            scores = self._score(query_terms, self._select(namespaces))
+        if allowed is None:
+            candidates: Iterable[tuple[str, float]] = scores.items()
+        else:
+            candidates = [(doc, score) for doc, score in scores.items() if allowed(doc)]
+        return heapq.nsmallest(k, candidates, key=lambda item: (-item[1], item[0]))
+
+    def _select(self, namespaces: Iterable[Namespace]) -> list[_Shard]:
+        keys = dict.fromkeys(tuple(ns) for ns in namespaces)
+        return [self._shards[ns] for ns in keys if ns in self._shards]
+
+    def _score(self, query_terms: Counter[str], shards: list[_Shard]) -> dict[str, float]:
+        n_docs = sum(len(shard.lengths) for shard in shards)
+        if n_docs == 0:
+            return {}
+        avgdl = sum(shard.total_length for shard in shards) / n_docs or 1.0
+        k1, b = self.k1, self.b
+        scores: dict[str, float] = {}
+        for term, query_tf in query_terms.items():
+            hits = [(shard, shard.postings[term]) for shard in shards if term in shard.postings]
+            df = sum(len(posting) for _, posting in hits)
+            if df == 0:
+                continue
+            weight = query_tf * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
+            for shard, posting in hits:
+                lengths = shard.lengths
+                for doc_id, tf in posting.items():
+                    norm = k1 * (1.0 - b + b * lengths[doc_id] / avgdl)
+                    scores[doc_id] = scores.get(doc_id, 0.0) + weight * tf / (tf + norm)
+        return scores

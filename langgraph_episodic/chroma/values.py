@@ -1,0 +1,69 @@
+"""Validate and (de)serialise item values: plain JSON objects, finite numbers, string keys."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+MAX_DEPTH = 64
+"""Deepest nesting of dicts and lists accepted in a value."""
+
+
+def validate_value(value: Any, *, where: str = "value") -> dict[str, Any]:
+    """Return ``value`` as a dict if it can be stored exactly as JSON, else raise.
+
+    Raises:
+        TypeError: not a dict, a non-string key, or something JSON cannot hold (a set, an object).
+        ValueError: NaN or infinity, or nesting deeper than ``MAX_DEPTH``.
+    """
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"Store values must be dicts, got {type(value).__name__} for {where}. "
+            "Wrap it, e.g. put(namespace, key, {'value': ...})."
+        )
+    _check(value, "$", 0)
+    return dict(value)
+
+
+def _check(node: Any, path: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise ValueError(
+            f"Value nested deeper than {MAX_DEPTH} levels at {path}. Flatten the structure."
+        )
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            if not isinstance(k, str):
+                raise TypeError(
+                    f"Dict keys in store values must be strings; got {type(k).__name__} key "
+                    f"{k!r} at {path}. Convert it with str()."
+                )
+            _check(v, f"{path}.{k}", depth + 1)
+    elif isinstance(node, (list, tuple)):
+        for i, v in enumerate(node):
+            _check(v, f"{path}[{i}]", depth + 1)
+    elif isinstance(node, float):
+        if not math.isfinite(node):
+            raise ValueError(
+                f"Store values must be finite JSON numbers; got {node!r} at {path}. "
+                "Replace NaN/inf with None or a finite number."
+            )
+    elif node is None or isinstance(node, (str, int, bool)):
+        return
+    else:
+        raise TypeError(
+            f"Store values must be JSON-serialisable; got {type(node).__name__} at {path}. "
+            "Convert it to a str, number, bool, None, list or dict first."
+        )
+
+
+def dumps(value: Mapping[str, Any]) -> str:
+    """Serialise a validated value to compact JSON (exact round trip with :func:`loads`)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def loads(text: str) -> dict[str, Any]:
+    """Parse a value stored by :func:`dumps`."""
+    value: dict[str, Any] = json.loads(text)
+    return value

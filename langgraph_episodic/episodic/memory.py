@@ -1,0 +1,587 @@
+"""EpisodicMemory: record episodes in any LangGraph store and recall the ones that matter.
+
+Each episode is one store item in the memory's namespace (key = episode id, value =
+``Episode.to_dict()``), with only its task text embedded. Recall asks the store for
+``top_k * candidate_factor`` semantically similar candidates and re-ranks them by replay priority
+(similarity, recency, reward, outcome; see :mod:`.priority`). A short-term window keeps the
+newest ``short_term_limit`` episodes in process; it is rebuilt from the store on first use, so it
+survives restarts. Namespaces are per user (``("episodes", user_id)``): one user's recall never
+sees another's episodes.
+
+Sync and async methods share one core: each operation is a plan that yields store and
+embedding requests, run by a sync or an async driver.
+
+>>> from langgraph.store.memory import InMemoryStore
+>>> from langgraph_episodic.embeddings import HashEmbeddings
+>>> from langgraph_episodic.episodic.records import (
+...     Episode, Feedback, OutcomeStatus, TaskCategory, TaskDescription)
+>>> store = InMemoryStore(index={"dims": 64, "embed": HashEmbeddings(64)})
+>>> memory = EpisodicMemory.for_user(store, "alice")
+>>> task = TaskDescription("Fix the failing date parser test", TaskCategory.DEBUGGING)
+>>> memory.record(Episode("e1", task, "Parse with fromisoformat", Feedback(0.9),
+...                       OutcomeStatus.SUCCESS, timestamp=1000.0, strategy_used="iterative"))
+True
+>>> [r.episode.episode_id for r in memory.recall("date parser test fails", current_time=2000.0)]
+['e1']
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore, Item
+
+from .._config import fill_namespace
+from ..embeddings import as_embeddings
+from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
+from .records import Episode, EpisodeSchemaError, OutcomeStatus, TaskCategory, TaskDescription
+from .similarity import DEFAULT_HALF_LIFE, cosine_similarity
+from .skills import SkillProfile, SkillTally
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SCAN_PAGE = 200
+"""Items fetched per page when the memory reads its whole namespace."""
+
+TEXT_FIELD = "text"
+"""The value field that is embedded (the task description)."""
+
+
+class EpisodeConflictError(ValueError):
+    """An episode id is already recorded with different content; episodes are immutable."""
+
+
+# --- requests a plan yields; the drivers execute them against the store or the embedder ---
+
+
+@dataclass(frozen=True)
+class _Get:
+    key: str
+
+
+@dataclass(frozen=True)
+class _Search:
+    query: str | None
+    filter: dict[str, Any] | None
+    limit: int
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class _Put:
+    key: str
+    value: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Embed:
+    texts: list[str]
+    query: bool = False
+
+
+_Step = _Get | _Search | _Put | _Embed
+_Plan = Generator[_Step, Any, T]
+
+
+@dataclass
+class _State:
+    """What the memory knows in process: built by a full scan, then updated on record."""
+
+    ids: set[str]
+    window: list[tuple[tuple[float, float, str], Episode]]
+    tally: SkillTally
+    count: int = 0
+
+
+class EpisodicMemory:
+    """Long-term episodes in a LangGraph ``BaseStore`` plus a short-term window of the newest.
+
+    Args:
+        store: Any LangGraph store (``ChromaStore``, ``InMemoryStore``, ``PostgresStore``). For
+            semantic recall it should have an index (``index={...}``); episodes are put with
+            ``index=["text"]`` so only the task text is embedded.
+        namespace: A tuple such as ``("episodes", "alice")``. Use one namespace per user or agent;
+            see :meth:`for_user` and :meth:`from_config`.
+        short_term_limit: How many of the newest episodes the short-term window holds.
+        candidate_factor: Recall fetches ``top_k * candidate_factor`` candidates by similarity
+            before ranking them by priority.
+        embeddings: Only used when the store has no semantic index (its ``index_config`` is
+            ``None``): a LangChain ``Embeddings`` or a ``str -> vector`` function; the memory then
+            scans its namespace and computes cosine similarity itself. Without either, similarity
+            is 0 and recall ranks by recency, reward and outcome alone.
+        weights: Fixed replay weights; ``None`` picks the phase preset by episode count
+            (:func:`~.priority.weights_for_size`).
+        half_life: Default half-life of recency, in seconds.
+        recency_floor: Lowest recency weight an old episode can fall to (0 = no floor).
+        clock: Returns the current time in seconds; used when ``current_time`` is not given.
+
+    Counts, skill profiles and the short-term window are read from the store once (on first
+    use) and then kept up to date by this instance's own ``record`` calls; call
+    :meth:`refresh` to pick up episodes written by another process. Recording checks the id
+    and then writes, which is not atomic across processes.
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        namespace: tuple[str, ...],
+        *,
+        short_term_limit: int = 5,
+        candidate_factor: int = 2,
+        embeddings: Embeddings | Callable[..., Any] | None = None,
+        weights: ReplayWeights | None = None,
+        half_life: float = DEFAULT_HALF_LIFE,
+        recency_floor: float = 0.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if not isinstance(store, BaseStore):
+            raise TypeError(
+                f"store must be a LangGraph BaseStore, got {type(store).__name__}. "
+                "Pass e.g. ChromaStore.ephemeral() or InMemoryStore()."
+            )
+        self._namespace = _check_namespace(namespace)
+        if short_term_limit < 0:
+            raise ValueError(f"short_term_limit must be >= 0; got {short_term_limit}.")
+        if candidate_factor < 1:
+            raise ValueError(f"candidate_factor must be >= 1; got {candidate_factor}.")
+        if not half_life > 0:
+            raise ValueError(f"half_life must be a positive number of seconds; got {half_life}.")
+        if not 0.0 <= recency_floor <= 1.0:
+            raise ValueError(f"recency_floor must be in [0, 1]; got {recency_floor}.")
+        self._store = store
+        self.short_term_limit = short_term_limit
+        self.candidate_factor = candidate_factor
+        self.weights = weights
+        self.half_life = half_life
+        self.recency_floor = recency_floor
+        self._clock = clock
+        self._embeddings = as_embeddings(embeddings) if embeddings is not None else None
+        self._vectors: dict[str, list[float]] = {}
+        self._state: _State | None = None
+        self._lock = threading.Lock()
+        self._semantic = _store_has_index(store)
+        if not self._semantic and self._embeddings is None:
+            logger.warning(
+                "The store for namespace %s has no semantic index and no embeddings were given: "
+                "recall will rank by recency, reward and outcome only. Pass index={...} to the "
+                "store or embeddings=... to EpisodicMemory.",
+                self._namespace,
+            )
+
+    # --- construction helpers ---
+
+    @classmethod
+    def for_user(
+        cls, store: BaseStore, user_id: str, *, prefix: str = "episodes", **options: Any
+    ) -> EpisodicMemory:
+        """Return the memory of one user, in namespace ``(prefix, user_id)``."""
+        return cls(store, (prefix, user_id), **options)
+
+    @classmethod
+    def from_config(
+        cls,
+        store: BaseStore,
+        config: RunnableConfig | Mapping[str, Any],
+        *,
+        template: tuple[str, ...] = ("episodes", "{user_id}"),
+        **options: Any,
+    ) -> EpisodicMemory:
+        """Return the memory whose namespace ``template`` is filled from ``config["configurable"]``.
+
+        Raises ``MissingConfigError`` (listing the keys present) when a placeholder is missing.
+        """
+        return cls(store, fill_namespace(template, config), **options)
+
+    @property
+    def namespace(self) -> tuple[str, ...]:
+        """The namespace holding this memory's episodes."""
+        return self._namespace
+
+    @property
+    def store(self) -> BaseStore:
+        """The underlying LangGraph store."""
+        return self._store
+
+    # --- public API: each sync method has an async twin running the same plan ---
+
+    def load(self) -> None:
+        """Read the namespace once (count, skills, short-term window); later calls do nothing."""
+        self._run(self._ensure_loaded())
+
+    async def aload(self) -> None:
+        """Async version of :meth:`load`."""
+        await self._arun(self._ensure_loaded())
+
+    def refresh(self) -> None:
+        """Re-read the namespace, e.g. to see episodes recorded by another process."""
+        self._run(self._load(force=True))
+
+    async def arefresh(self) -> None:
+        """Async version of :meth:`refresh`."""
+        await self._arun(self._load(force=True))
+
+    def record(self, episode: Episode) -> bool:
+        """Store an episode; return True if written, False if the identical one was there.
+
+        Raises:
+            EpisodeConflictError: the id is already recorded with different content.
+        """
+        return self._run(self._record_plan(episode))
+
+    async def arecord(self, episode: Episode) -> bool:
+        """Async version of :meth:`record`."""
+        return await self._arun(self._record_plan(episode))
+
+    def recall(
+        self,
+        query: str | TaskDescription,
+        top_k: int = 3,
+        *,
+        current_time: float | None = None,
+        weights: ReplayWeights | None = None,
+        half_life: float | None = None,
+        category: TaskCategory | str | None = None,
+        outcome: OutcomeStatus | str | None = None,
+    ) -> list[PrioritizedResult]:
+        """Return up to ``top_k`` past episodes for ``query``, highest priority first.
+
+        ``top_k * candidate_factor`` candidates are found by similarity of their task text,
+        optionally restricted to a ``category`` and an ``outcome``, then ranked by
+        :func:`~.priority.compute_priority` at ``current_time`` (default: now). Each result
+        carries its priority components. ``weights`` and ``half_life`` override the memory's.
+        """
+        plan = self._recall_plan(query, top_k, current_time, weights, half_life, category, outcome)
+        return self._run(plan)
+
+    async def arecall(
+        self,
+        query: str | TaskDescription,
+        top_k: int = 3,
+        *,
+        current_time: float | None = None,
+        weights: ReplayWeights | None = None,
+        half_life: float | None = None,
+        category: TaskCategory | str | None = None,
+        outcome: OutcomeStatus | str | None = None,
+    ) -> list[PrioritizedResult]:
+        """Async version of :meth:`recall`."""
+        plan = self._recall_plan(query, top_k, current_time, weights, half_life, category, outcome)
+        return await self._arun(plan)
+
+    def get(self, episode_id: str) -> Episode | None:
+        """Return the episode recorded under ``episode_id``, or None."""
+        return self._run(self._get_plan(episode_id))
+
+    async def aget(self, episode_id: str) -> Episode | None:
+        """Async version of :meth:`get`."""
+        return await self._arun(self._get_plan(episode_id))
+
+    def episodes(
+        self,
+        *,
+        category: TaskCategory | str | None = None,
+        outcome: OutcomeStatus | str | None = None,
+    ) -> list[Episode]:
+        """Return every episode (optionally of one category/outcome), oldest first.
+
+        Reads the whole namespace; use it for learning curves and skill profiles.
+        """
+        return self._run(self._episodes_plan(category, outcome))
+
+    async def aepisodes(
+        self,
+        *,
+        category: TaskCategory | str | None = None,
+        outcome: OutcomeStatus | str | None = None,
+    ) -> list[Episode]:
+        """Async version of :meth:`episodes`."""
+        return await self._arun(self._episodes_plan(category, outcome))
+
+    def short_term(self) -> list[Episode]:
+        """Return the short-term window: the newest ``short_term_limit`` episodes, oldest first.
+
+        "Newest" is by episode timestamp, then by when the store saw the item, then by id; when
+        episodes are recorded in time order this is first in, first out.
+        """
+        return self._run(self._read_state(lambda s: [ep for _, ep in s.window]))
+
+    async def ashort_term(self) -> list[Episode]:
+        """Async version of :meth:`short_term`."""
+        return await self._arun(self._read_state(lambda s: [ep for _, ep in s.window]))
+
+    def count(self) -> int:
+        """Return the number of episodes (as of the last load plus this instance's records)."""
+        return self._run(self._read_state(lambda s: s.count))
+
+    async def acount(self) -> int:
+        """Async version of :meth:`count`."""
+        return await self._arun(self._read_state(lambda s: s.count))
+
+    def skill_profiles(self) -> dict[TaskCategory, SkillProfile]:
+        """Return a :class:`~.skills.SkillProfile` per category, with per-strategy stats."""
+        return self._run(self._read_state(lambda s: s.tally.profiles()))
+
+    async def askill_profiles(self) -> dict[TaskCategory, SkillProfile]:
+        """Async version of :meth:`skill_profiles`."""
+        return await self._arun(self._read_state(lambda s: s.tally.profiles()))
+
+    # --- drivers ---
+
+    def _run(self, plan: _Plan[T]) -> T:
+        reply: Any = None
+        while True:
+            try:
+                step = plan.send(reply)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]  # generator return value is T
+            reply = self._execute(step)
+
+    async def _arun(self, plan: _Plan[T]) -> T:
+        reply: Any = None
+        while True:
+            try:
+                step = plan.send(reply)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]  # generator return value is T
+            reply = await self._aexecute(step)
+
+    def _execute(self, step: _Step) -> Any:
+        ns = self._namespace
+        if isinstance(step, _Get):
+            return self._store.get(ns, step.key)
+        if isinstance(step, _Search):
+            return self._store.search(
+                ns, query=step.query, filter=step.filter, limit=step.limit, offset=step.offset
+            )
+        if isinstance(step, _Put):
+            return self._store.put(ns, step.key, step.value, index=[TEXT_FIELD])
+        emb = self._require_embeddings()
+        return [emb.embed_query(step.texts[0])] if step.query else emb.embed_documents(step.texts)
+
+    async def _aexecute(self, step: _Step) -> Any:
+        ns = self._namespace
+        if isinstance(step, _Get):
+            return await self._store.aget(ns, step.key)
+        if isinstance(step, _Search):
+            return await self._store.asearch(
+                ns, query=step.query, filter=step.filter, limit=step.limit, offset=step.offset
+            )
+        if isinstance(step, _Put):
+            return await self._store.aput(ns, step.key, step.value, index=[TEXT_FIELD])
+        emb = self._require_embeddings()
+        if step.query:
+            return [await emb.aembed_query(step.texts[0])]
+        return await emb.aembed_documents(step.texts)
+
+    def _require_embeddings(self) -> Embeddings:
+        if self._embeddings is None:  # pragma: no cover - plans only embed when they exist
+            raise RuntimeError("No embeddings configured.")
+        return self._embeddings
+
+    # --- plans (the shared core) ---
+
+    def _ensure_loaded(self) -> _Plan[_State]:
+        if self._state is not None:
+            return self._state
+        return (yield from self._load(force=False))
+
+    def _load(self, *, force: bool) -> _Plan[_State]:
+        found = yield from self._scan(None)
+        state = _State(ids=set(), window=[], tally=SkillTally())
+        for episode, seen_at in found:
+            self._add_to_state(state, episode, seen_at)
+        with self._lock:
+            if force or self._state is None:
+                self._state = state
+            return self._state
+
+    def _read_state(self, read: Callable[[_State], T]) -> _Plan[T]:
+        state = yield from self._ensure_loaded()
+        with self._lock:
+            return read(state)
+
+    def _scan(self, filter_: dict[str, Any] | None) -> _Plan[list[tuple[Episode, float]]]:
+        """Read every episode of the namespace (matching ``filter_``), oldest first."""
+        found: dict[str, tuple[Episode, float]] = {}
+        offset = 0
+        while True:
+            items = yield _Search(query=None, filter=filter_, limit=SCAN_PAGE, offset=offset)
+            for item in items:
+                if item.key not in found and self._owns(item):
+                    episode = self._decode(item)
+                    if episode is not None:
+                        found[item.key] = (episode, _seen_at(item))
+            if len(items) < SCAN_PAGE:
+                break
+            offset += SCAN_PAGE
+        return sorted(found.values(), key=lambda pair: _order_key(*pair))
+
+    def _record_plan(self, episode: Episode) -> _Plan[bool]:
+        if not isinstance(episode, Episode):
+            raise TypeError(f"record() takes an Episode, got {type(episode).__name__}.")
+        state = yield from self._ensure_loaded()
+        existing = yield _Get(episode.episode_id)
+        if existing is not None:
+            stored = self._decode(existing)
+            if stored == episode:
+                return False
+            raise EpisodeConflictError(
+                f"Episode {episode.episode_id!r} is already recorded in {self._namespace} with "
+                "different content, and episodes are immutable. Record the new attempt under a "
+                "new id (Episode.new(...) makes one)."
+            )
+        yield _Put(episode.episode_id, episode.to_dict())
+        with self._lock:
+            self._add_to_state(self._state or state, episode, self._clock())
+        return True
+
+    def _recall_plan(
+        self,
+        query: str | TaskDescription,
+        top_k: int,
+        current_time: float | None,
+        weights: ReplayWeights | None,
+        half_life: float | None,
+        category: TaskCategory | str | None,
+        outcome: OutcomeStatus | str | None,
+    ) -> _Plan[list[PrioritizedResult]]:
+        text = query.description if isinstance(query, TaskDescription) else query
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("recall() needs a non-empty query text or TaskDescription.")
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1; got {top_k}.")
+        filter_ = _filter(category, outcome)
+        limit = top_k * self.candidate_factor
+        state = yield from self._ensure_loaded()
+        if self._semantic:
+            items = yield _Search(query=text, filter=filter_, limit=limit)
+            candidates = []
+            for item in items:
+                episode = self._decode(item) if self._owns(item) else None
+                if episode is not None:
+                    score = getattr(item, "score", None)
+                    candidates.append(PrioritizedResult(episode, float(score or 0.0)))
+        else:
+            candidates = yield from self._local_candidates(text, filter_, limit)
+        with self._lock:
+            count = state.count
+        now = self._clock() if current_time is None else current_time
+        ranked = rank(
+            candidates,
+            now,
+            weights or self.weights or weights_for_size(count),
+            self.half_life if half_life is None else half_life,
+            recency_floor=self.recency_floor,
+        )
+        return ranked[:top_k]
+
+    def _local_candidates(
+        self, text: str, filter_: dict[str, Any] | None, limit: int
+    ) -> _Plan[list[PrioritizedResult]]:
+        """Candidates when the store cannot search by meaning: scan and compare here."""
+        episodes = [ep for ep, _ in (yield from self._scan(filter_))]
+        if self._embeddings is None:
+            return [PrioritizedResult(ep, 0.0) for ep in episodes]
+        missing = [ep for ep in episodes if ep.episode_id not in self._vectors]
+        if missing:
+            vectors = yield _Embed([ep.task.description for ep in missing])
+            for ep, vector in zip(missing, vectors, strict=True):
+                self._vectors[ep.episode_id] = list(vector)
+        (query_vector,) = yield _Embed([text], query=True)
+        scored = [
+            PrioritizedResult(ep, cosine_similarity(query_vector, self._vectors[ep.episode_id]))
+            for ep in episodes
+        ]
+        scored.sort(key=lambda r: -r.similarity)
+        return scored[:limit]
+
+    def _get_plan(self, episode_id: str) -> _Plan[Episode | None]:
+        item = yield _Get(episode_id)
+        return None if item is None else self._decode(item)
+
+    def _episodes_plan(
+        self, category: TaskCategory | str | None, outcome: OutcomeStatus | str | None
+    ) -> _Plan[list[Episode]]:
+        found = yield from self._scan(_filter(category, outcome))
+        return [episode for episode, _ in found]
+
+    # --- helpers ---
+
+    def _owns(self, item: Item) -> bool:
+        # Store searches match namespace prefixes; keep only this exact namespace.
+        return tuple(item.namespace) == self._namespace
+
+    def _decode(self, item: Item) -> Episode | None:
+        try:
+            return Episode.from_dict(item.value)
+        except (EpisodeSchemaError, ValueError, TypeError) as exc:
+            logger.warning(
+                "Skipping item %r in %s: not a readable episode (%s).", item.key,
+                self._namespace, exc,
+            )
+            return None
+
+    def _add_to_state(self, state: _State, episode: Episode, seen_at: float) -> None:
+        if episode.episode_id in state.ids:
+            return
+        state.ids.add(episode.episode_id)
+        state.count += 1
+        state.tally.add(episode)
+        if self.short_term_limit:
+            entry = (_order_key(episode, seen_at), episode)
+            bisect.insort(state.window, entry, key=lambda e: e[0])
+            del state.window[: max(0, len(state.window) - self.short_term_limit)]
+
+
+def _order_key(episode: Episode, seen_at: float) -> tuple[float, float, str]:
+    return (episode.timestamp, seen_at, episode.episode_id)
+
+
+def _seen_at(item: Item) -> float:
+    created = getattr(item, "created_at", None)
+    return created.timestamp() if created is not None else 0.0
+
+
+def _filter(
+    category: TaskCategory | str | None, outcome: OutcomeStatus | str | None
+) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    if category is not None:
+        out["category"] = TaskCategory(category).value
+    if outcome is not None:
+        out["outcome"] = OutcomeStatus(outcome).value
+    return out or None
+
+
+def _store_has_index(store: BaseStore) -> bool:
+    """Whether ``store`` can search by meaning (stores without ``index_config`` are trusted)."""
+    if not hasattr(store, "index_config"):
+        return True
+    return bool(store.index_config)
+
+
+def _check_namespace(namespace: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(namespace, str) or not isinstance(namespace, (tuple, list)) or not namespace:
+        raise TypeError(
+            f"namespace must be a non-empty tuple of strings such as ('episodes', 'alice'); "
+            f"got {namespace!r}. EpisodicMemory.for_user(store, user_id) builds one."
+        )
+    for label in namespace:
+        if not isinstance(label, str) or not label or "." in label or "\x00" in label:
+            raise ValueError(
+                f"Invalid namespace label {label!r} in {tuple(namespace)!r}: labels must be "
+                "non-empty strings without '.' or NUL. Replace or hash such ids first."
+            )
+    if namespace[0] == "langgraph":
+        raise ValueError("A namespace may not start with 'langgraph' (reserved by LangGraph).")
+    return tuple(namespace)

@@ -1,0 +1,90 @@
+"""Similarity and forgetting: cosine similarity and exponential temporal decay.
+
+Decay halves a value every ``half_life`` seconds. With the default half-life of one day:
+
+==========  ==============================
+age         ``temporal_decay(1.0, ...)``
+==========  ==============================
+0 h         1.00
+12 h        0.71  (2 ** -0.5)
+1 day       0.50
+2 days      0.25
+1 week      0.008 (2 ** -7)
+==========  ==============================
+
+>>> round(temporal_decay(1.0, episode_time=0.0, current_time=86_400.0), 2)
+0.5
+>>> cosine_similarity([1.0, 0.0], [1.0, 1.0]) == 2 ** -0.5
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+DEFAULT_HALF_LIFE = 86_400.0
+"""One day, in seconds."""
+
+
+def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
+    """Return the cosine of the angle between two vectors, in [-1, 1].
+
+    A zero vector has no direction; its similarity to anything is 0.0.
+
+    Raises:
+        ValueError: the vectors have different lengths (they come from different embedders).
+    """
+    if len(a) != len(b):
+        raise ValueError(
+            f"Cannot compare vectors of {len(a)} and {len(b)} dimensions; embed both texts "
+            "with the same model."
+        )
+    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
+    norm_a = math.sqrt(math.fsum(x * x for x in a))
+    norm_b = math.sqrt(math.fsum(y * y for y in b))
+    if norm_a == 0.0 or norm_b == 0.0:
+        return 0.0
+    return max(-1.0, min(1.0, dot / (norm_a * norm_b)))
+
+
+def decay_factor(
+    episode_time: float,
+    current_time: float,
+    half_life: float = DEFAULT_HALF_LIFE,
+    *,
+    floor: float = 0.0,
+) -> float:
+    """Return ``max(floor, 0.5 ** (age / half_life))`` with ``age = current_time - episode_time``.
+
+    An episode from the future (negative age, e.g. clock skew) counts as brand new (1.0).
+    ``floor`` in [0, 1] keeps old experience from fading out completely.
+    """
+    if not (half_life > 0 and math.isfinite(half_life)):
+        raise ValueError(f"half_life must be a positive number of seconds; got {half_life!r}.")
+    if not 0.0 <= floor <= 1.0:
+        raise ValueError(f"floor must be in [0, 1]; got {floor!r}.")
+    age = max(0.0, current_time - episode_time)
+    return max(floor, 0.5 ** (age / half_life))
+
+
+def temporal_decay(
+    similarity: float,
+    episode_time: float,
+    current_time: float,
+    half_life: float = DEFAULT_HALF_LIFE,
+    *,
+    floor: float = 0.0,
+) -> float:
+    """Scale ``similarity`` down exponentially with the episode's age.
+
+    Returns ``similarity * decay_factor(episode_time, current_time, half_life, floor=floor)``:
+    unchanged at age 0, halved after ``half_life`` seconds, quartered after two. Pass
+    ``similarity=1.0`` to get the pure recency weight. Times are in seconds.
+
+    >>> round(temporal_decay(0.8, episode_time=0.0, current_time=2 * 86_400.0), 2)
+    0.2
+    >>> temporal_decay(1.0, 0.0, 30 * 86_400.0, floor=0.1)
+    0.1
+    """
+    return similarity * decay_factor(episode_time, current_time, half_life, floor=floor)

@@ -1,0 +1,126 @@
+"""One body for sync and async: plans yield effects, thin shells execute them.
+
+A *plan* is a generator that yields :class:`Effect` objects (a call with a sync and an async
+implementation, e.g. ``store.put`` / ``store.aput`` or ``model.invoke`` / ``model.ainvoke``) and
+receives each result back. :func:`run` executes a plan synchronously, :func:`arun` with
+``await``; the logic in between is written once.
+
+:class:`MemoryNode` turns a plan factory ``(state, config) -> plan`` into a LangChain
+``Runnable`` that works in both ``graph.invoke`` and ``graph.ainvoke``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
+from langgraph.store.base import BaseStore
+
+T = TypeVar("T")
+
+Plan = Generator["Effect", Any, T]
+"""A generator yielding :class:`Effect`s and returning the plan's result."""
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One call with a sync and an async implementation; the runner picks one."""
+
+    sync: Callable[..., Any]
+    async_: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def call(sync: Callable[..., Any], async_: Callable[..., Any], *args: Any, **kwargs: Any) -> Effect:
+    """Build an :class:`Effect` calling ``sync(*args, **kwargs)`` or ``await async_(...)``."""
+    return Effect(sync, async_, args, kwargs)
+
+
+def run(plan: Plan[T]) -> T:
+    """Execute ``plan`` synchronously and return its result."""
+    try:
+        effect = next(plan)
+        while True:
+            effect = plan.send(effect.sync(*effect.args, **effect.kwargs))
+    except StopIteration as stop:
+        return stop.value
+
+
+async def arun(plan: Plan[T]) -> T:
+    """Async version of :func:`run`."""
+    try:
+        effect = next(plan)
+        while True:
+            effect = plan.send(await effect.async_(*effect.args, **effect.kwargs))
+    except StopIteration as stop:
+        return stop.value
+
+
+def resolve_store(explicit: BaseStore | None) -> BaseStore:
+    """Return ``explicit``, else the store the running graph was compiled with.
+
+    Raises a ``ValueError`` naming both fixes when there is neither.
+    """
+    if explicit is not None:
+        return explicit
+    from langgraph.config import get_store
+
+    try:
+        store = get_store()
+    except (RuntimeError, KeyError, AttributeError):
+        store = None
+    if store is None:
+        raise ValueError(
+            "This memory node needs a store: pass `store=...` to the node factory, or compile "
+            "the graph with one, e.g. `builder.compile(store=ChromaStore.persistent())`."
+        )
+    return store
+
+
+def state_as_dict(state: Any) -> dict[str, Any]:
+    """Read a graph state (TypedDict, pydantic model or dataclass) as a shallow dict."""
+    if isinstance(state, Mapping):
+        return dict(state)
+    fields = getattr(type(state), "model_fields", None)
+    if fields is not None:
+        return {name: getattr(state, name) for name in fields}
+    if dataclasses.is_dataclass(state):
+        return {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+    raise TypeError(
+        f"Expected the graph state as a dict, pydantic model or dataclass, got "
+        f"{type(state).__name__}. Use `EpisodicState` (a TypedDict) or a subclass of it."
+    )
+
+
+PlanFactory = Callable[[dict[str, Any], RunnableConfig], Plan[dict[str, Any]]]
+
+
+class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
+    """A graph node running one plan, with native sync and async paths.
+
+    Add it with ``builder.add_node(node)`` (its ``name`` becomes the node name) or
+    ``builder.add_node("my_name", node)``. Call ``node.invoke(state, config)`` directly to test it.
+    """
+
+    def __init__(self, name: str, plan: PlanFactory) -> None:
+        self.name = name
+        self._plan = plan
+
+    def __repr__(self) -> str:
+        return f"MemoryNode(name={self.name!r})"
+
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Run the node synchronously and return its state update."""
+        return run(self._plan(state_as_dict(input), ensure_config(config)))
+
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Async version of :meth:`invoke`."""
+        return await arun(self._plan(state_as_dict(input), ensure_config(config)))

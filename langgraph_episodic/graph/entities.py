@@ -1,0 +1,266 @@
+"""The entity-extract node: remember who and what the user talks about, across sessions.
+
+From the last human message (or the last message, ``source="last"``) the node drops question
+sentences (a trailing "?", or a German or English question word first), extracts entities
+(name, one-sentence description) from what is left, merges each description into the one
+already stored without repeating it, and persists them in the store under
+``("entities", user_id)``. The merged entities are written to ``state["entities"]``; when a new
+session starts with none, the user's stored entities are loaded first.
+
+With a chat model the extraction uses structured output (``with_structured_output``). Without
+one a rule-based extractor runs, and says so in each stored item (``"method": "rules"``): it
+takes names from phrases like "my name is", "I use", "ich arbeite bei", from words written like
+names (``LangGraph``, ``AWS``, ``GPT-4``) and, in English sentences, from capitalised words;
+the description is the sentence they came from.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore
+from pydantic import BaseModel, Field
+
+from .._config import fill_namespace
+from ..relevance import is_worth_storing
+from ._messages import as_messages, last_human_index, message_text
+from ._runner import MemoryNode, Plan, call, resolve_store
+from .state import entity_key, merge_description
+
+logger = logging.getLogger(__name__)
+
+ENTITY_NAMESPACE: tuple[str, ...] = ("entities", "{user_id}")
+"""Default namespace template of stored entities (filled from ``config["configurable"]``)."""
+
+ENTITY_INSTRUCTIONS = (
+    "Extract the named entities (people, organisations, products, tools, places, projects) the "
+    "text states something about. For each give its name and one sentence, in the text's "
+    "language, saying what the text tells about it. Ignore anything only asked about. Return "
+    "an empty list when there is nothing."
+)
+
+QUESTION_WORDS: frozenset[str] = frozenset(
+    """
+    what who whom whose which when where why how
+    wer wen wem wessen was wo wohin woher wann warum wieso weshalb weswegen wie welche welcher
+    welches welchen welchem womit wofür wozu worüber worauf wodurch
+    """.split()
+)
+"""Words that make a sentence a question when they come first (English and German)."""
+
+_AUXILIARIES = frozenset(
+    """
+    is are am was were do does did can could would should will shall may might have has had
+    ist sind bist seid war waren hast hat habt haben kannst kann können könnt darf darfst
+    dürfen soll sollst sollte solltest würde würdest würden gibt magst möchtest weißt kennst
+    """.split()
+)
+_PRONOUNS = frozenset(
+    """
+    i you he she it we they there this that these those your my
+    ich du er sie es wir ihr man das dies dein deine mein meine euer es's
+    """.split()
+)
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*", re.UNICODE)
+_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+_NAME_TOKEN = r"(?:[A-ZÄÖÜ][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)"
+_NAME_RUN = rf"({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}})"
+_TRIGGERS = re.compile(
+    r"\b(?i:my name is|i am called|call me|i'm|i am|i work (?:at|for|with)|i use|i prefer|"
+    r"i live in|i'm from|i am from|we use|our team uses|"
+    r"mein name ist|ich heiße|ich heisse|ich bin|ich arbeite (?:bei|für|mit)|ich nutze|"
+    r"ich benutze|ich verwende|ich bevorzuge|ich wohne in|ich komme aus|wir nutzen|wir verwenden)"
+    rf"\s+{_NAME_RUN}",
+    re.UNICODE,
+)
+_NAME_LIKE = re.compile(
+    r"\b(?:[A-Za-z]+[A-Z][a-z]+[\w]*|[A-Z]{2,}[\w+#]*|[A-Za-z]+[-]?\d[\w.]*)\b", re.UNICODE
+)
+_CAPITALISED_RUN = re.compile(rf"\b{_NAME_RUN}", re.UNICODE)
+_STOPWORDS = frozenset(
+    """
+    i i'm i've i'll i'd me my mine you your we our they their he she it the a an and or but
+    ich du er sie es wir ihr der die das ein eine und oder aber mein meine dein deine
+    ok okay mr mrs ms dr yes no hi hello hey thanks thank please also then so now here there
+    today yesterday tomorrow however this that these those when if after before as in on at
+    for with from by of to our we're it's let's sure well
+    """.split()
+)
+_GERMAN_HINTS = frozenset(
+    "ich und der die das ist nicht mit für bei ein eine mein meine wir sie es auf zu im den dem "
+    "des sich auch noch wie".split()
+)
+_ENGLISH_HINTS = frozenset(
+    "i and the is not with for at a an my we it on to of you are this that have".split()
+)
+
+
+class ExtractedEntity(BaseModel):
+    """One entity a text states something about."""
+
+    name: str = Field(description="The entity's name as written in the text.")
+    description: str = Field(description="One sentence: what the text says about it.")
+
+
+class ExtractedEntities(BaseModel):
+    """The entities found in a text (empty when there are none)."""
+
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def is_question(sentence: str) -> bool:
+    """True for a question: a trailing "?", a question word first, or verb-first with a pronoun.
+
+    >>> is_question("Wie spät ist es")
+    True
+    >>> is_question("Do you know Alice")
+    True
+    >>> is_question("Alice works at ACME.")
+    False
+    """
+    stripped = sentence.strip()
+    if stripped.endswith("?"):
+        return True
+    words = _words(stripped)
+    if not words:
+        return False
+    if words[0] in QUESTION_WORDS:
+        return True
+    return words[0] in _AUXILIARIES and len(words) > 1 and words[1] in _PRONOUNS
+
+
+def statements(text: str) -> list[str]:
+    """The sentences of ``text`` that are not questions."""
+    return [s.strip() for s in _SENTENCE.findall(text) if s.strip() and not is_question(s)]
+
+
+def _is_german(sentence: str) -> bool:
+    words = _words(sentence)
+    return sum(w in _GERMAN_HINTS for w in words) > sum(w in _ENGLISH_HINTS for w in words)
+
+
+def _clean_name(name: str) -> str | None:
+    tokens = name.strip(" .,:;!?\"'()").split()
+    while tokens and tokens[0].lower() in _STOPWORDS:
+        tokens.pop(0)
+    while tokens and tokens[-1].lower() in _STOPWORDS:
+        tokens.pop()
+    cleaned = " ".join(tokens).strip(" .,:;!?\"'()")
+    return cleaned if len(cleaned) >= 2 else None
+
+
+def extract_entities_by_rules(text: str) -> list[ExtractedEntity]:
+    """Rule-based extraction (no model): see the module docstring for what it finds.
+
+    >>> [e.name for e in extract_entities_by_rules("I work at ACME and I use LangGraph daily.")]
+    ['ACME', 'LangGraph']
+    """
+    found: dict[str, ExtractedEntity] = {}
+    for sentence in statements(text):
+        description = " ".join(sentence.split())[:240]
+        names = [m.group(1) for m in _TRIGGERS.finditer(sentence)]
+        names += [m.group(0) for m in _NAME_LIKE.finditer(sentence)]
+        if not _is_german(sentence):
+            names += [m.group(1) for m in _CAPITALISED_RUN.finditer(sentence.strip())]
+        for raw in names:
+            name = _clean_name(raw)
+            key = entity_key(name) if name else ""
+            if name and key not in found and not any(key in k.split() for k in found):
+                found[key] = ExtractedEntity(name=name, description=description)
+    return list(found.values())
+
+
+def _structured(model: BaseChatModel) -> Any:
+    try:
+        return model.with_structured_output(ExtractedEntities)
+    except NotImplementedError as exc:
+        raise TypeError(
+            f"{type(model).__name__} does not support structured output. Pass a chat model "
+            "with tool calling, or model=None to use the rule-based extractor."
+        ) from exc
+
+
+def _as_entities(result: Any) -> list[ExtractedEntity]:
+    if isinstance(result, ExtractedEntities):
+        return result.entities
+    if isinstance(result, dict):
+        return ExtractedEntities.model_validate(result).entities
+    raise TypeError(f"Structured output returned {type(result).__name__}, not ExtractedEntities.")
+
+
+def _source_text(messages: Sequence[BaseMessage], source: str) -> str:
+    if source == "last":
+        return message_text(messages[-1]) if messages else ""
+    i = last_human_index(messages)
+    return "" if i is None else message_text(messages[i])
+
+
+def entity_extract_node(
+    *,
+    model: BaseChatModel | None = None,
+    store: BaseStore | None = None,
+    namespace: tuple[str, ...] = ENTITY_NAMESPACE,
+    source: str = "human",
+    load_limit: int = 50,
+    name: str = "entity_extract",
+) -> MemoryNode:
+    """Create the entity-extract node (see the module docstring).
+
+    Args:
+        model: A chat model that supports ``with_structured_output``; ``None`` for the rules.
+        store: The store; default: the one the graph is compiled with.
+        namespace: Namespace template; ``{user_id}`` and other ``{key}`` labels are filled
+            from ``config["configurable"]``.
+        source: ``"human"`` (the last human message) or ``"last"`` (the last message).
+        load_limit: How many stored entities to load into a new session's state.
+        name: The node's name.
+    """
+    if source not in ("human", "last"):
+        raise ValueError(f"source must be 'human' or 'last', got {source!r}.")
+    structured = _structured(model) if model is not None else None
+
+    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        ns = fill_namespace(namespace, config)
+        the_store = resolve_store(store)
+        update: dict[str, str] = {}
+        if not state.get("entities") and load_limit > 0:
+            items = yield call(the_store.search, the_store.asearch, ns, limit=load_limit)
+            update = {item.value["name"]: item.value["description"] for item in items
+                      if "name" in item.value and "description" in item.value}
+        text = " ".join(statements(_source_text(as_messages(state.get("messages")), source)))
+        if not is_worth_storing(text, min_chars=8, min_words=2):
+            return {"entities": update} if update else {}
+        if structured is None:
+            extracted, method = extract_entities_by_rules(text), "rules"
+        else:
+            request = [SystemMessage(ENTITY_INSTRUCTIONS), HumanMessage(text)]
+            extracted = _as_entities((yield call(structured.invoke, structured.ainvoke, request)))
+            method = "llm"
+        for entity in extracted:
+            name_, key = entity.name.strip(), entity_key(entity.name)
+            if not key or not entity.description.strip():
+                continue
+            old = yield call(the_store.get, the_store.aget, ns, key)
+            display = old.value.get("name", name_) if old else name_
+            merged = merge_description(old.value.get("description") if old else None,
+                                       entity.description)
+            value = {"name": display, "description": merged, "text": f"{display}: {merged}",
+                     "method": method, "updated_at": time.time()}
+            yield call(the_store.put, the_store.aput, ns, key, value)
+            update[display] = merged
+        logger.debug("entity_extract: %d entities (%s)", len(extracted), method)
+        return {"entities": update} if update else {}
+
+    return MemoryNode(name, plan)

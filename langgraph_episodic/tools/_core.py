@@ -1,0 +1,126 @@
+"""The pure core shared by the store and vector-store memory tools: no I/O happens here.
+
+Each tool call is planned here (what to write, what to search, what to answer) and executed by
+thin sync and async shells in :mod:`.memory_tools` and :mod:`.vectorstore_tools`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.tools import StructuredTool
+from pydantic import BaseModel, Field, create_model
+
+from .texts import ToolTexts, texts_for
+
+ShouldStore = Callable[[str], bool]
+"""Decides whether a text is worth storing (see :func:`langgraph_episodic.is_worth_storing`)."""
+
+FACT_KIND = "fact"
+"""The ``kind`` written into every memory saved by the tools."""
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Return ``text`` casefolded with runs of whitespace collapsed, the basis of dedup keys."""
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def memory_key(text: str, *, scope: str = "") -> str:
+    """Return a deterministic key for a fact: the same text (up to case and spacing) gives one key.
+
+    ``scope`` is mixed in when keys share one flat id space (a vector store), so the same fact
+    saved by two users gets two keys.
+    """
+    digest = hashlib.blake2b(f"{scope}\x00{normalise(text)}".encode(), digest_size=16)
+    return f"fact-{digest.hexdigest()}"
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace so that one memory stays on one bullet line."""
+    return _SPACE.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class SavePlan:
+    """What a save call should do: write ``text`` (when ``write``) and answer ``message``."""
+
+    write: bool
+    text: str
+    message: str
+
+
+def plan_save(information: str, *, texts: ToolTexts, should_store: ShouldStore | None) -> SavePlan:
+    """Decide whether ``information`` is stored and what the tool answers."""
+    text = information.strip()
+    if not text:
+        return SavePlan(write=False, text=text, message=texts.empty)
+    if should_store is not None and not should_store(text):
+        return SavePlan(write=False, text=text, message=texts.refused.format(information=text))
+    return SavePlan(write=True, text=text, message=texts.saved.format(information=text))
+
+
+def item_text(value: Mapping[str, Any]) -> str:
+    """Return the text of a stored memory value: ``text``, else ``content``, else the JSON."""
+    for field in ("text", "content"):
+        found = value.get(field)
+        if isinstance(found, str) and found.strip():
+            return found
+    return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+
+
+def format_recall(found: Iterable[str], *, texts: ToolTexts) -> str:
+    """Answer a recall: one ``- ...`` line per memory, or the 'nothing found' text."""
+    lines = [f"- {one_line(text)}" for text in found if text.strip()]
+    return "\n".join(lines) if lines else texts.nothing_found
+
+
+def resolve_texts(locale: str, texts: ToolTexts | None) -> ToolTexts:
+    """Return ``texts`` when given, else the built-in texts for ``locale``."""
+    return texts if texts is not None else texts_for(locale)
+
+
+def check_k(k: int) -> int:
+    """Validate the number of memories a recall returns."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}. Pass e.g. k=3.")
+    return k
+
+
+def args_model(name: str, arg: str, description: str) -> type[BaseModel]:
+    """Build the model-visible argument schema: a single required string ``arg``."""
+    model: type[BaseModel] = create_model(  # dynamic field name, hence create_model
+        name,
+        **{arg: (str, Field(description=description))},  # type: ignore[call-overload]  # pydantic types dynamic fields as Any
+    )
+    return model
+
+
+def build_tool(
+    *,
+    name: str,
+    description: str,
+    arg: str,
+    arg_description: str,
+    func: Callable[..., str],
+    coroutine: Callable[..., Any],
+) -> StructuredTool:
+    """Wrap a sync and an async function in a ``StructuredTool`` with a one-argument schema.
+
+    The functions receive the model's argument as a keyword (``arg``) and declare their own
+    injected parameters (``config``, ``store``), which never appear in the schema the model sees.
+    """
+    schema = args_model(f"{name}_input", arg, arg_description)
+    return StructuredTool.from_function(
+        func=func,
+        coroutine=coroutine,
+        name=name,
+        description=description,
+        args_schema=schema,
+    )

@@ -1,0 +1,284 @@
+"""LangChain tools that let an agent save and recall facts about its user in a LangGraph store.
+
+The agent only knows it has a memory: the namespace (which user) is filled from
+``config["configurable"]`` when a tool runs and is never a tool argument, and the store is
+either bound when the tools are made or injected by LangGraph (``ToolNode``, ``create_agent``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import StructuredTool
+from langgraph.config import get_store
+from langgraph.prebuilt import InjectedStore
+from langgraph.store.base import BaseStore, SearchItem
+
+from .._config import fill_namespace
+from ..relevance import is_worth_storing
+from ._core import (
+    FACT_KIND,
+    SavePlan,
+    ShouldStore,
+    build_tool,
+    check_k,
+    format_recall,
+    item_text,
+    memory_key,
+    plan_save,
+    resolve_texts,
+)
+from .texts import ToolTexts
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
+"""Where the tools keep memories unless told otherwise: one namespace per ``user_id``."""
+
+
+class MemoryStoreMissingError(RuntimeError):
+    """A memory tool ran without a store to use."""
+
+
+def _store_from_graph() -> BaseStore | None:
+    """Return the store of the running LangGraph graph, or None outside a graph with a store."""
+    try:
+        return get_store()
+    except (RuntimeError, KeyError, AttributeError):
+        # RuntimeError: not inside a runnable; KeyError/AttributeError: inside one, but not a
+        # LangGraph run that carries a runtime. Either way there is no graph store to use.
+        return None
+
+
+def _pick_store(bound: BaseStore | None, injected: BaseStore | None) -> BaseStore:
+    store = bound or injected or _store_from_graph()
+    if store is None:
+        raise MemoryStoreMissingError(
+            "The memory tool has no store. Compile the graph with one, e.g. "
+            "create_agent(model, tools, store=store) or graph.compile(store=store), or bind "
+            "one with create_memory_tools(store=store)."
+        )
+    return store
+
+
+def _ttl_kwargs(store: BaseStore, ttl: float | None) -> dict[str, Any]:
+    """Return the ``ttl`` argument for ``store.put``: none when no ttl was asked for."""
+    if ttl is None:
+        return {}
+    if not store.supports_ttl:
+        raise ValueError(
+            f"ttl={ttl} was requested but {type(store).__name__} does not support TTL. "
+            "Use a store with TTL support (supports_ttl=True) or pass ttl=None."
+        )
+    return {"ttl": ttl}
+
+
+ToolRun = Callable[[RunnableConfig, BaseStore | None, dict[str, Any]], str]
+"""``run(config, injected_store, model_args)``: the body behind a tool function."""
+AsyncToolRun = Callable[[RunnableConfig, BaseStore | None, dict[str, Any]], Awaitable[str]]
+"""Async version of :data:`ToolRun`."""
+
+
+@dataclass(frozen=True)
+class _StoreMemory:
+    """The two tools' behaviour over a store; ``run``/``arun`` methods are thin shells."""
+
+    store: BaseStore | None
+    template: tuple[str, ...]
+    k: int
+    ttl: float | None
+    should_store: ShouldStore | None
+    min_score: float | None
+    texts: ToolTexts
+
+    def _plan_put(
+        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> tuple[BaseStore, SavePlan, dict[str, Any] | None]:
+        """Return the store, the plan and the ``put`` keyword arguments (None: do not write)."""
+        target = _pick_store(self.store, injected)
+        ns = fill_namespace(self.template, config)
+        plan = plan_save(
+            kwargs[self.texts.save_arg], texts=self.texts, should_store=self.should_store
+        )
+        if not plan.write:
+            logger.debug("memory not saved in %s: %r", ns, plan.text)
+            return target, plan, None
+        put = {
+            "namespace": ns,
+            "key": memory_key(plan.text),
+            "value": {"text": plan.text, "kind": FACT_KIND},
+            "index": ["text"],
+            **_ttl_kwargs(target, self.ttl),
+        }
+        return target, plan, put
+
+    def save(
+        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> str:
+        """Save one fact; return what the model is told."""
+        target, plan, put = self._plan_put(config, injected, kwargs)
+        if put is not None:
+            target.put(**put)
+        return plan.message
+
+    async def asave(
+        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> str:
+        """Async version of :meth:`save`."""
+        target, plan, put = self._plan_put(config, injected, kwargs)
+        if put is not None:
+            await target.aput(**put)
+        return plan.message
+
+    def _plan_search(
+        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> tuple[BaseStore, tuple[str, ...], dict[str, Any]]:
+        target = _pick_store(self.store, injected)
+        namespace = fill_namespace(self.template, config)
+        return target, namespace, {"query": kwargs[self.texts.recall_arg], "limit": self.k}
+
+    def _answer(self, items: list[SearchItem]) -> str:
+        kept = [
+            item_text(item.value)
+            for item in items
+            if self.min_score is None or item.score is None or item.score >= self.min_score
+        ]
+        return format_recall(kept, texts=self.texts)
+
+    def recall(
+        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> str:
+        """Return the top ``k`` memories for the question as ``- ...`` lines."""
+        target, namespace, search = self._plan_search(config, injected, kwargs)
+        return self._answer(target.search(namespace, **search))
+
+    async def arecall(
+        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> str:
+        """Async version of :meth:`recall`."""
+        target, namespace, search = self._plan_search(config, injected, kwargs)
+        return self._answer(await target.asearch(namespace, **search))
+
+
+def create_memory_tools(
+    *,
+    store: BaseStore | None = None,
+    namespace: tuple[str, ...] = DEFAULT_NAMESPACE,
+    k: int = 3,
+    locale: str = "de",
+    ttl: float | None = None,
+    should_store: ShouldStore | None = is_worth_storing,
+    min_score: float | None = None,
+    texts: ToolTexts | None = None,
+) -> tuple[StructuredTool, StructuredTool]:
+    """Return the tools ``(save, recall)`` over a LangGraph store, each sync and async.
+
+    With ``locale="de"`` they are ``memory_speichern(information)`` and ``memory_abrufen(frage)``;
+    with ``locale="en"`` ``save_memory(information)`` and ``recall_memory(query)``.
+
+    Args:
+        store: The store to use. ``None`` uses the graph's store, injected by ``ToolNode`` /
+            ``create_agent(..., store=...)`` (or ``langgraph.config.get_store()`` in a node).
+        namespace: Namespace template; ``{key}`` labels are filled from
+            ``config["configurable"]`` at run time. A missing key raises
+            :class:`~langgraph_episodic.MissingConfigError` listing the keys present.
+        k: How many memories a recall returns at most.
+        locale: ``"de"`` or ``"en"``: tool names, descriptions and answers.
+        ttl: Minutes until a saved memory expires. ``None`` keeps the store's default; a value
+            needs a store with ``supports_ttl``, else a ``ValueError`` says so.
+        should_store: Refuses trivia (greetings, thanks, bare confirmations); the tool then
+            answers that it did not save. ``None`` stores everything non-empty.
+        min_score: Drop recalled memories scoring below this (when the store gives scores).
+        texts: Your own :class:`ToolTexts`, overriding ``locale``.
+
+    Saving the same fact again (up to case and spacing) overwrites the one memory, so its
+    ``updated_at`` moves; the value is ``{"text": ..., "kind": "fact"}`` with ``text`` indexed.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> save, recall = create_memory_tools(store=InMemoryStore())
+    >>> cfg = {"configurable": {"user_id": "alice"}}
+    >>> save.invoke({"information": "Alice trinkt keinen Kaffee."}, cfg)
+    'Gespeichert: Alice trinkt keinen Kaffee.'
+    >>> print(recall.invoke({"frage": "Was trinkt Alice?"}, cfg))
+    - Alice trinkt keinen Kaffee.
+    """
+    words = resolve_texts(locale, texts)
+    if store is not None:
+        _ttl_kwargs(store, ttl)  # fail when the tools are made, not at the first save
+    memory = _StoreMemory(
+        store=store,
+        template=tuple(namespace),
+        k=check_k(k),
+        ttl=ttl,
+        should_store=should_store,
+        min_score=min_score,
+        texts=words,
+    )
+    adapt = _with_injected_store if store is None else _with_bound_store
+    save_func, save_coro = adapt(memory.save, memory.asave)
+    recall_func, recall_coro = adapt(memory.recall, memory.arecall)
+    save = build_tool(
+        name=words.save_name,
+        description=words.save_description,
+        arg=words.save_arg,
+        arg_description=words.save_arg_description,
+        func=save_func,
+        coroutine=save_coro,
+    )
+    recall = build_tool(
+        name=words.recall_name,
+        description=words.recall_description,
+        arg=words.recall_arg,
+        arg_description=words.recall_arg_description,
+        func=recall_func,
+        coroutine=recall_coro,
+    )
+    return save, recall
+
+
+def _with_injected_store(
+    run: ToolRun, arun: AsyncToolRun
+) -> tuple[Callable[..., str], Callable[..., Awaitable[str]]]:
+    """Tool functions declaring an ``InjectedStore`` parameter: ``ToolNode`` passes its store.
+
+    ``config`` is injected by LangChain (it is typed ``RunnableConfig``); neither parameter is
+    part of the schema the model sees, and ``ToolNode`` drops model-supplied values for them.
+    """
+
+    def func(
+        config: RunnableConfig,
+        store: Annotated[BaseStore | None, InjectedStore()] = None,
+        **kwargs: Any,
+    ) -> str:
+        return run(config, store, kwargs)
+
+    async def coroutine(
+        config: RunnableConfig,
+        store: Annotated[BaseStore | None, InjectedStore()] = None,
+        **kwargs: Any,
+    ) -> str:
+        return await arun(config, store, kwargs)
+
+    return func, coroutine
+
+
+def _with_bound_store(
+    run: ToolRun, arun: AsyncToolRun
+) -> tuple[Callable[..., str], Callable[..., Awaitable[str]]]:
+    """Tool functions without a store parameter, so a graph without a store can run them."""
+
+    def func(config: RunnableConfig, **kwargs: Any) -> str:
+        return run(config, None, kwargs)
+
+    async def coroutine(config: RunnableConfig, **kwargs: Any) -> str:
+        return await arun(config, None, kwargs)
+
+    return func, coroutine
+
+
+memory_speichern, memory_abrufen = create_memory_tools()
+"""Ready-made German tools over the graph's store, namespace ``("memories", "{user_id}")``."""

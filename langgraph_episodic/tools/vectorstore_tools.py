@@ -1,0 +1,213 @@
+"""The same two memory tools over any LangChain ``VectorStore`` instead of a LangGraph store.
+
+For users coming from ``vectorstore.similarity_search``: each memory is one document whose
+metadata names its namespace (filled per user from ``config["configurable"]``); saves use
+deterministic ids, so the same fact saved twice stays one document, and recalls filter by that
+metadata, so one user never sees another's memories.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import StructuredTool
+from langchain_core.vectorstores import VectorStore
+
+from .._config import fill_namespace
+from ..relevance import is_worth_storing
+from ._core import (
+    FACT_KIND,
+    SavePlan,
+    ShouldStore,
+    build_tool,
+    check_k,
+    format_recall,
+    memory_key,
+    plan_save,
+    resolve_texts,
+)
+from .memory_tools import DEFAULT_NAMESPACE
+from .texts import ToolTexts
+
+logger = logging.getLogger(__name__)
+
+NAMESPACE_FIELD = "memory_namespace"
+"""Metadata field holding a memory's namespace, JSON-encoded (``'["memories", "alice"]'``)."""
+
+SearchFilter = Callable[[dict[str, str]], Any]
+"""Turns the metadata to match (``{NAMESPACE_FIELD: ...}``) into a store's ``filter`` argument."""
+
+
+def encode_namespace(namespace: Sequence[str]) -> str:
+    """Encode a namespace as one metadata string, unambiguously (labels may contain ``/``)."""
+    return json.dumps(list(namespace), ensure_ascii=False)
+
+
+def metadata_filter(match: dict[str, str]) -> dict[str, str]:
+    """Default ``search_filter``: the equality dict that Chroma, FAISS, PGVector and others accept."""
+    return dict(match)
+
+
+@dataclass(frozen=True)
+class _VectorMemory:
+    """The two tools' behaviour over a vector store; ``save``/``asave`` etc. are thin shells."""
+
+    vectorstore: VectorStore
+    template: tuple[str, ...]
+    k: int
+    should_store: ShouldStore | None
+    search_filter: SearchFilter | None
+    texts: ToolTexts
+
+    def _plan_add(
+        self, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> tuple[SavePlan, dict[str, Any] | None]:
+        """Return the plan and the ``add_texts`` keyword arguments (None: do not write)."""
+        scope = encode_namespace(fill_namespace(self.template, config))
+        plan = plan_save(
+            kwargs[self.texts.save_arg], texts=self.texts, should_store=self.should_store
+        )
+        if not plan.write:
+            logger.debug("memory not saved in %s: %r", scope, plan.text)
+            return plan, None
+        metadata = {
+            NAMESPACE_FIELD: scope,
+            "kind": FACT_KIND,
+            "updated_at": datetime.now(timezone.utc).isoformat(),
+        }
+        add = {
+            "texts": [plan.text],
+            "metadatas": [metadata],
+            "ids": [memory_key(plan.text, scope=scope)],
+        }
+        return plan, add
+
+    def save(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
+        """Save one fact; return what the model is told."""
+        plan, add = self._plan_add(config, kwargs)
+        if add is not None:
+            self.vectorstore.add_texts(**add)
+        return plan.message
+
+    async def asave(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
+        """Async version of :meth:`save`."""
+        plan, add = self._plan_add(config, kwargs)
+        if add is not None:
+            await self.vectorstore.aadd_texts(**add)
+        return plan.message
+
+    def _plan_search(
+        self, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        scope = encode_namespace(fill_namespace(self.template, config))
+        search: dict[str, Any] = {"query": kwargs[self.texts.recall_arg], "k": self.k}
+        if self.search_filter is not None:
+            search["filter"] = self.search_filter({NAMESPACE_FIELD: scope})
+        return scope, search
+
+    def _answer(self, scope: str, docs: list[Document]) -> str:
+        # Guard: even if a store ignored the filter, never show another namespace's memories.
+        own = [doc for doc in docs if (doc.metadata or {}).get(NAMESPACE_FIELD) == scope]
+        if len(own) < len(docs):
+            logger.warning(
+                "%s returned %d documents outside the namespace; they were dropped. "
+                "Pass create_vectorstore_memory_tools(search_filter=...) in its filter format.",
+                type(self.vectorstore).__name__,
+                len(docs) - len(own),
+            )
+        return format_recall((doc.page_content for doc in own), texts=self.texts)
+
+    def recall(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
+        """Return the top ``k`` memories for the question as ``- ...`` lines."""
+        scope, search = self._plan_search(config, kwargs)
+        return self._answer(scope, self.vectorstore.similarity_search(**search))
+
+    async def arecall(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
+        """Async version of :meth:`recall`."""
+        scope, search = self._plan_search(config, kwargs)
+        return self._answer(scope, await self.vectorstore.asimilarity_search(**search))
+
+
+def create_vectorstore_memory_tools(
+    vectorstore: VectorStore,
+    *,
+    namespace: tuple[str, ...] = DEFAULT_NAMESPACE,
+    k: int = 3,
+    locale: str = "de",
+    should_store: ShouldStore | None = is_worth_storing,
+    search_filter: SearchFilter | None = metadata_filter,
+    texts: ToolTexts | None = None,
+) -> tuple[StructuredTool, StructuredTool]:
+    """Return the tools ``(save, recall)`` of :func:`create_memory_tools` over a ``VectorStore``.
+
+    Same names, descriptions, answers and per-user namespace template as the store version.
+    Each memory is a document with metadata ``{NAMESPACE_FIELD: '["memories", "alice"]',
+    "kind": "fact", "updated_at": ...}`` and an id derived from namespace and normalised text;
+    the store must overwrite on an existing id (Chroma, ``InMemoryVectorStore`` and most do).
+
+    Args:
+        vectorstore: Any LangChain vector store, e.g. ``langchain_chroma.Chroma``.
+        search_filter: Builds the ``filter`` passed to ``similarity_search`` from
+            ``{NAMESPACE_FIELD: value}``. The default passes that dict (Chroma, FAISS, PGVector);
+            for ``InMemoryVectorStore`` pass
+            ``lambda m: lambda doc: all(doc.metadata.get(f) == v for f, v in m.items())``.
+            Results outside the namespace are dropped either way.
+        namespace, k, locale, should_store, texts: As in :func:`create_memory_tools`.
+
+    >>> from langchain_core.vectorstores import InMemoryVectorStore
+    >>> from langgraph_episodic.embeddings import HashEmbeddings
+    >>> vs = InMemoryVectorStore(HashEmbeddings(64))
+    >>> match = lambda m: lambda doc: all(doc.metadata.get(f) == v for f, v in m.items())
+    >>> save, recall = create_vectorstore_memory_tools(vs, search_filter=match)
+    >>> cfg = {"configurable": {"user_id": "alice"}}
+    >>> save.invoke({"information": "Alice wohnt in Köln."}, cfg)
+    'Gespeichert: Alice wohnt in Köln.'
+    >>> print(recall.invoke({"frage": "Wo wohnt Alice?"}, cfg))
+    - Alice wohnt in Köln.
+    """
+    words = resolve_texts(locale, texts)
+    memory = _VectorMemory(
+        vectorstore=vectorstore,
+        template=tuple(namespace),
+        k=check_k(k),
+        should_store=should_store,
+        search_filter=search_filter,
+        texts=words,
+    )
+
+    def save_func(config: RunnableConfig, **kwargs: Any) -> str:
+        return memory.save(config, kwargs)
+
+    async def save_coro(config: RunnableConfig, **kwargs: Any) -> str:
+        return await memory.asave(config, kwargs)
+
+    def recall_func(config: RunnableConfig, **kwargs: Any) -> str:
+        return memory.recall(config, kwargs)
+
+    async def recall_coro(config: RunnableConfig, **kwargs: Any) -> str:
+        return await memory.arecall(config, kwargs)
+
+    save = build_tool(
+        name=words.save_name,
+        description=words.save_description,
+        arg=words.save_arg,
+        arg_description=words.save_arg_description,
+        func=save_func,
+        coroutine=save_coro,
+    )
+    recall = build_tool(
+        name=words.recall_name,
+        description=words.recall_description,
+        arg=words.recall_arg,
+        arg_description=words.recall_arg_description,
+        func=recall_func,
+        coroutine=recall_coro,
+    )
+    return save, recall
