@@ -82,7 +82,10 @@ class SentenceTransformerEmbeddings(Embeddings):
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")
                     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                     import torch
+                    import transformers
                     from sentence_transformers import SentenceTransformer
+
+                    transformers.logging.disable_progress_bar()
 
                     if self.num_threads:
                         torch.set_num_threads(self.num_threads)

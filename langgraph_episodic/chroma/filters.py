@@ -16,6 +16,7 @@ into Chroma's ``where``; everything is then checked exactly in Python.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -142,11 +143,18 @@ def pushdown(filter: Mapping[str, Any] | None) -> list[dict[str, Any]]:
             for op, operand in cond.items():
                 if op == "$eq" and isinstance(operand, str):
                     conditions.append({field: {"$eq": operand}})
-                elif op in _RANGE and isinstance(operand, (int, float)) and not isinstance(
-                    operand, bool
-                ):
+                elif op in _RANGE and _chroma_number(operand):
                     conditions.append({field: {op: operand}})
     return conditions
+
+
+def _chroma_number(x: Any) -> bool:
+    """A number Chroma stores and compares as we do (int64 range, finite floats)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    if isinstance(x, int):
+        return -(2**63) <= x < 2**63
+    return math.isfinite(x)
 
 
 def combine(*clauses: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -28,8 +28,7 @@ Namespace = tuple[str, ...]
 Tokenizer = Callable[[str], list[str]]
 
 # Snowball's English stop list (snowballstem.org, BSD licence).
-ENGLISH_STOPWORDS = frozenset(
-    """
+_ENGLISH = """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
     she her hers herself it its itself they them their theirs themselves what which who whom this
     that these those am is are was were be been being have has had having do does did doing would
@@ -41,13 +40,12 @@ ENGLISH_STOPWORDS = frozenset(
     through during before after above below to from up down in out on off over under again
     further then once here there when where why how all any both each few more most other some
     such no nor not only own same so than too very
-    """.split()
-)
+"""
+ENGLISH_STOPWORDS = frozenset(_ENGLISH.split())
 
 # Snowball's German stop list (snowballstem.org, BSD licence), less the words that are also
 # English content words ("bin den die hat man nun war"), so English text keeps them.
-GERMAN_STOPWORDS = frozenset(
-    """
+_GERMAN = """
     aber alle allem allen aller alles als also am an ander andere anderem anderen anderer anderes
     anderm andern anderr anders auch auf aus bei bis bist da damit dann der des dem das daß dass
     derselbe derselben denselben desselben demselben dieselbe dieselben dasselbe dazu dein deine
@@ -63,8 +61,8 @@ GERMAN_STOPWORDS = frozenset(
     unser unseres unter viel vom von vor während waren warst was weg weil weiter welche welchem
     welchen welcher welches wenn werde werden wie wieder will wir wird wirst wo wollen wollte
     würde würden zu zum zur zwar zwischen
-    """.split()
-)
+"""
+GERMAN_STOPWORDS = frozenset(_GERMAN.split())
 
 STOPWORDS = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
 """Words the default tokenizer drops (English and German)."""
@@ -260,11 +258,30 @@ class LexicalIndex:
             candidates = [(doc, score) for doc, score in scores.items() if allowed(doc)]
         return heapq.nsmallest(k, candidates, key=lambda item: (-item[1], item[0]))
 
+    def scores(
+        self, query: str, namespaces: Iterable[Namespace], doc_ids: Iterable[str]
+    ) -> dict[str, float]:
+        """BM25 scores of the given documents for ``query``, with the statistics of ``namespaces``.
+
+        A document sharing no term with the query scores ``0.0``; ids not indexed in those
+        namespaces are left out. Hybrid search uses this to score dense-only candidates.
+        """
+        wanted = list(dict.fromkeys(doc_ids))
+        query_terms = Counter(self.tokenizer(query))
+        with self._lock:
+            shards = self._select(namespaces)
+            known = [d for d in wanted if any(d in shard.lengths for shard in shards)]
+            found = self._score(query_terms, shards, only=known) if query_terms else {}
+        return {doc_id: found.get(doc_id, 0.0) for doc_id in known}
+
     def _select(self, namespaces: Iterable[Namespace]) -> list[_Shard]:
         keys = dict.fromkeys(tuple(ns) for ns in namespaces)
         return [self._shards[ns] for ns in keys if ns in self._shards]
 
-    def _score(self, query_terms: Counter[str], shards: list[_Shard]) -> dict[str, float]:
+    def _score(
+        self, query_terms: Counter[str], shards: list[_Shard], only: list[str] | None = None
+    ) -> dict[str, float]:
+        """Sum BM25 over the query terms' postings (or just over the ``only`` documents)."""
         n_docs = sum(len(shard.lengths) for shard in shards)
         if n_docs == 0:
             return {}
@@ -279,7 +296,11 @@ class LexicalIndex:
             weight = query_tf * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
             for shard, posting in hits:
                 lengths = shard.lengths
-                for doc_id, tf in posting.items():
+                if only is None:
+                    matches: Iterable[tuple[str, int]] = posting.items()
+                else:
+                    matches = [(d, posting[d]) for d in only if d in posting]
+                for doc_id, tf in matches:
                     norm = k1 * (1.0 - b + b * lengths[doc_id] / avgdl)
                     scores[doc_id] = scores.get(doc_id, 0.0) + weight * tf / (tf + norm)
         return scores

@@ -390,17 +390,29 @@ class ChromaStore(BaseStore):
         order = {id(it): n for n, it in enumerate(newest_first(h.item for h in hits))}
         return sorted(hits, key=lambda h: order[id(h.item)])
 
-    def _resolve(self, ranked: Sequence[tuple[str, float]], op: SearchOp, now: float) -> list[Hit]:
-        """Fetch ranked item ids, keep live items matching the filter, in rank order."""
-        metas = self._fetch([rid for rid, _ in ranked])
-        out = []
-        for rid, score in ranked:
-            meta = metas.get(rid)
-            if meta is None or not self._alive(meta, now):
-                continue
-            item = layout.item_from_metadata(meta)
-            if matches(item.value, op.filter):
-                out.append(Hit(item, score, rid, layout.ttl_of(meta)))
+    def _resolve(
+        self, ranked: Sequence[tuple[str, float]], op: SearchOp, now: float, need: int
+    ) -> list[Hit]:
+        """Live items matching the filter, in rank order, until ``need`` are found.
+
+        Candidates are fetched in chunks, so a page of 10 reads about 20 records, not the whole
+        candidate list; a selective filter or expired items make it read further.
+        """
+        out: list[Hit] = []
+        chunk = max(2 * need, 20)
+        for start in range(0, len(ranked), chunk):
+            part = ranked[start : start + chunk]
+            metas = self._fetch([rid for rid, _ in part])
+            for rid, score in part:
+                meta = metas.get(rid)
+                if meta is None or not self._alive(meta, now):
+                    continue
+                item = layout.item_from_metadata(meta)
+                if matches(item.value, op.filter):
+                    out.append(Hit(item, score, rid, layout.ttl_of(meta)))
+            if len(out) >= need:
+                break
+            chunk *= 2
         return out
 
     def _dense_ranking(
@@ -427,7 +439,7 @@ class ChromaStore(BaseStore):
         depth = max(2 * need + 10, 20)
         while True:
             ranked, more = self._dense_ranking(op, qvec, depth)
-            kept = self._resolve(ranked, op, now)
+            kept = self._resolve(ranked, op, now, need)
             if len(kept) >= need or not more:
                 break
             depth *= 4
@@ -483,7 +495,7 @@ class ChromaStore(BaseStore):
         depth = max(2 * need + 10, _HYBRID_DEPTH)
         while True:
             ranked = self._lexical_ranking(op, depth)
-            kept = self._resolve(ranked, op, now)
+            kept = self._resolve(ranked, op, now, need)
             if len(kept) >= need or len(ranked) < depth:
                 break
             depth *= 4
@@ -498,7 +510,7 @@ class ChromaStore(BaseStore):
             dense, more_dense = self._dense_ranking(op, qvec, depth)
             lexical = self._lexical_ranking(op, depth)
             fused = fuse(dense, lexical, limit=2 * depth)
-            kept = self._resolve(fused, op, now)
+            kept = self._resolve(fused, op, now, need)
             if len(kept) >= need or (not more_dense and len(lexical) < depth):
                 break
             depth *= 4

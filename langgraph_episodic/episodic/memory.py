@@ -31,7 +31,7 @@ import bisect
 import logging
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -41,6 +41,17 @@ from langgraph.store.base import BaseStore, Item
 
 from .._config import fill_namespace
 from ..embeddings import as_embeddings
+from ._store_io import (
+    Embed,
+    Get,
+    Plan,
+    PlanRunner,
+    Put,
+    Search,
+    check_namespace,
+    episode_filter,
+    store_has_index,
+)
 from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
 from .records import Episode, EpisodeSchemaError, OutcomeStatus, TaskCategory, TaskDescription
 from .similarity import DEFAULT_HALF_LIFE, cosine_similarity
@@ -53,44 +64,10 @@ T = TypeVar("T")
 SCAN_PAGE = 200
 """Items fetched per page when the memory reads its whole namespace."""
 
-TEXT_FIELD = "text"
-"""The value field that is embedded (the task description)."""
 
 
 class EpisodeConflictError(ValueError):
     """An episode id is already recorded with different content; episodes are immutable."""
-
-
-# --- requests a plan yields; the drivers execute them against the store or the embedder ---
-
-
-@dataclass(frozen=True)
-class _Get:
-    key: str
-
-
-@dataclass(frozen=True)
-class _Search:
-    query: str | None
-    filter: dict[str, Any] | None
-    limit: int
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class _Put:
-    key: str
-    value: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class _Embed:
-    texts: list[str]
-    query: bool = False
-
-
-_Step = _Get | _Search | _Put | _Embed
-_Plan = Generator[_Step, Any, T]
 
 
 @dataclass
@@ -149,7 +126,7 @@ class EpisodicMemory:
                 f"store must be a LangGraph BaseStore, got {type(store).__name__}. "
                 "Pass e.g. ChromaStore.ephemeral() or InMemoryStore()."
             )
-        self._namespace = _check_namespace(namespace)
+        self._namespace = check_namespace(namespace)
         if short_term_limit < 0:
             raise ValueError(f"short_term_limit must be >= 0; got {short_term_limit}.")
         if candidate_factor < 1:
@@ -167,9 +144,10 @@ class EpisodicMemory:
         self._clock = clock
         self._embeddings = as_embeddings(embeddings) if embeddings is not None else None
         self._vectors: dict[str, list[float]] = {}
+        self._io = PlanRunner(store, self._namespace, self._embeddings)
         self._state: _State | None = None
         self._lock = threading.Lock()
-        self._semantic = _store_has_index(store)
+        self._semantic = store_has_index(store)
         if not self._semantic and self._embeddings is None:
             logger.warning(
                 "The store for namespace %s has no semantic index and no embeddings were given: "
@@ -335,67 +313,20 @@ class EpisodicMemory:
         """Async version of :meth:`skill_profiles`."""
         return await self._arun(self._read_state(lambda s: s.tally.profiles()))
 
-    # --- drivers ---
+    def _run(self, plan: Plan[T]) -> T:
+        return self._io.run(plan)
 
-    def _run(self, plan: _Plan[T]) -> T:
-        reply: Any = None
-        while True:
-            try:
-                step = plan.send(reply)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]  # generator return value is T
-            reply = self._execute(step)
-
-    async def _arun(self, plan: _Plan[T]) -> T:
-        reply: Any = None
-        while True:
-            try:
-                step = plan.send(reply)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]  # generator return value is T
-            reply = await self._aexecute(step)
-
-    def _execute(self, step: _Step) -> Any:
-        ns = self._namespace
-        if isinstance(step, _Get):
-            return self._store.get(ns, step.key)
-        if isinstance(step, _Search):
-            return self._store.search(
-                ns, query=step.query, filter=step.filter, limit=step.limit, offset=step.offset
-            )
-        if isinstance(step, _Put):
-            return self._store.put(ns, step.key, step.value, index=[TEXT_FIELD])
-        emb = self._require_embeddings()
-        return [emb.embed_query(step.texts[0])] if step.query else emb.embed_documents(step.texts)
-
-    async def _aexecute(self, step: _Step) -> Any:
-        ns = self._namespace
-        if isinstance(step, _Get):
-            return await self._store.aget(ns, step.key)
-        if isinstance(step, _Search):
-            return await self._store.asearch(
-                ns, query=step.query, filter=step.filter, limit=step.limit, offset=step.offset
-            )
-        if isinstance(step, _Put):
-            return await self._store.aput(ns, step.key, step.value, index=[TEXT_FIELD])
-        emb = self._require_embeddings()
-        if step.query:
-            return [await emb.aembed_query(step.texts[0])]
-        return await emb.aembed_documents(step.texts)
-
-    def _require_embeddings(self) -> Embeddings:
-        if self._embeddings is None:  # pragma: no cover - plans only embed when they exist
-            raise RuntimeError("No embeddings configured.")
-        return self._embeddings
+    async def _arun(self, plan: Plan[T]) -> T:
+        return await self._io.arun(plan)
 
     # --- plans (the shared core) ---
 
-    def _ensure_loaded(self) -> _Plan[_State]:
+    def _ensure_loaded(self) -> Plan[_State]:
         if self._state is not None:
             return self._state
         return (yield from self._load(force=False))
 
-    def _load(self, *, force: bool) -> _Plan[_State]:
+    def _load(self, *, force: bool) -> Plan[_State]:
         found = yield from self._scan(None)
         state = _State(ids=set(), window=[], tally=SkillTally())
         for episode, seen_at in found:
@@ -405,17 +336,17 @@ class EpisodicMemory:
                 self._state = state
             return self._state
 
-    def _read_state(self, read: Callable[[_State], T]) -> _Plan[T]:
+    def _read_state(self, read: Callable[[_State], T]) -> Plan[T]:
         state = yield from self._ensure_loaded()
         with self._lock:
             return read(state)
 
-    def _scan(self, filter_: dict[str, Any] | None) -> _Plan[list[tuple[Episode, float]]]:
+    def _scan(self, filter_: dict[str, Any] | None) -> Plan[list[tuple[Episode, float]]]:
         """Read every episode of the namespace (matching ``filter_``), oldest first."""
         found: dict[str, tuple[Episode, float]] = {}
         offset = 0
         while True:
-            items = yield _Search(query=None, filter=filter_, limit=SCAN_PAGE, offset=offset)
+            items = yield Search(query=None, filter=filter_, limit=SCAN_PAGE, offset=offset)
             for item in items:
                 if item.key not in found and self._owns(item):
                     episode = self._decode(item)
@@ -426,11 +357,11 @@ class EpisodicMemory:
             offset += SCAN_PAGE
         return sorted(found.values(), key=lambda pair: _order_key(*pair))
 
-    def _record_plan(self, episode: Episode) -> _Plan[bool]:
+    def _record_plan(self, episode: Episode) -> Plan[bool]:
         if not isinstance(episode, Episode):
             raise TypeError(f"record() takes an Episode, got {type(episode).__name__}.")
         state = yield from self._ensure_loaded()
-        existing = yield _Get(episode.episode_id)
+        existing = yield Get(episode.episode_id)
         if existing is not None:
             stored = self._decode(existing)
             if stored == episode:
@@ -440,7 +371,7 @@ class EpisodicMemory:
                 "different content, and episodes are immutable. Record the new attempt under a "
                 "new id (Episode.new(...) makes one)."
             )
-        yield _Put(episode.episode_id, episode.to_dict())
+        yield Put(episode.episode_id, episode.to_dict())
         with self._lock:
             self._add_to_state(self._state or state, episode, self._clock())
         return True
@@ -454,17 +385,17 @@ class EpisodicMemory:
         half_life: float | None,
         category: TaskCategory | str | None,
         outcome: OutcomeStatus | str | None,
-    ) -> _Plan[list[PrioritizedResult]]:
+    ) -> Plan[list[PrioritizedResult]]:
         text = query.description if isinstance(query, TaskDescription) else query
         if not isinstance(text, str) or not text.strip():
             raise ValueError("recall() needs a non-empty query text or TaskDescription.")
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1; got {top_k}.")
-        filter_ = _filter(category, outcome)
+        filter_ = episode_filter(category, outcome)
         limit = top_k * self.candidate_factor
         state = yield from self._ensure_loaded()
         if self._semantic:
-            items = yield _Search(query=text, filter=filter_, limit=limit)
+            items = yield Search(query=text, filter=filter_, limit=limit)
             candidates = []
             for item in items:
                 episode = self._decode(item) if self._owns(item) else None
@@ -487,17 +418,17 @@ class EpisodicMemory:
 
     def _local_candidates(
         self, text: str, filter_: dict[str, Any] | None, limit: int
-    ) -> _Plan[list[PrioritizedResult]]:
+    ) -> Plan[list[PrioritizedResult]]:
         """Candidates when the store cannot search by meaning: scan and compare here."""
         episodes = [ep for ep, _ in (yield from self._scan(filter_))]
         if self._embeddings is None:
             return [PrioritizedResult(ep, 0.0) for ep in episodes]
         missing = [ep for ep in episodes if ep.episode_id not in self._vectors]
         if missing:
-            vectors = yield _Embed([ep.task.description for ep in missing])
+            vectors = yield Embed([ep.task.description for ep in missing])
             for ep, vector in zip(missing, vectors, strict=True):
                 self._vectors[ep.episode_id] = list(vector)
-        (query_vector,) = yield _Embed([text], query=True)
+        (query_vector,) = yield Embed([text], query=True)
         scored = [
             PrioritizedResult(ep, cosine_similarity(query_vector, self._vectors[ep.episode_id]))
             for ep in episodes
@@ -505,14 +436,14 @@ class EpisodicMemory:
         scored.sort(key=lambda r: -r.similarity)
         return scored[:limit]
 
-    def _get_plan(self, episode_id: str) -> _Plan[Episode | None]:
-        item = yield _Get(episode_id)
+    def _get_plan(self, episode_id: str) -> Plan[Episode | None]:
+        item = yield Get(episode_id)
         return None if item is None else self._decode(item)
 
     def _episodes_plan(
         self, category: TaskCategory | str | None, outcome: OutcomeStatus | str | None
-    ) -> _Plan[list[Episode]]:
-        found = yield from self._scan(_filter(category, outcome))
+    ) -> Plan[list[Episode]]:
+        found = yield from self._scan(episode_filter(category, outcome))
         return [episode for episode, _ in found]
 
     # --- helpers ---
@@ -550,38 +481,3 @@ def _order_key(episode: Episode, seen_at: float) -> tuple[float, float, str]:
 def _seen_at(item: Item) -> float:
     created = getattr(item, "created_at", None)
     return created.timestamp() if created is not None else 0.0
-
-
-def _filter(
-    category: TaskCategory | str | None, outcome: OutcomeStatus | str | None
-) -> dict[str, Any] | None:
-    out: dict[str, Any] = {}
-    if category is not None:
-        out["category"] = TaskCategory(category).value
-    if outcome is not None:
-        out["outcome"] = OutcomeStatus(outcome).value
-    return out or None
-
-
-def _store_has_index(store: BaseStore) -> bool:
-    """Whether ``store`` can search by meaning (stores without ``index_config`` are trusted)."""
-    if not hasattr(store, "index_config"):
-        return True
-    return bool(store.index_config)
-
-
-def _check_namespace(namespace: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(namespace, str) or not isinstance(namespace, (tuple, list)) or not namespace:
-        raise TypeError(
-            f"namespace must be a non-empty tuple of strings such as ('episodes', 'alice'); "
-            f"got {namespace!r}. EpisodicMemory.for_user(store, user_id) builds one."
-        )
-    for label in namespace:
-        if not isinstance(label, str) or not label or "." in label or "\x00" in label:
-            raise ValueError(
-                f"Invalid namespace label {label!r} in {tuple(namespace)!r}: labels must be "
-                "non-empty strings without '.' or NUL. Replace or hash such ids first."
-            )
-    if namespace[0] == "langgraph":
-        raise ValueError("A namespace may not start with 'langgraph' (reserved by LangGraph).")
-    return tuple(namespace)

@@ -14,8 +14,8 @@ age         ``temporal_decay(1.0, ...)``
 
 >>> round(temporal_decay(1.0, episode_time=0.0, current_time=86_400.0), 2)
 0.5
->>> cosine_similarity([1.0, 0.0], [1.0, 1.0]) == 2 ** -0.5
-True
+>>> round(cosine_similarity([1.0, 0.0], [1.0, 1.0]), 4)  # cos 45° = 2 ** -0.5
+0.7071
 """
 
 from __future__ import annotations

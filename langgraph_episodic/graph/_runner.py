@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, Item
 
 T = TypeVar("T")
 
@@ -60,6 +60,25 @@ async def arun(plan: Plan[T]) -> T:
         return stop.value
 
 
+PAGE_SIZE = 500
+"""Items fetched per search page by :func:`all_items`."""
+
+
+def all_items(
+    store: BaseStore, namespace: tuple[str, ...], *, filter: dict[str, Any] | None = None
+) -> Plan[list[Item]]:
+    """Plan: every item under a namespace prefix (optionally filtered), paging through search."""
+    items: list[Item] = []
+    while True:
+        page = yield call(
+            store.search, store.asearch, namespace, filter=filter, limit=PAGE_SIZE,
+            offset=len(items),
+        )
+        items.extend(page)
+        if len(page) < PAGE_SIZE:
+            return items
+
+
 def resolve_store(explicit: BaseStore | None) -> BaseStore:
     """Return ``explicit``, else the store the running graph was compiled with.
 
@@ -99,7 +118,7 @@ def state_as_dict(state: Any) -> dict[str, Any]:
 PlanFactory = Callable[[dict[str, Any], RunnableConfig], Plan[dict[str, Any]]]
 
 
-class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
+class MemoryNode(Runnable[Any, dict[str, Any]]):
     """A graph node running one plan, with native sync and async paths.
 
     Add it with ``builder.add_node(node)`` (its ``name`` becomes the node name) or
@@ -114,13 +133,13 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         return f"MemoryNode(name={self.name!r})"
 
     def invoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Run the node synchronously and return its state update."""
         return run(self._plan(state_as_dict(input), ensure_config(config)))
 
     async def ainvoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async version of :meth:`invoke`."""
         return await arun(self._plan(state_as_dict(input), ensure_config(config)))

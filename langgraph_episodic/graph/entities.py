@@ -46,27 +46,33 @@ ENTITY_INSTRUCTIONS = (
     "an empty list when there is nothing."
 )
 
-QUESTION_WORDS: frozenset[str] = frozenset(
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+QUESTION_WORDS: frozenset[str] = _wordset(
     """
     what who whom whose which when where why how
     wer wen wem wessen was wo wohin woher wann warum wieso weshalb weswegen wie welche welcher
     welches welchen welchem womit wofür wozu worüber worauf wodurch
-    """.split()
+    """
 )
 """Words that make a sentence a question when they come first (English and German)."""
 
-_AUXILIARIES = frozenset(
+_AUXILIARIES = _wordset(
     """
     is are am was were do does did can could would should will shall may might have has had
     ist sind bist seid war waren hast hat habt haben kannst kann können könnt darf darfst
     dürfen soll sollst sollte solltest würde würdest würden gibt magst möchtest weißt kennst
-    """.split()
+    """
 )
-_PRONOUNS = frozenset(
+_PRONOUNS = _wordset(
     """
     i you he she it we they there this that these those your my
     ich du er sie es wir ihr man das dies dein deine mein meine euer es's
-    """.split()
+    """
 )
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*", re.UNICODE)
@@ -74,32 +80,42 @@ _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 _NAME_TOKEN = r"(?:[A-ZÄÖÜ][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)"
 _NAME_RUN = rf"({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}})"
 _TRIGGERS = re.compile(
-    r"\b(?i:my name is|i am called|call me|i'm|i am|i work (?:at|for|with)|i use|i prefer|"
-    r"i live in|i'm from|i am from|we use|our team uses|"
-    r"mein name ist|ich heiße|ich heisse|ich bin|ich arbeite (?:bei|für|mit)|ich nutze|"
-    r"ich benutze|ich verwende|ich bevorzuge|ich wohne in|ich komme aus|wir nutzen|wir verwenden)"
+    r"\b(?i:name is|am called|call me|i'm|i am|(?:work|works|working|worked) (?:at|for|with)|"
+    r"uses?|using|prefers?|(?:live|lives|living) in|(?:am|is|come|comes) from|"
+    r"name ist|heiße|heisse|ich bin|(?:arbeite|arbeitet|arbeiten) (?:bei|für|mit)|nutze|nutzt|"
+    r"nutzen|benutze|benutzt|verwende|verwendet|bevorzuge|bevorzugt|(?:wohne|wohnt) in|"
+    r"(?:komme|kommt) aus)"
     rf"\s+{_NAME_RUN}",
     re.UNICODE,
 )
-_NAME_LIKE = re.compile(
-    r"\b(?:[A-Za-z]+[A-Z][a-z]+[\w]*|[A-Z]{2,}[\w+#]*|[A-Za-z]+[-]?\d[\w.]*)\b", re.UNICODE
-)
+_TOKEN = re.compile(r"[A-Za-z][\w+#.-]*[\w+#]|[A-Za-z]", re.UNICODE)
+
+
+def _name_like(token: str) -> bool:
+    """Written like a name: inner capitals (LangGraph), an acronym (AWS) or letters+digits."""
+    return (
+        bool(re.search(r"[a-z][A-Z]", token))
+        or sum(c.isupper() for c in token) >= 2
+        or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
+    )
+
+
 _CAPITALISED_RUN = re.compile(rf"\b{_NAME_RUN}", re.UNICODE)
-_STOPWORDS = frozenset(
+_STOPWORDS = _wordset(
     """
     i i'm i've i'll i'd me my mine you your we our they their he she it the a an and or but
     ich du er sie es wir ihr der die das ein eine und oder aber mein meine dein deine
     ok okay mr mrs ms dr yes no hi hello hey thanks thank please also then so now here there
     today yesterday tomorrow however this that these those when if after before as in on at
     for with from by of to our we're it's let's sure well
-    """.split()
+    """
 )
-_GERMAN_HINTS = frozenset(
+_GERMAN_HINTS = _wordset(
     "ich und der die das ist nicht mit für bei ein eine mein meine wir sie es auf zu im den dem "
-    "des sich auch noch wie".split()
+    "des sich auch noch wie"
 )
-_ENGLISH_HINTS = frozenset(
-    "i and the is not with for at a an my we it on to of you are this that have".split()
+_ENGLISH_HINTS = _wordset(
+    "i and the is not with for at a an my we it on to of you are this that have"
 )
 
 
@@ -171,14 +187,19 @@ def extract_entities_by_rules(text: str) -> list[ExtractedEntity]:
     for sentence in statements(text):
         description = " ".join(sentence.split())[:240]
         names = [m.group(1) for m in _TRIGGERS.finditer(sentence)]
-        names += [m.group(0) for m in _NAME_LIKE.finditer(sentence)]
+        names += [t for t in _TOKEN.findall(sentence) if _name_like(t)]
         if not _is_german(sentence):
             names += [m.group(1) for m in _CAPITALISED_RUN.finditer(sentence.strip())]
         for raw in names:
             name = _clean_name(raw)
-            key = entity_key(name) if name else ""
-            if name and key not in found and not any(key in k.split() for k in found):
-                found[key] = ExtractedEntity(name=name, description=description)
+            if not name:
+                continue
+            key = entity_key(name)
+            if any(key in k.split() or key == k for k in found):
+                continue  # already found, maybe as part of a longer name
+            for shorter in [k for k in found if k in key.split()]:
+                del found[shorter]  # a longer name replaces its part ("ACME" -> "ACME Corp")
+            found[key] = ExtractedEntity(name=name, description=description)
     return list(found.values())
 
 

@@ -57,8 +57,8 @@ class SavePlan:
 
 
 def plan_save(information: str, *, texts: ToolTexts, should_store: ShouldStore | None) -> SavePlan:
-    """Decide whether ``information`` is stored and what the tool answers."""
-    text = information.strip()
+    """Decide whether ``information`` is stored (whitespace collapsed) and what the tool answers."""
+    text = one_line(information)
     if not text:
         return SavePlan(write=False, text=text, message=texts.empty)
     if should_store is not None and not should_store(text):

@@ -48,14 +48,16 @@ def _store_from_graph() -> BaseStore | None:
     """Return the store of the running LangGraph graph, or None outside a graph with a store."""
     try:
         return get_store()
-    except (RuntimeError, KeyError, AttributeError):
-        # RuntimeError: not inside a runnable; KeyError/AttributeError: inside one, but not a
-        # LangGraph run that carries a runtime. Either way there is no graph store to use.
+    except (RuntimeError, KeyError):
+        # RuntimeError: not inside a runnable; KeyError: inside one, but not a LangGraph run
+        # (e.g. a bare tool.invoke). Either way there is no graph store to use.
         return None
 
 
 def _pick_store(bound: BaseStore | None, injected: BaseStore | None) -> BaseStore:
-    store = bound or injected or _store_from_graph()
+    store = bound if bound is not None else injected
+    if store is None:
+        store = _store_from_graph()
     if store is None:
         raise MemoryStoreMissingError(
             "The memory tool has no store. Compile the graph with one, e.g. "
@@ -85,7 +87,7 @@ AsyncToolRun = Callable[[RunnableConfig, BaseStore | None, dict[str, Any]], Awai
 
 @dataclass(frozen=True)
 class _StoreMemory:
-    """The two tools' behaviour over a store; ``run``/``arun`` methods are thin shells."""
+    """The two tools' behaviour over a store: pure ``_plan_*`` steps, thin sync/async shells."""
 
     store: BaseStore | None
     template: tuple[str, ...]
@@ -194,6 +196,10 @@ def create_memory_tools(
             answers that it did not save. ``None`` stores everything non-empty.
         min_score: Drop recalled memories scoring below this (when the store gives scores).
         texts: Your own :class:`ToolTexts`, overriding ``locale``.
+
+    A recall searches the filled namespace as a prefix (whole segments), so memories other
+    components keep under the same user's sub-namespaces are found too; values without a
+    ``text`` field show their ``content`` or their JSON.
 
     Saving the same fact again (up to case and spacing) overwrites the one memory, so its
     ``updated_at`` moves; the value is ``{"text": ..., "kind": "fact"}`` with ``text`` indexed.

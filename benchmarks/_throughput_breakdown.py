@@ -1,0 +1,155 @@
+"""Where a ChromaStore spends its time: every Chroma call, lexical call and embedding timed.
+
+The store's collections, lexical index and embedder are wrapped in :class:`Tap` proxies, so
+each operation's wall time splits into Chroma calls (``items.get``, ``vectors.query``, ...),
+the lexical index, the embedder, and the rest (the store's own Python: planning, JSON,
+building items, fusion). A cProfile of warm hybrid searches names the hottest functions.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import json
+import pstats
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from _common import FILTER, Corpus, user_ns
+from langgraph.store.base import PutOp
+
+
+class Tap:
+    """A proxy that times every method call of ``target`` into ``log`` as ``<name>.<method>``."""
+
+    def __init__(self, target: Any, name: str, log: dict[str, float], ids: dict[str, list[int]]):
+        self._target, self._name, self._log, self._ids = target, name, log, ids
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._target, attr)
+        if not callable(value):
+            return value
+        label = f"{self._name}.{attr}"
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return value(*args, **kwargs)
+            finally:
+                self._log[label] += time.perf_counter() - t
+                if kwargs.get("ids") is not None:
+                    self._ids[label].append(len(kwargs["ids"]))
+
+        return timed
+
+
+def _install(store: Any, log: dict[str, float], ids: dict[str, list[int]]) -> None:
+    store._items = Tap(store._items, "chroma items", log, ids)
+    store._vectors = Tap(store._vectors, "chroma vectors", log, ids)
+    store._lexical = Tap(store._lexical, "lexical", log, ids)
+    store.embeddings = Tap(store.embeddings, "embed", log, ids)
+
+
+def breakdown(
+    store: Any, dense: Any, corpus: Corpus, hot: list[int], *, quick: bool
+) -> dict[str, Any]:
+    """Mean ms per op by part, a few facts (metadata size, fetch sizes) and a profile."""
+    log: dict[str, float] = defaultdict(float)
+    ids: dict[str, list[int]] = defaultdict(list)
+    raw_items = store._items
+    _install(store, log, ids)
+    _install(dense, log, ids)
+    queries = corpus.queries
+    k = 10 if quick else 20
+
+    def ns(i: int) -> tuple[str, ...]:
+        return user_ns(hot[i % len(hot)])
+
+    def q(i: int) -> str:
+        return queries[(13 * i) % len(queries)]
+
+    counter = iter(range(10**9))
+
+    def put_batch(i: int) -> None:
+        store.batch([
+            PutOp(ns(j), f"bd{j}-{i}", {"text": f"breakdown note {j} {i}: {q(j)}", "kind": "fact"})
+            for j in range(500)
+        ])
+
+    ops: dict[str, tuple[Callable[[int], Any], int]] = {
+        "search hybrid: query": (lambda i: store.search(ns(i), query=q(i), limit=10), k),
+        "search dense: query": (lambda i: dense.search(ns(i), query=q(i), limit=10), k),
+        "search hybrid: query + filter": (
+            lambda i: store.search(ns(i), query=q(i), filter=FILTER, limit=10), k),
+        "search: filter only": (lambda i: store.search(ns(i), filter=FILTER, limit=10), k),
+        "get": (lambda i: store.get(*corpus.items[(i * 97) % len(corpus.items)][:2]), k),
+        "put 1 item": (lambda i: store.put(ns(i), f"bd1-{next(counter)}", {"text": q(i)}), k),
+        "put batch of 500": (put_batch, 2),
+        "list_namespaces": (lambda i: store.list_namespaces(prefix=("users",), limit=100), 3),
+    }
+    fetched: list[int] = []
+    result: dict[str, dict[str, float]] = {}
+    for name, (fn, reps) in ops.items():
+        fn(0)  # warm (lexical namespaces loaded, caches filled)
+        log.clear()
+        ids.clear()
+        t = time.perf_counter()
+        for i in range(1, reps + 1):
+            fn(i)
+        total = (time.perf_counter() - t) / reps
+        parts = {part: 1e3 * s / reps for part, s in sorted(log.items(), key=lambda kv: -kv[1])}
+        parts["rest (store's own Python)"] = 1e3 * total - sum(parts.values())
+        parts["total"] = 1e3 * total
+        result[name] = parts
+        if name == "search hybrid: query":
+            fetched = list(ids.get("chroma items.get", []))
+    facts = _facts(store, raw_items, fetched, k)
+    prof = cProfile.Profile()
+    prof.enable()
+    for i in range(20):
+        store.search(ns(i), query=q(i + 5), limit=10)
+    prof.disable()
+    return {"ops": result, "facts": facts, "profile": profile_lines(prof, 20)}
+
+
+def _facts(store: Any, items: Any, fetched: list[int], searches: int) -> dict[str, float]:
+    """Metadata sizes and the cost of fetching fewer items per search."""
+    got = items.get(limit=200, include=["metadatas"])
+    metas = got["metadatas"] or []
+    vec = store._vectors.get(limit=200, include=["metadatas"])
+    vmetas = vec["metadatas"] or []
+    facts = {
+        "item record metadata, JSON bytes (mean)": statistics.mean(len(json.dumps(m)) for m in metas),
+        "item record metadata, keys (mean)": statistics.mean(len(m) for m in metas),
+        "vector record metadata, JSON bytes (mean)": statistics.mean(len(json.dumps(m)) for m in vmetas),
+        "items.get calls per hybrid search": len(fetched) / searches if fetched else 0.0,
+        "ids per items.get in hybrid search (mean)": statistics.mean(fetched) if fetched else 0.0,
+    }
+    all_ids = items.get(limit=400, include=[])["ids"]
+    n_fetch = round(facts["ids per items.get in hybrid search (mean)"]) or 200
+    for label, count in (("items.get of 10 ids, ms", 10), (f"items.get of {n_fetch} ids, ms", n_fetch)):
+        times = []
+        for r in range(15):
+            chunk = all_ids[(r * 7) % 100 : (r * 7) % 100 + count]
+            t = time.perf_counter()
+            items.get(ids=chunk, include=["metadatas"])
+            times.append(time.perf_counter() - t)
+        facts[label] = 1e3 * statistics.median(times)
+    return facts
+
+
+def profile_lines(prof: cProfile.Profile, ops: int, top: int = 14) -> list[str]:
+    """The ``top`` functions by own time, as ``own ms/op  cum ms/op  calls/op  where``."""
+    stats = pstats.Stats(prof)
+    entries = []
+    for (file, line, func), (_, nc, tt, ct, _) in stats.stats.items():  # type: ignore[attr-defined]
+        short = "/".join(Path(file).parts[-2:]) if file != "~" else ""
+        entries.append((tt, ct, nc, f"{short}:{line}({func})"))
+    entries.sort(reverse=True)
+    lines = [f"{'own ms/op':>9} {'cum ms/op':>9} {'calls/op':>8}  function"]
+    for tt, ct, nc, where in entries[:top]:
+        lines.append(f"{1e3 * tt / ops:9.2f} {1e3 * ct / ops:9.2f} {nc / ops:8.1f}  {where}")
+    return lines

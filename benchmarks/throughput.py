@@ -1,0 +1,450 @@
+"""Throughput and latency of ChromaStore against the alternatives, side by side in one run.
+
+    python benchmarks/throughput.py                 # 1k, 10k, 100k items (about 20 minutes)
+    python benchmarks/throughput.py --quick         # 1k items only (about 2 minutes)
+    python benchmarks/throughput.py --sizes 1000,10000 --budget-minutes 10
+
+Every (backend, size) cell runs in its own child process, so peak memory is its own. Item
+texts are LoCoMo turns (plus recombined sentences beyond the 2,760 real ones), queries are
+LoCoMo questions; see ``_common.py``. Precomputed random unit vectors isolate store cost; the
+"model" section uses the packaged all-MiniLM-L6-v2. Wall times on a shared 2-core machine are
+noisy: compare within a column set of one run, and read the CPU columns too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (
+    emit,
+    fmt,
+    run_child,
+    start_server,
+    table,
+)
+from _throughput_cells import run_spec
+
+SCRIPT = Path(__file__).resolve()
+
+BACKENDS = ("ours-eph", "ours-pers", "ours-http", "raw-chroma", "lc-chroma", "inmemory", "sqlite")
+"""Column order. ours-*: ChromaStore (ephemeral, persistent, HTTP); raw-chroma: chromadb
+doing the same work in one collection; lc-chroma: langchain-chroma ``Chroma``; inmemory and
+sqlite: LangGraph's ``InMemoryStore`` and ``SqliteStore``."""
+
+BIG_SIZE_BACKENDS = ("ours-eph", "raw-chroma", "inmemory", "sqlite", "ours-http", "ours-pers")
+"""Backends run at 100k items (in this order; the rest only if the budget allows)."""
+
+ROWS = (
+    ("put_batch", "put, batches of 500 (items/s)"),
+    ("put_one", "put, 1 item per call"),
+    ("get", "get"),
+    ("query", "search: query (hybrid)"),
+    ("query_dense", "search: query (dense)"),
+    ("query_cold", "search: query, first in a namespace"),
+    ("filter", "search: filter only"),
+    ("query_filter", "search: query + filter (hybrid)"),
+    ("query_filter_dense", "search: query + filter (dense)"),
+    ("query_all", "search: query, all users (hybrid)"),
+    ("query_all_dense", "search: query, all users (dense)"),
+    ("list_ns", "list_namespaces"),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--quick", action="store_true", help="1k items only, short loops")
+    parser.add_argument("--budget-minutes", type=float, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="also write raw results here")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        emit(run_spec(json.loads(args.child)))
+        return 0
+    sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
+    budget = 60 * (args.budget_minutes or (2.0 if args.quick else 20.0))
+    runner = Runner(sizes=sizes, quick=args.quick, budget=budget)
+    runner.run()
+    if args.json:
+        args.json.write_text(json.dumps(runner.results, indent=1))
+    return 0
+
+
+class Runner:
+    """Runs the cells in priority order within the time budget, then prints the tables."""
+
+    def __init__(self, *, sizes: list[int], quick: bool, budget: float) -> None:
+        self.sizes = sizes
+        self.quick = quick
+        self.budget = budget
+        self.start = time.monotonic()
+        self.results: dict[str, Any] = {"cells": {}, "skipped": []}
+        self.workdir = Path(tempfile.mkdtemp(prefix="throughput-"))
+
+    def left(self) -> float:
+        return self.budget - (time.monotonic() - self.start)
+
+    def child(self, name: str, spec: dict[str, Any], *, need: float = 0.0) -> dict[str, Any] | None:
+        """Run one cell unless the budget is spent; record and return its result."""
+        if self.left() < need:
+            self.results["skipped"].append(name)
+            print(f"  skipped {name} (time budget)", file=sys.stderr, flush=True)
+            return None
+        t = time.monotonic()
+        spec = {**spec, "quick": self.quick, "workdir": str(self.workdir)}
+        result = run_child(SCRIPT, spec, timeout=max(60.0, self.left() + 120.0))
+        result["seconds"] = time.monotonic() - t
+        self.results["cells"][name] = result
+        status = result.get("error", "ok")
+        print(f"  {name}: {result['seconds']:.0f} s {status}", file=sys.stderr, flush=True)
+        return result
+
+    def cell(self, backend: str, n: int, *, need: float = 0.0) -> None:
+        spec: dict[str, Any] = {"kind": "cell", "backend": backend, "n": n}
+        server = None
+        if backend == "ours-http":
+            if self.left() < need:
+                self.results["skipped"].append(f"{backend}@{n}")
+                return
+            server = start_server(self.workdir)
+            spec.update(port=server.port, server_pid=server.process.pid)
+        try:
+            result = self.child(f"{backend}@{n}", spec, need=need)
+            if result is not None and server is not None:
+                result["server_peak_mb"] = server.peak_rss_mb()
+        finally:
+            if server is not None:
+                server.stop()
+
+    def run(self) -> None:
+        self.results["machine"] = machine()
+        print(f"# throughput run {self.results['machine']['date']}", file=sys.stderr)
+        self.results["import"] = import_times(3 if self.quick else 5)
+        small = [n for n in self.sizes if n <= 10_000]
+        for n in small:
+            for backend in BACKENDS:
+                self.cell(backend, n)
+        for m in ([small[0]] if small else []):
+            self.child(f"model@{m}", {"kind": "model", "n": m})
+        self.threads()
+        for n in [n for n in self.sizes if n >= 10_000]:
+            self.child(f"layout@{n}", {"kind": "layout", "n": n}, need=60)
+        for n in [n for n in self.sizes if n > 10_000]:
+            for backend in BIG_SIZE_BACKENDS:
+                self.cell(backend, n, need=120)
+        for m in [n for n in small if n != small[0]]:
+            self.child(f"model@{m}", {"kind": "model", "n": m}, need=120)
+        for n in [n for n in self.sizes if n > 10_000]:
+            self.cell("lc-chroma", n, need=300)
+        self.results["machine"]["loadavg_end"] = os.getloadavg()
+        self.results["minutes"] = (time.monotonic() - self.start) / 60
+        print(report(self.results))
+
+    def threads(self) -> None:
+        """Query embedding latency, 1 vs 2 torch threads, other core idle, then busy."""
+        self.child("threads-idle", {"kind": "threads"}, need=30)
+        if self.left() < 30:
+            return
+        busy = subprocess.Popen(
+            [sys.executable, "-c", "import time\nend = time.time() + 300\nwhile time.time() < end: pass"]
+        )
+        try:
+            self.child("threads-busy", {"kind": "threads"}, need=30)
+        finally:
+            busy.terminate()
+            busy.wait(timeout=10)
+
+
+def machine() -> dict[str, Any]:
+    import chromadb
+    import langgraph.version
+    import torch
+
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpus": os.cpu_count(),
+        "cpu": _cpu_model(),
+        "python": platform.python_version(),
+        "chromadb": chromadb.__version__,
+        "langgraph": langgraph.version.__version__,
+        "torch": torch.__version__,
+        "gpu": torch.cuda.is_available(),
+        "loadavg_start": os.getloadavg(),
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def import_times(reps: int) -> dict[str, Any]:
+    """Median seconds of ``import langgraph_episodic`` (and of ChromaStore) in fresh interpreters."""
+    code = (
+        "import sys, time\nt = time.perf_counter()\nimport langgraph_episodic\n"
+        "a = time.perf_counter() - t\nfrom langgraph_episodic import ChromaStore\n"
+        "b = time.perf_counter() - t\n"
+        "heavy = [m for m in ('torch', 'sentence_transformers') if m in sys.modules]\n"
+        "print(a, b, ','.join(heavy) or '-')"
+    )
+    pkg, store, heavy = [], [], ""
+    for _ in range(reps):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        ).stdout.split()
+        pkg.append(float(out[0]))
+        store.append(float(out[1]))
+        heavy = out[2]
+    return {
+        "package_s": statistics.median(pkg),
+        "with_store_s": statistics.median(store),
+        "heavy_loaded": heavy,
+    }
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def report(results: dict[str, Any]) -> str:
+    """All tables as Markdown."""
+    m = results["machine"]
+    out = [
+        f"Machine: {m['cpus']} cores ({m['cpu']}), GPU: {'yes' if m['gpu'] else 'no'}; "
+        f"Python {m['python']}, chromadb {m['chromadb']}, langgraph {m['langgraph']}, "
+        f"torch {m['torch']}; {m['date']}; load average at start "
+        f"{m['loadavg_start'][0]:.1f}, at end {m.get('loadavg_end', [float('nan')])[0]:.1f}; "
+        f"run took {results.get('minutes', 0):.1f} min.",
+        "",
+    ]
+    cells = results["cells"]
+    sizes = sorted({int(k.split("@")[1]) for k in cells if k.split("@")[0] in BACKENDS})
+    for n in sizes:
+        out += size_tables(cells, n)
+    out += import_table(results["import"])
+    out += model_tables(cells)
+    out += layout_tables(cells)
+    out += breakdown_tables(cells)
+    if results["skipped"]:
+        out.append(f"Skipped for the time budget: {', '.join(results['skipped'])}.\n")
+    errors = {k: v["error"] for k, v in cells.items() if "error" in v}
+    for name, err in errors.items():
+        out.append(f"ERROR in {name}: {err}\n")
+    return "\n".join(out)
+
+
+def size_tables(cells: dict[str, Any], n: int) -> list[str]:
+    cols = [b for b in BACKENDS if f"{b}@{n}" in cells and "error" not in cells[f"{b}@{n}"]]
+    if not cols:
+        return []
+    res = {b: cells[f"{b}@{n}"] for b in cols}
+    lines = [f"### {n:,} items ({n // 100:,} users × 100), precomputed vectors", ""]
+    rows = []
+    for key, label in ROWS:
+        row: list[str] = [label]
+        for b in cols:
+            r = res[b]["rows"].get(key)
+            if key == "put_batch":
+                row.append(fmt(r and r["items_per_s"], 0))
+            elif r is None or not r.get("n"):
+                row.append("-")
+            else:
+                row.append(f"{fmt(r['p50'], 2)} / {fmt(r['p95'], 2)}")
+        rows.append(row)
+    rows.append(["peak RSS (MiB)", *(peak(res[b]) for b in cols)])
+    rows.append(["RSS growth while loading (MiB)", *(fmt(res[b]["rss_growth_mb"], 0) for b in cols)])
+    lines += [table(["wall ms: p50 / p95", *cols], rows), ""]
+    cpu_rows = []
+    for key, label in ROWS:
+        row = [label]
+        for b in cols:
+            r = res[b]["rows"].get(key)
+            if key == "put_batch":
+                row.append(fmt(r and r["items_per_cpu_s"], 0))
+            else:
+                row.append(fmt(r and r.get("cpu"), 2))
+        cpu_rows.append(row)
+    lines += [
+        "CPU (this process, plus the server for ours-http): put as items per CPU-second, the "
+        "rest as median CPU ms per op.",
+        "",
+        table(["CPU", *cols], cpu_rows),
+        "",
+    ]
+    lines += ratio_table(res)
+    return lines
+
+
+def peak(r: dict[str, Any]) -> str:
+    text = fmt(r["peak_mb"], 0)
+    if "server_peak_mb" in r:
+        text += f" + server {fmt(r['server_peak_mb'], 0)}"
+    return text
+
+
+def ratio_table(res: dict[str, Any]) -> list[str]:
+    """ours-eph against raw chromadb (overhead) and InMemoryStore (speed-up), p50 wall."""
+    if "ours-eph" not in res:
+        return []
+    ours = res["ours-eph"]["rows"]
+    pairs = [("raw-chroma", "ours-eph / raw-chroma"), ("inmemory", "inmemory / ours-eph")]
+    rows = []
+    for key, label in ROWS:
+        row = [label]
+        for other, _ in pairs:
+            o = res.get(other, {}).get("rows", {}).get(key)
+            a = ours.get(key)
+            if not o or not a:
+                row.append("-")
+            elif key == "put_batch":
+                r = o["items_per_s"] / a["items_per_s"] if other == "raw-chroma" else (
+                    a["items_per_s"] / o["items_per_s"])
+                row.append(fmt(r, 2) + " (time)")
+            elif a.get("n") and o.get("n"):
+                r = a["p50"] / o["p50"] if other == "raw-chroma" else o["p50"] / a["p50"]
+                row.append(fmt(r, 2))
+            else:
+                row.append("-")
+        rows.append(row)
+    mem = [
+        "peak RSS",
+        fmt(res["ours-eph"]["peak_mb"] / res["raw-chroma"]["peak_mb"], 2)
+        if "raw-chroma" in res else "-",
+        "-",
+    ]
+    rows.append(mem)
+    return [table(["ratio of p50 wall", *(p[1] for p in pairs)], rows), ""]
+
+
+def import_table(imp: dict[str, Any]) -> list[str]:
+    return [
+        "### Import time (fresh interpreter, median)",
+        "",
+        table(
+            ["what", "seconds"],
+            [
+                ["import langgraph_episodic", fmt(imp["package_s"], 3)],
+                ["... then from langgraph_episodic import ChromaStore", fmt(imp["with_store_s"], 3)],
+                ["heavy modules loaded by the import", imp["heavy_loaded"]],
+            ],
+        ),
+        "",
+    ]
+
+
+def model_tables(cells: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    models = {k: v for k, v in cells.items() if k.startswith("model@") and "error" not in v}
+    if models:
+        rows = []
+        for name, r in sorted(models.items(), key=lambda kv: int(kv[0].split("@")[1])):
+            rows.append([
+                name.split("@")[1],
+                fmt(r["encode_per_s"], 0),
+                fmt(r["store_per_s"], 0),
+                fmt(r["ratio"], 3),
+                str(r["embed_calls_per_batch"]),
+                f"{r['dup_texts_embedded']}/{r['dup_batch_size']}",
+                f"{fmt(r['query_embed']['p50'], 1)}",
+                f"{fmt(r['search_hybrid']['p50'], 1)} / {fmt(r['search_hybrid']['p95'], 1)}",
+                f"{fmt(r['search_dense']['p50'], 1)} / {fmt(r['search_dense']['p95'], 1)}",
+            ])
+        lines += [
+            "### Real model (packaged all-MiniLM-L6-v2)",
+            "",
+            "Puts of 1,000 new items into a store already holding n - 1,000 items, interleaved "
+            "in chunks with `SentenceTransformer.encode` of the same texts (batch 64, normalised).",
+            "",
+            table(
+                ["n", "encode texts/s", "store puts/s", "store / encode", "embed calls per batch",
+                 "texts embedded (dup batch)", "query embed p50 ms", "search hybrid p50/p95 ms",
+                 "search dense p50/p95 ms"],
+                rows,
+            ),
+            "",
+        ]
+    thr = [(k, cells[k]) for k in ("threads-idle", "threads-busy") if k in cells]
+    thr = [(k, v) for k, v in thr if "error" not in v]
+    if thr:
+        rows = []
+        for name, r in thr:
+            for t, s in r["threads"].items():
+                rows.append([name.split("-")[1], t, f"{fmt(s['p50'], 1)} / {fmt(s['p95'], 1)}"])
+        lines += [
+            "### One query embedding: torch threads, other core idle or busy",
+            "",
+            f"torch's default thread count here: {thr[0][1]['default_threads']}. "
+            "'busy' runs a spinning process beside it.",
+            "",
+            table(["other core", "torch threads", "p50 / p95 ms"], rows),
+            "",
+        ]
+    return lines
+
+
+def layout_tables(cells: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for name, r in sorted(cells.items()):
+        if not name.startswith("layout@") or "error" in r:
+            continue
+        n = int(name.split("@")[1])
+        rows = [[label, f"{fmt(s['p50'], 2)} / {fmt(s['p95'], 2)}", fmt(s.get("cpu"), 2)]
+                for label, s in r["rows"].items()]
+        lines += [
+            f"### Namespace layout, raw chromadb, {n:,} items in {n // 100:,} namespaces",
+            "",
+            "One top-10 vector query for one user's namespace (100 items) unless said otherwise.",
+            "",
+            table(["variant", "p50 / p95 ms", "CPU ms"], rows),
+            "",
+            table(["cost", "value"], [[k, fmt(v, 1)] for k, v in r["costs"].items()]),
+            "",
+        ]
+    return lines
+
+
+def breakdown_tables(cells: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for name, r in sorted(cells.items(), key=lambda kv: kv[0]):
+        bd = r.get("breakdown") if isinstance(r, dict) else None
+        if not bd:
+            continue
+        rows = []
+        for op, parts in bd["ops"].items():
+            for part, ms in parts.items():
+                rows.append([op, part, fmt(ms, 2)])
+        lines += [
+            f"### Where the time goes: {name} (mean ms per op, instrumented)",
+            "",
+            table(["op", "part", "ms"], rows),
+            "",
+            table(["measure", "value"], [[k, fmt(v, 2)] for k, v in bd["facts"].items()]),
+            "",
+            "cProfile, 20 warm hybrid searches, top functions by own time:",
+            "",
+            "```",
+            *bd["profile"],
+            "```",
+            "",
+        ]
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())

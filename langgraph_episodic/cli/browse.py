@@ -1,0 +1,133 @@
+"""``stats`` and ``search``: what a store holds, and what it finds for a query.
+
+Both compute plain data first (:func:`store_stats`, :func:`search_store`) and render it as text
+or JSON second, so tests and scripts can use the data directly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.store.base import BaseStore, SearchItem
+
+from .transfer import iter_namespace, list_all_namespaces
+
+EPISODES_PREFIX = "episodes"
+"""First namespace label of ``EpisodicMemory`` namespaces (``("episodes", user_id)``)."""
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Item counts per namespace and skill profiles per user (from their episodes)."""
+
+    counts: dict[tuple[str, ...], int]
+    skills: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """user -> category -> {"attempts", "success_rate", "average_reward", "strategies"}."""
+
+    @property
+    def total(self) -> int:
+        """Items in the whole store."""
+        return sum(self.counts.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe view."""
+        return {
+            "items": self.total,
+            "namespaces": [{"namespace": list(ns), "items": n} for ns, n in self.counts.items()],
+            "skills": self.skills,
+        }
+
+
+def store_stats(store: BaseStore) -> Stats:
+    """Count every namespace's items and profile each user's episodes."""
+    from ..episodic.records import Episode, EpisodeSchemaError
+    from ..episodic.skills import compute_skill_profiles
+
+    counts: dict[tuple[str, ...], int] = {}
+    skills: dict[str, dict[str, dict[str, Any]]] = {}
+    for namespace in list_all_namespaces(store):
+        items = list(iter_namespace(store, namespace))
+        counts[namespace] = len(items)
+        if len(namespace) != 2 or namespace[0] != EPISODES_PREFIX:
+            continue
+        episodes = []
+        for item in items:
+            try:
+                episodes.append(Episode.from_dict(item.value))
+            except (EpisodeSchemaError, ValueError, TypeError, KeyError):
+                continue  # not an episode: counted above, not profiled
+        profiles = compute_skill_profiles(episodes)
+        skills[namespace[1]] = {
+            category.value: {
+                "attempts": p.attempts,
+                "success_rate": round(p.success_rate, 4),
+                "average_reward": round(p.total_reward / p.attempts, 4) if p.attempts else 0.0,
+                "strategies": {
+                    name: {"attempts": s.attempts, "success_rate": round(s.success_rate, 4)}
+                    for name, s in sorted(p.strategies.items())
+                },
+            }
+            for category, p in sorted(profiles.items(), key=lambda kv: kv[0].value)
+        }
+    return Stats(counts=counts, skills=skills)
+
+
+def render_stats(stats: Stats, where: str) -> str:
+    """Stats as text for a terminal."""
+    lines = [f"{where}: {stats.total} items in {len(stats.counts)} namespaces"]
+    width = max((len("/".join(ns)) for ns in stats.counts), default=0)
+    for ns, n in stats.counts.items():
+        lines.append(f"  {'/'.join(ns):<{width}}  {n:>6}")
+    for user, categories in stats.skills.items():
+        lines.append(f"skills of {user!r} (from {EPISODES_PREFIX}/{user}):")
+        for category, p in categories.items():
+            best = max(
+                p["strategies"].items(),
+                key=lambda kv: (kv[1]["success_rate"], kv[1]["attempts"]),
+                default=None,
+            )
+            best_text = f"; best strategy {best[0]} ({best[1]['success_rate']:.0%})" if best else ""
+            lines.append(
+                f"  {category:<16} {p['attempts']:>4} attempts, "
+                f"{p['success_rate']:.0%} success{best_text}"
+            )
+    return "\n".join(lines)
+
+
+def user_namespaces(store: BaseStore, user: str) -> list[tuple[str, ...]]:
+    """Namespaces that belong to ``user``: those with ``user`` as a whole label (as
+    :func:`langgraph_episodic.privacy.forget_user` decides)."""
+    return [ns for ns in list_all_namespaces(store) if user in ns]
+
+
+def search_store(
+    store: BaseStore, query: str, *, user: str | None = None, limit: int = 10
+) -> list[SearchItem]:
+    """The best ``limit`` items for ``query``, in the whole store or in ``user``'s namespaces."""
+    if user is None:
+        return list(store.search((), query=query, limit=limit, refresh_ttl=False))
+    found: list[SearchItem] = []
+    for namespace in user_namespaces(store, user):
+        found.extend(
+            it
+            for it in store.search(namespace, query=query, limit=limit, refresh_ttl=False)
+            if tuple(it.namespace) == namespace
+        )
+    found.sort(key=lambda it: -(it.score if it.score is not None else float("-inf")))
+    return found[:limit]
+
+
+def render_results(results: list[SearchItem], *, width: int = 100) -> str:
+    """Search results as text: score, namespace/key and the start of the value."""
+    if not results:
+        return "no results"
+    lines = []
+    for it in results:
+        score = "   -  " if it.score is None else f"{it.score:6.3f}"
+        text = json.dumps(it.value, ensure_ascii=False)
+        if len(text) > width:
+            text = text[: width - 3] + "..."
+        lines.append(f"{score}  {'/'.join(it.namespace)}/{it.key}\n        {text}")
+    return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""What the LangGraph ``BaseStore`` API cannot say or set, read from a ``ChromaStore`` directly.
+
+Export wants each item's TTL, expiry and indexed fields; import wants to restore the original
+``created_at`` / ``updated_at`` / expiry (``put`` always stamps "now"). ``ChromaStore`` keeps all
+of these in its item and vector metadata (see :mod:`langgraph_episodic.chroma.layout`); these
+helpers read and write them there. Any other store gets none of this: its export carries the
+five public fields only, and imported items are stamped with the import time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, TypeGuard
+
+from langgraph.store.base import BaseStore
+
+from ..chroma import layout
+from ..chroma.store import ChromaStore
+
+_EXPANDED = re.compile(r"^(?P<base>.*\*.*)\.\d+$")
+"""A wildcard field path expanded per element (``tags[*].0``); the index re-expands it."""
+
+
+@dataclass(frozen=True)
+class Extras:
+    """Store-specific facts about one item."""
+
+    index: list[str] | Literal[False]
+    """The field paths that were embedded, or False when the item has no vectors."""
+    ttl: float | None
+    """TTL in minutes, or None."""
+    expires_at: datetime | None
+    """When the item expires, or None."""
+
+
+def supported(store: BaseStore) -> TypeGuard[ChromaStore]:
+    """Whether ``store`` is a ``ChromaStore`` (the only store these helpers understand)."""
+    return isinstance(store, ChromaStore)
+
+
+def _chunks(ids: Sequence[str], size: int) -> Iterable[Sequence[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _batch_size(store: ChromaStore) -> int:
+    return max(1, int(store._max_batch))
+
+
+def read_extras(
+    store: ChromaStore, keys: Sequence[tuple[tuple[str, ...], str]]
+) -> dict[tuple[tuple[str, ...], str], Extras]:
+    """TTL, expiry and indexed fields of the items ``(namespace, key)``; missing ones are absent."""
+    by_id = {layout.item_id(ns, key): (ns, key) for ns, key in keys}
+    metas: dict[str, Mapping[str, Any]] = {}
+    paths: dict[str, list[tuple[int, str]]] = {}
+    for chunk in _chunks(list(by_id), _batch_size(store)):
+        got = store._items.get(ids=list(chunk), include=["metadatas"])
+        metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
+        vector_ids = [
+            layout.vector_id(rid, j)
+            for rid in chunk
+            if rid in metas
+            for j in range(int(metas[rid].get("_nvec", 0)))
+        ]
+        for vchunk in _chunks(vector_ids, _batch_size(store)):
+            vgot = store._vectors.get(ids=list(vchunk), include=["metadatas"])
+            for vid, vmeta in zip(vgot["ids"], vgot["metadatas"] or [], strict=True):
+                rid, _, j = vid.rpartition("#")
+                paths.setdefault(rid, []).append((int(j), str(vmeta.get("_path", "$"))))
+    out = {}
+    for rid, meta in metas.items():
+        expires = float(meta.get("_expires", layout.NO_EXPIRY))
+        out[by_id[rid]] = Extras(
+            index=_index_spec([p for _, p in sorted(paths.get(rid, []))]),
+            ttl=layout.ttl_of(meta),
+            expires_at=None if expires >= layout.NO_EXPIRY else layout.to_datetime(expires),
+        )
+    return out
+
+
+def _index_spec(paths: Sequence[str]) -> list[str] | Literal[False]:
+    """The ``index=`` list that re-creates these vector paths (False for none)."""
+    if not paths:
+        return False
+    spec: list[str] = []
+    for path in paths:
+        match = _EXPANDED.match(path)
+        base = match.group("base") if match else path
+        if base not in spec:
+            spec.append(base)
+    return spec
+
+
+def restore_times(
+    store: ChromaStore,
+    times: Mapping[tuple[tuple[str, ...], str], tuple[datetime, datetime, datetime | None]],
+) -> None:
+    """Set ``created_at``, ``updated_at`` and the expiry of existing items to the given times."""
+    ids, metas = [], []
+    for (ns, key), (created, updated, expires) in times.items():
+        ids.append(layout.item_id(ns, key))
+        meta: dict[str, Any] = {"_created": created.timestamp(), "_updated": updated.timestamp()}
+        if expires is not None:
+            meta["_expires"] = expires.timestamp()
+        metas.append(meta)
+    step = _batch_size(store)
+    for start in range(0, len(ids), step):
+        store._items.update(ids=ids[start : start + step], metadatas=metas[start : start + step])

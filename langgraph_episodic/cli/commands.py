@@ -1,0 +1,155 @@
+"""The store commands: ``stats``, ``search``, ``export``, ``import``, ``forget``, ``sweep``.
+
+Each ``run_*`` takes the parsed arguments, prints its result to stdout and returns the exit
+code. Problems the user can fix raise :class:`~.target.CliError` (exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .browse import render_results, render_stats, search_store, store_stats
+from .target import CliError, Target, open_store
+from .transfer import (
+    ImportFileError,
+    collect_records,
+    export_file,
+    import_records,
+    parse_lines,
+    read_file,
+    write_records,
+)
+
+
+def _close(store: Any) -> None:
+    closer = getattr(store, "close", None)
+    if callable(closer):
+        closer()
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    """Print namespaces with item counts, and each user's skill profiles."""
+    target = Target.from_args(args)
+    store = open_store(target, semantic=False)
+    try:
+        stats = store_stats(store)
+    finally:
+        _close(store)
+    if args.json:
+        print(json.dumps(stats.to_dict(), indent=2))
+    else:
+        print(render_stats(stats, target.describe()))
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    """Print the items that best match a query (optionally only one user's)."""
+    if not args.query.strip():
+        raise CliError("QUERY is empty; pass the text to search for.")
+    if args.limit < 1:
+        raise CliError(f"--limit must be at least 1, got {args.limit}.")
+    target = Target.from_args(args)
+    store = open_store(target, semantic=True)
+    try:
+        results = search_store(store, args.query, user=args.user, limit=args.limit)
+    finally:
+        _close(store)
+    if args.json:
+        print(json.dumps([_result_dict(r) for r in results], indent=2, ensure_ascii=False))
+    else:
+        print(render_results(results))
+    return 0
+
+
+def _result_dict(item: Any) -> dict[str, Any]:
+    return {
+        "namespace": list(item.namespace),
+        "key": item.key,
+        "score": item.score,
+        "value": item.value,
+        "created_at": item.created_at.isoformat(),
+        "updated_at": item.updated_at.isoformat(),
+    }
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Write every item to a JSON-lines file (``-`` for stdout)."""
+    target = Target.from_args(args)
+    out_path = None if args.file == "-" else Path(args.file)
+    if out_path is not None and not out_path.parent.is_dir():
+        raise CliError(f"Cannot write {out_path}: the folder {out_path.parent} does not exist.")
+    if out_path is not None and out_path.is_dir():
+        raise CliError(f"{out_path} is a folder; pass a file name such as {out_path / 'store.jsonl'}.")
+    store = open_store(target, semantic=False)
+    try:
+        if out_path is None:
+            write_records(collect_records(store), sys.stdout)
+            return 0
+        try:
+            count = export_file(store, out_path)
+        except OSError as exc:
+            raise CliError(f"Cannot write {out_path}: {exc}") from exc
+    finally:
+        _close(store)
+    print(f"exported {count} items from the {target.describe()} to {out_path}", file=sys.stderr)
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Validate a JSON-lines file completely, then put all its items in one batch."""
+    target = Target.from_args(args)
+    if args.file == "-":
+        try:
+            records = parse_lines(sys.stdin.read().splitlines())
+        except ImportFileError as exc:
+            raise CliError(f"stdin: {exc}") from exc
+    else:
+        path = Path(args.file)
+        if not path.is_file():
+            raise CliError(f"No file {path} to import (it does not exist or is a folder).")
+        try:
+            records = read_file(path)
+        except ImportFileError as exc:
+            raise CliError(f"{path}: {exc}") from exc
+    store = open_store(target, semantic=True, create=True)
+    try:
+        count = import_records(store, records)
+    except (TypeError, ValueError) as exc:
+        raise CliError(f"The store rejected the file ({exc}); nothing was imported.") from exc
+    finally:
+        _close(store)
+    print(f"imported {count} items into the {target.describe()}", file=sys.stderr)
+    return 0
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    """Delete expired items (TTL) now."""
+    target = Target.from_args(args)
+    store = open_store(target, semantic=False)
+    try:
+        removed = store.sweep_ttl()
+    finally:
+        _close(store)
+    print(f"removed {removed} expired items from the {target.describe()}")
+    return 0
+
+
+def run_forget(args: argparse.Namespace) -> int:
+    """Delete everything stored about one user: store items and checkpointed threads."""
+    from .forget import forget, render
+
+    target = Target.from_args(args)
+    if not args.user:
+        raise CliError("--user is empty; pass the id of the user to forget.")
+    checkpoints = args.checkpoints or target.checkpoints()
+    store = open_store(target, semantic=False)
+    try:
+        report = forget(store, args.user, checkpoints=checkpoints)
+    finally:
+        _close(store)
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    return 0

@@ -1,0 +1,113 @@
+"""``langgraph-episodic``: inspect and maintain a store, and run the learning demo.
+
+Every command works on the embedded store in ``./.episodic`` unless given ``--path`` (another
+folder) or ``--url`` (a Chroma server). Problems you can fix are reported in one line on stderr
+with exit code 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from . import commands, demo
+from .target import CliError, add_target_options
+
+logger = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of all commands."""
+    parser = argparse.ArgumentParser(
+        prog="langgraph-episodic",
+        description="Episodic memory that learns, for LangGraph agents: inspect and maintain a "
+        "store, or watch an agent learn (`langgraph-episodic demo`).",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("stats", help="namespaces, item counts and skill profiles")
+    add_target_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=commands.run_stats)
+
+    p = sub.add_parser("search", help="semantic search over the store")
+    p.add_argument("query", metavar="QUERY", help="what to look for")
+    p.add_argument("--user", help="only this user's namespaces")
+    p.add_argument("--limit", type=int, default=10, help="how many results (default: 10)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    add_target_options(p)
+    p.set_defaults(run=commands.run_search)
+
+    p = sub.add_parser("export", help="write every item to a JSON-lines file")
+    p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
+    add_target_options(p)
+    p.set_defaults(run=commands.run_export)
+
+    p = sub.add_parser(
+        "import", help="read a JSON-lines export (validated completely before anything is written)"
+    )
+    p.add_argument("file", metavar="FILE", help="file to read ('-' for stdin)")
+    add_target_options(p)
+    p.set_defaults(run=commands.run_import)
+
+    p = sub.add_parser("forget", help="delete a user's memories and conversation threads")
+    p.add_argument("--user", required=True, help="the user id to forget")
+    p.add_argument(
+        "--checkpoints",
+        help="checkpoint database of the user's threads (SQLite file or postgresql:// URL; "
+        "default: <path>/checkpoints.sqlite for an embedded store, none for a server)",
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_target_options(p)
+    p.set_defaults(run=commands.run_forget)
+
+    p = sub.add_parser("sweep", help="delete expired (TTL) items now")
+    add_target_options(p)
+    p.set_defaults(run=commands.run_sweep)
+
+    p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
+    demo.add_arguments(p)
+    p.set_defaults(run=demo.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or a usage error: argparse has printed the message
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        code: int = args.run(args)
+    except CliError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        from chromadb.errors import ChromaError
+
+        if not isinstance(exc, ChromaError):
+            raise
+        from .target import Target, explain_chroma_error
+
+        print(f"error: {explain_chroma_error(exc, Target.from_args(args))}", file=sys.stderr)
+        return EXIT_USAGE
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Which store a command works on: ``--path`` (embedded Chroma) or ``--url`` (a Chroma server).
+
+Every failure to open a store becomes a :class:`CliError` whose message names the fix, so the
+command line can print it and exit with code 2 instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..chroma.store import ChromaStore
+
+DEFAULT_PATH = Path(".episodic")
+"""Where the embedded store lives unless ``--path`` says otherwise."""
+
+DEFAULT_COLLECTION = "langgraph_store"
+"""The store's collection name unless ``--collection`` says otherwise."""
+
+CHROMA_FILE = "chroma.sqlite3"
+"""The file Chroma keeps in every persistent store folder (how we recognise a store)."""
+
+HASH_DIMS = 64
+"""Dimensions of ``--embeddings hash``."""
+
+EmbeddingsChoice = Literal["model", "hash"]
+
+
+class CliError(Exception):
+    """A problem the user can fix; the command line prints the message and exits with code 2."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the store is, and how to embed text for it."""
+
+    path: Path | None = None
+    url: str | None = None
+    collection: str = DEFAULT_COLLECTION
+    embeddings: EmbeddingsChoice = "model"
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Target:
+        """The target named by the common options (see :func:`add_target_options`)."""
+        url = getattr(args, "url", None)
+        path = getattr(args, "path", None)
+        return cls(
+            path=None if url else Path(path or DEFAULT_PATH),
+            url=url,
+            collection=getattr(args, "collection", DEFAULT_COLLECTION),
+            embeddings=getattr(args, "embeddings", "model"),
+        )
+
+    def describe(self) -> str:
+        """``"server http://..."`` or ``"embedded store ./.episodic"`` for messages."""
+        return f"server {self.url}" if self.url else f"embedded store {self.path}"
+
+    def index(self) -> dict[str, Any]:
+        """The store's ``IndexConfig`` for this target's embeddings choice."""
+        from ..embeddings import MODEL_DIMS, HashEmbeddings, default_embeddings
+
+        if self.embeddings == "hash":
+            return {"dims": HASH_DIMS, "embed": HashEmbeddings(HASH_DIMS)}
+        return {"dims": MODEL_DIMS, "embed": default_embeddings()}
+
+    def checkpoints(self) -> Path | None:
+        """The SQLite checkpoint file that belongs to an embedded store (None for a server)."""
+        return None if self.path is None else self.path / "checkpoints.sqlite"
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--path`` / ``--url`` (exclusive), ``--collection`` and ``--embeddings``."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--path",
+        help=f"folder of the embedded store (default: ./{DEFAULT_PATH})",
+    )
+    where.add_argument("--url", help="URL of a Chroma server, e.g. http://127.0.0.1:8000")
+    parser.add_argument(
+        "--collection",
+        default=DEFAULT_COLLECTION,
+        help=f"collection name inside Chroma (default: {DEFAULT_COLLECTION})",
+    )
+    parser.add_argument(
+        "--embeddings",
+        choices=["model", "hash"],
+        default="model",
+        help="how text is embedded: the packaged all-MiniLM-L6-v2 (model, default) or the "
+        f"instant {HASH_DIMS}-dim hashing embedder (hash); use the one the store was written with",
+    )
+
+
+def open_store(
+    target: Target, *, semantic: bool, create: bool = False, **options: Any
+) -> ChromaStore:
+    """Open the target's ``ChromaStore``.
+
+    ``semantic=False`` opens it without an embedder (enough for listing, counting, deleting and
+    exporting, and no model load). ``create=False`` refuses a path that holds no store yet, so
+    a typo in ``--path`` is reported instead of silently creating an empty store.
+    """
+    from ..chroma.store import ChromaStore
+
+    kwargs: dict[str, Any] = {"collection": target.collection, **options}
+    kwargs["index"] = target.index() if semantic else None
+    if target.url is not None:
+        try:
+            return ChromaStore.from_url(target.url, **kwargs)
+        except ValueError as exc:
+            raise CliError(f"Bad --url: {exc}") from exc
+        except ConnectionError as exc:
+            raise CliError(str(exc)) from exc
+    path = target.path or DEFAULT_PATH
+    _check_path(path, create=create)
+    try:
+        return ChromaStore.persistent(path, **kwargs)
+    except OSError as exc:
+        raise CliError(
+            f"Cannot open the embedded store at {path}: {exc}. Pass --path to a folder you "
+            "can write to."
+        ) from exc
+
+
+def _check_path(path: Path, *, create: bool) -> None:
+    if path.exists() and not path.is_dir():
+        raise CliError(f"--path {path} is a file, not a store folder. Pass a folder.")
+    if create:
+        return
+    if not path.exists():
+        raise CliError(
+            f"No store at {path} (the folder does not exist). Pass --path to an existing store, "
+            "or create one with `langgraph-episodic demo` or `langgraph-episodic import`."
+        )
+    if not (path / CHROMA_FILE).is_file():
+        raise CliError(
+            f"{path} is not a langgraph-episodic store (it has no {CHROMA_FILE}). "
+            "Pass --path to the folder the store was created in."
+        )
+
+
+def explain_chroma_error(exc: Exception, target: Target) -> str:
+    """A message for a Chroma error raised while a command ran, naming the likely fix."""
+    text = str(exc)
+    if "dimension" in text:
+        other = "hash" if target.embeddings == "model" else "model"
+        return (
+            f"The {target.describe()} was written with another embedder ({text}). "
+            f"Try --embeddings {other}."
+        )
+    return f"Chroma failed on the {target.describe()}: {text}"

@@ -1,0 +1,311 @@
+"""Export a store to JSON lines and import it back, exactly.
+
+One line per item::
+
+    {"namespace": ["episodes", "alice"], "key": "e1", "value": {...},
+     "created_at": "2025-01-02T03:04:05.678901+00:00", "updated_at": "...",
+     "index": ["text"], "ttl": null, "expires_at": null}
+
+``index``, ``ttl`` and ``expires_at`` are optional; export writes them when the store can tell
+(``ChromaStore``). Import validates the whole file before it writes anything, writes every item
+in one batch (a ``ChromaStore`` checks the batch completely before its first write), recomputes
+the vectors with the target store's embedder, and then restores the original timestamps where
+the store allows it (``ChromaStore``; other stores stamp the import time).
+
+Enumeration uses the public ``BaseStore`` API only: ``list_namespaces`` and ``search`` without a
+query, page by page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from langgraph.store.base import BaseStore, Item, PutOp
+
+PAGE_SIZE = 500
+"""Items (and namespaces) fetched per call while enumerating a store."""
+
+MAX_REPORTED_ERRORS = 20
+"""At most this many problems are listed when a file is rejected."""
+
+REQUIRED_FIELDS = ("namespace", "key", "value", "created_at", "updated_at")
+OPTIONAL_FIELDS = ("index", "ttl", "expires_at")
+
+
+class ImportFileError(ValueError):
+    """The import file is malformed; the message lists the problems by line. Nothing was written."""
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One exported item: the public fields plus what the store could tell about it."""
+
+    namespace: tuple[str, ...]
+    key: str
+    value: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    index: list[str] | Literal[False] | None = None
+    """Embedded field paths, False for none, None for "the store's default"."""
+    ttl: float | None = None
+    expires_at: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of one line."""
+        out: dict[str, Any] = {
+            "namespace": list(self.namespace),
+            "key": self.key,
+            "value": self.value,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }
+        if self.index is not None:
+            out["index"] = self.index
+            out["ttl"] = self.ttl
+            out["expires_at"] = None if self.expires_at is None else self.expires_at.isoformat()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ItemRecord:
+        """Parse and validate one line's object; raises ``ValueError`` naming the problem."""
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+        missing = [f for f in REQUIRED_FIELDS if f not in data]
+        if missing:
+            raise ValueError(f"missing field(s) {missing}")
+        unknown = sorted(set(data) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS))
+        if unknown:
+            raise ValueError(f"unknown field(s) {unknown}; known: {[*REQUIRED_FIELDS, *OPTIONAL_FIELDS]}")
+        key = data["key"]
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"'key' must be a non-empty string, got {key!r}")
+        value = data["value"]
+        if not isinstance(value, dict):
+            raise ValueError(f"'value' must be a JSON object, got {type(value).__name__}")
+        return cls(
+            namespace=_namespace(data["namespace"]),
+            key=key,
+            value=value,
+            created_at=_timestamp(data["created_at"], "created_at"),
+            updated_at=_timestamp(data["updated_at"], "updated_at"),
+            index=_index(data.get("index")),
+            ttl=_ttl(data.get("ttl")),
+            expires_at=_optional_timestamp(data.get("expires_at"), "expires_at"),
+        )
+
+
+def _namespace(raw: Any) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise ValueError(f"'namespace' must be a non-empty list of strings, got {raw!r}")
+    for label in raw:
+        if not isinstance(label, str) or not label or "." in label:
+            raise ValueError(
+                f"namespace labels must be non-empty strings without '.', got {label!r}"
+            )
+    if raw[0] == "langgraph":
+        raise ValueError("namespaces may not start with the reserved label 'langgraph'")
+    return tuple(raw)
+
+
+def _timestamp(raw: Any, name: str) -> datetime:
+    if not isinstance(raw, str):
+        raise ValueError(f"{name!r} must be an ISO 8601 string, got {raw!r}")
+    try:
+        stamp = datetime.fromisoformat(raw)
+    except ValueError:
+        raise ValueError(f"{name!r} is not an ISO 8601 timestamp: {raw!r}") from None
+    if stamp.tzinfo is None:
+        raise ValueError(f"{name!r} needs a UTC offset (e.g. +00:00): {raw!r}")
+    return stamp
+
+
+def _optional_timestamp(raw: Any, name: str) -> datetime | None:
+    return None if raw is None else _timestamp(raw, name)
+
+
+def _index(raw: Any) -> list[str] | Literal[False] | None:
+    if raw is None or raw is False:
+        return raw
+    if isinstance(raw, list) and all(isinstance(p, str) and p for p in raw):
+        return list(raw)
+    raise ValueError(f"'index' must be a list of field paths, false or null, got {raw!r}")
+
+
+def _ttl(raw: Any) -> float | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw > 0:
+        raise ValueError(f"'ttl' must be a positive number of minutes or null, got {raw!r}")
+    return float(raw)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
+
+
+# --- enumeration and export ----------------------------------------------------------------
+
+
+def list_all_namespaces(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[tuple[str, ...]]:
+    """Every namespace that holds an item, sorted."""
+    found: list[tuple[str, ...]] = []
+    offset = 0
+    while True:
+        page = store.list_namespaces(limit=page_size, offset=offset)
+        found.extend(tuple(ns) for ns in page)
+        if len(page) < page_size:
+            return sorted(set(found))
+        offset += page_size
+
+
+def iter_namespace(
+    store: BaseStore, namespace: tuple[str, ...], *, page_size: int = PAGE_SIZE
+) -> Iterator[Item]:
+    """Every item whose namespace is exactly ``namespace`` (deeper namespaces are skipped)."""
+    seen: set[str] = set()
+    offset = 0
+    while True:
+        page = store.search(namespace, limit=page_size, offset=offset, refresh_ttl=False)
+        for item in page:
+            if tuple(item.namespace) == namespace and item.key not in seen:
+                seen.add(item.key)
+                yield item
+        if len(page) < page_size:
+            return
+        offset += page_size
+
+
+def iter_items(store: BaseStore, *, page_size: int = PAGE_SIZE) -> Iterator[Item]:
+    """Every item of the store, namespace by namespace."""
+    for namespace in list_all_namespaces(store, page_size=page_size):
+        yield from iter_namespace(store, namespace, page_size=page_size)
+
+
+def collect_records(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[ItemRecord]:
+    """Every item of the store as an :class:`ItemRecord`, with store extras where known."""
+    items = list(iter_items(store, page_size=page_size))
+    extras: dict[Any, Any] = {}
+    from . import chroma_extras
+
+    if chroma_extras.supported(store):
+        keys = [(tuple(it.namespace), it.key) for it in items]
+        extras = chroma_extras.read_extras(store, keys)
+    records = []
+    for item in items:
+        namespace = tuple(item.namespace)
+        extra = extras.get((namespace, item.key))
+        records.append(
+            ItemRecord(
+                namespace=namespace,
+                key=item.key,
+                value=item.value,
+                created_at=item.created_at,
+                updated_at=item.updated_at,
+                index=None if extra is None else extra.index,
+                ttl=None if extra is None else extra.ttl,
+                expires_at=None if extra is None else extra.expires_at,
+            )
+        )
+    return records
+
+
+def write_records(records: Sequence[ItemRecord], out: TextIO) -> None:
+    """Write records as JSON lines."""
+    for record in records:
+        out.write(json.dumps(record.to_dict(), ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def export_file(store: BaseStore, path: Path) -> int:
+    """Export every item of ``store`` to the JSON-lines file ``path``; return the count.
+
+    The file is written next to ``path`` first and renamed, so a failed export never leaves a
+    truncated file behind.
+    """
+    records = collect_records(store)
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w", encoding="utf-8") as out:
+        write_records(records, out)
+    partial.replace(path)
+    return len(records)
+
+
+# --- import ---------------------------------------------------------------------------------
+
+
+def parse_lines(lines: Sequence[str]) -> list[ItemRecord]:
+    """Parse and validate every line; raise :class:`ImportFileError` listing all problems.
+
+    Blank lines are skipped. The same (namespace, key) twice is an error.
+    """
+    records: list[ItemRecord] = []
+    problems: list[str] = []
+    first_seen: dict[tuple[tuple[str, ...], str], int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line, parse_constant=_reject_constant)
+            record = ItemRecord.from_dict(data)
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
+            problems.append(f"line {number}: {exc}")
+            continue
+        ident = (record.namespace, record.key)
+        if ident in first_seen:
+            problems.append(
+                f"line {number}: namespace {list(record.namespace)} key {record.key!r} "
+                f"repeats line {first_seen[ident]}"
+            )
+            continue
+        first_seen[ident] = number
+        records.append(record)
+    if problems:
+        shown = problems[:MAX_REPORTED_ERRORS]
+        more = len(problems) - len(shown)
+        raise ImportFileError(
+            f"{len(problems)} problem(s); nothing was imported:\n  "
+            + "\n  ".join(shown)
+            + (f"\n  ... and {more} more" if more else "")
+        )
+    return records
+
+
+def read_file(path: Path) -> list[ItemRecord]:
+    """Read and validate a JSON-lines export (see :func:`parse_lines`)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportFileError(f"{path} is not UTF-8 text ({exc}); nothing was imported.") from exc
+    return parse_lines(text.splitlines())
+
+
+def import_records(store: BaseStore, records: Sequence[ItemRecord]) -> int:
+    """Put every record in one batch, then restore their timestamps where the store allows.
+
+    Vectors are recomputed by ``store``'s embedder, over each record's ``index`` fields (the
+    store's defaults when it has none). Returns the number of items written.
+    """
+    ops = [
+        PutOp(
+            namespace=r.namespace,
+            key=r.key,
+            value=r.value,
+            index=r.index,
+            ttl=r.ttl if store.supports_ttl else None,
+        )
+        for r in records
+    ]
+    if ops:
+        store.batch(ops)
+    from . import chroma_extras
+
+    if records and chroma_extras.supported(store):
+        chroma_extras.restore_times(
+            store,
+            {(r.namespace, r.key): (r.created_at, r.updated_at, r.expires_at) for r in records},
+        )
+    return len(ops)

@@ -1,0 +1,87 @@
+"""Episodic memory with prioritised experience replay.
+
+Record what the agent did (:class:`Episode`) in any LangGraph store through
+:class:`EpisodicMemory`, recall the past episodes that matter most for a new task (ranked by
+similarity, recency, reward and outcome), render them for a prompt
+(:func:`format_replay_prompt`), pick a strategy from experience (:func:`select_strategy`) and
+watch the agent learn (:func:`compute_learning_curve`).
+
+The names below are also exported from ``langgraph_episodic`` itself.
+"""
+
+from __future__ import annotations
+
+from .learning import LearningSnapshot, compute_learning_curve
+from .memory import EpisodeConflictError, EpisodicMemory
+from .plot import plot_learning_curve
+from .priority import (
+    EARLY_WEIGHTS,
+    LATE_WEIGHTS,
+    NORMAL_WEIGHTS,
+    PrioritizedResult,
+    PriorityComponents,
+    ReplayWeights,
+    compute_priority,
+    weights_for_size,
+)
+from .records import (
+    SCHEMA_VERSION,
+    Episode,
+    EpisodeSchemaError,
+    Feedback,
+    OutcomeStatus,
+    TaskCategory,
+    TaskDescription,
+)
+from .replay import ReplayContext, build_replay_context, format_replay_prompt
+from .similarity import cosine_similarity, decay_factor, temporal_decay
+from .skills import SkillProfile, StrategyStats, compute_skill_profiles, identify_weak_skills
+from .strategy import (
+    STRATEGY_POOL,
+    StrategyChoice,
+    StrategyEvidence,
+    aselect_strategy,
+    choose_strategy,
+    complexity_strategy,
+    select_strategy,
+)
+
+__all__ = [
+    "EARLY_WEIGHTS",
+    "LATE_WEIGHTS",
+    "NORMAL_WEIGHTS",
+    "SCHEMA_VERSION",
+    "STRATEGY_POOL",
+    "Episode",
+    "EpisodeConflictError",
+    "EpisodeSchemaError",
+    "EpisodicMemory",
+    "Feedback",
+    "LearningSnapshot",
+    "OutcomeStatus",
+    "PrioritizedResult",
+    "PriorityComponents",
+    "ReplayContext",
+    "ReplayWeights",
+    "SkillProfile",
+    "StrategyChoice",
+    "StrategyEvidence",
+    "StrategyStats",
+    "TaskCategory",
+    "TaskDescription",
+    "aselect_strategy",
+    "build_replay_context",
+    "choose_strategy",
+    "complexity_strategy",
+    "compute_learning_curve",
+    "compute_priority",
+    "compute_skill_profiles",
+    "cosine_similarity",
+    "decay_factor",
+    "format_replay_prompt",
+    "identify_weak_skills",
+    "plot_learning_curve",
+    "select_strategy",
+    "temporal_decay",
+    "weights_for_size",
+]

@@ -1,0 +1,64 @@
+"""Learning curves: is the agent getting better over its episodes?
+
+>>> from langgraph_episodic.episodic.records import (
+...     Episode, Feedback, OutcomeStatus, TaskDescription)
+>>> outcomes = [OutcomeStatus.FAILURE, OutcomeStatus.SUCCESS, OutcomeStatus.SUCCESS]
+>>> eps = [Episode(f"e{i}", TaskDescription("t"), "", Feedback(r), o)
+...        for i, (r, o) in enumerate(zip([0.0, 1.0, 0.5], outcomes))]
+>>> curve = compute_learning_curve(eps, window=2)
+>>> [s.rolling_success_rate for s in curve]
+[0.0, 0.5, 1.0]
+>>> curve[-1].cumulative_reward
+1.5
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .records import Episode, OutcomeStatus
+
+
+@dataclass(frozen=True)
+class LearningSnapshot:
+    """The state of learning after one episode.
+
+    ``index`` counts episodes from 1. Rolling values are over the last ``window`` episodes (fewer
+    at the start); only full successes count as successes.
+    """
+
+    index: int
+    episode_id: str
+    timestamp: float
+    cumulative_reward: float
+    rolling_success_rate: float
+    rolling_average_reward: float
+
+
+def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list[LearningSnapshot]:
+    """Return one :class:`LearningSnapshot` per episode, in the order given.
+
+    ``EpisodicMemory.episodes()`` returns episodes oldest first, which is the order wanted here.
+    """
+    if window < 1:
+        raise ValueError(f"window must be >= 1; got {window}.")
+    recent: deque[Episode] = deque(maxlen=window)
+    snapshots: list[LearningSnapshot] = []
+    cumulative = 0.0
+    for index, episode in enumerate(episodes, start=1):
+        recent.append(episode)
+        cumulative += episode.feedback.reward
+        n = len(recent)
+        snapshots.append(
+            LearningSnapshot(
+                index=index,
+                episode_id=episode.episode_id,
+                timestamp=episode.timestamp,
+                cumulative_reward=cumulative,
+                rolling_success_rate=sum(e.outcome is OutcomeStatus.SUCCESS for e in recent) / n,
+                rolling_average_reward=sum(e.feedback.reward for e in recent) / n,
+            )
+        )
+    return snapshots

@@ -1,0 +1,101 @@
+"""Graph nodes, conversation memory and per-user threads for LangGraph apps.
+
+Add memory to a ``StateGraph`` with the node factories (each returns a node that runs in
+``graph.invoke`` and ``graph.ainvoke``), or wire them all with :func:`add_memory_nodes`. Run
+each user's sessions in their own threads (:func:`thread_config`, :func:`open_checkpointer`),
+and keep cross-session facts (:class:`UserProfiles`) and working memory
+(:class:`CustomerHistory`, :class:`OutputLog`) in the store.
+
+The names below are also exported from ``langgraph_episodic`` itself.
+"""
+
+from __future__ import annotations
+
+from ._runner import MemoryNode
+from .entities import (
+    ExtractedEntities,
+    ExtractedEntity,
+    entity_extract_node,
+    extract_entities_by_rules,
+    is_question,
+)
+from .episode_nodes import (
+    EpisodeMemories,
+    outcome_from_feedback,
+    recall_node,
+    recalled_episodes,
+    record_episode_node,
+    select_strategy_node,
+    task_from_state,
+)
+from .profiles import UserFact, UserProfiles
+from .state import EpisodicState, merge_description, merge_entities
+from .summarize import SUMMARY_MESSAGE_ID, extractive_summary, summarize_node
+from .threads import (
+    SessionInfo,
+    adelete_user_threads,
+    alist_sessions,
+    aopen_checkpointer,
+    aresume_config,
+    delete_user_threads,
+    list_sessions,
+    open_checkpointer,
+    resume_config,
+    thread_config,
+    thread_id_for,
+)
+from .window import sliding_window_node, window_messages
+from .wiring import (
+    MemoryNodeNames,
+    add_memory_nodes,
+    build_memory_graph,
+    memory_agent_node,
+    memory_system_prompt,
+)
+from .working_memory import CustomerHistory, OutputItem, OutputLog, Turn
+
+__all__ = [
+    "SUMMARY_MESSAGE_ID",
+    "CustomerHistory",
+    "EpisodeMemories",
+    "EpisodicState",
+    "ExtractedEntities",
+    "ExtractedEntity",
+    "MemoryNode",
+    "MemoryNodeNames",
+    "OutputItem",
+    "OutputLog",
+    "SessionInfo",
+    "Turn",
+    "UserFact",
+    "UserProfiles",
+    "add_memory_nodes",
+    "adelete_user_threads",
+    "alist_sessions",
+    "aopen_checkpointer",
+    "aresume_config",
+    "build_memory_graph",
+    "delete_user_threads",
+    "entity_extract_node",
+    "extract_entities_by_rules",
+    "extractive_summary",
+    "is_question",
+    "list_sessions",
+    "memory_agent_node",
+    "memory_system_prompt",
+    "merge_description",
+    "merge_entities",
+    "open_checkpointer",
+    "outcome_from_feedback",
+    "recall_node",
+    "recalled_episodes",
+    "record_episode_node",
+    "resume_config",
+    "select_strategy_node",
+    "sliding_window_node",
+    "summarize_node",
+    "task_from_state",
+    "thread_config",
+    "thread_id_for",
+    "window_messages",
+]

@@ -1,0 +1,163 @@
+"""Cross-session user facts, kept in the store under ``("user_profiles", user_id)``.
+
+A fact is one short text ("prefers Python for data analysis"). Saving the same fact twice
+(ignoring case and spacing) keeps one item; facts that carry nothing (greetings, thanks, too
+short; see :func:`~langgraph_episodic.relevance.is_worth_storing`) are refused unless
+``force=True``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langgraph.store.base import BaseStore, Item
+
+from ..relevance import is_worth_storing
+from ._runner import Plan, all_items, arun, call, run
+
+PROFILE_NAMESPACE = "user_profiles"
+"""First label of the profile namespace; the second is the user id."""
+
+@dataclass(frozen=True)
+class UserFact:
+    """One fact about a user."""
+
+    key: str
+    text: str
+    created_at: float
+    updated_at: float
+
+    @classmethod
+    def from_item(cls, item: Item) -> UserFact:
+        """Read a fact from a store item written by :class:`UserProfiles`."""
+        value = item.value
+        return cls(
+            key=item.key,
+            text=str(value.get("text", "")),
+            created_at=float(value.get("created_at", item.created_at.timestamp())),
+            updated_at=float(value.get("updated_at", item.updated_at.timestamp())),
+        )
+
+
+def fact_key(text: str) -> str:
+    """The key a fact is stored under: a hash of its case- and space-normalised text."""
+    normal = " ".join(text.lower().split())
+    return hashlib.blake2b(normal.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def _check_user(user_id: str) -> str:
+    if not isinstance(user_id, str) or not user_id:
+        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
+    return user_id
+
+
+class UserProfiles:
+    """Save, list, search and delete facts about users, in any LangGraph ``BaseStore``.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> profiles = UserProfiles(InMemoryStore())
+    >>> key = profiles.save("alice", "Prefers Python for data analysis")
+    >>> [f.text for f in profiles.list("alice")]
+    ['Prefers Python for data analysis']
+    """
+
+    def __init__(self, store: BaseStore, *, namespace: str = PROFILE_NAMESPACE) -> None:
+        self.store = store
+        self.namespace = namespace
+
+    def _ns(self, user_id: str) -> tuple[str, ...]:
+        return (self.namespace, _check_user(user_id))
+
+    # --- plans (shared by the sync and async methods) ---
+
+    def _save(self, user_id: str, text: str, key: str | None, force: bool) -> Plan[str | None]:
+        text = " ".join(text.split())
+        if not force and not is_worth_storing(text, min_chars=8, min_words=2):
+            return None
+        ns, key = self._ns(user_id), key or fact_key(text)
+        old = yield call(self.store.get, self.store.aget, ns, key)
+        now = time.time()
+        created = old.value.get("created_at", now) if old else now
+        value = {"text": text, "created_at": created, "updated_at": now}
+        yield call(self.store.put, self.store.aput, ns, key, value)
+        return key
+
+    def _list(self, user_id: str) -> Plan[builtins.list[UserFact]]:
+        items = yield from all_items(self.store, self._ns(user_id))
+        facts = [UserFact.from_item(i) for i in items if i.namespace == self._ns(user_id)]
+        return sorted(facts, key=lambda f: (f.created_at, f.key))
+
+    def _search(self, user_id: str, query: str, limit: int) -> Plan[builtins.list[UserFact]]:
+        items = yield call(
+            self.store.search, self.store.asearch, self._ns(user_id), query=query, limit=limit
+        )
+        return [UserFact.from_item(i) for i in items]
+
+    def _delete(self, user_id: str, key: str) -> Plan[None]:
+        yield call(self.store.delete, self.store.adelete, self._ns(user_id), key)
+
+    def _clear(self, user_id: str) -> Plan[int]:
+        facts = yield from self._list(user_id)
+        for fact in facts:
+            yield from self._delete(user_id, fact.key)
+        return len(facts)
+
+    # --- public API ---
+
+    def save(
+        self, user_id: str, text: str, *, key: str | None = None, force: bool = False
+    ) -> str | None:
+        """Save a fact and return its key, or ``None`` when it is not worth storing.
+
+        Saving the same text again updates ``updated_at`` and keeps one item. Pass ``key`` to
+        overwrite a specific fact (e.g. a corrected one).
+        """
+        return run(self._save(user_id, text, key, force))
+
+    async def asave(
+        self, user_id: str, text: str, *, key: str | None = None, force: bool = False
+    ) -> str | None:
+        """Async version of :meth:`save`."""
+        return await arun(self._save(user_id, text, key, force))
+
+    def list(self, user_id: str) -> builtins.list[UserFact]:
+        """All facts of a user, oldest first."""
+        return run(self._list(user_id))
+
+    async def alist(self, user_id: str) -> builtins.list[UserFact]:
+        """Async version of :meth:`list`."""
+        return await arun(self._list(user_id))
+
+    def search(self, user_id: str, query: str, *, limit: int = 5) -> builtins.list[UserFact]:
+        """A user's facts closest to ``query`` (semantic when the store has an index)."""
+        return run(self._search(user_id, query, limit))
+
+    async def asearch(self, user_id: str, query: str, *, limit: int = 5) -> builtins.list[UserFact]:
+        """Async version of :meth:`search`."""
+        return await arun(self._search(user_id, query, limit))
+
+    def delete(self, user_id: str, key: str) -> None:
+        """Delete one fact (no error when it does not exist)."""
+        run(self._delete(user_id, key))
+
+    async def adelete(self, user_id: str, key: str) -> None:
+        """Async version of :meth:`delete`."""
+        await arun(self._delete(user_id, key))
+
+    def clear(self, user_id: str) -> int:
+        """Delete every fact of a user; return how many were deleted."""
+        return run(self._clear(user_id))
+
+    async def aclear(self, user_id: str) -> int:
+        """Async version of :meth:`clear`."""
+        return await arun(self._clear(user_id))
+
+    @staticmethod
+    def as_prompt(facts: Sequence[UserFact]) -> str:
+        """Format facts as a short bullet list for a system prompt ('' when there are none)."""
+        lines = [f"- {f.text}" for f in facts]
+        return "Known facts about the user:\n" + "\n".join(lines) if lines else ""

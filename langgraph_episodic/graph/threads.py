@@ -1,0 +1,297 @@
+"""Per-user threads: thread ids, the checkpointer helper, listing, resuming, deleting sessions.
+
+A session of user ``alice`` runs in thread ``"alice:<session_id>"``; :func:`thread_config`
+builds the config with both the thread id and the user id, so the memory nodes and the
+checkpointer always agree on whose state it is.
+
+User ids may contain any character: ``%`` and ``:`` are percent-encoded in the thread id
+(``"alice:x"`` becomes ``"alice%3Ax:<session>"``), so listing ``alice``'s sessions (thread ids
+starting with ``"alice:"``) never shows another user's. Session ids are kept verbatim and may
+contain ``:``.
+
+The checkpointer helper :func:`open_checkpointer` (and :func:`aopen_checkpointer`) opens SQLite
+by default (``./.episodic/checkpoints.sqlite``) and Postgres when given a ``postgresql://`` URL
+and ``langgraph-checkpoint-postgres`` is installed (``pip install langgraph-episodic[postgres]``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from ._runner import Plan, arun, call, run
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CHECKPOINT_PATH = Path(".episodic") / "checkpoints.sqlite"
+"""Where :func:`open_checkpointer` keeps the SQLite checkpoints when given no target."""
+
+_POSTGRES_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg://")
+
+
+def _check_id(value: str, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{what} must be a non-empty string, got {value!r}.")
+    return value
+
+
+def encode_user_id(user_id: str) -> str:
+    """The user id as it appears in thread ids (``%`` and ``:`` percent-encoded).
+
+    >>> encode_user_id("alice"), encode_user_id("alice:x")
+    ('alice', 'alice%3Ax')
+    """
+    return _check_id(user_id, "user_id").replace("%", "%25").replace(":", "%3A")
+
+
+def decode_user_id(encoded: str) -> str:
+    """Inverse of :func:`encode_user_id`."""
+    return unquote(encoded)
+
+
+def thread_id_for(user_id: str, session_id: str) -> str:
+    """The thread id of one user's session: ``"<encoded user>:<session>"``."""
+    return f"{encode_user_id(user_id)}:{_check_id(session_id, 'session_id')}"
+
+
+def parse_thread_id(thread_id: str) -> tuple[str, str] | None:
+    """Split a thread id made by :func:`thread_id_for` into (user_id, session_id), else None."""
+    user, sep, session = thread_id.partition(":")
+    if not sep or not user or not session:
+        return None
+    return decode_user_id(user), session
+
+
+def thread_config(user_id: str, session_id: str, **configurable: Any) -> RunnableConfig:
+    """The config for one session of one user; extra keyword arguments go into ``configurable``.
+
+    >>> thread_config("alice", "s1")
+    {'configurable': {'thread_id': 'alice:s1', 'user_id': 'alice'}}
+    """
+    return {
+        "configurable": {
+            "thread_id": thread_id_for(user_id, session_id),
+            "user_id": user_id,
+            **configurable,
+        }
+    }
+
+
+# --- opening a checkpointer ---------------------------------------------------------------
+
+
+def _is_postgres(target: str | Path | None) -> bool:
+    return isinstance(target, str) and target.startswith(_POSTGRES_SCHEMES)
+
+
+def _sqlite_target(target: str | Path | None) -> str:
+    if target is None:
+        target = DEFAULT_CHECKPOINT_PATH
+    if str(target) == ":memory:":
+        return ":memory:"
+    path = Path(target).expanduser()
+    if path.is_dir():
+        path = path / DEFAULT_CHECKPOINT_PATH.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
+def _postgres_missing() -> ImportError:
+    return ImportError(
+        "A Postgres URL needs langgraph-checkpoint-postgres: "
+        "`pip install 'langgraph-episodic[postgres]'`, or pass a SQLite file path instead."
+    )
+
+
+@contextmanager
+def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpointSaver[Any]]:
+    """Open a checkpointer: SQLite at a path (default :data:`DEFAULT_CHECKPOINT_PATH`, or a
+    directory, or ``":memory:"``), or Postgres at a ``postgresql://`` URL.
+
+    The connection closes when the ``with`` block ends; tables are created on first use.
+
+    >>> from langgraph.checkpoint.base import BaseCheckpointSaver
+    >>> with open_checkpointer(":memory:") as saver:
+    ...     isinstance(saver, BaseCheckpointSaver)
+    True
+    """
+    if _is_postgres(target):
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+        except ImportError as exc:
+            raise _postgres_missing() from exc
+        with PostgresSaver.from_conn_string(str(target)) as pg_saver:
+            pg_saver.setup()
+            yield pg_saver
+        return
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with SqliteSaver.from_conn_string(_sqlite_target(target)) as saver:
+        saver.setup()
+        yield saver
+
+
+@asynccontextmanager
+async def aopen_checkpointer(
+    target: str | Path | None = None,
+) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """Async version of :func:`open_checkpointer` (``AsyncSqliteSaver`` / ``AsyncPostgresSaver``)."""
+    if _is_postgres(target):
+        try:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        except ImportError as exc:
+            raise _postgres_missing() from exc
+        async with AsyncPostgresSaver.from_conn_string(str(target)) as pg_saver:
+            await pg_saver.setup()
+            yield pg_saver
+        return
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    async with AsyncSqliteSaver.from_conn_string(_sqlite_target(target)) as saver:
+        await saver.setup()
+        yield saver
+
+
+# --- listing, resuming, deleting ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One session of a user, as the checkpointer knows it."""
+
+    session_id: str
+    thread_id: str
+    updated_at: str
+    """ISO timestamp of the session's latest checkpoint."""
+    step: int
+    """The graph step of the latest checkpoint."""
+
+
+_THREADS_SQL = "SELECT DISTINCT thread_id FROM checkpoints WHERE substr(thread_id, 1, ?) = ?"
+
+
+def _thread_ids_sync(checkpointer: BaseCheckpointSaver[Any], prefix: str) -> list[str]:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    if isinstance(checkpointer, SqliteSaver):  # fast path: no checkpoint is deserialised
+        with checkpointer.cursor(transaction=False) as cur:
+            cur.execute(_THREADS_SQL, (len(prefix), prefix))
+            return sorted(row[0] for row in cur.fetchall())
+    ids = {t.config["configurable"]["thread_id"] for t in checkpointer.list(None)}
+    return sorted(i for i in ids if i.startswith(prefix))
+
+
+async def _thread_ids_async(checkpointer: BaseCheckpointSaver[Any], prefix: str) -> list[str]:
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    if isinstance(checkpointer, AsyncSqliteSaver):  # fast path: no checkpoint is deserialised
+        await checkpointer.setup()
+        async with checkpointer.lock, checkpointer.conn.execute(
+            _THREADS_SQL, (len(prefix), prefix)
+        ) as cur:
+            return sorted(row[0] for row in await cur.fetchall())
+    ids = {t.config["configurable"]["thread_id"] async for t in checkpointer.alist(None)}
+    return sorted(i for i in ids if i.startswith(prefix))
+
+
+def _thread_ids(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Any:
+    prefix = encode_user_id(user_id) + ":"
+    return call(_thread_ids_sync, _thread_ids_async, checkpointer, prefix)
+
+
+def _sessions_plan(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str
+) -> Plan[list[SessionInfo]]:
+    sessions = []
+    for thread_id in (yield _thread_ids(checkpointer, user_id)):
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        latest = yield call(checkpointer.get_tuple, checkpointer.aget_tuple, config)
+        parsed = parse_thread_id(thread_id)
+        if latest is None or parsed is None:
+            continue
+        sessions.append(
+            SessionInfo(
+                session_id=parsed[1],
+                thread_id=thread_id,
+                updated_at=str(latest.checkpoint.get("ts", "")),
+                step=int((latest.metadata or {}).get("step", -1)),
+            )
+        )
+    sessions.sort(key=lambda s: s.updated_at, reverse=True)
+    return sessions
+
+
+def list_sessions(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> list[SessionInfo]:
+    """A user's sessions, newest first (only threads made by :func:`thread_id_for`)."""
+    return run(_sessions_plan(checkpointer, user_id))
+
+
+async def alist_sessions(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str
+) -> list[SessionInfo]:
+    """Async version of :func:`list_sessions`."""
+    return await arun(_sessions_plan(checkpointer, user_id))
+
+
+def _resume_plan(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str, session_id: str | None
+) -> Plan[RunnableConfig]:
+    sessions = yield from _sessions_plan(checkpointer, user_id)
+    if session_id is None:
+        if not sessions:
+            raise LookupError(
+                f"User {user_id!r} has no sessions yet; start one with "
+                f"thread_config({user_id!r}, 'some-session-id')."
+            )
+        session_id = sessions[0].session_id
+    elif not any(s.session_id == session_id for s in sessions):
+        known = [s.session_id for s in sessions]
+        raise LookupError(
+            f"User {user_id!r} has no session {session_id!r}. Known sessions: {known or 'none'}."
+        )
+    return thread_config(user_id, session_id)
+
+
+def resume_config(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str, session_id: str | None = None
+) -> RunnableConfig:
+    """The config that continues a user's session (the newest when ``session_id`` is None).
+
+    Raises ``LookupError`` when the session does not exist, listing the ones that do.
+    """
+    return run(_resume_plan(checkpointer, user_id, session_id))
+
+
+async def aresume_config(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str, session_id: str | None = None
+) -> RunnableConfig:
+    """Async version of :func:`resume_config`."""
+    return await arun(_resume_plan(checkpointer, user_id, session_id))
+
+
+def _delete_plan(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Plan[list[str]]:
+    thread_ids = yield _thread_ids(checkpointer, user_id)
+    for thread_id in thread_ids:
+        yield call(checkpointer.delete_thread, checkpointer.adelete_thread, thread_id)
+    logger.info("deleted %d threads of one user", len(thread_ids))
+    return list(thread_ids)
+
+
+def delete_user_threads(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> list[str]:
+    """Delete every thread (all checkpoints and writes) of a user; return the deleted ids."""
+    return run(_delete_plan(checkpointer, user_id))
+
+
+async def adelete_user_threads(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str
+) -> list[str]:
+    """Async version of :func:`delete_user_threads`."""
+    return await arun(_delete_plan(checkpointer, user_id))

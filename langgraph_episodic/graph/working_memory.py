@@ -1,0 +1,312 @@
+"""Working memory for production agents: a per-customer history window and an output log.
+
+- :class:`CustomerHistory` keeps each customer's last ``max_turns`` turns (a user message and
+  the agent's answer) under ``("working_memory", customer_id)``, each expiring ``ttl_days``
+  (default 30) after it was written, through the store's TTL. Stores without TTL support
+  (LangGraph's ``InMemoryStore``) are refused with an error unless ``ttl_days=None``.
+- :class:`OutputLog` records what the agent has surfaced to a user (a warning, a
+  recommendation) under ``("output_log", user_id)``; items are marked resolved, and
+  :meth:`OutputLog.unresolved` lists the unresolved ones of the last N days, newest first,
+  capped at the newest 100, so the agent can stop repeating itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.store.base import BaseStore, Item
+
+from ._runner import Plan, all_items, arun, call, run
+from .profiles import fact_key
+
+DEFAULT_TTL_DAYS = 30.0
+"""Default lifetime of a history turn."""
+
+MAX_UNRESOLVED = 100
+""":meth:`OutputLog.unresolved` never returns more than this many items."""
+
+_DAY = 86400.0
+
+
+def _check_id(value: str, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{what} must be a non-empty string, got {value!r}.")
+    return value
+
+
+def _ttl_minutes(store: BaseStore, ttl_days: float | None) -> float | None:
+    if ttl_days is None:
+        return None
+    if ttl_days <= 0:
+        raise ValueError(f"ttl_days must be positive or None, got {ttl_days}.")
+    if not getattr(store, "supports_ttl", False):
+        raise ValueError(
+            f"{type(store).__name__} does not support TTL, so history would never expire. "
+            "Use a store with TTL (e.g. ChromaStore) or pass ttl_days=None to keep it forever."
+        )
+    return ttl_days * 24 * 60  # LangGraph stores take the TTL in minutes
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One exchange: what the customer said and what the agent answered."""
+
+    key: str
+    user: str
+    assistant: str
+    timestamp: float
+
+    def to_messages(self) -> list[BaseMessage]:
+        """The turn as a human message and an AI message."""
+        return [HumanMessage(self.user), AIMessage(self.assistant)]
+
+
+class CustomerHistory:
+    """The last ``max_turns`` turns of each customer, expiring after ``ttl_days``.
+
+    Reads do not extend a turn's lifetime: it expires ``ttl_days`` after it was written.
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        *,
+        max_turns: int = 10,
+        ttl_days: float | None = DEFAULT_TTL_DAYS,
+        namespace: str = "working_memory",
+    ) -> None:
+        if max_turns <= 0:
+            raise ValueError(f"max_turns must be positive, got {max_turns}.")
+        self.store = store
+        self.max_turns = max_turns
+        self.ttl_days = ttl_days
+        self.namespace = namespace
+        self._ttl = _ttl_minutes(store, ttl_days)
+
+    def _ns(self, customer_id: str) -> tuple[str, ...]:
+        return (self.namespace, _check_id(customer_id, "customer_id"))
+
+    def _items(self, customer_id: str, now: float) -> Plan[builtins.list[Item]]:
+        items = yield from all_items(self.store, self._ns(customer_id))
+        oldest = now - self.ttl_days * _DAY if self.ttl_days is not None else float("-inf")
+        mine = [i for i in items if i.namespace == self._ns(customer_id)]
+        return sorted((i for i in mine if i.value.get("timestamp", 0.0) >= oldest),
+                      key=lambda i: i.key)
+
+    def _add(self, customer_id: str, user: str, assistant: str, now: float | None) -> Plan[Turn]:
+        now = time.time() if now is None else now
+        key = f"{int(now * 1_000_000):020d}-{uuid.uuid4().hex[:8]}"
+        value = {"user": user, "assistant": assistant, "timestamp": now}
+        yield call(self.store.put, self.store.aput, self._ns(customer_id), key, value,
+                   index=False, ttl=self._ttl)
+        items = yield from self._items(customer_id, now)
+        for old in items[: max(0, len(items) - self.max_turns)]:
+            yield call(self.store.delete, self.store.adelete, self._ns(customer_id), old.key)
+        return Turn(key, user, assistant, now)
+
+    def _recent(self, customer_id: str, now: float | None) -> Plan[builtins.list[Turn]]:
+        items = yield from self._items(customer_id, time.time() if now is None else now)
+        return [
+            Turn(i.key, str(i.value["user"]), str(i.value["assistant"]), float(i.value["timestamp"]))
+            for i in items[-self.max_turns :]
+        ]
+
+    def _clear(self, customer_id: str) -> Plan[int]:
+        items = yield from all_items(self.store, self._ns(customer_id))
+        for item in items:
+            yield call(self.store.delete, self.store.adelete, item.namespace, item.key)
+        return len(items)
+
+    def add_turn(
+        self, customer_id: str, user: str, assistant: str, *, now: float | None = None
+    ) -> Turn:
+        """Store one turn and drop the customer's turns beyond ``max_turns``."""
+        return run(self._add(customer_id, user, assistant, now))
+
+    async def aadd_turn(
+        self, customer_id: str, user: str, assistant: str, *, now: float | None = None
+    ) -> Turn:
+        """Async version of :meth:`add_turn`."""
+        return await arun(self._add(customer_id, user, assistant, now))
+
+    def recent(self, customer_id: str, *, now: float | None = None) -> builtins.list[Turn]:
+        """The customer's unexpired turns, oldest first (at most ``max_turns``)."""
+        return run(self._recent(customer_id, now))
+
+    async def arecent(self, customer_id: str, *, now: float | None = None) -> builtins.list[Turn]:
+        """Async version of :meth:`recent`."""
+        return await arun(self._recent(customer_id, now))
+
+    def as_messages(self, customer_id: str) -> builtins.list[BaseMessage]:
+        """The recent turns as chat messages, ready to prepend to a prompt."""
+        return [m for turn in self.recent(customer_id) for m in turn.to_messages()]
+
+    def clear(self, customer_id: str) -> int:
+        """Delete a customer's history; return how many turns were deleted."""
+        return run(self._clear(customer_id))
+
+    async def aclear(self, customer_id: str) -> int:
+        """Async version of :meth:`clear`."""
+        return await arun(self._clear(customer_id))
+
+
+@dataclass(frozen=True)
+class OutputItem:
+    """Something the agent surfaced to a user."""
+
+    key: str
+    text: str
+    kind: str | None
+    first_surfaced: float
+    surfaced_at: float
+    """When it was surfaced last."""
+    times: int
+    resolved: bool
+    resolved_at: float | None
+
+    @classmethod
+    def from_value(cls, key: str, v: dict[str, Any]) -> OutputItem:
+        """Read an output item from the value :class:`OutputLog` stored under ``key``."""
+        return cls(
+            key=key,
+            text=str(v["text"]),
+            kind=v.get("kind"),
+            first_surfaced=float(v["first_surfaced"]),
+            surfaced_at=float(v["surfaced_at"]),
+            times=int(v.get("times", 1)),
+            resolved=bool(v.get("resolved", False)),
+            resolved_at=v.get("resolved_at"),
+        )
+
+
+class OutputLog:
+    """What the agent has surfaced to each user, so it stops repeating itself.
+
+    Recording the same text again (ignoring case and spacing) updates one item: its
+    ``surfaced_at``, ``times``, and makes it unresolved again.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> log = OutputLog(InMemoryStore())
+    >>> item = log.record("alice", "Your API key expires on Friday.")
+    >>> [i.text for i in log.unresolved("alice")]
+    ['Your API key expires on Friday.']
+    >>> log.resolve("alice", item.key)
+    True
+    >>> log.unresolved("alice")
+    []
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        *,
+        namespace: str = "output_log",
+        ttl_days: float | None = None,
+        cap: int = MAX_UNRESOLVED,
+    ) -> None:
+        if not 0 < cap <= MAX_UNRESOLVED:
+            raise ValueError(f"cap must be between 1 and {MAX_UNRESOLVED}, got {cap}.")
+        self.store = store
+        self.namespace = namespace
+        self.cap = cap
+        self._ttl = _ttl_minutes(store, ttl_days)
+
+    def _ns(self, user_id: str) -> tuple[str, ...]:
+        return (self.namespace, _check_id(user_id, "user_id"))
+
+    def _record(
+        self, user_id: str, text: str, kind: str | None, now: float | None
+    ) -> Plan[OutputItem]:
+        text, now = " ".join(text.split()), time.time() if now is None else now
+        if not text:
+            raise ValueError("Cannot record an empty text in the output log.")
+        key = fact_key(text)
+        old = yield call(self.store.get, self.store.aget, self._ns(user_id), key)
+        value: dict[str, Any] = {
+            "text": text,
+            "kind": kind if kind is not None else (old.value.get("kind") if old else None),
+            "first_surfaced": old.value["first_surfaced"] if old else now,
+            "surfaced_at": now,
+            "times": (int(old.value.get("times", 1)) + 1) if old else 1,
+            "resolved": False,
+            "resolved_at": None,
+        }
+        yield call(self.store.put, self.store.aput, self._ns(user_id), key, value,
+                   ttl=self._ttl)
+        return OutputItem.from_value(key, value)
+
+    def _resolve(self, user_id: str, key: str, now: float | None) -> Plan[bool]:
+        old = yield call(self.store.get, self.store.aget, self._ns(user_id), key)
+        if old is None:
+            return False
+        value = {**old.value, "resolved": True,
+                 "resolved_at": time.time() if now is None else now}
+        yield call(self.store.put, self.store.aput, self._ns(user_id), key, value,
+                   ttl=self._ttl)
+        return True
+
+    def _unresolved(
+        self, user_id: str, days: float, now: float | None
+    ) -> Plan[builtins.list[OutputItem]]:
+        cutoff = (time.time() if now is None else now) - days * _DAY
+        where = {"resolved": False, "surfaced_at": {"$gte": cutoff}}
+        items = yield from all_items(self.store, self._ns(user_id), filter=where)
+        found = [OutputItem.from_value(i.key, i.value) for i in items if i.namespace == self._ns(user_id)]
+        found.sort(key=lambda i: i.surfaced_at, reverse=True)
+        return found[: self.cap]
+
+    def record(
+        self, user_id: str, text: str, *, kind: str | None = None, now: float | None = None
+    ) -> OutputItem:
+        """Record that ``text`` was surfaced to the user; return the (updated) item."""
+        return run(self._record(user_id, text, kind, now))
+
+    async def arecord(
+        self, user_id: str, text: str, *, kind: str | None = None, now: float | None = None
+    ) -> OutputItem:
+        """Async version of :meth:`record`."""
+        return await arun(self._record(user_id, text, kind, now))
+
+    def resolve(self, user_id: str, key: str, *, now: float | None = None) -> bool:
+        """Mark an item resolved; ``False`` when there is no such item."""
+        return run(self._resolve(user_id, key, now))
+
+    async def aresolve(self, user_id: str, key: str, *, now: float | None = None) -> bool:
+        """Async version of :meth:`resolve`."""
+        return await arun(self._resolve(user_id, key, now))
+
+    def unresolved(
+        self, user_id: str, *, days: float = 7.0, now: float | None = None
+    ) -> builtins.list[OutputItem]:
+        """Unresolved items surfaced in the last ``days`` days, newest first, at most ``cap``."""
+        return run(self._unresolved(user_id, days, now))
+
+    async def aunresolved(
+        self, user_id: str, *, days: float = 7.0, now: float | None = None
+    ) -> builtins.list[OutputItem]:
+        """Async version of :meth:`unresolved`."""
+        return await arun(self._unresolved(user_id, days, now))
+
+    def _was_surfaced(
+        self, user_id: str, text: str, days: float, now: float | None
+    ) -> Plan[bool]:
+        key = fact_key(" ".join(text.split()))
+        items = yield from self._unresolved(user_id, days, now)
+        return any(item.key == key for item in items)
+
+    def was_surfaced(
+        self, user_id: str, text: str, *, days: float = 7.0, now: float | None = None
+    ) -> bool:
+        """True when ``text`` is among the unresolved items of the last ``days`` days."""
+        return run(self._was_surfaced(user_id, text, days, now))
+
+    async def awas_surfaced(
+        self, user_id: str, text: str, *, days: float = 7.0, now: float | None = None
+    ) -> bool:
+        """Async version of :meth:`was_surfaced`."""
+        return await arun(self._was_surfaced(user_id, text, days, now))

@@ -1,0 +1,72 @@
+"""Cross-session user facts under ("user_profiles", user_id)."""
+
+from __future__ import annotations
+
+from langgraph.store.base import BaseStore
+
+from langgraph_episodic.graph.profiles import UserProfiles, fact_key
+
+
+def test_save_list_delete(store: BaseStore) -> None:
+    profiles = UserProfiles(store)
+    k1 = profiles.save("alice", "Prefers Python for data analysis")
+    k2 = profiles.save("alice", "Works in the Berlin office")
+    profiles.save("bob", "Prefers Rust for systems work")
+    assert k1 and k2 and k1 != k2
+    assert [f.text for f in profiles.list("alice")] == [
+        "Prefers Python for data analysis", "Works in the Berlin office"]
+    assert store.get(("user_profiles", "alice"), k1) is not None
+    profiles.delete("alice", k1)
+    assert [f.key for f in profiles.list("alice")] == [k2]
+    assert [f.text for f in profiles.list("bob")] == ["Prefers Rust for systems work"]
+
+
+def test_same_fact_twice_is_one_item_and_updates_time(store: BaseStore) -> None:
+    profiles = UserProfiles(store)
+    key = profiles.save("alice", "Prefers Python for data analysis")
+    first = profiles.list("alice")[0]
+    again = profiles.save("alice", "  prefers python   for data analysis ")
+    assert again == key == fact_key("Prefers Python for data analysis")
+    facts = profiles.list("alice")
+    assert len(facts) == 1
+    assert facts[0].created_at == first.created_at
+    assert facts[0].updated_at >= first.updated_at
+
+
+def test_trivial_texts_are_refused_unless_forced(store: BaseStore) -> None:
+    profiles = UserProfiles(store)
+    assert profiles.save("alice", "Danke, alles klar!") is None
+    assert profiles.save("alice", "ok") is None
+    assert profiles.list("alice") == []
+    assert profiles.save("alice", "ok", force=True) is not None
+
+
+def test_search_and_clear(store: BaseStore) -> None:
+    profiles = UserProfiles(store)
+    profiles.save("alice", "Prefers Python for data analysis")
+    profiles.save("alice", "Has a dog named Rex")
+    profiles.save("bob", "Prefers Python for web work")
+    hits = profiles.search("alice", "python data analysis", limit=1)
+    assert [h.text for h in hits] == ["Prefers Python for data analysis"]
+    assert profiles.clear("alice") == 2
+    assert profiles.list("alice") == []
+    assert len(profiles.list("bob")) == 1
+
+
+async def test_async_twins(store: BaseStore) -> None:
+    profiles = UserProfiles(store)
+    key = await profiles.asave("alice", "Prefers Python for data analysis")
+    assert key is not None
+    assert [f.key for f in await profiles.alist("alice")] == [key]
+    assert [f.key for f in await profiles.asearch("alice", "python")] == [key]
+    await profiles.adelete("alice", key)
+    assert await profiles.alist("alice") == []
+    await profiles.asave("alice", "Has a dog named Rex")
+    assert await profiles.aclear("alice") == 1
+
+
+def test_as_prompt(store: BaseStore) -> None:
+    profiles = UserProfiles(store)
+    assert UserProfiles.as_prompt([]) == ""
+    profiles.save("alice", "Has a dog named Rex")
+    assert UserProfiles.as_prompt(profiles.list("alice")) == "Known facts about the user:\n- Has a dog named Rex"
