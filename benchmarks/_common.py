@@ -205,7 +205,14 @@ def stopwatch() -> Iterator[dict[str, float]]:
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, MiB."""
+    """Peak resident memory of this process so far (``VmHWM``), MiB.
+
+    Not ``getrusage``: on Linux its ``ru_maxrss`` survives ``exec``, so a child started by a
+    big parent would report the parent's peak.
+    """
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024.0
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

@@ -46,11 +46,24 @@ class Tap:
         return timed
 
 
-def _install(store: Any, log: dict[str, float], ids: dict[str, list[int]]) -> None:
-    store._items = Tap(store._items, "chroma items", log, ids)
-    store._vectors = Tap(store._vectors, "chroma vectors", log, ids)
-    store._lexical = Tap(store._lexical, "lexical", log, ids)
+def _install(store: Any, log: dict[str, float], ids: dict[str, list[int]]) -> Any:
+    """Wrap whatever the store holds (its layout changes as it is optimised); return the raw
+    items collection."""
+    holder = getattr(store, "_backend", store)
+    parts = {"items": "chroma items", "vectors": "chroma vectors", "lexical": "lexical",
+             "cache": "vector cache"}
+    raw_items = None
+    for attr, label in parts.items():
+        for name in (attr, f"_{attr}"):
+            if hasattr(holder, name):
+                target = getattr(holder, name)
+                raw_items = target if attr == "items" else raw_items
+                setattr(holder, name, Tap(target, label, log, ids))
+    registry = getattr(holder, "registry", None)
+    if registry is not None and hasattr(registry, "_col"):
+        registry._col = Tap(registry._col, "chroma namespaces", log, ids)
     store.embeddings = Tap(store.embeddings, "embed", log, ids)
+    return raw_items
 
 
 def breakdown(
@@ -59,8 +72,7 @@ def breakdown(
     """Mean ms per op by part, a few facts (metadata size, fetch sizes) and a profile."""
     log: dict[str, float] = defaultdict(float)
     ids: dict[str, list[int]] = defaultdict(list)
-    raw_items = store._items
-    _install(store, log, ids)
+    raw_items = _install(store, log, ids)
     _install(dense, log, ids)
     queries = corpus.queries
     k = 10 if quick else 20
@@ -119,7 +131,9 @@ def _facts(store: Any, items: Any, fetched: list[int], searches: int) -> dict[st
     """Metadata sizes and the cost of fetching fewer items per search."""
     got = items.get(limit=200, include=["metadatas"])
     metas = got["metadatas"] or []
-    vec = store._vectors.get(limit=200, include=["metadatas"])
+    holder = getattr(store, "_backend", store)
+    vectors = getattr(holder, "vectors", None) or holder._vectors
+    vec = vectors.get(limit=200, include=["metadatas"])
     vmetas = vec["metadatas"] or []
     facts = {
         "item record metadata, JSON bytes (mean)": statistics.mean(len(json.dumps(m)) for m in metas),

@@ -7,6 +7,7 @@ filter, both, across all users) and namespace listing.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 import uuid
@@ -30,13 +31,18 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp
 
 PUT_BATCH = 500
+MAX_HYBRID_ALL = 10_000
+"""Above this size the hybrid all-users search is skipped: its first call loads every text of
+the store into the in-process lexical index (minutes at 100k; the 10k figure scales linearly)."""
+MAX_USER_COLLECTIONS = 300
+"""The per-user-collection layout creates at most this many (each costs megabytes)."""
 HOT_USERS = 20
 """Searches cycle over this many users (the first searches of each are the "cold" row)."""
 
 
 def run_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """Run the child job described by ``spec`` (see ``throughput.py``)."""
-    kinds = {"cell": run_cell, "model": run_model, "threads": run_threads, "layout": run_layout}
+    kinds = {"cell": run_cell, "model": run_model}
     return kinds[spec["kind"]](spec)
 
 
@@ -163,14 +169,17 @@ def make_backend(spec: dict[str, Any], emb: Embeddings) -> tuple[Any, Any]:
 
         from langgraph_episodic import ChromaStore
 
+        if backend == "ours-http":
+            store = ChromaStore.http("127.0.0.1", spec["port"], collection=name, index=index)
+            dense = ChromaStore.http(
+                "127.0.0.1", spec["port"], collection=name, index=index, search_mode="dense"
+            )
+            return StoreAdapter(store, dense, hybrid=True), store
         if backend == "ours-eph":
             client = chromadb.EphemeralClient(settings=_settings())
-        elif backend == "ours-pers":
-            client = chromadb.PersistentClient(path=str(work), settings=_settings())
         else:
-            client = chromadb.HttpClient(host="127.0.0.1", port=spec["port"], settings=_settings())
-        extra = {"lexical_max_age": 30.0} if backend == "ours-http" else {}
-        store = ChromaStore(client, collection=name, index=index, **extra)
+            client = chromadb.PersistentClient(path=str(work), settings=_settings())
+        store = ChromaStore(client, collection=name, index=index)
         dense = ChromaStore(client, collection=name, index=index, search_mode="dense")
         return StoreAdapter(store, dense, hybrid=True), store
     if backend == "raw-chroma":
@@ -200,7 +209,16 @@ def make_backend(spec: dict[str, Any], emb: Embeddings) -> tuple[Any, Any]:
         from langgraph.store.sqlite import SqliteStore
 
         work.mkdir(parents=True)
-        conn = sqlite3.connect(str(work / "store.db"), check_same_thread=False, isolation_level=None)
+        db: Any = sqlite3
+        if not hasattr(sqlite3.Connection, "enable_load_extension"):
+            try:  # this Python's sqlite3 cannot load sqlite-vec; pysqlite3 can
+                from pysqlite3 import dbapi2 as db
+            except ImportError as exc:
+                raise RuntimeError(
+                    "SqliteStore needs sqlite extensions (sqlite-vec) and this Python's sqlite3 "
+                    "cannot load them: `pip install pysqlite3-binary`."
+                ) from exc
+        conn = db.connect(str(work / "store.db"), check_same_thread=False, isolation_level=None)
         store = SqliteStore(conn, index=index)  # type: ignore[arg-type]
         store.setup()
         return StoreAdapter(store), None
@@ -262,10 +280,13 @@ def run_cell(spec: dict[str, Any]) -> dict[str, Any]:
         search("query_dense", reps["search"], query=True, filt=False, dense=True, all_=False)
         search("query_filter_dense", reps["search"], query=True, filt=True, dense=True, all_=False)
         search("query_all_dense", reps["search"], query=True, filt=False, dense=True, all_=True)
-        search("query_all_cold", 1, query=True, filt=False, dense=False, all_=True)
-    search("query_all" + suffix, reps["search"], query=True, filt=False, dense=False, all_=True)
+    if not hybrid or n <= MAX_HYBRID_ALL:
+        if hybrid:
+            search("query_all_cold", 1, query=True, filt=False, dense=False, all_=True)
+        search("query_all" + suffix, reps["search"], query=True, filt=False, dense=False, all_=True)
     rows["list_ns"] = loop(lambda i: adapter.list_ns(), reps["list"])
     result: dict[str, Any] = {
+        "loadavg": os.getloadavg()[0],
         "rows": rows,
         "peak_mb": peak_rss_mb(),
         "base_mb": base_rss,
@@ -273,20 +294,22 @@ def run_cell(spec: dict[str, Any]) -> dict[str, Any]:
         "n": n,
         "n_real_texts": corpus.n_real,
     }
-    if store is not None and spec["backend"] in ("ours-eph", "ours-http"):
+    if store is not None and (spec["backend"] == "ours-eph" or not quick):
         result["breakdown"] = breakdown(store, adapter.dense, corpus, hot, quick=quick)
+    if spec["backend"] == "raw-chroma" and n >= 10_000:
+        result["layout"] = run_layout(adapter.col, emb, corpus, hot, quick=quick)
     return result
 
 
 def _reps(n: int, quick: bool) -> dict[str, Any]:
     if quick:
-        return {"search": 30, "get": 100, "put_one": 20, "list": 5, "seconds": 5.0}
+        return {"search": 20, "get": 50, "put_one": 10, "list": 5, "seconds": 3.0}
     big = n > 10_000
     return {
         "search": 60 if big else 100,
         "get": 200,
         "put_one": 30,
-        "list": 5 if big else 20,
+        "list": 1 if big else 10,
         "seconds": 20.0 if big else 12.0,
     }
 
@@ -339,19 +362,22 @@ class CountingEmbeddings(Embeddings):
 
 
 def run_model(spec: dict[str, Any]) -> dict[str, Any]:
-    """Puts with the packaged model against raw ``SentenceTransformer.encode``; search latency."""
+    """The packaged model: query embedding vs torch threads (other core idle, then busy), puts
+    against raw ``SentenceTransformer.encode`` of the same texts, and search latency."""
     import chromadb
     from _common import CachedEmbeddings
 
     from langgraph_episodic import ChromaStore, default_embeddings
 
     n, quick = int(spec["n"]), bool(spec.get("quick"))
-    m = min(1000, n)
+    m = min(250 if quick else 1000, n)
     corpus = build_corpus(n)
     emb = default_embeddings()
     with stopwatch() as load:
         model = emb.model
         model.encode(["warm up"] * 8)
+    threads = thread_latency(emb, corpus.queries, reps=15 if quick else 40,
+                             batch_size=32 if quick else 64)
     client = chromadb.EphemeralClient(settings=_settings())
     name = f"model-{uuid.uuid4().hex[:12]}"
     if n > m:
@@ -364,7 +390,7 @@ def run_model(spec: dict[str, Any]) -> dict[str, Any]:
     store = ChromaStore(client, collection=name, index=index)  # type: ignore[arg-type]
     dense = ChromaStore(client, collection=name, index=index, search_mode="dense")  # type: ignore[arg-type]
     new = corpus.items[n - m :]
-    chunk = 250
+    chunk = 125 if quick else 250
     t_raw = t_store = 0.0
     batches = 0
     for c, s in enumerate(range(0, m, chunk)):
@@ -385,18 +411,19 @@ def run_model(spec: dict[str, Any]) -> dict[str, Any]:
     counting.texts = 0
     store.batch([PutOp(user_ns(0), f"dup{i}", {"text": dup_texts[i % 50]}) for i in range(100)])
     hot = list(range(min(HOT_USERS, corpus.users())))
-    reps, secs = (20, 10.0) if quick else (40, 20.0)
+    reps, secs = (15, 8.0) if quick else (40, 20.0)
     queries = corpus.queries
 
     def searcher(s: Any) -> Any:
         return lambda i: s.search(user_ns(hot[i % len(hot)]), query=queries[(7 * i) % len(queries)], limit=10)
 
-    for i in range(len(hot)):  # warm every namespace's lexical index first
+    for i in range(len(hot)):  # load every namespace's lexical index first
         searcher(store)(i)
     return {
         "n": n,
         "m": m,
         "model_load_s": load["wall"],
+        "threads": threads,
         "encode_per_s": m / t_raw,
         "store_per_s": m / t_store,
         "ratio": t_raw / t_store,
@@ -410,66 +437,55 @@ def run_model(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_threads(spec: dict[str, Any]) -> dict[str, Any]:
-    """One query embedding with 1 and 2 torch threads (the caller makes the other core busy)."""
+BUSY_LOOP = "import time\nend = time.time() + 120\nwhile time.time() < end: pass"
+"""A spinning process that keeps the other core busy (it stops by itself after 2 minutes)."""
+
+
+def thread_latency(
+    emb: Any, queries: list[str], *, reps: int, batch_size: int = 64
+) -> dict[str, Any]:
+    """One query embedding with 1 and 2 torch threads, the other core idle then busy; and the
+    throughput of one batch of ``batch_size`` texts in each setting."""
+    import subprocess
+    import sys
+
     import torch
-    from _common import build_corpus as corpus_of
 
-    from langgraph_episodic import default_embeddings
-
-    emb = default_embeddings()
-    model = emb.model
     default = torch.get_num_threads()
-    queries = corpus_of(100).queries
-    out: dict[str, Any] = {}
-    reps = 20 if spec.get("quick") else 40
-    for threads in (1, 2):
-        torch.set_num_threads(threads)
-        for i in range(5):
-            model.encode([queries[i]])
-        s = timed_loop(lambda i, t=threads: emb.embed_query(f"{queries[i % len(queries)]} {t}"),
-                       reps=reps, max_seconds=30.0)
-        out[str(threads)] = s.summary()
+    out: dict[str, Any] = {"default_threads": default}
+    for load in ("idle", "busy"):
+        busy = subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) if load == "busy" else None
+        try:
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+                for i in range(3):
+                    emb.embed_query(f"warm {queries[i]}")
+                s = timed_loop(lambda i, t=threads, w=load: emb.embed_query(f"{queries[i % len(queries)]} {t}{w}"),
+                               reps=reps, max_seconds=20.0)
+                summary = s.summary()
+                batch = [f"{q} ({load} {threads})" for q in queries[:batch_size]]
+                t = time.perf_counter()
+                emb.embed_documents(batch)
+                summary["batch_texts_per_s"] = len(batch) / (time.perf_counter() - t)
+                out[f"{load}/{threads}"] = summary
+        finally:
+            if busy is not None:
+                busy.terminate()
+                busy.wait(timeout=10)
     torch.set_num_threads(default)
-    return {"threads": out, "default_threads": default}
+    return out
 
 
-# ------------------------------------------------------------------------------ layout
-
-
-def run_layout(spec: dict[str, Any]) -> dict[str, Any]:
-    """Query cost by namespace layout in raw chromadb (one collection + where, one per user,
-    brute force over a user's vectors)."""
+def run_layout(
+    flat: Any, emb: Any, corpus: Corpus, hot: list[int], *, quick: bool
+) -> dict[str, Any]:
+    """Query cost by namespace layout in raw chromadb: one collection filtered by ``where``,
+    one collection per user, brute force over a user's vectors (fetched, or cached)."""
     import chromadb
 
-    n, quick = int(spec["n"]), bool(spec.get("quick"))
-    users = max(1, n // 100)
-    rng = np.random.default_rng(3)
-    vecs = rng.standard_normal((n, DIMS)).astype(np.float32)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    kinds = ("fact", "event", "preference", "plan")
-    client = chromadb.EphemeralClient(settings=_settings())
-    cfg = {"hnsw": {"space": "cosine"}}
-    flat = client.create_collection("flat", embedding_function=None, configuration=cfg)
-    costs: dict[str, float] = {}
-    r0 = rss_mb()
-    with stopwatch() as sw:
-        for s in range(0, n, 1000):
-            ids = range(s, min(n, s + 1000))
-            flat.add(
-                ids=[f"i{j}" for j in ids],
-                embeddings=vecs[s : s + len(ids)],
-                metadatas=[{"_p2": f"users.u{j % users}", "kind": kinds[j % 4]} for j in ids],
-            )
-    costs["one collection: load s"] = sw["wall"]
-    costs["one collection: RSS growth MiB"] = rss_mb() - r0
-    hot = list(range(min(HOT_USERS, users)))
-    secs = 5.0 if quick else 15.0
-    reps = 30 if quick else 100
-    queries = rng.standard_normal((64, DIMS)).astype(np.float32)
-
-    def qv(i: int) -> list[float]:
-        return list(map(float, queries[i % 64]))
+    n, users = len(corpus.items), corpus.users()
+    secs, reps = (5.0, 30) if quick else (12.0, 100)
+    queries = [emb.embed_query(q) for q in corpus.queries[:64]]
 
     def u(i: int) -> str:
         return f"users.u{hot[i % len(hot)]}"
@@ -479,50 +495,56 @@ def run_layout(spec: dict[str, Any]) -> dict[str, Any]:
     def row(label: str, fn: Any) -> None:
         rows[label] = timed_loop(fn, reps=reps, max_seconds=secs).summary()
 
-    row("one collection, no where (all users: the floor)",
-        lambda i: flat.query(query_embeddings=[qv(i)], n_results=10))
-    row("one collection, where user",
-        lambda i: flat.query(query_embeddings=[qv(i)], n_results=10, where={"_p2": u(i)}))
+    def query(col: Any, i: int, where: Any = None) -> Any:
+        return col.query(query_embeddings=[queries[i % 64]], n_results=10, where=where,
+                         include=["distances"])
+
+    row("one collection, no where (all users: the floor)", lambda i: query(flat, i))
+    row("one collection, where user", lambda i: query(flat, i, {"_p2": u(i)}))
     row("one collection, where user AND kind",
-        lambda i: flat.query(query_embeddings=[qv(i)], n_results=10,
-                             where={"$and": [{"_p2": u(i)}, {"kind": "event"}]}))
+        lambda i: query(flat, i, {"$and": [{"_p2": u(i)}, {"kind": "event"}]}))
     row("one collection, get ids where user (no vectors)",
         lambda i: flat.get(where={"_p2": u(i)}, include=[]))
+    matrix = {}
 
-    def brute(i: int, cache: dict[str, np.ndarray] | None = None) -> list[int]:
-        key = u(i)
-        mat = cache.get(key) if cache is not None else None
+    def brute(i: int, cache: dict[str, Any] | None = None) -> Any:
+        mat = cache.get(u(i)) if cache is not None else None
         if mat is None:
-            got = flat.get(where={"_p2": key}, include=["embeddings"])
+            got = flat.get(where={"_p2": u(i)}, include=["embeddings"])
             mat = np.asarray(got["embeddings"], dtype=np.float32)
             if cache is not None:
-                cache[key] = mat
-        scores = mat @ queries[i % 64]
-        return list(np.argsort(-scores)[:10])
+                cache[u(i)] = mat
+        return np.argsort(-(mat @ np.asarray(queries[i % 64], dtype=np.float32)))[:10]
 
     row("brute force: get user's vectors + numpy", brute)
-    warm: dict[str, np.ndarray] = {}
     for i in range(len(hot)):
-        brute(i, warm)
-    row("brute force, user's vectors cached (numpy only)", lambda i: brute(i, warm))
-    r1 = rss_mb()
+        brute(i, matrix)
+    row("brute force, user's vectors cached (numpy only)", lambda i: brute(i, matrix))
+    costs: dict[str, float] = {}
+    made = min(users, MAX_USER_COLLECTIONS)
+    client = chromadb.EphemeralClient(settings=_settings())
     cols = {}
+    r0 = rss_mb()
+    by_user: dict[int, list[int]] = {}
+    for j, (ns, _, _) in enumerate(corpus.items):
+        by_user.setdefault(int(ns[1][1:]), []).append(j)
     with stopwatch() as sw:
-        for user in range(users):
-            col = client.create_collection(f"user-{user}", embedding_function=None, configuration=cfg)
-            ids = list(range(user, n, users))
-            col.add(ids=[f"i{j}" for j in ids], embeddings=vecs[ids],
-                    metadatas=[{"kind": kinds[j % 4]} for j in ids])
+        for user in range(made):
+            col = client.create_collection(f"user-{user}", embedding_function=None,
+                                           configuration={"hnsw": {"space": "cosine"}})
+            js = by_user[user]
+            col.add(ids=[f"m{j}" for j in js],
+                    embeddings=emb.embed_documents([corpus.items[j][2]["text"] for j in js]),
+                    metadatas=[{"kind": corpus.items[j][2]["kind"]} for j in js])
             if user in hot:
                 cols[user] = col
-    costs[f"collection per user ({users}): load s"] = sw["wall"]
-    costs["collection per user: RSS growth MiB"] = rss_mb() - r1
+    costs[f"collection per user: created {made} of {users}"] = made
+    costs["collection per user: seconds per collection (create + 100 items)"] = sw["wall"] / made
+    costs["collection per user: RSS MiB per collection"] = (rss_mb() - r0) / made
     row("collection per user, handle cached",
-        lambda i: cols[hot[i % len(hot)]].query(query_embeddings=[qv(i)], n_results=10))
+        lambda i: query(cols[hot[i % len(hot)]], i))
     row("collection per user, get_collection + query",
-        lambda i: client.get_collection(f"user-{hot[i % len(hot)]}").query(
-            query_embeddings=[qv(i)], n_results=10))
+        lambda i: query(client.get_collection(f"user-{hot[i % len(hot)]}"), i))
     row("collection per user, where kind",
-        lambda i: cols[hot[i % len(hot)]].query(query_embeddings=[qv(i)], n_results=10,
-                                                where={"kind": "event"}))
+        lambda i: query(cols[hot[i % len(hot)]], i, {"kind": "event"}))
     return {"n": n, "rows": rows, "costs": costs}

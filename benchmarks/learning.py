@@ -174,8 +174,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, list[float]]:
         "ChromaStore.ephemeral (hybrid search)" if args.store == "chroma" else "InMemoryStore"
     )
     print("Learning benchmark on a SIMULATED task stream (not real LLM runs).")
-    print(f"Store: {store_name} with HashEmbeddings(64); {args.episodes} episodes x "
-          f"{args.seeds} seeds; {len(CATEGORIES)} categories x {len(STRATEGIES)} strategies;")
+    speed = " (for speed; --store chroma uses ChromaStore)" if args.store == "memory" else ""
+    print(f"Store: {store_name} with HashEmbeddings(64){speed}.")
+    print(f"{args.episodes} episodes x {args.seeds} seeds; {len(CATEGORIES)} categories x "
+          f"{len(STRATEGIES)} strategies;")
     print("hidden best strategy per category succeeds 75-90%, the others 20-60%.\n")
 
     tails: dict[str, list[float]] = {p: [] for p in POLICIES}

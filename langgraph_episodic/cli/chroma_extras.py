@@ -2,9 +2,12 @@
 
 Export wants each item's TTL, expiry and indexed fields; import wants to restore the original
 ``created_at`` / ``updated_at`` / expiry (``put`` always stamps "now"). ``ChromaStore`` keeps all
-of these in its item and vector metadata (see :mod:`langgraph_episodic.chroma.layout`); these
-helpers read and write them there. Any other store gets none of this: its export carries the
-five public fields only, and imported items are stamped with the import time.
+of these in the metadata of its two collections, as :mod:`langgraph_episodic.chroma.layout`
+documents (``<collection>``: one record per item; ``<collection>__vec``: one per indexed text);
+these helpers read and write them there, through the store's Chroma client. Any other store
+gets none of this: its export carries the five public fields only, and imported items are
+stamped with the import time. ``tests/cli`` checks the exact round trip, so a change of the
+layout shows up there.
 """
 
 from __future__ import annotations
@@ -46,8 +49,19 @@ def _chunks(ids: Sequence[str], size: int) -> Iterable[Sequence[str]]:
         yield ids[start : start + size]
 
 
+def _client(store: ChromaStore) -> Any:
+    return store._client
+
+
+def _collections(store: ChromaStore) -> tuple[Any, Any]:
+    """The items and vectors collections of ``store``."""
+    client = _client(store)
+    name = store.collection_name
+    return client.get_collection(name), client.get_collection(f"{name}__vec")
+
+
 def _batch_size(store: ChromaStore) -> int:
-    return max(1, int(store._max_batch))
+    return max(1, int(_client(store).get_max_batch_size()))
 
 
 def read_extras(
@@ -55,10 +69,12 @@ def read_extras(
 ) -> dict[tuple[tuple[str, ...], str], Extras]:
     """TTL, expiry and indexed fields of the items ``(namespace, key)``; missing ones are absent."""
     by_id = {layout.item_id(ns, key): (ns, key) for ns, key in keys}
+    items, vectors = _collections(store)
+    size = _batch_size(store)
     metas: dict[str, Mapping[str, Any]] = {}
     paths: dict[str, list[tuple[int, str]]] = {}
-    for chunk in _chunks(list(by_id), _batch_size(store)):
-        got = store._items.get(ids=list(chunk), include=["metadatas"])
+    for chunk in _chunks(list(by_id), size):
+        got = items.get(ids=list(chunk), include=["metadatas"])
         metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
         vector_ids = [
             layout.vector_id(rid, j)
@@ -66,8 +82,8 @@ def read_extras(
             if rid in metas
             for j in range(int(metas[rid].get("_nvec", 0)))
         ]
-        for vchunk in _chunks(vector_ids, _batch_size(store)):
-            vgot = store._vectors.get(ids=list(vchunk), include=["metadatas"])
+        for vchunk in _chunks(vector_ids, size):
+            vgot = vectors.get(ids=list(vchunk), include=["metadatas"])
             for vid, vmeta in zip(vgot["ids"], vgot["metadatas"] or [], strict=True):
                 rid, _, j = vid.rpartition("#")
                 paths.setdefault(rid, []).append((int(j), str(vmeta.get("_path", "$"))))
@@ -107,6 +123,7 @@ def restore_times(
         if expires is not None:
             meta["_expires"] = expires.timestamp()
         metas.append(meta)
+    items, _ = _collections(store)
     step = _batch_size(store)
     for start in range(0, len(ids), step):
-        store._items.update(ids=ids[start : start + step], metadatas=metas[start : start + step])
+        items.update(ids=ids[start : start + step], metadatas=metas[start : start + step])

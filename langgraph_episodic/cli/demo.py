@@ -1,6 +1,315 @@
-"""placeholder"""
+"""``langgraph-episodic demo``: watch an agent learn from its own episodes.
+
+A LangGraph agent wired with every memory node (sliding window, recall, select-strategy, the
+agent, record-episode, summarise, entity-extract), compiled with a persistent ``ChromaStore``
+and the SQLite checkpointer, works through a stream of coding tasks. Without ``--model`` the
+agent is a SIMULATED solver (:mod:`.simulation`) and the demo says so; with ``--model
+provider:name`` a real chat model writes the answers (``init_chat_model``), while the simulated
+grader still decides success, as the demo has no real test suite.
+
+The same tasks are also played without memory (the complexity rule alone, with the same random
+draws), and the demo prints both learning curves, the skill profiles it learnt, one replay
+prompt, and saves a PNG plot. A second run on the same ``--path`` continues the task stream
+with everything the first run stored.
+"""
+
+from __future__ import annotations
+
 import argparse
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    pass
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+
+from ..episodic import Episode, Feedback, OutcomeStatus
+from ..graph.state import EpisodicState
+from . import demo_report
+from .simulation import SimTask, World, baseline_strategy, simulated_answer
+from .target import DEFAULT_PATH, CliError, Target, open_store
+
+DEFAULT_TASKS = 120
+"""Tasks per run; about a minute on 2 cores with the model load (see the report)."""
+
+DEFAULT_SEED = 7
+DEMO_USER = "demo"
+PROGRESS_NAMESPACE = ("demo_runs", DEMO_USER)
+"""Where the demo remembers its seed and how far the task stream got."""
+
+PLOT_NAME = "learning-curve.png"
+EMBED_THREADS = 1
+"""Torch threads of the demo's model: its texts are single short sentences, which one thread
+encodes as fast as two, and one thread does not stall when other processes share the CPU."""
+
+SYSTEM_PROMPT = "You are a careful software engineer. Solve the coding task briefly."
+
+
+class DemoState(EpisodicState, total=False):
+    """The memory state plus the index of the simulated task being worked on."""
+
+    sim_index: int
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One task as played by one policy."""
+
+    sim: SimTask
+    strategy: str
+    feedback: Feedback
+    outcome: OutcomeStatus
+
+    @property
+    def success(self) -> bool:
+        """Whether all tests passed."""
+        return self.outcome is OutcomeStatus.SUCCESS
+
+    def episode(self, label: str) -> Episode:
+        """As an (unstored) ``Episode``, for learning curves."""
+        return Episode(
+            episode_id=f"{label}-{self.sim.index}",
+            task=self.sim.task,
+            solution="",
+            feedback=self.feedback,
+            outcome=self.outcome,
+            strategy_used=self.strategy,
+        )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The demo's options."""
+    parser.add_argument(
+        "--tasks", type=int, default=DEFAULT_TASKS, help=f"tasks in this run (default: {DEFAULT_TASKS})"
+    )
+    parser.add_argument(
+        "--path", help=f"folder of the store and checkpoints (default: ./{DEFAULT_PATH})"
+    )
+    parser.add_argument(
+        "--model",
+        help="a chat model as provider:name (e.g. openai:gpt-4o-mini) for the answers; "
+        "default: the simulated solver",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help=f"seed of the hidden success rates and the task stream (default: {DEFAULT_SEED}; "
+        "a store keeps the seed of its first run)",
+    )
+    parser.add_argument(
+        "--plot", help=f"PNG file for the learning curve (default: <path>/{PLOT_NAME})"
+    )
+    parser.add_argument(
+        "--policy",
+        choices=["thompson", "greedy"],
+        default="thompson",
+        help="strategy policy: thompson (explores and exploits, default) or greedy",
+    )
+    parser.add_argument(
+        "--embeddings",
+        choices=["model", "hash"],
+        default="model",
+        help="the packaged all-MiniLM-L6-v2 (model, default) or the instant hashing embedder",
+    )
+
+
+def _chat_model(name: str | None) -> Any:
+    if not name:
+        return None
+    if ":" not in name:
+        raise CliError(f"--model must look like provider:name (e.g. openai:gpt-4o-mini), got {name!r}.")
+    try:
+        from langchain.chat_models import init_chat_model
+
+        return init_chat_model(name)
+    except Exception as exc:  # provider packages raise many kinds (ImportError, ValueError, auth)
+        raise CliError(
+            f"Cannot create the chat model {name!r}: {exc}. Install the provider's package "
+            "(e.g. `pip install langchain-openai`) and set its API key, or leave --model out "
+            "to use the simulated solver."
+        ) from exc
+
+
+def _solver(
+    world: World, sims: dict[int, SimTask], model: Any, attempts: list[Attempt]
+) -> Callable[[dict[str, Any], RunnableConfig], dict[str, Any]]:
+    """The agent node: answer the task (simulated or with ``model``), then grade the answer."""
+
+    def solve(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        from ..graph.wiring import memory_system_prompt
+
+        sim = sims[int(state["sim_index"])]
+        strategy = str(state.get("strategy") or "default")
+        if model is None:
+            reply: BaseMessage = AIMessage(
+                simulated_answer(sim, strategy, str(state.get("strategy_instruction") or ""))
+            )
+        else:
+            prompt = memory_system_prompt(state, base=SYSTEM_PROMPT)
+            try:
+                reply = model.invoke([SystemMessage(prompt), *state["messages"]], config)
+            except Exception as exc:  # network, quota, auth: all end the demo the same way
+                raise CliError(f"The chat model failed: {exc}") from exc
+        feedback, outcome = world.grade(sim, strategy)
+        attempts.append(Attempt(sim, strategy, feedback, outcome))
+        return {"messages": [reply], "feedback": feedback.to_dict(), "outcome": outcome.value}
+
+    return solve
+
+
+def build_graph(
+    *, store: Any, checkpointer: Any, solve: Any, model: Any, policy: str, rng: random.Random
+) -> Any:
+    """The demo graph: all seven nodes in the usual order, compiled with store and checkpointer."""
+    from langgraph.graph import END, START, StateGraph
+
+    from ..graph import (
+        EpisodeMemories,
+        entity_extract_node,
+        recall_node,
+        record_episode_node,
+        select_strategy_node,
+        sliding_window_node,
+        summarize_node,
+    )
+
+    memories = EpisodeMemories(store)
+    nodes: list[tuple[str, Any]] = [
+        ("sliding_window", sliding_window_node(max_tokens=2000)),
+        ("recall", recall_node(memories=memories)),
+        ("select_strategy", select_strategy_node(memories=memories, policy=policy, rng=rng)),
+        ("agent", solve),
+        ("record_episode", record_episode_node(memories=memories)),
+        ("summarize", summarize_node(model=model)),
+        ("entity_extract", entity_extract_node(model=model, store=store)),
+    ]
+    builder: Any = StateGraph(DemoState)
+    previous = START
+    for name, node in nodes:
+        builder.add_node(name, node)
+        builder.add_edge(previous, name)
+        previous = name
+    builder.add_edge(previous, END)
+    return builder.compile(checkpointer=checkpointer, store=store)
+
+
+def _progress(store: Any, seed: int | None) -> tuple[int, int, int, str | None]:
+    """(seed, first task index, runs so far, note) from what earlier runs stored."""
+    item = store.get(PROGRESS_NAMESPACE, "progress")
+    if item is None:
+        return (DEFAULT_SEED if seed is None else seed), 0, 0, None
+    stored = int(item.value["seed"])
+    note = None
+    if seed is not None and seed != stored:
+        note = (
+            f"note: this store was started with --seed {stored}; continuing with it "
+            "(use a fresh --path for another seed)."
+        )
+    return stored, int(item.value["next_task"]), int(item.value["runs"]), note
+
+
+def _tqdm(iterable: Any, total: int) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc="tasks", unit="task", file=sys.stderr, disable=None)
+
+
 def run(args: argparse.Namespace) -> int:
+    """Run the demo; print the learning curves, skill profiles and a replay prompt."""
+    if args.tasks < 1:
+        raise CliError(f"--tasks must be at least 1, got {args.tasks}.")
+    started = time.perf_counter()
+    path = Path(args.path) if args.path else DEFAULT_PATH
+    plot_path = Path(args.plot) if args.plot else path / PLOT_NAME
+    if plot_path.suffix.lower() != ".png":
+        raise CliError(f"--plot must name a .png file, got {plot_path}.")
+    model = _chat_model(args.model)
+    target = Target(path=path, embeddings=args.embeddings)
+    print(demo_report.solver_banner(args.model))
+    store = open_store(target, semantic=True, create=True, threads=EMBED_THREADS)
+    try:
+        return _run(args, store, target, model, plot_path, started)
+    finally:
+        store.close()
+
+
+def _run(
+    args: argparse.Namespace,
+    store: Any,
+    target: Target,
+    model: Any,
+    plot_path: Path,
+    started: float,
+) -> int:
+    from ..episodic import build_replay_context, format_replay_prompt
+    from ..graph import EpisodeMemories, open_checkpointer, thread_config
+
+    seed, start, runs, note = _progress(store, args.seed)
+    if note:
+        print(note)
+    world = World.from_seed(seed)
+    sims = {i: world.task(i) for i in range(start, start + args.tasks)}
+    config = thread_config(DEMO_USER, f"run-{runs + 1}")
+    memory = EpisodeMemories(store).for_config(config)
+    before = memory.count()
+    print(
+        f"run {runs + 1} on {target.describe()}: tasks {start + 1}-{start + args.tasks} "
+        f"(seed {seed}, policy {args.policy}); memory holds {before} episodes."
+    )
+    attempts: list[Attempt] = []
+    checkpoints = target.checkpoints()
+    assert checkpoints is not None  # the demo always runs on an embedded store
+    with open_checkpointer(checkpoints) as saver:
+        graph = build_graph(
+            store=store,
+            checkpointer=saver,
+            solve=_solver(world, sims, model, attempts),
+            model=model,
+            policy=args.policy,
+            rng=random.Random(f"policy:{seed}:{start}"),
+        )
+        for sim in _tqdm(sims.values(), total=len(sims)):
+            graph.invoke(
+                {
+                    "messages": [HumanMessage(sim.task.description)],
+                    "task": sim.task.to_dict(),
+                    "sim_index": sim.index,
+                },
+                config,
+            )
+    store.put(
+        PROGRESS_NAMESPACE,
+        "progress",
+        {"seed": seed, "next_task": start + args.tasks, "runs": runs + 1, "policy": args.policy},
+    )
+    baseline = [_play(world, sim, baseline_strategy(sim.task)) for sim in sims.values()]
+    oracle = [_play(world, sim, world.best(sim.task.category)) for sim in sims.values()]
+
+    memory.refresh()
+    print()
+    print(demo_report.curve_table(attempts, baseline, oracle))
+    print()
+    print(demo_report.skills_table(memory.skill_profiles(), world))
+    nxt = world.task(start + args.tasks)
+    prompt = format_replay_prompt(build_replay_context(memory.recall(nxt.task, 3)), nxt.task)
+    print()
+    print(f"Replay prompt for the next task ({nxt.task.description!r}):")
+    print(demo_report.indent(prompt))
+    print()
+    print(demo_report.save_plot(attempts, baseline, plot_path, first=start + 1))
+    print(
+        f"Memory now holds {memory.count()} episodes in {target.path}; run the demo again to "
+        f"continue, or inspect it with `langgraph-episodic stats --path {target.path}`. "
+        f"({time.perf_counter() - started:.0f} s)"
+    )
     return 0
+
+
+def _play(world: World, sim: SimTask, strategy: str) -> Attempt:
+    feedback, outcome = world.grade(sim, strategy)
+    return Attempt(sim, strategy, feedback, outcome)
+

@@ -58,13 +58,25 @@ class Target:
         """``"server http://..."`` or ``"embedded store ./.episodic"`` for messages."""
         return f"server {self.url}" if self.url else f"embedded store {self.path}"
 
-    def index(self) -> dict[str, Any]:
-        """The store's ``IndexConfig`` for this target's embeddings choice."""
-        from ..embeddings import MODEL_DIMS, HashEmbeddings, default_embeddings
+    def index(self, *, threads: int | None = None) -> dict[str, Any]:
+        """The store's ``IndexConfig`` for this target's embeddings choice.
+
+        ``threads`` loads a separate model instance limited to that many torch threads;
+        ``None`` shares the process-wide :func:`~langgraph_episodic.default_embeddings`.
+        """
+        from ..embeddings import (
+            MODEL_DIMS,
+            HashEmbeddings,
+            SentenceTransformerEmbeddings,
+            default_embeddings,
+        )
 
         if self.embeddings == "hash":
             return {"dims": HASH_DIMS, "embed": HashEmbeddings(HASH_DIMS)}
-        return {"dims": MODEL_DIMS, "embed": default_embeddings()}
+        embed = default_embeddings() if threads is None else SentenceTransformerEmbeddings(
+            num_threads=threads
+        )
+        return {"dims": MODEL_DIMS, "embed": embed}
 
     def checkpoints(self) -> Path | None:
         """The SQLite checkpoint file that belongs to an embedded store (None for a server)."""
@@ -94,18 +106,24 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
 
 
 def open_store(
-    target: Target, *, semantic: bool, create: bool = False, **options: Any
+    target: Target,
+    *,
+    semantic: bool,
+    create: bool = False,
+    threads: int | None = None,
+    **options: Any,
 ) -> ChromaStore:
     """Open the target's ``ChromaStore``.
 
     ``semantic=False`` opens it without an embedder (enough for listing, counting, deleting and
     exporting, and no model load). ``create=False`` refuses a path that holds no store yet, so
     a typo in ``--path`` is reported instead of silently creating an empty store.
+    ``threads`` limits the embedding model's torch threads (see :meth:`Target.index`).
     """
     from ..chroma.store import ChromaStore
 
     kwargs: dict[str, Any] = {"collection": target.collection, **options}
-    kwargs["index"] = target.index() if semantic else None
+    kwargs["index"] = target.index(threads=threads) if semantic else None
     if target.url is not None:
         try:
             return ChromaStore.from_url(target.url, **kwargs)

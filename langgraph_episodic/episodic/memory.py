@@ -65,7 +65,6 @@ SCAN_PAGE = 200
 """Items fetched per page when the memory reads its whole namespace."""
 
 
-
 class EpisodeConflictError(ValueError):
     """An episode id is already recorded with different content; episodes are immutable."""
 
@@ -101,6 +100,10 @@ class EpisodicMemory:
         half_life: Default half-life of recency, in seconds.
         recency_floor: Lowest recency weight an old episode can fall to (0 = no floor).
         clock: Returns the current time in seconds; used when ``current_time`` is not given.
+
+    The similarity of a recalled episode is the store's search score: cosine similarity for
+    ``InMemoryStore`` and ``ChromaStore(search_mode="dense")``, the fused hybrid score (higher is
+    better, in [0, 1]) for ``ChromaStore``'s default mode.
 
     Counts, skill profiles and the short-term window are read from the store once (on first
     use) and then kept up to date by this instance's own ``record`` calls; call

@@ -16,7 +16,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .learning import LearningSnapshot
+from .learning import LearningSnapshot, compute_learning_curve
+from .records import Episode
+
+Curve = Sequence[LearningSnapshot] | Sequence[Episode]
 
 
 def _figure_class() -> Any:
@@ -30,17 +33,21 @@ def _figure_class() -> Any:
 
 
 def plot_learning_curve(
-    snapshots: Sequence[LearningSnapshot] | Mapping[str, Sequence[LearningSnapshot]],
+    snapshots: Curve | Mapping[str, Curve],
     *,
+    window: int = 5,
     title: str | None = None,
     path: str | Path | None = None,
 ) -> Any:
     """Draw rolling success rate (top) and cumulative reward (bottom); return the Figure.
 
-    Pass one curve, or a mapping ``label -> curve`` to compare several (e.g. policies). With
-    ``path`` the figure is also saved there (the format follows the file extension).
+    Pass one curve, or a mapping ``label -> curve`` to compare several (e.g. policies). A curve
+    is a list of :class:`LearningSnapshot`, or of episodes (oldest first), whose curve is then
+    computed with ``window``. With ``path`` the figure is also saved there (the format follows
+    the file extension).
     """
-    curves = dict(snapshots) if isinstance(snapshots, Mapping) else {"agent": snapshots}
+    given = dict(snapshots) if isinstance(snapshots, Mapping) else {"agent": snapshots}
+    curves = {label: _snapshots(curve, window) for label, curve in given.items()}
     figure = _figure_class()(figsize=(8, 6))
     top, bottom = figure.subplots(2, 1, sharex=True)
     for label, curve in curves.items():
@@ -59,3 +66,10 @@ def plot_learning_curve(
     if path is not None:
         figure.savefig(str(path))
     return figure
+
+
+def _snapshots(curve: Curve, window: int) -> list[LearningSnapshot]:
+    items = list(curve)
+    if items and isinstance(items[0], Episode):
+        return compute_learning_curve([e for e in items if isinstance(e, Episode)], window)
+    return [s for s in items if isinstance(s, LearningSnapshot)]

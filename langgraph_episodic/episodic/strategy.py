@@ -132,12 +132,14 @@ def select_strategy(
     rng: random.Random | None = None,
     pool: Mapping[str, str] | None = None,
     similar_k: int = 10,
+    prior: tuple[float, float] = (1.0, 1.0),
 ) -> StrategyChoice:
     """Choose a strategy for ``task`` from what ``memory`` holds (see the module docstring).
 
     ``similar_k`` is how many similar episodes the greedy policy recalls; ``current_time``
     is passed to the recall. ``rng`` drives the Thompson policy (default: a fresh
-    ``random.Random()``).
+    ``random.Random()``) and ``prior`` is its Beta prior. ``pool`` replaces
+    :data:`STRATEGY_POOL` (name -> instruction text).
     """
     similar: list[PrioritizedResult] = []
     if _needs_recall(task, policy):
@@ -145,9 +147,8 @@ def select_strategy(
             task, top_k=similar_k, current_time=current_time, category=_category(task)
         )
     profile = memory.skill_profiles().get(task.category)
-    return choose_strategy(
-        task, StrategyEvidence(tuple(similar), profile), policy=policy, rng=rng, pool=pool
-    )
+    evidence = StrategyEvidence(tuple(similar), profile)
+    return choose_strategy(task, evidence, policy=policy, rng=rng, pool=pool, prior=prior)
 
 
 async def aselect_strategy(
@@ -159,6 +160,7 @@ async def aselect_strategy(
     rng: random.Random | None = None,
     pool: Mapping[str, str] | None = None,
     similar_k: int = 10,
+    prior: tuple[float, float] = (1.0, 1.0),
 ) -> StrategyChoice:
     """Async version of :func:`select_strategy`."""
     similar: list[PrioritizedResult] = []
@@ -167,9 +169,8 @@ async def aselect_strategy(
             task, top_k=similar_k, current_time=current_time, category=_category(task)
         )
     profile = (await memory.askill_profiles()).get(task.category)
-    return choose_strategy(
-        task, StrategyEvidence(tuple(similar), profile), policy=policy, rng=rng, pool=pool
-    )
+    evidence = StrategyEvidence(tuple(similar), profile)
+    return choose_strategy(task, evidence, policy=policy, rng=rng, pool=pool, prior=prior)
 
 
 def _needs_recall(task: TaskDescription, policy: str) -> bool:

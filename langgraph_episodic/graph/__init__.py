@@ -28,6 +28,7 @@ from .episode_nodes import (
     select_strategy_node,
     task_from_state,
 )
+from .namespaces import USER_LABELS, user_namespaces
 from .profiles import UserFact, UserProfiles
 from .state import EpisodicState, merge_description, merge_entities
 from .summarize import SUMMARY_MESSAGE_ID, extractive_summary, summarize_node
@@ -56,6 +57,7 @@ from .working_memory import CustomerHistory, OutputItem, OutputLog, Turn
 
 __all__ = [
     "SUMMARY_MESSAGE_ID",
+    "USER_LABELS",
     "CustomerHistory",
     "EpisodeMemories",
     "EpisodicState",
@@ -97,5 +99,6 @@ __all__ = [
     "task_from_state",
     "thread_config",
     "thread_id_for",
+    "user_namespaces",
     "window_messages",
 ]

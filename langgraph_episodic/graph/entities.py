@@ -11,7 +11,8 @@ With a chat model the extraction uses structured output (``with_structured_outpu
 one a rule-based extractor runs, and says so in each stored item (``"method": "rules"``): it
 takes names from phrases like "my name is", "I use", "ich arbeite bei", from words written like
 names (``LangGraph``, ``AWS``, ``GPT-4``) and, in English sentences, from capitalised words;
-the description is the sentence they came from.
+the description is the sentence they came from. A capitalised first word of a sentence
+counts only before a verb such as "is" or "works" ("Alice works at ACME", not "Count words").
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from .._config import fill_namespace
 from ..relevance import is_worth_storing
 from ._messages import as_messages, last_human_index, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
+from .namespaces import ENTITIES
 from .state import entity_key, merge_description
 
 logger = logging.getLogger(__name__)
 
-ENTITY_NAMESPACE: tuple[str, ...] = ("entities", "{user_id}")
+ENTITY_NAMESPACE: tuple[str, ...] = (ENTITIES, "{user_id}")
 """Default namespace template of stored entities (filled from ``config["configurable"]``)."""
 
 ENTITY_INSTRUCTIONS = (
@@ -110,6 +112,12 @@ _STOPWORDS = _wordset(
     for with from by of to our we're it's let's sure well
     """
 )
+_NAME_VERBS = _wordset(
+    """
+    is was has had works worked lives lived likes liked prefers uses used wants needs said says
+    knows loves leads manages runs owns joined founded built wrote will can should and
+    """
+)
 _GERMAN_HINTS = _wordset(
     "ich und der die das ist nicht mit für bei ein eine mein meine wir sie es auf zu im den dem "
     "des sich auch noch wie"
@@ -177,6 +185,19 @@ def _clean_name(name: str) -> str | None:
     return cleaned if len(cleaned) >= 2 else None
 
 
+def _capitalised_names(sentence: str) -> list[str]:
+    """Capitalised word runs; a lone first word counts only before a verb like "is", "works"."""
+    names = []
+    for match in _CAPITALISED_RUN.finditer(sentence):
+        run = match.group(1)
+        if match.start() == 0 and " " not in run.strip():
+            following = _words(sentence[match.end() :])[:1]
+            if not following or following[0] not in _NAME_VERBS:
+                continue
+        names.append(run)
+    return names
+
+
 def extract_entities_by_rules(text: str) -> list[ExtractedEntity]:
     """Rule-based extraction (no model): see the module docstring for what it finds.
 
@@ -189,7 +210,7 @@ def extract_entities_by_rules(text: str) -> list[ExtractedEntity]:
         names = [m.group(1) for m in _TRIGGERS.finditer(sentence)]
         names += [t for t in _TOKEN.findall(sentence) if _name_like(t)]
         if not _is_german(sentence):
-            names += [m.group(1) for m in _CAPITALISED_RUN.finditer(sentence.strip())]
+            names += _capitalised_names(sentence.strip())
         for raw in names:
             name = _clean_name(raw)
             if not name:
@@ -247,6 +268,12 @@ def entity_extract_node(
         source: ``"human"`` (the last human message) or ``"last"`` (the last message).
         load_limit: How many stored entities to load into a new session's state.
         name: The node's name.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> node = entity_extract_node(store=InMemoryStore())
+    >>> state = {"messages": [("user", "I work at ACME. Where is the office?")]}
+    >>> node.invoke(state, {"configurable": {"user_id": "alice"}})
+    {'entities': {'ACME': 'I work at ACME.'}}
     """
     if source not in ("human", "last"):
         raise ValueError(f"source must be 'human' or 'last', got {source!r}.")

@@ -44,10 +44,11 @@ from ..episodic import (
 )
 from ._messages import as_messages, last_human_text, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
+from .namespaces import EPISODES
 
 logger = logging.getLogger(__name__)
 
-EPISODE_NAMESPACE: tuple[str, ...] = ("episodes", "{user_id}")
+EPISODE_NAMESPACE: tuple[str, ...] = (EPISODES, "{user_id}")
 """Default namespace template of a user's episodes."""
 
 SUCCESS_REWARD = 0.8
@@ -215,6 +216,12 @@ def recall_node(
 
     ``store`` and ``namespace`` are used only when ``memories`` is not given. With no task and
     no human message the node writes an empty recall.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> node = recall_node(store=InMemoryStore(), top_k=2)
+    >>> update = node.invoke({"task": "Sort a list"}, {"configurable": {"user_id": "alice"}})
+    >>> update["recalled"], update["replay_prompt"].splitlines()[0]
+    ([], 'Current task: Sort a list')
     """
     provider = memories or EpisodeMemories(store, namespace=namespace)
 
@@ -247,6 +254,12 @@ def select_strategy_node(
 
     ``policy`` is ``"greedy"`` (the three-level rule) or ``"thompson"`` (explores as well);
     ``rng`` seeds the Thompson sampling, ``pool`` replaces ``STRATEGY_POOL``.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> node = select_strategy_node(store=InMemoryStore())
+    >>> task = {"description": "Design a plugin API", "complexity": 0.9}
+    >>> node.invoke({"task": task}, {"configurable": {"user_id": "alice"}})["strategy"]
+    'iterative'
     """
     if policy not in ("greedy", "thompson"):
         raise ValueError(f"Unknown policy {policy!r}; use 'greedy' or 'thompson'.")
@@ -285,6 +298,16 @@ def record_episode_node(
     The node writes ``episode_id`` and clears ``feedback`` and ``outcome`` so they are not
     reused for the next answer. The id is deterministic (:func:`episode_id_for`): running the
     node twice on the same state records one episode.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> memories = EpisodeMemories(InMemoryStore())
+    >>> node = record_episode_node(memories=memories)
+    >>> state = {"messages": [("user", "Sort a list"), ("ai", "Use sorted().")],
+    ...          "feedback": {"reward": 1.0}}
+    >>> config = {"configurable": {"user_id": "alice", "thread_id": "alice:s1"}}
+    >>> first, again = node.invoke(state, config), node.invoke(state, config)
+    >>> first == again, memories.for_config(config).count()
+    (True, 1)
     """
     provider = memories or EpisodeMemories(store, namespace=namespace)
 

@@ -18,8 +18,9 @@ from langgraph.store.base import BaseStore, Item
 
 from ..relevance import is_worth_storing
 from ._runner import Plan, all_items, arun, call, run
+from .namespaces import USER_PROFILES
 
-PROFILE_NAMESPACE = "user_profiles"
+PROFILE_NAMESPACE = USER_PROFILES
 """First label of the profile namespace; the second is the user id."""
 
 @dataclass(frozen=True)

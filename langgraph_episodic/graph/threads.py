@@ -230,7 +230,25 @@ def _sessions_plan(
 
 
 def list_sessions(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> list[SessionInfo]:
-    """A user's sessions, newest first (only threads made by :func:`thread_id_for`)."""
+    """A user's sessions, newest first (only threads made by :func:`thread_id_for`).
+
+    >>> from langgraph.checkpoint.memory import InMemorySaver
+    >>> from langgraph.graph import MessagesState, StateGraph
+    >>> builder = StateGraph(MessagesState)
+    >>> builder.add_node("echo", lambda state: {})
+    <langgraph.graph.state.StateGraph object at ...>
+    >>> builder.set_entry_point("echo")
+    <langgraph.graph.state.StateGraph object at ...>
+    >>> saver = InMemorySaver()
+    >>> graph = builder.compile(checkpointer=saver)
+    >>> _ = graph.invoke({"messages": [("user", "hi")]}, thread_config("alice", "s1"))
+    >>> [s.session_id for s in list_sessions(saver, "alice")]
+    ['s1']
+    >>> resume_config(saver, "alice")["configurable"]["thread_id"]
+    'alice:s1'
+    >>> delete_user_threads(saver, "alice")
+    ['alice:s1']
+    """
     return run(_sessions_plan(checkpointer, user_id))
 
 

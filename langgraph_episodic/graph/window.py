@@ -103,6 +103,12 @@ def sliding_window_node(
             ``get_num_tokens_from_messages``; default ``count_tokens_approximately``
             (about four characters per token, no model needed).
         name: The node's name.
+
+    >>> from langchain_core.messages import HumanMessage, AIMessage
+    >>> msgs = [HumanMessage("one", id="1"), AIMessage("two", id="2"), HumanMessage("three", id="3")]
+    >>> update = sliding_window_node(max_tokens=2, token_counter=len).invoke({"messages": msgs})
+    >>> [m.id for m in update["messages"]]  # RemoveMessage ops for the dropped ones
+    ['1', '2']
     """
     if max_tokens <= 0:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}.")

@@ -12,6 +12,7 @@ with a simple chat agent (:func:`memory_agent_node`) when you pass a chat model.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -61,6 +62,8 @@ def add_memory_nodes(
     entities: bool = True,
     episodes: bool = True,
     policy: str = "greedy",
+    rng: random.Random | None = None,
+    top_k: int = 3,
     score: Scorer | None = None,
     connect_agent: bool = True,
     start: str = START,
@@ -76,11 +79,18 @@ def add_memory_nodes(
         memories: Shared episodic memories; default one per call of this function.
         window_tokens: Token budget of the sliding window (``None`` leaves the window out).
         summarize, entities, episodes: Leave out the summary, entity or episodic nodes.
-        policy: Strategy policy, ``"greedy"`` or ``"thompson"``.
+        policy: Strategy policy, ``"greedy"`` or ``"thompson"``; ``rng`` seeds the latter.
+        top_k: How many past episodes the recall node puts in the replay prompt.
         score: Scoring function for the record-episode node (see there).
         connect_agent: Add the edge ``agent -> after[0]``. Pass ``False`` when your agent
             leaves through a conditional edge (e.g. a tool loop) and route it yourself.
         start, end: Where the chain starts and ends (default ``START`` and ``END``).
+
+    >>> builder = StateGraph(EpisodicState)
+    >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
+    <langgraph.graph.state.StateGraph object at ...>
+    >>> add_memory_nodes(builder, "agent").after
+    ('record_episode', 'summarize', 'entity_extract')
     """
     if agent not in builder.nodes:
         raise ValueError(
@@ -93,8 +103,10 @@ def add_memory_nodes(
     if window_tokens is not None:
         before.append(("sliding_window", sliding_window_node(max_tokens=window_tokens)))
     if episodes:
-        before.append(("recall", recall_node(memories=shared)))
-        before.append(("select_strategy", select_strategy_node(memories=shared, policy=policy)))
+        before.append(("recall", recall_node(memories=shared, top_k=top_k)))
+        before.append(
+            ("select_strategy", select_strategy_node(memories=shared, policy=policy, rng=rng))
+        )
         after.append(("record_episode", record_episode_node(memories=shared, score=score)))
     if summarize:
         after.append(("summarize", summarize_node(model=model)))

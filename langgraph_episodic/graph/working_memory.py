@@ -22,6 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore, Item
 
 from ._runner import Plan, all_items, arun, call, run
+from .namespaces import OUTPUT_LOG, WORKING_MEMORY
 from .profiles import fact_key
 
 DEFAULT_TTL_DAYS = 30.0
@@ -70,6 +71,13 @@ class CustomerHistory:
     """The last ``max_turns`` turns of each customer, expiring after ``ttl_days``.
 
     Reads do not extend a turn's lifetime: it expires ``ttl_days`` after it was written.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> history = CustomerHistory(InMemoryStore(), max_turns=2, ttl_days=None)  # no TTL here
+    >>> for i in range(3):
+    ...     _ = history.add_turn("c1", f"question {i}", f"answer {i}")
+    >>> [t.user for t in history.recent("c1")]
+    ['question 1', 'question 2']
     """
 
     def __init__(
@@ -78,7 +86,7 @@ class CustomerHistory:
         *,
         max_turns: int = 10,
         ttl_days: float | None = DEFAULT_TTL_DAYS,
-        namespace: str = "working_memory",
+        namespace: str = WORKING_MEMORY,
     ) -> None:
         if max_turns <= 0:
             raise ValueError(f"max_turns must be positive, got {max_turns}.")
@@ -205,7 +213,7 @@ class OutputLog:
         self,
         store: BaseStore,
         *,
-        namespace: str = "output_log",
+        namespace: str = OUTPUT_LOG,
         ttl_days: float | None = None,
         cap: int = MAX_UNRESOLVED,
     ) -> None:

@@ -69,3 +69,11 @@ def test_importing_the_package_does_not_import_matplotlib() -> None:
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_plot_accepts_episodes_and_computes_their_curve() -> None:
+    eps = [make_episode(f"e{i}", outcome=S if i % 2 else F, reward=float(i % 2)) for i in range(6)]
+    fig = plot_learning_curve(eps, window=2)
+    (line,) = fig.axes[0].get_lines()
+    expected = [s.rolling_success_rate for s in compute_learning_curve(eps, window=2)]
+    assert list(line.get_ydata()) == expected

@@ -315,7 +315,7 @@ def test_from_config_fills_the_namespace_from_configurable() -> None:
      (("episodes", ""), ValueError), (("langgraph", "x"), ValueError)],
 )
 def test_bad_namespaces_are_refused(namespace: Any, error: type[Exception]) -> None:
-    with pytest.raises(error, match="namespace|label"):
+    with pytest.raises(error, match=r"namespace|label"):
         EpisodicMemory(InMemoryStore(), namespace)
 
 

@@ -4,6 +4,7 @@ two users through several sessions each, with fake chat models; check what each 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,7 @@ def build(models: Models, store: BaseStore, checkpointer: Any) -> tuple[Any, Epi
     builder.add_node(entity_extract_node(model=models.entities))
     chain = [START, "sliding_window", "recall", "select_strategy", "agent", "record_episode",
              "summarize", "entity_extract", END]
-    for a, b in zip(chain, chain[1:], strict=False):
+    for a, b in pairwise(chain):
         builder.add_edge(a, b)
     return builder.compile(store=store, checkpointer=checkpointer), memories
 

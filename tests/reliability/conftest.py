@@ -101,10 +101,23 @@ class RecordingEmbeddings(HashEmbeddings):
         return self.embed_query(text)
 
 
-def raw_records(store: Any) -> list[dict[str, Any]]:
-    """Every record of a ChromaStore's two collections: id, metadata and document."""
+def store_collections(store: Any) -> list[Any]:
+    """Every Chroma collection a ChromaStore keeps (``<name>`` and ``<name>__*``), read
+    straight from its client, so the check does not depend on the store's internals."""
+    base = store.collection_name
     out = []
-    for collection in (store._items, store._vectors):
+    for col in store._client.list_collections():
+        name = col if isinstance(col, str) else col.name
+        if name == base or name.startswith(base + "__"):
+            out.append(store._client.get_collection(name, embedding_function=None))
+    assert out, f"no collections named {base!r} on the store's client"
+    return out
+
+
+def raw_records(store: Any) -> list[dict[str, Any]]:
+    """Every record of a ChromaStore's collections: collection, id, metadata and document."""
+    out = []
+    for collection in store_collections(store):
         got = collection.get(include=["metadatas", "documents"])
         for rid, meta, doc in zip(
             got["ids"], got["metadatas"] or [], got["documents"] or [], strict=True

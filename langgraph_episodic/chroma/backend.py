@@ -1,0 +1,194 @@
+"""The state one ``ChromaStore`` works on: its collections, registry and in-process caches.
+
+:class:`Backend` is shared by the read side (:mod:`.search`) and the write side
+(:mod:`.writes`). It also loads a namespace's vectors and texts from Chroma into the vector
+cache and the lexical index, checking the registry version so that a cache is never stale
+(a store on a server re-reads versions on every search; an embedded store is its only writer).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import layout
+from .lexical import LexicalIndex
+from .registry import NamespaceRegistry
+from .vector_cache import NamespaceVectors, VectorCache
+
+Namespace = tuple[str, ...]
+
+
+@dataclass
+class Backend:
+    """Collections, registry and caches of one store (see the module docstring)."""
+
+    items: Any
+    vectors: Any
+    registry: NamespaceRegistry
+    max_batch: int
+    shared: bool
+    cache: VectorCache
+    lexical: LexicalIndex = field(default_factory=LexicalIndex)
+    lexical_versions: dict[Namespace, str] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @classmethod
+    def open(
+        cls, client: Any, name: str, *, shared: bool, vector_cache_size: int
+    ) -> Backend:
+        """Get or create the collections of store ``name`` on ``client``."""
+        items = client.get_or_create_collection(
+            name, embedding_function=None, metadata={"langgraph_episodic": "items"}
+        )
+        vectors = client.get_or_create_collection(
+            f"{name}__vec",
+            embedding_function=None,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"langgraph_episodic": "vectors"},
+        )
+        return cls(
+            items=items,
+            vectors=vectors,
+            registry=NamespaceRegistry(client, name, shared=shared),
+            max_batch=int(client.get_max_batch_size()),
+            shared=shared,
+            cache=VectorCache(vector_cache_size),
+        )
+
+    # records ---------------------------------------------------------------
+
+    def fetch(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Item metadata by record id (missing ids are absent)."""
+        out: dict[str, dict[str, Any]] = {}
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), self.max_batch):
+            got = self.items.get(ids=unique[start : start + self.max_batch], include=["metadatas"])
+            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+                out[rid] = dict(meta)
+        return out
+
+    def chunked(self, fn: Callable[..., Any], ids: Sequence[str]) -> None:
+        """Call ``fn(ids=...)`` in chunks Chroma accepts."""
+        for start in range(0, len(ids), self.max_batch):
+            fn(ids=list(ids[start : start + self.max_batch]))
+
+    # namespace loading -------------------------------------------------------
+
+    def scope(
+        self, prefix: Namespace, *, vectors: bool
+    ) -> tuple[list[Namespace], list[NamespaceVectors] | None]:
+        """Namespaces under ``prefix``, loaded into the lexical index (and, with ``vectors``,
+        the vector cache). The vector list is None when the scope exceeds the cache."""
+        infos = self.registry.under(prefix)
+        with self.lock:
+            entries: list[NamespaceVectors] | None = [] if vectors else None
+            budget = self.cache.max_vectors
+            for ns, info in infos.items():
+                cached = self.cache.get(ns) if entries is not None else None
+                fresh_vec = cached is not None and cached.version == info.version
+                fresh_lex = self.lexical_versions.get(ns) == info.version
+                if entries is not None and not fresh_vec:
+                    cached = self._load(ns, info.version, with_vectors=True)
+                elif not fresh_lex:
+                    self._load(ns, info.version, with_vectors=False)
+                if entries is not None and cached is not None:
+                    budget -= len(cached.rows)
+                    if budget < 0:
+                        entries = None  # too large for the cache: use Chroma's index
+                    else:
+                        entries.append(cached)
+            return list(infos), entries
+
+    def _load(self, ns: Namespace, version: str, *, with_vectors: bool) -> NamespaceVectors | None:
+        include = ["documents", "embeddings"] if with_vectors else ["documents"]
+        got = self.vectors.get(where={"_ns": layout.ns_str(ns)}, include=include)
+        texts: dict[str, list[tuple[int, str]]] = {}
+        entry = NamespaceVectors(version) if with_vectors else None
+        embeddings = got.get("embeddings")
+        for n, (vid, doc) in enumerate(zip(got["ids"], got["documents"] or [], strict=True)):
+            iid, index = split_vector_id(vid)
+            texts.setdefault(iid, []).append((index, doc or ""))
+            if entry is not None and embeddings is not None:
+                entry.replace_item_rows(iid, [(vid, embeddings[n])])
+        self.lexical.drop_namespace(ns)
+        self.lexical.upsert_many(
+            (ns, iid, "\n".join(t for _, t in sorted(parts))) for iid, parts in texts.items()
+        )
+        self.lexical_versions[ns] = version
+        if entry is not None:
+            self.cache.put(ns, entry)
+        return entry
+
+    def forget(self, ns: Namespace) -> None:
+        """Drop a namespace from the in-process caches (it reloads on the next search)."""
+        self.cache.drop(ns)
+        self.lexical.drop_namespace(ns)
+        self.lexical_versions.pop(ns, None)
+
+    def apply_to_caches(
+        self,
+        changes: Mapping[Namespace, Mapping[str, Sequence[tuple[str, str, Sequence[float]]]]],
+        versions: Mapping[Namespace, str],
+    ) -> None:
+        """Apply this store's own writes to the caches, or drop them when others may write.
+
+        ``changes[ns][item id]`` lists the item's new (vector id, text, vector); empty = deleted.
+        """
+        for ns, per_item in changes.items():
+            if self.shared or ns not in versions:
+                self.forget(ns)
+                continue
+            entry = self.cache.get(ns)
+            if entry is not None:
+                before = len(entry.rows)
+                for iid, rows in per_item.items():
+                    entry.replace_item(iid, [(vid, vec) for vid, _, vec in rows])
+                entry.version = versions[ns]
+                self.cache.resized(ns, before)
+            if ns in self.lexical_versions:
+                for iid, rows in per_item.items():
+                    if rows:
+                        self.lexical.upsert(ns, iid, "\n".join(text for _, text, _ in rows))
+                    else:
+                        self.lexical.remove(ns, iid)
+                self.lexical_versions[ns] = versions[ns]
+
+    # namespace bookkeeping after deletes ---------------------------------------
+
+    def settle(self, namespaces: Sequence[Namespace]) -> dict[Namespace, str]:
+        """After deletes: forget empty namespaces, recompute the latest expiry of the others.
+
+        Returns the new registry version of each namespace that still exists.
+        """
+        versions: dict[Namespace, str] = {}
+        empty: list[Namespace] = []
+        for ns in namespaces:
+            where_ns = {"_ns": layout.ns_str(ns)}
+            if not self.items.get(where=where_ns, limit=1, include=[])["ids"]:
+                empty.append(ns)
+                continue
+            forever = self.items.get(
+                where={"$and": [where_ns, {"_expires": {"$gte": layout.NO_EXPIRY}}]},
+                limit=1,
+                include=[],
+            )
+            if forever["ids"]:
+                expires = layout.NO_EXPIRY
+            else:
+                got = self.items.get(where=where_ns, include=["metadatas"])
+                expires = max(float(m["_expires"]) for m in got["metadatas"] or [])
+            versions[ns] = self.registry.set_expiry(ns, expires)
+        if empty:
+            self.registry.remove(empty)
+            for ns in empty:
+                self.forget(ns)
+        return versions
+
+
+def split_vector_id(vid: str) -> tuple[str, int]:
+    """``"<item id>#<i>"`` -> (item id, i)."""
+    iid, _, index = vid.rpartition("#")
+    return iid, int(index)

@@ -1,0 +1,136 @@
+"""The namespace registry: one small Chroma record per namespace, mirrored in process.
+
+Listing namespaces by scanning items costs Chroma a metadata read per item (seconds at 100k);
+the registry answers from one record per namespace. Each record holds the namespace's prefix
+keys, a version that changes on every write to the namespace (so caches know when to reload),
+and ``_exp``: the latest expiry of its items, so a namespace whose items have all expired is
+not listed even before a sweep.
+
+An embedded store is its only writer, so its mirror is read once and then kept current by its
+own writes. A store on a server re-reads the records it needs, because other processes write.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import layout
+
+
+@dataclass(frozen=True)
+class NamespaceInfo:
+    """What the registry knows of one namespace."""
+
+    version: str
+    expires: float
+
+
+class NamespaceRegistry:
+    """Namespaces with their versions and latest expiry, in ``<collection>__ns``."""
+
+    def __init__(self, client: Any, name: str, *, shared: bool) -> None:
+        self.collection = self._col = client.get_or_create_collection(
+            f"{name}__ns", embedding_function=None, metadata={"langgraph_episodic": "namespaces"}
+        )
+        self.shared = shared
+        self._mirror: dict[tuple[str, ...], NamespaceInfo] = {}
+        self._loaded = False
+        self._max_batch = int(client.get_max_batch_size())
+
+    # reading -----------------------------------------------------------------
+
+    def under(self, prefix: tuple[str, ...]) -> dict[tuple[str, ...], NamespaceInfo]:
+        """Namespaces starting with ``prefix`` (whole labels), fresh from Chroma when shared."""
+        if self.shared:
+            got = self._col.get(where=layout.prefix_where(prefix), include=["metadatas"])
+            fresh = {
+                layout.ns_from_str(str(m["_ns"])): NamespaceInfo(str(m["_ver"]), float(m["_exp"]))
+                for m in got["metadatas"] or []
+            }
+            n = len(prefix)
+            for ns in [ns for ns in self._mirror if ns[:n] == prefix and ns not in fresh]:
+                del self._mirror[ns]
+            self._mirror.update(fresh)
+            return fresh
+        self._load()
+        n = len(prefix)
+        return {ns: info for ns, info in self._mirror.items() if ns[:n] == prefix}
+
+    def live(self, prefix: tuple[str, ...], now: float) -> list[tuple[str, ...]]:
+        """Namespaces under ``prefix`` holding at least one unexpired item."""
+        return [ns for ns, info in self.under(prefix).items() if info.expires >= now]
+
+    def known(self, namespace: tuple[str, ...]) -> NamespaceInfo | None:
+        """The mirrored info of ``namespace`` (no Chroma call)."""
+        return self._mirror.get(namespace)
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        got = self._col.get(include=["metadatas"])
+        for m in got["metadatas"] or []:
+            ns = layout.ns_from_str(str(m["_ns"]))
+            self._mirror[ns] = NamespaceInfo(str(m["_ver"]), float(m["_exp"]))
+        self._loaded = True
+
+    # writing -----------------------------------------------------------------
+
+    def touch(
+        self,
+        expiries: Mapping[tuple[str, ...], float],
+        *,
+        bump: bool = True,
+        exact: bool = False,
+    ) -> dict[tuple[str, ...], str]:
+        """Record writes: a new version per namespace (if ``bump``) and ``_exp`` raised to at
+        least the given expiry. Returns each namespace's version."""
+        if not expiries:
+            return {}
+        if self.shared:  # other processes write too: start from their latest records
+            got = self._col.get(ids=[_rid(ns) for ns in expiries], include=["metadatas"])
+            for m in got["metadatas"] or []:
+                ns = layout.ns_from_str(str(m["_ns"]))
+                self._mirror[ns] = NamespaceInfo(str(m["_ver"]), float(m["_exp"]))
+        else:
+            self._load()
+        versions: dict[tuple[str, ...], str] = {}
+        ids, metas = [], []
+        for ns, exp in expiries.items():
+            old = self._mirror.get(ns)
+            version = uuid.uuid4().hex if bump or old is None else old.version
+            expires = max(exp, old.expires) if old and not exact else exp
+            self._mirror[ns] = NamespaceInfo(version, expires)
+            versions[ns] = version
+            meta: dict[str, Any] = {"_ns": layout.ns_str(ns), "_ver": version, "_exp": expires}
+            for depth in range(1, len(ns) + 1):
+                meta[f"_p{depth}"] = layout.ns_str(ns[:depth])
+            ids.append(_rid(ns))
+            metas.append(meta)
+        for s in range(0, len(ids), self._max_batch):
+            chunk = ids[s : s + self._max_batch]
+            self._col.upsert(
+                ids=chunk,
+                embeddings=[[layout.placeholder(r)] for r in chunk],
+                metadatas=metas[s : s + self._max_batch],
+            )
+        return versions
+
+    def set_expiry(self, namespace: tuple[str, ...], expires: float) -> str:
+        """Set ``_exp`` exactly (after deletes, when the latest expiry may have gone down);
+        return the namespace's new version."""
+        return self.touch({namespace: expires}, exact=True)[namespace]
+
+    def remove(self, namespaces: Iterable[tuple[str, ...]]) -> None:
+        """Forget namespaces that no longer hold any item."""
+        gone = list(namespaces)
+        for ns in gone:
+            self._mirror.pop(ns, None)
+        if gone:
+            self._col.delete(ids=[_rid(ns) for ns in gone])
+
+
+def _rid(namespace: tuple[str, ...]) -> str:
+    return layout.item_id(namespace, "")

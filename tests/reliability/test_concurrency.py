@@ -1,0 +1,207 @@
+"""Concurrency: many threads, asyncio tasks and processes on one store; nothing is lost.
+
+Each writer writes its own keys (all must be there, exactly), overwrites one key of its own every
+round (its last write must win) and a contended key every writer writes (its final value must be
+one of the values written, and every reader must see the same one). Searches run all along and
+must never raise. Afterwards each item's vector records must match its value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.store.base import BaseStore
+
+from .conftest import LineReader, popen_python, raw_records, reap, stderr_of
+
+NS = ("conc", "shared")
+ROUNDS = 10
+THREADS = 6
+TASKS = 6
+INDEX_FIELDS = ["text"]
+
+
+def own_value(writer: str, r: int) -> dict[str, Any]:
+    return {"text": f"writer {writer} round {r} owns this", "writer": writer, "round": r}
+
+
+def hot_value(writer: str, r: int) -> dict[str, Any]:
+    return {"text": f"hot written by {writer} in round {r}", "writer": writer, "round": r}
+
+
+def written_hot(writers: list[str], rounds: int) -> list[dict[str, Any]]:
+    return [hot_value(w, r) for w in writers for r in range(rounds)]
+
+
+def check_store(store: BaseStore, writers: list[str], rounds: int) -> None:
+    """Every own key, every writer's last 'mine', one agreed contended value."""
+    for w in writers:
+        for r in range(rounds):
+            item = store.get(NS, f"{w}-{r}")
+            assert item is not None and item.value == own_value(w, r), (w, r)
+        mine = store.get(NS, f"{w}-mine")
+        assert mine is not None and mine.value == own_value(w, rounds - 1), w
+    hot = store.get(NS, "hot")
+    assert hot is not None and hot.value in written_hot(writers, rounds)
+    found = {i.key: i.value for i in store.search(NS, limit=10_000)}
+    assert found["hot"] == hot.value
+    assert len(found) == len(writers) * (rounds + 1) + 1
+
+
+def check_vectors_match(store: Any) -> None:
+    """Each item's vector records (by the documented layout) hold exactly its current text."""
+    records = raw_records(store)
+    items = {r["id"]: r["meta"] for r in records if "_value" in r["meta"]}
+    docs: dict[str, list[str]] = {}
+    for r in records:
+        if "_item" in r["meta"]:
+            docs.setdefault(str(r["meta"]["_item"]), []).append(r["doc"])
+    for rid, meta in items.items():
+        value = json.loads(meta["_value"])
+        assert docs.get(rid, []) == [value["text"]], (meta["_key"], docs.get(rid))
+    assert set(docs) <= set(items), "vector records without an item"
+
+
+def _worker(store: BaseStore, writer: str, errors: list[str], barrier: threading.Barrier) -> None:
+    barrier.wait()
+    for r in range(ROUNDS):
+        try:
+            store.put(NS, f"{writer}-{r}", own_value(writer, r), index=INDEX_FIELDS)
+            store.put(NS, f"{writer}-mine", own_value(writer, r), index=INDEX_FIELDS)
+            store.put(NS, "hot", hot_value(writer, r), index=INDEX_FIELDS)
+            store.search(NS, query=f"writer {writer} round {r}", limit=5)
+            store.search(NS, query="hot written", filter={"writer": writer}, limit=5)
+            store.list_namespaces(prefix=("conc",))
+        except Exception:  # collected and asserted empty by the test
+            errors.append(f"{writer} round {r}:\n{traceback.format_exc()}")
+
+
+async def _task(store: BaseStore, writer: str, errors: list[str]) -> None:
+    for r in range(ROUNDS):
+        try:
+            await store.aput(NS, f"{writer}-{r}", own_value(writer, r), index=INDEX_FIELDS)
+            await store.aput(NS, f"{writer}-mine", own_value(writer, r), index=INDEX_FIELDS)
+            await store.aput(NS, "hot", hot_value(writer, r), index=INDEX_FIELDS)
+            await store.asearch(NS, query=f"writer {writer} round {r}", limit=5)
+            await store.aget(NS, "hot")
+        except Exception:  # collected and asserted empty by the test
+            errors.append(f"{writer} round {r}:\n{traceback.format_exc()}")
+
+
+def _embedded(kind: str, tmp_path: Path) -> Any:
+    from langgraph_episodic import ChromaStore, HashEmbeddings
+
+    index = {"dims": 64, "embed": HashEmbeddings(64)}
+    if kind == "persistent":
+        return ChromaStore.persistent(tmp_path / "db", index=index)
+    return ChromaStore.ephemeral(index=index)
+
+
+@pytest.mark.parametrize("kind", ["ephemeral"])
+def test_threads_and_tasks_on_one_embedded_store(kind: str, tmp_path: Path) -> None:
+    store = _embedded(kind, tmp_path)
+    errors: list[str] = []
+    thread_writers = [f"t{i}" for i in range(THREADS)]
+    task_writers = [f"a{i}" for i in range(TASKS)]
+    barrier = threading.Barrier(THREADS + 1)
+    threads = [
+        threading.Thread(target=_worker, args=(store, w, errors, barrier)) for w in thread_writers
+    ]
+    for t in threads:
+        t.start()
+
+    async def tasks() -> None:
+        barrier.wait()
+        await asyncio.gather(*(_task(store, w, errors) for w in task_writers))
+
+    asyncio.run(tasks())
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a writer thread hung"
+    assert errors == []
+    check_store(store, thread_writers + task_writers, ROUNDS)
+    check_vectors_match(store)
+    store.close()
+
+
+WORKER = """
+import json, sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+
+host, port, collection, writer, rounds = sys.argv[1:6]
+store = ChromaStore.http(host, int(port), collection=collection,
+                         index={"dims": 64, "embed": HashEmbeddings(64)})
+NS = ("conc", "shared")
+errors = []
+for r in range(int(rounds)):
+    own = {"text": f"writer {writer} round {r} owns this", "writer": writer, "round": r}
+    hot = {"text": f"hot written by {writer} in round {r}", "writer": writer, "round": r}
+    store.put(NS, f"{writer}-{r}", own, index=["text"])
+    store.put(NS, f"{writer}-mine", own, index=["text"])
+    store.put(NS, "hot", hot, index=["text"])
+    for query in (f"writer {writer} round {r}", "hot written"):
+        try:
+            store.search(NS, query=query, limit=5)
+        except Exception as exc:
+            errors.append(repr(exc))
+print("done", json.dumps(errors), flush=True)
+sys.stdin.readline()  # wait until every writer is done
+hot = store.get(NS, "hot")
+hits = [i.key for i in store.search(NS, query=hot.value["text"], limit=3)]
+print("read", json.dumps({"hot": hot.value, "found": "hot" in hits}), flush=True)
+"""
+
+PROCESSES = 3
+
+
+@pytest.mark.server
+def test_processes_through_a_chroma_server(chroma_server: Any) -> None:
+    import subprocess
+    import uuid
+
+    from langgraph_episodic import ChromaStore, HashEmbeddings
+
+    collection = f"conc-{uuid.uuid4().hex[:12]}"
+    writers = [f"p{i}" for i in range(PROCESSES)]
+    args: Callable[[str], list[str]] = lambda w: [  # noqa: E731 - a one-line argument builder
+        chroma_server.host, str(chroma_server.port), collection, w, str(ROUNDS)
+    ]
+    procs = [popen_python(WORKER, *args(w), stdin=subprocess.PIPE) for w in writers]
+    try:
+        readers = [LineReader(p) for p in procs]
+        for proc, reader in zip(procs, readers, strict=True):
+            lines = reader.wait_for(1, timeout=180)
+            if not lines:
+                reap(proc)
+                pytest.fail(f"writer process gave no answer:\n{stderr_of(proc)}")
+            assert lines[0].startswith("done"), lines
+            assert json.loads(lines[0].split(" ", 1)[1]) == [], "a search raised"
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        seen = []
+        for proc, reader in zip(procs, readers, strict=True):
+            lines = reader.wait_for(2, timeout=120)
+            assert len(lines) == 2, f"no read answer:\n{stderr_of(proc)}"
+            seen.append(json.loads(lines[1].split(" ", 1)[1]))
+            proc.wait(timeout=60)
+    finally:
+        for proc in procs:
+            reap(proc)
+
+    store = ChromaStore.http(chroma_server.host, chroma_server.port, collection=collection,
+                             index={"dims": 64, "embed": HashEmbeddings(64)})
+    check_store(store, writers, ROUNDS)
+    final = store.get(NS, "hot")
+    assert final is not None
+    assert [s["hot"] for s in seen] == [final.value] * PROCESSES, "readers disagree on 'hot'"
+    assert all(s["found"] for s in seen)
+    check_vectors_match(store)
