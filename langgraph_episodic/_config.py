@@ -45,10 +45,26 @@ def user_id_from(config: RunnableConfig | Mapping[str, Any] | None, key: str = "
     return require(config, key)
 
 
+def namespace_label(value: str) -> str:
+    """Make a user id safe as one namespace label, reversibly and without collisions.
+
+    LangGraph forbids "." and NUL inside labels, so e-mail-style ids would be refused;
+    ``%``, ``.`` and NUL are percent-encoded instead (``"a.b@x.org"`` -> ``"a%2Eb@x%2Eorg"``).
+
+    >>> namespace_label("alice@example.com")
+    'alice@example%2Ecom'
+    """
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"A user id must be a non-empty string, got {value!r}.")
+    return value.replace("%", "%25").replace(".", "%2E").replace("\x00", "%00")
+
+
 def fill_namespace(
     template: tuple[str, ...], config: RunnableConfig | Mapping[str, Any] | None
 ) -> tuple[str, ...]:
     """Fill ``{key}`` placeholders of a namespace template from ``config["configurable"]``.
+
+    Values pass through :func:`namespace_label`, so any user id makes one valid label.
 
     >>> fill_namespace(("memories", "{user_id}"), {"configurable": {"user_id": "alice"}})
     ('memories', 'alice')
@@ -56,7 +72,7 @@ def fill_namespace(
     out = []
     for label in template:
         if label.startswith("{") and label.endswith("}") and label.count("{") == 1:
-            out.append(require(config, label[1:-1]))
+            out.append(namespace_label(require(config, label[1:-1])))
         else:
             out.append(label)
     return tuple(out)

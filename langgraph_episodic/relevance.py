@@ -16,6 +16,7 @@ _TRIVIAL_TEXT = """
     alles klar verstanden understood got it bitte please gerne welcome genau right alright
     morgen guten abend tag good morning evening night gute nacht na wie gehts geht's how are
     lol haha hmm hm ah oh aha mhm jo jep vielen dank schön schoen sehr very much many
+a lot so sounds dir passt schon perfekt perfect passt's wunderbar awesome cheers merci
 """
 TRIVIAL_WORDS: frozenset[str] = frozenset(_TRIVIAL_TEXT.split())
 

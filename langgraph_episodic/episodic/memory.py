@@ -39,7 +39,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore, Item
 
-from .._config import fill_namespace
+from .._config import fill_namespace, namespace_label
 from ..embeddings import as_embeddings
 from ._store_io import (
     Embed,
@@ -165,8 +165,9 @@ class EpisodicMemory:
     def for_user(
         cls, store: BaseStore, user_id: str, *, prefix: str = "episodes", **options: Any
     ) -> EpisodicMemory:
-        """Return the memory of one user, in namespace ``(prefix, user_id)``."""
-        return cls(store, (prefix, user_id), **options)
+        """Return the memory of one user, in namespace ``(prefix, user_id)`` (the id made a
+        safe label by :func:`~langgraph_episodic._config.namespace_label`)."""
+        return cls(store, (prefix, namespace_label(user_id)), **options)
 
     @classmethod
     def from_config(

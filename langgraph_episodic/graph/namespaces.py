@@ -7,6 +7,8 @@ deleting everything a user has (together with
 
 from __future__ import annotations
 
+from .._config import namespace_label
+
 EPISODES = "episodes"
 """Episodes recorded by the record-episode node (``EpisodicMemory``)."""
 ENTITIES = "entities"
@@ -28,6 +30,5 @@ def user_namespaces(user_id: str) -> list[tuple[str, str]]:
     >>> user_namespaces("alice")[:2]
     [('episodes', 'alice'), ('entities', 'alice')]
     """
-    if not isinstance(user_id, str) or not user_id:
-        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
-    return [(label, user_id) for label in USER_LABELS]
+    label = namespace_label(user_id)
+    return [(prefix, label) for prefix in USER_LABELS]

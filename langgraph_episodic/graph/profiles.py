@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from langgraph.store.base import BaseStore, Item
 
+from .._config import namespace_label
 from ..relevance import is_worth_storing
 from ._runner import Plan, all_items, arun, call, run
 from .namespaces import USER_PROFILES
@@ -51,9 +52,7 @@ def fact_key(text: str) -> str:
 
 
 def _check_user(user_id: str) -> str:
-    if not isinstance(user_id, str) or not user_id:
-        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
-    return user_id
+    return namespace_label(user_id)
 
 
 class UserProfiles:

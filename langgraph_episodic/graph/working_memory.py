@@ -21,6 +21,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore, Item
 
+from .._config import namespace_label
 from ._runner import Plan, all_items, arun, call, run
 from .namespaces import OUTPUT_LOG, WORKING_MEMORY
 from .profiles import fact_key
@@ -225,7 +226,7 @@ class OutputLog:
         self._ttl = _ttl_minutes(store, ttl_days)
 
     def _ns(self, user_id: str) -> tuple[str, ...]:
-        return (self.namespace, _check_id(user_id, "user_id"))
+        return (self.namespace, namespace_label(user_id))
 
     def _record(
         self, user_id: str, text: str, kind: str | None, now: float | None

@@ -46,7 +46,9 @@ def ids_of(results: list[tuple[str, float]]) -> list[str]:
 
 def fresh(docs: dict[tuple[str, ...], dict[str, str]]) -> LexicalIndex:
     index = LexicalIndex()
-    index.upsert_many((ns, doc_id, text) for ns, texts in docs.items() for doc_id, text in texts.items())
+    index.upsert_many(
+        (ns, doc_id, text) for ns, texts in docs.items() for doc_id, text in texts.items()
+    )
     return index
 
 
@@ -77,7 +79,9 @@ def test_ranking_agrees_with_plain_rank_bm25_where_idf_variants_agree_in_order()
     reference = BM25Okapi([tokenize(t) for t in CORPUS], k1=1.5, b=0.75)
     for query in ["pasta", "deploy", "ECONNREFUSED", "listens"]:
         scores = reference.get_scores(tokenize(query))
-        expected = sorted((i for i in range(len(CORPUS)) if scores[i] > 0), key=lambda i: (-scores[i], f"d{i}"))
+        expected = sorted(
+            (i for i in range(len(CORPUS)) if scores[i] > 0), key=lambda i: (-scores[i], f"d{i}")
+        )
         assert ids_of(index.search(query, [ALICE], k=10)) == [f"d{i}" for i in expected]
 
 
@@ -152,7 +156,9 @@ def test_remove_forgets_a_document_and_its_statistics() -> None:
 
 
 def test_drop_namespace_forgets_it_and_nothing_else() -> None:
-    index = fresh({ALICE: {"a": "coffee"}, ("alice", "work"): {"w": "coffee at work"}, BOB: {"b": "coffee"}})
+    index = fresh(
+        {ALICE: {"a": "coffee"}, ("alice", "work"): {"w": "coffee at work"}, BOB: {"b": "coffee"}}
+    )
     index.drop_namespace(ALICE)
 
     assert not index.has_namespace(ALICE)
@@ -186,7 +192,12 @@ OPS = st.lists(
 
 
 @settings(max_examples=60, deadline=None)
-@given(ops=OPS, query=st.lists(st.sampled_from(["coffee", "tea", "deploy", "port", "pasta"]), min_size=1, max_size=3))
+@given(
+    ops=OPS,
+    query=st.lists(
+        st.sampled_from(["coffee", "tea", "deploy", "port", "pasta"]), min_size=1, max_size=3
+    ),
+)
 def test_any_history_scores_like_an_index_built_from_the_final_contents(
     ops: list[tuple[str, tuple[str, ...], str, list[str]]], query: list[str]
 ) -> None:
@@ -243,7 +254,9 @@ def test_statistics_come_from_the_searched_namespaces_only() -> None:
 
 def test_repeated_namespaces_in_a_search_count_once() -> None:
     index = fresh({ALICE: {f"d{i}": t for i, t in enumerate(CORPUS)}})
-    assert index.search("pasta port", [ALICE, ALICE], k=10) == index.search("pasta port", [ALICE], k=10)
+    assert index.search("pasta port", [ALICE, ALICE], k=10) == index.search(
+        "pasta port", [ALICE], k=10
+    )
 
 
 # --- tokenizer -----------------------------------------------------------------------------
@@ -256,7 +269,13 @@ def test_tokenizer_drops_english_and_german_stopwords_and_keeps_content() -> Non
 
 
 def test_tokenizer_lowercases_unicode_words_and_keeps_identifiers() -> None:
-    assert tokenize("Müller fixed parse_config() in ÉCOLE.py") == ["müller", "fixed", "parse_config", "école", "py"]
+    assert tokenize("Müller fixed parse_config() in ÉCOLE.py") == [
+        "müller",
+        "fixed",
+        "parse_config",
+        "école",
+        "py",
+    ]
     assert tokenize("Caroline's dog") == ["caroline", "dog"]
     assert tokenize("I don't know") == ["know"]
     assert tokenize("I’m here") == tokenize("I'm here") == []
