@@ -9,6 +9,8 @@ cache and the lexical index, checking the registry version so that a cache is ne
 from __future__ import annotations
 
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,12 +36,36 @@ class Backend:
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
     lexical_versions: dict[Namespace, str] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    item_cache_size: int = 50_000
+    """Item records kept in process by an embedded store (its own writes keep them exact)."""
+    _item_cache: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
     @classmethod
-    def open(
-        cls, client: Any, name: str, *, shared: bool, vector_cache_size: int
-    ) -> Backend:
-        """Get or create the collections of store ``name`` on ``client``."""
+    def open(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
+        """The backend of store ``name`` on ``client``, created on first use.
+
+        Stores opened on the same embedded Chroma (the same path, or the process's ephemeral
+        system) share one backend, so their caches never disagree.
+        """
+        if shared:
+            return cls._create(client, name, shared=True, vector_cache_size=vector_cache_size)
+        key = (
+            _system_key(client),
+            getattr(client, "tenant", ""),
+            getattr(client, "database", ""),
+            name,
+        )
+        with _OPEN_LOCK:
+            backend = _OPEN.get(key)
+            if backend is None:
+                backend = cls._create(
+                    client, name, shared=False, vector_cache_size=vector_cache_size
+                )
+                _OPEN[key] = backend
+            return backend
+
+    @classmethod
+    def _create(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
         items = client.get_or_create_collection(
             name, embedding_function=None, metadata={"langgraph_episodic": "items"}
         )
@@ -61,14 +87,39 @@ class Backend:
     # records ---------------------------------------------------------------
 
     def fetch(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Item metadata by record id (missing ids are absent)."""
+        """Item metadata by record id (missing ids are absent). Treat the dicts as read-only."""
         out: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(ids))
+        if not self.shared:
+            for rid in unique:
+                meta = self._item_cache.get(rid)
+                if meta is not None:
+                    out[rid] = meta
+            unique = [rid for rid in unique if rid not in out]
         for start in range(0, len(unique), self.max_batch):
             got = self.items.get(ids=unique[start : start + self.max_batch], include=["metadatas"])
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
                 out[rid] = dict(meta)
+                self.remember(rid, out[rid])
         return out
+
+    def remember(self, rid: str, meta: Mapping[str, Any] | None) -> None:
+        """Record what Chroma now holds for item ``rid`` (None: deleted) in the item cache."""
+        if self.shared:
+            return
+        if meta is None:
+            self._item_cache.pop(rid, None)
+            return
+        self._item_cache[rid] = {k: v for k, v in meta.items() if v is not None}
+        self._item_cache.move_to_end(rid)
+        while len(self._item_cache) > self.item_cache_size:
+            self._item_cache.popitem(last=False)
+
+    def set_expiry(self, rid: str, expires: float) -> None:
+        """Update the cached expiry of item ``rid`` after a TTL refresh."""
+        meta = self._item_cache.get(rid)
+        if meta is not None:
+            meta["_expires"] = expires
 
     def chunked(self, fn: Callable[..., Any], ids: Sequence[str]) -> None:
         """Call ``fn(ids=...)`` in chunks Chroma accepts."""
@@ -186,6 +237,16 @@ class Backend:
             for ns in empty:
                 self.forget(ns)
         return versions
+
+
+_OPEN: weakref.WeakValueDictionary[tuple[Any, ...], Backend] = weakref.WeakValueDictionary()
+_OPEN_LOCK = threading.Lock()
+
+
+def _system_key(client: Any) -> Any:
+    """What identifies the embedded Chroma a client talks to (its path, or "ephemeral")."""
+    identifier = getattr(client, "_identifier", None)
+    return identifier if identifier is not None else id(client)
 
 
 def split_vector_id(vid: str) -> tuple[str, int]:

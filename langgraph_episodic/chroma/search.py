@@ -64,7 +64,7 @@ def resolve(
     whole candidate list; a selective filter or expired items make it read further.
     """
     out: list[Hit] = []
-    chunk = max(2 * need, 20)
+    chunk = max(2 * need, 20) if op.filter else need + 2
     start = 0
     while start < len(ranked) and len(out) < need:
         part = ranked[start : start + chunk]

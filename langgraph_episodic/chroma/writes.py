@@ -76,8 +76,12 @@ def apply_puts(
             item_metas.append(layout.clear_stale(meta, prev))
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
         _write(b, vec_ids, vec_embs, vec_metas, vec_docs, stale_vecs, item_ids, item_metas)
+        for rid, meta in zip(item_ids, item_metas, strict=True):
+            b.remember(rid, meta)
         if deleted:
             b.chunked(b.items.delete, deleted)
+            for rid in deleted:
+                b.remember(rid, None)
         versions = b.registry.touch(expiries)
         settle = [ns for ns in dict.fromkeys(emptied)]
         versions.update(b.settle(settle) if settle else {})
@@ -120,6 +124,8 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> N
         for s in range(0, len(ids), b.max_batch):
             chunk = ids[s : s + b.max_batch]
             b.items.update(ids=chunk, metadatas=[{"_expires": refresh[r][1]} for r in chunk])
+        for rid, (_, expires) in refresh.items():
+            b.set_expiry(rid, expires)
         latest: dict[Namespace, float] = {}
         for ns, exp in refresh.values():
             latest[ns] = max(exp, latest.get(ns, 0.0))
@@ -142,6 +148,8 @@ def sweep(b: Backend, now: float) -> int:
         if stale:
             b.chunked(b.vectors.delete, stale)
         b.chunked(b.items.delete, ids)
+        for rid in ids:
+            b.remember(rid, None)
         changes: dict[Namespace, dict[str, Change]] = {}
         for rid, meta in zip(ids, metas, strict=True):
             changes.setdefault(layout.ns_from_str(str(meta["_ns"])), {})[rid] = []

@@ -127,3 +127,13 @@ def restore_times(
     step = _batch_size(store)
     for start in range(0, len(ids), step):
         items.update(ids=ids[start : start + step], metadatas=metas[start : start + step])
+
+
+def stored_dims(store: ChromaStore) -> int | None:
+    """Dimensions of the vectors already in ``store`` (None when it holds none)."""
+    _, vectors = _collections(store)
+    got = vectors.get(limit=1, include=["embeddings"])
+    embeddings = got.get("embeddings")
+    if embeddings is None or len(embeddings) == 0:
+        return None
+    return len(embeddings[0])

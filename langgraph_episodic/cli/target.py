@@ -119,11 +119,19 @@ def open_store(
     exporting, and no model load). ``create=False`` refuses a path that holds no store yet, so
     a typo in ``--path`` is reported instead of silently creating an empty store.
     ``threads`` limits the embedding model's torch threads (see :meth:`Target.index`).
+    Opening with ``semantic=True`` fails when the store's vectors have other dimensions.
     """
-    from ..chroma.store import ChromaStore
-
     kwargs: dict[str, Any] = {"collection": target.collection, **options}
     kwargs["index"] = target.index(threads=threads) if semantic else None
+    store = _open(target, create=create, **kwargs)
+    if semantic:
+        _check_dims(store, target, int(kwargs["index"]["dims"]))
+    return store
+
+
+def _open(target: Target, *, create: bool, **kwargs: Any) -> ChromaStore:
+    from ..chroma.store import ChromaStore
+
     if target.url is not None:
         try:
             return ChromaStore.from_url(target.url, **kwargs)
@@ -140,6 +148,21 @@ def open_store(
             f"Cannot open the embedded store at {path}: {exc}. Pass --path to a folder you "
             "can write to."
         ) from exc
+
+
+def _check_dims(store: ChromaStore, target: Target, dims: int) -> None:
+    """Refuse an embedder whose vectors do not fit the ones the store already holds."""
+    from .chroma_extras import stored_dims
+
+    found = stored_dims(store)
+    if found is not None and found != dims:
+        store.close()
+        other = "hash" if target.embeddings == "model" else "model"
+        raise CliError(
+            f"The {target.describe()} holds {found}-dim vectors, but --embeddings "
+            f"{target.embeddings} makes {dims}-dim ones. Try --embeddings {other} (use the "
+            "embedder the store was written with)."
+        )
 
 
 def _check_path(path: Path, *, create: bool) -> None:

@@ -336,3 +336,34 @@ def stderr_of(proc: subprocess.Popen[str]) -> str:
 def require_all(found: Sequence[Any], expected: Sequence[Any]) -> None:
     missing = [e for e in expected if e not in found]
     assert not missing, f"missing: {missing[:10]} (of {len(missing)})"
+
+
+def _find(obj: Any, cls: type) -> Any:
+    """The first attribute of ``obj`` (or of its attributes) that is a ``cls`` instance."""
+    for value in vars(obj).values():
+        if isinstance(value, cls):
+            return value
+    for value in vars(obj).values():
+        if hasattr(value, "__dict__") and not isinstance(value, type):
+            for inner in vars(value).values():
+                if isinstance(inner, cls):
+                    return inner
+    pytest.fail(f"{type(obj).__name__} holds no {cls.__name__}; update this test helper")
+
+
+def lexical_doc_count(store: Any, namespace: tuple[str, ...]) -> int:
+    """Documents a ChromaStore's in-process BM25 index holds for ``namespace``."""
+    from langgraph_episodic.chroma.lexical import LexicalIndex
+
+    index: LexicalIndex = _find(store, LexicalIndex)
+    return index.doc_count([namespace])
+
+
+def cached_vector_rows(store: Any, namespace: tuple[str, ...]) -> int:
+    """Vectors a ChromaStore's in-process vector cache holds for ``namespace``."""
+    from langgraph_episodic.chroma.vector_cache import VectorCache
+
+    cache: VectorCache = _find(store, VectorCache)
+    entry = cache.get(namespace)
+    return 0 if entry is None else len(entry.rows)
+

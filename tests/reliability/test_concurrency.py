@@ -9,11 +9,10 @@ must never raise. Afterwards each item's vector records must match its value.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import threading
-import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +21,9 @@ from langgraph.store.base import BaseStore
 from .conftest import LineReader, popen_python, raw_records, reap, stderr_of
 
 NS = ("conc", "shared")
-ROUNDS = 10
-THREADS = 6
-TASKS = 6
+ROUNDS = 6
+THREADS = 4
+TASKS = 4
 INDEX_FIELDS = ["text"]
 
 
@@ -69,63 +68,43 @@ def check_vectors_match(store: Any) -> None:
     assert set(docs) <= set(items), "vector records without an item"
 
 
-def _worker(store: BaseStore, writer: str, errors: list[str], barrier: threading.Barrier) -> None:
+def _worker(store: BaseStore, writer: str, barrier: threading.Barrier) -> None:
     barrier.wait()
     for r in range(ROUNDS):
-        try:
-            store.put(NS, f"{writer}-{r}", own_value(writer, r), index=INDEX_FIELDS)
-            store.put(NS, f"{writer}-mine", own_value(writer, r), index=INDEX_FIELDS)
-            store.put(NS, "hot", hot_value(writer, r), index=INDEX_FIELDS)
-            store.search(NS, query=f"writer {writer} round {r}", limit=5)
-            store.search(NS, query="hot written", filter={"writer": writer}, limit=5)
-            store.list_namespaces(prefix=("conc",))
-        except Exception:  # collected and asserted empty by the test
-            errors.append(f"{writer} round {r}:\n{traceback.format_exc()}")
+        store.put(NS, f"{writer}-{r}", own_value(writer, r), index=INDEX_FIELDS)
+        store.put(NS, f"{writer}-mine", own_value(writer, r), index=INDEX_FIELDS)
+        store.put(NS, "hot", hot_value(writer, r), index=INDEX_FIELDS)
+        store.search(NS, query=f"writer {writer} round {r}", limit=5)
+        store.search(NS, query="hot written", filter={"writer": writer}, limit=5)
+        store.list_namespaces(prefix=("conc",))
 
 
-async def _task(store: BaseStore, writer: str, errors: list[str]) -> None:
+async def _task(store: BaseStore, writer: str) -> None:
     for r in range(ROUNDS):
-        try:
-            await store.aput(NS, f"{writer}-{r}", own_value(writer, r), index=INDEX_FIELDS)
-            await store.aput(NS, f"{writer}-mine", own_value(writer, r), index=INDEX_FIELDS)
-            await store.aput(NS, "hot", hot_value(writer, r), index=INDEX_FIELDS)
-            await store.asearch(NS, query=f"writer {writer} round {r}", limit=5)
-            await store.aget(NS, "hot")
-        except Exception:  # collected and asserted empty by the test
-            errors.append(f"{writer} round {r}:\n{traceback.format_exc()}")
+        await store.aput(NS, f"{writer}-{r}", own_value(writer, r), index=INDEX_FIELDS)
+        await store.aput(NS, f"{writer}-mine", own_value(writer, r), index=INDEX_FIELDS)
+        await store.aput(NS, "hot", hot_value(writer, r), index=INDEX_FIELDS)
+        await store.asearch(NS, query=f"writer {writer} round {r}", limit=5)
+        await store.aget(NS, "hot")
 
 
-def _embedded(kind: str, tmp_path: Path) -> Any:
+def test_threads_and_tasks_on_one_embedded_store() -> None:
     from langgraph_episodic import ChromaStore, HashEmbeddings
 
-    index = {"dims": 64, "embed": HashEmbeddings(64)}
-    if kind == "persistent":
-        return ChromaStore.persistent(tmp_path / "db", index=index)
-    return ChromaStore.ephemeral(index=index)
-
-
-@pytest.mark.parametrize("kind", ["ephemeral"])
-def test_threads_and_tasks_on_one_embedded_store(kind: str, tmp_path: Path) -> None:
-    store = _embedded(kind, tmp_path)
-    errors: list[str] = []
+    store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
     thread_writers = [f"t{i}" for i in range(THREADS)]
     task_writers = [f"a{i}" for i in range(TASKS)]
     barrier = threading.Barrier(THREADS + 1)
-    threads = [
-        threading.Thread(target=_worker, args=(store, w, errors, barrier)) for w in thread_writers
-    ]
-    for t in threads:
-        t.start()
+    with concurrent.futures.ThreadPoolExecutor(THREADS) as pool:
+        futures = [pool.submit(_worker, store, w, barrier) for w in thread_writers]
 
-    async def tasks() -> None:
-        barrier.wait()
-        await asyncio.gather(*(_task(store, w, errors) for w in task_writers))
+        async def tasks() -> None:
+            barrier.wait()
+            await asyncio.gather(*(_task(store, w) for w in task_writers))
 
-    asyncio.run(tasks())
-    for t in threads:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in threads), "a writer thread hung"
-    assert errors == []
+        asyncio.run(tasks())  # a task that raises fails the test here
+        for future in futures:
+            future.result(timeout=120)  # a thread that raised re-raises here; a hung one times out
     check_store(store, thread_writers + task_writers, ROUNDS)
     check_vectors_match(store)
     store.close()
@@ -139,7 +118,6 @@ host, port, collection, writer, rounds = sys.argv[1:6]
 store = ChromaStore.http(host, int(port), collection=collection,
                          index={"dims": 64, "embed": HashEmbeddings(64)})
 NS = ("conc", "shared")
-errors = []
 for r in range(int(rounds)):
     own = {"text": f"writer {writer} round {r} owns this", "writer": writer, "round": r}
     hot = {"text": f"hot written by {writer} in round {r}", "writer": writer, "round": r}
@@ -147,11 +125,8 @@ for r in range(int(rounds)):
     store.put(NS, f"{writer}-mine", own, index=["text"])
     store.put(NS, "hot", hot, index=["text"])
     for query in (f"writer {writer} round {r}", "hot written"):
-        try:
-            store.search(NS, query=query, limit=5)
-        except Exception as exc:
-            errors.append(repr(exc))
-print("done", json.dumps(errors), flush=True)
+        store.search(NS, query=query, limit=5)  # an error ends the process: the test sees it
+print("done", flush=True)
 sys.stdin.readline()  # wait until every writer is done
 hot = store.get(NS, "hot")
 hits = [i.key for i in store.search(NS, query=hot.value["text"], limit=3)]
@@ -180,9 +155,8 @@ def test_processes_through_a_chroma_server(chroma_server: Any) -> None:
             lines = reader.wait_for(1, timeout=180)
             if not lines:
                 reap(proc)
-                pytest.fail(f"writer process gave no answer:\n{stderr_of(proc)}")
-            assert lines[0].startswith("done"), lines
-            assert json.loads(lines[0].split(" ", 1)[1]) == [], "a search raised"
+                pytest.fail(f"writer process failed or hung:\n{stderr_of(proc)}")
+            assert lines[0] == "done", lines
         for proc in procs:
             assert proc.stdin is not None
             proc.stdin.write("go\n")

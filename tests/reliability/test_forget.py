@@ -38,10 +38,16 @@ from langgraph_episodic.graph import (
     select_strategy_node,
     thread_config,
 )
-from langgraph_episodic.privacy import ForgetReport, aforget_user, forget_user
+from langgraph_episodic.privacy import ForgetReport, aforget_user, forget_user, on_forget
 from langgraph_episodic.tools import create_memory_tools
 
-from .conftest import all_items, make_store, raw_records
+from .conftest import (
+    all_items,
+    cached_vector_rows,
+    lexical_doc_count,
+    make_store,
+    raw_records,
+)
 
 # A word only this user's data contains, to look for it in raw storage.
 TOKEN = {"alice": "xylophone", "alice2": "quokka", "bob": "marzipan", "*": "kumquat"}
@@ -121,7 +127,10 @@ def assert_nothing_left(store: BaseStore, user_id: str, before: dict[Any, Any]) 
     if store.supports_ttl:
         assert CustomerHistory(store).recent(user_id) == []
     assert OutputLog(store).unresolved(user_id) == []
-    if hasattr(store, "_items"):  # ChromaStore: the raw collections hold nothing of the user
+    if not isinstance(store, InMemoryStore):  # ChromaStore: raw records and in-process caches
+        for ns in {ns for ns, _ in before}:
+            assert lexical_doc_count(store, ns) == 0, ns
+            assert cached_vector_rows(store, ns) == 0, ns
         for record in raw_records(store):
             ns = str(record["meta"].get("_ns", ""))
             assert user_id not in ns.split("."), record
@@ -269,3 +278,23 @@ def test_nodes_forget_what_they_cached(kind: str) -> None:
     assert memories.for_config(cfg("alice")).short_term() == []
     assert memories.for_config(cfg("alice")).count() == 0
     assert select.invoke(task, cfg("alice")) == fresh.invoke(task, cfg("alice"))
+
+
+def test_forget_listeners_hear_about_each_forgotten_user(store: BaseStore) -> None:
+    heard: list[ForgetReport] = []
+
+    def broken(report: ForgetReport) -> None:
+        raise RuntimeError("a broken cache")
+
+    stop_broken = on_forget(broken)
+    stop = on_forget(heard.append)
+    try:
+        store.put(("memories", "alice"), "m", {"text": "x"})
+        report = forget_user("alice", store=store)  # the broken listener does not stop it
+    finally:
+        stop()
+        stop_broken()
+    assert heard == [report]
+    assert store.get(("memories", "alice"), "m") is None
+    forget_user("bob", store=store)
+    assert heard == [report], "an unsubscribed listener was called"

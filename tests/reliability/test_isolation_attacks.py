@@ -43,8 +43,6 @@ from langgraph_episodic.graph import (
 )
 from langgraph_episodic.tools import create_memory_tools
 
-from .conftest import make_store
-
 # Users whose ids look alike. Each must only ever see its own data.
 LOOKALIKES = [
     "alice",

@@ -8,7 +8,7 @@ Each call against a dead or frozen server runs in a worker thread that must fini
 from __future__ import annotations
 
 import asyncio
-import threading
+import concurrent.futures
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -27,25 +27,18 @@ CLIENT_TIMEOUT_S = 2.0
 
 
 def outcome(fn: Callable[[], Any], limit: float = LIMIT_S) -> BaseException | None:
-    """Run ``fn`` in a daemon thread; return what it raised (None if it returned).
+    """Run ``fn`` in a worker thread; return what it raised (None if it returned).
 
     Fails the test when ``fn`` is still running after ``limit`` seconds (it hangs).
     """
-    box: dict[str, BaseException | None] = {}
-
-    def run() -> None:
-        try:
-            fn()
-            box["exc"] = None
-        except BaseException as exc:  # the caller inspects it
-            box["exc"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(limit)
-    if thread.is_alive():
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    future = pool.submit(fn)
+    try:
+        return future.exception(timeout=limit)
+    except concurrent.futures.TimeoutError:
         pytest.fail(f"the call did not return within {limit:.0f} s: it hangs")
-    return box["exc"]
+    finally:
+        pool.shutdown(wait=False)
 
 
 def http_store(server: ServerProcess, collection: str, **options: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
@@ -76,6 +76,12 @@ class StorePair(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self.chroma.close()
+
+    @initialize(items=st.lists(st.tuples(st.sampled_from(NAMESPACES), st.sampled_from(KEYS), values),
+                               min_size=3, max_size=10))  # fmt: skip
+    def seed(self, items: list[tuple[tuple[str, ...], str, dict[str, Any]]]) -> None:
+        for ns, key, value in items:
+            self.put(ns, key, value)
 
     @rule(ns=st.sampled_from(NAMESPACES), key=st.sampled_from(KEYS), value=values)
     def put(self, ns: tuple[str, ...], key: str, value: dict[str, Any]) -> None:
@@ -169,7 +175,7 @@ class StorePair(RuleBasedStateMachine):
 
 StorePair.TestCase.settings = settings(
     max_examples=30,
-    stateful_step_count=15,
+    stateful_step_count=20,
     deadline=None,
     database=None,
     print_blob=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from langgraph_episodic.chroma.lexical import LexicalIndex, s_stem, tokenize
+
+from ._support import CHROMA_BACKENDS, PERSISTENT, FakeClock, backend_param
 
 ALICE = ("alice",)
 ALICE2 = ("alice2",)
@@ -264,8 +267,9 @@ def test_repeated_namespaces_in_a_search_count_once() -> None:
 
 def test_tokenizer_drops_english_and_german_stopwords_and_keeps_content() -> None:
     assert tokenize("The cat and the hat were on the mat") == ["cat", "hat", "mat"]
-    assert tokenize("Der Hund und die Katze sind nicht hier") == ["hund", "katze"]
-    assert "war" in tokenize("the war ended")  # a German stopword that is English content
+    assert tokenize("Der Hund und der Igel sind nicht hier") == ["hund", "igel"]
+    # German stopwords that are English content words stay
+    assert tokenize("the war ended, the man wore a hat") == ["war", "ended", "man", "wore", "hat"]
 
 
 def test_tokenizer_lowercases_unicode_words_and_keeps_identifiers() -> None:
@@ -302,3 +306,96 @@ def test_invalid_parameters_are_refused_with_the_range() -> None:
         LexicalIndex(b=1.5)
     with pytest.raises(ValueError, match="k1 >= 0"):
         LexicalIndex(k1=-1)
+
+
+# --- through ChromaStore: the lexical side stays right under writes, TTL and reopen ----------
+# These use only the public store API; "lexical" mode isolates the index, "hybrid" uses it
+# alongside the dense ranking.
+
+SHOP = ("shop",)
+
+
+def keys(results: list[Any]) -> list[str]:
+    return [item.key for item in results]
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+def test_store_update_leaves_no_stale_terms(make_store: Any) -> None:
+    store = make_store(search_mode="lexical")
+    store.put(SHOP, "k1", {"text": "dentist appointment on Tuesday"})
+    store.put(SHOP, "k2", {"text": "the dentist sent a bill"})
+    store.put(SHOP, "k1", {"text": "plumber visit on Friday"})
+
+    assert keys(store.search(SHOP, query="dentist")) == ["k2"]
+    assert keys(store.search(SHOP, query="plumber")) == ["k1"]
+    assert keys(store.search(SHOP, query="Tuesday")) == []
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
+def test_store_delete_removes_the_document(make_store: Any, mode: str) -> None:
+    store = make_store(search_mode=mode)
+    store.put(SHOP, "gone", {"text": "ECONNREFUSED on port 5432"})
+    store.put(SHOP, "kept", {"text": "pasta for dinner"})
+    store.delete(SHOP, "gone")
+
+    assert "gone" not in keys(store.search(SHOP, query="ECONNREFUSED 5432"))
+    if mode == "lexical":
+        assert keys(store.search(SHOP, query="ECONNREFUSED 5432")) == []
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
+def test_store_search_stays_in_its_namespace(make_store: Any, mode: str) -> None:
+    store = make_store(search_mode=mode)
+    store.put(("alice",), "a", {"text": "my locker code is 4417"})
+    store.put(("alice2",), "x", {"text": "my locker code is 4417"})
+    store.put(("alice", "work"), "w", {"text": "locker code at work 4417"})
+
+    assert keys(store.search(("alice2",), query="locker code 4417")) == ["x"]
+    assert sorted(keys(store.search(("alice",), query="locker code 4417"))) == ["a", "w"]
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+def test_store_hybrid_ranks_an_exact_rare_term_first(make_store: Any) -> None:
+    store = make_store(search_mode="hybrid")
+    store.put(SHOP, "err", {"text": "the build failed with error E1107 in the linker"})
+    for i in range(8):
+        store.put(SHOP, f"n{i}", {"text": f"the build failed again, attempt {i}, in the linker"})
+
+    results = store.search(SHOP, query="E1107", limit=3)
+    assert results[0].key == "err"
+    assert all(0.0 <= (item.score or 0.0) <= 1.0 for item in results)
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
+def test_store_expired_items_are_not_found_before_or_after_a_sweep(
+    make_store: Any, mode: str
+) -> None:
+    clock = FakeClock()
+    store = make_store(search_mode=mode)
+    store._now = clock  # the store's clock, as in test_ttl.py
+    store.put(SHOP, "brief", {"text": "temporary wifi password zebra42"}, ttl=1)
+    store.put(SHOP, "stays", {"text": "permanent wifi password zebra42"})
+    clock.advance(minutes=2)
+
+    assert keys(store.search(SHOP, query="zebra42")) == ["stays"]
+    store.sweep_ttl()
+    assert keys(store.search(SHOP, query="zebra42")) == ["stays"]
+
+
+@pytest.mark.parametrize("backend", [backend_param(PERSISTENT)])
+def test_store_lexical_index_is_rebuilt_on_reopen(make_store: Any, reopen: Any) -> None:
+    store = make_store(search_mode="lexical")
+    store.put(SHOP, "k1", {"text": "dentist appointment on Tuesday"})
+    store.put(SHOP, "k2", {"text": "the dentist sent a bill"})
+    store.put(SHOP, "k3", {"text": "dentist parking ticket"})
+    assert len(store.search(SHOP, query="dentist")) == 3  # loads the namespace before the writes
+    store.put(SHOP, "k1", {"text": "plumber visit on Friday"})
+    store.delete(SHOP, "k3")
+
+    again = reopen(store)
+    assert keys(again.search(SHOP, query="dentist")) == ["k2"]
+    assert keys(again.search(SHOP, query="plumber")) == ["k1"]
+    assert keys(again.search(SHOP, query="Tuesday parking")) == []
