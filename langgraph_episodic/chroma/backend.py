@@ -244,9 +244,9 @@ _OPEN_LOCK = threading.Lock()
 
 
 def _system_key(client: Any) -> Any:
-    """What identifies the embedded Chroma a client talks to (its path, or "ephemeral")."""
-    identifier = getattr(client, "_identifier", None)
-    return identifier if identifier is not None else id(client)
+    """What identifies the embedded Chroma a client talks to: its path (or "ephemeral") and
+    the live system object behind it (clients of one path share it until one is closed)."""
+    return (getattr(client, "_identifier", None), id(getattr(client, "_server", client)))
 
 
 def split_vector_id(vid: str) -> tuple[str, int]:

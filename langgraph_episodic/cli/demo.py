@@ -41,7 +41,8 @@ DEMO_USER = "demo"
 PROGRESS_NAMESPACE = ("demo_runs", DEMO_USER)
 """Where the demo remembers its seed and how far the task stream got."""
 
-PLOT_NAME = "learning-curve.png"
+PLOT_FILE = Path("learning_curve.png")
+"""Where the plot goes unless ``--plot`` says otherwise (the working folder)."""
 EMBED_THREADS = 1
 """Torch threads of the demo's model: its texts are single short sentences, which one thread
 encodes as fast as two, and one thread does not stall when other processes share the CPU."""
@@ -101,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "a store keeps the seed of its first run)",
     )
     parser.add_argument(
-        "--plot", help=f"PNG file for the learning curve (default: <path>/{PLOT_NAME})"
+        "--plot", help=f"PNG file for the learning curve (default: ./{PLOT_FILE})"
     )
     parser.add_argument(
         "--policy",
@@ -224,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--tasks must be at least 1, got {args.tasks}.")
     started = time.perf_counter()
     path = Path(args.path) if args.path else DEFAULT_PATH
-    plot_path = Path(args.plot) if args.plot else path / PLOT_NAME
+    plot_path = Path(args.plot) if args.plot else PLOT_FILE
     if plot_path.suffix.lower() != ".png":
         raise CliError(f"--plot must name a .png file, got {plot_path}.")
     model = _chat_model(args.model)

@@ -1,12 +1,14 @@
 """Forget a user: delete every store namespace and every checkpoint thread that belongs to them.
 
-:func:`forget_user` finds each namespace that has the user id as one of its labels (in any
+:func:`forget_user` finds each namespace that has the user's label as one of its labels (in any
 position: ``("memories", uid)``, ``("episodes", uid)``, ``("working_memory", uid, "s1")``,
 ``(uid, "notes")``), deletes all its items, and deletes the user's checkpoint threads
 (``"<user_id>:<session>"``, see :func:`langgraph_episodic.graph.threads.thread_id_for`). It uses
 only the ``BaseStore`` API, so it works on any LangGraph store; a store with a TTL sweeper is
 swept first, so items that have expired but are still on disk go too.
 
+The user's label is :func:`~langgraph_episodic._config.namespace_label` of the user id, the
+encoding every helper of this library uses (``"a.b@x.org"`` is stored as ``"a%2Eb@x%2Eorg"``).
 Labels match whole and exactly: forgetting ``"alice"`` never touches ``"alice2"``, ``"ａlice"``
 or a namespace whose label is the wildcard ``"*"``. A user id that is also a namespace kind of
 this library (``"memories"``, ``"episodes"`` ...) is refused, because it would match every
@@ -39,6 +41,8 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from .._config import namespace_label
+
 logger = logging.getLogger(__name__)
 
 Namespace = tuple[str, ...]
@@ -51,19 +55,11 @@ POSITIONS_PER_ROUND = 8
 """Label positions probed per listing batch (deeper namespaces take more batches)."""
 
 PROTECTED_LABELS: frozenset[str] = frozenset(
-    {
-        "memories",
-        "episodes",
-        "entities",
-        "user_profiles",
-        "working_memory",
-        "history",
-        "output_log",
-        "langgraph",
-    }
+    {"memories", "episodes", "entities", "user_profiles", "working_memory", "output_log", "langgraph"}
 )
-"""Namespace kinds used as first labels; a user with one of these ids cannot be forgotten by
-label match (it would delete that kind for every user). Pass ``protected_labels=`` to change."""
+"""The first labels of this library's per-user namespaces (the tools' ``"memories"`` and
+``graph.namespaces.USER_LABELS``). A user whose label is one of them cannot be forgotten by label
+match: it would delete that kind for every user. Pass ``protected_labels=`` to change."""
 
 
 @dataclass(frozen=True)
@@ -172,21 +168,18 @@ def _batch(store: BaseStore, ops: list[Op]) -> _Call:
 # --- the plan ----------------------------------------------------------------------------------
 
 
-def _is_label(user_id: str) -> bool:
-    """Whether ``user_id`` can be a namespace label at all (LangGraph forbids '.' and NUL)."""
-    return "." not in user_id and "\x00" not in user_id
-
-
-def _check_user(user_id: Any, protected: Collection[str]) -> str:
+def _user_label(user_id: Any, protected: Collection[str]) -> str:
+    """The user's namespace label, refusing ids that would match other users' namespaces."""
     if not isinstance(user_id, str) or not user_id:
         raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
-    if user_id in protected:
+    label = namespace_label(user_id)
+    if label in protected:
         raise ValueError(
             f"Refusing to forget user {user_id!r}: it is also a namespace kind, so every "
-            f"namespace like ({user_id!r}, <other user>) would match. Rename the user, or pass "
+            f"namespace like ({label!r}, <other user>) would match. Rename the user, or pass "
             "protected_labels=... without it if your namespaces never use it as a kind."
         )
-    return user_id
+    return label
 
 
 def _sweep(store: BaseStore) -> _Call | None:
@@ -220,8 +213,8 @@ def _deeper_probe(position: int) -> ListNamespacesOp:
     )
 
 
-def _find_namespaces(store: BaseStore, user_id: str) -> _Plan[set[Namespace]]:
-    """Every namespace with ``user_id`` as a label, found with ``*``-wildcard listings."""
+def _find_namespaces(store: BaseStore, label: str) -> _Plan[set[Namespace]]:
+    """Every namespace with ``label`` as one of its labels, found with ``*``-wildcard listings."""
     found: set[Namespace] = set()
     start = 0
     while True:
@@ -229,15 +222,13 @@ def _find_namespaces(store: BaseStore, user_id: str) -> _Plan[set[Namespace]]:
         offsets = dict.fromkeys(positions, 0)
         more_depth = False
         while offsets:
-            ops: list[Op] = [_listing(p, user_id, off) for p, off in offsets.items()]
+            ops: list[Op] = [_listing(p, label, off) for p, off in offsets.items()]
             ops.append(_deeper_probe(positions[-1] + 1))
             results = yield _batch(store, ops)
             more_depth = bool(results[-1])
             for (p, off), page in zip(list(offsets.items()), results[:-1], strict=True):
-                # Wildcards are a superset: keep labels equal to the user id, exactly.
-                found.update(
-                    tuple(ns) for ns in page if len(ns) > p and ns[p] == user_id
-                )
+                # Wildcards are a superset: keep labels equal to the user's, exactly.
+                found.update(tuple(ns) for ns in page if len(ns) > p and ns[p] == label)
                 if len(page) < PAGE_SIZE:
                     del offsets[p]
                 else:
@@ -257,11 +248,13 @@ def _roots(namespaces: Iterable[Namespace]) -> list[Namespace]:
     return roots
 
 
-def _owned(item: SearchItem, user_id: str) -> bool:
-    return user_id in tuple(item.namespace)
+def _owned(item: SearchItem, label: str) -> bool:
+    return label in tuple(item.namespace)
 
 
-def _delete_items(store: BaseStore, user_id: str, roots: Sequence[Namespace]) -> _Plan[dict]:
+def _delete_items(
+    store: BaseStore, label: str, roots: Sequence[Namespace]
+) -> _Plan[dict[Namespace, int]]:
     """Delete every item under ``roots``, page by page; return items deleted per namespace."""
     counts: dict[Namespace, int] = {}
     previous: set[tuple[Namespace, str]] = set()
@@ -273,7 +266,7 @@ def _delete_items(store: BaseStore, user_id: str, roots: Sequence[Namespace]) ->
         batch: dict[tuple[Namespace, str], None] = {}
         for page in pages:
             for item in page:
-                if _owned(item, user_id):
+                if _owned(item, label):
                     batch[(tuple(item.namespace), item.key)] = None
         if not batch:
             break
@@ -302,18 +295,16 @@ def _forget_plan(
     checkpointer: BaseCheckpointSaver[Any] | None,
     protected: Collection[str],
 ) -> _Plan[ForgetReport]:
-    user_id = _check_user(user_id, protected)
+    label = _user_label(user_id, protected)
     if store is None and checkpointer is None:
         raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
     counts: dict[Namespace, int] = {}
-    if store is not None and _is_label(user_id):
+    if store is not None:
         sweep = _sweep(store)
         if sweep is not None:
             yield sweep
-        namespaces = yield from _find_namespaces(store, user_id)
-        counts = yield from _delete_items(store, user_id, _roots(namespaces))
-    elif store is not None:
-        logger.debug("user id with '.' or NUL cannot be a namespace label; store skipped")
+        namespaces = yield from _find_namespaces(store, label)
+        counts = yield from _delete_items(store, label, _roots(namespaces))
     thread_ids: list[str] = []
     if checkpointer is not None:
         thread_ids = yield _threads(checkpointer, user_id)
@@ -341,7 +332,9 @@ def forget_user(
 ) -> ForgetReport:
     """Delete everything stored about ``user_id``; return what was deleted.
 
-    Deletes every item of every store namespace that has ``user_id`` as a whole label, and,
+    Deletes every item of every store namespace that has the user's label (the user id as the
+    library's helpers store it, see :func:`~langgraph_episodic._config.namespace_label`) as a
+    whole label, and,
     with a ``checkpointer``, every thread ``"<user_id>:<session>"`` (all checkpoints and
     pending writes). Run it again to make sure: a second run reports nothing. Writes made
     concurrently for the same user may survive; stop the user's sessions first.

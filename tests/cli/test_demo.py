@@ -21,6 +21,12 @@ Cli = Callable[..., CliResult]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.fixture(autouse=True)
+def _work_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo writes its plot into the working folder: keep it out of the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
     path, plot = tmp_path / "demo", tmp_path / "curve.png"
     code, out, err = cli("demo", "--tasks", "12", "--path", str(path), "--plot", str(plot), *HASH)
@@ -35,7 +41,7 @@ def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
     code, out, err = cli("demo", "--tasks", "8", "--path", str(path), *HASH)
     assert code == 0, err
     assert "run 2" in out and "tasks 13-20" in out and "memory holds 12 episodes" in out
-    assert (path / "learning-curve.png").read_bytes().startswith(PNG_MAGIC)
+    assert (tmp_path / "learning_curve.png").read_bytes().startswith(PNG_MAGIC)
 
     with open_hash_store(path) as store:
         memory = EpisodicMemory.for_user(store, DEMO_USER)
@@ -121,4 +127,4 @@ def test_the_readme_main_job_command_runs_with_the_packaged_model(tmp_path: Path
     assert result.returncode == 0, result.stderr[-3000:]
     assert "SIMULATED SOLVER" in result.stdout
     assert (tmp_path / ".episodic" / "chroma.sqlite3").is_file()
-    assert (tmp_path / ".episodic" / "learning-curve.png").read_bytes().startswith(PNG_MAGIC)
+    assert (tmp_path / "learning_curve.png").read_bytes().startswith(PNG_MAGIC)

@@ -130,17 +130,27 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("problem", list(MALFORMED))
-def test_a_malformed_line_rejects_the_whole_file(
-    cli: Cli, seeded_store: Seeded, tmp_path: Path, problem: str
-) -> None:
+def test_a_malformed_line_rejects_the_whole_file(cli: Cli, tmp_path: Path, problem: str) -> None:
     good_lines = [_variant(key=f"ok{i}") for i in range(50)]
     dump = tmp_path / "bad.jsonl"
     dump.write_text("\n".join([*good_lines, MALFORMED[problem], _variant(key="after")]) + "\n")
-    code, _, err = cli("import", str(dump), "--path", str(seeded_store.path), *HASH)
+    code, _, err = cli("import", str(dump), "--path", str(tmp_path / "new"), *HASH)
     assert code == 2
     assert "line 51" in err and "nothing was imported" in err and "Traceback" not in err
-    with open_hash_store(seeded_store.path) as store:
-        assert store.search(("memories", "carol")) == []
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_rejected_file_leaves_an_existing_store_unchanged(
+    cli: Cli, seeded_store: Seeded, tmp_path: Path
+) -> None:
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    cli("export", str(before), "--path", str(seeded_store.path))
+    dump = tmp_path / "bad.jsonl"
+    dump.write_text("\n".join([_variant(key=f"ok{i}") for i in range(50)] + [MALFORMED["NaN"]]))
+    code, _, err = cli("import", str(dump), "--path", str(seeded_store.path), *HASH)
+    assert code == 2 and "line 51" in err
+    cli("export", str(after), "--path", str(seeded_store.path))
+    assert _lines(before) == _lines(after)
 
 
 def test_a_repeated_key_is_an_error(cli: Cli, tmp_path: Path) -> None:

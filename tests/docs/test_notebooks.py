@@ -7,7 +7,6 @@ carry no outputs.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,6 @@ OFFLINE_ENV = {
     "TRANSFORMERS_OFFLINE": "1",
     "ANONYMIZED_TELEMETRY": "False",
     "TOKENIZERS_PARALLELISM": "false",
-    "MPLBACKEND": "Agg",
 }
 
 

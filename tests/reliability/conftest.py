@@ -111,6 +111,8 @@ def store_collections(store: Any) -> list[Any]:
         if name == base or name.startswith(base + "__"):
             out.append(store._client.get_collection(name, embedding_function=None))
     assert out, f"no collections named {base!r} on the store's client"
+    official = {col.name for col in store.collections.values()}
+    assert official <= {col.name for col in out}, "store.collections names other collections"
     return out
 
 
@@ -367,3 +369,32 @@ def cached_vector_rows(store: Any, namespace: tuple[str, ...]) -> int:
     entry = cache.get(namespace)
     return 0 if entry is None else len(entry.rows)
 
+
+
+def strings_held(store: Any, limit: int = 2_000_000) -> list[str]:
+    """Every string a ChromaStore holds in process (caches, indexes, mirrors), found by walking
+    its object graph, Chroma's own client objects excepted. Robust to refactors of the caches."""
+    found: list[str] = []
+    seen: set[int] = set()
+    stack: list[Any] = [vars(store)]
+    while stack and len(seen) < limit:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, str):
+            found.append(obj)
+            continue
+        module = type(obj).__module__ or ""
+        if module.startswith(("chromadb", "numpy", "threading", "_thread", "langchain", "httpx")):
+            continue
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        elif hasattr(obj, "__dict__") and not callable(obj):
+            stack.extend(vars(obj).values())
+        elif hasattr(obj, "__slots__"):
+            stack.extend(getattr(obj, s) for s in obj.__slots__ if hasattr(obj, s))
+    return found

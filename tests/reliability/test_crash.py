@@ -19,7 +19,7 @@ import pytest
 
 from .conftest import LineReader, popen_python, reap, run_python, stderr_of
 
-KILL_AFTER = 40
+KILL_AFTER = 30
 """Lines (returned puts) to wait for before the SIGKILL."""
 
 
@@ -83,8 +83,8 @@ for item in store.search(ns, limit=100_000):
         "found_by_search": item.key in [f.key for f in found],
     }
 # Raw records, read with the record layout documented in langgraph_episodic/chroma/layout.py.
-raw_items = store._client.get_collection("crash").get(include=["metadatas"])
-raw_vecs = store._client.get_collection("crash__vec").get(include=["metadatas", "documents"])
+raw_items = store.collections["items"].get(include=["metadatas"])
+raw_vecs = store.collections["vectors"].get(include=["metadatas", "documents"])
 item_ids = set(raw_items["ids"])
 vectors = {}
 for meta, doc in zip(raw_vecs["metadatas"], raw_vecs["documents"]):

@@ -47,6 +47,7 @@ from .conftest import (
     lexical_doc_count,
     make_store,
     raw_records,
+    strings_held,
 )
 
 # A word only this user's data contains, to look for it in raw storage.
@@ -131,6 +132,9 @@ def assert_nothing_left(store: BaseStore, user_id: str, before: dict[Any, Any]) 
         for ns in {ns for ns, _ in before}:
             assert lexical_doc_count(store, ns) == 0, ns
             assert cached_vector_rows(store, ns) == 0, ns
+        held = strings_held(store)  # item cache, lexical terms, registry mirror ...
+        assert [h for h in held if word in h.casefold()] == []
+        assert [".".join(ns) for ns, _ in before if ".".join(ns) in held] == []
         for record in raw_records(store):
             ns = str(record["meta"].get("_ns", ""))
             assert user_id not in ns.split("."), record
@@ -213,19 +217,36 @@ def test_a_missing_user_id_is_refused(store: BaseStore, user_id: Any) -> None:
         forget_user(user_id, store=store)
 
 
-def test_a_user_id_that_cannot_be_a_label_still_loses_its_threads(store: BaseStore) -> None:
-    store.put(("memories", "bob"), "m", {"text": "bob's fact"})
+def test_user_ids_with_dots_are_forgotten_under_their_encoded_label(store: BaseStore) -> None:
+    """The helpers store "a.b@x.org" as the label "a%2Eb@x%2Eorg"; forget_user finds it, and a
+    user literally named "a%2Eb@x%2Eorg" (label "a%252Eb@x%252Eorg") keeps everything."""
+    save, _ = create_memory_tools(store=store, should_store=None)
+    for uid in ("a.b@x.org", "a%2Eb@x%2Eorg"):
+        save.invoke({"information": f"{uid} likes tea"}, cfg(uid))
+        UserProfiles(store).save(uid, f"{uid} prefers dark mode everywhere")
     saver = InMemorySaver()
-    run_sessions_for = "a.b"
-    TOKEN[run_sessions_for] = "dotted"
+    TOKEN["a.b@x.org"] = "dotted"
     try:
-        run_sessions(saver, run_sessions_for)
-        report = forget_user(run_sessions_for, store=store, checkpointer=saver)
+        run_sessions(saver, "a.b@x.org")
     finally:
-        del TOKEN[run_sessions_for]
-    assert report.deleted == ()
-    assert set(report.thread_ids) == {"a.b:s1", "a.b:s2"}
-    assert store.get(("memories", "bob"), "m") is not None
+        del TOKEN["a.b@x.org"]
+    before = all_items(store)
+
+    report = forget_user("a.b@x.org", store=store, checkpointer=saver)
+
+    assert set(report.namespaces) == {("memories", "a%2Eb@x%2Eorg"),
+                                      ("user_profiles", "a%2Eb@x%2Eorg")}  # fmt: skip
+    assert set(report.thread_ids) == {"a.b@x.org:s1", "a.b@x.org:s2"}
+    assert all_items(store) == {k: v for k, v in before.items() if "a%2Eb@x%2Eorg" not in k[0]}
+    assert UserProfiles(store).list("a%2Eb@x%2Eorg") != []
+
+
+def test_protected_labels_cover_every_kind_the_library_writes() -> None:
+    from langgraph_episodic.graph.namespaces import USER_LABELS
+    from langgraph_episodic.privacy import PROTECTED_LABELS
+    from langgraph_episodic.tools import DEFAULT_NAMESPACE
+
+    assert {*USER_LABELS, DEFAULT_NAMESPACE[0]} <= PROTECTED_LABELS
 
 
 def test_many_items_and_deep_namespaces_are_all_deleted(chroma: Any) -> None:

@@ -277,3 +277,21 @@ def test_sessions_of_lookalike_users_are_never_listed_for_each_other() -> None:
         graph.invoke({"messages": [HumanMessage("hi")]}, thread_config(uid, f"s-{uid}"))
     for uid in users:
         assert [s.session_id for s in list_sessions(saver, uid)] == [f"s-{uid}"], uid
+
+
+@pytest.mark.parametrize(
+    "ids", [("a.b", "a%2Eb"), ("a%", "a%25"), ("a\x00", "a%00"), ("x.y.z", "x%2Ey.z")]
+)
+def test_user_ids_whose_encodings_could_collide_stay_apart(
+    store: BaseStore, ids: tuple[str, str]
+) -> None:
+    """User ids are percent-encoded into labels ('.' -> '%2E'); the encoding must not merge two
+    users (it escapes '%' too)."""
+    save, recall = create_memory_tools(store=store, k=10, locale="en", should_store=None)
+    first, second = ids
+    save.invoke({"information": "the first user's secret fact"}, cfg(first))
+    save.invoke({"information": "the second user's other fact"}, cfg(second))
+    assert "first" in recall.invoke({"query": "fact"}, cfg(first))
+    assert "second" not in recall.invoke({"query": "fact"}, cfg(first))
+    assert "first" not in recall.invoke({"query": "fact"}, cfg(second))
+    assert len(store.list_namespaces(prefix=("memories",))) == 2

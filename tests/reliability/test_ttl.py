@@ -14,7 +14,13 @@ import pytest
 
 from langgraph_episodic.graph import CustomerHistory
 
-from .conftest import cached_vector_rows, hash_index, lexical_doc_count, raw_records
+from .conftest import (
+    cached_vector_rows,
+    hash_index,
+    lexical_doc_count,
+    raw_records,
+    strings_held,
+)
 
 DAY_S = 86_400.0
 NS = ("working_memory", "alice")
@@ -53,6 +59,7 @@ def test_expired_items_are_never_returned_and_the_sweep_removes_them(mode: str) 
     assert not [r for r in records if "zanzibar turn" in repr(r)], "swept records remain"
     assert lexical_doc_count(store, NS) <= 1
     assert cached_vector_rows(store, NS) <= 1
+    assert [h for h in strings_held(store) if "zanzibar turn" in h] == []
 
     at(store, t0)  # back in time: a deleted item must not come back from any index
     assert store.get(NS, "old") is None
