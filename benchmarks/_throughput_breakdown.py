@@ -85,10 +85,12 @@ def breakdown(
 
     counter = iter(range(10**9))
 
+    size = 100 if quick else 500
+
     def put_batch(i: int) -> None:
         store.batch([
             PutOp(ns(j), f"bd{j}-{i}", {"text": f"breakdown note {j} {i}: {q(j)}", "kind": "fact"})
-            for j in range(500)
+            for j in range(size)
         ])
 
     ops: dict[str, tuple[Callable[[int], Any], int]] = {
@@ -99,7 +101,7 @@ def breakdown(
         "search: filter only": (lambda i: store.search(ns(i), filter=FILTER, limit=10), k),
         "get": (lambda i: store.get(*corpus.items[(i * 97) % len(corpus.items)][:2]), k),
         "put 1 item": (lambda i: store.put(ns(i), f"bd1-{next(counter)}", {"text": q(i)}), k),
-        "put batch of 500": (put_batch, 2),
+        f"put batch of {size}": (put_batch, 2),
         "list_namespaces": (lambda i: store.list_namespaces(prefix=("users",), limit=100), 3),
     }
     fetched: list[int] = []
@@ -159,7 +161,8 @@ def profile_lines(prof: cProfile.Profile, ops: int, top: int = 14) -> list[str]:
     """The ``top`` functions by own time, as ``own ms/op  cum ms/op  calls/op  where``."""
     stats = pstats.Stats(prof)
     entries = []
-    for (file, line, func), (_, nc, tt, ct, _) in stats.stats.items():  # type: ignore[attr-defined]
+    table: dict[Any, Any] = getattr(stats, "stats", {})  # pstats keeps its rows here, untyped
+    for (file, line, func), (_, nc, tt, ct, _) in table.items():
         short = "/".join(Path(file).parts[-2:]) if file != "~" else ""
         entries.append((tt, ct, nc, f"{short}:{line}({func})"))
     entries.sort(reverse=True)

@@ -161,7 +161,7 @@ class LangchainChromaAdapter(RawChromaAdapter):
 def make_backend(spec: dict[str, Any], emb: Embeddings) -> tuple[Any, Any]:
     """(adapter, ChromaStore or None) for ``spec["backend"]``."""
     backend = spec["backend"]
-    index = {"dims": DIMS, "embed": emb, "fields": ["text"]}
+    index: Any = {"dims": DIMS, "embed": emb, "fields": ["text"]}
     name = f"bench-{uuid.uuid4().hex[:12]}"
     work = Path(spec["workdir"]) / name
     if backend.startswith("ours-"):
@@ -204,7 +204,7 @@ def make_backend(spec: dict[str, Any], emb: Embeddings) -> tuple[Any, Any]:
     if backend == "inmemory":
         from langgraph.store.memory import InMemoryStore
 
-        return StoreAdapter(InMemoryStore(index=index)), None  # type: ignore[arg-type]
+        return StoreAdapter(InMemoryStore(index=index)), None
     if backend == "sqlite":
         from langgraph.store.sqlite import SqliteStore
 
@@ -219,7 +219,7 @@ def make_backend(spec: dict[str, Any], emb: Embeddings) -> tuple[Any, Any]:
                     "cannot load them: `pip install pysqlite3-binary`."
                 ) from exc
         conn = db.connect(str(work / "store.db"), check_same_thread=False, isolation_level=None)
-        store = SqliteStore(conn, index=index)  # type: ignore[arg-type]
+        store = SqliteStore(conn, index=index)
         store.setup()
         return StoreAdapter(store), None
     raise ValueError(f"unknown backend {backend!r}")
@@ -287,6 +287,7 @@ def run_cell(spec: dict[str, Any]) -> dict[str, Any]:
     rows["list_ns"] = loop(lambda i: adapter.list_ns(), reps["list"])
     result: dict[str, Any] = {
         "loadavg": os.getloadavg()[0],
+        "store_version": store_version() if store is not None else None,
         "rows": rows,
         "peak_mb": peak_rss_mb(),
         "base_mb": base_rss,
@@ -299,6 +300,19 @@ def run_cell(spec: dict[str, Any]) -> dict[str, Any]:
     if spec["backend"] == "raw-chroma" and n >= 10_000:
         result["layout"] = run_layout(adapter.col, emb, corpus, hot, quick=quick)
     return result
+
+
+def store_version() -> str:
+    """A short hash of the store's sources: the store changes while it is optimised, so each
+    result says which version it measured."""
+    import hashlib
+
+    import langgraph_episodic.chroma as pkg
+
+    digest = hashlib.blake2b(digest_size=4)
+    for path in sorted(Path(pkg.__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def _reps(n: int, quick: bool) -> dict[str, Any]:
@@ -370,14 +384,14 @@ def run_model(spec: dict[str, Any]) -> dict[str, Any]:
     from langgraph_episodic import ChromaStore, default_embeddings
 
     n, quick = int(spec["n"]), bool(spec.get("quick"))
-    m = min(250 if quick else 1000, n)
+    m = min(128 if quick else 1000, n)
     corpus = build_corpus(n)
     emb = default_embeddings()
     with stopwatch() as load:
         model = emb.model
         model.encode(["warm up"] * 8)
-    threads = thread_latency(emb, corpus.queries, reps=15 if quick else 40,
-                             batch_size=32 if quick else 64)
+    threads = thread_latency(emb, corpus.queries, reps=10 if quick else 40,
+                             batch_size=32 if quick else 64, seconds=4.0 if quick else 20.0)
     client = chromadb.EphemeralClient(settings=_settings())
     name = f"model-{uuid.uuid4().hex[:12]}"
     if n > m:
@@ -386,11 +400,11 @@ def run_model(spec: dict[str, Any]) -> dict[str, Any]:
         for s in range(0, n - m, PUT_BATCH):
             pre.batch([PutOp(*it) for it in corpus.items[s : min(n - m, s + PUT_BATCH)]])
     counting = CountingEmbeddings(emb)
-    index = {"dims": DIMS, "embed": counting, "fields": ["text"]}
-    store = ChromaStore(client, collection=name, index=index)  # type: ignore[arg-type]
-    dense = ChromaStore(client, collection=name, index=index, search_mode="dense")  # type: ignore[arg-type]
+    index: Any = {"dims": DIMS, "embed": counting, "fields": ["text"]}
+    store = ChromaStore(client, collection=name, index=index)
+    dense = ChromaStore(client, collection=name, index=index, search_mode="dense")
     new = corpus.items[n - m :]
-    chunk = 125 if quick else 250
+    chunk = 64 if quick else 250
     t_raw = t_store = 0.0
     batches = 0
     for c, s in enumerate(range(0, m, chunk)):
@@ -422,6 +436,7 @@ def run_model(spec: dict[str, Any]) -> dict[str, Any]:
     return {
         "n": n,
         "m": m,
+        "store_version": store_version(),
         "model_load_s": load["wall"],
         "threads": threads,
         "encode_per_s": m / t_raw,
@@ -442,7 +457,7 @@ BUSY_LOOP = "import time\nend = time.time() + 120\nwhile time.time() < end: pass
 
 
 def thread_latency(
-    emb: Any, queries: list[str], *, reps: int, batch_size: int = 64
+    emb: Any, queries: list[str], *, reps: int, batch_size: int = 64, seconds: float = 20.0
 ) -> dict[str, Any]:
     """One query embedding with 1 and 2 torch threads, the other core idle then busy; and the
     throughput of one batch of ``batch_size`` texts in each setting."""
@@ -461,7 +476,7 @@ def thread_latency(
                 for i in range(3):
                     emb.embed_query(f"warm {queries[i]}")
                 s = timed_loop(lambda i, t=threads, w=load: emb.embed_query(f"{queries[i % len(queries)]} {t}{w}"),
-                               reps=reps, max_seconds=20.0)
+                               reps=reps, max_seconds=seconds)
                 summary = s.summary()
                 batch = [f"{q} ({load} {threads})" for q in queries[:batch_size]]
                 t = time.perf_counter()

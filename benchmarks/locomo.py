@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -114,6 +115,10 @@ def run_store(name: str, make_store: Callable[[], Any], conversations: list[Conv
     close = getattr(store, "close", None)
     if callable(close):
         close()
+    print(
+        f"  measured {name}: {put_time:.0f} s putting, {query_time:.0f} s searching",
+        file=sys.stderr,
+    )
     return Row(name, tally, n_puts / put_time, n_queries / query_time)
 
 

@@ -48,15 +48,18 @@ def user_id_from(config: RunnableConfig | Mapping[str, Any] | None, key: str = "
 def namespace_label(value: str) -> str:
     """Make a user id safe as one namespace label, reversibly and without collisions.
 
-    LangGraph forbids "." and NUL inside labels, so e-mail-style ids would be refused;
-    ``%``, ``.`` and NUL are percent-encoded instead (``"a.b@x.org"`` -> ``"a%2Eb@x%2Eorg"``).
+    LangGraph forbids "." and NUL inside labels, so e-mail-style ids would be refused; and
+    ``list_namespaces`` reads ``*`` as a wildcard. ``%``, ``.``, ``*`` and NUL are
+    percent-encoded instead (``"a.b@x.org"`` -> ``"a%2Eb@x%2Eorg"``).
 
     >>> namespace_label("alice@example.com")
     'alice@example%2Ecom'
     """
     if not isinstance(value, str) or not value:
         raise ValueError(f"A user id must be a non-empty string, got {value!r}.")
-    return value.replace("%", "%25").replace(".", "%2E").replace("\x00", "%00")
+    return (
+        value.replace("%", "%25").replace(".", "%2E").replace("*", "%2A").replace("\x00", "%00")
+    )
 
 
 def fill_namespace(

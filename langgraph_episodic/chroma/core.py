@@ -8,7 +8,7 @@ hits into ``SearchItem`` lists. The sync and async shells only embed and execute
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,7 @@ from langgraph.store.base import (
 from langgraph.store.base import _validate_namespace as validate_put_namespace
 
 from .filters import validate_filter
-from .values import validate_value
+from .values import check_text, validate_value
 
 Fields = list[tuple[str, Any]]
 """Index fields as (path, tokenized path) pairs, ``("$", "$")`` for the whole value."""
@@ -82,8 +82,15 @@ def extract_texts(op: PutOp, default_fields: Fields | None) -> tuple[tuple[str, 
     return tuple(out)
 
 
-def prepare(ops: Iterable[Op], default_fields: Fields | None) -> Plan:
+def prepare(
+    ops: Iterable[Op],
+    default_fields: Fields | None,
+    redact: Callable[[Any], Any] | None = None,
+) -> Plan:
     """Validate every op and plan the batch. Raises before anything is written.
+
+    ``redact``, when given, rewrites every put value and search query after validation and
+    before anything is embedded or stored.
 
     Raises:
         InvalidNamespaceError: a bad namespace (as ``BaseStore`` itself checks).
@@ -93,6 +100,13 @@ def prepare(ops: Iterable[Op], default_fields: Fields | None) -> Plan:
     plan = Plan(n_ops=len(ops))
     for i, op in enumerate(ops):
         validate_op_namespace(op)
+        labels: tuple[str, ...] = ()
+        if isinstance(op, (GetOp, PutOp)):
+            labels = op.namespace
+        elif isinstance(op, SearchOp):
+            labels = op.namespace_prefix
+        for label in labels:
+            check_text(label, "a namespace label")
         if isinstance(op, GetOp):
             _check_key(op.key)
             plan.gets.append((i, op))
@@ -101,6 +115,10 @@ def prepare(ops: Iterable[Op], default_fields: Fields | None) -> Plan:
             validate_filter(op.filter)
             if op.query is not None and not isinstance(op.query, str):
                 raise TypeError(f"search query must be a string, got {type(op.query).__name__}.")
+            if op.query:
+                check_text(op.query, "the search query")
+                if redact is not None:
+                    op = op._replace(query=redact(op.query))
             plan.searches.append((i, op))
         elif isinstance(op, ListNamespacesOp):
             _check_page(op.limit, op.offset)
@@ -113,6 +131,8 @@ def prepare(ops: Iterable[Op], default_fields: Fields | None) -> Plan:
             if op.value is not None:
                 validate_value(op.value, where=f"{op.namespace}/{op.key}")
                 _check_ttl(op.ttl)
+                if redact is not None:
+                    op = op._replace(value=validate_value(redact(op.value), where="redacted"))
             plan.puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
             plan.puts[(op.namespace, op.key)] = PutPlan(op, ())
         else:
@@ -125,6 +145,7 @@ def prepare(ops: Iterable[Op], default_fields: Fields | None) -> Plan:
 def _check_key(key: Any) -> None:
     if not isinstance(key, str):
         raise TypeError(f"Item keys must be strings, got {type(key).__name__}: {key!r}.")
+    check_text(key, "the key")
 
 
 def _check_page(limit: int, offset: int) -> None:

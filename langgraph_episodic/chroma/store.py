@@ -66,6 +66,22 @@ def _default_index() -> IndexConfig:
     return {"dims": MODEL_DIMS, "embed": default_embeddings(), "fields": ["$"]}
 
 
+def _server_error(exc: BaseException, endpoint: str) -> OSError:
+    """A clear error for a Chroma server that is down or too slow."""
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        return TimeoutError(
+            f"The Chroma server at {endpoint} did not answer in time ({type(exc).__name__}). "
+            "Check that it is healthy, or raise ChromaStore.http(..., timeout=...)."
+        )
+    return ConnectionError(
+        f"Cannot reach the Chroma server at {endpoint} ({exc}). Start it with "
+        f"`chroma run --path ./chroma-data --host {endpoint.rsplit(':', 1)[0]} "
+        f"--port {endpoint.rsplit(':', 1)[1]}`; calls work again once it is back."
+    )
+
+
 def _settings() -> Any:
     from chromadb.config import Settings
 
@@ -90,6 +106,9 @@ class ChromaStore(BaseStore):
             :meth:`http` sets it). A shared store checks namespace versions on every search so
             its in-process caches never serve stale results; an embedded store is its only
             writer and keeps its caches current by itself.
+        redact: A function applied to every value put and every query searched, before
+            anything is embedded or stored, e.g. ``Redactor()`` from
+            ``langgraph_episodic.privacy`` (e-mail addresses, phone numbers, IBANs, cards).
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
 
@@ -112,6 +131,7 @@ class ChromaStore(BaseStore):
         search_mode: SearchMode = "hybrid",
         shared: bool = False,
         vector_cache_size: int = 200_000,
+        redact: Callable[[Any], Any] | None = None,
     ) -> None:
         if search_mode not in SEARCH_MODES:
             raise ValueError(f"search_mode must be one of {SEARCH_MODES}, got {search_mode!r}.")
@@ -129,10 +149,12 @@ class ChromaStore(BaseStore):
             self._fields = tokenized_fields(None)
         self.search_mode: SearchMode = search_mode
         self.ttl_config = ttl
+        self.redact = redact
         self._now: Callable[[], float] = time.time
         self._backend = Backend.open(
             client, collection, shared=shared, vector_cache_size=vector_cache_size
         )
+        self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
         if ttl and ttl.get("sweep_interval_minutes"):
@@ -166,22 +188,34 @@ class ChromaStore(BaseStore):
         *,
         ssl: bool = False,
         headers: Mapping[str, str] | None = None,
+        timeout: float | None = 30.0,
         **kwargs: Any,
     ) -> ChromaStore:
-        """A store on a Chroma server (``chroma run``), shared by processes and machines."""
-        import chromadb
+        """A store on a Chroma server (``chroma run``), shared by processes and machines.
 
+        ``timeout`` bounds every request in seconds (``None``: wait forever), so a server that
+        hangs raises ``TimeoutError`` instead of blocking the agent. An unreachable server
+        raises ``ConnectionError`` naming the address and how to start one; calls work again
+        as soon as the server is back.
+        """
+        import chromadb
+        import httpx
+
+        endpoint = f"{host}:{port}"
         try:
             client = chromadb.HttpClient(
                 host=host, port=port, ssl=ssl, headers=dict(headers or {}), settings=_settings()
             )
-        except Exception as exc:  # chromadb raises bare Exception/ValueError for a dead server
-            raise ConnectionError(
-                f"Cannot reach a Chroma server at {host}:{port} ({exc}). Start one with "
-                f"`chroma run --path ./chroma-data --host {host} --port {port}`."
-            ) from exc
-        kwargs.setdefault("shared", True)
-        return cls(client, **kwargs)
+            session = getattr(getattr(client, "_server", None), "_session", None)
+            if isinstance(session, httpx.Client):
+                session.timeout = httpx.Timeout(timeout)
+            kwargs.setdefault("shared", True)
+            store = cls(client, **kwargs)
+        except (httpx.TransportError, ValueError) as exc:
+            # chromadb raises ValueError("Could not connect to a Chroma server...") or httpx errors
+            raise _server_error(exc, endpoint) from exc
+        store._endpoint = endpoint
+        return store
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> ChromaStore:
@@ -214,15 +248,30 @@ class ChromaStore(BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops in one batch (see the module docstring for the semantics)."""
-        plan = prepare(ops, self._fields)
+        plan = prepare(ops, self._fields, self.redact)
         doc_vectors, query_vectors = self._embed(plan)
-        return self._execute(plan, doc_vectors, query_vectors)
+        return self._run(plan, doc_vectors, query_vectors)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async version of :meth:`batch`; Chroma calls run in a worker thread."""
-        plan = prepare(ops, self._fields)
+        plan = prepare(ops, self._fields, self.redact)
         doc_vectors, query_vectors = await self._aembed(plan)
-        return await asyncio.to_thread(self._execute, plan, doc_vectors, query_vectors)
+        return await asyncio.to_thread(self._run, plan, doc_vectors, query_vectors)
+
+    def _run(
+        self,
+        plan: Plan,
+        doc_vectors: Mapping[str, list[float]],
+        query_vectors: Mapping[str, list[float]],
+    ) -> list[Result]:
+        if self._endpoint is None:
+            return self._execute(plan, doc_vectors, query_vectors)
+        import httpx
+
+        try:
+            return self._execute(plan, doc_vectors, query_vectors)
+        except httpx.TransportError as exc:
+            raise _server_error(exc, self._endpoint) from exc
 
     # ------------------------------------------------------------------ embedding
 

@@ -39,6 +39,7 @@ def _check(node: Any, path: str, depth: int) -> None:
                     f"Dict keys in store values must be strings; got {type(k).__name__} key "
                     f"{k!r} at {path}. Convert it with str()."
                 )
+            check_text(k, f"{path} (a key)")
             _check(v, f"{path}.{k}", depth + 1)
     elif isinstance(node, (list, tuple)):
         for i, v in enumerate(node):
@@ -49,7 +50,9 @@ def _check(node: Any, path: str, depth: int) -> None:
                 f"Store values must be finite JSON numbers; got {node!r} at {path}. "
                 "Replace NaN/inf with None or a finite number."
             )
-    elif node is None or isinstance(node, (str, int, bool)):
+    elif isinstance(node, str):
+        check_text(node, path)
+    elif node is None or isinstance(node, (int, bool)):
         return
     else:
         raise TypeError(
@@ -67,3 +70,14 @@ def loads(text: str) -> dict[str, Any]:
     """Parse a value stored by :func:`dumps`."""
     value: dict[str, Any] = json.loads(text)
     return value
+
+
+def check_text(text: str, where: str) -> None:
+    """Raise ``ValueError`` if ``text`` cannot be stored as UTF-8 (lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"Text at {where} is not valid Unicode ({exc.reason} at position {exc.start}). "
+            "Decode it properly, e.g. bytes.decode('utf-8', errors='replace')."
+        ) from None

@@ -16,6 +16,7 @@ with everything the first run stored.
 from __future__ import annotations
 
 import argparse
+import logging
 import random
 import sys
 import time
@@ -32,6 +33,8 @@ from ..graph.state import EpisodicState
 from . import demo_report
 from .simulation import SimTask, World, baseline_strategy, simulated_answer
 from .target import DEFAULT_PATH, CliError, Target, open_store
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_TASKS = 120
 """Tasks per run; about a minute on 2 cores with the model load (see the report)."""
@@ -179,6 +182,11 @@ def build_graph(
     )
 
     memories = EpisodeMemories(store)
+    try:
+        entities = entity_extract_node(model=model, store=store)
+    except TypeError as exc:  # a model without structured output: the rules still work
+        logger.warning("%s Using the rule-based entity extractor.", exc)
+        entities = entity_extract_node(model=None, store=store)
     nodes: list[tuple[str, Any]] = [
         ("sliding_window", sliding_window_node(max_tokens=2000)),
         ("recall", recall_node(memories=memories)),
@@ -186,7 +194,7 @@ def build_graph(
         ("agent", solve),
         ("record_episode", record_episode_node(memories=memories)),
         ("summarize", summarize_node(model=model)),
-        ("entity_extract", entity_extract_node(model=model, store=store)),
+        ("entity_extract", entities),
     ]
     builder: Any = StateGraph(DemoState)
     previous = START
@@ -262,31 +270,28 @@ def _run(
         f"(seed {seed}, policy {args.policy}); memory holds {before} episodes."
     )
     attempts: list[Attempt] = []
-    checkpoints = target.checkpoints()
-    assert checkpoints is not None  # the demo always runs on an embedded store
-    with open_checkpointer(checkpoints) as saver:
-        graph = build_graph(
-            store=store,
-            checkpointer=saver,
-            solve=_solver(world, sims, model, attempts),
-            model=model,
-            policy=args.policy,
-            rng=random.Random(f"policy:{seed}:{start}"),
-        )
-        for sim in _tqdm(sims.values(), total=len(sims)):
-            graph.invoke(
-                {
-                    "messages": [HumanMessage(sim.task.description)],
-                    "task": sim.task.to_dict(),
-                    "sim_index": sim.index,
-                },
-                config,
+    try:
+        with open_checkpointer(target.checkpoints()) as saver:
+            graph = build_graph(
+                store=store,
+                checkpointer=saver,
+                solve=_solver(world, sims, model, attempts),
+                model=model,
+                policy=args.policy,
+                rng=random.Random(f"policy:{seed}:{start}"),
             )
-    store.put(
-        PROGRESS_NAMESPACE,
-        "progress",
-        {"seed": seed, "next_task": start + args.tasks, "runs": runs + 1, "policy": args.policy},
-    )
+            for sim in _tqdm(sims.values(), total=len(sims)):
+                graph.invoke(
+                    {
+                        "messages": [HumanMessage(sim.task.description)],
+                        "task": sim.task.to_dict(),
+                        "sim_index": sim.index,
+                    },
+                    config,
+                )
+    finally:  # also after Ctrl-C: the next run continues after the last task played
+        progress = {"seed": seed, "next_task": start + len(attempts), "runs": runs + 1}
+        store.put(PROGRESS_NAMESPACE, "progress", {**progress, "policy": args.policy})
     baseline = [_play(world, sim, baseline_strategy(sim.task)) for sim in sims.values()]
     oracle = [_play(world, sim, world.best(sim.task.category)) for sim in sims.values()]
 

@@ -228,9 +228,13 @@ def export_file(store: BaseStore, path: Path) -> int:
     """
     records = collect_records(store)
     partial = path.with_name(path.name + ".partial")
-    with partial.open("w", encoding="utf-8") as out:
-        write_records(records, out)
-    partial.replace(path)
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            write_records(records, out)
+        partial.replace(path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise
     return len(records)
 
 

@@ -112,6 +112,27 @@ def test_grading_follows_the_hidden_rate_of_the_strategy_used() -> None:
     assert best > 0.7 * len(sims) and worst < 0.45 * len(sims)
 
 
+def test_with_a_chat_model_the_model_writes_the_answers(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from itertools import cycle
+
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    from langgraph_episodic.cli import demo
+
+    answers = cycle(["def solve(): return 42  # from the chat model"])
+    monkeypatch.setattr(demo, "_chat_model", lambda name: GenericFakeChatModel(messages=answers))
+    path = tmp_path / "demo"
+    code, out, err = cli("demo", "--tasks", "3", "--model", "fake:model", "--path", str(path), *HASH)
+    assert code == 0, err
+    assert "Chat model fake:model writes the answers" in out and "SIMULATED grader" in out
+    with open_hash_store(path) as store:
+        episodes = EpisodicMemory.for_user(store, DEMO_USER).episodes()
+    assert len(episodes) == 3
+    assert all("from the chat model" in e.solution for e in episodes)
+
+
 @pytest.mark.model
 def test_the_readme_main_job_command_runs_with_the_packaged_model(tmp_path: Path) -> None:
     """``langgraph-episodic demo`` as installed, in a fresh folder, with the real embedder."""
