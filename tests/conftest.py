@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Iterable, Sequence
@@ -93,7 +94,7 @@ def assert_ranked(results: Sequence[Any], tol: float = 1e-6) -> None:
     assert [r.score is not None for r in results] == [True] * len(scored) + [False] * (
         len(results) - len(scored)
     ), f"unscored results must come after scored ones: {[r.score for r in results]}"
-    for a, b in zip(scored, scored[1:], strict=False):
+    for a, b in itertools.pairwise(scored):
         assert a >= b - tol, f"scores not descending: {scored}"
 
 

@@ -238,7 +238,7 @@ def test_reput_replaces_old_vectors(store: BaseStore, backend: str) -> None:
 @pytest.mark.parametrize("backend", CHROMA_BACKENDS)
 def test_timestamps_come_from_the_store_clock(store: BaseStore) -> None:
     clock = FakeClock(start=1_700_000_000.0)
-    setattr(store, "_now", clock)  # the clock hook ChromaStore documents for tests
+    store._now = clock  # the clock hook ChromaStore documents for tests
     store.put(NS, "k", {"v": 1})
     clock.advance(seconds=90)
     store.put(NS, "k", {"v": 2})

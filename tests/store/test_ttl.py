@@ -33,7 +33,7 @@ def ttl_store(make_store: Any, clock: FakeClock) -> Any:
 
     def build(**ttl: Any) -> BaseStore:
         store = make_store(ttl=ttl or None)
-        setattr(store, "_now", clock)
+        store._now = clock
         return store
 
     return build
@@ -208,7 +208,7 @@ def test_background_sweeper_deletes_expired_items(
 
 def test_sweeper_starts_from_the_ttl_config(make_store: Any, clock: FakeClock) -> None:
     store = make_store(ttl={"default_ttl": 1, "sweep_interval_minutes": 0.001})
-    setattr(store, "_now", clock)
+    store._now = clock
     observer = make_store.twin(store, ttl=None)
     store.put(NS, "soon", {"v": 1})
     clock.advance(minutes=2)
