@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -87,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
     budget = 60 * (args.budget_minutes or (2.0 if args.quick else 20.0))
     runner = Runner(sizes=sizes, quick=args.quick, budget=budget)
-    runner.run()
+    try:
+        runner.run()
+    finally:
+        shutil.rmtree(runner.workdir, ignore_errors=True)
     if args.json:
         args.json.write_text(json.dumps(runner.results, indent=1))
     return 0

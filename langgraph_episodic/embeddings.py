@@ -81,11 +81,15 @@ class SentenceTransformerEmbeddings(Embeddings):
                 if self._model is None:
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")
                     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                    import warnings
+
                     import torch
                     import transformers
                     from sentence_transformers import SentenceTransformer
 
                     transformers.logging.disable_progress_bar()
+                    # tqdm.auto warns in notebooks without ipywidgets; we show no bars at all.
+                    warnings.filterwarnings("ignore", message="IProgress not found")
 
                     if self.num_threads:
                         torch.set_num_threads(self.num_threads)

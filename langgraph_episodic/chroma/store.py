@@ -76,7 +76,7 @@ def _server_error(exc: BaseException, endpoint: str) -> OSError:
             "Check that it is healthy, or raise ChromaStore.http(..., timeout=...)."
         )
     return ConnectionError(
-        f"Cannot reach the Chroma server at {endpoint} ({exc}). Start it with "
+        f"Cannot reach a Chroma server at {endpoint} ({exc}). Start it with "
         f"`chroma run --path ./chroma-data --host {endpoint.rsplit(':', 1)[0]} "
         f"--port {endpoint.rsplit(':', 1)[1]}`; calls work again once it is back."
     )

@@ -117,6 +117,7 @@ def rank(
     for entry in entries:
         matrix, ids = entry.matrix()
         if len(ids):
+            _check_dims(matrix.shape[1], len(q))
             scores.append(matrix @ q)
             owners.extend(ids)
     if not owners:
@@ -133,6 +134,14 @@ def rank(
     return list(best.items())
 
 
+def _check_dims(stored: int, query: int) -> None:
+    if stored != query:
+        raise ValueError(
+            f"The store holds {stored}-d vectors but the query embedding has {query} dimensions. "
+            "Open the store with the embedder it was written with (index={'embed': ...})."
+        )
+
+
 def similarities(
     entries: Iterable[NamespaceVectors], query: Sequence[float], item_ids: Iterable[str]
 ) -> dict[str, float]:
@@ -143,6 +152,7 @@ def similarities(
     for entry in entries:
         for _, (iid, vec) in entry.rows.items():
             if iid in wanted:
+                _check_dims(len(vec), len(q))
                 score = float(vec @ q)
                 if score > out.get(iid, -2.0):
                     out[iid] = score

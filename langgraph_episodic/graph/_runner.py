@@ -67,12 +67,16 @@ PAGE_SIZE = 500
 def all_items(
     store: BaseStore, namespace: tuple[str, ...], *, filter: dict[str, Any] | None = None
 ) -> Plan[list[Item]]:
-    """Plan: every item under a namespace prefix (optionally filtered), paging through search."""
+    """Plan: every item under a namespace prefix (optionally filtered), paging through search.
+
+    A listing is a read, not a use: it never extends the items' TTL (``refresh_ttl=False``), so
+    an item with a TTL expires when it was set to, however often it is listed.
+    """
     items: list[Item] = []
     while True:
         page = yield call(
             store.search, store.asearch, namespace, filter=filter, limit=PAGE_SIZE,
-            offset=len(items),
+            offset=len(items), refresh_ttl=False,
         )
         items.extend(page)
         if len(page) < PAGE_SIZE:

@@ -20,6 +20,7 @@ import logging
 import random
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
@@ -29,7 +30,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
-from .._config import fill_namespace
+from .._config import fill_namespace, namespace_label
 from ..episodic import (
     Episode,
     EpisodicMemory,
@@ -42,6 +43,7 @@ from ..episodic import (
     format_replay_prompt,
     select_strategy,
 )
+from ..privacy.forget import ForgetReport, on_forget
 from ._messages import as_messages, last_human_text, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
 from .namespaces import EPISODES
@@ -61,6 +63,11 @@ Scorer = Callable[[dict[str, Any]], Any]
 
 class EpisodeMemories:
     """Hands each user their ``EpisodicMemory``: one instance per (store, namespace), cached.
+
+    A cached memory holds the user's newest episodes, count and skill profiles in process.
+    :func:`langgraph_episodic.privacy.forget_user` drops them from every live
+    ``EpisodeMemories`` (see :meth:`evict_user`), so a forgotten user's next memory is read
+    fresh from the store.
 
     Args:
         store: The store; default: the one the graph is compiled with.
@@ -83,6 +90,7 @@ class EpisodeMemories:
         self.options = options
         self._cache: OrderedDict[tuple[int, tuple[str, ...]], EpisodicMemory] = OrderedDict()
         self._lock = threading.Lock()
+        _track(self)
 
     def for_config(self, config: RunnableConfig) -> EpisodicMemory:
         """The memory of the user in ``config`` (raises ``MissingConfigError`` without one)."""
@@ -98,6 +106,43 @@ class EpisodeMemories:
             while len(self._cache) > self.max_cached:
                 self._cache.popitem(last=False)
         return memory
+
+    def evict_user(self, user_id: str) -> int:
+        """Drop the cached memories whose namespace has ``user_id``'s label; return how many.
+
+        The label is matched whole, as :func:`~langgraph_episodic.privacy.forget_user` matches
+        it (``"alice"`` never evicts ``"alice2"``). Nothing is deleted from the store.
+        """
+        label = namespace_label(user_id)
+        with self._lock:
+            stale = [key for key in self._cache if label in key[1]]
+            for key in stale:
+                del self._cache[key]
+        return len(stale)
+
+
+# Every live EpisodeMemories, so that forget_user can evict a user from all of them. Weak
+# references: a provider that is no longer used is collected, and one listener serves them all.
+_live: weakref.WeakSet[EpisodeMemories] = weakref.WeakSet()
+_live_lock = threading.Lock()
+_subscribed = False
+
+
+def _track(memories: EpisodeMemories) -> None:
+    global _subscribed
+    with _live_lock:
+        _live.add(memories)
+        if not _subscribed:
+            on_forget(_evict_forgotten)
+            _subscribed = True
+
+
+def _evict_forgotten(report: ForgetReport) -> None:
+    """The forget listener: evict the forgotten user from every live ``EpisodeMemories``."""
+    with _live_lock:
+        providers = list(_live)
+    evicted = sum(p.evict_user(report.user_id) for p in providers)
+    logger.debug("forget_user: evicted %d cached episodic memories", evicted)
 
 
 def task_from_state(state: Mapping[str, Any]) -> TaskDescription | None:

@@ -17,12 +17,17 @@ from dataclasses import dataclass
 from langgraph.store.base import BaseStore, Item
 
 from .._config import namespace_label
+from .._fence import data_notice, fence, single_line
 from ..relevance import is_worth_storing
 from ._runner import Plan, all_items, arun, call, run
 from .namespaces import USER_PROFILES
 
 PROFILE_NAMESPACE = USER_PROFILES
 """First label of the profile namespace; the second is the user id."""
+
+FACTS_LABEL = "USER FACTS"
+"""Label of the fence :meth:`UserProfiles.as_prompt` puts around the facts."""
+
 
 @dataclass(frozen=True)
 class UserFact:
@@ -158,6 +163,15 @@ class UserProfiles:
 
     @staticmethod
     def as_prompt(facts: Sequence[UserFact]) -> str:
-        """Format facts as a short bullet list for a system prompt ('' when there are none)."""
-        lines = [f"- {f.text}" for f in facts]
-        return "Known facts about the user:\n" + "\n".join(lines) if lines else ""
+        """Format facts for a system prompt as quoted data ('' when there are none).
+
+        The facts come from users, so they are fenced: a notice that they are data, not
+        instructions, then one ``| fact`` line each between ``<<<BEGIN USER FACTS ...>>>`` and
+        ``<<<END USER FACTS>>>``, with copies of the markers neutralised (see
+        :mod:`langgraph_episodic._fence`).
+        """
+        if not facts:
+            return ""
+        block = fence([single_line(f.text) for f in facts], label=FACTS_LABEL,
+                      notice=data_notice("facts about the user"))
+        return "\n".join(["Known facts about the user:", *block])

@@ -25,6 +25,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
+from .._fence import data_notice, fence, single_line
 from ._messages import as_messages
 from ._runner import MemoryNode, Plan, call
 from .entities import entity_extract_node
@@ -127,15 +128,26 @@ def add_memory_nodes(
     return MemoryNodeNames(tuple(n for n, _ in before), tuple(chain_after))
 
 
+ENTITIES_LABEL = "KNOWN ENTITIES"
+"""Label of the fence around the known entities in :func:`memory_system_prompt`."""
+
+
 def memory_system_prompt(state: Mapping[str, Any], *, base: str = "") -> str:
     """The system prompt the memory nodes' outputs make: ``base``, the strategy instruction,
-    the known entities and the replay prompt (each only when present)."""
+    the known entities and the replay prompt (each only when present).
+
+    Entities come from what users said, so they are fenced as quoted data (a notice, then one
+    ``| name: description`` line each between ``<<<BEGIN KNOWN ENTITIES ...>>>`` and
+    ``<<<END KNOWN ENTITIES>>>``, copies of the markers neutralised; see
+    :mod:`langgraph_episodic._fence`), like the replay prompt's episodes.
+    """
     parts = [base.strip()] if base.strip() else []
     if state.get("strategy_instruction"):
         parts.append(f"Strategy ({state.get('strategy')}): {state['strategy_instruction']}")
     if state.get("entities"):
-        lines = "\n".join(f"- {k}: {v}" for k, v in sorted(state["entities"].items()))
-        parts.append(f"Known entities:\n{lines}")
+        entries = [single_line(f"{k}: {v}") for k, v in sorted(state["entities"].items())]
+        block = fence(entries, label=ENTITIES_LABEL, notice=data_notice("known entities"))
+        parts.append("\n".join(["Known entities:", *block]))
     if state.get("replay_prompt"):
         parts.append(str(state["replay_prompt"]))
     return "\n\n".join(parts)

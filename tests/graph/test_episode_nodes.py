@@ -223,3 +223,45 @@ def test_memories_are_shared_and_cached(store: BaseStore) -> None:
     memories.for_config(cfg("carol"))
     assert memories.for_config(cfg("alice")) is not a  # evicted, rebuilt
     assert memories.for_config(cfg("alice")).namespace == ("episodes", "alice")
+
+
+def test_evict_user_drops_only_that_users_cached_memories(store: BaseStore) -> None:
+    seed(store, "alice")
+    memories = EpisodeMemories(store)
+    alice, alice2 = memories.for_config(cfg("alice")), memories.for_config(cfg("alice2"))
+    assert alice.count() == 4
+    assert memories.evict_user("alice") == 1
+    assert memories.for_config(cfg("alice2")) is alice2
+    assert memories.for_config(cfg("alice")) is not alice
+    assert memories.evict_user("nobody") == 0
+
+
+def test_forget_user_evicts_from_every_live_provider(store: BaseStore) -> None:
+    from langgraph_episodic.privacy import forget_user
+
+    seed(store, "alice")
+    first, second = EpisodeMemories(store), EpisodeMemories(store)
+    for memories in (first, second):
+        assert memories.for_config(cfg("alice")).count() == 4
+    bob = first.for_config(cfg("bob"))
+    forget_user("alice", store=store)
+    for memories in (first, second):
+        assert memories.for_config(cfg("alice")).count() == 0
+        assert memories.for_config(cfg("alice")).short_term() == []
+    assert first.for_config(cfg("bob")) is bob
+
+
+def test_providers_are_not_kept_alive_and_share_one_forget_listener(store: BaseStore) -> None:
+    import gc
+    import weakref
+
+    from langgraph_episodic.privacy import forget
+
+    EpisodeMemories(store)  # the listener is subscribed by now
+    listeners = len(forget._listeners)
+    providers = [EpisodeMemories(store) for _ in range(20)]
+    assert len(forget._listeners) == listeners
+    ref = weakref.ref(providers[0])
+    del providers
+    gc.collect()
+    assert ref() is None

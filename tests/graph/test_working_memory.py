@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.store.base import BaseStore, Op, PutOp, Result
+from langgraph.store.base import BaseStore, Op, PutOp, Result, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic.graph.working_memory import (
@@ -58,6 +58,21 @@ def test_history_default_ttl_is_30_days_in_store_minutes() -> None:
     history.add_turn("c1", "hello there", "hi!")
     puts = [op for op in spy.ops if isinstance(op, PutOp) and op.value is not None]
     assert puts and all(op.ttl == 30 * 24 * 60 for op in puts)
+
+
+async def test_reading_history_and_output_log_never_refreshes_ttl() -> None:
+    """A turn expires ``ttl_days`` after it was written: reads must not extend it."""
+    spy = SpyTTLStore()
+    history, log = CustomerHistory(spy), OutputLog(spy, ttl_days=7.0)
+    history.add_turn("c1", "hello there", "hi!")
+    await history.aadd_turn("c1", "and again", "sure")
+    history.recent("c1")
+    await history.arecent("c1")
+    log.record("c1", "Your key expires on Friday.")
+    log.unresolved("c1")
+    await log.aunresolved("c1")
+    searches = [op for op in spy.ops if isinstance(op, SearchOp)]
+    assert len(searches) >= 6 and all(op.refresh_ttl is False for op in searches)
 
 
 def test_history_expires_through_the_store_ttl(chroma_store: BaseStore) -> None:

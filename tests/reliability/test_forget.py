@@ -18,6 +18,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
+from langgraph_episodic._config import namespace_label
 from langgraph_episodic.episodic import (
     Episode,
     EpisodicMemory,
@@ -191,16 +192,21 @@ async def test_aforget_user_is_the_async_twin(kind: str) -> None:
 
 
 def test_a_wildcard_user_id_only_forgets_the_literal_label(store: BaseStore) -> None:
-    """User "*" must not be read as a wildcard: everybody else keeps everything."""
+    """User "*" must not be read as a wildcard: everybody else keeps everything. The helpers
+    store it under the encoded label "%2A"; a raw "*" label written by hand is not that user."""
     for user in ("*", "alice", "bob"):
-        store.put(("memories", user), "m", {"text": f"{TOKEN[user]} fact"})
-        store.put(("working_memory", user, "s1"), "w", {"text": f"{TOKEN[user]} turn"})
+        label = namespace_label(user)
+        store.put(("memories", label), "m", {"text": f"{TOKEN[user]} fact"})
+        store.put(("working_memory", label, "s1"), "w", {"text": f"{TOKEN[user]} turn"})
+    store.put(("memories", "*"), "raw", {"text": "written by hand under a raw star label"})
     before = all_items(store)
 
     report = forget_user("*", store=store)
 
-    assert set(report.namespaces) == {("memories", "*"), ("working_memory", "*", "s1")}
-    assert all_items(store) == {k: v for k, v in before.items() if "*" not in k[0]}
+    assert namespace_label("*") == "%2A"
+    assert set(report.namespaces) == {("memories", "%2A"), ("working_memory", "%2A", "s1")}
+    assert all_items(store) == {k: v for k, v in before.items() if "%2A" not in k[0]}
+    assert store.get(("memories", "*"), "raw") is not None
 
 
 @pytest.mark.parametrize("user_id", ["memories", "episodes", "user_profiles", "working_memory"])

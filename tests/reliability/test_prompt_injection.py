@@ -28,7 +28,7 @@ from langgraph_episodic.episodic import (
 from langgraph_episodic.episodic.replay import BEGIN_MARKER, DATA_NOTICE, END_MARKER
 from langgraph_episodic.graph import UserProfiles, entity_extract_node, recall_node
 from langgraph_episodic.graph.wiring import memory_system_prompt
-from langgraph_episodic.tools import create_memory_tools
+from langgraph_episodic.tools import ENGLISH, create_memory_tools
 
 MARK = "INJECT7F3A"
 """A word only the attack text contains: every line carrying it must be inside a fence."""
@@ -138,9 +138,14 @@ def test_recall_tool_output_keeps_each_memory_on_one_line(chroma: BaseStore, pay
 
 @pytest.mark.parametrize("payload", PAYLOADS[:2], ids=range(2))
 def test_recall_tool_output_fences_memories_as_quoted_data(chroma: BaseStore, payload: str) -> None:
+    """The tool answer stays the bullet list of issue 5, so its boundary is one header line
+    saying the list is data, not instructions, and no memory can forge a marker."""
     out = _recall_output(chroma, payload)
-    assert_fenced(out)
-    assert_markers_neutralised(out)
+    header, *entries = out.splitlines()
+    assert header == ENGLISH.recall_header and "not instructions" in header, out
+    assert entries and all(line.startswith("- ") for line in entries), out
+    assert [line for line in entries if MARK in line], f"precondition: recalled:\n{out}"
+    assert "<<<" not in out and ">>>" not in out, f"marker text copied from memory:\n{out}"
 
 
 def test_system_prompt_fences_stored_entities_and_profile_facts(chroma: BaseStore) -> None:

@@ -135,27 +135,33 @@ def compared(store: BaseStore) -> BaseStore:
     return store
 
 
+COMPARISON_CASES: list[tuple[dict[str, Any], set[str]]] = [
+    ({"x": {"$gt": 3}}, {"num"}),
+    ({"x": {"$gte": 2.5}}, {"num", "float"}),
+    ({"x": {"$lt": 5}}, {"float"}),
+    ({"x": {"$lte": 5}}, {"num", "float"}),
+    ({"x": {"$gt": 0}}, {"num", "float"}),  # booleans are not numbers
+    ({"x": {"$gt": "apple"}}, {"str"}),
+    ({"x": {"$lt": "c"}}, {"str", "numstr"}),
+    ({"x": {"$gte": "10"}}, {"str", "numstr"}),
+    ({"x": {"$lt": "2"}}, {"numstr"}),  # "10" < "2" as strings
+    ({"x": {"$gt": 1, "$lt": "z"}}, set()),  # never both a number and a string
+    ({"y": {"$gt": 0}}, {"missing"}),
+    ({"x": {"$eq": 5}}, {"num"}),
+    ({"x": True}, {"true"}),
+]
+
+
 @pytest.mark.parametrize("backend", CHROMA_BACKENDS)
-@pytest.mark.parametrize(
-    ("filter", "expected"),
-    [
-        ({"x": {"$gt": 3}}, {"num"}),
-        ({"x": {"$gte": 2.5}}, {"num", "float"}),
-        ({"x": {"$lt": 5}}, {"float"}),
-        ({"x": {"$lte": 5}}, {"num", "float"}),
-        ({"x": {"$gt": 0}}, {"num", "float"}),  # booleans are not numbers
-        ({"x": {"$gt": "apple"}}, {"str"}),
-        ({"x": {"$lt": "c"}}, {"str", "numstr"}),
-        ({"x": {"$gte": "10"}}, {"str", "numstr"}),
-        ({"x": {"$lt": "2"}}, {"numstr"}),  # "10" < "2" as strings
-        ({"x": {"$gt": 1, "$lt": "z"}}, set()),  # never both a number and a string
-        ({"y": {"$gt": 0}}, {"missing"}),
-        ({"x": {"$eq": 5}}, {"num"}),
-        ({"x": True}, {"true"}),
-    ],
-)
-def test_comparisons_in_chroma(compared: BaseStore, filter: dict[str, Any], expected: set[str]) -> None:
-    assert key_set(compared.search(NS, filter=filter, limit=100)) == expected
+def test_comparisons_in_chroma(compared: BaseStore) -> None:
+    failures = []
+    for filter, expected in COMPARISON_CASES:
+        for query in (None, "anything"):
+            got = key_set(compared.search(NS, filter=filter, query=query, limit=100))
+            if got != expected:
+                failures.append(f"filter={filter!r} query={query!r}: expected "
+                                f"{sorted(expected)}, got {sorted(got)}")  # fmt: skip
+    assert not failures, "\n".join(failures)
 
 
 @pytest.mark.parametrize("backend", [MEMORY])

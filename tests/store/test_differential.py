@@ -14,7 +14,7 @@ import itertools
 import uuid
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 from langgraph.store.memory import InMemoryStore
@@ -173,7 +173,10 @@ class StorePair(RuleBasedStateMachine):
         assert set(got) <= set(everything)
 
 
+# No shrinking: each step is a real Chroma call and shrinking a failure took minutes; the
+# failing sequence (at most 10 + 20 steps) is printed as it was found.
 StorePair.TestCase.settings = settings(
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
     max_examples=30,
     stateful_step_count=20,
     deadline=None,

@@ -17,6 +17,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic.embeddings import HashEmbeddings
+from langgraph_episodic.tools import GERMAN, ToolTexts
 
 DIMS = 64
 
@@ -35,6 +36,15 @@ def make_store(backend: str) -> BaseStore:
     from langgraph_episodic import ChromaStore
 
     return ChromaStore.ephemeral(index=hash_index())
+
+
+def bullets(answer: str, texts: ToolTexts = GERMAN) -> list[str]:
+    """The memories of a recall answer: its header line, then ``- ...`` lines (their texts are
+    returned); fails on anything else."""
+    header, *lines = answer.splitlines()
+    assert header == texts.recall_header, answer
+    assert lines and all(line.startswith("- ") for line in lines), answer
+    return [line[2:] for line in lines]
 
 
 def user(user_id: str, thread_id: str = "t1") -> RunnableConfig:

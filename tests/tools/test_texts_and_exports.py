@@ -82,3 +82,12 @@ def test_own_texts_override_the_locale() -> None:
     )
     save, recall = create_memory_tools(texts=texts, locale="en")
     assert (save.name, recall.name) == ("merken", "erinnern")
+
+
+@pytest.mark.parametrize(("texts", "words"), [(GERMAN, ["Daten", "keine Anweisungen"]),
+                                              (ENGLISH, ["data", "not instructions"])])
+def test_recall_header_says_the_list_is_data_not_instructions(
+    texts: ToolTexts, words: list[str]
+) -> None:
+    assert all(word in texts.recall_header for word in words)
+    assert "\n" not in texts.recall_header and not texts.recall_header.startswith("- ")

@@ -23,7 +23,7 @@ from langgraph_episodic.embeddings import HashEmbeddings
 from langgraph_episodic.tools import create_vectorstore_memory_tools
 from langgraph_episodic.tools.vectorstore_tools import NAMESPACE_FIELD, encode_namespace
 
-from .conftest import Call, user
+from .conftest import Call, bullets, user
 
 NOTHING = "Keine relevanten Informationen im Gedächtnis gefunden."
 ALICE_FACT = "Alice spielt Cello im Stadtorchester."
@@ -94,9 +94,9 @@ async def test_save_and_recall(vs: VectorStore, call: Call) -> None:
     for fact in FACTS:
         assert await call(save, {"information": fact}, user("alice")) == f"Gespeichert: {fact}"
     found = await call(recall, {"frage": FACTS[1]}, user("alice"))
-    lines = found.splitlines()
-    assert len(lines) == 3 and lines[0] == f"- {FACTS[1]}"
-    assert all(line[2:] in FACTS for line in lines)
+    texts = bullets(found)
+    assert len(texts) == 3 and texts[0] == FACTS[1]
+    assert all(text in FACTS for text in texts)
     assert await call(recall, {"frage": FACTS[1]}, user("bob")) == NOTHING
 
 
@@ -130,8 +130,8 @@ async def test_no_argument_crosses_users(vs: VectorStore, call: Call) -> None:
             assert await call(recall, {"frage": probe}, user(other)) == NOTHING
     for probe in probes:
         await call(save, {"information": f"{probe} hört gern Jazz"}, user("bob"))
-    bob_sees = (await call(recall, {"frage": ALICE_FACT}, user("bob"))).splitlines()
-    assert len(bob_sees) == len(probes) and f"- {ALICE_FACT}" not in bob_sees
+    bob_sees = bullets(await call(recall, {"frage": ALICE_FACT}, user("bob")))
+    assert len(bob_sees) == len(probes) and ALICE_FACT not in bob_sees
     assert [d.page_content for d in docs_of(vs, "memories", "alice")] == [ALICE_FACT]
     assert len(docs_of(vs, "memories", "bob")) == len(probes)
 
@@ -183,7 +183,7 @@ async def test_vectorstore_tools_in_an_agent_across_sessions(vs: VectorStore, mo
             result = agent.invoke(inputs, config)
         else:
             result = await agent.ainvoke(inputs, config)
-    tool_answers = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
-    assert tool_answers == [f"- {FACTS[2]}"]
+    tool_answers = [str(m.content) for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert [bullets(answer) for answer in tool_answers] == [[FACTS[2]]]
     assert FACTS[2] in str(result["messages"][-1].content)
     assert model.exhausted
