@@ -31,6 +31,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp
 
 PUT_BATCH = 500
+LIST_PAGE = 5000
 MAX_HYBRID_ALL = 10_000
 """Above this size the hybrid all-users search is skipped: its first call loads every text of
 the store into the in-process lexical index (minutes at 100k; the 10k figure scales linearly)."""
@@ -127,8 +128,20 @@ class RawChromaAdapter:
         )
 
     def list_ns(self) -> Any:
-        got = self.col.get(include=["metadatas"])
-        return sorted({tuple(str(m["ns"]).split(".")) for m in got["metadatas"] or []})[:100]
+        return _paged_namespaces(self.col.get)
+
+
+def _paged_namespaces(get: Any) -> list[tuple[str, ...]]:
+    """Every record's namespace, read in pages (one get of 100k records fails in Chroma with
+    "too many SQL variables")."""
+    found: set[tuple[str, ...]] = set()
+    for offset in range(0, 10**7, LIST_PAGE):
+        got = get(include=["metadatas"], limit=LIST_PAGE, offset=offset)
+        metas = got["metadatas"] or []
+        found.update(tuple(str(m["ns"]).split(".")) for m in metas)
+        if len(metas) < LIST_PAGE:
+            break
+    return sorted(found)[:100]
 
 
 class LangchainChromaAdapter(RawChromaAdapter):
@@ -154,8 +167,7 @@ class LangchainChromaAdapter(RawChromaAdapter):
         return self.vs.similarity_search_with_score(query, k=10, filter=where)
 
     def list_ns(self) -> Any:
-        got = self.vs.get(include=["metadatas"])
-        return sorted({tuple(str(m["ns"]).split(".")) for m in got["metadatas"] or []})[:100]
+        return _paged_namespaces(self.vs.get)
 
 
 def make_backend(spec: dict[str, Any], emb: Embeddings) -> tuple[Any, Any]:
@@ -284,12 +296,16 @@ def run_cell(spec: dict[str, Any]) -> dict[str, Any]:
         if hybrid:
             search("query_all_cold", 1, query=True, filt=False, dense=False, all_=True)
         search("query_all" + suffix, reps["search"], query=True, filt=False, dense=False, all_=True)
+    peak = peak_rss_mb()
+    layout = None
+    if spec["backend"] == "raw-chroma" and n >= 10_000:
+        layout = run_layout(adapter.col, emb, corpus, hot, quick=quick)
     rows["list_ns"] = loop(lambda i: adapter.list_ns(), reps["list"])
     result: dict[str, Any] = {
         "loadavg": os.getloadavg()[0],
         "store_version": store_version() if store is not None else None,
         "rows": rows,
-        "peak_mb": peak_rss_mb(),
+        "peak_mb": peak,
         "base_mb": base_rss,
         "rss_growth_mb": growth,
         "n": n,
@@ -297,8 +313,8 @@ def run_cell(spec: dict[str, Any]) -> dict[str, Any]:
     }
     if store is not None and (spec["backend"] == "ours-eph" or not quick):
         result["breakdown"] = breakdown(store, adapter.dense, corpus, hot, quick=quick)
-    if spec["backend"] == "raw-chroma" and n >= 10_000:
-        result["layout"] = run_layout(adapter.col, emb, corpus, hot, quick=quick)
+    if layout is not None:
+        result["layout"] = layout
     return result
 
 

@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--quick", action="store_true", help="1k items only, short loops")
     parser.add_argument("--budget-minutes", type=float, default=None)
+    parser.add_argument("--backends", default=None, help="comma-separated subset of " + ",".join(BACKENDS))
     parser.add_argument("--json", type=Path, default=None, help="also write raw results here")
     parser.add_argument(
         "--from-json", nargs="+", type=Path, default=None,
@@ -87,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
     budget = 60 * (args.budget_minutes or (2.0 if args.quick else 20.0))
-    runner = Runner(sizes=sizes, quick=args.quick, budget=budget)
+    only = set(args.backends.split(",")) if args.backends else None
+    if only and not only <= {*BACKENDS, "model"}:
+        parser.error(f"--backends takes names from {', '.join(BACKENDS)}, model")
+    runner = Runner(sizes=sizes, quick=args.quick, budget=budget, only=only)
     try:
         runner.run()
     finally:
@@ -100,7 +104,10 @@ def main(argv: list[str] | None = None) -> int:
 class Runner:
     """Runs the cells in priority order within the time budget, then prints the tables."""
 
-    def __init__(self, *, sizes: list[int], quick: bool, budget: float) -> None:
+    def __init__(
+        self, *, sizes: list[int], quick: bool, budget: float, only: set[str] | None = None
+    ) -> None:
+        self.only = only
         self.sizes = sizes
         self.quick = quick
         self.budget = budget
@@ -113,6 +120,8 @@ class Runner:
 
     def child(self, name: str, spec: dict[str, Any], *, need: float = 0.0) -> dict[str, Any] | None:
         """Run one cell unless the budget is spent; record and return its result."""
+        if self.only and name.split("@")[0] not in self.only:
+            return None
         if self.left() < need:
             self.results["skipped"].append(name)
             print(f"  skipped {name} (time budget)", file=sys.stderr, flush=True)
@@ -129,6 +138,8 @@ class Runner:
     def cell(self, backend: str, n: int, *, need: float = 0.0) -> None:
         spec: dict[str, Any] = {"kind": "cell", "backend": backend, "n": n}
         server = None
+        if self.only and backend not in self.only:
+            return
         if backend == "ours-http":
             if self.left() < need:
                 self.results["skipped"].append(f"{backend}@{n}")
