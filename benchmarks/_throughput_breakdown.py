@@ -55,14 +55,15 @@ def _install(store: Any, log: dict[str, float], ids: dict[str, list[int]]) -> An
     raw_items = None
     for attr, label in parts.items():
         for name in (attr, f"_{attr}"):
-            if hasattr(holder, name):
-                target = getattr(holder, name)
+            if hasattr(holder, name) and not isinstance(getattr(holder, name), Tap):
+                target = getattr(holder, name)  # (stores on one client may share a backend)
                 raw_items = target if attr == "items" else raw_items
                 setattr(holder, name, Tap(target, label, log, ids))
     registry = getattr(holder, "registry", None)
-    if registry is not None and hasattr(registry, "_col"):
+    if registry is not None and hasattr(registry, "_col") and not isinstance(registry._col, Tap):
         registry._col = Tap(registry._col, "chroma namespaces", log, ids)
-    store.embeddings = Tap(store.embeddings, "embed", log, ids)
+    if not isinstance(store.embeddings, Tap):
+        store.embeddings = Tap(store.embeddings, "embed", log, ids)
     return raw_items
 
 
@@ -74,6 +75,8 @@ def breakdown(
     ids: dict[str, list[int]] = defaultdict(list)
     raw_items = _install(store, log, ids)
     _install(dense, log, ids)
+    if raw_items is None:  # the dense twin shares the store's (already wrapped) backend
+        raw_items = getattr(store, "_backend", store).items._target
     queries = corpus.queries
     k = 10 if quick else 20
 

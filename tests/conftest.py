@@ -108,16 +108,16 @@ def _start(workdir: Path, host: str) -> tuple[subprocess.Popen[bytes], ChromaSer
         if _heartbeat_ok(server.url):
             return process, server, ""
         if process.poll() is not None:
-            return process, server, (
-                f"`chroma run` exited with code {process.returncode} before answering "
-                f"{server.url}/api/v2/heartbeat.\nstderr:\n{_tail(err)}\nstdout:\n{_tail(out)}"
-            )
+            problem = f"`chroma run` exited with code {process.returncode} before answering"
+            break
         time.sleep(0.1)
-    _stop(process)
-    return process, server, (
-        f"`chroma run` did not answer {server.url}/api/v2/heartbeat within "
-        f"{SERVER_START_TIMEOUT_S:.0f} s.\nstderr:\n{_tail(err)}\nstdout:\n{_tail(out)}"
+    else:
+        _stop(process)
+        problem = f"`chroma run` did not answer within {SERVER_START_TIMEOUT_S:.0f} s"
+    failure = (
+        f"{problem} ({server.url}/api/v2/heartbeat).\nstderr:\n{_tail(err)}\nstdout:\n{_tail(out)}"
     )
+    return process, server, failure
 
 
 RAM_DIR = Path("/dev/shm")

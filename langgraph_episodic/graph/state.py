@@ -31,8 +31,11 @@ def _sentences(text: str) -> list[str]:
 def merge_description(old: str | None, new: str | None) -> str:
     """Merge a new entity description into an existing one without repeating anything.
 
-    Sentences of ``new`` already contained in ``old`` are skipped; a new sentence that contains
-    (extends) old ones replaces them; the rest are appended. Merging is idempotent:
+    The result keeps each sentence of ``old`` and ``new`` that no other sentence contains
+    (ignoring case and punctuation; of equal ones the first spelling), in the place of the
+    first sentence it contains: a sentence of ``new`` already in ``old`` is skipped, one that
+    extends old ones replaces them, the rest are appended. Sentences are re-joined so that they
+    split the same way again. Merging is idempotent:
     ``merge_description(a, merge_description(a, b)) == merge_description(a, b)``.
 
     >>> merge_description("Alice is a developer.", "Alice is a developer at ACME.")
@@ -40,18 +43,19 @@ def merge_description(old: str | None, new: str | None) -> str:
     >>> merge_description("Alice likes tea.", "alice likes tea")
     'Alice likes tea.'
     """
-    merged = _sentences(old or "")
-    for sentence in _sentences(new or ""):
-        key = _norm(sentence)
-        if any(key in _norm(existing) for existing in merged):
-            continue
-        covered = [i for i, existing in enumerate(merged) if _norm(existing) in key]
-        if covered:
-            merged[covered[0]] = sentence
-            merged = [s for i, s in enumerate(merged) if i not in covered[1:]]
-        else:
-            merged.append(sentence)
-    return " ".join(merged[-MAX_DESCRIPTION_SENTENCES:])
+    sentences = [*_sentences(old or ""), *_sentences(new or "")]
+    norms = [_norm(s) for s in sentences]
+    kept: list[tuple[int, int]] = []  # (index of the first sentence it contains, own index)
+    for i, norm in enumerate(norms):
+        if any(norm in other and (norm != other or j < i) for j, other in enumerate(norms)
+               if j != i):
+            continue  # contained in a longer sentence, or a repeat of an earlier one
+        kept.append((min(j for j, other in enumerate(norms) if other in norm), i))
+    merged = [sentences[i] for _, i in sorted(kept)][-MAX_DESCRIPTION_SENTENCES:]
+    return " ".join(
+        s if i == len(merged) - 1 or s.endswith((".", "!", "?")) else s + "."
+        for i, s in enumerate(merged)
+    )
 
 
 def entity_key(name: str) -> str:

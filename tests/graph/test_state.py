@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import get_type_hints
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from langgraph.graph import StateGraph
 
@@ -46,6 +46,8 @@ def test_description_keeps_the_newest_sentences() -> None:
 
 
 @given(sentences, sentences)
+@example("Alice likes tea. alice likes tea", "She works at ACME.")  # unterminated, repeated
+@example("She works at ACME. Alice likes tea.", "Alice likes tea a lot. alice likes tea She works at ACME.")
 def test_merge_is_idempotent(a: str, b: str) -> None:
     once = merge_description(a, b)
     assert merge_description(a, once) == once

@@ -38,7 +38,9 @@ def _field(value: dict[str, Any], name: str) -> Any:
 
 
 def _contains(actual: Any, expected: dict[str, Any]) -> bool:
-    return isinstance(actual, dict) and all(actual.get(k, _MISSING) == v for k, v in expected.items())
+    return isinstance(actual, dict) and all(
+        actual.get(k, _MISSING) == v for k, v in expected.items()
+    )
 
 
 # (filter, the keys of VALUES it selects, written as a plain Python predicate)
@@ -165,6 +167,39 @@ def test_keys_are_exact_strings(store: BaseStore) -> None:
         item = store.get(NS, key)
         assert item is not None and item.key == key and item.value == {"key": key}
     assert key_set(store.search(NS, limit=100)) == set(all_keys)
+
+
+def test_value_keys_that_look_like_store_internals(store: BaseStore) -> None:
+    weird = {"": 1, "_ns": "fake", "_key": "other", "_p1": "x", "_expires": 0, "#document": "d",
+             "$": 2, "v": {"x": 3}, "a.b": 4, "id": "i", "embedding": [0.5]}  # fmt: skip
+    store.put(("w",), "k", weird)
+    store.put(("w",), "plain", {"x": 1})
+    item = store.get(("w",), "k")
+    assert item is not None and item.value == weird and item.namespace == ("w",)
+    # (a top-level filter key starting with "$" is an operator error in ChromaStore: not tested)
+    filters: list[dict[str, Any]] = [{"_ns": "fake"}, {"_key": "other"}, {"_expires": 0},
+                                     {"": 1}, {"v": {"x": 3}}, {"a.b": 4}, {"_p1": "x"}]  # fmt: skip
+    for filter in filters:
+        assert key_set(store.search(("w",), filter=filter)) == {"k"}, filter
+    assert store.list_namespaces() == [("w",)]
+
+
+def test_long_keys_and_labels(store: BaseStore) -> None:
+    key, label = "k" * 5000, "l" * 1000
+    store.put(("x", label), key, {"v": 1})
+    item = store.get(("x", label), key)
+    assert item is not None and item.key == key and item.namespace == ("x", label)
+    assert [r.key for r in store.search(("x", label))] == [key]
+    assert store.list_namespaces(prefix=("x",)) == [("x", label)]
+
+
+def test_search_in_an_empty_scope(store: BaseStore) -> None:
+    assert store.search(("nothing",)) == []
+    assert store.search(("nothing",), query="anything") == []
+    store.put(("something",), "k", {"text": "hello"})
+    assert store.search(("nothing",), query="hello") == []
+    assert store.search(("something", "deeper"), query="hello") == []
+    assert store.list_namespaces(prefix=("nothing",)) == []
 
 
 def test_search_returns_search_items_without_scores_when_no_query(store: BaseStore) -> None:

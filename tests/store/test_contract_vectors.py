@@ -54,7 +54,9 @@ def _compare(store: BaseStore, reference: BaseStore, query: str, **kw: Any) -> N
     assert_scores_close(scores(got), scores(want))
 
 
-def test_query_scores_equal_the_reference_cosine(store: BaseStore, reference: InMemoryStore) -> None:
+def test_query_scores_equal_the_reference_cosine(
+    store: BaseStore, reference: InMemoryStore
+) -> None:
     _put_both(store, reference, {k: {"text": t} for k, t in DOCS.items()})
     for query in QUERIES:
         _compare(store, reference, query)
@@ -121,7 +123,9 @@ def test_unindexed_items_have_no_score_but_are_found(
     assert item is not None and item.value == {"text": DOCS["pizza"]}
 
 
-def test_reindexing_an_item_replaces_its_vectors(store: BaseStore, reference: InMemoryStore) -> None:
+def test_reindexing_an_item_replaces_its_vectors(
+    store: BaseStore, reference: InMemoryStore
+) -> None:
     _put_both(store, reference, {"k": {"text": "python programming"}, "o": {"text": "other"}})
     _put_both(store, reference, {"k": {"text": "mountain weather"}})
     _compare(store, reference, "python programming")

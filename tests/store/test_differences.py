@@ -252,3 +252,17 @@ def test_timestamps_come_from_the_store_clock(store: BaseStore) -> None:
     assert item is not None
     assert item.created_at.timestamp() == pytest.approx(1_700_000_000.0)
     assert item.updated_at.timestamp() == pytest.approx(1_700_000_090.0)
+
+
+# --- i. top-level filter keys starting with "$" ---------------------------------------------------
+
+
+def test_dollar_field_names_in_filters(store: BaseStore, backend: str) -> None:
+    store.put(NS, "k", {"$or": 1, "$": 2})
+    if backend == MEMORY:  # InMemoryStore reads them as field names
+        assert key_set(store.search(NS, filter={"$or": 1})) == {"k"}
+        assert key_set(store.search(NS, filter={"$": 2})) == {"k"}
+    else:  # ChromaStore reads them as a misplaced operator and says so
+        for filter in ({"$or": 1}, {"$": 2}):
+            with pytest.raises(ValueError, match="operator"):
+                store.search(NS, filter=filter)

@@ -56,7 +56,9 @@ def _clean(items: Any) -> set[tuple[tuple[str, ...], str, str]]:
 def _ns_matches(ns: tuple[str, ...], path: tuple[str, ...], suffix: bool) -> bool:
     if len(ns) < len(path):
         return False
-    pairs = zip(reversed(ns), reversed(path), strict=False) if suffix else zip(ns, path, strict=False)
+    pairs = (
+        zip(reversed(ns), reversed(path), strict=False) if suffix else zip(ns, path, strict=False)
+    )
     return all(p in ("*", n) for n, p in pairs)
 
 

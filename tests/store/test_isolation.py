@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import BaseStore
 
-from ._support import key_set, refs
+from ._support import hash_index, key_set, refs
 
 TENANTS = [
     ("users", "alice"),
@@ -31,7 +31,9 @@ def tenants(store: BaseStore) -> BaseStore:
     for ns in TENANTS:
         owner = "/".join(ns)
         store.put(ns, "secret", {"text": f"the secret of {owner}", "owner": owner, "n": len(owner)})
-        store.put(ns, f"own-{owner}", {"text": "shared words everyone uses", "owner": owner, "n": 1})
+        store.put(
+            ns, f"own-{owner}", {"text": "shared words everyone uses", "owner": owner, "n": 1}
+        )
     return store
 
 
@@ -159,3 +161,18 @@ def test_unicode_labels_are_compared_exactly(store: BaseStore) -> None:
         got = store.get(("u", label), "k")
         assert got is not None and got.value == {"label": label}
     assert store.list_namespaces(prefix=("u",)) == sorted(("u", label) for label in labels)
+
+
+def test_ephemeral_stores_are_independent() -> None:
+    from langgraph_episodic import ChromaStore
+
+    first = ChromaStore.ephemeral(index=hash_index(), search_mode="dense")
+    second = ChromaStore.ephemeral(index=hash_index(), search_mode="dense")
+    try:
+        first.put(("users", "alice"), "k", {"text": "only in the first store"})
+        assert second.get(("users", "alice"), "k") is None
+        assert second.search(("users",), query="only in the first store") == []
+        assert second.list_namespaces() == []
+    finally:
+        first.close()
+        second.close()

@@ -22,9 +22,20 @@ from langgraph.store.base import IndexConfig
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.embeddings import MODEL_DIMS, default_embeddings
 
-from ._support import CountingEmbeddings, assert_scores_close, cosine, hash_index, scores
+from ._support import (
+    PERSISTENT,
+    CountingEmbeddings,
+    FakeClock,
+    assert_scores_close,
+    backend_param,
+    cosine,
+    hash_index,
+    scores,
+)
 
 NS = ("users", "alice")
+MODEL_GROUP = pytest.mark.xdist_group("packaged-model")
+"""Runs the model tests on one xdist worker (``--dist loadgroup``): the model loads once."""
 FOODS = {
     "pizza": "I love pizza",
     "weather": "It is raining again in Berlin",
@@ -38,13 +49,15 @@ def _client(path: Path) -> Any:
 
 
 def _snapshot(store: ChromaStore, query: str) -> dict[str, Any]:
-    items = {}
+    items, stamps = {}, {}
     for key in FOODS:
         item = store.get(NS, key)
         assert item is not None, key
-        items[key] = (item.value, item.created_at, item.updated_at)
+        items[key] = item.value
+        stamps[key] = (item.created_at.timestamp(), item.updated_at.timestamp())
     return {
         "items": items,
+        "stamps": stamps,
         "scores": scores(store.search(NS, query=query, limit=10)),
         "namespaces": store.list_namespaces(),
         "filtered": sorted(r.key for r in store.search(NS, filter={"kind": "food"})),
@@ -71,9 +84,11 @@ def _reopen_and_compare(path: Path, index: IndexConfig, query: str) -> None:
         reopened = ChromaStore(client, index={**index, "embed": embedder}, search_mode="dense")
         after = _snapshot(reopened, query)
         assert after["items"] == before["items"]
+        for key, stamps in before["stamps"].items():  # exactness: see the test below
+            assert after["stamps"][key] == pytest.approx(stamps, abs=2e-6), key
         assert after["namespaces"] == before["namespaces"] == [("users", "alice"), ("users", "bob")]
         assert after["filtered"] == before["filtered"] == ["pizza"]
-        assert_scores_close(after["scores"], before["scores"], tol=1e-6)
+        assert_scores_close(after["scores"], before["scores"], tol=1e-5)
         assert embedder.document_calls == [], "stored vectors must not be re-embedded"
         assert embedder.query_calls == [query]
         reopened.close()
@@ -86,9 +101,39 @@ def test_reopen_keeps_items_and_vectors(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
+@MODEL_GROUP
 def test_reopen_keeps_items_and_vectors_with_the_packaged_model(tmp_path: Path) -> None:
     index: IndexConfig = {"dims": MODEL_DIMS, "embed": default_embeddings(), "fields": ["text"]}
     _reopen_and_compare(tmp_path / "db", index, "favourite food")
+
+
+def test_timestamps_survive_reopen_exactly(fast_tmp_path: Path) -> None:
+    # Forty fixed clock readings; Chroma returns some float metadata one ulp off, which must
+    # not move a timestamp to the next microsecond.
+    stamps = [1_796_010_742.0 + i * 0.1234567 + 0.0000005 for i in range(40)]
+    client = _client(fast_tmp_path)
+    store = ChromaStore(client, index=hash_index(), search_mode="dense")
+    before = {}
+    for i, stamp in enumerate(stamps):
+        store._now = FakeClock(start=stamp)
+        store.put(NS, f"k{i}", {"i": i})
+        item = store.get(NS, f"k{i}")
+        assert item is not None
+        before[f"k{i}"] = (item.created_at, item.updated_at)
+    store.close()
+    client.close()
+    client = _client(fast_tmp_path)
+    try:
+        reopened = ChromaStore(client, index=hash_index(), search_mode="dense")
+        after = {}
+        for key in before:
+            item = reopened.get(NS, key)
+            assert item is not None
+            after[key] = (item.created_at, item.updated_at)
+        moved = {k: (str(before[k][0]), str(after[k][0])) for k in before if before[k] != after[k]}
+        assert not moved, f"timestamps changed on reopen (before, after): {moved}"
+    finally:
+        client.close()
 
 
 CHILD = textwrap.dedent(
@@ -136,12 +181,13 @@ def test_a_new_process_reads_the_folder(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got["values"] == {k: v[0] for k, v in expected["items"].items()}
-    assert_scores_close(got["scores"], expected["scores"], tol=1e-6)
+    assert got["values"] == expected["items"]
+    assert_scores_close(got["scores"], expected["scores"], tol=1e-5)
     assert got["namespaces"] == [["users", "alice"], ["users", "bob"]]
 
 
 @pytest.mark.model
+@MODEL_GROUP
 def test_default_index_is_the_packaged_model(tmp_path: Path) -> None:
     store = ChromaStore.persistent(path=tmp_path / "db")
     try:
@@ -155,6 +201,7 @@ def test_default_index_is_the_packaged_model(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
+@MODEL_GROUP
 def test_default_index_dense_scores_are_model_cosines(fast_tmp_path: Path) -> None:
     store = ChromaStore.persistent(path=fast_tmp_path / "db", search_mode="dense")
     try:
@@ -163,11 +210,38 @@ def test_default_index_dense_scores_are_model_cosines(fast_tmp_path: Path) -> No
         model = default_embeddings()
         query = model.embed_query("favourite food")
         # the default fields are ["$"]: LangGraph embeds the whole value as sorted JSON
-        docs = [json.dumps({"text": text}, sort_keys=True, ensure_ascii=False) for text in FOODS.values()]
-        expected = dict(zip(FOODS, (cosine(query, v) for v in model.embed_documents(docs)), strict=True))
+        docs = [
+            json.dumps({"text": text}, sort_keys=True, ensure_ascii=False)
+            for text in FOODS.values()
+        ]
+        expected = dict(
+            zip(FOODS, (cosine(query, v) for v in model.embed_documents(docs)), strict=True)
+        )
         results = store.search(NS, query="favourite food", limit=4)
         assert results[0].key == "pizza"
         assert len(model.embed_query("x")) == MODEL_DIMS
         assert_scores_close(scores(results), expected, tol=1e-5)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("backend", [backend_param(PERSISTENT)])
+def test_reopen_helper_keeps_items_ttl_and_unindexed_items(make_store: Any, reopen: Any) -> None:
+    clock = FakeClock()
+    store = make_store(index=hash_index(fields=["text"]))
+    store._now = clock
+    _write(store)
+    store.put(NS, "raw", {"text": "I love pizza too"}, index=False)
+    store.put(NS, "brief", {"text": "short lived"}, ttl=1)
+    before = _snapshot(store, "pizza love")
+    reopened = reopen(store)
+    reopened._now = clock
+    after = _snapshot(reopened, "pizza love")
+    assert after["items"] == before["items"]
+    assert_scores_close(after["scores"], before["scores"], tol=1e-5)
+    raw = [r for r in reopened.search(NS, query="pizza love", limit=20) if r.key == "raw"]
+    assert [r.score for r in raw] == [None]
+    assert reopened.get(NS, "brief") is not None
+    clock.advance(minutes=2)
+    assert reopened.get(NS, "brief") is None
+    assert reopened.sweep_ttl() == 1

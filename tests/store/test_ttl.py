@@ -224,3 +224,31 @@ def test_tiny_ttl_on_the_real_clock(make_store: Any) -> None:
     assert key_set(store.search(NS, query="gone in a blink")) == {"stay"}
     assert store.sweep_ttl() == 1
     assert _alive(store, "stay")
+
+
+def test_a_refreshed_item_keeps_its_namespace_listed(ttl_store: Any, clock: FakeClock) -> None:
+    store = ttl_store()
+    store.put(("by-get",), "k", {"v": 1}, ttl=1)
+    store.put(("by-search",), "k", {"v": 1}, ttl=1)
+    store.put(("by-put",), "k", {"v": 1}, ttl=1)
+    store.put(("unread",), "k", {"v": 1}, ttl=1)
+    clock.advance(minutes=0.8)
+    assert store.get(("by-get",), "k") is not None
+    assert key_set(store.search(("by-search",))) == {"k"}
+    store.put(("by-put",), "k", {"v": 2}, ttl=1)
+    clock.advance(minutes=0.8)
+    assert store.list_namespaces() == [("by-get",), ("by-put",), ("by-search",)]
+
+
+def test_namespace_listing_follows_the_latest_expiry(ttl_store: Any, clock: FakeClock) -> None:
+    store = ttl_store()
+    store.put(("mixed",), "short", {"v": 1}, ttl=1)
+    store.put(("mixed",), "long", {"v": 2}, ttl=10)
+    store.put(("gone",), "a", {"v": 1}, ttl=1)
+    clock.advance(minutes=2)
+    assert store.list_namespaces() == [("mixed",)]
+    store.delete(("mixed",), "long")
+    assert store.list_namespaces() == []
+    store.put(("gone",), "b", {"v": 3})
+    assert store.list_namespaces() == [("gone",)]
+    assert key_set(store.search(("gone",))) == {"b"}
