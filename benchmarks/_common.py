@@ -90,7 +90,7 @@ def build_corpus(n: int, data: Path = DEFAULT_DATA) -> Corpus:
             texts.append(text)
         i += 1
     users = max(1, n // ITEMS_PER_USER)
-    items = []
+    items: list[tuple[tuple[str, ...], str, dict[str, Any]]] = []
     for j, text in enumerate(texts):
         turn = turns[j % len(turns)]
         value = {

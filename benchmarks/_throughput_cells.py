@@ -224,7 +224,9 @@ def make_backend(spec: dict[str, Any], emb: Embeddings) -> tuple[Any, Any]:
         db: Any = sqlite3
         if not hasattr(sqlite3.Connection, "enable_load_extension"):
             try:  # this Python's sqlite3 cannot load sqlite-vec; pysqlite3 can
-                from pysqlite3 import dbapi2 as db
+                import pysqlite3.dbapi2
+
+                db = pysqlite3.dbapi2
             except ImportError as exc:
                 raise RuntimeError(
                     "SqliteStore needs sqlite extensions (sqlite-vec) and this Python's sqlite3 "
@@ -491,8 +493,10 @@ def thread_latency(
                 torch.set_num_threads(threads)
                 for i in range(3):
                     emb.embed_query(f"warm {queries[i]}")
-                s = timed_loop(lambda i, t=threads, w=load: emb.embed_query(f"{queries[i % len(queries)]} {t}{w}"),
-                               reps=reps, max_seconds=seconds)
+                def one(i: int, t: int = threads, w: str = load) -> Any:
+                    return emb.embed_query(f"{queries[i % len(queries)]} {t}{w}")
+
+                s = timed_loop(one, reps=reps, max_seconds=seconds)
                 summary = s.summary()
                 batch = [f"{q} ({load} {threads})" for q in queries[:batch_size]]
                 t = time.perf_counter()
@@ -536,7 +540,7 @@ def run_layout(
         lambda i: query(flat, i, {"$and": [{"_p2": u(i)}, {"kind": "event"}]}))
     row("one collection, get ids where user (no vectors)",
         lambda i: flat.get(where={"_p2": u(i)}, include=[]))
-    matrix = {}
+    matrix: dict[str, Any] = {}
 
     def brute(i: int, cache: dict[str, Any] | None = None) -> Any:
         mat = cache.get(u(i)) if cache is not None else None

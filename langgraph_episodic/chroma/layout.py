@@ -107,8 +107,8 @@ def item_metadata(
     key: str,
     value: Mapping[str, Any],
     *,
-    created_at: float,
-    updated_at: float,
+    created_us: int,
+    updated_us: int,
     expires_at: float,
     ttl: float | None,
     n_vectors: int,
@@ -117,8 +117,8 @@ def item_metadata(
     meta = vector_metadata(namespace, key, value, iid=None)
     meta.update(
         _value=dumps(value),
-        _created=created_at,
-        _updated=updated_at,
+        _created=created_us,
+        _updated=updated_us,
         _expires=expires_at,
         _ttl=-1.0 if ttl is None else float(ttl),
         _nvec=n_vectors,
@@ -150,9 +150,15 @@ def clear_stale(new: dict[str, Any], old: Mapping[str, Any] | None) -> dict[str,
     return new
 
 
-def to_datetime(epoch: float) -> datetime:
-    """Epoch seconds to an aware UTC datetime."""
-    return datetime.fromtimestamp(epoch, tz=timezone.utc)
+def to_micros(epoch: float) -> int:
+    """Epoch seconds as whole microseconds: Chroma returns some floats one bit off, ints exactly."""
+    return round(epoch * 1_000_000)
+
+
+def to_datetime(stamp: float) -> datetime:
+    """A stored time (whole microseconds since the epoch) as an aware UTC datetime."""
+    seconds, micros = divmod(int(stamp), 1_000_000)
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(microsecond=micros)
 
 
 def item_from_metadata(meta: Mapping[str, Any]) -> Item:

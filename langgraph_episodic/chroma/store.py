@@ -26,6 +26,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -362,6 +363,18 @@ class ChromaStore(BaseStore):
         if use_lexical:
             return search.lexical(b, op, now)
         return search.scan(b, op, now)[op.offset : op.offset + op.limit]
+
+    def restore_times(
+        self,
+        times: Mapping[tuple[tuple[str, ...], str], tuple[datetime, datetime, datetime | None]],
+    ) -> int:
+        """Set ``created_at``, ``updated_at`` and the expiry (None: keep it) of existing items,
+        e.g. when importing a backup; ``put`` always stamps "now". Returns how many existed."""
+        seconds = {
+            k: (c.timestamp(), u.timestamp(), e.timestamp() if e is not None else None)
+            for k, (c, u, e) in times.items()
+        }
+        return writes.restore_times(self._backend, seconds)
 
     # ------------------------------------------------------------------ TTL
 

@@ -24,6 +24,7 @@ def apply_puts(
     """Apply the batch's puts and deletes (last write wins per key, already deduplicated)."""
     puts = list(plan.puts.values())
     ids = [layout.item_id(p.op.namespace, p.op.key) for p in puts]
+    now_us = layout.to_micros(now)
     with b.lock:
         old = b.fetch(ids)
         vec_ids: list[str] = []
@@ -66,8 +67,8 @@ def apply_puts(
                 op.namespace,
                 op.key,
                 op.value,
-                created_at=float(prev["_created"]) if prev is not None and alive else now,
-                updated_at=now,
+                created_us=int(prev["_created"]) if prev is not None and alive else now_us,
+                updated_us=now_us,
                 expires_at=expires,
                 ttl=op.ttl,
                 n_vectors=len(p.texts),
@@ -156,3 +157,38 @@ def sweep(b: Backend, now: float) -> int:
         versions = b.settle(list(changes))
         b.apply_to_caches(changes, versions)
     return len(ids)
+
+
+def restore_times(
+    b: Backend,
+    times: Mapping[tuple[Namespace, str], tuple[float, float, float | None]],
+) -> int:
+    """Set (created, updated, expiry) epoch seconds of existing items; return how many exist.
+
+    ``None`` as expiry keeps the item's current one. Caches and the registry follow.
+    """
+    with b.lock:
+        ids = {layout.item_id(ns, key): (ns, key) for ns, key in times}
+        old = b.fetch(list(ids))
+        upd_ids: list[str] = []
+        upd_metas: list[dict[str, Any]] = []
+        expiries: dict[Namespace, float] = {}
+        for rid, (ns, key) in ids.items():
+            if rid not in old:
+                continue
+            created, updated, expires = times[(ns, key)]
+            patch: dict[str, Any] = {
+                "_created": layout.to_micros(created),
+                "_updated": layout.to_micros(updated),
+            }
+            if expires is not None:
+                patch["_expires"] = float(expires)
+                expiries[ns] = max(float(expires), expiries.get(ns, 0.0))
+            upd_ids.append(rid)
+            upd_metas.append(patch)
+            b.remember(rid, {**old[rid], **patch})
+        for s in range(0, len(upd_ids), b.max_batch):
+            b.items.update(ids=upd_ids[s : s + b.max_batch], metadatas=upd_metas[s : s + b.max_batch])
+        if expiries:
+            b.settle(list(expiries))
+    return len(upd_ids)

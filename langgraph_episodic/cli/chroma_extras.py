@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Literal, TypeGuard
 
 from langgraph.store.base import BaseStore
@@ -93,7 +93,11 @@ def read_extras(
         out[by_id[rid]] = Extras(
             index=_index_spec([p for _, p in sorted(paths.get(rid, []))]),
             ttl=layout.ttl_of(meta),
-            expires_at=None if expires >= layout.NO_EXPIRY else layout.to_datetime(expires),
+            expires_at=(
+                None
+                if expires >= layout.NO_EXPIRY
+                else datetime.fromtimestamp(expires, tz=timezone.utc)
+            ),
         )
     return out
 
@@ -116,17 +120,7 @@ def restore_times(
     times: Mapping[tuple[tuple[str, ...], str], tuple[datetime, datetime, datetime | None]],
 ) -> None:
     """Set ``created_at``, ``updated_at`` and the expiry of existing items to the given times."""
-    ids, metas = [], []
-    for (ns, key), (created, updated, expires) in times.items():
-        ids.append(layout.item_id(ns, key))
-        meta: dict[str, Any] = {"_created": created.timestamp(), "_updated": updated.timestamp()}
-        if expires is not None:
-            meta["_expires"] = expires.timestamp()
-        metas.append(meta)
-    items, _ = _collections(store)
-    step = _batch_size(store)
-    for start in range(0, len(ids), step):
-        items.update(ids=ids[start : start + step], metadatas=metas[start : start + step])
+    store.restore_times(times)
 
 
 def stored_dims(store: ChromaStore) -> int | None:
