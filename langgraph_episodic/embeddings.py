@@ -55,10 +55,11 @@ class SentenceTransformerEmbeddings(Embeddings):
         model_path: A folder holding a sentence-transformers model. Defaults to the packaged
             all-MiniLM-L6-v2.
         num_threads: torch threads for large batches (puts). ``None`` reads
-            ``LANGGRAPH_EPISODIC_TORCH_THREADS`` and otherwise keeps torch's own default.
-        query_threads: torch threads for small calls (queries, up to ``small_call`` texts).
-            One by default: measured here, a query took 32 ms on one thread but 580 ms on two
-            while the other core was busy, and it loses little on an idle machine.
+            ``LANGGRAPH_EPISODIC_TORCH_THREADS``, else 1: on our 2-core machines two threads
+            were never faster (``docs/benchmarks.md``), and with the other core busy a query
+            took 3.7 s on two threads against 0.11 s on one.
+        query_threads: torch threads for small calls (queries, up to ``small_call`` texts);
+            one by default for the same reason.
         small_call: The most texts a call may hold to count as small.
         batch_size: Texts per forward pass.
     """
@@ -68,14 +69,14 @@ class SentenceTransformerEmbeddings(Embeddings):
         model_path: str | Path | None = None,
         *,
         num_threads: int | None = None,
-        query_threads: int | None = 1,
+        query_threads: int | None = None,
         small_call: int = 8,
         batch_size: int = 64,
     ) -> None:
         self.model_path = Path(model_path) if model_path else packaged_model_path()
         env_threads = os.environ.get(THREADS_ENV)
-        self.num_threads = num_threads or (int(env_threads) if env_threads else None)
-        self.query_threads = query_threads
+        self.num_threads = num_threads or (int(env_threads) if env_threads else 1)
+        self.query_threads = query_threads or self.num_threads
         self.small_call = small_call
         self.batch_size = batch_size
         self._model: Any = None
@@ -92,7 +93,6 @@ class SentenceTransformerEmbeddings(Embeddings):
                     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                     import warnings
 
-                    import torch
                     import transformers
                     from sentence_transformers import SentenceTransformer
 
@@ -100,7 +100,7 @@ class SentenceTransformerEmbeddings(Embeddings):
                     # tqdm.auto warns in notebooks without ipywidgets; we show no bars at all.
                     warnings.filterwarnings("ignore", message="IProgress not found")
 
-                    self._default_threads = self.num_threads or torch.get_num_threads()
+                    self._default_threads = self.num_threads
                     logger.debug("loading sentence-transformers model from %s", self.model_path)
                     self._model = SentenceTransformer(str(self.model_path), device="cpu")
         return self._model

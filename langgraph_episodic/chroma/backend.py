@@ -39,6 +39,8 @@ class Backend:
     item_cache_size: int = 50_000
     """Item records kept in process by an embedded store (its own writes keep them exact)."""
     _item_cache: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    oversized: set[Namespace] = field(default_factory=set)
+    """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
 
     @classmethod
     def open(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
@@ -135,6 +137,16 @@ class Backend:
         the vector cache). The vector list is None when the scope exceeds the cache."""
         infos = self.registry.under(prefix)
         with self.lock:
+            if vectors and prefix in self.oversized:
+                vectors = False  # known not to fit: Chroma's index answers, skip the load
+            stale = [
+                ns
+                for ns, info in infos.items()
+                if self.lexical_versions.get(ns) != info.version
+                or (vectors and _version(self.cache.get(ns)) != info.version)
+            ]
+            if len(stale) > _PAGED_LOAD_FROM:
+                self._load_paged(prefix, {ns: infos[ns].version for ns in stale})
             entries: list[NamespaceVectors] | None = [] if vectors else None
             budget = self.cache.max_vectors
             for ns, info in infos.items():
@@ -149,9 +161,54 @@ class Backend:
                     budget -= len(cached.rows)
                     if budget < 0:
                         entries = None  # too large for the cache: use Chroma's index
+                        self.oversized.add(prefix)
                     else:
                         entries.append(cached)
             return list(infos), entries
+
+    def _load_paged(self, prefix: Namespace, versions: Mapping[Namespace, str]) -> None:
+        """Load many namespaces with one paged read of the prefix (one read per namespace cost
+        about 150 ms each at 100k items). Vectors are cached while they fit the cache."""
+        texts: dict[Namespace, dict[str, list[tuple[int, str]]]] = {ns: {} for ns in versions}
+        entries = {ns: NamespaceVectors(v) for ns, v in versions.items()}
+        budget = self.cache.max_vectors
+        overflow = False
+        offset = 0
+        while True:
+            got = self.vectors.get(
+                where=layout.prefix_where(prefix),
+                include=["documents", "embeddings", "metadatas"],
+                limit=_PAGE,
+                offset=offset,
+            )
+            ids = got["ids"]
+            embeddings = got.get("embeddings")
+            for n, (vid, doc, meta) in enumerate(
+                zip(ids, got["documents"] or [], got["metadatas"] or [], strict=True)
+            ):
+                ns = layout.ns_from_str(str(meta["_ns"]))
+                if ns not in versions:
+                    continue
+                iid, index = split_vector_id(vid)
+                texts[ns].setdefault(iid, []).append((index, doc or ""))
+                if embeddings is not None and not overflow:
+                    entries[ns].replace_item_rows(iid, [(vid, embeddings[n])])
+                    budget -= 1
+                    overflow = budget < 0
+            offset += len(ids)
+            if len(ids) < _PAGE:
+                break
+        for ns, version in versions.items():
+            self.lexical.drop_namespace(ns)
+            self.lexical.upsert_many(
+                (ns, iid, "\n".join(t for _, t in sorted(parts)))
+                for iid, parts in texts[ns].items()
+            )
+            self.lexical_versions[ns] = version
+            if not overflow:  # never cache a namespace with only some of its vectors
+                self.cache.put(ns, entries[ns])
+        if overflow:
+            self.oversized.add(prefix)
 
     def _load(self, ns: Namespace, version: str, *, with_vectors: bool) -> NamespaceVectors | None:
         include = ["documents", "embeddings"] if with_vectors else ["documents"]
@@ -188,6 +245,8 @@ class Backend:
 
         ``changes[ns][item id]`` lists the item's new (vector id, text, vector); empty = deleted.
         """
+        if any(not rows for per_item in changes.values() for rows in per_item.values()):
+            self.oversized.clear()  # deletes may make a scope fit again
         for ns, per_item in changes.items():
             if self.shared or ns not in versions:
                 self.forget(ns)
@@ -237,6 +296,16 @@ class Backend:
             for ns in empty:
                 self.forget(ns)
         return versions
+
+
+_PAGED_LOAD_FROM = 16
+"""Load a scope with one paged read when more namespaces than this need loading."""
+_PAGE = 5000
+"""Records per paged read (one read of 100k records fails with "too many SQL variables")."""
+
+
+def _version(entry: NamespaceVectors | None) -> str | None:
+    return entry.version if entry is not None else None
 
 
 _OPEN: weakref.WeakValueDictionary[tuple[Any, ...], Backend] = weakref.WeakValueDictionary()

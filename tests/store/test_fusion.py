@@ -155,3 +155,13 @@ def test_bad_arguments_name_the_fix() -> None:
         fuse([("a", float("nan"))], LEXICAL, limit=3)
     with pytest.raises(ValueError, match="k must be"):
         fuse(DENSE, LEXICAL, limit=3, k=-1)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    from langgraph_episodic.chroma import fusion
+
+    result = doctest.testmod(fusion, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0

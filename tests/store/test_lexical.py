@@ -399,3 +399,13 @@ def test_store_lexical_index_is_rebuilt_on_reopen(make_store: Any, reopen: Any) 
     assert keys(again.search(SHOP, query="dentist")) == ["k2"]
     assert keys(again.search(SHOP, query="plumber")) == ["k1"]
     assert keys(again.search(SHOP, query="Tuesday parking")) == []
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    from langgraph_episodic.chroma import lexical
+
+    result = doctest.testmod(lexical, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
