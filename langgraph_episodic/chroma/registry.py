@@ -26,6 +26,12 @@ class NamespaceInfo:
 
     version: str
     expires: float
+    unindexed: bool = True
+    """Whether the namespace may hold items without vectors (sticky; True when unknown)."""
+
+
+def _info(meta: Mapping[str, Any]) -> NamespaceInfo:
+    return NamespaceInfo(str(meta["_ver"]), float(meta["_exp"]), bool(meta.get("_unidx", True)))
 
 
 class NamespaceRegistry:
@@ -47,7 +53,7 @@ class NamespaceRegistry:
         if self.shared:
             got = self._col.get(where=layout.prefix_where(prefix), include=["metadatas"])
             fresh = {
-                layout.ns_from_str(str(m["_ns"])): NamespaceInfo(str(m["_ver"]), float(m["_exp"]))
+                layout.ns_from_str(str(m["_ns"])): _info(m)
                 for m in got["metadatas"] or []
             }
             n = len(prefix)
@@ -73,7 +79,7 @@ class NamespaceRegistry:
         got = self._col.get(include=["metadatas"])
         for m in got["metadatas"] or []:
             ns = layout.ns_from_str(str(m["_ns"]))
-            self._mirror[ns] = NamespaceInfo(str(m["_ver"]), float(m["_exp"]))
+            self._mirror[ns] = _info(m)
         self._loaded = True
 
     # writing -----------------------------------------------------------------
@@ -84,16 +90,19 @@ class NamespaceRegistry:
         *,
         bump: bool = True,
         exact: bool = False,
+        unindexed: Iterable[tuple[str, ...]] = (),
     ) -> dict[tuple[str, ...], str]:
-        """Record writes: a new version per namespace (if ``bump``) and ``_exp`` raised to at
-        least the given expiry. Returns each namespace's version."""
+        """Record writes: a new version per namespace (if ``bump``), ``_exp`` raised to at
+        least the given expiry, and the sticky ``unindexed`` flag for namespaces that received
+        an item without vectors. Returns each namespace's version."""
+        flagged = set(unindexed)
         if not expiries:
             return {}
         if self.shared:  # other processes write too: start from their latest records
             got = self._col.get(ids=[_rid(ns) for ns in expiries], include=["metadatas"])
             for m in got["metadatas"] or []:
                 ns = layout.ns_from_str(str(m["_ns"]))
-                self._mirror[ns] = NamespaceInfo(str(m["_ver"]), float(m["_exp"]))
+                self._mirror[ns] = _info(m)
         else:
             self._load()
         versions: dict[tuple[str, ...], str] = {}
@@ -102,16 +111,27 @@ class NamespaceRegistry:
             old = self._mirror.get(ns)
             version = uuid.uuid4().hex if bump or old is None else old.version
             expires = max(exp, old.expires) if old and not exact else exp
-            if not self.shared and old is not None and expires == old.expires:
+            unidx = ns in flagged or (old.unindexed if old is not None else False)
+            if (
+                not self.shared
+                and old is not None
+                and expires == old.expires
+                and unidx == old.unindexed
+            ):
                 # Only this process reads the versions of an embedded store, and its caches
                 # start empty after a restart: the record in Chroma need not change.
                 # (Measured: the registry upsert was 9-30 ms of a single put.)
-                self._mirror[ns] = NamespaceInfo(version, expires)
+                self._mirror[ns] = NamespaceInfo(version, expires, unidx)
                 versions[ns] = version
                 continue
-            self._mirror[ns] = NamespaceInfo(version, expires)
+            self._mirror[ns] = NamespaceInfo(version, expires, unidx)
             versions[ns] = version
-            meta: dict[str, Any] = {"_ns": layout.ns_str(ns), "_ver": version, "_exp": expires}
+            meta: dict[str, Any] = {
+                "_ns": layout.ns_str(ns),
+                "_ver": version,
+                "_exp": expires,
+                "_unidx": unidx,
+            }
             for depth in range(1, len(ns) + 1):
                 meta[f"_p{depth}"] = layout.ns_str(ns[:depth])
             ids.append(_rid(ns))

@@ -151,9 +151,15 @@ def dense(b: Backend, op: SearchOp, qvec: Sequence[float], now: float) -> list[H
             break
         depth *= 4
     page = kept[op.offset : need]
-    if len(page) < op.limit:
+    if len(page) < op.limit and _may_hold_unindexed(b, op.namespace_prefix):
         page.extend(scan(b, op, now, unscored_only=True)[: op.limit - len(page)])
     return page
+
+
+def _may_hold_unindexed(b: Backend, prefix: tuple[str, ...]) -> bool:
+    """Whether any namespace under ``prefix`` may hold items without vectors (the registry
+    flags it on write), so the filler scan is skipped where it cannot find anything."""
+    return any(info.unindexed for info in b.registry.under(prefix).values())
 
 
 def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:

@@ -36,6 +36,7 @@ def apply_puts(
         item_metas: list[dict[str, Any]] = []
         deleted: list[str] = []
         expiries: dict[Namespace, float] = {}
+        unindexed: set[Namespace] = set()
         emptied: list[Namespace] = []
         changes: dict[Namespace, dict[str, Change]] = {}
         for p, rid in zip(puts, ids, strict=True):
@@ -76,6 +77,8 @@ def apply_puts(
             item_ids.append(rid)
             item_metas.append(layout.clear_stale(meta, prev))
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
+            if not p.texts:
+                unindexed.add(op.namespace)
         _write(b, vec_ids, vec_embs, vec_metas, vec_docs, stale_vecs, item_ids, item_metas)
         for rid, meta in zip(item_ids, item_metas, strict=True):
             b.remember(rid, meta)
@@ -83,7 +86,7 @@ def apply_puts(
             b.chunked(b.items.delete, deleted)
             for rid in deleted:
                 b.remember(rid, None)
-        versions = b.registry.touch(expiries)
+        versions = b.registry.touch(expiries, unindexed=unindexed)
         settle = [ns for ns in dict.fromkeys(emptied)]
         versions.update(b.settle(settle) if settle else {})
         b.apply_to_caches(changes, versions)
