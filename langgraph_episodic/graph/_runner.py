@@ -1,9 +1,4 @@
-"""One body for sync and async: plans yield effects, thin shells execute them.
-
-A *plan* is a generator that yields :class:`Effect` objects (a call with a sync and an async
-implementation, e.g. ``store.put`` / ``store.aput`` or ``model.invoke`` / ``model.ainvoke``) and
-receives each result back. :func:`run` executes a plan synchronously, :func:`arun` with
-``await``; the logic in between is written once.
+"""Graph-side helpers around the shared effect runner (:mod:`langgraph_episodic._effects`).
 
 :class:`MemoryNode` turns a plan factory ``(state, config) -> plan`` into a LangChain
 ``Runnable`` that works in both ``graph.invoke`` and ``graph.ainvoke``.
@@ -12,53 +7,13 @@ receives each result back. :func:`run` executes a plan synchronously, :func:`aru
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langgraph.store.base import BaseStore, Item
 
-T = TypeVar("T")
-
-Plan = Generator["Effect", Any, T]
-"""A generator yielding :class:`Effect`s and returning the plan's result."""
-
-
-@dataclass(frozen=True)
-class Effect:
-    """One call with a sync and an async implementation; the runner picks one."""
-
-    sync: Callable[..., Any]
-    async_: Callable[..., Any]
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-def call(sync: Callable[..., Any], async_: Callable[..., Any], *args: Any, **kwargs: Any) -> Effect:
-    """Build an :class:`Effect` calling ``sync(*args, **kwargs)`` or ``await async_(...)``."""
-    return Effect(sync, async_, args, kwargs)
-
-
-def run(plan: Plan[T]) -> T:
-    """Execute ``plan`` synchronously and return its result."""
-    try:
-        effect = next(plan)
-        while True:
-            effect = plan.send(effect.sync(*effect.args, **effect.kwargs))
-    except StopIteration as stop:
-        return stop.value
-
-
-async def arun(plan: Plan[T]) -> T:
-    """Async version of :func:`run`."""
-    try:
-        effect = next(plan)
-        while True:
-            effect = plan.send(await effect.async_(*effect.args, **effect.kwargs))
-    except StopIteration as stop:
-        return stop.value
-
+from .._effects import Plan, arun, call, run
 
 PAGE_SIZE = 500
 """Items fetched per search page by :func:`all_items`."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Collection, Generator, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -42,6 +42,7 @@ from langgraph.store.base import (
 )
 
 from .._config import namespace_label
+from .._effects import Effect, Plan, arun, run
 
 logger = logging.getLogger(__name__)
 
@@ -128,41 +129,8 @@ def _notify(report: ForgetReport) -> None:
             logger.exception("a forget listener failed; the data was deleted anyway")
 
 
-# --- effects: one call with a sync and an async implementation --------------------------------
-
-
-@dataclass(frozen=True)
-class _Call:
-    sync: Callable[..., Any]
-    async_: Callable[..., Any]
-    args: tuple[Any, ...] = ()
-
-
-_Plan = Generator[_Call, Any, T]
-
-
-def _run(plan: _Plan[T]) -> T:
-    reply: Any = None
-    while True:
-        try:
-            step = plan.send(reply)
-        except StopIteration as done:
-            return done.value
-        reply = step.sync(*step.args)
-
-
-async def _arun(plan: _Plan[T]) -> T:
-    reply: Any = None
-    while True:
-        try:
-            step = plan.send(reply)
-        except StopIteration as done:
-            return done.value
-        reply = await step.async_(*step.args)
-
-
-def _batch(store: BaseStore, ops: list[Op]) -> _Call:
-    return _Call(store.batch, store.abatch, (ops,))
+def _batch(store: BaseStore, ops: list[Op]) -> Effect:
+    return Effect(store.batch, store.abatch, (ops,))
 
 
 # --- the plan ----------------------------------------------------------------------------------
@@ -182,7 +150,7 @@ def _user_label(user_id: Any, protected: Collection[str]) -> str:
     return label
 
 
-def _sweep(store: BaseStore) -> _Call | None:
+def _sweep(store: BaseStore) -> Effect | None:
     """An effect running the store's TTL sweep, or None when it has none."""
     sweep = getattr(store, "sweep_ttl", None)
     if not callable(sweep):
@@ -193,7 +161,7 @@ def _sweep(store: BaseStore) -> _Call | None:
         async def asweep() -> Any:
             return await asyncio.to_thread(sweep)
 
-    return _Call(sweep, asweep)
+    return Effect(sweep, asweep)
 
 
 def _listing(position: int, label: str, offset: int) -> ListNamespacesOp:
@@ -213,7 +181,7 @@ def _deeper_probe(position: int) -> ListNamespacesOp:
     )
 
 
-def _find_namespaces(store: BaseStore, label: str) -> _Plan[set[Namespace]]:
+def _find_namespaces(store: BaseStore, label: str) -> Plan[set[Namespace]]:
     """Every namespace with ``label`` as one of its labels, found with ``*``-wildcard listings."""
     found: set[Namespace] = set()
     start = 0
@@ -254,7 +222,7 @@ def _owned(item: SearchItem, label: str) -> bool:
 
 def _delete_items(
     store: BaseStore, label: str, roots: Sequence[Namespace]
-) -> _Plan[dict[Namespace, int]]:
+) -> Plan[dict[Namespace, int]]:
     """Delete every item under ``roots``, page by page; return items deleted per namespace."""
     counts: dict[Namespace, int] = {}
     previous: set[tuple[Namespace, str]] = set()
@@ -283,10 +251,10 @@ def _delete_items(
     return counts
 
 
-def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> _Call:
+def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Effect:
     from ..graph.threads import adelete_user_threads, delete_user_threads
 
-    return _Call(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
+    return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
 
 
 def _forget_plan(
@@ -294,7 +262,7 @@ def _forget_plan(
     store: BaseStore | None,
     checkpointer: BaseCheckpointSaver[Any] | None,
     protected: Collection[str],
-) -> _Plan[ForgetReport]:
+) -> Plan[ForgetReport]:
     label = _user_label(user_id, protected)
     if store is None and checkpointer is None:
         raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
@@ -352,7 +320,7 @@ def forget_user(
     >>> store.get(("memories", "alice2"), "m1").value
     {'text': 'likes coffee'}
     """
-    return _run(_forget_plan(user_id, store, checkpointer, protected_labels))
+    return run(_forget_plan(user_id, store, checkpointer, protected_labels))
 
 
 async def aforget_user(
@@ -363,4 +331,4 @@ async def aforget_user(
     protected_labels: Collection[str] = PROTECTED_LABELS,
 ) -> ForgetReport:
     """Async version of :func:`forget_user`."""
-    return await _arun(_forget_plan(user_id, store, checkpointer, protected_labels))
+    return await arun(_forget_plan(user_id, store, checkpointer, protected_labels))

@@ -138,3 +138,31 @@ def build_tool(
         description=description,
         args_schema=schema,
     )
+
+
+def build_tool_pair(
+    texts: ToolTexts,
+    *,
+    save: tuple[Callable[..., str], Callable[..., Any]],
+    recall: tuple[Callable[..., str], Callable[..., Any]],
+) -> tuple[StructuredTool, StructuredTool]:
+    """The save and recall tools named and described by ``texts``, each from a
+    (sync function, coroutine) pair."""
+    return (
+        build_tool(
+            name=texts.save_name,
+            description=texts.save_description,
+            arg=texts.save_arg,
+            arg_description=texts.save_arg_description,
+            func=save[0],
+            coroutine=save[1],
+        ),
+        build_tool(
+            name=texts.recall_name,
+            description=texts.recall_description,
+            arg=texts.recall_arg,
+            arg_description=texts.recall_arg_description,
+            func=recall[0],
+            coroutine=recall[1],
+        ),
+    )

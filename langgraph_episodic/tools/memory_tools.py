@@ -24,7 +24,7 @@ from ._core import (
     FACT_KIND,
     SavePlan,
     ShouldStore,
-    build_tool,
+    build_tool_pair,
     check_k,
     format_recall,
     item_text,
@@ -229,23 +229,7 @@ def create_memory_tools(
     adapt = _with_injected_store if store is None else _with_bound_store
     save_func, save_coro = adapt(memory.save, memory.asave)
     recall_func, recall_coro = adapt(memory.recall, memory.arecall)
-    save = build_tool(
-        name=words.save_name,
-        description=words.save_description,
-        arg=words.save_arg,
-        arg_description=words.save_arg_description,
-        func=save_func,
-        coroutine=save_coro,
-    )
-    recall = build_tool(
-        name=words.recall_name,
-        description=words.recall_description,
-        arg=words.recall_arg,
-        arg_description=words.recall_arg_description,
-        func=recall_func,
-        coroutine=recall_coro,
-    )
-    return save, recall
+    return build_tool_pair(words, save=(save_func, save_coro), recall=(recall_func, recall_coro))
 
 
 def _with_injected_store(

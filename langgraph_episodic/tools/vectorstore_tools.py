@@ -26,7 +26,7 @@ from ._core import (
     FACT_KIND,
     SavePlan,
     ShouldStore,
-    build_tool,
+    build_tool_pair,
     check_k,
     format_recall,
     memory_key,
@@ -195,20 +195,4 @@ def create_vectorstore_memory_tools(
     async def recall_coro(config: RunnableConfig, **kwargs: Any) -> str:
         return await memory.arecall(config, kwargs)
 
-    save = build_tool(
-        name=words.save_name,
-        description=words.save_description,
-        arg=words.save_arg,
-        arg_description=words.save_arg_description,
-        func=save_func,
-        coroutine=save_coro,
-    )
-    recall = build_tool(
-        name=words.recall_name,
-        description=words.recall_description,
-        arg=words.recall_arg,
-        arg_description=words.recall_arg_description,
-        func=recall_func,
-        coroutine=recall_coro,
-    )
-    return save, recall
+    return build_tool_pair(words, save=(save_func, save_coro), recall=(recall_func, recall_coro))
