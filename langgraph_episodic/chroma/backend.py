@@ -131,18 +131,29 @@ class Backend:
     # namespace loading -------------------------------------------------------
 
     def scope(
-        self, prefix: Namespace, *, vectors: bool
+        self, prefix: Namespace, *, vectors: bool, lexical: bool = True
     ) -> tuple[list[Namespace], list[NamespaceVectors] | None]:
-        """Namespaces under ``prefix``, loaded into the lexical index (and, with ``vectors``,
-        the vector cache). The vector list is None when the scope exceeds the cache."""
+        """Namespaces under ``prefix``, loaded into the lexical index (with ``lexical``) and the
+        vector cache (with ``vectors``). The vector list is None when Chroma's index must answer
+        instead: the scope exceeds the cache, or too many of its namespaces are not loaded."""
         infos = self.registry.under(prefix)
         with self.lock:
             if vectors and prefix in self.oversized:
                 vectors = False  # known not to fit: Chroma's index answers, skip the load
+            if vectors:
+                unloaded = sum(
+                    _version(self.cache.get(ns)) != info.version for ns, info in infos.items()
+                )
+                if unloaded > _LAZY_VECTOR_LIMIT:
+                    # Loading this many namespaces' vectors first took 26 s at 100k items;
+                    # Chroma's index answers this query, and namespaces load as users search.
+                    vectors = False
+            if not vectors and not lexical:
+                return list(infos), None
             stale = [
                 ns
                 for ns, info in infos.items()
-                if self.lexical_versions.get(ns) != info.version
+                if (lexical and self.lexical_versions.get(ns) != info.version)
                 or (vectors and _version(self.cache.get(ns)) != info.version)
             ]
             if len(stale) > _PAGED_LOAD_FROM:
@@ -155,7 +166,7 @@ class Backend:
                 fresh_lex = self.lexical_versions.get(ns) == info.version
                 if entries is not None and not fresh_vec:
                     cached = self._load(ns, info.version, with_vectors=True)
-                elif not fresh_lex:
+                elif lexical and not fresh_lex:
                     self._load(ns, info.version, with_vectors=False)
                 if entries is not None and cached is not None:
                     budget -= len(cached.rows)
@@ -165,6 +176,10 @@ class Backend:
                     else:
                         entries.append(cached)
             return list(infos), entries
+
+    def covers_everything(self, prefix: Namespace) -> bool:
+        """Whether every namespace of the store lies under ``prefix``."""
+        return not prefix or len(self.registry.under(prefix)) == len(self.registry.under(()))
 
     def _load_paged(self, prefix: Namespace, versions: Mapping[Namespace, str]) -> None:
         """Load many namespaces with one paged read of the prefix (one read per namespace cost
@@ -298,6 +313,8 @@ class Backend:
         return versions
 
 
+_LAZY_VECTOR_LIMIT = 64
+"""At most this many namespaces' vectors are loaded for one search."""
 _PAGED_LOAD_FROM = 16
 """Load a scope with one paged read when more namespaces than this need loading."""
 _PAGE = 5000
