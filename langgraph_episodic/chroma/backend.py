@@ -157,7 +157,9 @@ class Backend:
                 or (vectors and _version(self.cache.get(ns)) != info.version)
             ]
             if len(stale) > _PAGED_LOAD_FROM:
-                self._load_paged(prefix, {ns: infos[ns].version for ns in stale})
+                self._load_paged(
+                    prefix, {ns: infos[ns].version for ns in stale}, with_vectors=vectors
+                )
             entries: list[NamespaceVectors] | None = [] if vectors else None
             budget = self.cache.max_vectors
             for ns, info in infos.items():
@@ -181,18 +183,22 @@ class Backend:
         """Whether every namespace of the store lies under ``prefix``."""
         return not prefix or len(self.registry.under(prefix)) == len(self.registry.under(()))
 
-    def _load_paged(self, prefix: Namespace, versions: Mapping[Namespace, str]) -> None:
+    def _load_paged(
+        self, prefix: Namespace, versions: Mapping[Namespace, str], *, with_vectors: bool
+    ) -> None:
         """Load many namespaces with one paged read of the prefix (one read per namespace cost
-        about 150 ms each at 100k items). Vectors are cached while they fit the cache."""
+        about 150 ms each at 100k items). With ``with_vectors``, vectors are cached while they
+        fit the cache; without, only the lexical index is filled (less to read and to hold)."""
         texts: dict[Namespace, dict[str, list[tuple[int, str]]]] = {ns: {} for ns in versions}
         entries = {ns: NamespaceVectors(v) for ns, v in versions.items()}
         budget = self.cache.max_vectors
-        overflow = False
+        overflow = not with_vectors
+        include = ["documents", "metadatas", *(["embeddings"] if with_vectors else [])]
         offset = 0
         while True:
             got = self.vectors.get(
                 where=layout.prefix_where(prefix),
-                include=["documents", "embeddings", "metadatas"],
+                include=include,
                 limit=_PAGE,
                 offset=offset,
             )
@@ -222,7 +228,7 @@ class Backend:
             self.lexical_versions[ns] = version
             if not overflow:  # never cache a namespace with only some of its vectors
                 self.cache.put(ns, entries[ns])
-        if overflow:
+        if overflow and with_vectors:
             self.oversized.add(prefix)
 
     def _load(self, ns: Namespace, version: str, *, with_vectors: bool) -> NamespaceVectors | None:
