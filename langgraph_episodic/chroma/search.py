@@ -139,11 +139,13 @@ def dense_scores(
     return similarities([entry], qvec, item_ids)
 
 
-def lexical_ranking(b: Backend, op: SearchOp, depth: int) -> list[tuple[str, float]]:
-    """Item ids by BM25 score over the namespaces under the prefix."""
+def lexical_ranking(
+    b: Backend, op: SearchOp, depth: int
+) -> tuple[list[tuple[str, float]], list[tuple[str, ...]]]:
+    """Item ids by BM25 score over the namespaces under the prefix, and those namespaces."""
     namespaces, _ = b.scope(op.namespace_prefix, vectors=False)
     with b.lock:
-        return b.lexical.search(op.query or "", namespaces, depth)
+        return b.lexical.search(op.query or "", namespaces, depth), namespaces
 
 
 def dense(b: Backend, op: SearchOp, qvec: Sequence[float], now: float) -> list[Hit]:
@@ -173,7 +175,7 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
-        ranked = lexical_ranking(b, op, depth)
+        ranked, _ = lexical_ranking(b, op, depth)
         kept = resolve(b, ranked, op, now, need)
         if len(kept) >= need or len(ranked) < depth:
             break
@@ -187,12 +189,11 @@ def hybrid(b: Backend, op: SearchOp, qvec: Sequence[float], now: float) -> list[
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
         dense_ranked, more_dense = dense_ranking(b, op, qvec, depth)
-        lexical_ranked = lexical_ranking(b, op, depth)
+        lexical_ranked, namespaces = lexical_ranking(b, op, depth)
         # Score every candidate on both sides: a document found by one side only is not
         # the other side's worst (with min-max fusion this lifted LoCoMo recall@1 from 0.27 to 0.31).
         need_dense, need_lexical = missing_ids(dense_ranked, lexical_ranked)
         extra_dense = dense_scores(b, op, qvec, need_dense)
-        namespaces, _ = b.scope(op.namespace_prefix, vectors=False)
         with b.lock:
             extra_lexical = b.lexical.scores(op.query or "", namespaces, need_lexical)
         fused = fuse(

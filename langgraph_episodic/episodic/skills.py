@@ -25,15 +25,13 @@ from types import MappingProxyType
 from .records import Episode, OutcomeStatus, TaskCategory
 
 
-@dataclass(frozen=True)
-class StrategyStats:
-    """Outcomes of one strategy (within one category). Only full successes count as successes."""
+class _Tally:
+    """Rates derived from outcome counts (shared by the per-strategy and per-category stats)."""
 
-    strategy: str
-    attempts: int = 0
-    successes: int = 0
-    partials: int = 0
-    total_reward: float = 0.0
+    attempts: int
+    successes: int
+    partials: int
+    total_reward: float
 
     @property
     def failures(self) -> int:
@@ -50,6 +48,18 @@ class StrategyStats:
         """Mean reward, or 0.0 with no attempts."""
         return self.total_reward / self.attempts if self.attempts else 0.0
 
+
+@dataclass(frozen=True)
+class StrategyStats(_Tally):
+    """Outcomes of one strategy (within one category). Only full successes count as successes."""
+
+    strategy: str
+    attempts: int = 0
+    successes: int = 0
+    partials: int = 0
+    total_reward: float = 0.0
+
+
     def add(self, episode: Episode) -> StrategyStats:
         """Return these stats with one more episode counted."""
         return StrategyStats(
@@ -62,7 +72,7 @@ class StrategyStats:
 
 
 @dataclass(frozen=True)
-class SkillProfile:
+class SkillProfile(_Tally):
     """The agent's record on one task category, with a per-strategy breakdown.
 
     ``success_rate`` counts only full successes. ``strategies`` maps a strategy name to its
@@ -78,20 +88,6 @@ class SkillProfile:
         default_factory=lambda: MappingProxyType({})
     )
 
-    @property
-    def failures(self) -> int:
-        """Attempts that were neither a success nor a partial success."""
-        return self.attempts - self.successes - self.partials
-
-    @property
-    def success_rate(self) -> float:
-        """``successes / attempts``, or 0.0 with no attempts."""
-        return self.successes / self.attempts if self.attempts else 0.0
-
-    @property
-    def average_reward(self) -> float:
-        """Mean reward, or 0.0 with no attempts."""
-        return self.total_reward / self.attempts if self.attempts else 0.0
 
 
 class SkillTally:
