@@ -3,10 +3,13 @@
 Two collections hold a store:
 
 * ``<name>``: one record per item. Its metadata holds the namespace, key, times, TTL, the value
-  as JSON (``_value``) and the value's scalar leaves as ``v.<dotted.path>`` (for filter
-  push-down). Its embedding is a constant 1-d placeholder: Chroma needs one, we never query it.
+  as JSON (``_value``, see :func:`.values.dumps`) and the value's scalar leaves as
+  ``v.<dotted.path>`` (for filter push-down). Its embedding is a constant 1-d placeholder:
+  Chroma needs one, we never query it.
 * ``<name>__vec``: one record per indexed text of an item (``<item id>#<i>``), embedding = that
-  text's vector, document = the text, metadata = the item's namespace, key and value leaves.
+  text's vector, document = the text, metadata = the item's namespace (with its prefix keys),
+  item id and the text's path. Nothing else: value leaves are only pushed down against item
+  records, and every metadata key costs a row and an index entry in Chroma's SQLite.
 
 Namespaces are matched by whole segments through prefix keys: ``_p2 = "users.alice"`` holds the
 first two labels joined by ".", which LangGraph forbids inside a label, so ``("users", "alice")``
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from langgraph.store.base import Item
@@ -114,7 +117,10 @@ def item_metadata(
     n_vectors: int,
 ) -> dict[str, Any]:
     """Metadata of an item record."""
-    meta = vector_metadata(namespace, key, value, iid=None)
+    leaves, complete = flatten_leaves(value)
+    meta = namespace_metadata(namespace)
+    meta.update(_key=key, _flat=complete)
+    meta.update(leaves)
     meta.update(
         _value=dumps(value),
         _created=created_us,
@@ -126,25 +132,44 @@ def item_metadata(
     return meta
 
 
-def vector_metadata(
-    namespace: tuple[str, ...], key: str, value: Mapping[str, Any], *, iid: str | None
-) -> dict[str, Any]:
-    """Metadata shared by an item record and its vector records."""
-    leaves, complete = flatten_leaves(value)
-    meta: dict[str, Any] = {"_ns": ns_str(namespace), "_key": key, "_depth": len(namespace)}
-    for depth in range(1, len(namespace) + 1):
-        meta[f"_p{depth}"] = ns_str(namespace[:depth])
-    meta["_flat"] = complete
-    meta.update(leaves)
-    if iid is not None:
-        meta["_item"] = iid
+def vector_metadata(namespace: tuple[str, ...], iid: str, path: str) -> dict[str, Any]:
+    """Metadata of a vector record: its namespace, item id and the indexed text's path."""
+    meta = namespace_metadata(namespace)
+    meta.update(_item=iid, _path=path)
     return meta
 
 
+def namespace_metadata(namespace: tuple[str, ...]) -> dict[str, Any]:
+    """``_ns`` and the prefix keys ``_p1`` .. ``_pN`` of a namespace."""
+    meta: dict[str, Any] = {"_ns": ns_str(namespace)}
+    for depth in range(1, len(namespace) + 1):
+        meta[f"_p{depth}"] = ns_str(namespace[:depth])
+    return meta
+
+
+CACHED_KEYS = ("_ns", "_key", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec")
+"""The keys of an item record the item cache keeps: enough to rebuild the item. The others
+(prefix keys, value leaves) follow from ``_ns`` and ``_value`` (see :func:`record_keys`)."""
+
+
+def record_keys(meta: Mapping[str, Any]) -> set[str]:
+    """Every metadata key of an item record whose (possibly cached) metadata is ``meta``."""
+    keys = set(meta)
+    if "_ns" in meta:
+        keys.update(namespace_metadata(ns_from_str(str(meta["_ns"]))))
+    if "_value" in meta:
+        keys.add("_flat")
+        keys.update(flatten_leaves(loads(meta["_value"]))[0])
+    return keys
+
+
 def clear_stale(new: dict[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Chroma merges metadata on upsert; set keys the new metadata lacks to None to drop them."""
+    """Chroma merges metadata on upsert; set keys the new metadata lacks to None to drop them.
+
+    ``old`` is the item record's metadata, as Chroma or the item cache holds it.
+    """
     if old:
-        for k in old:
+        for k in record_keys(old):
             if k not in new:
                 new[k] = None
     return new
@@ -155,10 +180,12 @@ def to_micros(epoch: float) -> int:
     return round(epoch * 1_000_000)
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
 def to_datetime(stamp: float) -> datetime:
     """A stored time (whole microseconds since the epoch) as an aware UTC datetime."""
-    seconds, micros = divmod(int(stamp), 1_000_000)
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(microsecond=micros)
+    return _EPOCH + timedelta(microseconds=int(stamp))
 
 
 def item_from_metadata(meta: Mapping[str, Any]) -> Item:

@@ -43,6 +43,9 @@ class NamespaceRegistry:
         )
         self.shared = shared
         self._mirror: dict[tuple[str, ...], NamespaceInfo] = {}
+        self._under: dict[tuple[str, ...], dict[tuple[str, ...], None]] = {}
+        """Prefix -> the mirrored namespaces under it (a search reads one user's namespace
+        without scanning every namespace: 18 us of each search with 1,000 users)."""
         self._loaded = False
         self._max_batch = int(client.get_max_batch_size())
 
@@ -56,14 +59,14 @@ class NamespaceRegistry:
                 layout.ns_from_str(str(m["_ns"])): _info(m)
                 for m in got["metadatas"] or []
             }
-            n = len(prefix)
-            for ns in [ns for ns in self._mirror if ns[:n] == prefix and ns not in fresh]:
-                del self._mirror[ns]
-            self._mirror.update(fresh)
+            for ns in [ns for ns in self._under.get(prefix, ()) if ns not in fresh]:
+                self._drop(ns)
+            for ns, info in fresh.items():
+                self._set(ns, info)
             return fresh
         self._load()
-        n = len(prefix)
-        return {ns: info for ns, info in self._mirror.items() if ns[:n] == prefix}
+        mirror = self._mirror
+        return {ns: mirror[ns] for ns in self._under.get(prefix, ())}
 
     def live(self, prefix: tuple[str, ...], now: float) -> list[tuple[str, ...]]:
         """Namespaces under ``prefix`` holding at least one unexpired item."""
@@ -78,9 +81,24 @@ class NamespaceRegistry:
             return
         got = self._col.get(include=["metadatas"])
         for m in got["metadatas"] or []:
-            ns = layout.ns_from_str(str(m["_ns"]))
-            self._mirror[ns] = _info(m)
+            self._set(layout.ns_from_str(str(m["_ns"])), _info(m))
         self._loaded = True
+
+    def _set(self, ns: tuple[str, ...], info: NamespaceInfo) -> None:
+        if ns not in self._mirror:
+            for depth in range(len(ns) + 1):
+                self._under.setdefault(ns[:depth], {})[ns] = None
+        self._mirror[ns] = info
+
+    def _drop(self, ns: tuple[str, ...]) -> None:
+        if self._mirror.pop(ns, None) is None:
+            return
+        for depth in range(len(ns) + 1):
+            below = self._under.get(ns[:depth])
+            if below is not None:
+                below.pop(ns, None)
+                if not below:
+                    del self._under[ns[:depth]]
 
     # writing -----------------------------------------------------------------
 
@@ -101,8 +119,7 @@ class NamespaceRegistry:
         if self.shared:  # other processes write too: start from their latest records
             got = self._col.get(ids=[_rid(ns) for ns in expiries], include=["metadatas"])
             for m in got["metadatas"] or []:
-                ns = layout.ns_from_str(str(m["_ns"]))
-                self._mirror[ns] = _info(m)
+                self._set(layout.ns_from_str(str(m["_ns"])), _info(m))
         else:
             self._load()
         versions: dict[tuple[str, ...], str] = {}
@@ -121,10 +138,10 @@ class NamespaceRegistry:
                 # Only this process reads the versions of an embedded store, and its caches
                 # start empty after a restart: the record in Chroma need not change.
                 # (Measured: the registry upsert was 9-30 ms of a single put.)
-                self._mirror[ns] = NamespaceInfo(version, expires, unidx)
+                self._set(ns, NamespaceInfo(version, expires, unidx))
                 versions[ns] = version
                 continue
-            self._mirror[ns] = NamespaceInfo(version, expires, unidx)
+            self._set(ns, NamespaceInfo(version, expires, unidx))
             versions[ns] = version
             meta: dict[str, Any] = {
                 "_ns": layout.ns_str(ns),
@@ -156,7 +173,7 @@ class NamespaceRegistry:
         """Forget namespaces that no longer hold any item."""
         gone = list(namespaces)
         for ns in gone:
-            self._mirror.pop(ns, None)
+            self._drop(ns)
         if gone:
             self._col.delete(ids=[_rid(ns) for ns in gone])
 

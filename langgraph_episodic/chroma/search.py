@@ -79,6 +79,8 @@ def resolve(
             item = layout.item_from_metadata(meta)
             if matches(item.value, op.filter):
                 out.append(Hit(item, score, rid, layout.ttl_of(meta)))
+                if len(out) >= need:
+                    break
         start += chunk
         chunk *= 2
     return out

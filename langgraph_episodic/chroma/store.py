@@ -304,7 +304,7 @@ class ChromaStore(BaseStore):
         dims = self.index_config.get("dims") if self.index_config is not None else None
         out = {}
         for text, vec in zip(texts, vectors, strict=True):
-            vec = [float(x) for x in vec]
+            vec = list(map(float, vec))
             if dims and len(vec) != dims:
                 raise ValueError(
                     f"The embedder returned {len(vec)}-d vectors but index['dims'] is {dims}. "

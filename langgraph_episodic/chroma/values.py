@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
+
+import orjson
 
 MAX_DEPTH = 64
 """Deepest nesting of dicts and lists accepted in a value."""
@@ -62,14 +65,32 @@ def _check(node: Any, path: str, depth: int) -> None:
 
 
 def dumps(value: Mapping[str, Any]) -> str:
-    """Serialise a validated value to compact JSON (exact round trip with :func:`loads`)."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """Serialise a validated value to compact JSON (exact round trip with :func:`loads`).
+
+    Text with a run of 19 or more digits (it may hold an integer beyond 64 bits) is prefixed
+    with :data:`EXACT`, so :func:`loads` parses it with the standard library.
+    """
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return EXACT + text if _LONG_DIGITS.search(text) else text
 
 
 def loads(text: str) -> dict[str, Any]:
-    """Parse a value stored by :func:`dumps`."""
-    value: dict[str, Any] = json.loads(text)
+    """Parse a value stored by :func:`dumps`.
+
+    orjson parses JSON about 4x faster than the standard library (a parse sits under every
+    search result), but it turns integers beyond 64 bits into floats: such values carry the
+    :data:`EXACT` prefix and take the standard library.
+    """
+    if text.startswith(EXACT):
+        exact: dict[str, Any] = json.loads(text[len(EXACT) :])
+        return exact
+    value: dict[str, Any] = orjson.loads(text)
     return value
+
+
+EXACT = "B"
+"""Prefix of a stored value to parse with the standard library (never the start of JSON)."""
+_LONG_DIGITS = re.compile(r"\d{19}")
 
 
 def check_text(text: str, where: str) -> None:

@@ -12,45 +12,77 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 
-@dataclass
 class NamespaceVectors:
-    """The vectors of one namespace: row ``i`` belongs to item ``item_ids[i]``."""
+    """The vectors of one namespace, each held once: as a row of one float32 matrix.
 
-    version: str
-    rows: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
-    """vector id -> (item id, normalised vector)."""
-    _by_item: dict[str, list[str]] = field(default_factory=dict)
-    _matrix: np.ndarray | None = None
-    _owners: list[str] = field(default_factory=list)
+    Rows written since the last search wait in a small pending list and are stacked into the
+    matrix on the next :meth:`matrix` call, so loading or updating an item copies the matrix
+    at most once per search (a per-row array beside the matrix doubled the cache's memory).
+    """
+
+    __slots__ = ("_by_item", "_matrix", "_owners", "_pending", "_row", "_vids", "version")
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        self._matrix: np.ndarray = np.zeros((0, 0), dtype=np.float32)
+        self._vids: list[str] = []
+        """Vector id of each matrix row (rows no longer in ``_row`` are dead)."""
+        self._owners: list[str] = []
+        """Item id of each matrix row."""
+        self._row: dict[str, int] = {}
+        """Live vector id -> its matrix row."""
+        self._pending: dict[str, tuple[str, np.ndarray]] = {}
+        """Vector id -> (item id, normalised vector), written since the matrix was built."""
+        self._by_item: dict[str, dict[str, None]] = {}
+
+    def __len__(self) -> int:
+        """Number of live vectors."""
+        return len(self._row) + len(self._pending)
+
+    @property
+    def one_per_item(self) -> bool:
+        """Whether every item has exactly one vector (the usual case: one indexed field)."""
+        return len(self._by_item) == len(self)
 
     def matrix(self) -> tuple[np.ndarray, list[str]]:
         """The stacked vectors and the item id of each row (rebuilt after changes)."""
-        if self._matrix is None:
-            owners = [iid for iid, _ in self.rows.values()]
-            if self.rows:
-                self._matrix = np.vstack([vec for _, vec in self.rows.values()])
-            else:
-                self._matrix = np.zeros((0, 0), dtype=np.float32)
-            self._owners = owners
+        if self._pending or len(self._row) != len(self._vids):
+            self._compact()
         return self._matrix, self._owners
 
     def replace_item(self, iid: str, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Replace all rows of item ``iid`` by ``(vector id, vector)`` rows."""
-        for vid in self._by_item.pop(iid, []):
-            self.rows.pop(vid, None)
+        for vid in self._by_item.pop(iid, {}):
+            self._row.pop(vid, None)
+            self._pending.pop(vid, None)
         self.replace_item_rows(iid, vectors)
 
     def replace_item_rows(self, iid: str, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Add or overwrite the given rows of item ``iid``, keeping its other rows."""
         for vid, vec in vectors:
-            self.rows[vid] = (iid, normalise(vec))
-            self._by_item.setdefault(iid, []).append(vid)
-        self._matrix = None
+            self._row.pop(vid, None)
+            self._pending[vid] = (iid, normalise(vec))
+            self._by_item.setdefault(iid, {})[vid] = None
+
+    def _compact(self) -> None:
+        keep = sorted(self._row.values())
+        parts: list[np.ndarray] = []
+        vids = [self._vids[r] for r in keep]
+        owners = [self._owners[r] for r in keep]
+        if keep:
+            parts.append(self._matrix[np.asarray(keep, dtype=np.intp)])
+        if self._pending:
+            parts.append(np.stack([vec for _, vec in self._pending.values()]))
+            vids.extend(self._pending)
+            owners.extend(iid for iid, _ in self._pending.values())
+        self._matrix = np.vstack(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+        self._vids, self._owners = vids, owners
+        self._row = {vid: n for n, vid in enumerate(vids)}
+        self._pending = {}
 
 
 def normalise(vec: Sequence[float]) -> np.ndarray:
@@ -79,14 +111,14 @@ class VectorCache:
         """Cache ``entry`` for ``namespace``, evicting the least recently used if over budget."""
         self.drop(namespace)
         self._entries[namespace] = entry
-        self._size += len(entry.rows)
+        self._size += len(entry)
         self._evict(keep=namespace)
 
     def drop(self, namespace: tuple[str, ...]) -> None:
         """Forget ``namespace``."""
         old = self._entries.pop(namespace, None)
         if old is not None:
-            self._size -= len(old.rows)
+            self._size -= len(old)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -95,7 +127,7 @@ class VectorCache:
         """Account for rows added or removed in place."""
         entry = self._entries.get(namespace)
         if entry is not None:
-            self._size += len(entry.rows) - before
+            self._size += len(entry) - before
             self._evict(keep=namespace)
 
     def _evict(self, keep: tuple[str, ...]) -> None:
@@ -108,7 +140,7 @@ class VectorCache:
 
 
 def rank(
-    entries: Iterable[NamespaceVectors], query: Sequence[float], depth: int
+    entries: Sequence[NamespaceVectors], query: Sequence[float], depth: int
 ) -> list[tuple[str, float]]:
     """Item ids by best cosine similarity to ``query`` over all entries, best first."""
     q = normalise(query)
@@ -124,6 +156,9 @@ def rank(
         return []
     flat = np.concatenate(scores)
     order = np.argsort(-flat, kind="stable")
+    if all(entry.one_per_item for entry in entries):
+        top = order[:depth].tolist()
+        return list(zip([owners[i] for i in top], flat[top].tolist(), strict=True))
     best: dict[str, float] = {}
     for i in order:
         iid = owners[int(i)]
@@ -150,10 +185,14 @@ def similarities(
     q = normalise(query)
     out: dict[str, float] = {}
     for entry in entries:
-        for _, (iid, vec) in entry.rows.items():
-            if iid in wanted:
-                _check_dims(len(vec), len(q))
-                score = float(vec @ q)
-                if score > out.get(iid, -2.0):
-                    out[iid] = score
+        matrix, owners = entry.matrix()
+        rows = [n for n, iid in enumerate(owners) if iid in wanted]
+        if not rows:
+            continue
+        _check_dims(matrix.shape[1], len(q))
+        scores = matrix[np.asarray(rows, dtype=np.intp)] @ q
+        for n, score in zip(rows, scores.tolist(), strict=True):
+            iid = owners[n]
+            if score > out.get(iid, -2.0):
+                out[iid] = score
     return out

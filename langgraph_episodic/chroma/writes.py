@@ -49,15 +49,12 @@ def apply_puts(
                     emptied.append(op.namespace)
                     changes.setdefault(op.namespace, {})[rid] = []
                 continue
-            stale = {k: v for k, v in (prev or {}).items() if k.startswith(("v.", "_p"))}
             rows: Change = []
             for j, (path, text) in enumerate(p.texts):
-                meta = layout.vector_metadata(op.namespace, op.key, op.value, iid=rid)
-                meta["_path"] = path
                 vid = layout.vector_id(rid, j)
                 vec_ids.append(vid)
                 vec_embs.append(doc_vectors[text])
-                vec_metas.append(layout.clear_stale(meta, stale))
+                vec_metas.append(layout.vector_metadata(op.namespace, rid, path))
                 vec_docs.append(text)
                 rows.append((vid, text, doc_vectors[text]))
             changes.setdefault(op.namespace, {})[rid] = rows

@@ -367,7 +367,7 @@ def cached_vector_rows(store: Any, namespace: tuple[str, ...]) -> int:
 
     cache: VectorCache = _find(store, VectorCache)
     entry = cache.get(namespace)
-    return 0 if entry is None else len(entry.rows)
+    return 0 if entry is None else len(entry)
 
 
 

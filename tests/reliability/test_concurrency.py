@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from langgraph.store.base import BaseStore
 
+from langgraph_episodic.chroma.values import loads
+
 from .conftest import LineReader, popen_python, raw_records, reap, stderr_of
 
 NS = ("conc", "shared")
@@ -63,7 +65,7 @@ def check_vectors_match(store: Any) -> None:
         if "_item" in r["meta"]:
             docs.setdefault(str(r["meta"]["_item"]), []).append(r["doc"])
     for rid, meta in items.items():
-        value = json.loads(meta["_value"])
+        value = loads(meta["_value"])
         assert docs.get(rid, []) == [value["text"]], (meta["_key"], docs.get(rid))
     assert set(docs) <= set(items), "vector records without an item"
 

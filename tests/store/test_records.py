@@ -1,0 +1,101 @@
+"""What the store keeps, in Chroma and in process: slim records, exact caches.
+
+Vector records carry only their namespace, item id and path; value leaves live on item
+records alone. The item cache keeps a few keys per item, so an update must still clear the
+leaves the new value no longer has. The vector cache holds each vector once, as a matrix row.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from langgraph_episodic.chroma.vector_cache import NamespaceVectors, rank, similarities
+
+from ._support import CHROMA_BACKENDS, hash_index
+
+NS = ("users", "alice", "notes")
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+def test_vector_records_hold_namespace_item_and_path_only(make_store: Any) -> None:
+    store = make_store(index=hash_index(fields=["title", "body.text"]))
+    store.put(NS, "k", {"title": "deploy", "body": {"text": "port 5432"}, "kind": "event"})
+    got = store.collections["vectors"].get(include=["metadatas", "documents"])
+    assert sorted(got["documents"]) == ["deploy", "port 5432"]
+    for meta in got["metadatas"]:
+        assert set(meta) == {"_ns", "_p1", "_p2", "_p3", "_item", "_path"}
+        assert meta["_ns"] == "users.alice.notes"
+    assert sorted(m["_path"] for m in got["metadatas"]) == ["body.text", "title"]
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+def test_an_update_clears_leaves_the_new_value_lacks(make_store: Any) -> None:
+    store = make_store()
+    store.put(NS, "k", {"text": "a", "kind": "event", "meta": {"n": 3}})
+    store.get(NS, "k")  # the previous record now comes from the item cache
+    store.put(NS, "k", {"text": "b"})
+    (meta,) = store.collections["items"].get(include=["metadatas"])["metadatas"]
+    leaves = sorted(k for k in meta if k.startswith("v."))
+    assert leaves == ["v.text"]
+    assert store.search(NS, filter={"kind": "event"}) == []
+    assert store.search(NS, filter={"meta.n": 3}) == []
+    assert [r.value for r in store.search(NS, filter={"text": "b"})] == [{"text": "b"}]
+
+
+def test_vector_cache_matches_a_brute_force_reference() -> None:
+    rng = random.Random(7)
+    gen = np.random.default_rng(7)
+    entry = NamespaceVectors("v1")
+    reference: dict[str, tuple[str, np.ndarray]] = {}
+    for step in range(300):
+        iid = f"i{rng.randrange(25)}"
+        action = rng.random()
+        if action < 0.5:
+            rows = [(f"{iid}#{j}", gen.normal(size=8)) for j in range(rng.randrange(0, 3))]
+            entry.replace_item(iid, rows)
+            for vid in [v for v, (owner, _) in reference.items() if owner == iid]:
+                del reference[vid]
+        else:
+            rows = [(f"{iid}#{rng.randrange(3)}", gen.normal(size=8))]
+            entry.replace_item_rows(iid, rows)
+        for vid, vec in rows:
+            reference[vid] = (iid, vec / np.linalg.norm(vec))
+        assert len(entry) == len(reference)
+        if step % 7 == 0 and reference:
+            query = gen.normal(size=8)
+            q = query / np.linalg.norm(query)
+            best: dict[str, float] = {}
+            for owner, vec in reference.values():
+                best[owner] = max(best.get(owner, -2.0), float(vec @ q))
+            expected = sorted(best.items(), key=lambda kv: -kv[1])
+            got = rank([entry], query, depth=len(best))
+            assert [i for i, _ in got] == [i for i, _ in expected]
+            assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
+            some = [i for i, _ in expected[::2]]
+            sims = similarities([entry], query, some)
+            assert set(sims) == set(some)
+            assert all(abs(sims[i] - best[i]) < 1e-5 for i in some)
+            matrix, owners = entry.matrix()
+            assert matrix.shape[0] == len(owners) == len(reference)
+
+
+EDGE_VALUES = [
+    {"big": 2**70, "neg": -(2**64), "u64": 2**64 - 1, "i64": 2**63 - 1},
+    {"float": 0.1 + 0.2, "tiny": 5e-324, "huge": 1e308, "zero": -0.0, "third": 1 / 3},
+    {"digits": "12345678901234567890", "text": "B", "nul": "\x00\u2028", "nested": [1, {"n": None}]},
+]
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+@pytest.mark.parametrize("value", EDGE_VALUES, ids=["big-ints", "floats", "strings"])
+def test_values_come_back_exactly(make_store: Any, value: dict[str, Any]) -> None:
+    store = make_store()
+    store.put(NS, "k", value, index=False)
+    for got in (store.get(NS, "k").value, store.search(NS)[0].value):
+        assert got == value
+        assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in value.items()}
+        assert str(got["zero"] if "zero" in got else "") == str(value.get("zero", ""))
