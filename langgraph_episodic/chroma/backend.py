@@ -42,6 +42,12 @@ class Backend:
     _item_cache: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
     oversized: set[Namespace] = field(default_factory=set)
     """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
+    scan_cache_size: int = 20_000
+    """Item records an embedded store keeps per namespace, for searches without a query."""
+    _scans: OrderedDict[Namespace, tuple[str, dict[str, dict[str, Any]]]] = field(
+        default_factory=OrderedDict
+    )
+    _scan_rows: int = 0
 
     @classmethod
     def open(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
@@ -113,7 +119,7 @@ class Backend:
         if meta is None:
             self._item_cache.pop(rid, None)
             return
-        self._item_cache[rid] = {k: meta[k] for k in layout.CACHED_KEYS if k in meta}
+        self._item_cache[rid] = _slim(meta)
         self._item_cache.move_to_end(rid)
         while len(self._item_cache) > self.item_cache_size:
             self._item_cache.popitem(last=False)
@@ -123,6 +129,104 @@ class Backend:
         meta = self._item_cache.get(rid)
         if meta is not None:
             meta["_expires"] = expires
+
+    # namespace listings for searches without a query ----------------------------
+
+    def scan_rows(self, prefix: Namespace) -> list[tuple[str, dict[str, Any]]] | None:
+        """Every item record under ``prefix`` as (record id, cached metadata), from memory.
+
+        None when Chroma must be read instead: a store on a server (others write), more
+        unloaded namespaces than :data:`_LAZY_SCAN_LIMIT`, or more items than the cache holds.
+        A namespace loads with one read of its records (as a search without a query read them
+        every time before: 31 ms per search at 10k items, 300 ms at 100k) and then follows this
+        store's own writes; its registry version says when it must load again.
+        """
+        if self.shared:
+            return None
+        infos = self.registry.under(prefix)
+        with self.lock:
+            stale = [ns for ns, info in infos.items() if self._scan_version(ns) != info.version]
+            if len(stale) > _LAZY_SCAN_LIMIT:
+                return None
+            if stale:
+                # One namespace: read it; several: one read of the prefix (as the scan it replaces).
+                where = {"_ns": layout.ns_str(stale[0])} if len(stale) == 1 else None
+                loaded: dict[Namespace, dict[str, dict[str, Any]]] = {ns: {} for ns in stale}
+                for rid, meta in self._read_items(where or layout.prefix_where(prefix)):
+                    rows = loaded.get(layout.ns_from_str(str(meta["_ns"])))
+                    if rows is not None:
+                        rows[rid] = _slim(meta)
+                for ns, rows in loaded.items():
+                    self._put_scan(ns, infos[ns].version, rows)
+            out: list[tuple[str, dict[str, Any]]] = []
+            for ns in infos:
+                entry = self._scans.get(ns)
+                if entry is None:
+                    return None  # larger than the cache
+                self._scans.move_to_end(ns)
+                out.extend(entry[1].items())
+            return out
+
+    def _read_items(self, where: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+        """(record id, metadata) of the item records matching ``where``, read in pages."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        while True:
+            got = self.items.get(where=where, include=["metadatas"], limit=_PAGE, offset=len(out))
+            out.extend(zip(got["ids"], got["metadatas"] or [], strict=True))
+            if len(got["ids"]) < _PAGE:
+                return out
+
+    def update_scans(
+        self,
+        updates: Mapping[Namespace, Mapping[str, Mapping[str, Any] | None]],
+        versions: Mapping[Namespace, str],
+    ) -> None:
+        """Apply this store's own writes to loaded namespace listings.
+
+        ``updates[ns][record id]`` is the record's new metadata, a patch of some keys (a TTL
+        refresh), or None (deleted). Namespaces in ``versions`` take that registry version.
+        """
+        for ns, per_item in updates.items():
+            entry = self._scans.get(ns)
+            if entry is None:
+                continue
+            rows = entry[1]
+            before = len(rows)
+            for rid, patch in per_item.items():
+                if patch is None:
+                    rows.pop(rid, None)
+                elif rid in rows or "_value" in patch:
+                    rows[rid] = {**rows.get(rid, {}), **_slim(patch)}
+            self._scan_rows += len(rows) - before
+            self._scans[ns] = (versions.get(ns, entry[0]), rows)
+        self._evict_scans(keep=None)
+
+    def _scan_version(self, ns: Namespace) -> str | None:
+        entry = self._scans.get(ns)
+        return entry[0] if entry is not None else None
+
+    def _put_scan(self, ns: Namespace, version: str, rows: dict[str, dict[str, Any]]) -> None:
+        self._drop_scan(ns)
+        if len(rows) > self.scan_cache_size:
+            return
+        self._scans[ns] = (version, rows)
+        self._scan_rows += len(rows)
+        self._evict_scans(keep=ns)
+
+    def _drop_scan(self, ns: Namespace) -> None:
+        old = self._scans.pop(ns, None)
+        if old is not None:
+            self._scan_rows -= len(old[1])
+
+    def _evict_scans(self, keep: Namespace | None) -> None:
+        while self._scan_rows > self.scan_cache_size and self._scans:
+            ns = next(iter(self._scans))
+            if ns == keep:
+                if len(self._scans) == 1:
+                    return
+                self._scans.move_to_end(ns)
+                continue
+            self._drop_scan(ns)
 
     def chunked(self, fn: Callable[..., Any], ids: Sequence[str]) -> None:
         """Call ``fn(ids=...)`` in chunks Chroma accepts."""
@@ -255,6 +359,7 @@ class Backend:
     def forget(self, ns: Namespace) -> None:
         """Drop a namespace from the in-process caches (it reloads on the next search)."""
         self.cache.drop(ns)
+        self._drop_scan(ns)
         self.lexical.drop_namespace(ns)
         self.lexical_versions.pop(ns, None)
 
@@ -322,12 +427,19 @@ class Backend:
 
 _LAZY_VECTOR_LIMIT = 64
 """At most this many namespaces' vectors are loaded for one search."""
+_LAZY_SCAN_LIMIT = 16
+"""At most this many namespaces' item listings are loaded for one search without a query."""
 _PAGED_LOAD_FROM = 16
 """Load a scope with one paged read when more namespaces than this need loading."""
 _PAGE = 2000
 """Records per paged read. One read of 100k records fails with "too many SQL variables"; pages
 of 5,000 left 59 MiB more resident after loading 10k texts than pages of 2,000 (0.88 s either
 way), and pages of 1,000 took 1.2 s."""
+
+
+def _slim(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of an item record's metadata the caches keep."""
+    return {k: meta[k] for k in layout.CACHED_KEYS if k in meta}
 
 
 def _version(entry: NamespaceVectors | None) -> str | None:

@@ -39,6 +39,7 @@ def apply_puts(
         unindexed: set[Namespace] = set()
         emptied: list[Namespace] = []
         changes: dict[Namespace, dict[str, Change]] = {}
+        listed: dict[Namespace, dict[str, dict[str, Any] | None]] = {}
         for p, rid in zip(puts, ids, strict=True):
             op, prev = p.op, old.get(rid)
             n_old = int(prev.get("_nvec", 0)) if prev else 0
@@ -48,6 +49,7 @@ def apply_puts(
                     stale_vecs.extend(layout.vector_id(rid, j) for j in range(n_old))
                     emptied.append(op.namespace)
                     changes.setdefault(op.namespace, {})[rid] = []
+                    listed.setdefault(op.namespace, {})[rid] = None
                 continue
             rows: Change = []
             for j, (path, text) in enumerate(p.texts):
@@ -73,6 +75,7 @@ def apply_puts(
             )
             item_ids.append(rid)
             item_metas.append(layout.clear_stale(meta, prev))
+            listed.setdefault(op.namespace, {})[rid] = meta
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
             if not p.texts:
                 unindexed.add(op.namespace)
@@ -87,6 +90,7 @@ def apply_puts(
         settle = [ns for ns in dict.fromkeys(emptied)]
         versions.update(b.settle(settle) if settle else {})
         b.apply_to_caches(changes, versions)
+        b.update_scans(listed, versions)
 
 
 def _write(
@@ -127,6 +131,10 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> N
             b.items.update(ids=chunk, metadatas=[{"_expires": refresh[r][1]} for r in chunk])
         for rid, (_, expires) in refresh.items():
             b.set_expiry(rid, expires)
+        patches: dict[Namespace, dict[str, dict[str, Any] | None]] = {}
+        for rid, (ns, expires) in refresh.items():
+            patches.setdefault(ns, {})[rid] = {"_expires": expires}
+        b.update_scans(patches, {})
         latest: dict[Namespace, float] = {}
         for ns, exp in refresh.values():
             latest[ns] = max(exp, latest.get(ns, 0.0))
@@ -156,6 +164,7 @@ def sweep(b: Backend, now: float) -> int:
             changes.setdefault(layout.ns_from_str(str(meta["_ns"])), {})[rid] = []
         versions = b.settle(list(changes))
         b.apply_to_caches(changes, versions)
+        b.update_scans({ns: dict.fromkeys(per_item) for ns, per_item in changes.items()}, versions)
     return len(ids)
 
 
@@ -173,6 +182,7 @@ def restore_times(
         upd_ids: list[str] = []
         upd_metas: list[dict[str, Any]] = []
         expiries: dict[Namespace, float] = {}
+        patches: dict[Namespace, dict[str, dict[str, Any] | None]] = {}
         for rid, (ns, key) in ids.items():
             if rid not in old:
                 continue
@@ -187,8 +197,9 @@ def restore_times(
             upd_ids.append(rid)
             upd_metas.append(patch)
             b.remember(rid, {**old[rid], **patch})
+            patches.setdefault(ns, {})[rid] = patch
         for s in range(0, len(upd_ids), b.max_batch):
             b.items.update(ids=upd_ids[s : s + b.max_batch], metadatas=upd_metas[s : s + b.max_batch])
-        if expiries:
-            b.settle(list(expiries))
+        versions = b.settle(list(expiries)) if expiries else {}
+        b.update_scans(patches, versions)
     return len(upd_ids)
