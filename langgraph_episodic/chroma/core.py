@@ -19,7 +19,6 @@ from langgraph.store.base import (
     MatchCondition,
     Op,
     PutOp,
-    SearchItem,
     SearchOp,
     get_text_at_path,
     tokenize_path,
@@ -168,18 +167,6 @@ def newest_first(items: Iterable[Item]) -> list[Item]:
     """Order for search without a query: ``updated_at`` descending, then namespace and key."""
     ordered = sorted(items, key=lambda it: (it.namespace, it.key))
     return sorted(ordered, key=lambda it: it.updated_at, reverse=True)
-
-
-def to_search_item(item: Item, score: float | None) -> SearchItem:
-    """Wrap an item with its score."""
-    return SearchItem(
-        namespace=item.namespace,
-        key=item.key,
-        value=item.value,
-        created_at=item.created_at,
-        updated_at=item.updated_at,
-        score=score,
-    )
 
 
 def namespace_matches(ns: tuple[str, ...], conditions: Sequence[MatchCondition] | None) -> bool:

@@ -18,12 +18,13 @@ can never match ``("users", "alice2")``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from langgraph.store.base import Item
+from langgraph.store.base import Item, SearchItem
 
 from .values import dumps, loads
 
@@ -52,8 +53,9 @@ def ns_str(namespace: tuple[str, ...]) -> str:
     return ".".join(namespace)
 
 
+@functools.lru_cache(maxsize=4096)
 def ns_from_str(text: str) -> tuple[str, ...]:
-    """Inverse of :func:`ns_str`."""
+    """Inverse of :func:`ns_str` (memoised: every search result rebuilds its namespace)."""
     return tuple(text.split("."))
 
 
@@ -183,8 +185,10 @@ def to_micros(epoch: float) -> int:
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
+@functools.lru_cache(maxsize=16384)
 def to_datetime(stamp: float) -> datetime:
-    """A stored time (whole microseconds since the epoch) as an aware UTC datetime."""
+    """A stored time (whole microseconds since the epoch) as an aware UTC datetime (memoised:
+    datetimes are immutable, and a search rebuilds two per result)."""
     return _EPOCH + timedelta(microseconds=int(stamp))
 
 
@@ -196,6 +200,20 @@ def item_from_metadata(meta: Mapping[str, Any]) -> Item:
         namespace=ns_from_str(meta["_ns"]),
         created_at=to_datetime(meta["_created"]),
         updated_at=to_datetime(meta["_updated"]),
+    )
+
+
+def search_item_from_metadata(
+    meta: Mapping[str, Any], score: float | None, value: dict[str, Any] | None = None
+) -> SearchItem:
+    """A search result straight from an item record's metadata (``value``: already parsed)."""
+    return SearchItem(
+        namespace=ns_from_str(meta["_ns"]),
+        key=meta["_key"],
+        value=loads(meta["_value"]) if value is None else value,
+        created_at=to_datetime(meta["_created"]),
+        updated_at=to_datetime(meta["_updated"]),
+        score=score,
     )
 
 

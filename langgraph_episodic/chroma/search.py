@@ -16,13 +16,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from langgraph.store.base import Item, SearchOp
+import numpy as np
+from langgraph.store.base import SearchItem, SearchOp
 
 from . import layout
 from .backend import Backend, split_vector_id
 from .core import newest_first
 from .filters import combine, matches, value_where
 from .fusion import fuse, missing_ids
+from .values import loads
 from .vector_cache import NamespaceVectors, rank, similarities
 
 MIN_DEPTH = 100
@@ -30,10 +32,9 @@ MIN_DEPTH = 100
 
 
 class Hit(NamedTuple):
-    """A search result before it becomes a ``SearchItem``: the item, its score, id and TTL."""
+    """A search result with its record id and TTL (for refreshing it on read)."""
 
-    item: Item
-    score: float | None
+    item: SearchItem
     rid: str
     ttl: float | None
 
@@ -55,9 +56,10 @@ def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -
     for rid, meta in rows:
         if float(meta["_expires"]) < now or (unscored_only and meta["_nvec"]):
             continue
-        item = layout.item_from_metadata(meta)
-        if matches(item.value, op.filter):
-            hits.append(Hit(item, None, rid, layout.ttl_of(meta)))
+        value = loads(meta["_value"])
+        if matches(value, op.filter):
+            item = layout.search_item_from_metadata(meta, None, value)
+            hits.append(Hit(item, rid, layout.ttl_of(meta)))
     position = {id(it): n for n, it in enumerate(newest_first(h.item for h in hits))}
     return sorted(hits, key=lambda h: position[id(h.item)])
 
@@ -80,9 +82,10 @@ def resolve(
             meta = metas.get(rid)
             if meta is None or float(meta["_expires"]) < now:
                 continue
-            item = layout.item_from_metadata(meta)
-            if matches(item.value, op.filter):
-                out.append(Hit(item, score, rid, layout.ttl_of(meta)))
+            value = loads(meta["_value"])
+            if matches(value, op.filter):
+                item = layout.search_item_from_metadata(meta, score, value)
+                out.append(Hit(item, rid, layout.ttl_of(meta)))
                 if len(out) >= need:
                     break
         start += chunk
@@ -91,7 +94,7 @@ def resolve(
 
 
 def dense_ranking(
-    b: Backend, op: SearchOp, qvec: Sequence[float], depth: int
+    b: Backend, op: SearchOp, qvec: np.ndarray, depth: int
 ) -> tuple[list[tuple[str, float]], bool]:
     """Item ids by best cosine similarity, and whether a deeper ranking could add more."""
     entries = _cached_scope(b, op)
@@ -106,7 +109,7 @@ def dense_ranking(
     prefix = None if b.covers_everything(op.namespace_prefix) else op.namespace_prefix
     where = layout.prefix_where(prefix or ())
     got = b.vectors.query(
-        query_embeddings=[list(qvec)], n_results=depth, where=where, include=["distances"]
+        query_embeddings=[np.asarray(qvec, dtype=np.float32)], n_results=depth, where=where, include=["distances"]
     )
     ids = got["ids"][0] if got["ids"] else []
     dists = got["distances"][0] if got["distances"] else []
@@ -129,7 +132,7 @@ def _cached_scope(b: Backend, op: SearchOp) -> list[NamespaceVectors] | None:
 
 
 def dense_scores(
-    b: Backend, op: SearchOp, qvec: Sequence[float], item_ids: Sequence[str]
+    b: Backend, op: SearchOp, qvec: np.ndarray, item_ids: Sequence[str]
 ) -> dict[str, float]:
     """Best cosine similarity of each given item (those without vectors are left out)."""
     if not item_ids:
@@ -154,7 +157,7 @@ def lexical_ranking(
         return b.lexical.search(op.query or "", namespaces, depth), namespaces
 
 
-def dense(b: Backend, op: SearchOp, qvec: Sequence[float], now: float) -> list[Hit]:
+def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
     """Cosine-ranked page; as ``InMemoryStore``, a short page is filled with unindexed items."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, 20)
@@ -189,7 +192,7 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
     return kept[op.offset : need]
 
 
-def hybrid(b: Backend, op: SearchOp, qvec: Sequence[float], now: float) -> list[Hit]:
+def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
     """Dense and BM25 rankings fused (see :func:`.fusion.fuse` for what the score means)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)

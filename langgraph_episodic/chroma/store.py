@@ -28,8 +28,9 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     BaseStore,
@@ -49,7 +50,6 @@ from .core import (
     fixed_prefix,
     list_namespaces,
     prepare,
-    to_search_item,
     tokenized_fields,
 )
 
@@ -59,6 +59,7 @@ SearchMode = Literal["hybrid", "dense", "lexical"]
 SEARCH_MODES: tuple[str, ...] = ("hybrid", "dense", "lexical")
 
 _DEFAULT: Any = object()
+_V = TypeVar("_V", list[float], np.ndarray)
 
 
 def _default_index() -> IndexConfig:
@@ -263,7 +264,7 @@ class ChromaStore(BaseStore):
         self,
         plan: Plan,
         doc_vectors: Mapping[str, list[float]],
-        query_vectors: Mapping[str, list[float]],
+        query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
         if self._endpoint is None:
             return self._execute(plan, doc_vectors, query_vectors)
@@ -276,21 +277,21 @@ class ChromaStore(BaseStore):
 
     # ------------------------------------------------------------------ embedding
 
-    def _embed(self, plan: Plan) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    def _embed(self, plan: Plan) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
         texts, queries = self._to_embed(plan)
         if not self.embeddings:
             return {}, {}
         docs = self.embeddings.embed_documents(texts) if texts else []
         qvecs = [self.embeddings.embed_query(q) for q in queries]
-        return self._pair(texts, docs), self._pair(queries, qvecs)
+        return self._pair(texts, docs), self._pair_queries(queries, qvecs)
 
-    async def _aembed(self, plan: Plan) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    async def _aembed(self, plan: Plan) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
         texts, queries = self._to_embed(plan)
         if not self.embeddings:
             return {}, {}
         docs = await self.embeddings.aembed_documents(texts) if texts else []
         qvecs = list(await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries)))
-        return self._pair(texts, docs), self._pair(queries, qvecs)
+        return self._pair(texts, docs), self._pair_queries(queries, qvecs)
 
     def _to_embed(self, plan: Plan) -> tuple[list[str], list[str]]:
         queries = plan.queries_to_embed() if self.search_mode != "lexical" else []
@@ -301,17 +302,35 @@ class ChromaStore(BaseStore):
             raise ValueError(
                 f"The embedder returned {len(vectors)} vectors for {len(texts)} texts."
             )
-        dims = self.index_config.get("dims") if self.index_config is not None else None
         out = {}
         for text, vec in zip(texts, vectors, strict=True):
-            vec = list(map(float, vec))
-            if dims and len(vec) != dims:
-                raise ValueError(
-                    f"The embedder returned {len(vec)}-d vectors but index['dims'] is {dims}. "
-                    "Fix index['dims'] to match the model."
-                )
-            out[text] = vec
+            out[text] = self._check_dims(list(map(float, vec)))
         return out
+
+    def _pair_queries(
+        self, queries: Sequence[str], vectors: Sequence[Sequence[float]]
+    ) -> dict[str, np.ndarray]:
+        """Query vectors as float32 arrays, the form the ranking uses (no list round trips)."""
+        if len(vectors) != len(queries):
+            raise ValueError(
+                f"The embedder returned {len(vectors)} vectors for {len(queries)} texts."
+            )
+        out = {}
+        for text, vec in zip(queries, vectors, strict=True):
+            arr = np.asarray(vec, dtype=np.float32)
+            if arr.ndim != 1:
+                raise ValueError(f"The embedder returned a vector of shape {arr.shape}.")
+            out[text] = self._check_dims(arr)
+        return out
+
+    def _check_dims(self, vec: _V) -> _V:
+        dims = self.index_config.get("dims") if self.index_config is not None else None
+        if dims and len(vec) != dims:
+            raise ValueError(
+                f"The embedder returned {len(vec)}-d vectors but index['dims'] is {dims}. "
+                "Fix index['dims'] to match the model."
+            )
+        return vec
 
     # ------------------------------------------------------------------ execution
 
@@ -319,7 +338,7 @@ class ChromaStore(BaseStore):
         self,
         plan: Plan,
         doc_vectors: Mapping[str, list[float]],
-        query_vectors: Mapping[str, list[float]],
+        query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
         b = self._backend
         results: list[Result] = [None] * plan.n_ops
@@ -338,7 +357,7 @@ class ChromaStore(BaseStore):
                     refresh[rid] = (gop.namespace, now + ttl * 60.0)
         for i, sop in plan.searches:
             hits = self._search(sop, query_vectors.get(sop.query or ""), now)
-            results[i] = [to_search_item(h.item, h.score) for h in hits]
+            results[i] = [h.item for h in hits]
             for h in hits:
                 if sop.refresh_ttl and h.ttl is not None:
                     refresh[h.rid] = (h.item.namespace, now + h.ttl * 60.0)
@@ -351,15 +370,15 @@ class ChromaStore(BaseStore):
             writes.apply_puts(b, plan, doc_vectors, now)
         return results
 
-    def _search(self, op: SearchOp, qvec: list[float] | None, now: float) -> list[search.Hit]:
+    def _search(self, op: SearchOp, qvec: np.ndarray | None, now: float) -> list[search.Hit]:
         mode = self.search_mode
         b = self._backend
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
-        if use_lexical and use_dense:
-            return search.hybrid(b, op, qvec or [], now)
-        if use_dense:
-            return search.dense(b, op, qvec or [], now)
+        if use_lexical and use_dense and qvec is not None:
+            return search.hybrid(b, op, qvec, now)
+        if use_dense and qvec is not None:
+            return search.dense(b, op, qvec, now)
         if use_lexical:
             return search.lexical(b, op, now)
         return search.scan(b, op, now)[op.offset : op.offset + op.limit]

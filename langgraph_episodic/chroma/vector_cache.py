@@ -10,6 +10,7 @@ recently used namespaces first out; a scope larger than that falls back to Chrom
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
@@ -85,10 +86,10 @@ class NamespaceVectors:
         self._pending = {}
 
 
-def normalise(vec: Sequence[float]) -> np.ndarray:
+def normalise(vec: Sequence[float] | np.ndarray) -> np.ndarray:
     """A float32 unit vector (the zero vector stays zero)."""
     arr = np.asarray(vec, dtype=np.float32)
-    norm = float(np.linalg.norm(arr))
+    norm = math.sqrt(float(arr @ arr))
     return arr / norm if norm else arr
 
 
@@ -140,7 +141,7 @@ class VectorCache:
 
 
 def rank(
-    entries: Sequence[NamespaceVectors], query: Sequence[float], depth: int
+    entries: Sequence[NamespaceVectors], query: Sequence[float] | np.ndarray, depth: int
 ) -> list[tuple[str, float]]:
     """Item ids by best cosine similarity to ``query`` over all entries, best first."""
     q = normalise(query)
@@ -178,7 +179,9 @@ def _check_dims(stored: int, query: int) -> None:
 
 
 def similarities(
-    entries: Iterable[NamespaceVectors], query: Sequence[float], item_ids: Iterable[str]
+    entries: Iterable[NamespaceVectors],
+    query: Sequence[float] | np.ndarray,
+    item_ids: Iterable[str],
 ) -> dict[str, float]:
     """Best cosine similarity to ``query`` of each given item found in ``entries``."""
     wanted = set(item_ids)
