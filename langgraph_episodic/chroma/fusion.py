@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Literal
 
 FusionMethod = Literal["minmax", "dbsf", "rrf"]
@@ -94,17 +95,21 @@ def fuse(
     normalise = {"minmax": _minmax, "dbsf": _dbsf, "rrf": lambda r: _rrf(r, k)}[method]
     dense_part, lexical_part = normalise(dense_list), normalise(lexical_list)
 
-    best_rank: dict[str, int] = {}
-    for ranking in (dense_list, lexical_list):
-        for rank, (doc_id, _) in enumerate(ranking):
-            best_rank[doc_id] = min(rank, best_rank.get(doc_id, rank))
-    fused = {
-        doc_id: (1.0 - weight) * dense_part.get(doc_id, 0.0)
-        + weight * lexical_part.get(doc_id, 0.0)
-        for doc_id in best_rank
-    }
-    ordered = sorted(fused.items(), key=lambda item: (-item[1], best_rank[item[0]], item[0]))
-    return [(doc_id, min(1.0, max(0.0, score))) for doc_id, score in ordered[:limit]]
+    best_rank = {doc_id: rank for rank, (doc_id, _) in enumerate(dense_list)}
+    for rank, (doc_id, _) in enumerate(lexical_list):
+        if rank < best_rank.get(doc_id, rank + 1):
+            best_rank[doc_id] = rank
+    dense_w, lexical_w = 1.0 - weight, weight
+    keyed = [
+        (
+            -(dense_w * dense_part.get(doc_id, 0.0) + lexical_w * lexical_part.get(doc_id, 0.0)),
+            rank,
+            doc_id,
+        )
+        for doc_id, rank in best_rank.items()
+    ]
+    keyed.sort()  # best score first, then best rank on either side, then id
+    return [(doc_id, min(1.0, max(0.0, -neg))) for neg, _, doc_id in keyed[:limit]]
 
 
 def _ranked(ranking: Ranking) -> list[tuple[str, float]]:
@@ -115,7 +120,7 @@ def _ranked(ranking: Ranking) -> list[tuple[str, float]]:
             raise ValueError(f"Score of {doc_id!r} is NaN; scores must be numbers.")
         if doc_id not in best or value > best[doc_id]:
             best[doc_id] = value
-    return sorted(best.items(), key=lambda item: -item[1])
+    return sorted(best.items(), key=itemgetter(1), reverse=True)  # stable, as a key of -score
 
 
 def _rrf(ranking: list[tuple[str, float]], k: int) -> dict[str, float]:
