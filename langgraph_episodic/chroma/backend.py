@@ -8,6 +8,7 @@ cache and the lexical index, checking the registry version so that a cache is ne
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -36,9 +37,10 @@ class Backend:
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
     lexical_versions: dict[Namespace, str] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
-    item_cache_size: int = 50_000
+    item_cache_size: int = 100_000
     """Item records kept in process by an embedded store (its own writes keep them exact), each
-    with only :data:`.layout.CACHED_KEYS`."""
+    with only :data:`.layout.CACHED_KEYS`: about 730 bytes each, 73 MB when full. A miss costs
+    a Chroma read (0.5 ms at 100k items)."""
     _item_cache: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
     oversized: set[Namespace] = field(default_factory=set)
     """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
@@ -438,8 +440,12 @@ way), and pages of 1,000 took 1.2 s."""
 
 
 def _slim(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of an item record's metadata the caches keep."""
-    return {k: meta[k] for k in layout.CACHED_KEYS if k in meta}
+    """The keys of an item record's metadata the caches keep (the namespace string interned:
+    a namespace's items share one copy)."""
+    slim = {k: meta[k] for k in layout.CACHED_KEYS if k in meta}
+    if isinstance(slim.get("_ns"), str):
+        slim["_ns"] = sys.intern(slim["_ns"])
+    return slim
 
 
 def _version(entry: NamespaceVectors | None) -> str | None:
