@@ -1,4 +1,5 @@
-"""Test doubles shared by the suite: a scripted, tool-calling chat model.
+"""Test doubles shared by the suite: a scripted, tool-calling chat model, and an embedder that
+records what it was asked to embed.
 
 LangChain's fake chat models do not implement ``bind_tools``, so they cannot drive
 ``create_agent``. :class:`ScriptedChatModel` replies from a script: each entry is an
@@ -17,6 +18,8 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
+
+from langgraph_episodic.embeddings import HashEmbeddings
 
 Reply = AIMessage | str | Callable[[list[BaseMessage]], AIMessage | str]
 """One scripted reply: a message, a text, or a function of the messages the model was sent."""
@@ -87,3 +90,25 @@ class ScriptedChatModel(BaseChatModel):
     def exhausted(self) -> bool:
         """True once every scripted reply was used."""
         return self.position == len(self.script)
+
+
+class RecordingEmbeddings(HashEmbeddings):
+    """``HashEmbeddings`` that keeps every text it was asked to embed."""
+
+    def __init__(self, dim: int = 64) -> None:
+        super().__init__(dim)
+        self.seen: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.seen.extend(texts)
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.seen.append(text)
+        return super().embed_query(text)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents(texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return self.embed_query(text)

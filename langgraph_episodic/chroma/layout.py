@@ -194,27 +194,24 @@ def to_datetime(stamp: float) -> datetime:
 
 def item_from_metadata(meta: Mapping[str, Any]) -> Item:
     """Rebuild a LangGraph ``Item`` from an item record's metadata."""
-    return Item(
-        value=loads(meta["_value"]),
-        key=meta["_key"],
-        namespace=ns_from_str(meta["_ns"]),
-        created_at=to_datetime(meta["_created"]),
-        updated_at=to_datetime(meta["_updated"]),
-    )
+    return Item(**_item_fields(meta, None))
 
 
 def search_item_from_metadata(
     meta: Mapping[str, Any], score: float | None, value: dict[str, Any] | None = None
 ) -> SearchItem:
     """A search result straight from an item record's metadata (``value``: already parsed)."""
-    return SearchItem(
-        namespace=ns_from_str(meta["_ns"]),
-        key=meta["_key"],
-        value=loads(meta["_value"]) if value is None else value,
-        created_at=to_datetime(meta["_created"]),
-        updated_at=to_datetime(meta["_updated"]),
-        score=score,
-    )
+    return SearchItem(**_item_fields(meta, value), score=score)
+
+
+def _item_fields(meta: Mapping[str, Any], value: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "namespace": ns_from_str(meta["_ns"]),
+        "key": meta["_key"],
+        "value": loads(meta["_value"]) if value is None else value,
+        "created_at": to_datetime(meta["_created"]),
+        "updated_at": to_datetime(meta["_updated"]),
+    }
 
 
 def ttl_of(meta: Mapping[str, Any]) -> float | None:

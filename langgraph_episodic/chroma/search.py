@@ -13,8 +13,8 @@ Every candidate is then checked exactly (expiry, filter) before it is returned.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
@@ -57,12 +57,11 @@ def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -
         rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
     hits = []
     for rid, meta in rows:
-        if float(meta["_expires"]) < now or (unscored_only and meta["_nvec"]):
+        if unscored_only and meta["_nvec"]:
             continue
-        value = loads(meta["_value"])
-        if matches(value, op.filter):
-            item = layout.search_item_from_metadata(meta, None, value)
-            hits.append(Hit(item, rid, layout.ttl_of(meta)))
+        hit = _hit(rid, meta, None, op, now)
+        if hit is not None:
+            hits.append(hit)
     position = {id(it): n for n, it in enumerate(newest_first(h.item for h in hits))}
     return sorted(hits, key=lambda h: position[id(h.item)])
 
@@ -83,17 +82,26 @@ def resolve(
         metas = b.fetch([rid for rid, _ in part])
         for rid, score in part:
             meta = metas.get(rid)
-            if meta is None or float(meta["_expires"]) < now:
-                continue
-            value = loads(meta["_value"])
-            if matches(value, op.filter):
-                item = layout.search_item_from_metadata(meta, score, value)
-                out.append(Hit(item, rid, layout.ttl_of(meta)))
+            hit = None if meta is None else _hit(rid, meta, score, op, now)
+            if hit is not None:
+                out.append(hit)
                 if len(out) >= need:
                     break
         start += chunk
         chunk *= 2
     return out
+
+
+def _hit(
+    rid: str, meta: Mapping[str, Any], score: float | None, op: SearchOp, now: float
+) -> Hit | None:
+    """The record as a result, or None if it has expired or does not match the filter."""
+    if float(meta["_expires"]) < now:
+        return None
+    value = loads(meta["_value"])
+    if not matches(value, op.filter):
+        return None
+    return Hit(layout.search_item_from_metadata(meta, score, value), rid, layout.ttl_of(meta))
 
 
 def dense_ranking(

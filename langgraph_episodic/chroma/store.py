@@ -62,6 +62,11 @@ _DEFAULT: Any = object()
 _V = TypeVar("_V", list[float], np.ndarray)
 
 
+def _check_count(texts: Sequence[str], vectors: Sequence[Any]) -> None:
+    if len(vectors) != len(texts):
+        raise ValueError(f"The embedder returned {len(vectors)} vectors for {len(texts)} texts.")
+
+
 def _default_index() -> IndexConfig:
     from ..embeddings import MODEL_DIMS, default_embeddings
 
@@ -298,23 +303,17 @@ class ChromaStore(BaseStore):
         return plan.texts_to_embed(), queries
 
     def _pair(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> dict[str, Any]:
-        if len(vectors) != len(texts):
-            raise ValueError(
-                f"The embedder returned {len(vectors)} vectors for {len(texts)} texts."
-            )
-        out = {}
-        for text, vec in zip(texts, vectors, strict=True):
-            out[text] = self._check_dims(list(map(float, vec)))
-        return out
+        _check_count(texts, vectors)
+        return {
+            text: self._check_dims(list(map(float, vec)))
+            for text, vec in zip(texts, vectors, strict=True)
+        }
 
     def _pair_queries(
         self, queries: Sequence[str], vectors: Sequence[Sequence[float]]
     ) -> dict[str, np.ndarray]:
         """Query vectors as float32 arrays, the form the ranking uses (no list round trips)."""
-        if len(vectors) != len(queries):
-            raise ValueError(
-                f"The embedder returned {len(vectors)} vectors for {len(queries)} texts."
-            )
+        _check_count(queries, vectors)
         out = {}
         for text, vec in zip(queries, vectors, strict=True):
             arr = np.asarray(vec, dtype=np.float32)

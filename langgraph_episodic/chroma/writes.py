@@ -129,10 +129,9 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> N
         for s in range(0, len(ids), b.max_batch):
             chunk = ids[s : s + b.max_batch]
             b.items.update(ids=chunk, metadatas=[{"_expires": refresh[r][1]} for r in chunk])
-        for rid, (_, expires) in refresh.items():
-            b.set_expiry(rid, expires)
         patches: dict[Namespace, dict[str, dict[str, Any] | None]] = {}
         for rid, (ns, expires) in refresh.items():
+            b.set_expiry(rid, expires)
             patches.setdefault(ns, {})[rid] = {"_expires": expires}
         b.update_scans(patches, {})
         latest: dict[Namespace, float] = {}

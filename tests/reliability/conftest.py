@@ -79,28 +79,6 @@ def chroma() -> Iterator[Any]:
     s.close()
 
 
-class RecordingEmbeddings(HashEmbeddings):
-    """``HashEmbeddings`` that keeps every text it was asked to embed."""
-
-    def __init__(self, dim: int = DIMS) -> None:
-        super().__init__(dim)
-        self.seen: list[str] = []
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.seen.extend(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.seen.append(text)
-        return super().embed_query(text)
-
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embed_documents(texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        return self.embed_query(text)
-
-
 def store_collections(store: Any) -> list[Any]:
     """Every Chroma collection a ChromaStore keeps (``<name>`` and ``<name>__*``), read
     straight from its client, so the check does not depend on the store's internals."""

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import pytest
+from fakes import RecordingEmbeddings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import BaseStore
@@ -23,7 +24,7 @@ from langgraph_episodic.privacy import (
 from langgraph_episodic.privacy import forget as forget_module
 from langgraph_episodic.privacy import redaction as redaction_module
 
-from .conftest import RecordingEmbeddings, hash_index, raw_records
+from .conftest import hash_index, raw_records
 
 SECRETS = {
     "email": ["bob.smith+news@example.co.uk", "a@b.io", "Maria.Muster@firma-x.de"],

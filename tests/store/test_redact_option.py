@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
+from fakes import RecordingEmbeddings
+
 from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.privacy import Redactor
 
 SECRET = "bob@example.com"
-
-
-class RecordingEmbeddings(HashEmbeddings):
-    def __init__(self) -> None:
-        super().__init__(64)
-        self.seen: list[str] = []
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.seen.extend(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.seen.append(text)
-        return super().embed_query(text)
 
 
 def test_redacted_before_embedding_and_storage() -> None:
