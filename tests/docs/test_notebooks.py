@@ -1,8 +1,9 @@
 """Every notebook runs top to bottom, offline, in a fresh kernel and a temporary folder.
 
 The notebooks check their own claims with ``assert`` cells, so a notebook that runs also shows
-what it says it shows. The committed ``.ipynb`` files must match ``notebooks/_build.py`` and
-carry no outputs.
+what it says it shows. Each notebook's source is a jupytext percent-format ``.py`` file beside
+it (linted and type-checked with the package); the committed ``.ipynb`` must match it and carry no
+outputs.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def test_there_are_five_walkthroughs() -> None:
     assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05"], NOTEBOOKS
 
 
-def test_notebooks_match_their_generator_and_have_no_outputs() -> None:
+def test_notebooks_match_their_sources_and_have_no_outputs() -> None:
     result = subprocess.run(
-        [sys.executable, str(NOTEBOOK_DIR / "_build.py"), "--check"],
+        [sys.executable, str(NOTEBOOK_DIR / "_pair.py"), "--check"],
         capture_output=True,
         text=True,
         check=False,

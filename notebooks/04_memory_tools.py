@@ -1,0 +1,116 @@
+# %% [markdown]
+# # 4 · Memory tools in an agent: `memory_speichern` and `memory_abrufen`
+#
+# **What this notebook shows:** an agent built with LangChain's `create_agent` that decides
+# itself what to remember (`memory_speichern`, "save to memory") and when to look it up
+# (`memory_abrufen`, "recall from memory"). The tools find the user from
+# `config["configurable"]`, never from the model's arguments, so one user cannot reach
+# another's memories. A session saves a fact; a later session (a new thread) recalls it.
+#
+# Offline, a small rule-based fake stands in for the tool-calling LLM; the two lines that
+# switch to a real model are shown below. The packaged embedding model is used, since
+# finding the right memory for a question is the point here.
+
+# %%
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+
+class RuleBasedToolCaller(BaseChatModel):
+    """Offline stand-in for a tool-calling LLM: questions are looked up, statements saved,
+    and a tool's answer is passed on to the user."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "rule-based-tool-caller"
+
+    def bind_tools(self, tools, **kwargs):
+        return self  # a real model would now see the tools' names and descriptions
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        last = messages[-1]
+        if isinstance(last, ToolMessage):
+            reply = AIMessage(last.content)
+        elif last.content.rstrip().endswith("?"):
+            reply = AIMessage("", tool_calls=[{"name": "memory_abrufen", "args": {"frage": last.content}, "id": f"call-{len(messages)}"}])
+        else:
+            reply = AIMessage("", tool_calls=[{"name": "memory_speichern", "args": {"information": last.content}, "id": f"call-{len(messages)}"}])
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+model = RuleBasedToolCaller()
+
+# %% [markdown]
+# To use a real model instead, replace the last line with these two (any provider that
+# supports tool calling; set its API key first):
+#
+# ```python
+# from langchain.chat_models import init_chat_model
+# model = init_chat_model("openai:gpt-4o-mini")
+# ```
+
+# %% [markdown]
+# ## The agent
+#
+# `create_agent(model, tools, store=...)` injects the store into the tools. The tools'
+# German descriptions tell the model when to save (preferences, personal facts, goals)
+# and when not to (small talk, confirmations).
+
+# %%
+import tempfile
+from pathlib import Path
+
+from langchain.agents import create_agent
+from langgraph.checkpoint.memory import InMemorySaver
+
+from langgraph_episodic import ChromaStore, memory_abrufen, memory_speichern, thread_config
+
+store = ChromaStore.persistent(Path(tempfile.mkdtemp(prefix="episodic-tools-")) / "store")
+agent = create_agent(model, tools=[memory_speichern, memory_abrufen], store=store, checkpointer=InMemorySaver())
+print(memory_speichern.name, "-", memory_speichern.description[:160], "...")
+
+
+def say(user: str, session: str, text: str) -> str:
+    result = agent.invoke({"messages": [("user", text)]}, thread_config(user, session))
+    return result["messages"][-1].content
+
+
+# %% [markdown]
+# ## Session 1: Alice tells the agent a few things
+
+# %%
+for text in ["Ich trinke meinen Kaffee schwarz, ohne Zucker.", "Mein Lieblingseditor ist Neovim.", "Danke!"]:
+    print(f"alice: {text:<48} agent: {say('alice', 'session-1', text)}")
+
+# %% [markdown]
+# The last message is small talk: the tool's relevance filter refused to store it, and the
+# tool said so instead of pretending.
+#
+# ## Session 2 (a new thread): the agent recalls
+
+# %%
+answer = say("alice", "session-2", "Wie trinke ich meinen Kaffee?")
+print("alice: Wie trinke ich meinen Kaffee?\nagent:", answer)
+assert "schwarz" in answer
+
+bob = say("bob", "session-1", "Wie trinke ich meinen Kaffee?")
+print("\nbob:   Wie trinke ich meinen Kaffee?\nagent:", bob)
+assert "schwarz" not in bob
+
+# %% [markdown]
+# ## English tools, other namespaces
+#
+# `create_memory_tools(locale="en")` gives `save_memory` / `recall_memory` with English
+# descriptions; `namespace=`, `k=` and `ttl=` configure where and how long memories live.
+
+# %%
+from langchain_core.runnables import RunnableConfig
+
+from langgraph_episodic import create_memory_tools
+
+save, recall = create_memory_tools(locale="en", store=store, namespace=("team_notes", "{user_id}"))
+config: RunnableConfig = {"configurable": {"user_id": "alice"}}
+print(save.invoke({"information": "The release freeze starts on Thursday"}, config))
+print(recall.invoke({"query": "When does the freeze start?"}, config))
+store.close()
