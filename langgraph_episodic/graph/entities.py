@@ -1,18 +1,29 @@
 """The entity-extract node: remember who and what the user talks about, across sessions.
 
-From the last human message (or the last message, ``source="last"``) the node drops question
-sentences (a trailing "?", or a German or English question word first), extracts entities
-(name, one-sentence description) from what is left, merges each description into the one
-already stored without repeating it, and persists them in the store under
-``("entities", user_id)``. The merged entities are written to ``state["entities"]``; when a new
-session starts with none, the user's stored entities are loaded first.
+From the last human message (or the last message, ``source="last"``) the node extracts entities
+(name, one-sentence description), merges each description into the one already stored, and
+persists them in the store under ``("entities", user_id)``. The merged entities are written to
+``state["entities"]``. :func:`load_entities_node` loads a user's stored entities *before* the
+agent runs, so a new session knows them from its first answer.
 
-With a chat model the extraction uses structured output (``with_structured_output``). Without
-one a rule-based extractor runs, and says so in each stored item (``"method": "rules"``): it
-takes names from phrases like "my name is", "I use", "ich arbeite bei", from words written like
-names (``LangGraph``, ``AWS``, ``GPT-4``) and, in English sentences, from capitalised words;
-the description is the sentence they came from. A capitalised first word of a sentence
-counts only before a verb such as "is" or "works" ("Alice works at ACME", not "Count words").
+With a chat model the model sees the whole message and decides what is a statement (questions
+are ignored by instruction, not by a filter), extraction uses structured output
+(``with_structured_output``), and a new fact about a known entity is merged by the model
+*rewriting* the description (so "no longer at ACME, now at Globex" replaces "works at ACME").
+Without one a rule-based extractor runs, and says so in each stored item (``"method":
+"rules"``): it skips only sentences that end in "?", takes names from phrases like "my name is",
+"I use", "ich arbeite bei", from words written like names (``LangGraph``, ``AWS``, ``GPT-4``)
+and, in English sentences, from capitalised words; the description is the sentence they came
+from, merged newest first with near-duplicates dropped (:func:`merge_description`). A
+capitalised first word counts only before a verb such as "is" ("Alice works at ACME", not
+"Count words").
+
+Each read-merge-write of one entity holds a lock per (store, namespace, key) in this process
+(:mod:`langgraph_episodic.graph._keylock`), so concurrent sessions of one user keep every fact.
+Across processes the store offers no compare-and-swap: two processes merging the same entity at
+the same moment can lose one side (the next mention merges it again).
+
+Internal model calls are retried and tagged so they never reach ``stream_mode="messages"``.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -31,8 +42,10 @@ from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
 from ..relevance import is_worth_storing
+from ._internal import internal_config, retrying
+from ._keylock import alocked, locked
 from ._messages import as_messages, last_human_index, message_text
-from ._runner import MemoryNode, Plan, call, resolve_store
+from ._runner import MemoryNode, Plan, arun, call, resolve_store, run
 from .namespaces import ENTITIES
 from .state import entity_key, merge_description
 
@@ -46,6 +59,12 @@ ENTITY_INSTRUCTIONS = (
     "text states something about. For each give its name and one sentence, in the text's "
     "language, saying what the text tells about it. Ignore anything only asked about. Return "
     "an empty list when there is nothing."
+)
+REWRITE_INSTRUCTIONS = (
+    "You keep a short description of an entity up to date. Rewrite the known description with "
+    "the new information into one to three sentences in the text's language. When the new "
+    "information contradicts the old (a correction, a change), keep only the new. Answer with "
+    "the description only."
 )
 
 
@@ -84,7 +103,9 @@ _NAME_RUN = rf"({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}})"
 _TRIGGERS = re.compile(
     r"\b(?i:name is|am called|call me|i'm|i am|(?:work|works|working|worked) (?:at|for|with)|"
     r"uses?|using|prefers?|(?:live|lives|living) in|(?:am|is|come|comes) from|"
-    r"name ist|heiße|heisse|ich bin|(?:arbeite|arbeitet|arbeiten) (?:bei|für|mit)|nutze|nutzt|"
+    r"name ist|heiße|heisse|ich bin|"
+    r"(?:arbeite|arbeitet|arbeiten)(?: ich| er| sie| wir)?(?: jetzt| nun| inzwischen| seit \w+)?"
+    r" (?:bei|für|mit)|nutze|nutzt|"
     r"nutzen|benutze|benutzt|verwende|verwendet|bevorzuge|bevorzugt|(?:wohne|wohnt) in|"
     r"(?:komme|kommt) aus)"
     rf"\s+{_NAME_RUN}",
@@ -166,8 +187,15 @@ def is_question(sentence: str) -> bool:
 
 
 def statements(text: str) -> list[str]:
-    """The sentences of ``text`` that are not questions."""
-    return [s.strip() for s in _SENTENCE.findall(text) if s.strip() and not is_question(s)]
+    """The sentences of ``text`` that do not end in "?" (the rule-based extractor's input).
+
+    Only a question mark marks a question here: "Wie besprochen arbeite ich jetzt bei Siemens."
+    and "Can you remember that my wife is Julia." are statements.
+
+    >>> statements("Wie besprochen arbeite ich jetzt bei Siemens. Wo ist das Büro?")
+    ['Wie besprochen arbeite ich jetzt bei Siemens.']
+    """
+    return [s.strip() for s in _SENTENCE.findall(text) if s.strip() and not s.strip().endswith("?")]
 
 
 def _is_german(sentence: str) -> bool:
@@ -226,7 +254,7 @@ def extract_entities_by_rules(text: str) -> list[ExtractedEntity]:
 
 def _structured(model: BaseChatModel) -> Any:
     try:
-        return model.with_structured_output(ExtractedEntities)
+        return retrying(model.with_structured_output(ExtractedEntities))
     except NotImplementedError as exc:
         raise TypeError(
             f"{type(model).__name__} does not support structured output. Pass a chat model "
@@ -249,6 +277,119 @@ def _source_text(messages: Sequence[BaseMessage], source: str) -> str:
     return "" if i is None else message_text(messages[i])
 
 
+class EntityWriter:
+    """Extracts entities from a text and merges them into a user's stored entities.
+
+    Shared by :func:`entity_extract_node` and the middleware. ``model=None``: rules.
+    """
+
+    def __init__(self, model: BaseChatModel | None = None) -> None:
+        self.method = "rules" if model is None else "llm"
+        self._structured = _structured(model) if model is not None else None
+        self._rewriter = retrying(model) if model is not None else None
+
+    def extract(self, text: str) -> Plan[list[ExtractedEntity]]:
+        """Plan: the entities ``text`` states something about."""
+        if self._structured is None:
+            text = " ".join(statements(text))
+            if not is_worth_storing(text, min_chars=8, min_words=2):
+                return []
+            return extract_entities_by_rules(text)
+        if not is_worth_storing(text, min_chars=8, min_words=2):
+            return []
+        request = [SystemMessage(ENTITY_INSTRUCTIONS), HumanMessage(text)]
+        result = yield call(self._structured.invoke, self._structured.ainvoke, request,
+                            internal_config("entities"))
+        return _as_entities(result)
+
+    def _merged(self, old: str | None, new: str) -> Plan[str]:
+        if self._rewriter is None or not old or merge_description(old, new) == old:
+            return merge_description(old, new)
+        request = [SystemMessage(REWRITE_INSTRUCTIONS),
+                   HumanMessage(f"Known description:\n{old}\n\nNew information:\n{new}")]
+        response = yield call(self._rewriter.invoke, self._rewriter.ainvoke, request,
+                              internal_config("entity_rewrite"))
+        return message_text(response) or merge_description(old, new)
+
+    def _merge_one(
+        self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity
+    ) -> Plan[tuple[str, str]]:
+        name_, key = entity.name.strip(), entity_key(entity.name)
+        old = yield call(store.get, store.aget, ns, key)
+        display = old.value.get("name", name_) if old else name_
+        merged = yield from self._merged(old.value.get("description") if old else None,
+                                         entity.description.strip())
+        value = {"name": display, "description": merged, "text": f"{display}: {merged}",
+                 "method": self.method, "updated_at": time.time()}
+        yield call(store.put, store.aput, ns, key, value)
+        return display, merged
+
+    def merge(
+        self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity]
+    ) -> Plan[dict[str, str]]:
+        """Plan: merge ``entities`` into the store, each under its lock; return name -> text."""
+        update: dict[str, str] = {}
+        for entity in entities:
+            key = entity_key(entity.name)
+            if not key or not entity.description.strip():
+                continue
+            lock_key = (id(store), ns, key)
+            display, merged = yield call(_run_locked, _arun_locked, lock_key,
+                                         lambda e=entity: self._merge_one(store, ns, e))
+            update[display] = merged
+        return update
+
+
+def _run_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
+    with locked(key):
+        return run(plan())
+
+
+async def _arun_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
+    async with alocked(key):
+        return await arun(plan())
+
+
+def load_entities(
+    store: BaseStore, ns: tuple[str, ...], limit: int
+) -> Plan[dict[str, str]]:
+    """Plan: up to ``limit`` of the user's stored entities, name -> description."""
+    if limit <= 0:
+        return {}
+    items = yield call(store.search, store.asearch, ns, limit=limit)
+    return {item.value["name"]: item.value["description"] for item in items
+            if "name" in item.value and "description" in item.value}
+
+
+def load_entities_node(
+    *,
+    store: BaseStore | None = None,
+    namespace: tuple[str, ...] = ENTITY_NAMESPACE,
+    limit: int = 50,
+    name: str = "load_entities",
+) -> MemoryNode:
+    """Create the node that loads the user's stored entities before the agent runs.
+
+    Runs when ``state["entities"]`` is empty (a new session); later turns keep what the
+    extract node merged.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> store = InMemoryStore()
+    >>> store.put(("entities", "alice"), "acme", {"name": "ACME", "description": "Her employer."})
+    >>> load_entities_node(store=store).invoke({}, {"configurable": {"user_id": "alice"}})
+    {'entities': {'ACME': 'Her employer.'}}
+    """
+
+    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        if state.get("entities"):
+            return {}
+        loaded = yield from load_entities(resolve_store(store), fill_namespace(namespace, config),
+                                          limit)
+        return {"entities": loaded} if loaded else {}
+
+    return MemoryNode(name, plan)
+
+
 def entity_extract_node(
     *,
     model: BaseChatModel | None = None,
@@ -266,7 +407,8 @@ def entity_extract_node(
         namespace: Namespace template; ``{user_id}`` and other ``{key}`` labels are filled
             from ``config["configurable"]``.
         source: ``"human"`` (the last human message) or ``"last"`` (the last message).
-        load_limit: How many stored entities to load into a new session's state.
+        load_limit: How many stored entities to load when the state has none (used alone,
+            without :func:`load_entities_node` before the agent).
         name: The node's name.
 
     >>> from langgraph.store.memory import InMemoryStore
@@ -277,38 +419,18 @@ def entity_extract_node(
     """
     if source not in ("human", "last"):
         raise ValueError(f"source must be 'human' or 'last', got {source!r}.")
-    structured = _structured(model) if model is not None else None
+    writer = EntityWriter(model)
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         ns = fill_namespace(namespace, config)
         the_store = resolve_store(store)
         update: dict[str, str] = {}
-        if not state.get("entities") and load_limit > 0:
-            items = yield call(the_store.search, the_store.asearch, ns, limit=load_limit)
-            update = {item.value["name"]: item.value["description"] for item in items
-                      if "name" in item.value and "description" in item.value}
-        text = " ".join(statements(_source_text(as_messages(state.get("messages")), source)))
-        if not is_worth_storing(text, min_chars=8, min_words=2):
-            return {"entities": update} if update else {}
-        if structured is None:
-            extracted, method = extract_entities_by_rules(text), "rules"
-        else:
-            request = [SystemMessage(ENTITY_INSTRUCTIONS), HumanMessage(text)]
-            extracted = _as_entities((yield call(structured.invoke, structured.ainvoke, request)))
-            method = "llm"
-        for entity in extracted:
-            name_, key = entity.name.strip(), entity_key(entity.name)
-            if not key or not entity.description.strip():
-                continue
-            old = yield call(the_store.get, the_store.aget, ns, key)
-            display = old.value.get("name", name_) if old else name_
-            merged = merge_description(old.value.get("description") if old else None,
-                                       entity.description)
-            value = {"name": display, "description": merged, "text": f"{display}: {merged}",
-                     "method": method, "updated_at": time.time()}
-            yield call(the_store.put, the_store.aput, ns, key, value)
-            update[display] = merged
-        logger.debug("entity_extract: %d entities (%s)", len(extracted), method)
+        if not state.get("entities"):
+            update = yield from load_entities(the_store, ns, load_limit)
+        text = _source_text(as_messages(state.get("messages")), source)
+        extracted = yield from writer.extract(text)
+        update.update((yield from writer.merge(the_store, ns, extracted)))
+        logger.debug("entity_extract: %d entities (%s)", len(extracted), writer.method)
         return {"entities": update} if update else {}
 
     return MemoryNode(name, plan)

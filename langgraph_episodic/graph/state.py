@@ -28,30 +28,42 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if _norm(s)]
 
 
-def merge_description(old: str | None, new: str | None) -> str:
-    """Merge a new entity description into an existing one without repeating anything.
+NEAR_DUPLICATE = 0.8
+"""An older sentence with more than this share of its words in one newer sentence is dropped."""
 
-    The result keeps each sentence of ``old`` and ``new`` that no other sentence contains
-    (ignoring case and punctuation; of equal ones the first spelling), in the place of the
-    first sentence it contains: a sentence of ``new`` already in ``old`` is skipped, one that
-    extends old ones replaces them, the rest are appended. Sentences are re-joined so that they
-    split the same way again. Merging is idempotent:
-    ``merge_description(a, merge_description(a, b)) == merge_description(a, b)``.
+
+def _near_duplicate(older: str, newer: str) -> bool:
+    old_words, new_words = set(older.split()), set(newer.split())
+    return bool(old_words) and len(old_words & new_words) > NEAR_DUPLICATE * len(old_words)
+
+
+def merge_description(old: str | None, new: str | None) -> str:
+    """Merge a new entity description into an existing one: newest fact first, near-duplicates
+    dropped.
+
+    The sentences of ``new`` come first, then those of ``old`` that no newer sentence already
+    says (more than 80% of an older sentence's words, ignoring case and punctuation, in one newer
+    sentence): a correction that restates the old fact ("no longer at ACME, now at Globex")
+    replaces it. At most :data:`MAX_DESCRIPTION_SENTENCES` are kept, the oldest dropped first.
+    Merging is idempotent: ``merge_description(a, merge_description(a, b)) ==
+    merge_description(a, b)``.
 
     >>> merge_description("Alice is a developer.", "Alice is a developer at ACME.")
     'Alice is a developer at ACME.'
-    >>> merge_description("Alice likes tea.", "alice likes tea")
-    'Alice likes tea.'
+    >>> merge_description("Alice works at ACME.", "Alice no longer works at ACME, now at Globex.")
+    'Alice no longer works at ACME, now at Globex.'
+    >>> merge_description("Alice likes tea.", "Alice has a cat.")
+    'Alice has a cat. Alice likes tea.'
     """
-    sentences = [*_sentences(old or ""), *_sentences(new or "")]
-    norms = [_norm(s) for s in sentences]
-    kept: list[tuple[int, int]] = []  # (index of the first sentence it contains, own index)
-    for i, norm in enumerate(norms):
-        if any(norm in other and (norm != other or j < i) for j, other in enumerate(norms)
-               if j != i):
-            continue  # contained in a longer sentence, or a repeat of an earlier one
-        kept.append((min(j for j, other in enumerate(norms) if other in norm), i))
-    merged = [sentences[i] for _, i in sorted(kept)][-MAX_DESCRIPTION_SENTENCES:]
+    kept: list[str] = []
+    norms: list[str] = []
+    for sentence in [*_sentences(new or ""), *_sentences(old or "")]:
+        norm = _norm(sentence)
+        if any(norm == other or _near_duplicate(norm, other) for other in norms):
+            continue
+        kept.append(sentence)
+        norms.append(norm)
+    merged = kept[:MAX_DESCRIPTION_SENTENCES]
     return " ".join(
         s if i == len(merged) - 1 or s.endswith((".", "!", "?")) else s + "."
         for i, s in enumerate(merged)
@@ -66,13 +78,14 @@ def entity_key(name: str) -> str:
 def merge_entities(
     left: Mapping[str, str | None] | None, right: Mapping[str, str | None] | None
 ) -> dict[str, str]:
-    """Reducer for ``entities``: merge ``right`` into ``left`` by name (case-insensitive).
+    """Reducer for ``entities``: ``right``'s descriptions replace ``left``'s, by name.
 
-    Descriptions are merged with :func:`merge_description`; the first spelling of a name is
-    kept. A value of ``None`` in ``right`` removes that entity.
+    Names match case-insensitively and keep their first spelling; ``None`` in ``right``
+    removes an entity. The nodes write each entity's full description as merged in the store
+    (:func:`merge_description`, or a model's rewrite), so the newest write is the whole truth.
 
-    >>> merge_entities({"Alice": "A developer."}, {"alice": "Works at ACME."})
-    {'Alice': 'A developer. Works at ACME.'}
+    >>> merge_entities({"Alice": "A developer."}, {"alice": "A developer at ACME.", "Bob": "x"})
+    {'Alice': 'A developer at ACME.', 'Bob': 'x'}
     """
     merged: dict[str, str] = {k: v for k, v in (left or {}).items() if v is not None}
     names = {entity_key(name): name for name in merged}
@@ -85,10 +98,9 @@ def merge_entities(
                 del names[key]
             continue
         if existing is None:
-            merged[name] = merge_description(None, description)
             names[key] = name
-        else:
-            merged[existing] = merge_description(merged[existing], description)
+            existing = name
+        merged[existing] = description
     return merged
 
 
@@ -98,8 +110,12 @@ class EpisodicState(MessagesState, total=False):
     Keys (all optional except ``messages``):
 
     - ``messages``: the conversation (``add_messages`` reducer).
-    - ``summary``: the running summary written by the summarise node.
-    - ``entities``: name -> one-sentence description, merged by :func:`merge_entities`.
+    - ``summary``: the running summary of every message that left ``messages`` (kept out of
+      ``messages`` so it never streams; :func:`~langgraph_episodic.graph.wiring.memory_system_prompt`
+      adds it to the request) and ``summary_info``: how many messages it covers, the newest id.
+    - ``entities``: name -> description, updated by :func:`merge_entities`.
+    - ``history`` / ``surfaced``: the customer's recent turns and the unresolved items the agent
+      already surfaced, loaded by the working-memory nodes (dicts).
     - ``task``: the current task, a string or ``TaskDescription.to_dict()``; when absent the
       episode nodes use the last human message.
     - ``recalled``: the recalled episodes as dicts (each ``Episode.to_dict()`` plus
@@ -117,6 +133,9 @@ class EpisodicState(MessagesState, total=False):
     """
 
     summary: str
+    summary_info: dict[str, Any]
+    history: list[dict[str, Any]]
+    surfaced: list[dict[str, Any]]
     entities: Annotated[dict[str, str], merge_entities]
     task: str | dict[str, Any]
     recalled: list[dict[str, Any]]

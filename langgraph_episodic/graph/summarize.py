@@ -1,21 +1,31 @@
-"""The summarise node: fold old messages into a running summary once the conversation is long.
+"""The running summary: fold the messages that leave the conversation into ``state["summary"]``.
 
-When the conversation (not counting leading system messages) passes ``max_messages`` or
-``max_tokens``, every message but the last ``keep_last`` is summarised together with the existing
-summary and removed with ``RemoveMessage``. The summary is kept in ``state["summary"]`` and as a
-``SystemMessage`` (id :data:`SUMMARY_MESSAGE_ID`) right after the leading system prompt.
+Whatever leaves ``messages`` (through the summarise node, the sliding window or the
+middleware) is folded into the summary first: nothing is dropped unsummarised. What leaves is
+chosen by :func:`~langgraph_episodic.graph.compaction.plan_compaction`, so the messages that stay
+start with a human message and keep each tool call next to its results.
 
-The cut never separates an AI message with tool calls (parallel calls included) from its
-``ToolMessage``s and never removes the latest human message. With no chat model the node writes
-an *extractive* summary: the first sentence of each removed message, quoted, under a header that
-says so (:data:`EXTRACTIVE_HEADER`).
+The summary lives in its own state key, ``summary`` (with ``summary_info``: how many messages it
+covers and the id of the newest), not in ``messages``: it never reaches a user's
+``stream_mode="messages"`` stream; :func:`~langgraph_episodic.graph.wiring.memory_system_prompt`
+puts it into the agent's system prompt.
+
+Bounds, in tokens: the summary stays under ``max_summary_tokens`` (when a model's summary grows
+past it, the model is asked to shorten it, a summary of the summary; if it still does not fit it
+is clipped, with a warning); each summary request sends at most ``max_input_tokens`` (more
+messages are folded in several requests; one huge message is shortened in the middle). Model
+calls are retried and tagged as internal (:mod:`langgraph_episodic.graph._internal`).
+
+With no chat model the summary is *extractive*: the first sentence of each message, quoted,
+under a header that says so (:data:`EXTRACTIVE_HEADER`); past the bound the oldest lines go.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -26,21 +36,30 @@ from langchain_core.messages import (
     RemoveMessage,
     SystemMessage,
     ToolMessage,
-    get_buffer_string,
 )
 from langchain_core.messages.utils import count_tokens_approximately
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from ._messages import as_messages, last_human_index, leading_system_count, message_text, safe_cut
+from ._internal import internal_config, retrying
+from ._messages import as_messages, message_text
 from ._runner import MemoryNode, Plan, call
+from .compaction import (
+    LEGACY_SUMMARY_ID,
+    Compaction,
+    ContextSize,
+    TokenCounter,
+    check_size,
+    normalize_trigger,
+    plan_compaction,
+)
 
 logger = logging.getLogger(__name__)
 
-SUMMARY_MESSAGE_ID = "episodic-summary"
-"""Id of the ``SystemMessage`` holding the summary (replaced in place on every update)."""
+SUMMARY_MESSAGE_ID = LEGACY_SUMMARY_ID
+"""Id of the summary ``SystemMessage`` earlier versions kept in ``messages``; a node that finds
+one removes it (its text is in ``state["summary"]``)."""
 
-SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
 EXTRACTIVE_HEADER = "Extractive summary (no model configured; first sentences quoted, not paraphrased):"
 
 SUMMARY_INSTRUCTIONS = (
@@ -49,32 +68,18 @@ SUMMARY_INSTRUCTIONS = (
     "user, decisions, open questions and results of tool calls; drop greetings and chit-chat. "
     "Answer with the summary text only."
 )
+SHORTEN_INSTRUCTIONS = (
+    "Shorten this running summary of a conversation to at most {tokens} tokens (about {chars} "
+    "characters). Keep facts about the user, decisions, open questions and tool results; drop "
+    "the least important details first. Answer with the summary text only."
+)
 
-TokenCounter = Callable[[Sequence[BaseMessage]], int]
+DEFAULT_SUMMARY_TOKENS = 500
+"""Default bound of the summary, in tokens."""
+DEFAULT_INPUT_TOKENS = 4000
+"""Default bound of one summary request, in tokens."""
 
 _FIRST_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
-
-
-def split_for_summary(
-    messages: Sequence[BaseMessage], *, keep_last: int = 4
-) -> tuple[list[BaseMessage], list[BaseMessage], list[BaseMessage]]:
-    """Split messages into (system prompt, to summarise, to keep) at a safe boundary.
-
-    The previous summary message is left out of all three. The cut keeps the last ``keep_last``
-    messages, moved earlier when needed so that tool-call groups stay whole and the latest human
-    message is kept.
-    """
-    if keep_last < 0:
-        raise ValueError(f"keep_last must be >= 0, got {keep_last}.")
-    messages = [m for m in messages if m.id != SUMMARY_MESSAGE_ID]
-    n_system = leading_system_count(messages)
-    system, body = messages[:n_system], messages[n_system:]
-    cut = len(body) - keep_last
-    last_human = last_human_index(body)
-    if last_human is not None:
-        cut = min(cut, last_human)
-    cut = safe_cut(body, max(cut, 0))
-    return system, body[:cut], body[cut:]
 
 
 def _clip(text: str, limit: int) -> str:
@@ -101,23 +106,69 @@ def _extract_line(message: BaseMessage) -> str | None:
     return f"{role}: {_first_sentence(text)}"
 
 
+def _tokens(text: str, counter: TokenCounter) -> int:
+    return counter([HumanMessage(text)]) if text else 0
+
+
 def extractive_summary(
-    previous: str, messages: Sequence[BaseMessage], *, max_chars: int = 2000
+    previous: str,
+    messages: Sequence[BaseMessage],
+    *,
+    max_chars: int = 2000,
+    max_tokens: int | None = None,
+    token_counter: TokenCounter | None = None,
 ) -> str:
     """Summarise without a model: the first sentence of each message, quoted, newest kept.
 
-    The result starts with :data:`EXTRACTIVE_HEADER`; when it exceeds ``max_chars`` the oldest
-    lines are dropped.
+    The result starts with :data:`EXTRACTIVE_HEADER`; past ``max_chars`` characters (or
+    ``max_tokens`` tokens) the oldest lines are dropped.
     """
+    counter: TokenCounter = token_counter or count_tokens_approximately
     old_lines = [ln for ln in previous.splitlines() if ln.strip() and ln != EXTRACTIVE_HEADER]
     lines = old_lines + [line for m in messages if (line := _extract_line(m))]
-    while lines and len(EXTRACTIVE_HEADER) + sum(len(ln) + 1 for ln in lines) > max_chars:
+
+    def too_long() -> bool:
+        text = "\n".join([EXTRACTIVE_HEADER, *lines])
+        return len(text) > max_chars or (
+            max_tokens is not None and _tokens(text, counter) > max_tokens
+        )
+
+    while lines and too_long():
         lines.pop(0)
     return "\n".join([EXTRACTIVE_HEADER, *lines])
 
 
-def _llm_request(previous: str, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    transcript = get_buffer_string(list(messages))
+def render(message: BaseMessage) -> str:
+    """One message as a transcript line: role, text and the tool calls it makes."""
+    role = {"human": "Human", "ai": "AI", "system": "System", "tool": "Tool"}.get(
+        message.type, message.type)
+    if isinstance(message, ToolMessage):
+        role = f"Tool {message.name or message.tool_call_id}"
+    line = f"{role}: {message_text(message)}"
+    if isinstance(message, AIMessage) and message.tool_calls:
+        calls = [f"{tc.get('name')}({json.dumps(tc.get('args', {}), ensure_ascii=False)})"
+                 for tc in message.tool_calls]
+        line += f" [calls {', '.join(calls)}]"
+    return line
+
+
+def shorten_middle(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """``text`` cut in the middle (start and end kept, the cut marked) to fit ``max_tokens``."""
+    tokens = _tokens(text, counter)
+    if tokens <= max_tokens:
+        return text
+    keep = max(16, len(text) * max_tokens // max(tokens, 1) - 60)
+    while True:
+        head, tail = keep * 2 // 3, keep - keep * 2 // 3
+        cut = f"{text[:head]} […{len(text) - keep} characters omitted…] {text[-tail:]}"
+        if _tokens(cut, counter) <= max_tokens or keep <= 16:
+            return cut
+        keep //= 2
+
+
+def summary_request(previous: str, lines: Sequence[str]) -> list[BaseMessage]:
+    """The messages of one summary request: instructions, the summary so far, new lines."""
+    transcript = "\n".join(lines)
     return [
         SystemMessage(SUMMARY_INSTRUCTIONS),
         HumanMessage(
@@ -127,94 +178,186 @@ def _llm_request(previous: str, messages: Sequence[BaseMessage]) -> list[BaseMes
     ]
 
 
-def summary_message(summary: str, *, method: str, summarized: int) -> SystemMessage:
-    """The ``SystemMessage`` that carries the summary in ``messages``."""
-    return SystemMessage(
-        SUMMARY_PREFIX + summary,
-        id=SUMMARY_MESSAGE_ID,
-        response_metadata={"episodic": {"kind": "summary", "method": method,
-                                        "summarized_messages": summarized}},
-    )
-
-
-def _needs_summary(
-    body: Sequence[BaseMessage], max_messages: int | None, max_tokens: int | None,
+def _chunks(
+    previous_budget: int, messages: Sequence[BaseMessage], max_input_tokens: int,
     counter: TokenCounter,
-) -> bool:
-    if max_messages is not None and len(body) > max_messages:
-        return True
-    return max_tokens is not None and counter(body) > max_tokens
+) -> list[list[str]]:
+    """Transcript lines grouped so that each request stays within ``max_input_tokens``."""
+    overhead = _tokens(SUMMARY_INSTRUCTIONS, counter) + previous_budget + 32
+    room = max(64, max_input_tokens - overhead)
+    chunks: list[list[str]] = [[]]
+    for message in messages:
+        line = shorten_middle(render(message), room, counter)
+        if chunks[-1] and _tokens("\n".join([*chunks[-1], line]), counter) > room:
+            chunks.append([])
+        chunks[-1].append(line)
+    return [c for c in chunks if c]
 
 
-def _update(
-    messages: list[BaseMessage],
-    system: list[BaseMessage],
-    dropped: list[BaseMessage],
-    keep: list[BaseMessage],
-    summary_msg: SystemMessage,
-) -> list[BaseMessage]:
-    """The ``messages`` update: per-id removals when the summary is already in place."""
-    n_system = leading_system_count([m for m in messages if m.id != SUMMARY_MESSAGE_ID])
-    in_place = (
-        len(messages) > n_system
-        and messages[n_system].id == SUMMARY_MESSAGE_ID
-        and all(m.id for m in dropped)
-    )
-    if in_place:
-        return [*(RemoveMessage(id=str(m.id)) for m in dropped), summary_msg]
-    return [RemoveMessage(id=REMOVE_ALL_MESSAGES), *system, summary_msg, *keep]
+class Summarizer:
+    """Folds messages into a running summary, bounded in tokens (see the module docstring).
+
+    Args:
+        model: Any LangChain chat model; ``None`` writes an extractive summary.
+        max_summary_tokens: Bound of the summary.
+        max_input_tokens: Bound of one summary request (at least twice ``max_summary_tokens``).
+        token_counter: Counts tokens of a message list (default ``count_tokens_approximately``).
+    """
+
+    def __init__(
+        self,
+        model: BaseChatModel | Runnable[Any, Any] | None = None,
+        *,
+        max_summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
+        max_input_tokens: int = DEFAULT_INPUT_TOKENS,
+        token_counter: TokenCounter | None = None,
+        max_summary_chars: int | None = None,
+    ) -> None:
+        if max_summary_tokens <= 0:
+            raise ValueError(f"max_summary_tokens must be positive, got {max_summary_tokens}.")
+        if max_input_tokens < 2 * max_summary_tokens:
+            raise ValueError(
+                f"max_input_tokens ({max_input_tokens}) must be at least twice "
+                f"max_summary_tokens ({max_summary_tokens}): a request holds the summary so far."
+            )
+        self.model = model
+        self.max_summary_tokens = max_summary_tokens
+        self.max_input_tokens = max_input_tokens
+        self.counter: TokenCounter = token_counter or count_tokens_approximately
+        self.max_summary_chars = max_summary_chars or max_summary_tokens * 4
+        self._runnable = retrying(model) if model is not None else None
+
+    @property
+    def method(self) -> str:
+        """``"llm"`` with a model, else ``"extractive"``."""
+        return "extractive" if self._runnable is None else "llm"
+
+    def _ask(self, request: list[BaseMessage], purpose: str) -> Plan[str]:
+        assert self._runnable is not None
+        response = yield call(self._runnable.invoke, self._runnable.ainvoke, request,
+                              internal_config(purpose))
+        return message_text(response) if isinstance(response, BaseMessage) else str(response)
+
+    def fold(self, previous: str, messages: Sequence[BaseMessage]) -> Plan[str]:
+        """Plan: the summary ``previous`` with ``messages`` folded in, within the bound."""
+        if not messages:
+            return previous
+        if self._runnable is None:
+            return extractive_summary(previous, messages, max_chars=self.max_summary_chars,
+                                      max_tokens=self.max_summary_tokens,
+                                      token_counter=self.counter)
+        summary = previous
+        for lines in _chunks(self.max_summary_tokens, messages, self.max_input_tokens,
+                             self.counter):
+            summary = yield from self._ask(summary_request(summary, lines), "summary")
+            summary = yield from self._bound(summary)
+        return summary
+
+    def _bound(self, summary: str) -> Plan[str]:
+        """A summary of the summary while it is over the bound; clipped as a last resort."""
+        for _ in range(2):
+            if _tokens(summary, self.counter) <= self.max_summary_tokens:
+                return summary
+            text = shorten_middle(summary, self.max_input_tokens // 2, self.counter)
+            request: list[BaseMessage] = [
+                SystemMessage(SHORTEN_INSTRUCTIONS.format(tokens=self.max_summary_tokens,
+                                                          chars=self.max_summary_tokens * 4)),
+                HumanMessage(text),
+            ]
+            summary = yield from self._ask(request, "summary")
+        if _tokens(summary, self.counter) > self.max_summary_tokens:
+            logger.warning("the summary model kept the summary over max_summary_tokens=%d; "
+                           "clipping it", self.max_summary_tokens)
+            summary = shorten_middle(summary, self.max_summary_tokens, self.counter)
+        return summary
+
+
+def compaction_update(
+    messages: Sequence[BaseMessage], compaction: Compaction, state: dict[str, Any],
+    summarizer: Summarizer | None,
+) -> Plan[dict[str, Any]]:
+    """Plan: the state update that folds ``compaction.leaving`` into the summary and removes it.
+
+    With ``summarizer=None`` the messages leave unsummarised (a plain window).
+    """
+    legacy = [m for m in messages if m.id == LEGACY_SUMMARY_ID]
+    if not compaction.leaving and not legacy:
+        return {}
+    update: dict[str, Any] = {}
+    if summarizer is not None and compaction.leaving:
+        previous = str(state.get("summary") or "")
+        update["summary"] = yield from summarizer.fold(previous, compaction.leaving)
+        info = dict(state.get("summary_info") or {})
+        update["summary_info"] = {
+            "summarized_messages": int(info.get("summarized_messages", 0))
+            + len(compaction.leaving),
+            "last_summarized_id": compaction.leaving[-1].id,
+            "method": summarizer.method,
+        }
+        logger.debug("folded %d messages into the summary (%s)", len(compaction.leaving),
+                     summarizer.method)
+    leaving = [*legacy, *compaction.leaving]
+    if all(m.id for m in leaving):
+        update["messages"] = [RemoveMessage(id=str(m.id)) for m in leaving]
+    else:
+        update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *compaction.system,
+                              *compaction.kept]
+    return update
 
 
 def summarize_node(
     *,
     model: BaseChatModel | None = None,
+    trigger: ContextSize | Sequence[ContextSize] | None = None,
+    keep: ContextSize | None = None,
+    max_summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
+    max_input_tokens: int = DEFAULT_INPUT_TOKENS,
+    token_counter: TokenCounter | None = None,
     max_messages: int | None = 10,
     max_tokens: int | None = None,
     keep_last: int = 4,
-    token_counter: TokenCounter | None = None,
-    max_summary_chars: int = 2000,
+    max_summary_chars: int | None = None,
     name: str = "summarize",
 ) -> MemoryNode:
-    """Create the summarise node (see the module docstring for what it guarantees).
+    """Create the summarise node (see the module docstring).
 
     Args:
         model: Any LangChain chat model; ``None`` writes an extractive summary.
-        max_messages: Summarise when more messages than this follow the system prompt
-            (``None`` to use only ``max_tokens``).
-        max_tokens: Also summarise when those messages count more tokens than this.
-        keep_last: How many recent messages stay verbatim (more when a tool-call group or the
-            latest human message needs it).
-        token_counter: Counts tokens of a message list; default
-            ``count_tokens_approximately`` (no model needed).
-        max_summary_chars: Length cap of the extractive summary.
+        trigger: When to summarise: ``("messages", n)`` or ``("tokens", n)`` (more than that
+            after the system prompt), or a list of them (any one). Default: from
+            ``max_messages`` / ``max_tokens``.
+        keep: What stays verbatim: ``("messages", n)`` (at least n) or ``("tokens", n)`` (at
+            most n; the latest turn always stays). Default: ``("messages", keep_last)``.
+        max_summary_tokens, max_input_tokens: The bounds of the summary and of one request.
+        token_counter: Counts tokens of a message list; default ``count_tokens_approximately``.
+        max_messages, max_tokens, keep_last: Shorthand for ``trigger`` and ``keep``.
+        max_summary_chars: Character cap of the extractive summary (default: 4 per token).
         name: The node's name.
 
     >>> from langchain_core.messages import HumanMessage, AIMessage
-    >>> node = summarize_node(max_messages=4, keep_last=2)
+    >>> node = summarize_node(trigger=("messages", 4), keep=("messages", 2))
     >>> msgs = [HumanMessage(f"Question {i}.", id=f"h{i}") for i in range(3)]
     >>> msgs += [AIMessage("Answer.", id="a"), HumanMessage("Last one.", id="h9")]
     >>> update = node.invoke({"messages": msgs})
-    >>> update["summary"].splitlines()[1]
-    'Human: Question 0.'
+    >>> update["summary"].splitlines()[1:]  # at least two messages stay: ["Question 2.", ...]
+    ['Human: Question 0.', 'Human: Question 1.']
     """
-    if max_messages is None and max_tokens is None:
-        raise ValueError("Set max_messages or max_tokens, otherwise the node never summarises.")
-    counter: TokenCounter = token_counter or count_tokens_approximately
+    if keep_last < 0:
+        raise ValueError(f"keep_last must be >= 0, got {keep_last}.")
+    triggers = normalize_trigger(trigger, max_messages=max_messages, max_tokens=max_tokens)
+    if not triggers:
+        raise ValueError("Set a trigger (or max_messages / max_tokens), otherwise the node "
+                         "never summarises.")
+    triggers = [check_size(t, "trigger") for t in triggers]
+    kept_size = check_size(keep or ("messages", keep_last), "keep")
+    summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
+                            max_input_tokens=max_input_tokens, token_counter=token_counter,
+                            max_summary_chars=max_summary_chars)
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         messages = as_messages(state.get("messages"))
-        system, dropped, keep = split_for_summary(messages, keep_last=keep_last)
-        body = [*dropped, *keep]
-        if not dropped or not _needs_summary(body, max_messages, max_tokens, counter):
-            return {}
-        previous = str(state.get("summary") or "")
-        if model is None:
-            summary, method = extractive_summary(previous, dropped, max_chars=max_summary_chars), "extractive"
-        else:
-            response = yield call(model.invoke, model.ainvoke, _llm_request(previous, dropped))
-            summary, method = message_text(response), "llm"
-        logger.debug("summarised %d messages (%s)", len(dropped), method)
-        summary_msg = summary_message(summary, method=method, summarized=len(dropped))
-        return {"messages": _update(messages, system, dropped, keep, summary_msg), "summary": summary}
+        compaction = plan_compaction(messages, trigger=triggers, keep=kept_size,
+                                     token_counter=token_counter)
+        return (yield from compaction_update(messages, compaction, state, summarizer))
 
     return MemoryNode(name, plan)

@@ -28,7 +28,7 @@ def test_merge_appends_only_new_sentences() -> None:
 
 
 def test_merge_ignores_case_and_punctuation_repeats() -> None:
-    assert merge_description("Alice likes tea.", "ALICE likes tea!") == "Alice likes tea."
+    assert merge_description("Alice likes tea.", "ALICE likes tea!") == "ALICE likes tea!"
 
 
 def test_longer_sentence_replaces_the_one_it_extends() -> None:
@@ -41,8 +41,15 @@ def test_description_keeps_the_newest_sentences() -> None:
     for i in range(MAX_DESCRIPTION_SENTENCES + 3):
         text = merge_description(text, f"Fact number {i} is true.")
     assert text is not None
-    assert text.startswith("Fact number 3 is true.")
-    assert text.endswith(f"Fact number {MAX_DESCRIPTION_SENTENCES + 2} is true.")
+    assert text.startswith(f"Fact number {MAX_DESCRIPTION_SENTENCES + 2} is true.")
+    assert text.endswith("Fact number 3 is true.")
+
+
+def test_regression_a_correction_replaces_the_fact_it_restates() -> None:
+    """Issue 15, bug 7: corrections piled up in one description."""
+    merged = merge_description("Alice works at ACME. She likes tea.",
+                               "Alice no longer works at ACME, she now works at Globex.")
+    assert merged == "Alice no longer works at ACME, she now works at Globex. She likes tea."
 
 
 @given(sentences, sentences)
@@ -54,9 +61,9 @@ def test_merge_is_idempotent(a: str, b: str) -> None:
     assert merge_description(once, b) == once
 
 
-def test_reducer_merges_names_case_insensitively_and_keeps_first_spelling() -> None:
+def test_reducer_replaces_by_name_case_insensitively_and_keeps_first_spelling() -> None:
     merged = merge_entities({"Alice": "A developer."}, {"ALICE": "Works at ACME.", "Bob": "A manager."})
-    assert merged == {"Alice": "A developer. Works at ACME.", "Bob": "A manager."}
+    assert merged == {"Alice": "Works at ACME.", "Bob": "A manager."}
 
 
 def test_reducer_none_removes_and_handles_missing_sides() -> None:
@@ -82,5 +89,5 @@ def test_state_extends_messages_state_and_can_be_mixed_in() -> None:
     builder.set_entry_point("n")
     graph = builder.compile()
     out = graph.invoke({"messages": [], "entities": {"Alice": "A developer."}})
-    assert out["entities"] == {"Alice": "A developer. Works at ACME."}
+    assert out["entities"] == {"Alice": "Works at ACME."}
     assert out["attempts"] == 1
