@@ -162,6 +162,13 @@ def task_from_state(state: Mapping[str, Any]) -> TaskDescription | None:
     return TaskDescription(text) if text else None
 
 
+def has_signal(state: Mapping[str, Any]) -> bool:
+    """True when the app said what the task is or how it went (``task``, ``feedback``,
+    ``outcome``): the chat-first nodes learn only then."""
+    return bool(state.get("task")) or state.get("feedback") is not None or bool(
+        state.get("outcome"))
+
+
 def result_to_dict(result: PrioritizedResult) -> dict[str, Any]:
     """A recalled result as the JSON-safe dict kept in ``state["recalled"]``."""
     out = result.episode.to_dict()
@@ -293,12 +300,16 @@ def select_strategy_node(
     rng: random.Random | None = None,
     pool: Mapping[str, str] | None = None,
     similar_k: int = 10,
+    require_signal: bool = False,
     name: str = "select_strategy",
 ) -> MemoryNode:
     """Create the select-strategy node: writes ``strategy`` and ``strategy_instruction``.
 
     ``policy`` is ``"greedy"`` (the three-level rule) or ``"thompson"`` (explores as well);
-    ``rng`` seeds the Thompson sampling, ``pool`` replaces ``STRATEGY_POOL``.
+    ``rng`` seeds the Thompson sampling, ``pool`` replaces ``STRATEGY_POOL``. With
+    ``require_signal=True`` (chat-first, as :func:`~langgraph_episodic.graph.wiring.add_memory_nodes`
+    wires it without a score function) a strategy is chosen only when the input names a
+    ``task`` or carries ``feedback`` / ``outcome``; otherwise both keys are cleared.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> node = select_strategy_node(store=InMemoryStore())
@@ -311,6 +322,8 @@ def select_strategy_node(
     provider = memories or EpisodeMemories(store, namespace=namespace)
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        if require_signal and not has_signal(state):
+            return {"strategy": "", "strategy_instruction": ""}
         memory = provider.for_config(config)
         task = task_from_state(state)
         if task is None:

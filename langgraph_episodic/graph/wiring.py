@@ -2,7 +2,7 @@
 
 The usual order is::
 
-    START -> sliding_window -> recall -> select_strategy -> <agent>
+    START -> sliding_window -> load_entities -> recall -> select_strategy -> <agent>
           -> record_episode -> summarize -> entity_extract -> END
 
 :func:`add_memory_nodes` adds these nodes and edges to your ``StateGraph`` builder around the
@@ -13,7 +13,7 @@ with a simple chat agent (:func:`memory_agent_node`) when you pass a chat model.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -28,7 +28,8 @@ from langgraph.store.base import BaseStore
 from .._fence import data_notice, fence, single_line
 from ._messages import as_messages
 from ._runner import MemoryNode, Plan, call
-from .entities import entity_extract_node
+from .compaction import ContextSize, TokenCounter
+from .entities import entity_extract_node, load_entities_node
 from .episode_nodes import (
     EpisodeMemories,
     Scorer,
@@ -37,8 +38,10 @@ from .episode_nodes import (
     select_strategy_node,
 )
 from .state import EpisodicState
-from .summarize import summarize_node
+from .summarize import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, summarize_node
 from .window import sliding_window_node
+from .working_memory import CustomerHistory, OutputLog
+from .working_memory_nodes import history_nodes, output_log_nodes
 
 
 @dataclass(frozen=True)
@@ -60,12 +63,21 @@ def add_memory_nodes(
     memories: EpisodeMemories | None = None,
     window_tokens: int | None = 2000,
     summarize: bool = True,
+    summary_trigger: ContextSize | Sequence[ContextSize] = ("messages", 10),
+    summary_keep: ContextSize = ("messages", 4),
+    summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
+    summary_input_tokens: int = DEFAULT_INPUT_TOKENS,
+    token_counter: TokenCounter | None = None,
     entities: bool = True,
+    entity_limit: int = 50,
     episodes: bool = True,
     policy: str = "greedy",
     rng: random.Random | None = None,
     top_k: int = 3,
     score: Scorer | None = None,
+    history: CustomerHistory | None = None,
+    output_log: OutputLog | None = None,
+    node_options: Mapping[str, Mapping[str, Any]] | None = None,
     connect_agent: bool = True,
     start: str = START,
     end: str = END,
@@ -79,10 +91,24 @@ def add_memory_nodes(
         store: The store; default: the one the graph is compiled with.
         memories: Shared episodic memories; default one per call of this function.
         window_tokens: Token budget of the sliding window (``None`` leaves the window out).
-        summarize, entities, episodes: Leave out the summary, entity or episodic nodes.
+            With ``summarize`` on, what the window drops is folded into the summary first.
+        summarize: Leave out the summary (then the window drops messages unsummarised).
+        summary_trigger: When the summarise node runs: ``("messages", n)``, ``("tokens", n)``
+            or a list of them (any one).
+        summary_keep: What it keeps verbatim: ``("messages", n)`` or ``("tokens", n)``.
+        summary_tokens, summary_input_tokens: Bounds of the summary and of one summary request.
+        token_counter: Counts tokens for the window and the summary.
+        entities: Leave out the entity nodes (load before the agent, extract after it).
+        entity_limit: How many stored entities a new session loads.
+        episodes: Leave out the episodic nodes (recall, strategy, record).
         policy: Strategy policy, ``"greedy"`` or ``"thompson"``; ``rng`` seeds the latter.
         top_k: How many past episodes the recall node puts in the replay prompt.
-        score: Scoring function for the record-episode node (see there).
+        score: Scoring function for the record-episode node. Without one the graph is
+            chat-first: episodes are recorded and a strategy chosen only when the input carries
+            ``feedback`` / ``outcome`` (or names a ``task``).
+        history, output_log: Wire a :class:`CustomerHistory` / :class:`OutputLog` as nodes.
+        node_options: Any other factory option, by node name, e.g.
+            ``{"recall": {"max_prompt_chars": 4000}, "entity_extract": {"source": "last"}}``.
         connect_agent: Add the edge ``agent -> after[0]``. Pass ``False`` when your agent
             leaves through a conditional edge (e.g. a tool loop) and route it yourself.
         start, end: Where the chain starts and ends (default ``START`` and ``END``).
@@ -90,29 +116,57 @@ def add_memory_nodes(
     >>> builder = StateGraph(EpisodicState)
     >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
     <langgraph.graph.state.StateGraph object at ...>
-    >>> add_memory_nodes(builder, "agent").after
-    ('record_episode', 'summarize', 'entity_extract')
+    >>> names = add_memory_nodes(builder, "agent")
+    >>> names.before, names.after
+    (('sliding_window', 'load_entities', 'recall', 'select_strategy'), ('record_episode', 'summarize', 'entity_extract'))
     """
     if agent not in builder.nodes:
         raise ValueError(
             f"Add your agent node first (builder.add_node({agent!r}, ...)); the builder has "
             f"{sorted(builder.nodes) or 'no nodes'}."
         )
+    extra = {k: dict(v) for k, v in (node_options or {}).items()}
+    known = {"sliding_window", "load_entities", "recall", "select_strategy", "record_episode",
+             "summarize", "entity_extract"}
+    if set(extra) - known:
+        raise ValueError(f"node_options has unknown nodes {sorted(set(extra) - known)}; "
+                         f"use {sorted(known)}.")
+
+    def opts(name: str, **defaults: Any) -> dict[str, Any]:
+        return {**defaults, **extra.get(name, {})}
+
     shared = memories or EpisodeMemories(store)
+    summary = {"model": model, "max_summary_tokens": summary_tokens,
+               "max_input_tokens": summary_input_tokens, "token_counter": token_counter}
     before: list[tuple[str, MemoryNode]] = []
     after: list[tuple[str, MemoryNode]] = []
     if window_tokens is not None:
-        before.append(("sliding_window", sliding_window_node(max_tokens=window_tokens)))
-    if episodes:
-        before.append(("recall", recall_node(memories=shared, top_k=top_k)))
-        before.append(
-            ("select_strategy", select_strategy_node(memories=shared, policy=policy, rng=rng))
-        )
-        after.append(("record_episode", record_episode_node(memories=shared, score=score)))
-    if summarize:
-        after.append(("summarize", summarize_node(model=model)))
+        before.append(("sliding_window", sliding_window_node(**opts(
+            "sliding_window", max_tokens=window_tokens, summarize=summarize, **summary))))
     if entities:
-        after.append(("entity_extract", entity_extract_node(model=model, store=store)))
+        before.append(("load_entities", load_entities_node(**opts(
+            "load_entities", store=store, limit=entity_limit))))
+    if history is not None:
+        load_history, save_history = history_nodes(history)
+        before.append(("load_history", load_history))
+        after.append(("save_history", save_history))
+    if output_log is not None:
+        load_surfaced, record_surfaced = output_log_nodes(output_log)
+        before.append(("load_surfaced", load_surfaced))
+        after.append(("record_surfaced", record_surfaced))
+    if episodes:
+        before.append(("recall", recall_node(**opts("recall", memories=shared, top_k=top_k))))
+        before.append(("select_strategy", select_strategy_node(**opts(
+            "select_strategy", memories=shared, policy=policy, rng=rng,
+            require_signal=score is None))))
+        after.insert(0, ("record_episode", record_episode_node(**opts(
+            "record_episode", memories=shared, score=score))))
+    if summarize:
+        after.append(("summarize", summarize_node(**opts(
+            "summarize", trigger=summary_trigger, keep=summary_keep, **summary))))
+    if entities:
+        after.append(("entity_extract", entity_extract_node(**opts(
+            "entity_extract", model=model, store=store, load_limit=entity_limit))))
     for name, node in (*before, *after):
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")
@@ -132,25 +186,49 @@ ENTITIES_LABEL = "KNOWN ENTITIES"
 """Label of the fence around the known entities in :func:`memory_system_prompt`."""
 
 
+SUMMARY_LABEL = "CONVERSATION SUMMARY"
+"""Label of the fence around the running summary in :func:`memory_system_prompt`."""
+
+
+def _block(title: str, entries: list[str], label: str, what: str) -> str:
+    return "\n".join([title, *fence(entries, label=label, notice=data_notice(what))])
+
+
 def memory_system_prompt(state: Mapping[str, Any], *, base: str = "") -> str:
     """The system prompt the memory nodes' outputs make: ``base``, the strategy instruction,
-    the known entities and the replay prompt (each only when present).
+    the running summary, the known entities, the customer's recent turns, what was already
+    surfaced and the replay prompt (each only when present; the replay prompt only when
+    episodes were recalled).
 
-    Entities come from what users said, so they are fenced as quoted data (a notice, then one
-    ``| name: description`` line each between ``<<<BEGIN KNOWN ENTITIES ...>>>`` and
-    ``<<<END KNOWN ENTITIES>>>``, copies of the markers neutralised; see
-    :mod:`langgraph_episodic._fence`), like the replay prompt's episodes.
+    Everything that comes from what users said is fenced as quoted data (a notice, then one
+    ``| ...`` line each between ``<<<BEGIN LABEL ...>>>`` and ``<<<END LABEL>>>``, copies of the
+    markers neutralised; see :mod:`langgraph_episodic._fence`), like the replay prompt's episodes.
     """
     parts = [base.strip()] if base.strip() else []
     if state.get("strategy_instruction"):
         parts.append(f"Strategy ({state.get('strategy')}): {state['strategy_instruction']}")
+    if state.get("summary"):
+        lines = [single_line(ln) for ln in str(state["summary"]).splitlines() if ln.strip()]
+        parts.append(_block("Summary of the earlier conversation:", lines, SUMMARY_LABEL,
+                            "a summary of earlier messages"))
     if state.get("entities"):
         entries = [single_line(f"{k}: {v}") for k, v in sorted(state["entities"].items())]
-        block = fence(entries, label=ENTITIES_LABEL, notice=data_notice("known entities"))
-        parts.append("\n".join(["Known entities:", *block]))
-    if state.get("replay_prompt"):
+        parts.append(_block("Known entities:", entries, ENTITIES_LABEL, "known entities"))
+    if state.get("history"):
+        entries = [single_line(f"{t['user']} -> {t['assistant']}") for t in state["history"]]
+        parts.append(_block("Recent turns with this customer:", entries, HISTORY_LABEL,
+                            "earlier turns"))
+    if state.get("surfaced"):
+        entries = [single_line(str(i["text"])) for i in state["surfaced"]]
+        parts.append(_block("Already told the user (do not repeat unless asked):", entries,
+                            SURFACED_LABEL, "earlier answers"))
+    if state.get("replay_prompt") and state.get("recalled"):
         parts.append(str(state["replay_prompt"]))
     return "\n\n".join(parts)
+
+
+HISTORY_LABEL = "RECENT TURNS"
+SURFACED_LABEL = "ALREADY SURFACED"
 
 
 def memory_agent_node(

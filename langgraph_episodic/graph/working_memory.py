@@ -7,7 +7,9 @@
 - :class:`OutputLog` records what the agent has surfaced to a user (a warning, a
   recommendation) under ``("output_log", user_id)``; items are marked resolved, and
   :meth:`OutputLog.unresolved` lists the unresolved ones of the last N days, newest first,
-  capped at the newest 100, so the agent can stop repeating itself.
+  capped at the newest 100, so the agent can stop repeating itself. The log also caps what it
+  *stores*: after each record, items surfaced more than ``keep_days`` (7) days ago and all but
+  the newest ``max_items`` (100) are deleted.
 """
 
 from __future__ import annotations
@@ -217,12 +219,19 @@ class OutputLog:
         namespace: str = OUTPUT_LOG,
         ttl_days: float | None = None,
         cap: int = MAX_UNRESOLVED,
+        keep_days: float | None = 7.0,
+        max_items: int = MAX_UNRESOLVED,
     ) -> None:
         if not 0 < cap <= MAX_UNRESOLVED:
             raise ValueError(f"cap must be between 1 and {MAX_UNRESOLVED}, got {cap}.")
+        if max_items <= 0 or (keep_days is not None and keep_days <= 0):
+            raise ValueError(f"max_items and keep_days must be positive, got {max_items} and "
+                             f"{keep_days} (keep_days=None keeps items of any age).")
         self.store = store
         self.namespace = namespace
         self.cap = cap
+        self.keep_days = keep_days
+        self.max_items = max_items
         self._ttl = _ttl_minutes(store, ttl_days)
 
     def _ns(self, user_id: str) -> tuple[str, ...]:
@@ -247,7 +256,20 @@ class OutputLog:
         }
         yield call(self.store.put, self.store.aput, self._ns(user_id), key, value,
                    ttl=self._ttl)
+        yield from self._prune(user_id, now)
         return OutputItem.from_value(key, value)
+
+    def _prune(self, user_id: str, now: float) -> Plan[int]:
+        """Delete items older than ``keep_days`` and all but the newest ``max_items``."""
+        items = yield from all_items(self.store, self._ns(user_id))
+        mine = sorted((i for i in items if i.namespace == self._ns(user_id)),
+                      key=lambda i: float(i.value.get("surfaced_at", 0.0)), reverse=True)
+        oldest = now - self.keep_days * _DAY if self.keep_days is not None else float("-inf")
+        stale = [i for n, i in enumerate(mine)
+                 if n >= self.max_items or float(i.value.get("surfaced_at", 0.0)) < oldest]
+        for item in stale:
+            yield call(self.store.delete, self.store.adelete, item.namespace, item.key)
+        return len(stale)
 
     def _resolve(self, user_id: str, key: str, now: float | None) -> Plan[bool]:
         old = yield call(self.store.get, self.store.aget, self._ns(user_id), key)

@@ -43,7 +43,7 @@ def test_add_memory_nodes_wires_the_usual_order() -> None:
     builder = StateGraph(EpisodicState)
     builder.add_node("agent", lambda state: {"messages": [AIMessage("ok")]})
     names = add_memory_nodes(builder, "agent")
-    assert names.before == ("sliding_window", "recall", "select_strategy")
+    assert names.before == ("sliding_window", "load_entities", "recall", "select_strategy")
     assert names.after == ("record_episode", "summarize", "entity_extract")
     edges = builder.edges
     order = ["__start__", *names.before, "agent", *names.after, "__end__"]
@@ -78,7 +78,7 @@ def test_add_memory_nodes_options_and_errors() -> None:
     builder.add_node("agent", lambda state: {})
     names = add_memory_nodes(builder, "agent", window_tokens=None, summarize=False,
                              episodes=False, connect_agent=False)
-    assert names.before == () and names.after == ("entity_extract",)
+    assert names.before == ("load_entities",) and names.after == ("entity_extract",)
     assert ("agent", "entity_extract") not in builder.edges
     assert ("entity_extract", "__end__") in builder.edges
     with pytest.raises(ValueError, match="already has a node"):
@@ -116,7 +116,8 @@ async def test_prebuilt_graph_with_model_for_summary_and_entities() -> None:
 def test_memory_system_prompt_includes_what_is_there() -> None:
     assert memory_system_prompt({}) == ""
     prompt = memory_system_prompt({"strategy": "defensive", "strategy_instruction": "Check inputs.",
-                                   "entities": {"ACME": "The employer."}, "replay_prompt": "PAST"},
+                                   "entities": {"ACME": "The employer."}, "replay_prompt": "PAST",
+                                   "recalled": [{"episode_id": "e1"}]},
                                   base="Be brief.")
     parts = prompt.split("\n\n")
     assert [parts[0], parts[1], parts[-1]] == ["Be brief.", "Strategy (defensive): Check inputs.",

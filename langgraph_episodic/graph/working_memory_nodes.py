@@ -1,0 +1,68 @@
+"""Graph nodes for the working memory: a customer's recent turns and what was surfaced.
+
+:func:`history_nodes` returns a node that loads the user's recent turns
+(:class:`~langgraph_episodic.graph.working_memory.CustomerHistory`) into ``state["history"]``
+before the agent, and one that stores the new turn after it. :func:`output_log_nodes` loads the
+unresolved items the agent already surfaced (:class:`~langgraph_episodic.graph.working_memory.OutputLog`)
+into ``state["surfaced"]`` and records each new answer. The customer / user id comes from
+``config["configurable"]["user_id"]``. :func:`~langgraph_episodic.graph.wiring.memory_system_prompt`
+renders both, fenced as data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from .._config import fill_namespace
+from ._messages import as_messages, last_ai_text, last_human_text
+from ._runner import MemoryNode, Plan
+from .working_memory import CustomerHistory, OutputLog
+
+
+def _user(config: RunnableConfig) -> str:
+    return fill_namespace(("{user_id}",), config)[0]
+
+
+def history_nodes(history: CustomerHistory) -> tuple[MemoryNode, MemoryNode]:
+    """``(load, save)`` nodes for ``history``: load before the agent, save after it.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> load, save = history_nodes(CustomerHistory(InMemoryStore(), ttl_days=None))
+    >>> config = {"configurable": {"user_id": "c1"}}
+    >>> _ = save.invoke({"messages": [("user", "Hi, order 42?"), ("ai", "It ships today.")]}, config)
+    >>> load.invoke({}, config)["history"][0]["assistant"]
+    'It ships today.'
+    """
+
+    def load(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        turns = yield from history._recent(_user(config), None)
+        return {"history": [{"user": t.user, "assistant": t.assistant, "timestamp": t.timestamp}
+                            for t in turns]}
+
+    def save(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        messages = as_messages(state.get("messages"))
+        user, answer = last_human_text(messages), last_ai_text(messages)
+        if user and answer:
+            yield from history._add(_user(config), user, answer, None)
+        return {}
+
+    return MemoryNode("load_history", load), MemoryNode("save_history", save)
+
+
+def output_log_nodes(log: OutputLog, *, days: float = 7.0) -> tuple[MemoryNode, MemoryNode]:
+    """``(load, record)`` nodes for ``log``: load the unresolved items of the last ``days``
+    days before the agent, record the agent's answer after it."""
+
+    def load(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        items = yield from log._unresolved(_user(config), days, None)
+        return {"surfaced": [{"key": i.key, "text": i.text, "times": i.times} for i in items]}
+
+    def record(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        answer = last_ai_text(as_messages(state.get("messages")))
+        if answer:
+            yield from log._record(_user(config), answer, None, None)
+        return {}
+
+    return MemoryNode("load_surfaced", load), MemoryNode("record_surfaced", record)
