@@ -12,12 +12,14 @@ The names below are also exported from ``langgraph_episodic`` itself.
 from __future__ import annotations
 
 from ._runner import MemoryNode
+from .compaction import Compaction, plan_compaction
 from .entities import (
     ExtractedEntities,
     ExtractedEntity,
     entity_extract_node,
     extract_entities_by_rules,
     is_question,
+    load_entities_node,
 )
 from .episode_nodes import (
     EpisodeMemories,
@@ -31,7 +33,7 @@ from .episode_nodes import (
 from .namespaces import USER_LABELS, user_namespaces
 from .profiles import UserFact, UserProfiles
 from .state import EpisodicState, merge_description, merge_entities
-from .summarize import SUMMARY_MESSAGE_ID, extractive_summary, summarize_node
+from .summarize import SUMMARY_MESSAGE_ID, Summarizer, extractive_summary, summarize_node
 from .threads import (
     SessionInfo,
     adelete_user_threads,
@@ -54,10 +56,12 @@ from .wiring import (
     memory_system_prompt,
 )
 from .working_memory import CustomerHistory, OutputItem, OutputLog, Turn
+from .working_memory_nodes import history_nodes, output_log_nodes
 
 __all__ = [
     "SUMMARY_MESSAGE_ID",
     "USER_LABELS",
+    "Compaction",
     "CustomerHistory",
     "EpisodeMemories",
     "EpisodicState",
@@ -68,6 +72,7 @@ __all__ = [
     "OutputItem",
     "OutputLog",
     "SessionInfo",
+    "Summarizer",
     "Turn",
     "UserFact",
     "UserProfiles",
@@ -81,14 +86,18 @@ __all__ = [
     "entity_extract_node",
     "extract_entities_by_rules",
     "extractive_summary",
+    "history_nodes",
     "is_question",
     "list_sessions",
+    "load_entities_node",
     "memory_agent_node",
     "memory_system_prompt",
     "merge_description",
     "merge_entities",
     "open_checkpointer",
     "outcome_from_feedback",
+    "output_log_nodes",
+    "plan_compaction",
     "recall_node",
     "recalled_episodes",
     "record_episode_node",

@@ -1,0 +1,267 @@
+"""Episodic memory for ``langchain.agents.create_agent``, as one middleware.
+
+>>> from langchain.agents import create_agent
+>>> from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+>>> from langgraph.store.memory import InMemoryStore
+>>> store = InMemoryStore()
+>>> agent = create_agent(GenericFakeChatModel(messages=iter(["Hi Alice!"])), tools=[],
+...                      middleware=[EpisodicMemoryMiddleware(store=store)], store=store)
+>>> out = agent.invoke({"messages": [("user", "I am Alice and I work at ACME.")]},
+...                    {"configurable": {"user_id": "alice", "thread_id": "alice:s1"}})
+>>> out["entities"]["ACME"]
+'I am Alice and I work at ACME.'
+
+What it does, hook by hook:
+
+- ``before_agent``: loads the user's stored entities (when the thread has none), their profile
+  facts (:class:`~langgraph_episodic.graph.profiles.UserProfiles`), the memories the memory tools
+  saved that match the question, and recalled episodes, into the private state key
+  ``memory_context``.
+- ``before_model``: trims and summarises: once ``trigger`` is passed, or whenever the messages
+  exceed ``window_tokens``, whole turns (then whole steps of the latest turn) leave the list and
+  are folded into the running ``summary`` first (bounded in tokens, summary of the summary when
+  it grows, requests capped; see :mod:`langgraph_episodic.graph.summarize`). What stays starts
+  with a human message and keeps every tool call next to its results.
+- ``wrap_model_call``: adds the summary, the entities and ``memory_context`` to the system
+  message of the request (fenced as data). The summary never enters ``messages``, so it never
+  streams.
+- ``after_agent``: extracts entities from the user's last message and merges them (locked per
+  entity), and records an episode when the input carries ``feedback`` / ``outcome`` or a
+  ``score`` function is given (chat-first: a plain chat records nothing).
+
+The user id comes from the run's context (``context={"user_id": ...}`` or an object with a
+``user_id`` attribute) or ``config["configurable"]["user_id"]``; never from the model. The
+memory's own model calls are retried and tagged so that ``stream_mode="messages"`` skips them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any
+
+from langchain.agents.middleware.internal_call_transformer import InternalCallTransformer
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    ModelResponse,
+    PrivateStateAttr,
+)
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
+from typing_extensions import NotRequired
+
+from ._config import fill_namespace
+from ._effects import Plan, arun, call, run
+from ._fence import data_notice, fence, single_line
+from .graph._messages import as_messages, last_human_text
+from .graph._runner import resolve_store
+from .graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
+from .graph.entities import ENTITY_NAMESPACE, entity_extract_node, load_entities
+from .graph.episode_nodes import EpisodeMemories, Scorer, recall_node, record_episode_node
+from .graph.profiles import UserProfiles
+from .graph.state import merge_entities
+from .graph.summarize import (
+    DEFAULT_INPUT_TOKENS,
+    DEFAULT_SUMMARY_TOKENS,
+    Summarizer,
+    compaction_update,
+)
+from .graph.wiring import memory_system_prompt
+
+MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
+"""Where the memory tools save (``create_memory_tools``); searched for the question."""
+MEMORY_LABEL = "SAVED MEMORIES"
+PROFILE_LABEL = "USER FACTS"
+
+
+class EpisodicMemoryState(AgentState[Any]):
+    """The state keys :class:`EpisodicMemoryMiddleware` adds to the agent's state."""
+
+    summary: NotRequired[str]
+    summary_info: NotRequired[dict[str, Any]]
+    entities: NotRequired[Annotated[dict[str, str], merge_entities]]
+    memory_context: NotRequired[Annotated[str, PrivateStateAttr]]
+    feedback: NotRequired[dict[str, Any] | None]
+    outcome: NotRequired[str | None]
+    recalled: NotRequired[Annotated[list[dict[str, Any]], PrivateStateAttr]]
+    replay_prompt: NotRequired[Annotated[str, PrivateStateAttr]]
+    episode_id: NotRequired[str]
+
+
+def _user_config(runtime: Runtime[Any] | None) -> RunnableConfig:
+    """The run's config, with ``user_id`` from the runtime context when it has one."""
+    config: RunnableConfig = get_config()
+    context = getattr(runtime, "context", None)
+    user_id = (context.get("user_id") if isinstance(context, dict)
+               else getattr(context, "user_id", None))
+    if user_id is not None:
+        configurable = {**(config.get("configurable") or {}), "user_id": user_id}
+        config = {**config, "configurable": configurable}
+    return config
+
+
+class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
+    """Episodic memory as ``create_agent`` middleware (see the module docstring).
+
+    Args:
+        store: The store; default: the one the agent is compiled with (``create_agent(store=)``).
+        model: Chat model for the summary, entity extraction and rewrites (``None``: the
+            offline extractive summary and rule-based extractor).
+        trigger: When to summarise: ``("tokens", n)``, ``("messages", n)`` or a list (any).
+        keep: What stays verbatim after summarising: ``("messages", n)`` or ``("tokens", n)``.
+        window_tokens: The messages never exceed this (system prompt not counted); what does
+            not fit is summarised too. ``None``: only ``trigger``.
+        max_summary_tokens, max_input_tokens: Bounds of the summary and of a summary request.
+        token_counter: Counts tokens (default ``count_tokens_approximately``).
+        entities, profile, memories, episodes: Turn each part off.
+        entity_limit, memory_limit, top_k: How many entities, saved memories and episodes load.
+        score: Scores a finished run for the episode (see ``record_episode_node``).
+    """
+
+    state_schema = EpisodicMemoryState
+    transformers = (InternalCallTransformer,)
+
+    def __init__(
+        self,
+        store: BaseStore | None = None,
+        model: BaseChatModel | None = None,
+        *,
+        trigger: ContextSize | Sequence[ContextSize] = ("tokens", 3000),
+        keep: ContextSize = ("messages", 6),
+        window_tokens: int | None = 6000,
+        max_summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
+        max_input_tokens: int = DEFAULT_INPUT_TOKENS,
+        token_counter: TokenCounter | None = None,
+        entities: bool = True,
+        profile: bool = True,
+        memories: bool = True,
+        episodes: bool = True,
+        entity_limit: int = 50,
+        memory_limit: int = 5,
+        top_k: int = 3,
+        score: Scorer | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.trigger = normalize_trigger(trigger)
+        self.keep = keep
+        self.window_tokens = window_tokens
+        self.token_counter = token_counter
+        self.summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
+                                     max_input_tokens=max_input_tokens,
+                                     token_counter=token_counter)
+        self.use_entities, self.use_profile = entities, profile
+        self.use_memories, self.use_episodes = memories, episodes
+        self.entity_limit, self.memory_limit = entity_limit, memory_limit
+        shared = EpisodeMemories(store)
+        self._extract = entity_extract_node(model=model, store=store, load_limit=0)
+        self._recall = recall_node(memories=shared, top_k=top_k)
+        self._record = record_episode_node(memories=shared, score=score)
+        self._score = score
+
+    # --- plans (one body for sync and async) ---
+
+    def _before_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        store = resolve_store(self.store)
+        update: dict[str, Any] = {}
+        if self.use_entities and not state.get("entities"):
+            loaded = yield from load_entities(store, fill_namespace(ENTITY_NAMESPACE, config),
+                                              self.entity_limit)
+            if loaded:
+                update["entities"] = loaded
+        blocks: list[str] = []
+        user_id = fill_namespace(("{user_id}",), config)[0]
+        question = last_human_text(as_messages(state.get("messages")))
+        if self.use_profile:
+            facts = yield from UserProfiles(store)._list(user_id)
+            if facts:
+                blocks.append(UserProfiles.as_prompt(facts))
+        if self.use_memories and question:
+            items = yield call(store.search, store.asearch,
+                               fill_namespace(MEMORIES_NAMESPACE, config), query=question,
+                               limit=self.memory_limit)
+            texts = [single_line(str(i.value.get("text") or i.value.get("content") or i.value))
+                     for i in items]
+            if texts:
+                blocks.append("\n".join(["Saved memories that may help:", *fence(
+                    texts, label=MEMORY_LABEL, notice=data_notice("saved memories"))]))
+        if self.use_episodes and question:
+            recalled = yield from self._recall._plan(state, config)
+            if recalled.get("recalled"):
+                blocks.append(str(recalled["replay_prompt"]))
+        update["memory_context"] = "\n\n".join(blocks)
+        return update
+
+    def _before_model(self, state: dict[str, Any]) -> Plan[dict[str, Any] | None]:
+        messages = as_messages(state.get("messages"))
+        compaction = plan_compaction(messages, trigger=self.trigger, keep=self.keep,
+                                     window_tokens=self.window_tokens,
+                                     token_counter=self.token_counter)
+        update = yield from compaction_update(messages, compaction, state, self.summarizer)
+        return update or None
+
+    def _after_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        update: dict[str, Any] = {}
+        if self.use_entities:
+            update.update((yield from self._extract._plan(state, config)))
+        if self.use_episodes and (self._score is not None or state.get("feedback") is not None):
+            update.update((yield from self._record._plan(state, config)))
+        return update
+
+    def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        state = request.state
+        base = request.system_message.text if request.system_message is not None else ""
+        prompt = memory_system_prompt(
+            {"summary": state.get("summary"), "entities": state.get("entities")}, base=base)
+        context = str(state.get("memory_context") or "")
+        prompt = "\n\n".join(p for p in (prompt, context) if p)
+        if not prompt or prompt == base:
+            return request
+        return request.override(system_message=SystemMessage(prompt))
+
+    # --- hooks ---
+
+    def before_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Load the user's entities, profile, saved memories and episodes."""
+        return run(self._before_agent(dict(state), _user_config(runtime))) or None
+
+    async def abefore_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Async version of :meth:`before_agent`."""
+        return await arun(self._before_agent(dict(state), _user_config(runtime))) or None
+
+    def before_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Trim and summarise (nothing leaves unsummarised)."""
+        return run(self._before_model(dict(state)))
+
+    async def abefore_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Async version of :meth:`before_model`."""
+        return await arun(self._before_model(dict(state)))
+
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+    ) -> ModelResponse[Any]:
+        """Add the summary and the loaded memory to the request's system message."""
+        return handler(self._request(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """Async version of :meth:`wrap_model_call`."""
+        return await handler(self._request(request))
+
+    def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Extract entities; record the episode when there is feedback or a score."""
+        return run(self._after_agent(dict(state), _user_config(runtime))) or None
+
+    async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Async version of :meth:`after_agent`."""
+        return await arun(self._after_agent(dict(state), _user_config(runtime))) or None
+
+
+__all__ = ["MEMORIES_NAMESPACE", "EpisodicMemoryMiddleware", "EpisodicMemoryState"]
