@@ -126,4 +126,54 @@ facts = profiles.list("alice")
 print(UserProfiles.as_prompt(facts))
 profiles.delete("alice", facts[0].key)
 print(len(profiles.list("alice")), "fact left;", len(profiles.list("bob")), "for bob")
+
+# %% [markdown]
+# ## Memory for `create_agent`: `EpisodicMemoryMiddleware`
+#
+# Agents built with LangChain's `create_agent` take memory as middleware. Before each model
+# call `EpisodicMemoryMiddleware` trims and summarises (whole turns leave, folded into the
+# running summary first; the request always starts with the user's message), and it adds the
+# summary, the user's entities, profile facts and saved memories to the system message. After
+# the agent it extracts entities. The user id comes from the run's config (or context), never
+# from the model. Here a scripted chat model plays the agent; session 2 remembers session 1.
+
+# %%
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langgraph.checkpoint.memory import InMemorySaver
+
+from langgraph_episodic import EpisodicMemoryMiddleware
+
+seen_prompts: list[str] = []
+
+
+def scripted_agent(messages: list[BaseMessage]) -> str:
+    seen_prompts.append(str(messages[0].content))  # the system message the model received
+    return "ACME in Berlin, as you told me." if "Where" in str(messages[-1].content) else "Noted."
+
+
+class ScriptedChat(GenericFakeChatModel):
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(scripted_agent(messages)))])
+
+
+agent = create_agent(
+    ScriptedChat(messages=iter([])),
+    tools=[],
+    system_prompt="You are a helpful assistant.",
+    middleware=[EpisodicMemoryMiddleware(store=store, trigger=("messages", 6), keep=("messages", 2))],
+    store=store,
+    checkpointer=InMemorySaver(),
+)
+for text in ["I am Carol and I work at ACME.", "We use LangGraph for our agents.", "I live in Berlin."]:
+    agent.invoke({"messages": [("user", text)]}, thread_config("carol", "session-1"))
+
+answer = agent.invoke({"messages": [("user", "Where do I work?")]}, thread_config("carol", "session-2"))
+print(answer["messages"][-1].content)
+print(seen_prompts[-1])
+assert "ACME" in seen_prompts[-1] and len(answer["messages"]) == 2  # a new thread, remembered
 store.close()
