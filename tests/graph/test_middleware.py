@@ -41,8 +41,8 @@ def agent_for(store: BaseStore, agent_model: Any, **options: Any) -> Any:
 async def ask(agent: Any, text: str, config: Any, mode: str, **kw: Any) -> dict[str, Any]:
     payload = {"messages": [HumanMessage(text)]}
     if mode == "sync":
-        return agent.invoke(payload, config, **kw)  # type: ignore[no-any-return]
-    return await agent.ainvoke(payload, config, **kw)  # type: ignore[no-any-return]
+        return dict(agent.invoke(payload, config, **kw))
+    return dict(await agent.ainvoke(payload, config, **kw))
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -152,6 +152,8 @@ def test_a_long_tool_loop_is_summarised_and_every_request_stays_valid(store: Bas
     for request in model.sent:
         assert_valid_request(request)
     state = agent.get_state(config).values
+    assert state["summary_info"]["summarized_messages"] > 0
+    assert "Summary of the earlier conversation" in system_text(model.sent[-1])
     kept = " ".join(str(m.content) for m in state["messages"])
     for i in range(6):
         assert f"C{i}" in state.get("summary", "") or f"C{i}" in kept

@@ -165,7 +165,7 @@ def test_middleware_loses_nothing_and_every_request_is_valid(turns: list[Turn]) 
     ids = itertools.count()
     script: list[AIMessage] = []
     for turn in turns:
-        script += [step[0] for step in turn_messages(turn, ids)]  # type: ignore[misc]
+        script += [step[0] for step in turn_messages(turn, ids) if isinstance(step[0], AIMessage)]
     replies = iter(script)
     agent_model = ScriptedFakeModel(respond=lambda msgs: next(replies))
     store = InMemoryStore()
@@ -185,3 +185,50 @@ def test_middleware_loses_nothing_and_every_request_is_valid(turns: list[Turn]) 
     state = agent.get_state(config).values
     kept = facts(" ".join(str(m.content) for m in state["messages"]))
     assert said - kept <= facts(state.get("summary", "")), "a fact left without the summary"
+
+
+@st.composite
+def long_conversations(draw: Any) -> list[Turn]:
+    turns = draw(st.lists(conversations(), min_size=3, max_size=6))
+    counter = itertools.count()
+
+    def fresh(text: str) -> str:  # every fact unique across the joined conversations
+        return FACT.sub(lambda m: f"F{next(counter)}x", text)
+
+    return [Turn(fresh(t.human), tuple(tuple(fresh(f) for f in s) for s in t.steps),
+                 fresh(t.answer)) for group in turns for t in group]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_conversations())
+def test_default_wiring_keeps_every_fact_over_long_conversations(turns: list[Turn]) -> None:
+    """Up to 72 turns with tool steps through ``build_memory_graph``'s default window and
+    summary (the wiring of issue 15's reviewed 60-turn conversation)."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from langgraph_episodic import build_memory_graph
+
+    ids = itertools.count()
+    plan = {turn.human: turn_messages(turn, ids) for turn in turns}
+
+    def agent(state: dict[str, Any]) -> dict[str, Any]:
+        messages = list(state["messages"])
+        out: list[BaseMessage] = []
+        for step in plan[str(messages[-1].content)]:
+            assert_valid_request([SystemMessage(memory_system_prompt(state)), *messages, *out])
+            out += step
+        return {"messages": out}
+
+    graph = build_memory_graph(agent, store=InMemoryStore(), checkpointer=InMemorySaver(),
+                               episodes=False, entities=False, window_tokens=400,
+                               summary_tokens=20_000, summary_input_tokens=40_000)
+    config: Any = {"configurable": {"user_id": "u", "thread_id": "t"}}
+    said: set[str] = set()
+    for turn in turns:
+        state = graph.invoke({"messages": [HumanMessage(turn.human)]}, config)
+        said |= facts(turn.human) | {f for step in turn.steps for f in step} | facts(turn.answer)
+        kept = facts(" ".join(str(m.content) for m in state["messages"]))
+        assert said - kept <= facts(state.get("summary", "")), "a fact left without the summary"
+        assert_valid_request(list(state["messages"]))
+    if len(turns) >= 8:
+        assert state["summary_info"]["summarized_messages"] > 0  # the path was exercised

@@ -242,7 +242,7 @@ def test_settings_are_validated() -> None:
     with pytest.raises(ValueError, match="keep_last"):
         summarize_node(keep_last=-1)
     with pytest.raises(ValueError, match="'messages', n"):
-        summarize_node(trigger=("turns", 3))  # type: ignore[arg-type]
+        summarize_node(trigger=("turns", 3))  # type: ignore[arg-type]  # the bad input under test
     with pytest.raises(ValueError, match="twice"):
         summarize_node(max_summary_tokens=1000, max_input_tokens=1500)
 

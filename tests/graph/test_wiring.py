@@ -28,12 +28,12 @@ from langgraph_episodic.graph._runner import MemoryNode, state_as_dict
 from .fakes import ScriptedFakeModel, ToolCallingFakeModel, structured_reply
 
 MODULES = ["namespaces", "state", "summarize", "window", "entities", "threads", "profiles",
-           "working_memory", "wiring", "episode_nodes"]
+           "working_memory", "wiring", "episode_nodes", "compaction", "working_memory_nodes"]
 
 
-@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("module", [*(f"graph.{m}" for m in MODULES), "middleware"])
 def test_docstring_examples_run(module: str) -> None:
-    mod = importlib.import_module(f"langgraph_episodic.graph.{module}")
+    mod = importlib.import_module(f"langgraph_episodic.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
