@@ -225,3 +225,20 @@ def test_history_and_output_log_wire_as_nodes() -> None:
     graph.invoke({"messages": [("user", "And now?")]}, cfg("c1", "s2"))
     prompt = str(agent.sent[1][0].content)
     assert "Where is order 42?" in prompt and "Already told the user" in prompt
+
+
+def test_a_failing_summary_call_is_retried() -> None:
+    attempts: list[int] = []
+
+    def flaky(msgs: list[BaseMessage]) -> str:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise ConnectionError("the provider hung up")
+        return "Recovered summary."
+
+    node = summarize_node(model=ScriptedFakeModel(respond=flaky), trigger=("messages", 2),
+                          keep=("messages", 1))
+    msgs = [HumanMessage("One.", id="h1"), AIMessage("Two.", id="a1"),
+            HumanMessage("Three.", id="h2")]
+    assert node.invoke({"messages": msgs})["summary"] == "Recovered summary."
+    assert len(attempts) == 2
