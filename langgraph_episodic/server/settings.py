@@ -14,7 +14,8 @@ Variable                        Meaning
 ``EPISODIC_EMBEDDINGS``         ``model`` (packaged all-MiniLM-L6-v2, 384 dims, the default),
                                 ``hash`` or ``hash:<dims>`` (no model; tests and demos),
                                 ``none`` (no semantic index), or ``module.path:name`` naming a
-                                LangChain ``Embeddings`` or a function returning one.
+                                LangChain ``Embeddings``, a function returning one, or an
+                                embedding function (texts -> vectors or text -> vector).
 ``EPISODIC_EMBEDDING_DIMS``     Dimensions of a ``module.path:name`` embedder (default: probed
                                 by embedding one text).
 ``EPISODIC_INDEX_FIELDS``       Comma-separated fields to embed (default ``$``, the whole
@@ -31,6 +32,7 @@ Variable                        Meaning
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
@@ -203,10 +205,34 @@ def _load_embeddings(spelling: str) -> Embeddings:
             f"{PREFIX}EMBEDDINGS={spelling!r}: cannot import {name!r} from {module_name!r} "
             f"({exc}). Name an importable module and an Embeddings object or function in it."
         ) from exc
-    value = target if isinstance(target, Embeddings) else target()
+    if isinstance(target, Embeddings):
+        return target
+    if not callable(target):
+        raise ValueError(
+            f"{PREFIX}EMBEDDINGS={spelling!r} names a {type(target).__name__}; name a LangChain "
+            "Embeddings, a function returning one, or an embedding function."
+        )
+    if _takes_arguments(target):
+        from ..embeddings import as_embeddings
+
+        return as_embeddings(target)  # an embedding function: texts -> vectors, or text -> vector
+    value = target()
     if not isinstance(value, Embeddings):
         raise ValueError(
-            f"{PREFIX}EMBEDDINGS={spelling!r} gave a {type(value).__name__}, not a LangChain "
+            f"{PREFIX}EMBEDDINGS={spelling!r} returned a {type(value).__name__}, not a LangChain "
             "Embeddings; name an Embeddings instance or a function returning one."
         )
     return value
+
+
+def _takes_arguments(fn: Any) -> bool:
+    """Whether ``fn`` needs a positional argument (an embedding function, not a factory)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.default is inspect.Parameter.empty
+        and p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for p in params
+    )
