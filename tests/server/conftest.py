@@ -44,8 +44,9 @@ OFFLINE_ENV = {
     "NO_COLOR": "1",
 }
 
-TOKENS = {"alice": "token-alice-1", "bob": "token-bob-2"}
-"""The bearer token of each test user (``EPISODIC_API_TOKENS`` of the example's auth)."""
+TOKENS = {"alice": "token-a", "bob": "token-b"}
+"""The bearer token of each test user (``EPISODIC_API_TOKENS`` of the example's auth, as in
+the README)."""
 
 
 def free_port() -> int:

@@ -16,6 +16,7 @@ For each backend (the embedded folder, and a real ``chroma run`` server behind i
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +28,7 @@ from langgraph_sdk import get_client
 
 from langgraph_episodic.server import StoreSettings, open_store
 
-from .conftest import TOKENS, LangGraphServer
+from .conftest import ROOT, TOKENS, LangGraphServer
 
 pytestmark = [pytest.mark.server, pytest.mark.xdist_group("langgraph-server")]
 
@@ -216,6 +217,30 @@ async def memory_survives(user: str) -> None:
     assert_own_memory(user, await later_thread(user))
 
 
+def readme_client_block() -> str:
+    """The README's client example (section "Deploy on the LangGraph server")."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Deploy on the LangGraph server", 1)[1].split("\n## ", 1)[0]
+    match = re.search(r"```python notest\n(.*?)```", section, re.DOTALL)
+    assert match, "the README section has no client example"
+    return match.group(1)
+
+
+def readme_example_runs() -> None:
+    """The README's client example, pointed at this server, does what its comments say."""
+    source = readme_client_block()
+    assert "http://127.0.0.1:2024" in source
+    namespace: dict[str, Any] = {}
+    exec(compile(source.replace("http://127.0.0.1:2024", CURRENT["url"]), "README", "exec"),
+         namespace)  # fmt: skip
+    alice = namespace["alice"]
+    listed = alice.store.list_namespaces()["namespaces"]
+    assert ["entities", "alice"] in listed and ["episodes", "alice"] in listed, listed
+    assert all(ns[1] == "alice" for ns in listed), listed
+    found = alice.store.search_items(["entities"], query="employer")["items"]
+    assert found and all(i["namespace"] == ["entities", "alice"] for i in found)
+
+
 def stop_cleanly(server: LangGraphServer) -> None:
     server.stop()
     log = server.log_text()
@@ -226,7 +251,8 @@ def stop_cleanly(server: LangGraphServer) -> None:
 
 
 async def scenario(
-    langgraph_server: type[LangGraphServer], app_dir: Path, env: dict[str, str]
+    langgraph_server: type[LangGraphServer], app_dir: Path, env: dict[str, str],
+    readme: bool = False,
 ) -> None:
     settings = StoreSettings.from_env(env)
     server = running(langgraph_server(app_dir, env))
@@ -241,6 +267,8 @@ async def scenario(
     try:
         for user in FACTS:
             await memory_survives(user)
+        if readme:
+            await asyncio.to_thread(readme_example_runs)
     finally:
         stop_cleanly(server)
 
@@ -249,7 +277,7 @@ async def test_embedded_folder(
     langgraph_server: type[LangGraphServer], app_dir: Path
 ) -> None:
     env = {"EPISODIC_STORE_PATH": str(app_dir / "memory"), "EPISODIC_EMBEDDINGS": "hash"}
-    await scenario(langgraph_server, app_dir, env)
+    await scenario(langgraph_server, app_dir, env, readme=True)
 
 
 async def test_chroma_server_behind(
