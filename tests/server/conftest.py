@@ -122,6 +122,19 @@ class LangGraphServer:
             f"(exit code {code}):\n{self.log_text()[-5000:]}"
         )
 
+    def remote_hosts(self) -> set[str]:
+        """Hosts the server and its children have sockets connected to right now."""
+        assert self.process is not None, "not started"
+        procs = [psutil.Process(self.process.pid), *self.children]
+        hosts = set()
+        for proc in procs:
+            try:
+                conns = proc.net_connections(kind="inet")
+            except psutil.NoSuchProcess:
+                continue
+            hosts |= {c.raddr.ip for c in conns if c.raddr}
+        return hosts
+
     def stop(self) -> int:
         """SIGTERM, as a supervisor stops it; return the exit code. Fails the test if the server
         or a process it started is still alive afterwards."""

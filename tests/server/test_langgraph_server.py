@@ -165,6 +165,29 @@ async def store_api_matches_direct(settings: StoreSettings, tmp: Path) -> None:
         direct.close()
 
 
+BURST = 20
+"""Items each user puts at once through the API (with searches and reads in between)."""
+
+
+async def concurrent_api_burst() -> None:
+    """Both users put, read and search at once; every write lands, in the writer's namespace."""
+
+    async def put(user: str, i: int) -> None:
+        await client(user).store.put_item(["burst", user], f"k{i}", {"text": f"{user} item {i}"})
+
+    async def read(user: str, i: int) -> None:
+        await client(user).store.search_items(["burst"], query=f"item {i}")
+        await client(user).store.get_item(["burst", user], f"k{i}")
+
+    jobs = [put(u, i) for u in FACTS for i in range(BURST)]
+    jobs += [read(u, i) for u in FACTS for i in range(BURST)]
+    await asyncio.gather(*jobs)
+    for user in FACTS:
+        items = (await client(user).store.search_items(["burst"], limit=100))["items"]
+        assert sorted(i["key"] for i in items) == sorted(f"k{i}" for i in range(BURST))
+        assert all(i["value"]["text"].startswith(user) for i in items)
+
+
 async def expect_status(status: int, call: Any) -> None:
     with pytest.raises(httpx.HTTPStatusError) as caught:
         await call
@@ -242,6 +265,7 @@ def readme_example_runs() -> None:
 
 
 def stop_cleanly(server: LangGraphServer) -> None:
+    assert server.remote_hosts() <= {"127.0.0.1"}, "the server talks to another host"
     server.stop()
     log = server.log_text()
     assert log.count("langgraph-episodic: opened ChromaStore") == log.count(
@@ -259,6 +283,7 @@ async def scenario(
     try:
         threads = await run_users()
         await store_api_matches_direct(settings, app_dir)
+        await concurrent_api_burst()
         await users_are_isolated(threads)
     finally:
         stop_cleanly(server)
