@@ -25,11 +25,19 @@ logger = logging.getLogger(__name__)
 
 
 def open_store(settings: StoreSettings) -> ChromaStore:
-    """Open the ``ChromaStore`` ``settings`` describe (no sweeper started)."""
+    """Open the ``ChromaStore`` ``settings`` describe (no sweeper started).
+
+    With the packaged model (``EPISODIC_EMBEDDINGS=model``) the model is loaded here, so the
+    server pays for it at startup rather than on its first request.
+    """
     options = settings.store_options()
     if settings.chroma_url:
-        return ChromaStore.from_url(settings.chroma_url, timeout=settings.timeout_s, **options)
-    return ChromaStore.persistent(settings.path, **options)
+        opened = ChromaStore.from_url(settings.chroma_url, timeout=settings.timeout_s, **options)
+    else:
+        opened = ChromaStore.persistent(settings.path, **options)
+    if settings.embeddings == "model" and opened.embeddings is not None:
+        opened.embeddings.embed_query("warm up")
+    return opened
 
 
 @asynccontextmanager

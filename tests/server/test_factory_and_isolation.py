@@ -131,6 +131,19 @@ def test_the_factory_reads_the_environment(
     assert (tmp_path / "env-mem").is_dir()
 
 
+@pytest.mark.model
+@pytest.mark.xdist_group("packaged-model")
+def test_the_packaged_model_loads_at_startup(tmp_path: Path) -> None:
+    """The first request does not pay for loading the model: entering the factory does."""
+
+    async def main() -> Any:
+        async with store(StoreSettings(path=str(tmp_path / "mem"))) as s:
+            return s.embeddings
+
+    embeddings = asyncio.run(main())
+    assert embeddings is not None and embeddings._model is not None
+
+
 def test_docstring_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     for module in (factory, isolation, settings):

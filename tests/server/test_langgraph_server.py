@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,13 @@ from langgraph_episodic.server import StoreSettings, open_store
 
 from .conftest import ROOT, TOKENS, LangGraphServer
 
-pytestmark = [pytest.mark.server, pytest.mark.xdist_group("langgraph-server")]
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.xdist_group("langgraph-server"),
+    pytest.mark.skipif(
+        sys.version_info < (3, 11), reason="langgraph dev (langgraph-api) needs Python 3.11+"
+    ),
+]
 
 THREADS_PER_USER = 5
 FACTS = {"alice": ("Alice", "ACME"), "bob": ("Bob", "Initech")}
