@@ -230,7 +230,16 @@ async def users_are_isolated(threads: dict[str, list[str]]) -> None:
         state = await later_thread("bob", **options)
         assert_own_memory("bob", state)
     # alice's threads are invisible to bob, and he cannot run on them
-    await expect_status(404, bob.threads.get(threads["alice"][0]))
+    alice_thread = threads["alice"][0]
+    await expect_status(404, bob.threads.get(alice_thread))
+    for door in (bob.threads.get_state(alice_thread), bob.threads.get_history(alice_thread),
+                 bob.runs.list(alice_thread),
+                 bob.threads.update_state(alice_thread, {"messages": []}),
+                 bob.threads.delete(alice_thread)):  # fmt: skip
+        with pytest.raises(httpx.HTTPStatusError) as caught:
+            await door
+        assert caught.value.response.status_code in (403, 404), caught.value.response.text
+    assert (await client("alice").threads.get_state(alice_thread))["values"]["messages"]
     with pytest.raises(httpx.HTTPStatusError):
         await bob.runs.wait(threads["alice"][0], "agent", input={"messages": []})
     found = await bob.threads.search(limit=100)
