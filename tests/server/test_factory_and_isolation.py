@@ -98,7 +98,7 @@ def test_the_factory_opens_once_sweeps_and_closes(tmp_path: Path) -> None:
     """Expired items disappear from Chroma by the factory's sweeper; exit stops the thread."""
     conf = StoreSettings(path=str(tmp_path / "mem"), embeddings="hash", sweep_minutes=0.002)
 
-    async def main() -> tuple[Any, int, int]:
+    async def main() -> tuple[Any, int, threading.Thread]:
         async with store(conf) as s:
             assert s.index_config is not None
             await s.aput(("notes", "alice"), "old", {"text": "short lived"}, ttl=0.001)
@@ -106,12 +106,13 @@ def test_the_factory_opens_once_sweeps_and_closes(tmp_path: Path) -> None:
             deadline = time.monotonic() + 30
             while s.collections["items"].count() > 1 and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
-            return s, s.collections["items"].count(), threading.active_count()
+            sweeper = s._sweeper
+            assert isinstance(sweeper, threading.Thread) and sweeper.is_alive()
+            return s, s.collections["items"].count(), sweeper
 
-    opened, count, threads_inside = asyncio.run(main())
+    opened, count, sweeper = asyncio.run(main())
     assert count == 1, "the sweeper did not delete the expired item"
-    assert opened._sweeper is None, "the sweeper thread still runs after exit"
-    assert threading.active_count() < threads_inside
+    assert not sweeper.is_alive() and opened._sweeper is None, "the sweeper still runs after exit"
     again = factory.open_store(conf)
     assert [i.key for i in again.search(("notes", "alice"))] == ["keep"]
     again.close()
