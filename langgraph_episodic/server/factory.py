@@ -58,9 +58,11 @@ async def store(settings: StoreSettings | None = None) -> AsyncIterator[ChromaSt
     """
     settings = settings or StoreSettings.from_env(os.environ)
     opened = await asyncio.to_thread(open_store, settings)
+    sweeping = "TTL sweeper off"
     if settings.sweep_minutes > 0:
         opened.start_ttl_sweeper(settings.sweep_minutes)
-    logger.info("langgraph-episodic: opened ChromaStore (%s)", settings.describe())
+        sweeping = f"TTL sweeper every {settings.sweep_minutes:g} min"
+    logger.info("langgraph-episodic: opened ChromaStore (%s; %s)", settings.describe(), sweeping)
     try:
         yield opened
     finally:
