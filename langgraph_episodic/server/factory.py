@@ -32,7 +32,12 @@ def open_store(settings: StoreSettings) -> ChromaStore:
     """
     options = settings.store_options()
     if settings.chroma_url:
-        opened = ChromaStore.from_url(settings.chroma_url, timeout=settings.timeout_s, **options)
+        opened = ChromaStore.from_url(
+            settings.chroma_url,
+            timeout=settings.timeout_s,
+            headers=dict(settings.chroma_headers),
+            **options,
+        )
     else:
         opened = ChromaStore.persistent(settings.path, **options)
     if settings.embeddings == "model" and opened.embeddings is not None:

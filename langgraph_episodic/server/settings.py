@@ -4,37 +4,35 @@ Every variable is optional; with none set the store is embedded in ``./.episodic
 packaged all-MiniLM-L6-v2 embedder and hybrid search, no TTL. A bad value raises ``ValueError``
 naming the variable and what it accepts, before anything is opened.
 
-=============================== ===============================================================
-Variable                        Meaning
-=============================== ===============================================================
-``EPISODIC_CHROMA_URL``         A Chroma server (``http://host:8000``, ``https://...``): the
-                                production setting. Unset: the embedded folder below.
-``EPISODIC_STORE_PATH``         The embedded store's folder (default ``./.episodic``).
-``EPISODIC_COLLECTION``         Collection name (default ``langgraph_store``).
-``EPISODIC_EMBEDDINGS``         ``model`` (packaged all-MiniLM-L6-v2, 384 dims, the default),
-                                ``hash`` or ``hash:<dims>`` (no model; tests and demos),
-                                ``none`` (no semantic index), or ``module.path:name`` naming a
-                                LangChain ``Embeddings``, a function returning one, or an
-                                embedding function (texts -> vectors or text -> vector).
-``EPISODIC_EMBEDDING_DIMS``     Dimensions of a ``module.path:name`` embedder (default: probed
-                                by embedding one text).
-``EPISODIC_INDEX_FIELDS``       Comma-separated fields to embed (default ``$``, the whole
-                                value), e.g. ``text,summary``.
-``EPISODIC_SEARCH_MODE``        ``hybrid`` (default), ``dense`` or ``lexical``.
-``EPISODIC_TTL_MINUTES``        Default time-to-live of new items in minutes (default: none).
-``EPISODIC_TTL_REFRESH_ON_READ`` ``true`` (default) or ``false``: whether reads extend a TTL.
-``EPISODIC_TTL_SWEEP_MINUTES``  Minutes between sweeps of expired items (default 5; ``0``
-                                turns the sweeper off). Items put with their own ``ttl`` expire
-                                even without a default TTL, so the sweeper runs by default.
-``EPISODIC_CHROMA_TIMEOUT``     Seconds a Chroma server request may take (default 30).
-=============================== ===============================================================
+* ``EPISODIC_CHROMA_URL``: a Chroma server (``http://host:8000``, ``https://...``), the
+  production setting. Unset: the embedded folder below.
+* ``EPISODIC_STORE_PATH``: the embedded store's folder (default ``./.episodic``).
+* ``EPISODIC_COLLECTION``: collection name (default ``langgraph_store``).
+* ``EPISODIC_EMBEDDINGS``: ``model`` (packaged all-MiniLM-L6-v2, 384 dims, the default),
+  ``hash`` or ``hash:<dims>`` (no model; tests and demos), ``none`` (no semantic index), or
+  ``module.path:name`` naming a LangChain ``Embeddings``, a function returning one, or an
+  embedding function (texts -> vectors or text -> vector).
+* ``EPISODIC_EMBEDDING_DIMS``: dimensions of a ``module.path:name`` embedder (default: probed by
+  embedding one text).
+* ``EPISODIC_INDEX_FIELDS``: comma-separated fields to embed (default ``$``, the whole value),
+  e.g. ``text,summary``.
+* ``EPISODIC_SEARCH_MODE``: ``hybrid`` (default), ``dense`` or ``lexical``.
+* ``EPISODIC_TTL_MINUTES``: default time-to-live of new items in minutes (default: none).
+* ``EPISODIC_TTL_REFRESH_ON_READ``: ``true`` (default) or ``false``, whether reads extend a TTL.
+* ``EPISODIC_TTL_SWEEP_MINUTES``: minutes between sweeps of expired items (default 5; ``0``
+  turns the sweeper off). Items put with their own ``ttl`` expire even without a default TTL,
+  so the sweeper runs by default.
+* ``EPISODIC_CHROMA_TIMEOUT``: seconds a Chroma server request may take (default 30).
+* ``EPISODIC_CHROMA_HEADERS``: HTTP headers for the Chroma server as a JSON object, e.g.
+  ``{"X-Chroma-Token": "..."}`` for a server with token auth (never logged).
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -101,6 +99,7 @@ class StoreSettings:
     refresh_on_read: bool = True
     sweep_minutes: float = DEFAULT_SWEEP_MINUTES
     timeout_s: float = DEFAULT_TIMEOUT_S
+    chroma_headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         if self.search_mode not in SEARCH_MODES:
@@ -136,6 +135,7 @@ class StoreSettings:
             refresh_on_read=_flag(env, "TTL_REFRESH_ON_READ", True),
             sweep_minutes=_number(env, "TTL_SWEEP_MINUTES", DEFAULT_SWEEP_MINUTES) or 0.0,
             timeout_s=_number(env, "CHROMA_TIMEOUT", DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S,
+            chroma_headers=_headers(env),
         )
 
     def describe(self) -> str:
@@ -181,6 +181,22 @@ class StoreSettings:
     def where(self) -> Path | str:
         """The Chroma URL, else the embedded folder."""
         return self.chroma_url or Path(self.path)
+
+
+def _headers(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    raw = env.get(PREFIX + "CHROMA_HEADERS", "").strip()
+    if not raw:
+        return ()
+    accepts = 'expected a JSON object of strings, e.g. {"X-Chroma-Token": "..."}'
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        raise ValueError(f"{PREFIX}CHROMA_HEADERS=... (value not shown) is not valid: {accepts}.") from None
+    if not isinstance(parsed, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in parsed.items()
+    ):
+        raise ValueError(f"{PREFIX}CHROMA_HEADERS=... (value not shown) is not valid: {accepts}.")
+    return tuple(parsed.items())
 
 
 def _check_embeddings(spelling: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import doctest
+import re
 import threading
 import time
 from pathlib import Path
@@ -46,6 +47,7 @@ def test_every_variable_is_read() -> None:
         "EPISODIC_TTL_REFRESH_ON_READ": "false",
         "EPISODIC_TTL_SWEEP_MINUTES": "0",
         "EPISODIC_CHROMA_TIMEOUT": "7.5",
+        "EPISODIC_CHROMA_HEADERS": '{"X-Chroma-Token": "s3cret"}',
     }
     s = StoreSettings.from_env(env)
     assert s.where() == "https://chroma.example.com"
@@ -54,6 +56,8 @@ def test_every_variable_is_read() -> None:
     index = s.index()
     assert index is not None and index["dims"] == 32 and index["fields"] == ["text", "summary"]
     assert s.store_options()["collection"] == "prod"
+    assert s.chroma_headers == (("X-Chroma-Token", "s3cret"),)
+    assert "s3cret" not in repr(s) + s.describe()
 
 
 @pytest.mark.parametrize(
@@ -68,6 +72,8 @@ def test_every_variable_is_read() -> None:
         ("TTL_REFRESH_ON_READ", "maybe"),
         ("EMBEDDING_DIMS", "1.5"),
         ("INDEX_FIELDS", " , "),
+        ("CHROMA_HEADERS", "X-Chroma-Token: s3cret"),
+        ("CHROMA_HEADERS", '{"X-Chroma-Token": 1}'),
     ],
 )
 def test_a_bad_value_names_the_variable(name: str, value: str) -> None:
@@ -229,3 +235,24 @@ def test_isolate_users_registers_store_run_and_owner_handlers() -> None:
     keys = set(auth._handlers)
     assert {("store", "*"), ("threads", "create_run")} <= keys
     assert auth._global_handlers, "no default owner handler for threads, assistants, crons"
+
+
+EXAMPLE_VARIABLES = {"EPISODIC_API_TOKENS", "EPISODIC_CHAT_MODEL"}
+"""Variables of the example app (its auth and its chat model), not of the store."""
+
+
+def test_every_variable_read_is_documented() -> None:
+    """The variables ``from_env`` reads are those the module docstring and the README list."""
+    read: set[str] = set()
+
+    class Recording(dict[str, str]):
+        def get(self, key: str, default: Any = None) -> Any:
+            read.add(key)
+            return super().get(key, default)
+
+    StoreSettings.from_env(Recording())
+    documented = set(re.findall(r"``(EPISODIC_[A-Z_]+)``", settings.__doc__ or ""))
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Deploy on the LangGraph server", 1)[1].split("\n## ", 1)[0]
+    in_readme = set(re.findall(r"`(EPISODIC_[A-Z_]+)[`=]", section)) - EXAMPLE_VARIABLES
+    assert read == documented == in_readme
