@@ -330,5 +330,6 @@ async def test_chroma_server_behind(
     langgraph_server: type[LangGraphServer], app_dir: Path, chroma_server: Any
 ) -> None:
     env = {"EPISODIC_CHROMA_URL": chroma_server.url, "EPISODIC_EMBEDDINGS": "hash",
-           "EPISODIC_COLLECTION": f"lg-{uuid.uuid4().hex[:12]}"}  # fmt: skip
+           "EPISODIC_COLLECTION": f"lg-{uuid.uuid4().hex[:12]}",
+           "EPISODIC_CHROMA_HEADERS": '{"X-Request-Source": "langgraph-episodic-tests"}'}  # fmt: skip
     await scenario(langgraph_server, app_dir, env)
