@@ -1,0 +1,75 @@
+"""The store factory a LangGraph server loads from ``langgraph.json``.
+
+``langgraph.json``::
+
+    "store": {"path": "langgraph_episodic.server.store"}
+
+The server enters :func:`store` once at startup and uses the yielded ``ChromaStore`` for every
+graph run and for its HTTP store API; it exits it at shutdown. The server runs no TTL sweeper
+for a custom store, so :func:`store` runs ours. Settings come from ``EPISODIC_*`` environment
+variables (see :mod:`langgraph_episodic.server.settings`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from ..chroma.store import ChromaStore
+from .settings import StoreSettings
+
+logger = logging.getLogger(__name__)
+
+
+def open_store(settings: StoreSettings) -> ChromaStore:
+    """Open the ``ChromaStore`` ``settings`` describe (no sweeper started).
+
+    With the packaged model (``EPISODIC_EMBEDDINGS=model``) the model is loaded here, so the
+    server pays for it at startup rather than on its first request.
+    """
+    options = settings.store_options()
+    if settings.chroma_url:
+        opened = ChromaStore.from_url(
+            settings.chroma_url,
+            timeout=settings.timeout_s,
+            headers=dict(settings.chroma_headers),
+            **options,
+        )
+    else:
+        opened = ChromaStore.persistent(settings.path, **options)
+    if settings.embeddings == "model" and opened.embeddings is not None:
+        opened.embeddings.embed_query("warm up")
+    return opened
+
+
+@asynccontextmanager
+async def store(settings: StoreSettings | None = None) -> AsyncIterator[ChromaStore]:
+    """Open the deployment's store once, sweep expired items in the background, close it at exit.
+
+    ``settings`` defaults to :meth:`StoreSettings.from_env` over ``os.environ``. Opening and
+    closing run in a worker thread, so the server's event loop never blocks on Chroma.
+
+    >>> import asyncio
+    >>> from langgraph_episodic.server import StoreSettings, store
+    >>> async def main():
+    ...     async with store(StoreSettings(path="./.episodic-demo", embeddings="hash")) as s:
+    ...         await s.aput(("notes", "alice"), "k", {"text": "hello"})
+    ...         return (await s.aget(("notes", "alice"), "k")).value
+    >>> asyncio.run(main())
+    {'text': 'hello'}
+    """
+    settings = settings or StoreSettings.from_env(os.environ)
+    opened = await asyncio.to_thread(open_store, settings)
+    sweeping = "TTL sweeper off"
+    if settings.sweep_minutes > 0:
+        opened.start_ttl_sweeper(settings.sweep_minutes)
+        sweeping = f"TTL sweeper every {settings.sweep_minutes:g} min"
+    logger.info("langgraph-episodic: opened ChromaStore (%s; %s)", settings.describe(), sweeping)
+    try:
+        yield opened
+    finally:
+        await asyncio.to_thread(opened.close)
+        logger.info("langgraph-episodic: closed ChromaStore (%s)", settings.describe())

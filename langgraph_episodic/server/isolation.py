@@ -1,0 +1,147 @@
+"""Per-user isolation on the LangGraph server: every store call and run stays in its user's data.
+
+The server's store API lets any caller name any namespace, and a run's
+``config["configurable"]["user_id"]`` is whatever the client sent. :func:`isolate_users` adds
+handlers to your ``langgraph_sdk.Auth`` that close both holes, for the namespace layout of this
+library: every per-user namespace is ``(label, user)`` (``("episodes", "alice")``,
+``("entities", "alice")``, ...; see :mod:`langgraph_episodic.graph.namespaces`), where ``user``
+is :func:`~langgraph_episodic._config.namespace_label` of the authenticated identity.
+
+* Store ``put`` / ``get`` / ``delete``: the namespace's second label must be the caller's, else
+  403.
+* Store ``search``: a one-label prefix ``(label,)`` is narrowed to ``(label, user)``; a longer
+  prefix must have the caller's second label; an empty prefix is refused (403).
+* Store ``list_namespaces``: no prefix becomes ``("*", user)`` (all of the caller's labels),
+  ``(label,)`` becomes ``(label, user)``; a longer prefix must have the caller's second label.
+* Runs: ``user_id`` (in ``configurable`` and in ``context``) is set to the authenticated
+  identity, whatever the client sent, so the graph's memory nodes read and write only the
+  caller's namespaces; runs may only start on the caller's threads.
+* Threads, assistants, crons: stamped with ``metadata["owner"]`` on create and filtered by it on
+  every read, search, update and delete.
+
+Use it after your ``@auth.authenticate`` handler::
+
+    auth = Auth()
+
+    @auth.authenticate
+    async def authenticate(authorization: str | None) -> str:
+        ...  # verify the token; return the user id
+
+    isolate_users(auth)
+
+Under ``langgraph dev``, also set ``"disable_studio_auth": true`` in ``langgraph.json``'s
+``auth`` block: otherwise a request with the header ``x-auth-scheme: langsmith`` is let in as
+the Studio user without a token, and no handler runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from langgraph_sdk import Auth
+
+from .._config import namespace_label
+
+OWNER = "owner"
+"""Metadata key that names the user who owns a thread, assistant or cron."""
+
+
+def _forbidden(detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=403, detail=detail)
+
+
+def _own(namespace: tuple[str, ...], label: str, action: str) -> tuple[str, ...]:
+    if len(namespace) < 2 or namespace[1] != label:
+        raise _forbidden(
+            f"store {action}: namespace {list(namespace)} is not yours; "
+            f"your namespaces are (label, {label!r}, ...), e.g. ['episodes', {label!r}]."
+        )
+    return namespace
+
+
+def pin_store_namespace(identity: str, action: str, value: dict[str, Any]) -> None:
+    """Narrow ``value["namespace"]`` of a store request to ``identity``'s namespaces, in place.
+
+    ``action`` is the server's store action (``put``, ``get``, ``delete``, ``search``,
+    ``list_namespaces``). Raises ``Auth.exceptions.HTTPException`` (403) when the request names
+    another user's namespace or cannot be narrowed.
+
+    >>> value = {"namespace": ("episodes",)}
+    >>> pin_store_namespace("alice", "search", value)
+    >>> value["namespace"]
+    ('episodes', 'alice')
+    """
+    label = namespace_label(identity)
+    namespace = tuple(value.get("namespace") or ())
+    if action == "list_namespaces":
+        if len(namespace) <= 1:
+            namespace = (namespace[0] if namespace else "*", label)
+        value["namespace"] = _own(namespace, label, action)
+    elif action == "search":
+        if not namespace:
+            raise _forbidden(
+                "store search: name a namespace prefix, e.g. ['episodes'] (narrowed to "
+                f"['episodes', {label!r}]); searching every user's data is not allowed."
+            )
+        if len(namespace) == 1:
+            namespace = (namespace[0], label)
+        value["namespace"] = _own(namespace, label, action)
+    elif action in ("put", "get", "delete"):
+        value["namespace"] = _own(namespace, label, action)
+    else:
+        raise _forbidden(f"store action {action!r} is not allowed")
+
+
+def pin_run_user(identity: str, value: dict[str, Any]) -> None:
+    """Set the run's ``user_id`` to ``identity`` (``configurable`` and ``context``), in place,
+    and stamp the run's metadata with its owner.
+
+    >>> value = {"kwargs": {"config": {"configurable": {"user_id": "bob"}}}, "metadata": {}}
+    >>> pin_run_user("alice", value)
+    >>> value["kwargs"]["config"]["configurable"]["user_id"], value["metadata"]
+    ('alice', {'owner': 'alice'})
+    """
+    kwargs = value.setdefault("kwargs", {})
+    config = kwargs.get("config")
+    if config is None:
+        config = kwargs["config"] = {}
+    configurable = config.get("configurable")
+    if configurable is None:
+        configurable = config["configurable"] = {}
+    configurable["user_id"] = identity
+    context = kwargs.get("context")
+    if isinstance(context, dict) and context:
+        context["user_id"] = identity
+    metadata = value.get("metadata")
+    if metadata is None:
+        metadata = value["metadata"] = {}
+    metadata[OWNER] = identity
+
+
+def isolate_users(auth: Auth) -> Auth:
+    """Register the isolation handlers described in this module on ``auth``; return ``auth``."""
+
+    @auth.on
+    async def owner_only(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
+        """Threads, assistants, crons: stamp the owner on create, filter by it otherwise."""
+        if isinstance(value, dict) and ctx.action == "create":
+            metadata = value.get("metadata")
+            if metadata is None:
+                metadata = value["metadata"] = {}
+            metadata[OWNER] = ctx.user.identity
+        return {OWNER: ctx.user.identity}
+
+    @auth.on.threads.create_run
+    async def own_runs(
+        ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
+    ) -> dict[str, str]:
+        """Runs: the graph sees the authenticated user, on the caller's threads only."""
+        pin_run_user(ctx.user.identity, cast("dict[str, Any]", value))
+        return {OWNER: ctx.user.identity}
+
+    @auth.on.store
+    async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
+        """Store API: only the caller's ``(label, user)`` namespaces."""
+        pin_store_namespace(ctx.user.identity, ctx.action, value)
+
+    return auth
