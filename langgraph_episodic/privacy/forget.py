@@ -90,6 +90,8 @@ class ForgetReport:
     thread_ids: tuple[str, ...]
     purges: tuple[Purge, ...] = ()
     """What was purged from the files (store folder, checkpoint file), or what could not be."""
+    dry_run: bool = False
+    """True: nothing was deleted; ``deleted`` and ``thread_ids`` are what would be."""
 
     @property
     def purged(self) -> bool:
@@ -115,6 +117,7 @@ class ForgetReport:
             "items_deleted": self.items_deleted,
             "purged": self.purged,
             "purges": [p.to_dict() for p in self.purges],
+            "dry_run": self.dry_run,
         }
 
 
@@ -291,9 +294,34 @@ def _delete_items(
     return counts
 
 
-def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Effect:
-    from ..graph.threads import adelete_user_threads, delete_user_threads
+def _count_items(
+    store: BaseStore, label: str, shapes: Sequence[Shape], roots: Sequence[Namespace]
+) -> Plan[dict[Namespace, int]]:
+    """Count (do not delete) the items :func:`_delete_items` would delete."""
+    counts: dict[Namespace, int] = {}
+    seen: set[tuple[Namespace, str]] = set()
+    for root in roots:
+        offset = 0
+        while True:
+            op = SearchOp(namespace_prefix=root, limit=PAGE_SIZE, offset=offset, refresh_ttl=False)
+            (page,) = yield _batch(store, [op])
+            for item in page:
+                ident = (tuple(item.namespace), item.key)
+                if ident not in seen and _matches(ident[0], shapes, label):
+                    seen.add(ident)
+                    counts[ident[0]] = counts.get(ident[0], 0) + 1
+            if len(page) < PAGE_SIZE:
+                break
+            offset += PAGE_SIZE
+    return counts
 
+
+def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: bool) -> Effect:
+    from ..graph.threads import _thread_ids, adelete_user_threads, delete_user_threads
+
+    if dry_run:
+        listing: Effect = _thread_ids(checkpointer, user_id)
+        return listing
     return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
 
 
@@ -318,18 +346,22 @@ def _forget_plan(
     purges: list[Purge] = []
     if store is not None:
         sweep = _sweep(store)
-        if sweep is not None:
+        if sweep is not None and not options.dry_run:
             yield sweep
         namespaces = yield from _find_namespaces(store, label, shapes)
-        counts = yield from _delete_items(store, label, shapes, _roots(namespaces))
-        if options.purge:
+        roots = _roots(namespaces)
+        if options.dry_run:
+            counts = yield from _count_items(store, label, shapes, roots)
+        else:
+            counts = yield from _delete_items(store, label, shapes, roots)
+        if options.purge and not options.dry_run:
             purged = yield _purge_effect(store)
             if purged is not None:
                 purges.append(purged)
     thread_ids: list[str] = []
     if checkpointer is not None:
-        thread_ids = yield _threads(checkpointer, user_id)
-        if options.purge:
+        thread_ids = yield _threads(checkpointer, user_id, dry_run=options.dry_run)
+        if options.purge and not options.dry_run:
             purged = yield Effect(purge_checkpoints, apurge_checkpoints, (checkpointer,))
             if purged is not None:
                 purges.append(purged)
@@ -338,7 +370,10 @@ def _forget_plan(
         deleted=tuple(sorted(counts.items())),
         thread_ids=tuple(sorted(thread_ids)),
         purges=tuple(purges),
+        dry_run=options.dry_run,
     )
+    if options.dry_run:
+        return report
     logger.info(
         "forgot a user: %d items in %d namespaces, %d threads; files purged: %s",
         report.items_deleted,
@@ -355,6 +390,7 @@ class _Options:
     shapes: Sequence[Shape]
     protected: Collection[str]
     purge: bool
+    dry_run: bool = False
 
 
 def forget_user(
@@ -364,6 +400,7 @@ def forget_user(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     shapes: Sequence[Shape] = DEFAULT_SHAPES,
     purge: bool = True,
+    dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
 ) -> ForgetReport:
     """Delete everything stored about ``user_id``, purge it from the files; return what was done.
@@ -395,7 +432,8 @@ def forget_user(
     >>> store.get(("memories", "alice2"), "m1").value
     {'text': 'likes coffee'}
     """
-    return run(_forget_plan(user_id, store, checkpointer, _Options(shapes, protected_labels, purge)))
+    options = _Options(shapes, protected_labels, purge, dry_run)
+    return run(_forget_plan(user_id, store, checkpointer, options))
 
 
 async def aforget_user(
@@ -405,8 +443,9 @@ async def aforget_user(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     shapes: Sequence[Shape] = DEFAULT_SHAPES,
     purge: bool = True,
+    dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
 ) -> ForgetReport:
     """Async version of :func:`forget_user`."""
-    options = _Options(shapes, protected_labels, purge)
+    options = _Options(shapes, protected_labels, purge, dry_run)
     return await arun(_forget_plan(user_id, store, checkpointer, options))
