@@ -119,7 +119,7 @@ def test_sweep_removes_expired_items(cli: Cli, tmp_path: Path) -> None:
     dump = tmp_path / "in.jsonl"
     dump.write_text("".join(json.dumps(line) + "\n" for line in lines))
     path = tmp_path / "store"
-    assert cli("import", str(dump), "--path", str(path), *HASH)[0] == 0
+    assert cli("import", str(dump), "--path", str(path), *HASH, "--keep-expired")[0] == 0
     code, out, _ = cli("sweep", "--path", str(path))
     assert code == 0 and "removed 1 expired" in out
     code, out, _ = cli("sweep", "--path", str(path))
