@@ -30,6 +30,7 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
+from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._messages import as_messages, last_human_index, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
@@ -257,6 +258,7 @@ def entity_extract_node(
     source: str = "human",
     load_limit: int = 50,
     name: str = "entity_extract",
+    redact: SaveRedactor | None = DEFAULT_REDACTOR,
 ) -> MemoryNode:
     """Create the entity-extract node (see the module docstring).
 
@@ -268,6 +270,9 @@ def entity_extract_node(
         source: ``"human"`` (the last human message) or ``"last"`` (the last message).
         load_limit: How many stored entities to load into a new session's state.
         name: The node's name.
+        redact: Applied to the message text before entities are extracted, so neither the
+            model nor the store sees e-mail addresses, phone numbers, IBANs or card numbers
+            (see :func:`~langgraph_episodic.privacy.redact_saved`); ``None`` turns it off.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> node = entity_extract_node(store=InMemoryStore())
@@ -288,6 +293,7 @@ def entity_extract_node(
             update = {item.value["name"]: item.value["description"] for item in items
                       if "name" in item.value and "description" in item.value}
         text = " ".join(statements(_source_text(as_messages(state.get("messages")), source)))
+        text = redact_saved(text, redact)
         if not is_worth_storing(text, min_chars=8, min_words=2):
             return {"entities": update} if update else {}
         if structured is None:

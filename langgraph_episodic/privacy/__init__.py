@@ -22,8 +22,10 @@ from .redaction import (
     RedactingStore,
     RedactionRule,
     Redactor,
+    SaveRedactor,
     iban_valid,
     luhn_valid,
+    redact_saved,
     redact_text,
     redact_value,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "RedactingStore",
     "RedactionRule",
     "Redactor",
+    "SaveRedactor",
     "aforget_user",
     "apurge_checkpoints",
     "forget_user",
@@ -48,6 +51,7 @@ __all__ = [
     "on_forget",
     "purge_checkpoints",
     "purge_store",
+    "redact_saved",
     "redact_text",
     "redact_value",
 ]

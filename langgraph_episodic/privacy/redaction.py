@@ -34,7 +34,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore, Op, PutOp, Result, SearchOp
 
@@ -317,6 +317,30 @@ class Redactor:
 
 DEFAULT_REDACTOR = Redactor()
 """The redactor with :data:`DEFAULT_RULES`."""
+
+
+SaveRedactor = Callable[[Any], Any]
+"""Rewrites a value a model decided to save (``Redactor()`` is one); ``None`` turns it off."""
+
+T = TypeVar("T")
+
+
+def redact_saved(value: T, redact: SaveRedactor | None) -> T:
+    """``value`` as the memory tools, user profiles and entity extraction save it.
+
+    What a model decides to save is redacted by default: those components take
+    ``redact=DEFAULT_REDACTOR`` and call this before anything reaches the store (and, for
+    entity extraction, before the text reaches the model). Pass ``redact=None`` to them to
+    keep personal data verbatim, or your own :class:`Redactor`. A store's own ``redact=``
+    (``ChromaStore(redact=...)``, :class:`RedactingStore`) stays opt-in and covers every write.
+
+    >>> redact_saved("mail a@b.io", DEFAULT_REDACTOR), redact_saved("mail a@b.io", None)
+    ('mail [EMAIL]', 'mail a@b.io')
+    """
+    if redact is None:
+        return value
+    out: T = redact(value)
+    return out
 
 
 def redact_text(text: str, redactor: Redactor = DEFAULT_REDACTOR) -> str:
