@@ -215,6 +215,12 @@ def test_a_deeply_nested_line_is_a_clear_error(cli: Cli, tmp_path: Path) -> None
         assert "RecursionError" not in err and "Traceback" not in err
 
 
+def coffee_text(store: Any) -> str:
+    item = store.get(("memories", "alice"), "coffee")
+    assert item is not None
+    return str(item.value["text"])
+
+
 def test_import_refuses_existing_keys_by_default_and_lists_them(
     cli: Cli, seeded_store: Seeded, tmp_path: Path
 ) -> None:
@@ -228,16 +234,16 @@ def test_import_refuses_existing_keys_by_default_and_lists_them(
     assert "memories/alice 'coffee'" in err and "memories/bob 'pet'" in err
     with open_hash_store(seeded_store.path) as store:
         assert store.get(("memories", "carol"), "new") is None
-        assert "espresso" in store.get(("memories", "alice"), "coffee").value["text"]
+        assert "espresso" in coffee_text(store)
 
     code, _, _ = cli("import", str(dump), "--path", path, *HASH, "--on-conflict", "skip")
     with open_hash_store(seeded_store.path) as store:
         assert code == 0 and store.get(("memories", "carol"), "new") is not None
-        assert "espresso" in store.get(("memories", "alice"), "coffee").value["text"]
+        assert "espresso" in coffee_text(store)
 
     code, _, _ = cli("import", str(dump), "--path", path, *HASH, "--on-conflict", "overwrite")
     with open_hash_store(seeded_store.path) as store:
-        assert code == 0 and store.get(("memories", "alice"), "coffee").value["text"] == "imported"
+        assert code == 0 and coffee_text(store) == "imported"
 
 
 def test_import_refuses_expired_items_unless_asked(cli: Cli, tmp_path: Path) -> None:

@@ -66,4 +66,5 @@ def test_a_custom_redactor_is_used_as_given() -> None:
 def test_the_stores_own_redact_stays_opt_in() -> None:
     store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
     store.put(("notes",), "n", {"text": "write to alice@example.com"})
-    assert store.get(("notes",), "n").value == {"text": "write to alice@example.com"}
+    item = store.get(("notes",), "n")
+    assert item is not None and item.value == {"text": "write to alice@example.com"}
