@@ -136,19 +136,31 @@ def test_async_forget_purges_the_files_too(tmp_path: Path) -> None:
 
 def test_a_flushed_vector_index_is_reported_not_hidden(tmp_path: Path) -> None:
     """Past Chroma's index flush (1,000 writes), deleted vectors stay in the index file, marked
-    deleted; the text is gone from every file and the report says what remains."""
+    deleted; the text is gone from every file and the report says what remains. The documented
+    rebuild (export, new folder, import) leaves no piece of them."""
+    from langgraph_episodic.cli.main import main
+
     folder = tmp_path / "store"
     store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
     fill(store, ALICE)
     store.batch([PutOp(("memories", "bob"), f"b{i}", {"text": f"bob fact {i}"})
                  for i in range(1100)])  # fmt: skip
+    pieces = vector_pieces(store, ALICE_WORD)
 
     report = forget_user(ALICE, store=store)
 
     chroma = report.purges[0]
     assert not report.purged and "vector index" in chroma.detail
     assert scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}
+    left = scan(folder, *pieces)
+    assert left and all(name.endswith("data_level0.bin") for name in left), left
     store.close()
+
+    dump, rebuilt = tmp_path / "dump.jsonl", tmp_path / "rebuilt"
+    assert main(["export", str(dump), "--path", str(folder)]) == 0
+    assert main(["import", str(dump), "--path", str(rebuilt), "--embeddings", "hash"]) == 0
+    dump.unlink()
+    assert scan(rebuilt, *pieces, ALICE_WORD.encode(), ALICE.encode()) == {}
 
 
 def test_other_stores_report_what_they_could_not_purge() -> None:
