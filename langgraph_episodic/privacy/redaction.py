@@ -212,9 +212,9 @@ PHONE = RedactionRule(
         # Not inside a longer run of digit groups (e.g. the tail of a number that failed a check).
         r"(?<![\w+])(?<!\d[ .\-/])(?<!\d[ .\-/]{2})(?:"
         # international: +49 30 1234567, +49 (0)30 1234567, 0049 30 1234567, +1 (415) 555-0100
-        r"(?:\+|00)[1-9]\d{0,3}(?:[ .\-/]{0,3}(?:\(0\)|\(\d{1,5}\)|\d{1,12})){1,7}"
+        r"(?:\+|00)[1-9]\d{0,3}(?:[ .\-/]{0,3}(?:\(0\)|\(\d{1,5}\)|\d{1,12}+)){1,7}+"
         # national with a leading 0: 030 1234567, (030) 123 45 67, 0151-23456789, 030/1234567
-        r"|\(?0[1-9]\d{0,4}\)?(?:[ .\-/]{0,3}\d{2,}){1,5}"
+        r"|\(?0[1-9]\d{0,4}\)?(?:[ .\-/]{0,3}\d{2,}+){1,5}+"
         # North American: (415) 555-0100, 415-555-0100, 415.555.0100, 4155550100
         r"|(?:\(\d{3}\)[ .\-]{0,2}|[2-9]\d{2}[ .\-]{1,2})[2-9]\d{2}[ .\-]{1,2}\d{4}"
         r"|[2-9]\d{2}[2-9]\d{6}(?![.,]\d)"
@@ -223,6 +223,8 @@ PHONE = RedactionRule(
     "[PHONE]",
     check=phone_plausible,
 )
+# Possessive digit runs (``\d{1,12}+``) and group counts: a long run of digits is split into
+# groups one way only, so a failing match costs linear time, never exponential backtracking.
 
 DEFAULT_RULES: tuple[RedactionRule, ...] = (EMAIL, IBAN, CARD, PHONE)
 """The rules of ``Redactor()``, applied in this order (IBANs and cards before phone numbers)."""

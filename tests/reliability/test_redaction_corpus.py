@@ -38,3 +38,27 @@ def test_iban_mod_97() -> None:
     assert iban_valid("GB82 WEST 1234 5698 7654 32")
     assert not iban_valid("GB82 WEST 1234 5698 7654 33")
     assert not iban_valid("DE89")
+
+
+ADVERSARIAL = {
+    "international digits": "+49" + "1" * 5000 + "x",
+    "00 prefix": "0049" + "1" * 5000 + "a",
+    "national groups": "030" + " 12" * 2000 + "x",
+    "card groups": "4" + " 1" * 5000 + "x",
+    "iban groups": "DE89" + " ABCD" * 2000 + "!",
+    "e-mail domain": "a@" + "b-" * 10000,
+    "digits": "1234567890" * 500,
+}
+BOUND_S = 20.0
+"""A bound, not a speed check: exponential backtracking took 25 s on 64 characters."""
+
+
+@pytest.mark.parametrize("text", list(ADVERSARIAL.values()), ids=list(ADVERSARIAL))
+def test_adversarial_text_cannot_stall_redaction(text: str) -> None:
+    import threading
+
+    done: list[str] = []
+    worker = threading.Thread(target=lambda: done.append(redact_text(text)), daemon=True)
+    worker.start()
+    worker.join(BOUND_S)
+    assert done, f"redaction of {len(text)} characters did not finish in {BOUND_S} s"
