@@ -95,7 +95,8 @@ class ForgetReport:
 
     @property
     def purged(self) -> bool:
-        """Whether every storage reported its files free of deleted data (False if none ran)."""
+        """Whether every storage reported its files free of deleted data (False without a
+        purge, e.g. ``purge=False`` or a dry run)."""
         return bool(self.purges) and all(p.purged for p in self.purges)
 
     @property
@@ -326,7 +327,7 @@ def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: b
 
 
 def _purge_effect(store: BaseStore) -> Effect:
-    async def apurge(target: BaseStore) -> Purge | None:
+    async def apurge(target: BaseStore) -> Purge:
         return await asyncio.to_thread(purge_store, target)
 
     return Effect(purge_store, apurge, (store,))
@@ -355,16 +356,12 @@ def _forget_plan(
         else:
             counts = yield from _delete_items(store, label, shapes, roots)
         if options.purge and not options.dry_run:
-            purged = yield _purge_effect(store)
-            if purged is not None:
-                purges.append(purged)
+            purges.append((yield _purge_effect(store)))
     thread_ids: list[str] = []
     if checkpointer is not None:
         thread_ids = yield _threads(checkpointer, user_id, dry_run=options.dry_run)
         if options.purge and not options.dry_run:
-            purged = yield Effect(purge_checkpoints, apurge_checkpoints, (checkpointer,))
-            if purged is not None:
-                purges.append(purged)
+            purges.append((yield Effect(purge_checkpoints, apurge_checkpoints, (checkpointer,))))
     report = ForgetReport(
         user_id=user_id,
         deleted=tuple(sorted(counts.items())),

@@ -65,17 +65,18 @@ class Purge:
 # --- Chroma ----------------------------------------------------------------------------------
 
 
-def purge_store(store: Any) -> Purge | None:
-    """Purge what ``store`` deleted from its files; None for a store this module does not know.
+def purge_store(store: Any) -> Purge:
+    """Purge what ``store`` deleted from its files; say what could not be purged.
 
     Works on a :class:`~langgraph_episodic.ChromaStore` (also wrapped, e.g. in a
     ``RedactingStore``): embedded folder purged, in-memory nothing to do, server reported.
+    LangGraph's ``InMemoryStore`` has no files; any other store is reported as not purged.
     Call it when the store is quiet: ``VACUUM`` holds the database's write lock while it runs.
     """
     collections = getattr(store, "collections", None)
     client = getattr(store, "client", None)
     if not isinstance(collections, dict) or client is None:
-        return None
+        return _other_store(store)
     settings = client.get_settings()
     impl = str(getattr(settings, "chroma_api_impl", ""))
     if "fastapi" in impl.lower():
@@ -241,6 +242,19 @@ def _flushed_vector_indexes(folder: Path, collection_ids: list[str]) -> list[Pat
     return [folder / row[0] / "data_level0.bin" for row in rows if (folder / row[0]).is_dir()]
 
 
+def _other_store(store: Any) -> Purge:
+    inner = getattr(store, "inner", store)
+    name = type(inner).__name__
+    if name == "InMemoryStore":
+        return Purge("in-memory store", True, "nothing is written to disk")
+    return Purge(
+        name,
+        False,
+        "items deleted through the API; this library does not know how this store keeps "
+        "deleted data in its files (Postgres: dead rows until VACUUM FULL); see docs/privacy.md",
+    )
+
+
 # --- checkpoints ------------------------------------------------------------------------------
 
 
@@ -249,8 +263,8 @@ def _sqlite_file(conn: Any) -> str:
     return next((str(r[2]) for r in rows if r[1] == "main"), "")
 
 
-def purge_checkpoints(checkpointer: Any) -> Purge | None:
-    """``VACUUM`` a SQLite checkpoint database and truncate its WAL file; None if unknown.
+def purge_checkpoints(checkpointer: Any) -> Purge:
+    """``VACUUM`` a SQLite checkpoint database and truncate its WAL file.
 
     Covers LangGraph's ``SqliteSaver``; ``InMemorySaver`` has nothing on disk; Postgres is
     reported (its dead rows stay in the table files until ``VACUUM FULL``).
@@ -265,7 +279,7 @@ def purge_checkpoints(checkpointer: Any) -> Purge | None:
     return _other_checkpointer(checkpointer)
 
 
-async def apurge_checkpoints(checkpointer: Any) -> Purge | None:
+async def apurge_checkpoints(checkpointer: Any) -> Purge:
     """Async version of :func:`purge_checkpoints` (``AsyncSqliteSaver`` included)."""
     conn = getattr(checkpointer, "conn", None)
     if type(conn).__module__.startswith("aiosqlite"):
@@ -309,7 +323,7 @@ def _sqlite_purge(path: str) -> Purge:
     )
 
 
-def _other_checkpointer(checkpointer: Any) -> Purge | None:
+def _other_checkpointer(checkpointer: Any) -> Purge:
     name = type(checkpointer).__name__
     if name == "InMemorySaver" or name == "MemorySaver":
         return Purge("in-memory checkpoints", True, "nothing is written to disk")
@@ -321,4 +335,9 @@ def _other_checkpointer(checkpointer: Any) -> Purge | None:
             "`VACUUM FULL checkpoints, checkpoint_blobs, checkpoint_writes` and WAL recycling: "
             "an operator's job (see docs/privacy.md)",
         )
-    return None
+    return Purge(
+        name,
+        False,
+        "threads deleted through the API; this library does not know how this checkpointer "
+        "keeps deleted data in its files",
+    )

@@ -170,6 +170,38 @@ def test_other_stores_report_what_they_could_not_purge() -> None:
     store: Any = InMemoryStore()
     store.put(("memories", "alice"), "m", {"text": "x"})
     report = forget_user("alice", store=store, checkpointer=InMemorySaver())
-    assert [p.target for p in report.purges] == ["in-memory checkpoints"]
+    assert [p.target for p in report.purges] == ["in-memory store", "in-memory checkpoints"]
+    assert report.purged
     eph = ChromaStore.ephemeral(index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
     assert forget_user("alice", store=eph).purges[0].target == "in-memory Chroma"
+
+
+def test_an_unknown_store_is_reported_as_not_purged() -> None:
+    from langgraph.store.memory import InMemoryStore
+
+    class OtherStore(InMemoryStore):
+        pass
+
+    report = forget_user("alice", store=OtherStore())
+    assert not report.purged and report.purges[0].target == "OtherStore"
+
+
+async def test_an_async_sqlite_checkpointer_is_vacuumed(tmp_path: Path) -> None:
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from langgraph_episodic.privacy import aforget_user
+
+    path = tmp_path / "checkpoints.sqlite"
+    builder = StateGraph(MessagesState)
+    builder.add_node("echo", lambda s: {"messages": [AIMessage("ok")]})
+    builder.add_edge(START, "echo")
+    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        graph = builder.compile(checkpointer=saver)
+        for user in (ALICE, "bob"):
+            await graph.ainvoke({"messages": [HumanMessage(texts_of(user)[1])]},
+                                thread_config(user, "s1"))  # fmt: skip
+        assert ALICE_WORD.encode() in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+        report = await aforget_user(ALICE, store=None, checkpointer=saver)
+    assert report.thread_ids == (f"{ALICE}:s1",) and report.purged
+    assert scan(tmp_path, ALICE_WORD.encode(), ALICE.encode()) == {}
+    assert scan(tmp_path, BOB_WORD.encode()) != {}
