@@ -72,6 +72,7 @@ from .graph.summarize import (
     compaction_update,
 )
 from .graph.wiring import memory_system_prompt
+from .privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
 
 MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
 """Where the memory tools save (``create_memory_tools``); searched for the question."""
@@ -121,6 +122,9 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         entities, profile, memories, episodes: Turn each part off.
         entity_limit, memory_limit, top_k: How many entities, saved memories and episodes load.
         score: Scores a finished run for the episode (see ``record_episode_node``).
+        redact: Applied to the user's text before entities are extracted and saved (default:
+            e-mail addresses, phone numbers, IBANs and card numbers; ``None`` turns it off; see
+            :func:`~langgraph_episodic.privacy.redact_saved`).
     """
 
     state_schema = EpisodicMemoryState
@@ -145,6 +149,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         memory_limit: int = 5,
         top_k: int = 3,
         score: Scorer | None = None,
+        redact: SaveRedactor | None = DEFAULT_REDACTOR,
     ) -> None:
         super().__init__()
         self.store = store
@@ -159,7 +164,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self.use_memories, self.use_episodes = memories, episodes
         self.entity_limit, self.memory_limit = entity_limit, memory_limit
         shared = EpisodeMemories(store)
-        self._extract = entity_extract_node(model=model, store=store, load_limit=0)
+        self._extract = entity_extract_node(model=model, store=store, load_limit=0, redact=redact)
         self._recall = recall_node(memories=shared, top_k=top_k)
         self._record = record_episode_node(memories=shared, score=score)
         self._score = score

@@ -244,6 +244,11 @@ class ChromaStore(BaseStore):
         return {"items": b.items, "vectors": b.vectors, "namespaces": b.registry.collection}
 
     @property
+    def client(self) -> Any:
+        """The chromadb client the store runs on (e.g. for ``privacy.purge_store``)."""
+        return self._client
+
+    @property
     def _items(self) -> Any:
         return self._backend.items
 

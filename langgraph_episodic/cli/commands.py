@@ -16,11 +16,13 @@ from .browse import render_results, render_stats, search_store, store_stats
 from .target import CliError, Target, open_store
 from .transfer import (
     ImportFileError,
+    check_expiry,
     collect_records,
     export_file,
     import_records,
     parse_lines,
     read_file,
+    resolve_conflicts,
     write_records,
 )
 
@@ -115,8 +117,16 @@ def run_import(args: argparse.Namespace) -> int:
             records = read_file(path)
         except ImportFileError as exc:
             raise CliError(f"{path}: {exc}") from exc
+    try:
+        check_expiry(records, keep_expired=args.keep_expired)
+    except ImportFileError as exc:
+        raise CliError(f"{args.file}: {exc}") from exc
     store = open_store(target, semantic=True, create=True)
     try:
+        try:
+            records = resolve_conflicts(store, records, args.on_conflict)
+        except ImportFileError as exc:
+            raise CliError(f"{args.file}: {exc}") from exc
         count = import_records(store, records)
     except (TypeError, ValueError) as exc:
         raise CliError(f"The store rejected the file ({exc}); nothing was imported.") from exc
@@ -140,16 +150,24 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 def run_forget(args: argparse.Namespace) -> int:
     """Delete everything stored about one user: store items and checkpointed threads."""
-    from .forget import forget, render
+    from .forget import ask_on_terminal, forget, parse_shape, render
 
     target = Target.from_args(args)
     if not args.user:
         raise CliError("--user is empty; pass the id of the user to forget.")
     checkpoints = args.checkpoints or target.checkpoints()
+    shapes = [parse_shape(s) for s in args.shape] if args.shape else None
     store = open_store(target, semantic=False)
     try:
-        report = forget(store, args.user, checkpoints=checkpoints)
+        report = forget(
+            store,
+            args.user,
+            checkpoints=checkpoints,
+            shapes=shapes,
+            confirm=None if args.yes else ask_on_terminal,
+        )
     finally:
         _close(store)
-    print(json.dumps(report, indent=2) if args.json else render(report))
-    return 0
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render(report))
+    left = report["left_after"]
+    return 1 if left["items"] or left["thread_ids"] else 0

@@ -1,11 +1,16 @@
-"""``forget --user U``: delete a user's store namespaces and checkpointed threads.
+"""``forget --user U``: delete a user's store namespaces and checkpointed threads, for good.
 
-The work is :func:`langgraph_episodic.privacy.forget_user`; this module only finds the
-checkpoint database and renders the report.
+The work is :func:`langgraph_episodic.privacy.forget_user`; this module checks the checkpoint
+database before touching it, asks for confirmation (unless ``--yes``), and renders the report:
+what was deleted, whether the files were purged, and a second pass confirming nothing is left.
 """
 
 from __future__ import annotations
 
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -13,34 +18,142 @@ from langgraph.store.base import BaseStore
 
 from .target import CliError
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
+"""The tables of LangGraph's SQLite checkpointer; a database without them is not ours."""
+
+Confirm = Callable[[str], bool]
+
 
 def _is_url(target: str | Path) -> bool:
     return isinstance(target, str) and "://" in target
 
 
-def forget(store: BaseStore, user: str, *, checkpoints: str | Path | None) -> dict[str, Any]:
+def parse_shape(text: str) -> tuple[str, ...]:
+    """``"*/{user_id}"`` -> ``("*", "{user_id}")`` (labels separated by ``/``)."""
+    return tuple(text.split("/"))
+
+
+def checkpoint_database(target: str | Path | None) -> str | Path | None:
+    """The checkpoint database to search, None when there is none to search.
+
+    A URL is passed on. A SQLite file that does not exist, is empty or has no tables is skipped
+    (there are no threads to delete, and forgetting never creates tables). A file that is not
+    SQLite, or a SQLite database without LangGraph's checkpoint tables, is refused, so a wrong
+    ``--checkpoints`` never gets tables written into it.
+    """
+    if target is None or _is_url(target):
+        return target
+    path = Path(target)
+    if not path.exists():
+        return None
+    if not path.is_file():
+        raise CliError(f"--checkpoints {path} is not a file. Pass the SQLite checkpoint file.")
+    with path.open("rb") as f:
+        head = f.read(len(SQLITE_MAGIC))
+    if not head:
+        return None
+    if head != SQLITE_MAGIC:
+        raise CliError(
+            f"--checkpoints {path} is not a SQLite database. Pass the checkpoint file your "
+            "graph uses (e.g. <store>/checkpoints.sqlite), or leave --checkpoints out."
+        )
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"--checkpoints {path} cannot be read as SQLite ({exc}).") from exc
+    if not tables:
+        return None
+    if not tables.issuperset(CHECKPOINT_TABLES):
+        shown = ", ".join(sorted(tables)[:6])
+        raise CliError(
+            f"--checkpoints {path} is a SQLite database, but not LangGraph checkpoints (its "
+            f"tables: {shown}). Nothing was deleted. Pass the checkpoint file, or leave "
+            "--checkpoints out."
+        )
+    return path
+
+
+@contextmanager
+def _checkpointer(target: str | Path | None) -> Iterator[Any]:
+    if target is None:
+        yield None
+        return
+    from ..graph.threads import open_checkpointer
+
+    with open_checkpointer(target) as saver:
+        yield saver
+
+
+def ask_on_terminal(question: str) -> bool:
+    """Ask ``question`` on stderr, read the answer from stdin; True for yes."""
+    if not sys.stdin.isatty():
+        raise CliError(
+            "forget deletes data for good and there is no terminal to ask for confirmation: "
+            "pass --yes to confirm."
+        )
+    print(question, end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline().strip().casefold()
+    return answer in ("y", "yes", "j", "ja")
+
+
+def forget(
+    store: BaseStore,
+    user: str,
+    *,
+    checkpoints: str | Path | None,
+    shapes: Sequence[tuple[str, ...]] | None = None,
+    confirm: Confirm | None = None,
+) -> dict[str, Any]:
     """Forget ``user`` in ``store`` and in the checkpoint database ``checkpoints`` (if any).
 
-    A SQLite file that does not exist is skipped (there are no threads to delete), so forgetting
-    never creates an empty checkpoint database. Returns the report as a JSON-safe dict, with
-    ``"checkpoints"`` saying which database was searched (``None``: none).
+    With ``confirm``, a dry run comes first and ``confirm(summary)`` must return True before
+    anything is deleted. After the deletion a second (dry) pass checks that nothing is left.
+    Returns the report as a JSON-safe dict with ``"checkpoints"`` (the database searched, or
+    None) and ``"left_after"`` (what the second pass found: 0 items and no threads).
     """
-    from ..graph.threads import open_checkpointer
-    from ..privacy import forget_user
+    from ..privacy import DEFAULT_SHAPES, forget_user
 
-    searched: str | None = None
+    database = checkpoint_database(checkpoints)
+    options: dict[str, Any] = {"shapes": tuple(shapes or DEFAULT_SHAPES)}
     try:
-        if checkpoints is not None and (_is_url(checkpoints) or Path(checkpoints).is_file()):
-            searched = str(checkpoints)
-            with open_checkpointer(checkpoints) as saver:
-                report = forget_user(user, store=store, checkpointer=saver)
-        else:
-            report = forget_user(user, store=store)
+        with _checkpointer(database) if database is not None else nullcontext() as saver:
+            if confirm is not None:
+                preview = forget_user(
+                    user, store=store, checkpointer=saver, dry_run=True, **options
+                )
+                wanted = bool(preview.deleted or preview.thread_ids)
+                if wanted and not confirm(_question(preview.to_dict(), database)):
+                    raise CliError("Not confirmed: nothing was deleted.")
+            report = forget_user(user, store=store, checkpointer=saver, **options)
+            check = forget_user(user, store=store, checkpointer=saver, dry_run=True, **options)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
     except ImportError as exc:  # a postgresql:// URL without the postgres extra
         raise CliError(str(exc)) from exc
-    return {**report.to_dict(), "checkpoints": searched}
+    return {
+        **report.to_dict(),
+        "checkpoints": None if database is None else str(database),
+        "left_after": {"items": check.items_deleted, "thread_ids": list(check.thread_ids)},
+    }
+
+
+def _question(preview: dict[str, Any], database: str | Path | None) -> str:
+    where = "" if database is None else f" and {len(preview['thread_ids'])} threads in {database}"
+    return (
+        "\n".join(_deleted_lines(preview))
+        + f"\nDelete {preview['items_deleted']} items of user {preview['user_id']!r}{where} "
+        "for good? [y/N] "
+    )
+
+
+def _deleted_lines(report: dict[str, Any]) -> list[str]:
+    lines = [f"  {'/'.join(d['namespace'])}: {d['items']} items" for d in report["deleted"]]
+    return lines + [f"  thread {t}" for t in report["thread_ids"]]
 
 
 def render(report: dict[str, Any]) -> str:
@@ -49,8 +162,18 @@ def render(report: dict[str, Any]) -> str:
         f"forgot user {report['user_id']!r}: {report['items_deleted']} items in "
         f"{len(report['deleted'])} namespaces, {len(report['thread_ids'])} threads"
     ]
-    lines += [f"  {'/'.join(d['namespace'])}: {d['items']} items" for d in report["deleted"]]
-    lines += [f"  thread {t}" for t in report["thread_ids"]]
+    lines += _deleted_lines(report)
     if report["checkpoints"] is None:
         lines.append("  (no checkpoint database searched; pass --checkpoints to include one)")
+    for purge in report["purges"]:
+        state = "purged" if purge["purged"] else "NOT fully purged"
+        lines.append(f"files: {purge['target']}: {state}: {purge['detail']}")
+    left = report["left_after"]
+    if left["items"] or left["thread_ids"]:
+        lines.append(
+            f"check: a second pass still found {left['items']} items and "
+            f"{len(left['thread_ids'])} threads (a concurrent writer?); run forget again"
+        )
+    else:
+        lines.append("check: a second pass found nothing left of this user")
     return "\n".join(lines)

@@ -20,6 +20,8 @@ logger = logging.getLogger(__name__)
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: the reader of our output went away (``... | head``), as a C tool would exit."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,11 +56,36 @@ def build_parser() -> argparse.ArgumentParser:
         "import", help="read a JSON-lines export (validated completely before anything is written)"
     )
     p.add_argument("file", metavar="FILE", help="file to read ('-' for stdin)")
+    p.add_argument(
+        "--on-conflict",
+        choices=["error", "skip", "overwrite"],
+        default="error",
+        help="an item whose namespace and key exist already: refuse the file and list them "
+        "(error, default), keep the existing item (skip) or replace it (overwrite)",
+    )
+    p.add_argument(
+        "--keep-expired",
+        action="store_true",
+        help="import items whose expires_at has passed (refused by default)",
+    )
     add_target_options(p)
     p.set_defaults(run=commands.run_import)
 
-    p = sub.add_parser("forget", help="delete a user's memories and conversation threads")
+    p = sub.add_parser(
+        "forget", help="delete a user's memories and conversation threads, and purge the files"
+    )
     p.add_argument("--user", required=True, help="the user id to forget")
+    p.add_argument(
+        "--yes", action="store_true", help="do not ask for confirmation (needed without a terminal)"
+    )
+    p.add_argument(
+        "--shape",
+        action="append",
+        metavar="SHAPE",
+        help="where the user sits in your namespaces, labels separated by '/', '*' for any "
+        "label, e.g. '{user_id}/notes' (repeatable; default: '*/{user_id}', every namespace "
+        "the library writes)",
+    )
     p.add_argument(
         "--checkpoints",
         help="checkpoint database of the user's threads (SQLite file or postgresql:// URL; "
@@ -91,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         code: int = args.run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -107,6 +138,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {explain_chroma_error(exc, Target.from_args(args))}", file=sys.stderr)
         return EXIT_USAGE
     return code
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush raises nothing."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (captured in tests)
+        return
 
 
 if __name__ == "__main__":  # pragma: no cover

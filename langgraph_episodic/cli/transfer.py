@@ -19,19 +19,30 @@ query, page by page.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from langgraph.store.base import BaseStore, Item, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 PAGE_SIZE = 500
 """Items (and namespaces) fetched per call while enumerating a store."""
 
 MAX_REPORTED_ERRORS = 20
 """At most this many problems are listed when a file is rejected."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of a JSON line (objects and lists) an import accepts."""
+
+MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
+"""Longest TTL (and latest expiry from now) an import accepts: 100 years."""
+
+OnConflict = Literal["error", "skip", "overwrite"]
+ON_CONFLICT: tuple[str, ...] = ("error", "skip", "overwrite")
 
 REQUIRED_FIELDS = ("namespace", "key", "value", "created_at", "updated_at")
 OPTIONAL_FIELDS = ("index", "ttl", "expires_at")
@@ -141,7 +152,36 @@ def _ttl(raw: Any) -> float | None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw > 0:
         raise ValueError(f"'ttl' must be a positive number of minutes or null, got {raw!r}")
+    if raw > MAX_TTL_MINUTES:
+        raise ValueError(
+            f"'ttl' of {raw!r} minutes is more than 100 years; use null for no expiry"
+        )
     return float(raw)
+
+
+def _depth_ok(data: Any) -> bool:
+    """Whether ``data`` nests at most :data:`MAX_DEPTH` levels (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > MAX_DEPTH:
+                return False
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return True
+
+
+def _load_line(line: str) -> Any:
+    """One line's JSON; a clear ``ValueError`` for nesting too deep (no ``RecursionError``)."""
+    too_deep = ValueError(f"nested more than {MAX_DEPTH} levels deep")
+    try:
+        data = json.loads(line, parse_constant=_reject_constant)
+    except RecursionError:
+        raise too_deep from None
+    if not _depth_ok(data):
+        raise too_deep
+    return data
 
 
 def _reject_constant(name: str) -> float:
@@ -223,16 +263,20 @@ def write_records(records: Sequence[ItemRecord], out: TextIO) -> None:
 def export_file(store: BaseStore, path: Path) -> int:
     """Export every item of ``store`` to the JSON-lines file ``path``; return the count.
 
-    The file is written next to ``path`` first and renamed, so a failed export never leaves a
-    truncated file behind.
+    The file is written to a new temporary file next to ``path`` first and renamed, so a failed
+    export never leaves a truncated file behind. The temporary file is created exclusively
+    (``O_CREAT | O_EXCL``, a random name, mode 0600): a file or symlink planted in advance is
+    never followed or overwritten, and other users of the machine cannot read the export.
+    The rename replaces ``path`` itself, never the target of a symlink at ``path``.
     """
     records = collect_records(store)
-    partial = path.with_name(path.name + ".partial")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    partial = Path(name)
     try:
-        with partial.open("w", encoding="utf-8") as out:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
             write_records(records, out)
         partial.replace(path)
-    except OSError:
+    except BaseException:
         partial.unlink(missing_ok=True)
         raise
     return len(records)
@@ -253,7 +297,7 @@ def parse_lines(lines: Sequence[str]) -> list[ItemRecord]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line, parse_constant=_reject_constant)
+            data = _load_line(line)
             record = ItemRecord.from_dict(data)
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             problems.append(f"line {number}: {exc}")
@@ -285,6 +329,65 @@ def read_file(path: Path) -> list[ItemRecord]:
     except UnicodeDecodeError as exc:
         raise ImportFileError(f"{path} is not UTF-8 text ({exc}); nothing was imported.") from exc
     return parse_lines(text.splitlines())
+
+
+def check_expiry(records: Sequence[ItemRecord], *, keep_expired: bool) -> None:
+    """Refuse records that have expired already, or expire more than 100 years from now."""
+    now = datetime.now(timezone.utc)
+    problems = []
+    for r in records:
+        if r.expires_at is None:
+            continue
+        if r.expires_at <= now and not keep_expired:
+            problems.append(f"{list(r.namespace)} {r.key!r} expired at {r.expires_at.isoformat()}")
+        elif (r.expires_at - now).total_seconds() / 60.0 > MAX_TTL_MINUTES:
+            problems.append(
+                f"{list(r.namespace)} {r.key!r} expires more than 100 years from now "
+                f"({r.expires_at.isoformat()})"
+            )
+    if problems:
+        raise ImportFileError(
+            f"{len(problems)} item(s) with an expiry that cannot be imported; nothing was "
+            "imported (pass --keep-expired to import expired items as they are):\n  "
+            + "\n  ".join(problems[:MAX_REPORTED_ERRORS])
+        )
+
+
+def existing_keys(
+    store: BaseStore, records: Sequence[ItemRecord]
+) -> list[tuple[tuple[str, ...], str]]:
+    """The (namespace, key) pairs of ``records`` the store already holds."""
+    found = []
+    for start in range(0, len(records), PAGE_SIZE):
+        chunk = records[start : start + PAGE_SIZE]
+        got = store.batch([GetOp(r.namespace, r.key, refresh_ttl=False) for r in chunk])
+        found += [(r.namespace, r.key) for r, item in zip(chunk, got, strict=True) if item]
+    return found
+
+
+def resolve_conflicts(
+    store: BaseStore, records: Sequence[ItemRecord], on_conflict: OnConflict
+) -> list[ItemRecord]:
+    """The records to write: ``error`` refuses existing keys (listing them), ``skip`` leaves
+    existing items as they are, ``overwrite`` replaces them."""
+    if on_conflict not in ON_CONFLICT:
+        raise ValueError(f"on_conflict must be one of {ON_CONFLICT}, got {on_conflict!r}")
+    if on_conflict == "overwrite":
+        return list(records)
+    existing = existing_keys(store, records)
+    if not existing:
+        return list(records)
+    if on_conflict == "skip":
+        taken = set(existing)
+        return [r for r in records if (r.namespace, r.key) not in taken]
+    shown = [f"{'/'.join(ns)} {key!r}" for ns, key in existing[:MAX_REPORTED_ERRORS]]
+    more = len(existing) - len(shown)
+    raise ImportFileError(
+        f"{len(existing)} item(s) exist already; nothing was imported. Pass --on-conflict "
+        "skip (keep them) or --on-conflict overwrite (replace them):\n  "
+        + "\n  ".join(shown)
+        + (f"\n  ... and {more} more" if more else "")
+    )
 
 
 def import_records(store: BaseStore, records: Sequence[ItemRecord]) -> int:

@@ -41,6 +41,7 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
+from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._internal import internal_config, retrying
 from ._keylock import alocked, locked
@@ -398,6 +399,7 @@ def entity_extract_node(
     source: str = "human",
     load_limit: int = 50,
     name: str = "entity_extract",
+    redact: SaveRedactor | None = DEFAULT_REDACTOR,
 ) -> MemoryNode:
     """Create the entity-extract node (see the module docstring).
 
@@ -410,6 +412,9 @@ def entity_extract_node(
         load_limit: How many stored entities to load when the state has none (used alone,
             without :func:`load_entities_node` before the agent).
         name: The node's name.
+        redact: Applied to the message text before entities are extracted, so neither the
+            model nor the store sees e-mail addresses, phone numbers, IBANs or card numbers
+            (see :func:`~langgraph_episodic.privacy.redact_saved`); ``None`` turns it off.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> node = entity_extract_node(store=InMemoryStore())
@@ -428,6 +433,7 @@ def entity_extract_node(
         if not state.get("entities"):
             update = yield from load_entities(the_store, ns, load_limit)
         text = _source_text(as_messages(state.get("messages")), source)
+        text = redact_saved(text, redact)
         extracted = yield from writer.extract(text)
         update.update((yield from writer.merge(the_store, ns, extracted)))
         logger.debug("entity_extract: %d entities (%s)", len(extracted), writer.method)

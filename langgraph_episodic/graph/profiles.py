@@ -18,6 +18,7 @@ from langgraph.store.base import BaseStore, Item
 
 from .._config import namespace_label
 from .._fence import data_notice, fence, single_line
+from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._runner import Plan, all_items, arun, call, run
 from .namespaces import USER_PROFILES
@@ -70,9 +71,18 @@ class UserProfiles:
     ['Prefers Python for data analysis']
     """
 
-    def __init__(self, store: BaseStore, *, namespace: str = PROFILE_NAMESPACE) -> None:
+    def __init__(
+        self,
+        store: BaseStore,
+        *,
+        namespace: str = PROFILE_NAMESPACE,
+        redact: SaveRedactor | None = DEFAULT_REDACTOR,
+    ) -> None:
         self.store = store
         self.namespace = namespace
+        self.redact = redact
+        """Applied to each fact before it is stored (default: personal data such as e-mail
+        addresses becomes ``[EMAIL]``); ``None`` keeps facts verbatim."""
 
     def _ns(self, user_id: str) -> tuple[str, ...]:
         return (self.namespace, _check_user(user_id))
@@ -80,7 +90,7 @@ class UserProfiles:
     # --- plans (shared by the sync and async methods) ---
 
     def _save(self, user_id: str, text: str, key: str | None, force: bool) -> Plan[str | None]:
-        text = " ".join(text.split())
+        text = redact_saved(" ".join(text.split()), self.redact)
         if not force and not is_worth_storing(text, min_chars=8, min_words=2):
             return None
         ns, key = self._ns(user_id), key or fact_key(text)

@@ -6,20 +6,26 @@ The names below are also exported from ``langgraph_episodic`` itself.
 from __future__ import annotations
 
 from .forget import (
+    DEFAULT_SHAPES,
     PROTECTED_LABELS,
+    USER,
     ForgetListener,
     ForgetReport,
     aforget_user,
     forget_user,
     on_forget,
 )
+from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .redaction import (
     DEFAULT_REDACTOR,
     DEFAULT_RULES,
     RedactingStore,
     RedactionRule,
     Redactor,
+    SaveRedactor,
+    iban_valid,
     luhn_valid,
+    redact_saved,
     redact_text,
     redact_value,
 )
@@ -27,16 +33,25 @@ from .redaction import (
 __all__ = [
     "DEFAULT_REDACTOR",
     "DEFAULT_RULES",
+    "DEFAULT_SHAPES",
     "PROTECTED_LABELS",
+    "USER",
     "ForgetListener",
     "ForgetReport",
+    "Purge",
     "RedactingStore",
     "RedactionRule",
     "Redactor",
+    "SaveRedactor",
     "aforget_user",
+    "apurge_checkpoints",
     "forget_user",
+    "iban_valid",
     "luhn_valid",
     "on_forget",
+    "purge_checkpoints",
+    "purge_store",
+    "redact_saved",
     "redact_text",
     "redact_value",
 ]

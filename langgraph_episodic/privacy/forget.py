@@ -1,18 +1,27 @@
-"""Forget a user: delete every store namespace and every checkpoint thread that belongs to them.
+"""Forget a user: delete their store namespaces and checkpoint threads, then purge the files.
 
-:func:`forget_user` finds each namespace that has the user's label as one of its labels (in any
-position: ``("memories", uid)``, ``("episodes", uid)``, ``("working_memory", uid, "s1")``,
-``(uid, "notes")``), deletes all its items, and deletes the user's checkpoint threads
-(``"<user_id>:<session>"``, see :func:`langgraph_episodic.graph.threads.thread_id_for`). It uses
-only the ``BaseStore`` API, so it works on any LangGraph store; a store with a TTL sweeper is
-swept first, so items that have expired but are still on disk go too.
+:func:`forget_user` finds each namespace that has the user's label *at the user's position* of a
+namespace shape, deletes all its items, deletes the user's checkpoint threads
+(``"<user_id>:<session>"``, see :func:`langgraph_episodic.graph.threads.thread_id_for`), and then
+purges the files (see :mod:`.purge`), so that no copy is left in Chroma's write-ahead log, in free
+database pages or in the checkpoint file. The deletion uses only the ``BaseStore`` API, so it
+works on any LangGraph store; a store with a TTL sweeper is swept first, so items that have
+expired but are still on disk go too.
+
+Shapes: every per-user namespace this library writes is ``(kind, user, ...)``: the tools'
+``("memories", user)``, ``("episodes", user)``, ``("working_memory", user, session)`` ... so the
+default :data:`DEFAULT_SHAPES` is ``(("*", USER),)``: the user's label in position 1, under any
+kind, with any labels after it. Forgetting ``"s1"`` therefore never touches
+``("working_memory", "bob", "s1")``. Namespaces of your own shapes are matched when you say
+where the user is, e.g. ``shapes=[("*", USER), (USER, "notes"), ("team", "*", USER)]``
+(``"*"`` is any one label, :data:`USER` the user's).
 
 The user's label is :func:`~langgraph_episodic._config.namespace_label` of the user id, the
 encoding every helper of this library uses (``"a.b@x.org"`` is stored as ``"a%2Eb@x%2Eorg"``).
 Labels match whole and exactly: forgetting ``"alice"`` never touches ``"alice2"``, ``"ａlice"``
-or a namespace whose label is the wildcard ``"*"``. A user id that is also a namespace kind of
-this library (``"memories"``, ``"episodes"`` ...) is refused, because it would match every
-user's namespaces of that kind; see :data:`PROTECTED_LABELS`.
+or a namespace whose label is the wildcard ``"*"``. When a shape puts the user first, a user id
+that is also a namespace kind of this library (``"memories"``, ``"episodes"`` ...) is refused,
+because it would match every user's namespaces of that kind; see :data:`PROTECTED_LABELS`.
 
 Sync and async share one plan (a generator of effects); :func:`aforget_user` is the async twin.
 
@@ -37,12 +46,12 @@ from langgraph.store.base import (
     MatchCondition,
     Op,
     PutOp,
-    SearchItem,
     SearchOp,
 )
 
 from .._config import namespace_label
 from .._effects import Effect, Plan, arun, run
+from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +61,13 @@ T = TypeVar("T")
 PAGE_SIZE = 500
 """Namespaces listed and items deleted per store round trip."""
 
-POSITIONS_PER_ROUND = 8
-"""Label positions probed per listing batch (deeper namespaces take more batches)."""
+USER = "{user_id}"
+"""The user's place in a namespace shape (see :data:`DEFAULT_SHAPES`)."""
+
+Shape = tuple[str, ...]
+
+DEFAULT_SHAPES: tuple[Shape, ...] = (("*", USER),)
+"""Where the user sits in the namespaces this library writes: ``(kind, user, ...)``."""
 
 PROTECTED_LABELS: frozenset[str] = frozenset(
     {"memories", "episodes", "entities", "user_profiles", "working_memory", "output_log", "langgraph"}
@@ -74,6 +88,16 @@ class ForgetReport:
     user_id: str
     deleted: tuple[tuple[Namespace, int], ...]
     thread_ids: tuple[str, ...]
+    purges: tuple[Purge, ...] = ()
+    """What was purged from the files (store folder, checkpoint file), or what could not be."""
+    dry_run: bool = False
+    """True: nothing was deleted; ``deleted`` and ``thread_ids`` are what would be."""
+
+    @property
+    def purged(self) -> bool:
+        """Whether every storage reported its files free of deleted data (False without a
+        purge, e.g. ``purge=False`` or a dry run)."""
+        return bool(self.purges) and all(p.purged for p in self.purges)
 
     @property
     def namespaces(self) -> tuple[Namespace, ...]:
@@ -92,6 +116,9 @@ class ForgetReport:
             "deleted": [{"namespace": list(ns), "items": n} for ns, n in self.deleted],
             "thread_ids": list(self.thread_ids),
             "items_deleted": self.items_deleted,
+            "purged": self.purged,
+            "purges": [p.to_dict() for p in self.purges],
+            "dry_run": self.dry_run,
         }
 
 
@@ -136,18 +163,54 @@ def _batch(store: BaseStore, ops: list[Op]) -> Effect:
 # --- the plan ----------------------------------------------------------------------------------
 
 
-def _user_label(user_id: Any, protected: Collection[str]) -> str:
+def _check_shapes(shapes: Any) -> tuple[Shape, ...]:
+    checked = []
+    for shape in shapes:
+        shape = tuple(shape) if isinstance(shape, list | tuple) else shape
+        if (
+            not isinstance(shape, tuple)
+            or not all(isinstance(label, str) and label for label in shape)
+            or shape.count(USER) != 1
+        ):
+            raise ValueError(
+                f"A namespace shape is a tuple of labels with USER ({USER!r}) exactly once and "
+                f"'*' for any label, e.g. ('*', USER) or ('team', '*', USER); got {shape!r}."
+            )
+        checked.append(shape)
+    if not checked:
+        raise ValueError("Pass at least one namespace shape, e.g. shapes=[('*', USER)].")
+    return tuple(checked)
+
+
+def _user_label(user_id: Any, shapes: Sequence[Shape], protected: Collection[str]) -> str:
     """The user's namespace label, refusing ids that would match other users' namespaces."""
     if not isinstance(user_id, str) or not user_id:
         raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
     label = namespace_label(user_id)
-    if label in protected:
+    if label in protected and any(shape[0] == USER for shape in shapes):
         raise ValueError(
             f"Refusing to forget user {user_id!r}: it is also a namespace kind, so every "
-            f"namespace like ({label!r}, <other user>) would match. Rename the user, or pass "
-            "protected_labels=... without it if your namespaces never use it as a kind."
+            f"namespace like ({label!r}, <other user>) would match a shape that puts the user "
+            "first. Rename the user, drop that shape, or pass protected_labels=... without it."
         )
     return label
+
+
+def _fill(shape: Shape, label: str) -> Namespace:
+    return tuple(label if part == USER else part for part in shape)
+
+
+def _matches(namespace: Namespace, shapes: Sequence[Shape], label: str) -> bool:
+    """Whether ``namespace`` starts like one of ``shapes`` with the user's label in place."""
+    for shape in shapes:
+        if len(namespace) < len(shape):
+            continue
+        if all(
+            part == "*" or ns_label == (label if part == USER else part)
+            for part, ns_label in zip(shape, namespace, strict=False)
+        ):
+            return True
+    return False
 
 
 def _sweep(store: BaseStore) -> Effect | None:
@@ -164,46 +227,31 @@ def _sweep(store: BaseStore) -> Effect | None:
     return Effect(sweep, asweep)
 
 
-def _listing(position: int, label: str, offset: int) -> ListNamespacesOp:
-    path = ("*",) * position + (label,)
+def _listing(shape: Shape, label: str, offset: int) -> ListNamespacesOp:
     return ListNamespacesOp(
-        match_conditions=(MatchCondition(match_type="prefix", path=path),),
+        match_conditions=(MatchCondition(match_type="prefix", path=_fill(shape, label)),),
         limit=PAGE_SIZE,
         offset=offset,
     )
 
 
-def _deeper_probe(position: int) -> ListNamespacesOp:
-    """Lists one namespace with more than ``position`` labels, if any exists."""
-    path = ("*",) * (position + 1)
-    return ListNamespacesOp(
-        match_conditions=(MatchCondition(match_type="prefix", path=path),), limit=1
-    )
-
-
-def _find_namespaces(store: BaseStore, label: str) -> Plan[set[Namespace]]:
-    """Every namespace with ``label`` as one of its labels, found with ``*``-wildcard listings."""
+def _find_namespaces(
+    store: BaseStore, label: str, shapes: Sequence[Shape]
+) -> Plan[set[Namespace]]:
+    """Every namespace matching one of ``shapes`` with the user's label, page by page."""
     found: set[Namespace] = set()
-    start = 0
-    while True:
-        positions = range(start, start + POSITIONS_PER_ROUND)
-        offsets = dict.fromkeys(positions, 0)
-        more_depth = False
-        while offsets:
-            ops: list[Op] = [_listing(p, label, off) for p, off in offsets.items()]
-            ops.append(_deeper_probe(positions[-1] + 1))
-            results = yield _batch(store, ops)
-            more_depth = bool(results[-1])
-            for (p, off), page in zip(list(offsets.items()), results[:-1], strict=True):
-                # Wildcards are a superset: keep labels equal to the user's, exactly.
-                found.update(tuple(ns) for ns in page if len(ns) > p and ns[p] == label)
-                if len(page) < PAGE_SIZE:
-                    del offsets[p]
-                else:
-                    offsets[p] = off + PAGE_SIZE
-        if not more_depth:
-            return found
-        start += POSITIONS_PER_ROUND
+    offsets = dict.fromkeys(shapes, 0)
+    while offsets:
+        ops: list[Op] = [_listing(shape, label, off) for shape, off in offsets.items()]
+        results = yield _batch(store, ops)
+        for (shape, off), page in zip(list(offsets.items()), results, strict=True):
+            # "*" in a listing is a wildcard, a superset: keep exact matches only.
+            found.update(tuple(ns) for ns in page if _matches(tuple(ns), shapes, label))
+            if len(page) < PAGE_SIZE:
+                del offsets[shape]
+            else:
+                offsets[shape] = off + PAGE_SIZE
+    return found
 
 
 def _roots(namespaces: Iterable[Namespace]) -> list[Namespace]:
@@ -216,12 +264,8 @@ def _roots(namespaces: Iterable[Namespace]) -> list[Namespace]:
     return roots
 
 
-def _owned(item: SearchItem, label: str) -> bool:
-    return label in tuple(item.namespace)
-
-
 def _delete_items(
-    store: BaseStore, label: str, roots: Sequence[Namespace]
+    store: BaseStore, label: str, shapes: Sequence[Shape], roots: Sequence[Namespace]
 ) -> Plan[dict[Namespace, int]]:
     """Delete every item under ``roots``, page by page; return items deleted per namespace."""
     counts: dict[Namespace, int] = {}
@@ -234,7 +278,7 @@ def _delete_items(
         batch: dict[tuple[Namespace, str], None] = {}
         for page in pages:
             for item in page:
-                if _owned(item, label):
+                if _matches(tuple(item.namespace), shapes, label):
                     batch[(tuple(item.namespace), item.key)] = None
         if not batch:
             break
@@ -251,44 +295,99 @@ def _delete_items(
     return counts
 
 
-def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Effect:
-    from ..graph.threads import adelete_user_threads, delete_user_threads
+def _count_items(
+    store: BaseStore, label: str, shapes: Sequence[Shape], roots: Sequence[Namespace]
+) -> Plan[dict[Namespace, int]]:
+    """Count (do not delete) the items :func:`_delete_items` would delete."""
+    counts: dict[Namespace, int] = {}
+    seen: set[tuple[Namespace, str]] = set()
+    for root in roots:
+        offset = 0
+        while True:
+            op = SearchOp(namespace_prefix=root, limit=PAGE_SIZE, offset=offset, refresh_ttl=False)
+            (page,) = yield _batch(store, [op])
+            for item in page:
+                ident = (tuple(item.namespace), item.key)
+                if ident not in seen and _matches(ident[0], shapes, label):
+                    seen.add(ident)
+                    counts[ident[0]] = counts.get(ident[0], 0) + 1
+            if len(page) < PAGE_SIZE:
+                break
+            offset += PAGE_SIZE
+    return counts
 
+
+def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: bool) -> Effect:
+    from ..graph.threads import _thread_ids, adelete_user_threads, delete_user_threads
+
+    if dry_run:
+        listing: Effect = _thread_ids(checkpointer, user_id)
+        return listing
     return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
+
+
+def _purge_effect(store: BaseStore) -> Effect:
+    async def apurge(target: BaseStore) -> Purge:
+        return await asyncio.to_thread(purge_store, target)
+
+    return Effect(purge_store, apurge, (store,))
 
 
 def _forget_plan(
     user_id: str,
     store: BaseStore | None,
     checkpointer: BaseCheckpointSaver[Any] | None,
-    protected: Collection[str],
+    options: _Options,
 ) -> Plan[ForgetReport]:
-    label = _user_label(user_id, protected)
+    shapes = _check_shapes(options.shapes)
+    label = _user_label(user_id, shapes, options.protected)
     if store is None and checkpointer is None:
         raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
     counts: dict[Namespace, int] = {}
+    purges: list[Purge] = []
     if store is not None:
         sweep = _sweep(store)
-        if sweep is not None:
+        if sweep is not None and not options.dry_run:
             yield sweep
-        namespaces = yield from _find_namespaces(store, label)
-        counts = yield from _delete_items(store, label, _roots(namespaces))
+        namespaces = yield from _find_namespaces(store, label, shapes)
+        roots = _roots(namespaces)
+        if options.dry_run:
+            counts = yield from _count_items(store, label, shapes, roots)
+        else:
+            counts = yield from _delete_items(store, label, shapes, roots)
+        if options.purge and not options.dry_run:
+            purges.append((yield _purge_effect(store)))
     thread_ids: list[str] = []
     if checkpointer is not None:
-        thread_ids = yield _threads(checkpointer, user_id)
+        thread_ids = yield _threads(checkpointer, user_id, dry_run=options.dry_run)
+        if options.purge and not options.dry_run:
+            purges.append((yield Effect(purge_checkpoints, apurge_checkpoints, (checkpointer,))))
     report = ForgetReport(
         user_id=user_id,
         deleted=tuple(sorted(counts.items())),
         thread_ids=tuple(sorted(thread_ids)),
+        purges=tuple(purges),
+        dry_run=options.dry_run,
     )
+    if options.dry_run:
+        return report
     logger.info(
-        "forgot a user: %d items in %d namespaces, %d threads",
+        "forgot a user: %d items in %d namespaces, %d threads; files purged: %s",
         report.items_deleted,
         len(report.deleted),
         len(report.thread_ids),
+        report.purged,
     )
     _notify(report)
     return report
+
+
+@dataclass(frozen=True)
+class _Options:
+    shapes: Sequence[Shape]
+    protected: Collection[str]
+    purge: bool
+    dry_run: bool = False
 
 
 def forget_user(
@@ -296,31 +395,42 @@ def forget_user(
     *,
     store: BaseStore | None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
+    shapes: Sequence[Shape] = DEFAULT_SHAPES,
+    purge: bool = True,
+    dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
 ) -> ForgetReport:
-    """Delete everything stored about ``user_id``; return what was deleted.
+    """Delete everything stored about ``user_id``, purge it from the files; return what was done.
 
-    Deletes every item of every store namespace that has the user's label (the user id as the
-    library's helpers store it, see :func:`~langgraph_episodic._config.namespace_label`) as a
-    whole label, and,
-    with a ``checkpointer``, every thread ``"<user_id>:<session>"`` (all checkpoints and
-    pending writes). Run it again to make sure: a second run reports nothing. Writes made
-    concurrently for the same user may survive; stop the user's sessions first.
+    Deletes every item of every store namespace that matches one of ``shapes`` with the user's
+    label (the user id as the library's helpers store it, see
+    :func:`~langgraph_episodic._config.namespace_label`) in the user's place: by default
+    ``(kind, user, ...)``, every namespace this library writes. With a ``checkpointer``, deletes
+    every thread ``"<user_id>:<session>"`` (all checkpoints and pending writes).
+
+    With ``purge=True`` (the default) the files are purged afterwards: an embedded Chroma folder
+    loses the deleted records' write-ahead log rows and free pages, a SQLite checkpoint file is
+    vacuumed; ``report.purges`` says what was purged and what could not be (a Chroma server,
+    Postgres: see ``docs/privacy.md``). Run it again to make sure: a second run reports nothing.
+    Writes made concurrently for the same user may survive; stop the user's sessions first.
 
     Raises:
-        ValueError: an empty user id, or one listed in ``protected_labels``.
+        ValueError: an empty user id, a malformed shape, or a user id listed in
+            ``protected_labels`` when a shape puts the user first.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> store = InMemoryStore()
     >>> store.put(("memories", "alice"), "m1", {"text": "likes tea"})
     >>> store.put(("memories", "alice2"), "m1", {"text": "likes coffee"})
+    >>> store.put(("working_memory", "bob", "alice"), "t1", {"text": "bob's session 'alice'"})
     >>> report = forget_user("alice", store=store)
     >>> report.namespaces, report.items_deleted
     ((('memories', 'alice'),), 1)
     >>> store.get(("memories", "alice2"), "m1").value
     {'text': 'likes coffee'}
     """
-    return run(_forget_plan(user_id, store, checkpointer, protected_labels))
+    options = _Options(shapes, protected_labels, purge, dry_run)
+    return run(_forget_plan(user_id, store, checkpointer, options))
 
 
 async def aforget_user(
@@ -328,7 +438,11 @@ async def aforget_user(
     *,
     store: BaseStore | None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
+    shapes: Sequence[Shape] = DEFAULT_SHAPES,
+    purge: bool = True,
+    dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
 ) -> ForgetReport:
     """Async version of :func:`forget_user`."""
-    return await arun(_forget_plan(user_id, store, checkpointer, protected_labels))
+    options = _Options(shapes, protected_labels, purge, dry_run)
+    return await arun(_forget_plan(user_id, store, checkpointer, options))

@@ -3,8 +3,16 @@
 Embeddings can leak what they encode, so redaction must run *before* a value reaches the
 embedder or the database. :class:`Redactor` holds named rules (a regex, a replacement and an
 optional check of each match); the defaults cover e-mail addresses, phone numbers, IBANs and
-card numbers, the latter Luhn-checked so that order numbers are left alone. Add your own with
-:meth:`Redactor.with_rule`.
+card numbers. Add your own with :meth:`Redactor.with_rule`.
+
+Matching runs on a normalised view of the text, and replacements go into the original: every
+character is NFKC-normalised (full-width digits become ASCII digits), every space-like character
+but a line break becomes a space (tabs, non-breaking and thin spaces), every dash-like character
+a hyphen. Separators between digits may be spaces, dots, slashes, underscores or hyphens, single
+or doubled. Checks keep false positives low: IBANs must pass ISO 13616's mod-97 check, card
+numbers the Luhn check (and start with 2-6, as card numbers do), phone numbers have 7-15 digits
+and are never dates. When a check fails on a match that ran into the following words or numbers,
+shorter prefixes ending at a separator are tried.
 
 :class:`RedactingStore` wraps any LangGraph store and redacts every value put into it (and every
 search query) on the way in; everything else goes straight to the inner store.
@@ -21,15 +29,51 @@ personal data out of them), dict keys, and numbers (only strings are rewritten).
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore, Op, PutOp, Result, SearchOp
 
 Check = Callable[[str], bool]
 """Decides whether a regex match really is what the rule redacts (e.g. a Luhn check)."""
+
+SEPARATORS = " .-/_()"
+"""Where a failed match may be cut back to a shorter candidate (see the module docstring)."""
+
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")
+
+
+@functools.lru_cache(maxsize=4096)
+def _normal_char(ch: str) -> str:
+    out = []
+    for c in unicodedata.normalize("NFKC", ch):
+        if c.isspace() and c not in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
+            c = " "
+        elif c in _DASHES:
+            c = "-"
+        out.append(c)
+    return "".join(out)
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """The matching view of ``text`` and, per character of it, the index it came from.
+
+    >>> normalise("０３０\u00a01234")[0]
+    '030 1234'
+    """
+    if text.isascii() and "\t" not in text:
+        return text, list(range(len(text)))
+    chars: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        mapped = _normal_char(ch)
+        chars.append(mapped)
+        origin.extend([i] * len(mapped))
+    return "".join(chars), origin
 
 
 def luhn_valid(text: str) -> bool:
@@ -51,18 +95,40 @@ def luhn_valid(text: str) -> bool:
     return total % 10 == 0
 
 
-def _digit_count(low: int, high: int) -> Check:
-    def check(text: str) -> bool:
-        return low <= sum(c.isdigit() for c in text) <= high
+def iban_valid(text: str) -> bool:
+    """Whether ``text`` (separators and case ignored) is an IBAN passing the mod-97 check.
 
-    return check
+    >>> iban_valid("de89-3704-0044-0532-0130-00"), iban_valid("DE89 3704 0044 0532 0130 01")
+    (True, False)
+    """
+    compact = "".join(c for c in text if c.isalnum()).upper()
+    if not (15 <= len(compact) <= 34 and compact[:2].isalpha() and compact[2:4].isdigit()):
+        return False
+    if not compact.isascii():
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
+_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
+
+
+def phone_plausible(text: str) -> bool:
+    """7-15 digits and not a date such as ``01.02.2024``."""
+    return 7 <= sum(c.isdigit() for c in text) <= 15 and not _DATE.fullmatch(text.strip("()"))
+
+
+def card_plausible(text: str) -> bool:
+    """13-19 digits passing Luhn (the pattern already requires a first digit of 2-6)."""
+    return luhn_valid(text)
 
 
 @dataclass(frozen=True)
 class RedactionRule:
     """One kind of personal data: a regex, what replaces each match, and an optional check.
 
-    A match is replaced only when ``check`` (if given) returns True for the matched text.
+    A match is replaced only when ``check`` (if given) returns True for the matched text; when
+    it does not, shorter prefixes of the match that end before a separator are tried.
     """
 
     name: str
@@ -70,53 +136,95 @@ class RedactionRule:
     replacement: str
     check: Check | None = None
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where in ``text`` (already normalised) this rule replaces, in order."""
+        found: list[tuple[int, int]] = []
+        pos = 0
+        while pos <= len(text):
+            match = self.pattern.search(text, pos)
+            if match is None:
+                break
+            start, end = match.span()
+            if end == start:
+                pos = end + 1
+                continue
+            accepted = self._accepted_end(text, start, end)
+            if accepted is not None:
+                found.append((start, accepted))
+            pos = end if accepted is None else accepted
+        return found
+
+    def _accepted_end(self, text: str, start: int, end: int) -> int | None:
+        if self.check is None or self.check(text[start:end]):
+            return end
+        for cut in range(end - 1, start, -1):
+            if text[cut] not in SEPARATORS or text[cut - 1] in SEPARATORS:
+                continue
+            if self.pattern.fullmatch(text, start, cut) and self.check(text[start:cut]):
+                return cut
+        return None
+
     def apply(self, text: str) -> str:
         """Return ``text`` with every (checked) match replaced."""
-        if self.check is None:
-            return self.pattern.sub(self.replacement, text)
-        check = self.check
+        view, origin = normalise(text)
+        spans = self.spans(view)
+        if not spans:
+            return text
+        out: list[str] = []
+        last = 0
+        for start, end in spans:
+            o_start, o_end = origin[start], origin[end - 1] + 1
+            out.append(text[last:o_start])
+            out.append(self.replacement)
+            last = o_end
+        out.append(text[last:])
+        return "".join(out)
 
-        def sub(match: re.Match[str]) -> str:
-            return self.replacement if check(match.group(0)) else match.group(0)
 
-        return self.pattern.sub(sub, text)
-
+_SEP = r"[ ._/\-]{0,2}"
 
 EMAIL = RedactionRule(
     "email",
-    re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}"),
+    re.compile(
+        r"(?<![\w.!#$%&'*+/=?^`{|}~\-])"
+        r"(?:\"[^\"\n]{1,64}\"|[\w.!#$%&'*+/=?^`{|}~\-]+)"
+        r"@(?:[^\W_](?:[\w\-]{0,61}[^\W_])?\.)+(?:[^\W\d_]{2,}|xn--[a-z0-9\-]{2,})(?![\w\-])"
+    ),
     "[EMAIL]",
 )
 IBAN = RedactionRule(
     "iban",
-    # Country code, check digits, then 11-30 alphanumerics in groups of four (spaces optional).
-    # Not checksum-validated on purpose: a mistyped IBAN is still personal data.
-    re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"),
+    # Country code, check digits, then 11-30 letters or digits, separators allowed; mod-97.
+    re.compile(r"(?i)(?<![\w])[a-z]{2}\d{2}(?:[ .\-]{0,2}[a-z0-9]){11,30}(?![a-z0-9])"),
     "[IBAN]",
-    check=lambda text: 15 <= len(text.replace(" ", "")) <= 34,
+    check=iban_valid,
 )
 CARD = RedactionRule(
     "card",
-    # 13-19 digits, optionally grouped by single spaces or hyphens; Luhn-checked.
-    re.compile(r"(?<![\w+])\d(?:[ \-]?\d){12,18}\b"),
+    # 13-19 digits starting with 2-6, grouped by any separators; Luhn-checked.
+    re.compile(rf"(?<![\w+])(?<!\d[ ._/\-])(?<!\d[ ._/\-]{{2}})[2-6](?:{_SEP}\d){{12,18}}(?!\d)"),
     "[CARD]",
-    check=luhn_valid,
+    check=card_plausible,
 )
 PHONE = RedactionRule(
     "phone",
     re.compile(
-        r"(?<![\w+])(?:"
-        # international: +49 30 1234567, +1 (415) 555-0100, +44-20-7946-0958
-        r"\+\d{1,3}(?:[ \-./]?\(?\d{1,5}\)?){2,6}"
+        # Not inside a longer run of digit groups (e.g. the tail of a number that failed a check).
+        r"(?<![\w+])(?<!\d[ .\-/])(?<!\d[ .\-/]{2})(?:"
+        # international: +49 30 1234567, +49 (0)30 1234567, 0049 30 1234567, +1 (415) 555-0100
+        r"(?:\+|00)[1-9]\d{0,3}(?:[ .\-/]{0,3}(?:\(0\)|\(\d{1,5}\)|\d{1,12}+)){1,7}+"
         # national with a leading 0: 030 1234567, (030) 123 45 67, 0151-23456789, 030/1234567
-        r"|\(?0\d{1,4}\)?[ \-/]?\d{3,}(?:[ \-]\d{2,})*"
-        # North American: (415) 555-0100, 415-555-0100, 415.555.0100
-        r"|\(\d{3}\) ?\d{3}[ \-.]\d{4}|\d{3}[\-.]\d{3}[\-.]\d{4}"
+        r"|\(?0[1-9]\d{0,4}\)?(?:[ .\-/]{0,3}\d{2,}+){1,5}+"
+        # North American: (415) 555-0100, 415-555-0100, 415.555.0100, 4155550100
+        r"|(?:\(\d{3}\)[ .\-]{0,2}|[2-9]\d{2}[ .\-]{1,2})[2-9]\d{2}[ .\-]{1,2}\d{4}"
+        r"|[2-9]\d{2}[2-9]\d{6}(?![.,]\d)"
         r")(?!\w)"
     ),
     "[PHONE]",
-    check=_digit_count(7, 15),
+    check=phone_plausible,
 )
+# Possessive digit runs (``\d{1,12}+``) and group counts: a long run of digits is split into
+# groups one way only, so a failing match costs linear time, never exponential backtracking.
 
 DEFAULT_RULES: tuple[RedactionRule, ...] = (EMAIL, IBAN, CARD, PHONE)
 """The rules of ``Redactor()``, applied in this order (IBANs and cards before phone numbers)."""
@@ -211,6 +319,30 @@ class Redactor:
 
 DEFAULT_REDACTOR = Redactor()
 """The redactor with :data:`DEFAULT_RULES`."""
+
+
+SaveRedactor = Callable[[Any], Any]
+"""Rewrites a value a model decided to save (``Redactor()`` is one); ``None`` turns it off."""
+
+T = TypeVar("T")
+
+
+def redact_saved(value: T, redact: SaveRedactor | None) -> T:
+    """``value`` as the memory tools, user profiles and entity extraction save it.
+
+    What a model decides to save is redacted by default: those components take
+    ``redact=DEFAULT_REDACTOR`` and call this before anything reaches the store (and, for
+    entity extraction, before the text reaches the model). Pass ``redact=None`` to them to
+    keep personal data verbatim, or your own :class:`Redactor`. A store's own ``redact=``
+    (``ChromaStore(redact=...)``, :class:`RedactingStore`) stays opt-in and covers every write.
+
+    >>> redact_saved("mail a@b.io", DEFAULT_REDACTOR), redact_saved("mail a@b.io", None)
+    ('mail [EMAIL]', 'mail a@b.io')
+    """
+    if redact is None:
+        return value
+    out: T = redact(value)
+    return out
 
 
 def redact_text(text: str, redactor: Redactor = DEFAULT_REDACTOR) -> str:

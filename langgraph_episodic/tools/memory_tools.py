@@ -19,6 +19,7 @@ from langgraph.prebuilt import InjectedStore
 from langgraph.store.base import BaseStore, SearchItem
 
 from .._config import fill_namespace
+from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._core import (
     FACT_KIND,
@@ -96,6 +97,7 @@ class _StoreMemory:
     should_store: ShouldStore | None
     min_score: float | None
     texts: ToolTexts
+    redact: SaveRedactor | None = DEFAULT_REDACTOR
 
     def _plan_put(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
@@ -103,9 +105,8 @@ class _StoreMemory:
         """Return the store, the plan and the ``put`` keyword arguments (None: do not write)."""
         target = _pick_store(self.store, injected)
         ns = fill_namespace(self.template, config)
-        plan = plan_save(
-            kwargs[self.texts.save_arg], texts=self.texts, should_store=self.should_store
-        )
+        information = redact_saved(kwargs[self.texts.save_arg], self.redact)
+        plan = plan_save(information, texts=self.texts, should_store=self.should_store)
         if not plan.write:
             logger.debug("memory not saved in %s: %r", ns, plan.text)
             return target, plan, None
@@ -177,6 +178,7 @@ def create_memory_tools(
     should_store: ShouldStore | None = is_worth_storing,
     min_score: float | None = None,
     texts: ToolTexts | None = None,
+    redact: SaveRedactor | None = DEFAULT_REDACTOR,
 ) -> tuple[StructuredTool, StructuredTool]:
     """Return the tools ``(save, recall)`` over a LangGraph store, each sync and async.
 
@@ -197,6 +199,9 @@ def create_memory_tools(
             answers that it did not save. ``None`` stores everything non-empty.
         min_score: Drop recalled memories scoring below this (when the store gives scores).
         texts: Your own :class:`ToolTexts`, overriding ``locale``.
+        redact: Applied to what the model saves before it is stored (default: e-mail
+            addresses, phone numbers, IBANs and card numbers become ``[EMAIL]`` ...; see
+            :func:`~langgraph_episodic.privacy.redact_saved`). ``None`` stores it verbatim.
 
     A recall searches the filled namespace as a prefix (whole segments), so memories other
     components keep under the same user's sub-namespaces are found too; values without a
@@ -225,6 +230,7 @@ def create_memory_tools(
         should_store=should_store,
         min_score=min_score,
         texts=words,
+        redact=redact,
     )
     adapt = _with_injected_store if store is None else _with_bound_store
     save_func, save_coro = adapt(memory.save, memory.asave)

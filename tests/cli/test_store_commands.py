@@ -74,7 +74,7 @@ def test_forget_deletes_the_users_items_and_threads_only(cli: Cli, seeded_store:
     checkpoints = seeded_store.path / "checkpoints.sqlite"
     _make_thread(checkpoints, "alice", "s1")
     _make_thread(checkpoints, "alice2", "s1")
-    code, out, err = cli("forget", "--user", "alice", "--path", str(seeded_store.path), "--json")
+    code, out, err = cli("forget", "--user", "alice", "--path", str(seeded_store.path), "--json", "--yes")
     assert code == 0, err
     report = json.loads(out)
     assert {tuple(d["namespace"]) for d in report["deleted"]} == {
@@ -93,14 +93,15 @@ def test_forget_deletes_the_users_items_and_threads_only(cli: Cli, seeded_store:
 
 
 def test_forget_without_a_checkpoint_file_does_not_create_one(cli: Cli, seeded_store: Seeded) -> None:
-    code, out, _ = cli("forget", "--user", "bob", "--path", str(seeded_store.path))
+    code, out, _ = cli("forget", "--user", "bob", "--path", str(seeded_store.path), "--yes")
     assert code == 0
     assert "2 items" in out and "no checkpoint database" in out
     assert not (seeded_store.path / "checkpoints.sqlite").exists()
 
 
 def test_forget_refuses_a_user_id_that_is_a_namespace_kind(cli: Cli, seeded_store: Seeded) -> None:
-    code, _, err = cli("forget", "--user", "memories", "--path", str(seeded_store.path))
+    code, _, err = cli("forget", "--user", "memories", "--path", str(seeded_store.path), "--yes",
+                       "--shape", "{user_id}/*")
     assert code == 2 and "Refusing" in err
     with open_hash_store(seeded_store.path) as store:
         assert len(store.search(("memories",), limit=100)) == 5
@@ -118,7 +119,7 @@ def test_sweep_removes_expired_items(cli: Cli, tmp_path: Path) -> None:
     dump = tmp_path / "in.jsonl"
     dump.write_text("".join(json.dumps(line) + "\n" for line in lines))
     path = tmp_path / "store"
-    assert cli("import", str(dump), "--path", str(path), *HASH)[0] == 0
+    assert cli("import", str(dump), "--path", str(path), *HASH, "--keep-expired")[0] == 0
     code, out, _ = cli("sweep", "--path", str(path))
     assert code == 0 and "removed 1 expired" in out
     code, out, _ = cli("sweep", "--path", str(path))

@@ -81,7 +81,7 @@ def test_round_trip_through_a_running_server(
     assert counts == seeded_store.counts
     code, out, _ = cli("search", "espresso sugar", *server, *HASH, "--json")
     assert json.loads(out)[0]["key"] == "coffee"
-    code, out, _ = cli("forget", "--user", "bob", *server, "--json")
+    code, out, _ = cli("forget", "--user", "bob", *server, "--json", "--yes")
     assert json.loads(out)["items_deleted"] == 2
     assert cli("sweep", *server)[0] == 0
 

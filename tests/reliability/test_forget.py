@@ -39,7 +39,13 @@ from langgraph_episodic.graph import (
     select_strategy_node,
     thread_config,
 )
-from langgraph_episodic.privacy import ForgetReport, aforget_user, forget_user, on_forget
+from langgraph_episodic.privacy import (
+    USER,
+    ForgetReport,
+    aforget_user,
+    forget_user,
+    on_forget,
+)
 from langgraph_episodic.tools import create_memory_tools
 
 from .conftest import (
@@ -53,6 +59,8 @@ from .conftest import (
 
 # A word only this user's data contains, to look for it in raw storage.
 TOKEN = {"alice": "xylophone", "alice2": "quokka", "bob": "marzipan", "*": "kumquat"}
+# The library's shape plus the two shapes of their own that ``populate`` writes.
+SHAPES = (("*", USER), (USER, "notes"), ("team", "*", USER))
 NOTHING = "Keine relevanten Informationen im Gedächtnis gefunden."
 
 
@@ -152,7 +160,7 @@ def test_forget_user_removes_everything_of_one_user_only(store: BaseStore) -> No
         threads_before = thread_ids(saver)
         assert owned(before, "alice"), "precondition: alice has data"
 
-        report = forget_user("alice", store=store, checkpointer=saver)
+        report = forget_user("alice", store=store, checkpointer=saver, shapes=SHAPES)
 
         after = all_items(store)
         assert_nothing_left(store, "alice", owned(before, "alice"))
@@ -169,7 +177,7 @@ def test_forget_user_removes_everything_of_one_user_only(store: BaseStore) -> No
     assert report.thread_ids == ("alice:s1", "alice:s2")
     assert report.to_dict()["items_deleted"] == report.items_deleted
 
-    again = forget_user("alice", store=store, checkpointer=InMemorySaver())
+    again = forget_user("alice", store=store, checkpointer=InMemorySaver(), shapes=SHAPES)
     assert (again.deleted, again.thread_ids) == ((), ())
 
 
@@ -182,7 +190,7 @@ async def test_aforget_user_is_the_async_twin(kind: str) -> None:
         run_sessions(saver, user)
     before = all_items(store)
 
-    report = await aforget_user("alice", store=store, checkpointer=saver)
+    report = await aforget_user("alice", store=store, checkpointer=saver, shapes=SHAPES)
 
     assert_nothing_left(store, "alice", owned(before, "alice"))
     assert all_items(store) == owned(before, "alice2")
@@ -213,7 +221,7 @@ def test_a_wildcard_user_id_only_forgets_the_literal_label(store: BaseStore) -> 
 def test_a_user_id_that_is_a_namespace_kind_is_refused(store: BaseStore, user_id: str) -> None:
     store.put(("memories", "bob"), "m", {"text": "bob's fact"})
     with pytest.raises(ValueError, match="namespace kind"):
-        forget_user(user_id, store=store)
+        forget_user(user_id, store=store, shapes=SHAPES)
     assert store.get(("memories", "bob"), "m") is not None
 
 
@@ -263,7 +271,7 @@ def test_many_items_and_deep_namespaces_are_all_deleted(chroma: Any) -> None:
     chroma.put(deep, "x", {"text": "deep"})
     chroma.put(("memories", "alice2"), "k0", {"text": "kept"})
 
-    report = forget_user("alice", store=chroma)
+    report = forget_user("alice", store=chroma, shapes=[("*", USER), (*deep[:9], USER)])
 
     assert dict(report.deleted) == {("memories", "alice"): 1200, deep: 1}
     assert all_items(chroma) == {(("memories", "alice2"), "k0"): {"text": "kept"}}
@@ -325,3 +333,38 @@ def test_forget_listeners_hear_about_each_forgotten_user(store: BaseStore) -> No
     assert store.get(("memories", "alice"), "m") is None
     forget_user("bob", store=store)
     assert heard == [report], "an unsubscribed listener was called"
+
+
+def test_the_user_is_matched_at_the_users_position_only(store: BaseStore) -> None:
+    """forget_user("s1") deletes user s1's namespaces, never bob's session called "s1" or a
+    kind called "s1"."""
+    store.put(("working_memory", "bob", "s1"), "t", {"text": "bob's turn in session s1"})
+    store.put(("s1", "bob"), "k", {"text": "a kind named s1"})
+    store.put(("memories", "s1"), "m", {"text": "user s1's fact"})
+    store.put(("working_memory", "s1", "s9"), "t", {"text": "user s1's turn"})
+
+    report = forget_user("s1", store=store)
+
+    assert set(report.namespaces) == {("memories", "s1"), ("working_memory", "s1", "s9")}
+    assert store.get(("working_memory", "bob", "s1"), "t") is not None
+    assert store.get(("s1", "bob"), "k") is not None
+
+
+def test_a_kind_named_user_is_not_refused_when_no_shape_puts_the_user_first(
+    store: BaseStore,
+) -> None:
+    store.put(("memories", "bob"), "m", {"text": "bob's fact"})
+    store.put(("memories", "episodes"), "m", {"text": "user 'episodes' fact"})
+    report = forget_user("episodes", store=store)
+    assert report.namespaces == (("memories", "episodes"),)
+    assert store.get(("memories", "bob"), "m") is not None
+
+
+@pytest.mark.parametrize("shape", [(), ("memories",), ("*", USER, USER), ("*", "")])
+def test_a_malformed_shape_is_refused_before_anything_is_deleted(
+    store: BaseStore, shape: tuple[str, ...]
+) -> None:
+    store.put(("memories", "alice"), "m", {"text": "fact"})
+    with pytest.raises(ValueError, match="shape"):
+        forget_user("alice", store=store, shapes=[shape])
+    assert store.get(("memories", "alice"), "m") is not None

@@ -1,0 +1,207 @@
+"""forget_user leaves no byte of the user in the files: the raw bytes of the embedded Chroma
+folder and of the SQLite checkpoint file are scanned for unique markers before and after.
+
+Markers: a word only the user's texts contain, the user id itself (namespace labels), and the
+float32 bytes of one of the user's vectors. Another user's markers must survive, and the store
+must still open and answer in a fresh process (the purged write-ahead log replays cleanly).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.store.base import PutOp
+
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.graph.threads import open_checkpointer, thread_config
+from langgraph_episodic.privacy import forget_user
+
+from .conftest import DIMS, run_python
+
+ALICE_WORD = "zqxalicemarker"
+BOB_WORD = "kvbobmarker"
+ALICE = "alice-q7z"
+
+
+def texts_of(user: str) -> list[str]:
+    word = ALICE_WORD if user == ALICE else BOB_WORD
+    return [f"{word}{i} likes green tea with {word} honey" for i in range(25)]
+
+
+def vector_pieces(store: ChromaStore, word: str) -> tuple[bytes, ...]:
+    """16-byte pieces (4 float32, none zero) of the vectors the store holds for texts with
+    ``word``. Pieces, not whole vectors: SQLite may split a row over two pages. A piece has
+    at least three non-zero floats, so it does not match zero padding."""
+    got = store.collections["vectors"].get(include=["embeddings", "documents"])
+    pieces = set()
+    for doc, vec in zip(got["documents"] or [], got["embeddings"], strict=True):
+        if word in (doc or ""):
+            for i in range(0, DIMS - 4, 4):
+                if sum(1 for x in vec[i : i + 4] if x) >= 3:
+                    pieces.add(struct.pack("<4f", *vec[i : i + 4]))
+    assert pieces, f"no vector of a text with {word!r}"
+    return tuple(pieces)
+
+
+def scan(folder: Path, *markers: bytes) -> dict[str, dict[bytes, int]]:
+    """Occurrences of each marker in every file under ``folder`` (files with none omitted)."""
+    found: dict[str, dict[bytes, int]] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            hits = {m: data.count(m) for m in markers if m in data}
+            if hits:
+                found[str(path.relative_to(folder))] = hits
+    return found
+
+
+def fill(store: ChromaStore, user: str) -> None:
+    for i, text in enumerate(texts_of(user)):
+        store.put(("memories", user), f"m{i}", {"text": text})
+    store.put(("working_memory", user, "s1"), "t", {"text": texts_of(user)[0]})
+
+
+def run_sessions(checkpoints: Path, user: str) -> None:
+    builder = StateGraph(MessagesState)
+    builder.add_node("echo", lambda s: {"messages": [AIMessage("ok")]})
+    builder.add_edge(START, "echo")
+    with open_checkpointer(checkpoints) as saver:
+        graph = builder.compile(checkpointer=saver)
+        for session in ("s1", "s2"):
+            graph.invoke({"messages": [HumanMessage(texts_of(user)[1])]},
+                         thread_config(user, session))  # fmt: skip
+
+
+def test_nothing_of_the_user_is_left_in_any_file(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    checkpoints = folder / "checkpoints.sqlite"
+    store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+    fill(store, ALICE)
+    fill(store, "bob")
+    run_sessions(checkpoints, ALICE)
+    run_sessions(checkpoints, "bob")
+    alice_vectors, bob_vectors = vector_pieces(store, ALICE_WORD), vector_pieces(store, BOB_WORD)
+    alice = (ALICE_WORD.encode(), ALICE.encode(), *alice_vectors)
+    before = scan(folder, *alice)
+    seen = {m for hits in before.values() for m in hits}
+    assert {ALICE_WORD.encode(), ALICE.encode()} <= seen and seen & set(alice_vectors), before
+    assert "checkpoints.sqlite" in before
+
+    with open_checkpointer(checkpoints) as saver:
+        report = forget_user(ALICE, store=store, checkpointer=saver)
+
+    assert report.items_deleted == 26 and len(report.thread_ids) == 2
+    assert report.purged, report.purges
+    assert [p.target.split()[0] for p in report.purges] == ["Chroma", "SQLite"]
+    assert scan(folder, *alice) == {}
+    left = {m for hits in scan(folder, BOB_WORD.encode(), *bob_vectors).values() for m in hits}
+    assert BOB_WORD.encode() in left and left & set(bob_vectors), "the other user's data stays"
+    with open_checkpointer(checkpoints) as saver:
+        again = forget_user(ALICE, store=store, checkpointer=saver)
+    assert (again.deleted, again.thread_ids) == ((), ()) and again.purged
+    store.close()
+
+    # A fresh process opens the purged folder: bob is intact and searchable, alice is gone.
+    out = run_python(
+        """
+        import sys
+        from langgraph_episodic import ChromaStore, HashEmbeddings
+        s = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+        print(len(s.search(("memories", "bob"), limit=100)),
+              len(s.search(("memories", sys.argv[2]), limit=100)),
+              s.search(("memories", "bob"), query="kvbobmarker3 honey", limit=1)[0].key)
+        """,
+        str(folder),
+        ALICE,
+    )
+    assert out.split() == ["25", "0", "m3"]
+
+
+def test_async_forget_purges_the_files_too(tmp_path: Path) -> None:
+    import asyncio
+
+    from langgraph_episodic.privacy import aforget_user
+
+    folder = tmp_path / "store"
+    store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+    fill(store, ALICE)
+    report = asyncio.run(aforget_user(ALICE, store=store))
+    assert report.purged and scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}
+    store.close()
+
+
+def test_a_flushed_vector_index_is_reported_not_hidden(tmp_path: Path) -> None:
+    """Past Chroma's index flush (1,000 writes), deleted vectors stay in the index file, marked
+    deleted; the text is gone from every file and the report says what remains. The documented
+    rebuild (export, new folder, import) leaves no piece of them."""
+    from langgraph_episodic.cli.main import main
+
+    folder = tmp_path / "store"
+    store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+    fill(store, ALICE)
+    store.batch([PutOp(("memories", "bob"), f"b{i}", {"text": f"bob fact {i}"})
+                 for i in range(1100)])  # fmt: skip
+    pieces = vector_pieces(store, ALICE_WORD)
+
+    report = forget_user(ALICE, store=store)
+
+    chroma = report.purges[0]
+    assert not report.purged and "vector index" in chroma.detail
+    assert scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}
+    left = scan(folder, *pieces)
+    assert left and all(name.endswith("data_level0.bin") for name in left), left
+    store.close()
+
+    dump, rebuilt = tmp_path / "dump.jsonl", tmp_path / "rebuilt"
+    assert main(["export", str(dump), "--path", str(folder)]) == 0
+    assert main(["import", str(dump), "--path", str(rebuilt), "--embeddings", "hash"]) == 0
+    dump.unlink()
+    assert scan(rebuilt, *pieces, ALICE_WORD.encode(), ALICE.encode()) == {}
+
+
+def test_other_stores_report_what_they_could_not_purge() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    store: Any = InMemoryStore()
+    store.put(("memories", "alice"), "m", {"text": "x"})
+    report = forget_user("alice", store=store, checkpointer=InMemorySaver())
+    assert [p.target for p in report.purges] == ["in-memory store", "in-memory checkpoints"]
+    assert report.purged
+    eph = ChromaStore.ephemeral(index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+    assert forget_user("alice", store=eph).purges[0].target == "in-memory Chroma"
+
+
+def test_an_unknown_store_is_reported_as_not_purged() -> None:
+    from langgraph.store.memory import InMemoryStore
+
+    class OtherStore(InMemoryStore):
+        pass
+
+    report = forget_user("alice", store=OtherStore())
+    assert not report.purged and report.purges[0].target == "OtherStore"
+
+
+async def test_an_async_sqlite_checkpointer_is_vacuumed(tmp_path: Path) -> None:
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from langgraph_episodic.privacy import aforget_user
+
+    path = tmp_path / "checkpoints.sqlite"
+    builder = StateGraph(MessagesState)
+    builder.add_node("echo", lambda s: {"messages": [AIMessage("ok")]})
+    builder.add_edge(START, "echo")
+    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        graph = builder.compile(checkpointer=saver)
+        for user in (ALICE, "bob"):
+            await graph.ainvoke({"messages": [HumanMessage(texts_of(user)[1])]},
+                                thread_config(user, "s1"))  # fmt: skip
+        assert ALICE_WORD.encode() in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+        report = await aforget_user(ALICE, store=None, checkpointer=saver)
+    assert report.thread_ids == (f"{ALICE}:s1",) and report.purged
+    assert scan(tmp_path, ALICE_WORD.encode(), ALICE.encode()) == {}
+    assert scan(tmp_path, BOB_WORD.encode()) != {}
