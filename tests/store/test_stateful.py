@@ -188,17 +188,21 @@ TestIndexed.settings = SETTINGS
 Op = tuple[str, tuple[str, ...], str, Any]
 """(kind, namespace or prefix, key, value): kind is put, delete, get, search or list."""
 
+RACE_NAMESPACES = [*NAMESPACES, *(("a", f"u{i}") for i in range(8))]
+"""More namespaces under one prefix: puts and deletes keep adding and removing them while
+listings and searches walk them."""
+racing_namespaces = st.sampled_from(RACE_NAMESPACES)
 racing_ops = st.one_of(
-    st.tuples(st.just("put"), namespaces, keys, values),
-    st.tuples(st.just("delete"), namespaces, keys, st.none()),
-    st.tuples(st.just("get"), namespaces, keys, st.none()),
+    st.tuples(st.just("put"), racing_namespaces, keys, values),
+    st.tuples(st.just("delete"), racing_namespaces, keys, st.none()),
+    st.tuples(st.just("get"), racing_namespaces, keys, st.none()),
     st.tuples(st.just("search"), st.sampled_from(PREFIXES), st.just(""), st.none()),
     st.tuples(st.just("list"), st.sampled_from(PREFIXES), st.just(""), st.none()),
 )
 
 
 class ConcurrentModel(RuleBasedStateMachine):
-    """Each step: 2-4 ops from threads released together; outcomes must be linearizable."""
+    """Each step: 2-6 ops from threads released together; outcomes must be linearizable."""
 
     index: Any = None
 
@@ -249,7 +253,7 @@ class ConcurrentModel(RuleBasedStateMachine):
         assert not errors, f"racing ops {ops} raised {errors!r}"
         return results
 
-    @rule(ops=st.lists(racing_ops, min_size=2, max_size=4))
+    @rule(ops=st.lists(racing_ops, min_size=2, max_size=6))
     def race(self, ops: list[Op]) -> None:
         before = dict(self.model)
         written: dict[Ref, list[dict[str, Any] | None]] = {}
@@ -286,7 +290,7 @@ class ConcurrentModel(RuleBasedStateMachine):
         items = self.store.search((), limit=100)
         assert {(tuple(it.namespace), it.key): it.value for it in items} == self.model
         assert self.store.list_namespaces(limit=100) == sorted({r[0] for r in self.model})
-        for ns in NAMESPACES:
+        for ns in RACE_NAMESPACES:
             assert {it.key for it in self.store.search(ns, limit=100) if it.namespace == ns} == {
                 k for (n, k) in self.model if n == ns
             }
