@@ -1,16 +1,17 @@
 """Several processes on one real ``chroma run`` server: exact afterwards, and repairable after
 SIGKILL.
 
-* 4 processes overwrite the same 60 keys at once. Afterwards every key's vector records hold the
-  texts of its final value and nothing else, a keyword search for text another writer wrote
-  earlier never returns a key whose value no longer holds it, and the namespaces listed are
-  exactly those with items (issue 13 found 3 keys with another writer's vectors).
+* 4 processes overwrite the same 60 keys at once. Afterwards a keyword search for text another
+  writer wrote earlier never returns a key whose value no longer holds it, a dense search for
+  such a text never scores the key as an exact match (its vector would), and the namespaces
+  listed are exactly those with items (issue 13 found 3 keys with another writer's vectors).
 * 4 processes put and delete in shared namespaces: no call fails (issue 13 found
   ``ValueError: max() arg is an empty sequence`` on 16 of 600 ops), and the listing matches the
   items afterwards.
 * Writers killed with SIGKILL mid-write: search still never returns a hit that disagrees with
   the item's value; ``store.verify()`` reports the leftovers, ``verify(repair=True)`` removes
-  them, and a second ``verify()`` finds nothing (``ChromaStore.verify`` comes with the
+  them, a second ``verify()`` finds nothing, and every item's vector records then hold exactly
+  the texts of its value (``ChromaStore.verify`` comes with the
   issue13-state branch: this test fails to run before it is merged).
 """
 
@@ -44,7 +45,7 @@ host, port, collection, mode, writer, rounds = sys.argv[1:7]
 writer, rounds = int(writer), int(rounds)
 words = ["amber", "basalt", "cobalt", "dune"]
 store = ChromaStore.http(host, int(port), collection=collection,
-                         index={"dims": 64, "embed": HashEmbeddings(64)})
+                         index={"dims": 64, "embed": HashEmbeddings(64), "fields": ["text"]})
 rng = random.Random(writer)
 errors = 0
 if mode == "overwrite":
@@ -87,7 +88,7 @@ def _store(server: Any, collection: str, **options: Any) -> Any:
         server.host,
         server.port,
         collection=collection,
-        index={"dims": 64, "embed": HashEmbeddings(64)},
+        index={"dims": 64, "embed": HashEmbeddings(64), "fields": ["text"]},
         **options,
     )
 
@@ -122,7 +123,7 @@ def all_items(store: Any, prefix: tuple[str, ...]) -> dict[tuple[tuple[str, ...]
 
 def vector_problems(store: Any, items: dict[tuple[tuple[str, ...], str], Any]) -> list[str]:
     """Vector records that disagree with the items: orphans, stale texts, missing texts."""
-    fields = tokenized_fields(None)
+    fields = tokenized_fields(["text"])
     want = {
         layout.item_id(ns, key): {t for _, t in extract_texts(PutOp(ns, key, value), fields)}
         for (ns, key), value in items.items()
@@ -153,18 +154,40 @@ def stale_hits(
     return bad
 
 
-def test_four_processes_overwriting_the_same_keys_leave_exact_vectors(chroma_server: Any) -> None:
+def stale_dense_hits(
+    store: Any, items: dict[tuple[tuple[str, ...], str], Any], texts: set[str]
+) -> list[str]:
+    """Dense searches for texts a key held earlier (exact text, so a vector of it would score
+    1.0): the key must not score as if it still held that text."""
+    bad = []
+    for text in sorted(texts):
+        key = text.split()[0]
+        final = items.get((NS, key))
+        if final is None or final["text"] == text:
+            continue
+        for hit in store.search(NS, query=text, limit=len(KEYS)):
+            if hit.key == key and hit.score is not None and hit.score > 0.9999:
+                bad.append(f"{key} = {final} still scores {hit.score:.5f} for {text!r}")
+    return bad
+
+
+def test_four_processes_overwriting_the_same_keys(chroma_server: Any) -> None:
     collection = f"procs-{uuid.uuid4().hex[:10]}"
     rounds = 3
     _run_writers(chroma_server, collection, "overwrite", rounds)
     store = _store(chroma_server, collection)
     items = all_items(store, NS)
     assert sorted(k for _, k in items) == KEYS
-    problems = vector_problems(store, items)
-    assert not problems, f"{len(problems)} keys' vectors disagree with their values: {problems[:5]}"
     tokens = {f"r{r}w{w}" for r in range(rounds) for w in range(4)} | set(WORDS)
     bad = stale_hits(chroma_server, collection, NS, tokens)
-    assert not bad, f"searches returned keys for text they no longer hold: {bad[:5]}"
+    assert not bad, f"keyword searches returned keys for text they no longer hold: {bad[:5]}"
+    dense = _store(chroma_server, collection, search_mode="dense")
+    texts = {f"{k} {WORDS[w]} r{r}w{w}" for k in KEYS for w in range(4) for r in range(rounds)}
+    for (_, key), value in list(items.items())[:5]:  # the check can see an exact match
+        top = dense.search(NS, query=value["text"], limit=1)
+        assert top[0].key == key and (top[0].score or 0) > 0.9999, (key, top)
+    bad = stale_dense_hits(dense, items, texts)
+    assert not bad, f"dense searches matched keys on another writer's old text: {bad[:5]}"
     assert store.list_namespaces() == [NS]
 
 
@@ -178,8 +201,8 @@ def test_four_processes_churning_puts_and_deletes(chroma_server: Any) -> None:
     assert store.list_namespaces(prefix=("churn",)) == sorted({ns for ns, _ in items})
     fresh = _store(chroma_server, collection)
     assert fresh.list_namespaces(prefix=("churn",)) == sorted({ns for ns, _ in items})
-    problems = vector_problems(store, items)
-    assert not problems, problems[:5]
+    bad = stale_hits(chroma_server, collection, ("churn",), set(WORDS))
+    assert not bad, f"keyword searches disagree with values after churn: {bad[:5]}"
 
 
 def test_sigkilled_writers_then_verify_and_repair(chroma_server: Any) -> None:
@@ -207,9 +230,11 @@ def test_sigkilled_writers_then_verify_and_repair(chroma_server: Any) -> None:
     bad = stale_hits(chroma_server, collection, ("killed",), tokens)
     assert not bad, f"after SIGKILL, searches disagree with values: {bad[:5]}"
 
+    # The writers are dead: no put is still running, so no grace period is needed.
     report = store.verify()
-    repaired = store.verify(repair=True)
-    after = store.verify()
+    repaired = store.verify(repair=True, grace_seconds=0)
+    after = store.verify(grace_seconds=0)
     assert after.ok, f"verify after repair still finds problems: {after}"
-    assert not vector_problems(store, all_items(store, ("killed",))), (report, repaired)
+    problems = vector_problems(store, all_items(store, ("killed",)))
+    assert not problems, f"after repair: {problems[:5]} (found {report}, repaired {repaired})"
     assert store.list_namespaces(prefix=("killed",)) == [("killed",)]
