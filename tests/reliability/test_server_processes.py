@@ -74,7 +74,7 @@ else:  # "forever": overwrite random keys until killed, one line per put
     n = 0
     while True:
         key = f"key{rng.randrange(40):02d}"
-        store.put(("killed",), key, {"text": f"{key} {words[writer]} s{n}w{writer}"})
+        store.put(("killed",), key, {"text": f"{key} {words[writer % 4]} s{n}w{writer}"})
         print(json.dumps([key, n]), flush=True)
         n += 1
 sys.exit(1 if errors else 0)
@@ -208,25 +208,31 @@ def test_four_processes_churning_puts_and_deletes(chroma_server: Any) -> None:
 def test_sigkilled_writers_then_verify_and_repair(chroma_server: Any) -> None:
     collection = f"killed-{uuid.uuid4().hex[:10]}"
     rng = random.Random(13)
-    procs = [
-        popen_python(WRITER, chroma_server.host, str(chroma_server.port), collection, "forever",
-                     str(w), "0")
-        for w in range(3)
-    ]  # fmt: skip
-    readers = [LineReader(p) for p in procs]
-    try:
-        for p, reader in zip(procs, readers, strict=True):
-            got = reader.wait_for(15 + rng.randrange(15), timeout=300)
-            assert len(got) >= 15, f"writer made too little progress:\n{stderr_of(p)}"
-            time.sleep(rng.random() * 0.05)  # land the kill at a random point of a put
-            p.kill()
-    finally:
-        for p in procs:
-            reap(p)
+    tokens: set[str] = set()
+    for cycle in range(2):  # two generations of writers, each killed at a random point
+        writers = range(3 * cycle, 3 * cycle + 3)
+        procs = [
+            popen_python(WRITER, chroma_server.host, str(chroma_server.port), collection,
+                         "forever", str(w), "0")
+            for w in writers
+        ]  # fmt: skip
+        readers = [LineReader(p) for p in procs]
+        try:
+            for p, reader in zip(procs, readers, strict=True):
+                got = reader.wait_for(15 + rng.randrange(15), timeout=300)
+                assert len(got) >= 15, f"writer made too little progress:\n{stderr_of(p)}"
+                time.sleep(rng.random() * 0.05)  # land the kill at a random point of a put
+                p.kill()
+        finally:
+            for p in procs:
+                reap(p)
+        for w, reader in zip(writers, readers, strict=True):
+            written = [json.loads(line)[1] for line in reader.finish()]
+            # the put after the last line printed may have been under way when it was killed
+            tokens |= {f"s{n}w{w}" for n in range(max(written, default=0) + 2)}
     store = _store(chroma_server, collection)
     items = all_items(store, ("killed",))
     assert items, "the writers wrote nothing"
-    tokens = {f"s{n}w{w}" for w in range(3) for n in range(60)}
     bad = stale_hits(chroma_server, collection, ("killed",), tokens)
     assert not bad, f"after SIGKILL, searches disagree with values: {bad[:5]}"
 
