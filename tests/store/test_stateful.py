@@ -21,6 +21,7 @@ import sys
 import threading
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -29,6 +30,8 @@ from langgraph.store.base import PutOp
 from langgraph_episodic import ChromaStore
 
 from ._support import FakeClock, hash_index
+
+pytestmark = pytest.mark.timeout(900)  # shrinking a failure on a loaded machine takes minutes
 
 NAMESPACES = [("a",), ("a", "b"), ("b",), ("a", "c", "d")]
 PREFIXES = [(), ("a",), ("a", "b"), ("b",), ("a", "c"), ("c",)]
