@@ -3,6 +3,7 @@
     python benchmarks/throughput.py                 # 1k, 10k, 100k items (about 20 minutes)
     python benchmarks/throughput.py --quick         # 1k items only (about 2 minutes)
     python benchmarks/throughput.py --sizes 1000,10000 --budget-minutes 10
+    python benchmarks/throughput.py --async-mix 12000,60000   # LangGraph's async op mix only
 
 Every (backend, size) cell runs in its own child process, so peak memory is its own. Item
 texts are LoCoMo turns (plus recombined sentences beyond the 2,760 real ones), queries are
@@ -78,8 +79,15 @@ def main(argv: list[str] | None = None) -> int:
         "--from-json", nargs="+", type=Path, default=None,
         help="print the tables of earlier --json results (merged, later files win) and exit",
     )
+    parser.add_argument(
+        "--async-mix", default=None, metavar="OPS",
+        help="only the async op mix of LangGraph's test_large_batches_async at these op counts "
+        "(e.g. 12000,60000): ChromaStore vs AsyncSqliteStore vs InMemoryStore",
+    )  # fmt: skip
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.async_mix:
+        return async_mix([int(s) for s in args.async_mix.split(",") if s], args.backends)
     if args.child:
         emit(run_spec(json.loads(args.child)))
         return 0
@@ -99,6 +107,20 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(runner.workdir, ignore_errors=True)
     if args.json:
         args.json.write_text(json.dumps(runner.results, indent=1))
+    return 0
+
+
+def async_mix(sizes: list[int], backends: str | None) -> int:
+    """Run and print the async op mix table (see ``_async_mix.py``)."""
+    import _async_mix
+
+    chosen = backends.split(",") if backends else list(_async_mix.BACKENDS)
+    unknown = set(chosen) - set(_async_mix.BACKENDS)
+    if unknown:
+        raise SystemExit(f"--backends for --async-mix takes {', '.join(_async_mix.BACKENDS)}")
+    print(f"Async op mix of test_large_batches_async; load {os.getloadavg()[0]:.1f}", flush=True)
+    results = _async_mix.run(sizes, chosen)
+    print(_async_mix.table(results, sizes))
     return 0
 
 

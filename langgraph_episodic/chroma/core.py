@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.store.base import (
     GetOp,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
@@ -24,10 +25,12 @@ from langgraph.store.base import (
     tokenize_path,
     validate_op_namespace,
 )
-from langgraph.store.base import _validate_namespace as validate_put_namespace
 
 from .filters import validate_filter
 from .values import check_text, validate_value
+
+MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
+"""Longest TTL accepted: 100 years, in minutes. Use ``ttl=None`` for an item that never expires."""
 
 Fields = list[tuple[str, Any]]
 """Index fields as (path, tokenized path) pairs, ``("$", "$")`` for the whole value."""
@@ -98,6 +101,7 @@ def prepare(
     ops = list(ops)
     plan = Plan(n_ops=len(ops))
     for i, op in enumerate(ops):
+        op = normalize_namespaces(op)
         validate_op_namespace(op)
         labels: tuple[str, ...] = ()
         if isinstance(op, (GetOp, PutOp)):
@@ -126,7 +130,8 @@ def prepare(
             plan.listings.append((i, op))
         elif isinstance(op, PutOp):
             _check_key(op.key)
-            validate_put_namespace(op.namespace)
+            if not op.namespace:
+                raise InvalidNamespaceError("Namespace cannot be empty.")
             if op.value is not None:
                 validate_value(op.value, where=f"{op.namespace}/{op.key}")
                 _check_ttl(op.ttl)
@@ -139,6 +144,47 @@ def prepare(
     for k, p in plan.puts.items():
         plan.puts[k] = PutPlan(p.op, extract_texts(p.op, default_fields))
     return plan
+
+
+class NamespaceTypeError(InvalidNamespaceError, TypeError):
+    """A namespace that is not a tuple of labels (e.g. the string ``"alice"``). It is both an
+    ``InvalidNamespaceError`` (what LangGraph stores raise for bad namespaces) and a
+    ``TypeError`` (what it is)."""
+
+
+def _as_namespace(namespace: Any, what: str) -> tuple[str, ...]:
+    """``namespace`` as a tuple: lists are accepted (as SQLite, Postgres and Redis stores do);
+    a string is refused, since it would silently become one label per character."""
+    if isinstance(namespace, tuple):
+        return namespace
+    if isinstance(namespace, list):
+        return tuple(namespace)
+    if isinstance(namespace, str):
+        raise NamespaceTypeError(
+            f"{what} must be a tuple of strings, got the string {namespace!r}. "
+            f"Write ({namespace!r},) for a one-label namespace."
+        )
+    raise NamespaceTypeError(
+        f"{what} must be a tuple of strings, got {type(namespace).__name__}: {namespace!r}."
+    )
+
+
+def normalize_namespaces(op: Op) -> Op:
+    """``op`` with every namespace (and match-condition path) as a tuple; raises
+    :class:`NamespaceTypeError` for a string or another non-sequence."""
+    if isinstance(op, (GetOp, PutOp)):
+        ns = _as_namespace(op.namespace, "A namespace")
+        return op if ns is op.namespace else op._replace(namespace=ns)
+    if isinstance(op, SearchOp):
+        ns = _as_namespace(op.namespace_prefix, "A search namespace prefix")
+        return op if ns is op.namespace_prefix else op._replace(namespace_prefix=ns)
+    if isinstance(op, ListNamespacesOp) and op.match_conditions:
+        conditions = tuple(
+            MatchCondition(c.match_type, _as_namespace(c.path, f"A {c.match_type}"))
+            for c in op.match_conditions
+        )
+        return op._replace(match_conditions=conditions)
+    return op
 
 
 def _check_key(key: Any) -> None:
@@ -161,6 +207,11 @@ def _check_ttl(ttl: Any) -> None:
         raise TypeError(f"ttl must be a number of minutes or None, got {ttl!r}.")
     if ttl <= 0:
         raise ValueError(f"ttl must be positive (minutes), got {ttl!r}. Use None for no expiry.")
+    if ttl > MAX_TTL_MINUTES:
+        raise ValueError(
+            f"ttl must be at most 100 years ({MAX_TTL_MINUTES:,.0f} minutes), got {ttl!r} "
+            "(ttl is in minutes). Use ttl=None for an item that never expires."
+        )
 
 
 def newest_first(items: Iterable[Item]) -> list[Item]:

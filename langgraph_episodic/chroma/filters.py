@@ -46,6 +46,14 @@ def validate_filter(filter: Mapping[str, Any] | None) -> None:
 
 def _validate_condition(cond: Any, path: str) -> None:
     if isinstance(cond, Mapping):
+        operators = [k for k in cond if isinstance(k, str) and k.startswith("$")]
+        others = [k for k in cond if not (isinstance(k, str) and k.startswith("$"))]
+        if operators and others:
+            raise ValueError(
+                f"Filter on {path!r} mixes operators {operators} with other keys {others}. "
+                f"Use only operators ({sorted(OPERATORS)}) in one condition, e.g. "
+                f"{{{path!r}: {{'$gte': 1, '$lt': 5}}}}, or only keys for an exact nested match."
+            )
         for op, operand in cond.items():
             if isinstance(op, str) and op.startswith("$"):
                 if op not in OPERATORS:

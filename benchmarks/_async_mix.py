@@ -1,0 +1,122 @@
+"""The async op mix of LangGraph's ``test_large_batches_async``, as a throughput benchmark.
+
+LangGraph's own async store test gathers, for M rounds of N keys, six ops per key on one event
+loop: ``aput``, ``aget``, ``alist_namespaces(max_depth=m+1)``, ``asearch(("test",))``, ``aput``
+and ``adelete``, all through one ``asyncio.gather`` (the Postgres suite's version: N=1000, M=10,
+60,000 ops). That is the load of a LangGraph server running many graph runs at once. Here the
+same mix runs at a chosen total and reports ops/s for ChromaStore (ephemeral, no index, as in
+issue 13), ``AsyncSqliteStore`` and ``InMemoryStore``.
+
+    python benchmarks/throughput.py --async-mix 12000,60000
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+ROUNDS = 10
+"""M of LangGraph's test: namespaces alternate between two, ``max_depth`` grows per round."""
+
+BACKENDS = ("chroma-eph", "async-sqlite", "inmemory")
+
+
+def coroutines(store: Any, total: int) -> list[Any]:
+    """The op mix of ``test_large_batches_async`` with ``total`` ops (a multiple of 60)."""
+    n = max(1, total // (6 * ROUNDS))
+    coros: list[Any] = []
+    for m in range(ROUNDS):
+        ns = ("test", "foo", "bar", "baz", str(m % 2))
+        for i in range(n):
+            coros += [
+                store.aput(ns, f"key{i}", value={"foo": "bar" + str(i)}),
+                store.aget(ns, f"key{i}"),
+                store.alist_namespaces(prefix=None, max_depth=m + 1),
+                store.asearch(("test",)),
+                store.aput(ns, f"key{i}", value={"foo": "bar" + str(i)}),
+                store.adelete(ns, f"key{i}"),
+            ]
+    return coros
+
+
+@asynccontextmanager
+async def _chroma() -> AsyncIterator[Any]:
+    from langgraph_episodic import ChromaStore
+
+    store = ChromaStore.ephemeral(index=None)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@asynccontextmanager
+async def _sqlite() -> AsyncIterator[Any]:
+    from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+    async with AsyncSqliteStore.from_conn_string(":memory:") as store:
+        await store.setup()
+        yield store
+
+
+@asynccontextmanager
+async def _memory() -> AsyncIterator[Any]:
+    from langgraph.store.memory import InMemoryStore
+
+    yield InMemoryStore()
+
+
+FACTORIES: dict[str, Callable[[], AbstractAsyncContextManager[Any]]] = {
+    "chroma-eph": _chroma,
+    "async-sqlite": _sqlite,
+    "inmemory": _memory,
+}
+
+
+async def _measure(backend: str, total: int) -> dict[str, float]:
+    async with FACTORIES[backend]() as store:
+        coros = coroutines(store, total)
+        started, cpu = time.perf_counter(), time.process_time()
+        results = await asyncio.gather(*coros)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    assert len(results) == len(coros)
+    return {"ops": float(len(coros)), "seconds": wall, "cpu": cpu, "ops_s": len(coros) / wall}
+
+
+def measure(backend: str, total: int) -> dict[str, float]:
+    """Run the mix once on a fresh store of ``backend``; ops/s and wall/CPU seconds."""
+    return asyncio.run(_measure(backend, total))
+
+
+def run(sizes: list[int], backends: list[str]) -> dict[str, dict[int, dict[str, float]]]:
+    """Every (backend, size) cell, printing progress as it goes."""
+    out: dict[str, dict[int, dict[str, float]]] = {}
+    for total in sizes:
+        for backend in backends:
+            cell = measure(backend, total)
+            out.setdefault(backend, {})[total] = cell
+            print(f"  {backend:>13} {int(cell['ops']):>7,} ops: {cell['ops_s']:>10,.0f} ops/s "
+                  f"({cell['seconds']:.1f} s wall, {cell['cpu']:.1f} s CPU)", flush=True)  # fmt: skip
+    return out
+
+
+def table(results: dict[str, dict[int, dict[str, float]]], sizes: list[int]) -> str:
+    """A markdown table: ops/s per backend and size, and ChromaStore / AsyncSqliteStore."""
+    lines = [
+        "| ops | " + " | ".join(f"{b} (ops/s)" for b in results) + " | chroma / async-sqlite |",
+        "|---:|" + "---:|" * (len(results) + 1),
+    ]
+    for total in sizes:
+        cells = [results[b].get(total) for b in results]
+        row = [f"{c['ops_s']:,.0f}" if c else "-" for c in cells]
+        chroma = results.get("chroma-eph", {}).get(total)
+        sqlite = results.get("async-sqlite", {}).get(total)
+        ratio = f"{chroma['ops_s'] / sqlite['ops_s']:.3f}x" if chroma and sqlite else "-"
+        n_ops = int(next(c for c in cells if c)["ops"]) if any(cells) else total
+        lines.append(f"| {n_ops:,} | " + " | ".join(row) + f" | {ratio} |")
+    lines.append("")
+    lines.append("Target (issue 13): ChromaStore at least 0.25x AsyncSqliteStore.")
+    return "\n".join(lines)
