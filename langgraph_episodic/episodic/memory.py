@@ -309,6 +309,10 @@ class EpisodicMemory:
         """Async version of :meth:`count`."""
         return await self._arun(self._read_state(lambda s: s.count))
 
+    def now(self) -> float:
+        """The current time by the memory's clock (what recall uses without ``current_time``)."""
+        return self._clock()
+
     def skill_profiles(self) -> dict[TaskCategory, SkillProfile]:
         """Return a :class:`~.skills.SkillProfile` per category, with per-strategy stats."""
         return self._run(self._read_state(lambda s: s.tally.profiles()))
