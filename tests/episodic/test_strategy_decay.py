@@ -230,3 +230,22 @@ def test_select_strategy_weighs_at_the_memory_clock(store: BaseStore) -> None:
         f"e{i:03d}": decay_factor(3600.0 * i, 7200.0, 3600.0) for i in range(3)}
     seed = select_strategy(task(), memory, decay=None)
     assert seed.evidence == () and "3/3" in seed.reason
+
+
+def test_memory_profiles_flag_a_change_and_detection_can_be_off(store: BaseStore) -> None:
+    rows = [(S if i % 5 else F) for i in range(40)] + [F] * 15
+    history = [ep(i, o, "iterative", float(i)) for i, o in enumerate(rows)]
+    rule = ChangeDetection(half_life=5.0)
+    flagged = EpisodicMemory(store, ("episodes", "on"), change_detection=rule)
+    silent = EpisodicMemory(store, ("episodes", "off"), change_detection=None)
+    for episode in history:
+        flagged.record(episode)
+        silent.record(episode)
+    expected = compute_skill_profiles(history, change=rule)[DEBUG]
+    got = flagged.skill_profiles()[DEBUG]
+    assert (got.changed_at, got.changes) == (expected.changed_at, expected.changes)
+    assert got.changed_at is not None
+    assert silent.skill_profiles()[DEBUG].changed_at is None
+    # A fresh instance reads the same history from the store and flags the same change.
+    reread = EpisodicMemory(store, ("episodes", "on"), change_detection=rule)
+    assert reread.skill_profiles()[DEBUG].changed_at == got.changed_at
