@@ -10,8 +10,9 @@ Every policy faces the same stream (same tasks, same random draws):
   (``select_strategy(..., decay=None)``);
 - ``greedy-decay`` / ``thompson-decay``: the same policies with the default evidence weighting
   (``EvidenceDecay()``: age with a two-day half-life and floor 1.0 since the category's last
-  detected change, similarity boost 0.5);
-- ``thompson-disc``: plain discounted Thompson sampling (``EvidenceDecay(floor=0.0)``);
+  detected change, similarity boost 0.5, the newest 20 episodes of each strategy);
+- ``thompson-disc``: plain discounted Thompson sampling
+  (``EvidenceDecay(floor=0.0, window=None)``);
 - ``oracle``: always the hidden best strategy of the moment.
 
 Worlds (``--world``): ``stable``; ``abrupt`` (the best strategy of every category re-drawn
@@ -66,7 +67,7 @@ DECAY: dict[str, EvidenceDecay | None] = {
     "thompson": None,
     "greedy-decay": EvidenceDecay(),
     "thompson-decay": EvidenceDecay(),
-    "thompson-disc": EvidenceDecay(floor=0.0),
+    "thompson-disc": EvidenceDecay(floor=0.0, window=None),
 }
 POLICIES = ("no-memory", *DECAY, "oracle")
 WORLDS = ("stable", "abrupt", "abrupt3", "gradual")

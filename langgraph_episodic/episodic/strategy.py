@@ -28,7 +28,8 @@ before it. With the default ``floor=1.0`` a stable world is learnt from its whol
 full weight, and when a category's success rate drops far below its history, what came before
 fades with the half-life, which widens the Thompson posteriors there: the policy explores again
 and follows the new best strategy within a few dozen episodes. ``floor=0.0`` is plain
-discounted Thompson sampling. ``decay=None`` counts every episode once (the seed's policies).
+discounted Thompson sampling. Only the newest ``window`` (20) episodes of each strategy count.
+``decay=None`` counts every episode once (the seed's policies).
 
 >>> import random
 >>> from langgraph.store.memory import InMemoryStore
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -93,14 +95,24 @@ class EvidenceDecay:
 
     ``half_life`` in seconds (default two days); ``floor`` in [0, 1] is the lowest weight of
     evidence since the category's last detected change (1.0: it never fades; 0.0: plain
-    discounting); ``similarity_boost`` >= 0 adds weight to episodes recalled as similar.
+    discounting); ``similarity_boost`` >= 0 adds weight to episodes recalled as similar;
+    ``window`` keeps only the newest ``window`` episodes of each strategy (sliding-window
+    Thompson sampling per strategy; ``None``: all of them). A window trims the evidence of the
+    strategy tried most, so it follows a drop in its success quickly, while strategies tried
+    rarely keep their few failures and are not re-explored for nothing.
     """
 
     half_life: float = STRATEGY_HALF_LIFE
     floor: float = 1.0
     similarity_boost: float = 0.5
+    window: int | None = 20
 
     def __post_init__(self) -> None:
+        if self.window is not None and (isinstance(self.window, bool) or self.window < 1):
+            raise ValueError(
+                f"EvidenceDecay.window must be a positive number of episodes or None; got "
+                f"{self.window!r}."
+            )
         if not (self.half_life > 0 and math.isfinite(self.half_life)):
             raise ValueError(
                 f"EvidenceDecay.half_life must be a positive number of seconds; got "
@@ -379,6 +391,14 @@ def _weighted(
         rows = [(r.episode_id, r.timestamp, r.strategy, r.score) for r in profile.records]
     if not rows:
         return []
+    if decay.window is not None:
+        kept: Counter[str] = Counter()
+        newest_first = sorted(rows, key=lambda row: row[1], reverse=True)
+        rows = []
+        for row in newest_first:
+            kept[row[2]] += 1
+            if kept[row[2]] <= decay.window:
+                rows.append(row)
     now = evidence.current_time
     if now is None:
         now = max(row[1] for row in rows)

@@ -249,3 +249,19 @@ def test_memory_profiles_flag_a_change_and_detection_can_be_off(store: BaseStore
     # A fresh instance reads the same history from the store and flags the same change.
     reread = EpisodicMemory(store, ("episodes", "on"), change_detection=rule)
     assert reread.skill_profiles()[DEBUG].changed_at == got.changed_at
+
+
+def test_window_keeps_the_newest_episodes_of_each_strategy() -> None:
+    history = [ep(i, S, "iterative", float(i)) for i in range(6)]
+    history += [ep(10 + i, F, "defensive", float(i)) for i in range(3)]
+    profile = compute_skill_profiles(history, change=None)[DEBUG]
+    decay = EvidenceDecay(half_life=10.0, floor=0.0, similarity_boost=0.0, window=4)
+    pool = {"iterative": "I."}
+    choice = choose_strategy(task(), StrategyEvidence((), profile, decay, 6.0),
+                             policy="thompson", rng=random.Random(0), pool=pool)
+    newest = {f"e{i:03d}": decay_factor(float(i), 6.0, 10.0) for i in range(2, 6)}
+    assert {w.episode_id: w.weight for w in choice.evidence} == newest
+    wins = sum(newest.values())
+    assert f"weighted {wins:.2f} successes and 0.00 failures" in choice.reason
+    with pytest.raises(ValueError, match="window"):
+        EvidenceDecay(window=0)
