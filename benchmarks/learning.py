@@ -25,7 +25,7 @@ seeds, is at least 90% of the oracle's over the same episodes ("-" never, before
 change). Default store: ``InMemoryStore`` with ``HashEmbeddings(64)`` (fast; ``--store chroma``
 uses ``ChromaStore.ephemeral`` instead).
 
-    python benchmarks/learning.py                       # 4 worlds x 600 episodes x 10 seeds
+    python benchmarks/learning.py                       # 4 worlds x 1000 episodes x 10 seeds
     python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.png
 """
 
@@ -284,7 +284,7 @@ def print_world(kind: str, result: WorldResult, args: argparse.Namespace) -> Non
 
 def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--episodes", type=int, default=600)
+    parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--world", choices=(*WORLDS, "all"), default="all")
     parser.add_argument("--window", type=int, default=50,
