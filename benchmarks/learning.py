@@ -2,20 +2,31 @@
 
 The task stream is SIMULATED, not real LLM runs: each task has a category and a complexity drawn
 at random; every category has a hidden best strategy; an attempt succeeds with the hidden
-success rate of the strategy used (lowered a little for complex tasks). Four policies face the
-same stream (same tasks, same random draws):
+success rate of the strategy used (lowered a little for complex tasks). One episode per hour.
+Every policy faces the same stream (same tasks, same random draws):
 
 - ``no-memory``: the complexity rule alone (``complexity_strategy``);
-- ``greedy``: ``select_strategy(..., policy="greedy")`` over an ``EpisodicMemory``;
-- ``thompson``: ``select_strategy(..., policy="thompson")`` over an ``EpisodicMemory``;
-- ``oracle``: always the hidden best strategy.
+- ``greedy`` / ``thompson``: the seed's policies, every episode counted once
+  (``select_strategy(..., decay=None)``);
+- ``greedy-decay`` / ``thompson-decay``: the same policies with the default evidence weighting
+  (``EvidenceDecay()``: age with a two-day half-life and floor 1.0 since the category's last
+  detected change, similarity boost 0.5, the newest 20 episodes of each strategy);
+- ``thompson-disc``: plain discounted Thompson sampling
+  (``EvidenceDecay(floor=0.0, window=None)``);
+- ``oracle``: always the hidden best strategy of the moment.
 
-It prints rolling success curves and, for the last 20% of episodes, each policy's success as a
-share of the oracle's. Default store: ``InMemoryStore`` with ``HashEmbeddings(64)`` (fast;
-``--store chroma`` uses ``ChromaStore.ephemeral`` instead).
+Worlds (``--world``): ``stable``; ``abrupt`` (the best strategy of every category re-drawn
+halfway); ``abrupt3`` (re-drawn at 25%, 50% and 75%); ``gradual`` (success rates slide linearly
+from one world to another between 30% and 70% of the stream). For each it prints success over
+the last 20% of episodes as a share of the oracle's, and how many episodes after each change
+(for ``gradual``: after the drift ends) a policy needs to get back to 90% of the oracle: the
+first episode from which its success over the next ``--window`` episodes, averaged over the
+seeds, is at least 90% of the oracle's over the same episodes ("-" never, before the next
+change). Default store: ``InMemoryStore`` with ``HashEmbeddings(64)`` (fast; ``--store chroma``
+uses ``ChromaStore.ephemeral`` instead).
 
-    python benchmarks/learning.py                       # 1000 episodes x 5 seeds
-    python benchmarks/learning.py --episodes 300 --seeds 2 --plot curves.png
+    python benchmarks/learning.py                       # 4 worlds x 1000 episodes x 10 seeds
+    python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.png
 """
 
 from __future__ import annotations
@@ -24,7 +35,7 @@ import argparse
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -37,6 +48,7 @@ from langgraph_episodic.episodic import (
     STRATEGY_POOL,
     Episode,
     EpisodicMemory,
+    EvidenceDecay,
     Feedback,
     LearningSnapshot,
     OutcomeStatus,
@@ -50,7 +62,15 @@ from langgraph_episodic.episodic.strategy import Policy
 
 CATEGORIES = [c for c in TaskCategory if c is not TaskCategory.UNKNOWN]
 STRATEGIES = list(STRATEGY_POOL)
-POLICIES = ("no-memory", "greedy", "thompson", "oracle")
+DECAY: dict[str, EvidenceDecay | None] = {
+    "greedy": None,
+    "thompson": None,
+    "greedy-decay": EvidenceDecay(),
+    "thompson-decay": EvidenceDecay(),
+    "thompson-disc": EvidenceDecay(floor=0.0, window=None),
+}
+POLICIES = ("no-memory", *DECAY, "oracle")
+WORLDS = ("stable", "abrupt", "abrupt3", "gradual")
 HOUR = 3600.0
 
 _SUBJECTS = ["parser", "cache", "login flow", "billing job", "CSV export", "scheduler",
@@ -63,19 +83,41 @@ _TEMPLATES = {
     TaskCategory.ARCHITECTURE: "Design how the {s} should be split into services",
 }
 
+Rates = dict[TaskCategory, dict[str, float]]
+
 
 @dataclass(frozen=True)
 class World:
-    """The hidden truth of one seed: each category's strategy success rates."""
+    """The hidden truth of one seed: each category's strategy success rates at each episode.
 
-    rates: dict[TaskCategory, dict[str, float]]
+    ``phases`` are rate tables; ``changes`` the episodes where the next one takes over (abrupt),
+    or with ``gradual`` the (start, end) of a linear slide from the first table to the second.
+    """
 
-    def best(self, category: TaskCategory) -> str:
-        return max(self.rates[category], key=lambda s: self.rates[category][s])
+    phases: tuple[Rates, ...]
+    changes: tuple[int, ...] = ()
+    gradual: bool = False
 
-    def success_probability(self, task: TaskDescription, strategy: str) -> float:
-        base = self.rates[task.category][strategy]
+    def rates(self, i: int, category: TaskCategory) -> dict[str, float]:
+        if self.gradual:
+            start, end = self.changes
+            a = min(1.0, max(0.0, (i - start) / (end - start)))
+            old, new = self.phases[0][category], self.phases[1][category]
+            return {s: (1 - a) * old[s] + a * new[s] for s in STRATEGIES}
+        phase = sum(i >= c for c in self.changes)
+        return self.phases[phase][category]
+
+    def best(self, i: int, category: TaskCategory) -> str:
+        rates = self.rates(i, category)
+        return max(rates, key=lambda s: rates[s])
+
+    def success_probability(self, i: int, task: TaskDescription, strategy: str) -> float:
+        base = self.rates(i, task.category)[strategy]
         return min(0.98, max(0.02, base - 0.2 * (task.complexity - 0.5)))
+
+    def recovery_points(self) -> tuple[int, ...]:
+        """Where recovery is measured from: each change (the end of a gradual drift)."""
+        return (self.changes[1],) if self.gradual else self.changes
 
 
 @dataclass(frozen=True)
@@ -84,16 +126,29 @@ class SimTask:
     draw: float  # uniform in [0, 1): success when draw < success probability
 
 
-def make_world(rng: random.Random) -> World:
+def make_rates(rng: random.Random) -> Rates:
     """A hidden best strategy per category (rate 0.75-0.90); the others 0.20-0.60."""
-    rates: dict[TaskCategory, dict[str, float]] = {}
+    rates: Rates = {}
     for category in CATEGORIES:
         best = rng.choice(STRATEGIES)
         rates[category] = {
             s: rng.uniform(0.75, 0.90) if s == best else rng.uniform(0.20, 0.60)
             for s in STRATEGIES
         }
-    return World(rates)
+    return rates
+
+
+def make_world(kind: str, seed: int, n: int) -> World:
+    first = make_rates(random.Random(f"world-{seed}"))
+    if kind == "stable":
+        return World((first,))
+    if kind == "gradual":
+        later = make_rates(random.Random(f"world-{seed}-1"))
+        return World((first, later), (int(n * 0.3), int(n * 0.7)), gradual=True)
+    points = (n // 2,) if kind == "abrupt" else (n // 4, n // 2, 3 * n // 4)
+    later_phases = tuple(make_rates(random.Random(f"world-{seed}-{k}"))
+                         for k in range(1, len(points) + 1))
+    return World((first, *later_phases), points)
 
 
 def make_stream(rng: random.Random, n: int) -> list[SimTask]:
@@ -119,25 +174,30 @@ def run_policy(
 ) -> list[Episode]:
     """Play ``stream`` with ``policy``; return the episodes in order."""
     memory = None
-    if policy in ("greedy", "thompson"):
+    if policy in DECAY:
         memory = EpisodicMemory(make_store(store_kind), ("episodes", f"{policy}-{seed}"))
     rng = random.Random(f"policy-{seed}")
-
-    def choose(task: TaskDescription, now: float) -> str:
-        if policy == "no-memory":
+    choose: Callable[[int, TaskDescription, float], str]
+    if policy == "no-memory":
+        def choose(i: int, task: TaskDescription, now: float) -> str:
             return complexity_strategy(task)
-        if policy == "oracle":
-            return world.best(task.category)
+    elif policy == "oracle":
+        def choose(i: int, task: TaskDescription, now: float) -> str:
+            return world.best(i, task.category)
+    else:
         assert memory is not None
-        return select_strategy(
-            task, memory, current_time=now, policy=cast(Policy, policy), rng=rng
-        ).name
+        base = cast(Policy, policy.split("-")[0])
+
+        def choose(i: int, task: TaskDescription, now: float) -> str:
+            assert memory is not None
+            return select_strategy(task, memory, current_time=now, policy=base, rng=rng,
+                                   decay=DECAY[policy]).name
 
     episodes = []
     for i, sim in enumerate(stream):
         now = i * HOUR
-        strategy = choose(sim.task, now)
-        success = sim.draw < world.success_probability(sim.task, strategy)
+        strategy = choose(i, sim.task, now)
+        success = sim.draw < world.success_probability(i, sim.task, strategy)
         episode = Episode(
             episode_id=f"{policy}-{seed}-{i:05d}",
             task=sim.task,
@@ -158,16 +218,83 @@ def tail_success(episodes: Sequence[Episode], share: float = 0.2) -> float:
     return sum(e.outcome is OutcomeStatus.SUCCESS for e in tail) / max(1, len(tail))
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, list[float]]:
+def recovery(
+    policy: Sequence[float], oracle: Sequence[float], start: int, stop: int, window: int,
+    target: float = 0.9,
+) -> int | None:
+    """Episodes after ``start`` until the policy's success over the next ``window`` episodes
+    is at least ``target`` of the oracle's over the same ones; None if not before ``stop``.
+
+    ``policy`` and ``oracle`` are per-episode success rates (averaged over seeds).
+    """
+    for t in range(start, max(start, stop - window) + 1):
+        mine = sum(policy[t:t + window])
+        best = sum(oracle[t:t + window])
+        if mine >= target * best:
+            return t - start
+    return None
+
+
+@dataclass
+class WorldResult:
+    tails: dict[str, list[float]]
+    recoveries: dict[str, list[int | None]]
+    curves: dict[str, list[list[LearningSnapshot]]]
+
+
+def run_world(kind: str, args: argparse.Namespace) -> WorldResult:
+    tails: dict[str, list[float]] = {p: [] for p in POLICIES}
+    hits: dict[str, list[list[float]]] = {p: [] for p in POLICIES}
+    curves: dict[str, list[list[LearningSnapshot]]] = {p: [] for p in POLICIES}
+    points: tuple[int, ...] = ()
+    for seed in range(args.seeds):
+        world = make_world(kind, seed, args.episodes)
+        points = world.recovery_points()
+        stream = make_stream(random.Random(f"stream-{seed}"), args.episodes)
+        for policy in POLICIES:
+            episodes = run_policy(policy, world, stream, seed=seed, store_kind=args.store)
+            tails[policy].append(tail_success(episodes))
+            hits[policy].append([float(e.outcome is OutcomeStatus.SUCCESS) for e in episodes])
+            curves[policy].append(compute_learning_curve(episodes, window=args.window))
+    mean_hits = {p: [statistics.fmean(col) for col in zip(*hits[p], strict=True)]
+                 for p in POLICIES}
+    stops = (*points[1:], args.episodes) if points else ()
+    recoveries = {
+        p: [recovery(mean_hits[p], mean_hits["oracle"], a, b, args.window)
+            for a, b in zip(points, stops, strict=True)]
+        for p in POLICIES
+    }
+    return WorldResult(tails, recoveries, curves)
+
+
+def print_world(kind: str, result: WorldResult, args: argparse.Namespace) -> None:
+    first = int(args.episodes * 0.8) + 1
+    oracle = statistics.fmean(result.tails["oracle"])
+    print(f"World {kind!r}: success over the last 20% (episodes {first}-{args.episodes}), "
+          f"mean over {args.seeds} seeds; episodes to get back to 90% of the oracle:")
+    print(f"{'policy':>15} {'success':>8} {'sd':>6} {'% of oracle':>12}  recovery")
+    for policy in POLICIES:
+        tails = result.tails[policy]
+        mean = statistics.fmean(tails)
+        sd = statistics.stdev(tails) if len(tails) > 1 else 0.0
+        rec = " / ".join("-" if r is None else str(r) for r in result.recoveries[policy])
+        print(f"{policy:>15} {mean:>8.3f} {sd:>6.3f} {100 * mean / oracle:>11.1f}%  {rec or 'n/a'}")
+    print()
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--window", type=int, default=100, help="rolling window of the curves")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--world", choices=(*WORLDS, "all"), default="all")
+    parser.add_argument("--window", type=int, default=50,
+                        help="episodes per window of the recovery measure and the curves")
     parser.add_argument("--store", choices=("memory", "chroma"), default="memory")
-    parser.add_argument("--plot", type=Path, default=None, help="save the curves to this image")
+    parser.add_argument("--plot", type=Path, default=None,
+                        help="save each world's mean curves to this path, suffixed by world")
     args = parser.parse_args(argv)
-    if args.episodes < 10 or args.seeds < 1:
-        parser.error("need --episodes >= 10 and --seeds >= 1")
+    if args.episodes < 20 or args.seeds < 1 or args.window < 1:
+        parser.error("need --episodes >= 20, --seeds >= 1 and --window >= 1")
 
     started = time.perf_counter()
     store_name = (
@@ -176,45 +303,25 @@ def main(argv: Sequence[str] | None = None) -> dict[str, list[float]]:
     print("Learning benchmark on a SIMULATED task stream (not real LLM runs).")
     speed = " (for speed; --store chroma uses ChromaStore)" if args.store == "memory" else ""
     print(f"Store: {store_name} with HashEmbeddings(64){speed}.")
-    print(f"{args.episodes} episodes x {args.seeds} seeds; {len(CATEGORIES)} categories x "
-          f"{len(STRATEGIES)} strategies;")
+    print(f"{args.episodes} episodes (one an hour) x {args.seeds} seeds; {len(CATEGORIES)} "
+          f"categories x {len(STRATEGIES)} strategies;")
     print("hidden best strategy per category succeeds 75-90%, the others 20-60%.\n")
 
-    tails: dict[str, list[float]] = {p: [] for p in POLICIES}
-    curves: dict[str, list[list[LearningSnapshot]]] = {p: [] for p in POLICIES}
-    for seed in range(args.seeds):
-        world = make_world(random.Random(f"world-{seed}"))
-        stream = make_stream(random.Random(f"stream-{seed}"), args.episodes)
-        for policy in POLICIES:
-            episodes = run_policy(policy, world, stream, seed=seed, store_kind=args.store)
-            tails[policy].append(tail_success(episodes))
-            curves[policy].append(compute_learning_curve(episodes, window=args.window))
+    worlds = WORLDS if args.world == "all" else (args.world,)
+    out: dict[str, dict[str, list[float]]] = {}
+    for kind in worlds:
+        result = run_world(kind, args)
+        print_world(kind, result, args)
+        out[kind] = result.tails
+        if args.plot is not None:
+            from langgraph_episodic.episodic import plot_learning_curve
 
-    step = max(1, args.episodes // 10)
-    print(f"Rolling success rate (window {args.window}), mean over seeds:")
-    print(f"{'episode':>8} " + " ".join(f"{p:>10}" for p in POLICIES))
-    for index in range(step, args.episodes + 1, step):
-        row = [statistics.fmean(c[index - 1].rolling_success_rate for c in curves[p])
-               for p in POLICIES]
-        print(f"{index:>8} " + " ".join(f"{v:>10.3f}" for v in row))
-
-    first = int(args.episodes * 0.8) + 1
-    oracle = statistics.fmean(tails["oracle"])
-    print(f"\nSuccess over the last 20% (episodes {first}-{args.episodes}):")
-    print(f"{'policy':>10} {'success':>8} {'sd':>6} {'% of oracle':>12}")
-    for policy in POLICIES:
-        mean = statistics.fmean(tails[policy])
-        sd = statistics.stdev(tails[policy]) if len(tails[policy]) > 1 else 0.0
-        print(f"{policy:>10} {mean:>8.3f} {sd:>6.3f} {100 * mean / oracle:>11.1f}%")
-    print(f"\n(ran in {time.perf_counter() - started:.1f} s)")
-
-    if args.plot is not None:
-        from langgraph_episodic.episodic import plot_learning_curve
-
-        mean_curves = {p: _mean_curve(curves[p]) for p in POLICIES}
-        plot_learning_curve(mean_curves, title="Simulated task stream", path=args.plot)
-        print(f"curves saved to {args.plot}")
-    return tails
+            path = args.plot.with_name(f"{args.plot.stem}-{kind}{args.plot.suffix}")
+            mean_curves = {p: _mean_curve(result.curves[p]) for p in POLICIES}
+            plot_learning_curve(mean_curves, title=f"Simulated task stream, {kind}", path=path)
+            print(f"curves saved to {path}\n")
+    print(f"(ran in {time.perf_counter() - started:.1f} s)")
+    return out
 
 
 def _mean_curve(runs: list[list[LearningSnapshot]]) -> list[LearningSnapshot]:

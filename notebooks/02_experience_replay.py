@@ -165,12 +165,20 @@ print("weak categories (< 50%):", [c.value for c in identify_weak_skills(profile
 # complexity rule. It can lock in on the first strategy that worked. The **Thompson**
 # policy samples each strategy's success rate from its record, so it keeps trying
 # promising alternatives while mostly choosing the best.
+#
+# Both weigh each past episode (`EvidenceDecay`): by age with the replay priority's decay
+# (half-life two days; since the category's last detected change the floor 1.0 keeps
+# evidence at full weight, before it evidence fades), and up to 1.5 times for episodes
+# recalled as similar to the task. `choice.evidence` says which episodes counted, with what
+# weight; `decay=None` counts every episode once.
 
 # %%
 from langgraph_episodic import select_strategy
 
-choice = select_strategy(query, memory)
+choice = select_strategy(query, memory, NOW)
 print(f"greedy: {choice.name} ({choice.reason})")
+for weighed in choice.evidence:
+    print(f"  {weighed.episode_id}: {weighed.strategy}, score {weighed.score}, weight {weighed.weight:.2f}")
 picks = [select_strategy(query, memory, policy="thompson", rng=random.Random(i)).name for i in range(12)]
 print("thompson, 12 draws:", picks)
 
@@ -219,6 +227,60 @@ plot_learning_curve(curves, title="Rolling success (window 25), simulated tasks"
 
 # %%
 assert curves["thompson"][-1].rolling_success_rate > curves["no memory"][-1].rolling_success_rate
+
+# %% [markdown]
+# ## When the world changes
+#
+# A strategy that worked last month may fail today. After 120 episodes of a new stream the
+# hidden best strategy of every category changes. Counting every episode once (`decay=None`, the
+# seed's Thompson policy), old successes keep outvoting new failures. With the default
+# weighting only the newest 20 episodes of each strategy count, so the old favourite's new
+# failures soon outweigh its old successes, while strategies that failed before keep their
+# record. The skill profile also flags a category whose recent success rate fell far below its
+# history (`changed_at`); evidence from before that point then fades with the half-life.
+
+# %%
+from langgraph_episodic import EvidenceDecay
+
+later_best = {TaskCategory.DEBUGGING: "iterative", TaskCategory.TESTING: "defensive", TaskCategory.REFACTORING: "example_driven"}
+drift_rng = random.Random(2)
+drift_stream = [(drift_rng.choice(list(hidden_best)), drift_rng.random(), drift_rng.random()) for _ in range(360)]
+
+
+def play_drift(decay: EvidenceDecay | None) -> tuple[list[Episode], EpisodicMemory]:
+    mem = EpisodicMemory.for_user(InMemoryStore(index={"dims": 64, "embed": HashEmbeddings(64)}), "drift")
+    policy_rng = random.Random(3)
+    played = []
+    for i, (category, complexity, draw) in enumerate(drift_stream):
+        task = TaskDescription(f"{category.value} task number {i}", category, complexity)
+        now = NOW + i * HOUR
+        strategy = select_strategy(task, mem, now, policy="thompson", rng=policy_rng, decay=decay).name
+        best = (hidden_best if i < 120 else later_best)[category]
+        success = draw < (0.85 if strategy == best else 0.30)
+        ep = Episode(f"{i}", task, "(simulated)", Feedback(1.0 if success else 0.0),
+                     S if success else F, timestamp=now, strategy_used=strategy)
+        mem.record(ep)
+        played.append(ep)
+    return played, mem
+
+
+def last_third(played: list[Episode]) -> float:
+    tail = played[240:]
+    return sum(e.outcome is S for e in tail) / len(tail)
+
+
+counted_once, _ = play_drift(None)
+weighted, drift_memory = play_drift(EvidenceDecay())
+print(f"success over episodes 241-360: every episode once {last_third(counted_once):.0%}, weighted {last_third(weighted):.0%}")
+for category, profile in sorted(drift_memory.skill_profiles().items(), key=lambda kv: kv[0].value):
+    when = "-" if profile.changed_at is None else f"episode {int((profile.changed_at - NOW) / HOUR)}"
+    print(f"{category.value:<12} change flagged at {when}, recent success {profile.recent_success_rate:.0%}")
+plot_learning_curve({"every episode once": compute_learning_curve(counted_once, window=25),
+                     "weighted (default)": compute_learning_curve(weighted, window=25)},
+                    title="Best strategy changes at episode 120 (simulated)")
+
+# %%
+assert last_third(weighted) > last_third(counted_once)
 store.close()
 
 # %% [markdown]

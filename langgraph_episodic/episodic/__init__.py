@@ -35,9 +35,18 @@ from .records import (
 )
 from .replay import ReplayContext, build_replay_context, format_replay_prompt
 from .similarity import cosine_similarity, decay_factor, temporal_decay
-from .skills import SkillProfile, StrategyStats, compute_skill_profiles, identify_weak_skills
+from .skills import (
+    ChangeDetection,
+    OutcomeRecord,
+    SkillProfile,
+    StrategyStats,
+    compute_skill_profiles,
+    identify_weak_skills,
+)
 from .strategy import (
     STRATEGY_POOL,
+    EvidenceDecay,
+    EvidenceWeight,
     StrategyChoice,
     StrategyEvidence,
     aselect_strategy,
@@ -52,12 +61,16 @@ __all__ = [
     "NORMAL_WEIGHTS",
     "SCHEMA_VERSION",
     "STRATEGY_POOL",
+    "ChangeDetection",
     "Episode",
     "EpisodeConflictError",
     "EpisodeSchemaError",
     "EpisodicMemory",
+    "EvidenceDecay",
+    "EvidenceWeight",
     "Feedback",
     "LearningSnapshot",
+    "OutcomeRecord",
     "OutcomeStatus",
     "PrioritizedResult",
     "PriorityComponents",

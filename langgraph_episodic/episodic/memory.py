@@ -55,7 +55,7 @@ from ._store_io import (
 from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
 from .records import Episode, EpisodeSchemaError, OutcomeStatus, TaskCategory, TaskDescription
 from .similarity import DEFAULT_HALF_LIFE, cosine_similarity
-from .skills import SkillProfile, SkillTally
+from .skills import DEFAULT_CHANGE_DETECTION, ChangeDetection, SkillProfile, SkillTally
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +99,8 @@ class EpisodicMemory:
             (:func:`~.priority.weights_for_size`).
         half_life: Default half-life of recency, in seconds.
         recency_floor: Lowest recency weight an old episode can fall to (0 = no floor).
+        change_detection: When a category's skill profile is flagged as changed (its recent
+            success rate far below its history); ``None`` turns detection off.
         clock: Returns the current time in seconds; used when ``current_time`` is not given.
 
     The similarity of a recalled episode is the store's search score: cosine similarity for
@@ -123,6 +125,7 @@ class EpisodicMemory:
         half_life: float = DEFAULT_HALF_LIFE,
         recency_floor: float = 0.0,
         clock: Callable[[], float] = time.time,
+        change_detection: ChangeDetection | None = DEFAULT_CHANGE_DETECTION,
     ) -> None:
         if not isinstance(store, BaseStore):
             raise TypeError(
@@ -144,6 +147,7 @@ class EpisodicMemory:
         self.weights = weights
         self.half_life = half_life
         self.recency_floor = recency_floor
+        self.change_detection = change_detection
         self._clock = clock
         self._embeddings = as_embeddings(embeddings) if embeddings is not None else None
         self._vectors: dict[str, list[float]] = {}
@@ -309,6 +313,10 @@ class EpisodicMemory:
         """Async version of :meth:`count`."""
         return await self._arun(self._read_state(lambda s: s.count))
 
+    def now(self) -> float:
+        """The current time by the memory's clock (what recall uses without ``current_time``)."""
+        return self._clock()
+
     def skill_profiles(self) -> dict[TaskCategory, SkillProfile]:
         """Return a :class:`~.skills.SkillProfile` per category, with per-strategy stats."""
         return self._run(self._read_state(lambda s: s.tally.profiles()))
@@ -332,7 +340,7 @@ class EpisodicMemory:
 
     def _load(self, *, force: bool) -> Plan[_State]:
         found = yield from self._scan(None)
-        state = _State(ids=set(), window=[], tally=SkillTally())
+        state = _State(ids=set(), window=[], tally=SkillTally(self.change_detection))
         for episode, seen_at in found:
             self._add_to_state(state, episode, seen_at)
         with self._lock:

@@ -14,15 +14,72 @@
 0.5
 >>> identify_weak_skills(profiles)
 [<TaskCategory.DEBUGGING: 'debugging'>]
+
+Change detection: every category keeps a recent success rate, each episode weighted by
+``decay_factor(its time, the newest episode's time, half_life)``, and the rate of its older
+history (weights ``1 - decay``). When the recent rate falls ``drop`` or more below the history's
+(with at least ``min_weight`` of evidence on both sides), the category is flagged: its profile's
+``changed_at`` is set and its history restarts from the recent evidence. The strategy policies
+then let evidence from before ``changed_at`` fade (see :mod:`.strategy`).
 """
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .records import Episode, OutcomeStatus, TaskCategory
+from .records import Episode, OutcomeStatus, TaskCategory, outcome_score
+from .similarity import DEFAULT_HALF_LIFE, decay_factor
+
+STRATEGY_HALF_LIFE = 2 * DEFAULT_HALF_LIFE
+"""Two days: the default half-life of change detection and of strategy evidence (see
+docs/benchmarks.md, "Learning", for why)."""
+
+
+@dataclass(frozen=True)
+class ChangeDetection:
+    """When a category counts as changed: its recent success rate fell far below its history.
+
+    ``half_life`` (seconds) sets what "recent" means; ``drop`` is how far (in success rate) the
+    recent rate must fall below the older history's; ``min_weight`` is the least summed weight
+    of evidence needed on each side before judging.
+    """
+
+    half_life: float = STRATEGY_HALF_LIFE
+    drop: float = 0.25
+    min_weight: float = 3.0
+
+    def __post_init__(self) -> None:
+        if not (self.half_life > 0 and math.isfinite(self.half_life)):
+            raise ValueError(
+                f"ChangeDetection.half_life must be a positive number of seconds; got "
+                f"{self.half_life!r}."
+            )
+        if not 0.0 < self.drop <= 1.0:
+            raise ValueError(f"ChangeDetection.drop must be in (0, 1]; got {self.drop!r}.")
+        if not self.min_weight > 0:
+            raise ValueError(
+                f"ChangeDetection.min_weight must be positive; got {self.min_weight!r}."
+            )
+
+
+DEFAULT_CHANGE_DETECTION = ChangeDetection()
+
+
+@dataclass(frozen=True)
+class OutcomeRecord:
+    """One episode as the strategy policies weigh it: when, which strategy, how it went.
+
+    ``score`` is 1.0 for success, 0.5 for partial, 0.0 for failure.
+    """
+
+    episode_id: str
+    timestamp: float
+    strategy: str
+    score: float
 
 
 class _Tally:
@@ -87,29 +144,97 @@ class SkillProfile(_Tally):
     strategies: Mapping[str, StrategyStats] = field(
         default_factory=lambda: MappingProxyType({})
     )
+    recent_success_rate: float = 0.0
+    """Success rate with each episode weighted by its decay factor at the newest episode's time
+    (the change detector's half-life); full successes only."""
+    changed_at: float | None = None
+    """Time of the newest episode when a change was last detected, or None."""
+    changes: int = 0
+    """How many times a change was detected in this category."""
+    records: tuple[OutcomeRecord, ...] = field(default=(), repr=False)
+    """Every episode of the category, oldest first, for the strategy policies."""
 
+
+
+@dataclass
+class _Drift:
+    """Running sums of the change detector for one category (O(1) per episode).
+
+    ``recent_*`` are sums weighted by ``decay_factor(t, last, half_life)``; ``total_*`` are
+    unweighted sums since the last detected change, so the older history is ``total - recent``
+    (weights ``1 - decay``).
+    """
+
+    recent_successes: float = 0.0
+    recent_weight: float = 0.0
+    total_successes: float = 0.0
+    total_weight: float = 0.0
+    last: float | None = None
+    changed_at: float | None = None
+    changes: int = 0
+
+    def add(self, timestamp: float, success: float, rule: ChangeDetection) -> None:
+        if self.last is None or timestamp >= self.last:
+            if self.last is not None:
+                fade = decay_factor(self.last, timestamp, rule.half_life)
+                self.recent_successes *= fade
+                self.recent_weight *= fade
+            self.last = timestamp
+            weight = 1.0
+        else:  # an older episode arriving late: add it with its weight at the newest time
+            weight = decay_factor(timestamp, self.last, rule.half_life)
+        self.recent_successes += weight * success
+        self.recent_weight += weight
+        self.total_successes += success
+        self.total_weight += 1.0
+        older_weight = self.total_weight - self.recent_weight
+        if self.recent_weight < rule.min_weight or older_weight < rule.min_weight:
+            return
+        older_rate = (self.total_successes - self.recent_successes) / older_weight
+        if older_rate - self.recent_rate >= rule.drop:
+            self.changed_at = self.last
+            self.changes += 1
+            self.total_successes = self.recent_successes
+            self.total_weight = self.recent_weight
+
+    @property
+    def recent_rate(self) -> float:
+        return self.recent_successes / self.recent_weight if self.recent_weight else 0.0
 
 
 class SkillTally:
     """A running count of outcomes per category and strategy (mutable; not thread-safe).
 
-    ``EpisodicMemory`` keeps one so that skill profiles need no store scan.
+    ``EpisodicMemory`` keeps one so that skill profiles need no store scan. ``change`` sets the
+    change detector; ``None`` turns it off.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, change: ChangeDetection | None = DEFAULT_CHANGE_DETECTION) -> None:
         self._by_category: dict[TaskCategory, dict[str, StrategyStats]] = {}
+        self._records: dict[TaskCategory, list[OutcomeRecord]] = {}
+        self._drift: dict[TaskCategory, _Drift] = {}
+        self._change = change
 
     def add(self, episode: Episode) -> None:
         """Count one episode."""
-        per_strategy = self._by_category.setdefault(episode.task.category, {})
+        category = episode.task.category
+        per_strategy = self._by_category.setdefault(category, {})
         name = episode.strategy_used
         per_strategy[name] = per_strategy.get(name, StrategyStats(name)).add(episode)
+        record = OutcomeRecord(
+            episode.episode_id, episode.timestamp, name, outcome_score(episode.outcome))
+        bisect.insort(self._records.setdefault(category, []), record, key=_time)
+        if self._change is not None:
+            success = float(episode.outcome is OutcomeStatus.SUCCESS)
+            self._drift.setdefault(category, _Drift()).add(
+                episode.timestamp, success, self._change)
 
     def profiles(self) -> dict[TaskCategory, SkillProfile]:
         """Return an immutable profile for every category seen so far."""
         out: dict[TaskCategory, SkillProfile] = {}
         for category, per_strategy in self._by_category.items():
             stats = list(per_strategy.values())
+            drift = self._drift.get(category, _Drift())
             out[category] = SkillProfile(
                 category=category,
                 attempts=sum(s.attempts for s in stats),
@@ -117,14 +242,24 @@ class SkillTally:
                 partials=sum(s.partials for s in stats),
                 total_reward=sum(s.total_reward for s in stats),
                 strategies=MappingProxyType(dict(per_strategy)),
+                recent_success_rate=drift.recent_rate,
+                changed_at=drift.changed_at,
+                changes=drift.changes,
+                records=tuple(self._records[category]),
             )
         return out
 
 
-def compute_skill_profiles(episodes: Iterable[Episode]) -> dict[TaskCategory, SkillProfile]:
-    """Return a :class:`SkillProfile` for each category present in ``episodes``."""
-    tally = SkillTally()
-    for episode in episodes:
+def compute_skill_profiles(
+    episodes: Iterable[Episode], *, change: ChangeDetection | None = DEFAULT_CHANGE_DETECTION
+) -> dict[TaskCategory, SkillProfile]:
+    """Return a :class:`SkillProfile` for each category present in ``episodes``.
+
+    Give the episodes oldest first (as ``EpisodicMemory.episodes()`` does) for change
+    detection to see them in the order they happened.
+    """
+    tally = SkillTally(change)
+    for episode in sorted(episodes, key=lambda e: e.timestamp):
         tally.add(episode)
     return tally.profiles()
 
@@ -146,3 +281,7 @@ def identify_weak_skills(
     ]
     weak.sort(key=lambda p: (p.success_rate, p.category.value))
     return [p.category for p in weak]
+
+
+def _time(record: OutcomeRecord) -> float:
+    return record.timestamp

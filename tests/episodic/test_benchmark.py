@@ -18,13 +18,40 @@ def test_learning_benchmark_prints_its_table(capsys: pytest.CaptureFixture[str])
     sys.modules[spec.name] = module
     try:
         spec.loader.exec_module(module)
-        tails = module.main(["--episodes", "60", "--seeds", "2", "--window", "20"])
+        worlds = module.main(["--episodes", "60", "--seeds", "2", "--window", "10",
+                              "--world", "abrupt3"])
     finally:
         del sys.modules[spec.name]
     out = capsys.readouterr().out
     assert "SIMULATED task stream" in out
-    assert "% of oracle" in out
-    for policy in ("no-memory", "greedy", "thompson", "oracle"):
+    assert "% of oracle" in out and "recovery" in out
+    assert list(worlds) == ["abrupt3"]
+    tails = worlds["abrupt3"]
+    for policy in ("no-memory", "greedy", "thompson", "greedy-decay", "thompson-decay",
+                   "thompson-disc", "oracle"):
         assert policy in out
         assert len(tails[policy]) == 2 and all(0.0 <= t <= 1.0 for t in tails[policy])
-    assert "100.0%" in out  # the oracle is its own reference
+    assert "100.0%  0 / 0 / 0" in out  # the oracle is its own reference, at every change
+
+
+def test_recovery_counts_episodes_until_the_window_reaches_the_target() -> None:
+    spec = importlib.util.spec_from_file_location("learning_benchmark_r", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        oracle = [1.0] * 20
+        policy = [0.0] * 5 + [1.0] * 15
+        assert module.recovery(policy, oracle, 0, 20, 4) == 5
+        assert module.recovery(policy, oracle, 0, 20, 4, target=0.75) == 4  # 3 of 4 suffice
+        assert module.recovery([0.0] * 20, oracle, 0, 20, 4) is None
+        world = module.make_world("gradual", 0, 100)
+        start, end = world.changes
+        cat = module.CATEGORIES[0]
+        mid = world.rates((start + end) // 2, cat)
+        old, new = world.phases[0][cat], world.phases[1][cat]
+        assert mid == {s: pytest.approx((old[s] + new[s]) / 2) for s in old}
+        assert world.rates(end, cat) == new and world.recovery_points() == (end,)
+    finally:
+        del sys.modules[spec.name]
