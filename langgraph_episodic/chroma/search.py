@@ -87,12 +87,15 @@ def _newest_first(
     if len(listings) == 1:
         listing = listings[0][1]
         return ((rid, listing.metas[rid]) for _, _, rid in listing.keys)
-    streams = [
-        (((neg, ns, key), rid, listing) for neg, key, rid in listing.keys)
-        for ns, listing in listings
-    ]
+    streams = [_stream(ns, listing) for ns, listing in listings]
     merged = heapq.merge(*streams, key=lambda row: row[0])
     return ((rid, listing.metas[rid]) for _, rid, listing in merged)
+
+
+def _stream(
+    ns: tuple[str, ...], listing: Listing
+) -> Iterator[tuple[tuple[int, tuple[str, ...], str], str, Listing]]:
+    return (((neg, ns, key), rid, listing) for neg, key, rid in listing.keys)
 
 
 def resolve(

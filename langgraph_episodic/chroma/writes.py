@@ -226,6 +226,7 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> N
 def sweep(b: Backend, now: float) -> int:
     """Delete expired items with their vectors and lexical entries; return how many."""
     with b.state.write_lock:
+        b.check_readable()
         got = b.gateway.read_items({"_expires": {"$lt": now}})
         if not got:
             return 0
