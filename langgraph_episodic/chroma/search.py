@@ -30,7 +30,7 @@ from .filters import combine, matches, value_where
 from .fusion import fuse, missing_ids
 from .state import Listing
 from .values import loads
-from .vector_cache import NamespaceVectors, Rebuild, rank, similarities
+from .vector_cache import NamespaceVectors, rank, similarities
 
 MIN_DEPTH = 20
 """How deep each ranking goes before fusion (at least; ``2 * (offset + limit) + 10`` for deeper
@@ -186,10 +186,7 @@ def dense_scores(
     for vid, emb in b.gateway.vectors_of_items(iids):
         iid = layout.split_entry_key(layout.split_vector_id(vid)[0])[0]
         block.replace_item_rows(iid, [(vid, emb)])
-    view = block.view()
-    if isinstance(view, Rebuild):
-        view = view.view(view.build())
-    return similarities([view], qvec, item_ids)
+    return similarities([block.current_view()], qvec, item_ids)
 
 
 def lexical_ranking(

@@ -81,6 +81,15 @@ class NamespaceVectors:
             )
         return BlockView(self._matrix, self._owners, self._one_per_item())
 
+    def current_view(self) -> BlockView:
+        """:meth:`view` with any rebuild done in place (for single-threaded use)."""
+        view = self.view()
+        if isinstance(view, Rebuild):
+            built = view.build()
+            self.install(view, built)
+            return view.view(built)
+        return view
+
     def _one_per_item(self) -> bool:
         return len(self._by_item) == len(self)
 

@@ -13,6 +13,7 @@ Two ``shared=True`` stores on one ephemeral collection behave as two processes o
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import sys
 import threading
 import uuid
@@ -95,27 +96,16 @@ def pausing(pause: Pause) -> Iterator[Pause]:
         Collection.get = original  # type: ignore[method-assign]  # restore
 
 
-def run_in_thread(fn: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
-    """Start ``fn`` in a thread; the list receives its result or exception."""
-    out: list[Any] = []
-
-    def target() -> None:
-        try:
-            out.append(fn())
-        except BaseException as exc:  # handed to the test, which re-raises it
-            out.append(exc)
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    return thread, out
+def run_in_thread(fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    """Start ``fn`` in its own thread; the future re-raises what it raised."""
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(fn)
+    pool.shutdown(wait=False)
+    return future
 
 
-def result(thread: threading.Thread, out: list[Any]) -> Any:
-    thread.join(30)
-    assert not thread.is_alive(), "thread hung"
-    if isinstance(out[0], BaseException):
-        raise out[0]
-    return out[0]
+def result(future: concurrent.futures.Future[Any]) -> Any:
+    return future.result(timeout=30)
 
 
 # --- threads on the namespace registry ------------------------------------------------------
@@ -140,18 +130,13 @@ def test_listing_and_searching_while_puts_add_namespaces_under_the_prefix() -> N
             store.list_namespaces(prefix=("users",), limit=10_000)
             store.search(("users",), query="writer item", limit=3)
 
-    def guard(fn: Callable[[int], None], n: int) -> None:
-        try:
-            fn(n)
-        except BaseException as exc:  # collected and re-raised by the test
-            errors.append(exc)
-
-    threads = [threading.Thread(target=guard, args=(write, w)) for w in range(writers)]
-    threads += [threading.Thread(target=guard, args=(read, r)) for r in range(readers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    with concurrent.futures.ThreadPoolExecutor(writers + readers) as pool:
+        futures = [pool.submit(write, w) for w in range(writers)]
+        futures += [pool.submit(read, r) for r in range(readers)]
+        for future in futures:
+            error = future.exception(timeout=300)
+            if error is not None:
+                errors.append(error)
     assert not errors, errors[:3]
     listed = store.list_namespaces(prefix=("users",), limit=10_000)
     assert len(listed) == writers * per_writer + SEED
@@ -199,14 +184,18 @@ def test_get_does_not_write_back_a_value_older_than_a_concurrent_put() -> None:
     name = store.collection_name
     pause = Pause(lambda col, kw: col.name == name and kw.get("ids") is not None)
     with pausing(pause):
-        reader, got = run_in_thread(lambda: (setattr(pause, "reader", threading.get_ident()),
-                                             store.get(ns, "pref"))[1])
+
+        def get() -> Any:
+            pause.reader = threading.get_ident()
+            return store.get(ns, "pref")
+
+        reader = run_in_thread(get)
         assert pause.paused.wait(10), "the get never read Chroma"
-        writer, done = run_in_thread(lambda: store.put(ns, "pref", {"text": "version 2", "v": 2}))
-        writer.join(PAUSE_S / 2)
+        writer = run_in_thread(lambda: store.put(ns, "pref", {"text": "version 2", "v": 2}))
+        concurrent.futures.wait([writer], timeout=PAUSE_S / 2)
         pause.resume()
-        first = result(reader, got)
-        result(writer, done)
+        first = result(reader)
+        result(writer)
     assert first is not None and first.value["v"] in (1, 2)
     after = store.get(ns, "pref")
     assert after is not None and after.value["v"] == 2, "get serves the value the put replaced"
@@ -244,15 +233,15 @@ def test_put_landing_while_a_search_rebuilds_the_vector_block_is_not_lost() -> N
 
     vector_cache.np = PausingNumpy()  # type: ignore[assignment]  # a test hook
     try:
-        reader, got = run_in_thread(search)
+        reader = run_in_thread(search)
         fired = paused.wait(5)
-        writer, done = run_in_thread(
+        writer = run_in_thread(
             lambda: store.put(ns, "late", {"text": "zebra crossing at midnight"})
         )
-        writer.join(PAUSE_S / 2)
+        concurrent.futures.wait([writer], timeout=PAUSE_S / 2)
         resume.set()
-        result(reader, got)
-        result(writer, done)
+        result(reader)
+        result(writer)
     finally:
         vector_cache.np = real_np
     assert fired or store.get(ns, "late") is not None
@@ -287,13 +276,13 @@ def test_delete_of_the_last_item_racing_a_put_leaves_the_put_listed_and_findable
             pause.reader = threading.get_ident()
             a.delete(ns, "old")
 
-        deleter, d_out = run_in_thread(delete)
+        deleter = run_in_thread(delete)
         assert pause.paused.wait(10), "the delete never checked the namespace"
-        writer, w_out = run_in_thread(lambda: b.put(ns, "new", {"text": "fresh memory of bob"}))
-        writer.join(PAUSE_S / 2)
+        writer = run_in_thread(lambda: b.put(ns, "new", {"text": "fresh memory of bob"}))
+        concurrent.futures.wait([writer], timeout=PAUSE_S / 2)
         pause.resume()
-        result(deleter, d_out)
-        result(writer, w_out)
+        result(deleter)
+        result(writer)
     for store in (a, b):
         assert ns in store.list_namespaces(prefix=("users",)), "the item exists but is unlisted"
         assert [i.key for i in store.search(ns, query="fresh memory of bob")] == ["new"]
@@ -317,12 +306,12 @@ def test_deletes_racing_each_other_never_raise_on_an_emptied_namespace() -> None
             pause.reader = threading.get_ident()
             a.delete(ns, "x")
 
-        deleter, d_out = run_in_thread(delete)
+        deleter = run_in_thread(delete)
         assert pause.paused.wait(10)
-        other, o_out = run_in_thread(lambda: b.delete(ns, "y"))
-        other.join(PAUSE_S / 2)
+        other = run_in_thread(lambda: b.delete(ns, "y"))
+        concurrent.futures.wait([other], timeout=PAUSE_S / 2)
         pause.resume()
-        result(deleter, d_out)
-        result(other, o_out)
+        result(deleter)
+        result(other)
     assert a.search(ns) == [] and b.search(ns) == []
     assert ns not in a.list_namespaces() and ns not in b.list_namespaces()
