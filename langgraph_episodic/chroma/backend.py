@@ -217,10 +217,11 @@ class Backend:
                 for ns, info in infos.items()
                 if vectors and _version(state.vectors.get(ns)) != info.version
             }
-            stale_lex = {
+            stale_lex = {  # (a namespace whose vectors load gets its shard from the same read)
                 ns: info.version
                 for ns, info in infos.items()
-                if lexical and state.lexical_versions.get(ns) != info.version
+                if (lexical or ns in stale_vec)
+                and state.lexical_versions.get(ns) != info.version
             }
         if not vectors and not lexical:
             return list(infos), None
@@ -281,11 +282,7 @@ class Backend:
         else:
             rows = []
             for ns in wanted:
-                rows.extend(
-                    self.gateway.read_vectors(
-                        {"_ns": layout.ns_str(ns)}, embeddings=with_embeddings and ns in vectors
-                    )
-                )
+                rows.extend(self.gateway.namespace_vectors(ns, embeddings=ns in vectors))
         by_ns: dict[Namespace, list[VectorRow]] = {ns: [] for ns in wanted}
         for row in rows:
             if row.namespace in by_ns:

@@ -153,15 +153,12 @@ class Gateway:
         for part in self._chunks(ids):
             self.vectors.delete(ids=list(ids[part]))
 
-    def read_vectors(
-        self, where: dict[str, Any] | None, *, embeddings: bool, paged: bool = True
-    ) -> list[VectorRow]:
-        """Vector records matching ``where`` (text always; embeddings when asked)."""
+    def read_vectors(self, where: dict[str, Any] | None, *, embeddings: bool) -> list[VectorRow]:
+        """Vector records matching ``where`` (text always; embeddings when asked), in pages."""
         include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
         out: list[VectorRow] = []
         while True:
-            kwargs: dict[str, Any] = {"limit": PAGE, "offset": len(out)} if paged else {}
-            got = self.vectors.get(where=where, include=include, **kwargs)
+            got = self.vectors.get(where=where, include=include, limit=PAGE, offset=len(out))
             embs = got.get("embeddings")
             for n, (vid, doc, meta) in enumerate(
                 zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=True)
@@ -174,8 +171,19 @@ class Gateway:
                         embs[n] if embs is not None else None,
                     )
                 )
-            if not paged or len(got["ids"]) < PAGE:
+            if len(got["ids"]) < PAGE:
                 return out
+
+    def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
+        """The vector records of one namespace, in one read (no metadata: the namespace is
+        known; one user's namespace fits one read)."""
+        include = ["documents", *(["embeddings"] if embeddings else [])]
+        got = self.vectors.get(where={"_ns": layout.ns_str(ns)}, include=include)
+        embs = got.get("embeddings") if embeddings else None
+        return [
+            VectorRow(vid, ns, doc or "", embs[n] if embs is not None else None)
+            for n, (vid, doc) in enumerate(zip(got["ids"], got["documents"] or [], strict=True))
+        ]
 
     def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
         """(vector id, embedding) of every vector record of the given items."""

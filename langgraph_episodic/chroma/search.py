@@ -28,9 +28,10 @@ from .backend import Backend
 from .core import newest_first
 from .filters import combine, matches, value_where
 from .fusion import fuse, missing_ids
+from .lexical import LexicalIndex
 from .state import Listing
 from .values import loads
-from .vector_cache import NamespaceVectors, rank, similarities
+from .vector_cache import BlockView, NamespaceVectors, rank, similarities
 
 MIN_DEPTH = 20
 """How deep each ranking goes before fusion (at least; ``2 * (offset + limit) + 10`` for deeper
@@ -139,10 +140,10 @@ def _hit(
 
 
 def dense_ranking(
-    b: Backend, op: SearchOp, qvec: np.ndarray, depth: int
+    b: Backend, op: SearchOp, qvec: np.ndarray, depth: int, views: list[BlockView] | None
 ) -> tuple[list[tuple[str, float]], bool]:
-    """Entry keys by best cosine similarity, and whether a deeper ranking could add more."""
-    views = _cached_scope(b, op)
+    """Entry keys by best cosine similarity, and whether a deeper ranking could add more.
+    ``views``: the scope's cached vectors (:meth:`.Backend.scope`), or None for Chroma's index."""
     if views is not None:
         ranked = rank(views, qvec, depth)
         return ranked, len(ranked) >= depth
@@ -163,22 +164,12 @@ def dense_ranking(
     return sorted(best.items(), key=lambda kv: -kv[1]), len(found) >= depth
 
 
-def _cached_scope(b: Backend, op: SearchOp) -> Any:
-    """The scope's cached vectors, or None when Chroma's index must answer (more vectors than
-    the cache holds). With a value filter the cached ranking is still exact: every candidate
-    is checked against the filter in :func:`resolve` (measured: 1.2 s through Chroma's
-    filtered query at 100k items against well under 10 ms this way)."""
-    _, entries = b.scope(op.namespace_prefix, vectors=True, lexical=False)
-    return entries
-
-
 def dense_scores(
-    b: Backend, op: SearchOp, qvec: np.ndarray, item_ids: Sequence[str]
+    b: Backend, qvec: np.ndarray, item_ids: Sequence[str], views: list[BlockView] | None
 ) -> dict[str, float]:
     """Best cosine similarity of each given item (those without vectors are left out)."""
     if not item_ids:
         return {}
-    views = _cached_scope(b, op)
     if views is not None:
         return similarities(views, qvec, item_ids)
     iids = list(dict.fromkeys(layout.split_entry_key(k)[0] for k in item_ids))
@@ -190,11 +181,10 @@ def dense_scores(
 
 
 def lexical_ranking(
-    b: Backend, op: SearchOp, depth: int
-) -> tuple[list[tuple[str, float]], list[tuple[str, ...]]]:
-    """Entry keys by BM25 score over the namespaces under the prefix, and those namespaces."""
-    namespaces, _ = b.scope(op.namespace_prefix, vectors=False)
-    return b.lexical_view(namespaces).search(op.query or "", namespaces, depth), namespaces
+    op: SearchOp, depth: int, namespaces: list[tuple[str, ...]], view: LexicalIndex
+) -> list[tuple[str, float]]:
+    """Entry keys by BM25 score over ``namespaces`` (a snapshot of their shards)."""
+    return view.search(op.query or "", namespaces, depth)
 
 
 def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
@@ -202,7 +192,8 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
     need = op.offset + op.limit
     depth = max(2 * need + 10, 20)
     while True:
-        ranked, more = dense_ranking(b, op, qvec, depth)
+        _, views = b.scope(op.namespace_prefix, vectors=True, lexical=False)
+        ranked, more = dense_ranking(b, op, qvec, depth, views)
         kept = resolve(b, ranked, op, now, need)
         if len(kept) >= need or not more:
             break
@@ -225,7 +216,8 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
-        ranked, _ = lexical_ranking(b, op, depth)
+        namespaces, _ = b.scope(op.namespace_prefix, vectors=False)
+        ranked = lexical_ranking(op, depth, namespaces, b.lexical_view(namespaces))
         kept = resolve(b, ranked, op, now, need)
         if len(kept) >= need or len(ranked) < depth:
             break
@@ -238,14 +230,15 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
-        dense_ranked, more_dense = dense_ranking(b, op, qvec, depth)
-        lexical_ranked, namespaces = lexical_ranking(b, op, depth)
+        namespaces, views = b.scope(op.namespace_prefix, vectors=True, lexical=True)
+        lexical_view = b.lexical_view(namespaces)
+        dense_ranked, more_dense = dense_ranking(b, op, qvec, depth, views)
+        lexical_ranked = lexical_ranking(op, depth, namespaces, lexical_view)
         # Score every candidate on both sides: a document found by one side only is not
         # the other side's worst (with min-max fusion this lifted LoCoMo recall@1 from 0.27 to 0.31).
         need_dense, need_lexical = missing_ids(dense_ranked, lexical_ranked)
-        extra_dense = dense_scores(b, op, qvec, need_dense)
-        view = b.lexical_view(namespaces)
-        extra_lexical = view.scores(op.query or "", namespaces, need_lexical)
+        extra_dense = dense_scores(b, qvec, need_dense, views)
+        extra_lexical = lexical_view.scores(op.query or "", namespaces, need_lexical)
         fused = fuse(
             [*dense_ranked, *extra_dense.items()],
             [*lexical_ranked, *extra_lexical.items()],
