@@ -248,7 +248,8 @@ class StoreState:
                 self.forget_namespace(ns)
             for ns, info in change.registry.items():
                 self.registry.set(ns, info)
-            for ns in change.touched:
+            touched = change.touched
+            for ns in touched:
                 if ns in change.removed:
                     continue
                 info = self.registry.get(ns)
@@ -256,6 +257,12 @@ class StoreState:
                     self.forget_namespace(ns)
                     continue
                 self._apply(ns, info.version, change)
+            if not self.shared:  # TTL refreshes of namespaces not otherwise written
+                for ns in {change.namespaces[rid] for rid in change.patches} - touched:
+                    listing = self._listings.get(ns)
+                    if listing is not None:
+                        patched = listing.changed(listing.version, change.patches_in(ns))
+                        self._set_listing(ns, patched)
 
     def _apply(self, ns: Namespace, version: str, change: Commit) -> None:
         """Bring an embedded store's caches of ``ns`` to the committed state."""
@@ -306,7 +313,8 @@ class Commit:
 
     @property
     def touched(self) -> set[Namespace]:
-        return set(self.namespaces.values()) | set(self.registry)
+        """Namespaces whose items or registry record changed (not mere TTL patches)."""
+        return {self.namespaces[rid] for rid in self.items} | set(self.registry)
 
     def items_in(self, ns: Namespace) -> dict[str, dict[str, Any] | None]:
         return {rid: m for rid, m in self.items.items() if self.namespaces[rid] == ns}
