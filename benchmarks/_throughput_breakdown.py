@@ -9,6 +9,7 @@ building items, fusion). A cProfile of warm hybrid searches names the hottest fu
 from __future__ import annotations
 
 import cProfile
+import dataclasses
 import json
 import pstats
 import statistics
@@ -49,19 +50,20 @@ class Tap:
 def _install(store: Any, log: dict[str, float], ids: dict[str, list[int]]) -> Any:
     """Wrap whatever the store holds (its layout changes as it is optimised); return the raw
     items collection."""
-    holder = getattr(store, "_backend", store)
-    parts = {"items": "chroma items", "vectors": "chroma vectors", "lexical": "lexical",
-             "cache": "vector cache"}
-    raw_items = None
-    for attr, label in parts.items():
-        for name in (attr, f"_{attr}"):
-            if hasattr(holder, name) and not isinstance(getattr(holder, name), Tap):
-                target = getattr(holder, name)  # (stores on one client may share a backend)
-                raw_items = target if attr == "items" else raw_items
-                setattr(holder, name, Tap(target, label, log, ids))
-    registry = getattr(holder, "registry", None)
-    if registry is not None and hasattr(registry, "_col") and not isinstance(registry._col, Tap):
-        registry._col = Tap(registry._col, "chroma namespaces", log, ids)
+    backend = store._backend
+    gw = backend.gateway
+    raw_items = gw.items._target if isinstance(gw.items, Tap) else gw.items
+    if not isinstance(gw.items, Tap):  # (stores on one client may share a backend)
+        backend.gateway = dataclasses.replace(
+            gw,
+            items=Tap(gw.items, "chroma items", log, ids),
+            vectors=Tap(gw.vectors, "chroma vectors", log, ids),
+            namespaces=Tap(gw.namespaces, "chroma namespaces", log, ids),
+        )
+    state = backend.state
+    for name, label in (("lexical", "lexical"), ("vectors", "vector cache")):
+        if not isinstance(getattr(state, name), Tap):
+            setattr(state, name, Tap(getattr(state, name), label, log, ids))
     if not isinstance(store.embeddings, Tap):
         store.embeddings = Tap(store.embeddings, "embed", log, ids)
     return raw_items
@@ -136,8 +138,7 @@ def _facts(store: Any, items: Any, fetched: list[int], searches: int) -> dict[st
     """Metadata sizes and the cost of fetching fewer items per search."""
     got = items.get(limit=200, include=["metadatas"])
     metas = got["metadatas"] or []
-    holder = getattr(store, "_backend", store)
-    vectors = getattr(holder, "vectors", None) or holder._vectors
+    vectors = store.collections["vectors"]
     vec = vectors.get(limit=200, include=["metadatas"])
     vmetas = vec["metadatas"] or []
     facts = {

@@ -15,6 +15,8 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # --- store (issue 2) ---
     "ChromaStore": ".chroma.store",
+    "FolderInUseError": ".chroma.folder_lock",  # issue 13
+    "VerifyReport": ".chroma.verify",  # issue 13
     "default_embeddings": ".embeddings",
     "simple_hash_embedding": ".embeddings",
     "HashEmbeddings": ".embeddings",
@@ -165,6 +167,7 @@ __all__ = [
     "ExtractedEntities",
     "ExtractedEntity",
     "Feedback",
+    "FolderInUseError",
     "ForgetReport",
     "HashEmbeddings",
     "LearningSnapshot",
@@ -196,6 +199,7 @@ __all__ = [
     "Turn",
     "UserFact",
     "UserProfiles",
+    "VerifyReport",
     "__version__",
     "add_memory_nodes",
     "adelete_user_threads",
@@ -276,7 +280,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .chroma.folder_lock import FolderInUseError
     from .chroma.store import ChromaStore
+    from .chroma.verify import VerifyReport
     from .embeddings import (
         HashEmbeddings,
         SentenceTransformerEmbeddings,

@@ -1,63 +1,49 @@
-"""The state one ``ChromaStore`` works on: its collections, registry and in-process caches.
+"""What a ``ChromaStore`` works on: a stateless Chroma :class:`.gateway.Gateway` and the
+in-process :class:`.state.StoreState`, plus the reads that fill the state from Chroma.
 
-:class:`Backend` is shared by the read side (:mod:`.search`) and the write side
-(:mod:`.writes`). It also loads a namespace's vectors and texts from Chroma into the vector
-cache and the lexical index, checking the registry version so that a cache is never stale
-(a store on a server re-reads versions on every search; an embedded store is its only writer).
+A read that misses the state goes to Chroma outside the state's lock and offers its answer
+back under the lock, where it is kept only if no write landed in between (the namespace's
+registry version, or the commit log for item records). Stores opened on the same embedded
+Chroma (the same path, or the process's ephemeral system) share one backend, so their state
+never disagrees. A store on a server (``shared``) re-reads registry records on every search
+and keeps only what their versions vouch for.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 import weakref
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from . import layout
-from .lexical import LexicalIndex
-from .registry import NamespaceRegistry
-from .vector_cache import NamespaceVectors, VectorCache
+import numpy as np
 
-Namespace = tuple[str, ...]
+from . import layout
+from .gateway import Gateway, VectorRow
+from .registry import Namespace, NamespaceInfo, record_id, records_by_namespace
+from .state import Listing, StoreState, slim
+from .vector_cache import BlockView, NamespaceVectors, Rebuild
+
+race_hook: Any = None
+"""Tests only: called as ``race_hook(step)`` between a read of Chroma and its write-back."""
 
 
 @dataclass
 class Backend:
-    """Collections, registry and caches of one store (see the module docstring)."""
+    """Gateway and state of one store (see the module docstring)."""
 
-    items: Any
-    vectors: Any
-    registry: NamespaceRegistry
-    max_batch: int
+    gateway: Gateway
+    state: StoreState
     shared: bool
-    cache: VectorCache
-    lexical: LexicalIndex = field(default_factory=LexicalIndex)
-    lexical_versions: dict[Namespace, str] = field(default_factory=dict)
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    item_cache_size: int = 100_000
-    """Item records kept in process by an embedded store (its own writes keep them exact), each
-    with only :data:`.layout.CACHED_KEYS`: about 730 bytes each, 73 MB when full. A miss costs
-    a Chroma read (0.5 ms at 100k items)."""
-    _item_cache: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
-    oversized: set[Namespace] = field(default_factory=set)
-    """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
-    scan_cache_size: int = 20_000
-    """Item records an embedded store keeps per namespace, for searches without a query."""
-    _scans: OrderedDict[Namespace, tuple[str, dict[str, dict[str, Any]]]] = field(
-        default_factory=OrderedDict
-    )
-    _scan_rows: int = 0
+    folder: Any = None
+    """The :class:`.folder_lock.FolderLock` of an embedded persistent store, else None."""
 
     @classmethod
-    def open(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
-        """The backend of store ``name`` on ``client``, created on first use.
-
-        Stores opened on the same embedded Chroma (the same path, or the process's ephemeral
-        system) share one backend, so their caches never disagree.
-        """
+    def open(
+        cls, client: Any, name: str, *, shared: bool, vector_cache_size: int
+    ) -> Backend:
+        """The backend of store ``name`` on ``client``, created on first use."""
         if shared:
             return cls._create(client, name, shared=True, vector_cache_size=vector_cache_size)
         key = (
@@ -77,354 +63,284 @@ class Backend:
 
     @classmethod
     def _create(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
-        items = client.get_or_create_collection(
-            name, embedding_function=None, metadata={"langgraph_episodic": "items"}
-        )
-        vectors = client.get_or_create_collection(
-            f"{name}__vec",
-            embedding_function=None,
-            configuration={"hnsw": {"space": "cosine"}},
-            metadata={"langgraph_episodic": "vectors"},
-        )
-        return cls(
-            items=items,
-            vectors=vectors,
-            registry=NamespaceRegistry(client, name, shared=shared),
-            max_batch=int(client.get_max_batch_size()),
-            shared=shared,
-            cache=VectorCache(vector_cache_size),
-        )
+        from .folder_lock import FolderLock
 
-    # records ---------------------------------------------------------------
+        state = StoreState(shared=shared, vector_cache_size=vector_cache_size)
+        return cls(Gateway.open(client, name), state, shared, FolderLock.of_client(client))
+
+    # processes on one embedded folder --------------------------------------------------
+
+    def claim_for_writing(self) -> None:
+        """Make this process the writer of an embedded folder (see :mod:`.folder_lock`)."""
+        if self.folder is not None:
+            self.folder.claim()
+
+    def check_readable(self) -> None:
+        """Raise if another process writes (or wrote) this embedded folder."""
+        if self.folder is not None:
+            self.folder.check_readable()
+
+    # item records ----------------------------------------------------------------------
 
     def fetch(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Item metadata by record id (missing ids are absent). Treat the dicts as read-only."""
-        out: dict[str, dict[str, Any]] = {}
-        unique = list(dict.fromkeys(ids))
-        if not self.shared:
-            for rid in unique:
-                meta = self._item_cache.get(rid)
-                if meta is not None:
-                    out[rid] = meta
-            unique = [rid for rid in unique if rid not in out]
-        for start in range(0, len(unique), self.max_batch):
-            got = self.items.get(ids=unique[start : start + self.max_batch], include=["metadatas"])
-            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-                out[rid] = dict(meta)
-                self.remember(rid, out[rid])
-        return out
-
-    def remember(self, rid: str, meta: Mapping[str, Any] | None) -> None:
-        """Record what Chroma now holds for item ``rid`` (None: deleted) in the item cache."""
         if self.shared:
-            return
-        if meta is None:
-            self._item_cache.pop(rid, None)
-            return
-        self._item_cache[rid] = _slim(meta)
-        self._item_cache.move_to_end(rid)
-        while len(self._item_cache) > self.item_cache_size:
-            self._item_cache.popitem(last=False)
+            return self.gateway.get_items(ids)
+        found, generation = self.state.cached_items(ids)
+        missing = [rid for rid in dict.fromkeys(ids) if rid not in found]
+        if missing:
+            read = self.gateway.get_items(missing)
+            _pause("fetch")
+            self.state.remember_read(generation, read)
+            found.update(read)
+        return found
 
-    def set_expiry(self, rid: str, expires: float) -> None:
-        """Update the cached expiry of item ``rid`` after a TTL refresh."""
-        meta = self._item_cache.get(rid)
-        if meta is not None:
-            meta["_expires"] = expires
+    # the registry ----------------------------------------------------------------------
 
-    # namespace listings for searches without a query ----------------------------
-
-    def scan_rows(self, prefix: Namespace) -> list[tuple[str, dict[str, Any]]] | None:
-        """Every item record under ``prefix`` as (record id, cached metadata), from memory.
-
-        None when Chroma must be read instead: a store on a server (others write), more
-        unloaded namespaces than :data:`_LAZY_SCAN_LIMIT`, or more items than the cache holds.
-        A namespace loads with one read of its records (as a search without a query read them
-        every time before: 31 ms per search at 10k items, 300 ms at 100k) and then follows this
-        store's own writes; its registry version says when it must load again.
-        """
+    def namespaces(self, prefix: Namespace) -> dict[Namespace, NamespaceInfo]:
+        """Namespaces under ``prefix`` with their info (fresh from Chroma when shared)."""
+        state = self.state
         if self.shared:
-            return None
-        infos = self.registry.under(prefix)
-        with self.lock:
-            stale = [ns for ns, info in infos.items() if self._scan_version(ns) != info.version]
-            if len(stale) > _LAZY_SCAN_LIMIT:
-                return None
-            if stale:
-                # One namespace: read it; several: one read of the prefix (as the scan it replaces).
-                where = {"_ns": layout.ns_str(stale[0])} if len(stale) == 1 else None
-                loaded: dict[Namespace, dict[str, dict[str, Any]]] = {ns: {} for ns in stale}
-                for rid, meta in self._read_items(where or layout.prefix_where(prefix)):
-                    rows = loaded.get(layout.ns_from_str(str(meta["_ns"])))
-                    if rows is not None:
-                        rows[rid] = _slim(meta)
-                for ns, rows in loaded.items():
-                    self._put_scan(ns, infos[ns].version, rows)
-            out: list[tuple[str, dict[str, Any]]] = []
-            for ns in infos:
-                entry = self._scans.get(ns)
-                if entry is None:
-                    return None  # larger than the cache
-                self._scans.move_to_end(ns)
-                out.extend(entry[1].items())
+            fresh = records_by_namespace(
+                self.gateway.registry_records(where=layout.prefix_where(prefix))
+            )
+            with state.lock:
+                state.registry.sync_under(prefix, fresh)
+            return fresh
+        self._load_registry()
+        with state.lock:
+            return state.registry.under(prefix)
+
+    def _load_registry(self) -> None:
+        state = self.state
+        if state.registry.loaded:
+            return
+        with state.write_lock:  # no write lands while the mirror is filled
+            if state.registry.loaded:
+                return
+            fresh = records_by_namespace(self.gateway.registry_records())
+            with state.lock:
+                for ns, info in fresh.items():
+                    state.registry.set(ns, info)
+                state.registry.loaded = True
+
+    def known(self, namespaces: Sequence[Namespace]) -> dict[Namespace, NamespaceInfo]:
+        """The registry info of the given namespaces (fresh from Chroma when shared)."""
+        if self.shared:
+            metas = self.gateway.registry_records(ids=[record_id(ns) for ns in namespaces])
+            return records_by_namespace(metas)
+        self._load_registry()
+        with self.state.lock:
+            out = {}
+            for ns in namespaces:
+                info = self.state.registry.get(ns)
+                if info is not None:
+                    out[ns] = info
             return out
 
-    def _read_items(self, where: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
-        """(record id, metadata) of the item records matching ``where``, read in pages."""
-        out: list[tuple[str, dict[str, Any]]] = []
-        while True:
-            got = self.items.get(where=where, include=["metadatas"], limit=_PAGE, offset=len(out))
-            out.extend(zip(got["ids"], got["metadatas"] or [], strict=True))
-            if len(got["ids"]) < _PAGE:
-                return out
+    def live(self, prefix: Namespace, now: float) -> list[Namespace]:
+        """Namespaces under ``prefix`` holding at least one unexpired item.
 
-    def update_scans(
-        self,
-        updates: Mapping[Namespace, Mapping[str, Mapping[str, Any] | None]],
-        versions: Mapping[Namespace, str],
-    ) -> None:
-        """Apply this store's own writes to loaded namespace listings.
-
-        ``updates[ns][record id]`` is the record's new metadata, a patch of some keys (a TTL
-        refresh), or None (deleted). Namespaces in ``versions`` take that registry version.
+        On a server a record's ``_exp`` may lag behind a concurrent writer (see
+        :mod:`.registry`), so a namespace whose record says "all expired" is checked against
+        its items before it is left out.
         """
-        for ns, per_item in updates.items():
-            entry = self._scans.get(ns)
-            if entry is None:
-                continue
-            rows = entry[1]
-            before = len(rows)
-            for rid, patch in per_item.items():
-                if patch is None:
-                    rows.pop(rid, None)
-                elif rid in rows or "_value" in patch:
-                    rows[rid] = {**rows.get(rid, {}), **_slim(patch)}
-            self._scan_rows += len(rows) - before
-            self._scans[ns] = (versions.get(ns, entry[0]), rows)
-        self._evict_scans(keep=None)
+        out = []
+        for ns, info in self.namespaces(prefix).items():
+            if info.expires >= now or (self.shared and self.gateway.has_live_items(ns, now)):
+                out.append(ns)
+        return out
 
-    def _scan_version(self, ns: Namespace) -> str | None:
-        entry = self._scans.get(ns)
-        return entry[0] if entry is not None else None
+    def covers_everything(self, prefix: Namespace) -> bool:
+        """Whether every namespace of the store lies under ``prefix``."""
+        return not prefix or len(self.namespaces(prefix)) == len(self.namespaces(()))
 
-    def _put_scan(self, ns: Namespace, version: str, rows: dict[str, dict[str, Any]]) -> None:
-        self._drop_scan(ns)
-        if len(rows) > self.scan_cache_size:
-            return
-        self._scans[ns] = (version, rows)
-        self._scan_rows += len(rows)
-        self._evict_scans(keep=ns)
+    # listings (search without a query) -------------------------------------------------
 
-    def _drop_scan(self, ns: Namespace) -> None:
-        old = self._scans.pop(ns, None)
-        if old is not None:
-            self._scan_rows -= len(old[1])
+    def listings(self, prefix: Namespace) -> list[tuple[Namespace, Listing]] | None:
+        """The listing of every namespace under ``prefix``; None when Chroma must answer
+        (a store on a server, too many namespaces to load, or more items than fit)."""
+        if self.shared:
+            return None
+        infos = self.namespaces(prefix)
+        state = self.state
+        with state.lock:
+            have = {ns: state.listing(ns, info.version) for ns, info in infos.items()}
+        stale = {ns: infos[ns].version for ns, got in have.items() if got is None}
+        if len(stale) > _LAZY_SCAN_LIMIT:
+            return None
+        if stale:
+            # One namespace: read it; several: one read of the prefix (as the scan it replaces).
+            where = (
+                {"_ns": layout.ns_str(next(iter(stale)))}
+                if len(stale) == 1
+                else layout.prefix_where(prefix)
+            )
+            rows: dict[Namespace, dict[str, dict[str, Any]]] = {ns: {} for ns in stale}
+            for rid, meta in self.gateway.read_items(where):
+                per_ns = rows.get(layout.ns_from_str(str(meta["_ns"])))
+                if per_ns is not None:
+                    per_ns[rid] = slim(meta)
+            _pause("listings")
+            with state.lock:
+                for ns, version in stale.items():
+                    have[ns] = listing = Listing.build(version, rows[ns])
+                    if len(listing) > state.listing_cache_size:
+                        return None
+                    state.install_listing(ns, listing)
+        return [(ns, listing) for ns, listing in have.items() if listing is not None]
 
-    def _evict_scans(self, keep: Namespace | None) -> None:
-        while self._scan_rows > self.scan_cache_size and self._scans:
-            ns = next(iter(self._scans))
-            if ns == keep:
-                if len(self._scans) == 1:
-                    return
-                self._scans.move_to_end(ns)
-                continue
-            self._drop_scan(ns)
-
-    def chunked(self, fn: Callable[..., Any], ids: Sequence[str]) -> None:
-        """Call ``fn(ids=...)`` in chunks Chroma accepts."""
-        for start in range(0, len(ids), self.max_batch):
-            fn(ids=list(ids[start : start + self.max_batch]))
-
-    # namespace loading -------------------------------------------------------
+    # vectors and lexical shards ----------------------------------------------------------
 
     def scope(
         self, prefix: Namespace, *, vectors: bool, lexical: bool = True
-    ) -> tuple[list[Namespace], list[NamespaceVectors] | None]:
-        """Namespaces under ``prefix``, loaded into the lexical index (with ``lexical``) and the
-        vector cache (with ``vectors``). The vector list is None when Chroma's index must answer
-        instead: the scope exceeds the cache, or too many of its namespaces are not loaded."""
-        infos = self.registry.under(prefix)
-        with self.lock:
-            if vectors and prefix in self.oversized:
+    ) -> tuple[list[Namespace], list[BlockView] | None]:
+        """Namespaces under ``prefix``, with their lexical shards loaded (with ``lexical``) and
+        views of their vectors (with ``vectors``). The views are None when Chroma's index must
+        answer instead: the scope exceeds the cache, or too many of its namespaces are not
+        loaded."""
+        infos = self.namespaces(prefix)
+        state = self.state
+        with state.lock:
+            if vectors and prefix in state.oversized:
                 vectors = False  # known not to fit: Chroma's index answers, skip the load
             if vectors:
                 unloaded = sum(
-                    _version(self.cache.get(ns)) != info.version for ns, info in infos.items()
+                    _version(state.vectors.get(ns)) != info.version for ns, info in infos.items()
                 )
                 if unloaded > _LAZY_VECTOR_LIMIT:
                     # Loading this many namespaces' vectors first took 26 s at 100k items;
                     # Chroma's index answers this query, and namespaces load as users search.
                     vectors = False
-            if not vectors and not lexical:
-                return list(infos), None
-            stale = [
-                ns
+            stale_vec = {
+                ns: info.version
                 for ns, info in infos.items()
-                if (lexical and self.lexical_versions.get(ns) != info.version)
-                or (vectors and _version(self.cache.get(ns)) != info.version)
-            ]
-            if len(stale) > _PAGED_LOAD_FROM:
-                self._load_paged(
-                    prefix, {ns: infos[ns].version for ns in stale}, with_vectors=vectors
-                )
-            entries: list[NamespaceVectors] | None = [] if vectors else None
-            budget = self.cache.max_vectors
-            for ns, info in infos.items():
-                cached = self.cache.get(ns) if entries is not None else None
-                fresh_vec = cached is not None and cached.version == info.version
-                fresh_lex = self.lexical_versions.get(ns) == info.version
-                if entries is not None and not fresh_vec:
-                    cached = self._load(ns, info.version, with_vectors=True)
-                elif lexical and not fresh_lex:
-                    self._load(ns, info.version, with_vectors=False)
-                if entries is not None and cached is not None:
-                    budget -= len(cached)
-                    if budget < 0:
-                        entries = None  # too large for the cache: use Chroma's index
-                        self.oversized.add(prefix)
-                    else:
-                        entries.append(cached)
-            return list(infos), entries
+                if vectors and _version(state.vectors.get(ns)) != info.version
+            }
+            stale_lex = {  # (a namespace whose vectors load gets its shard from the same read)
+                ns: info.version
+                for ns, info in infos.items()
+                if (lexical or ns in stale_vec)
+                and state.lexical_versions.get(ns) != info.version
+            }
+        if not vectors and not lexical:
+            return list(infos), None
+        loaded = self._load(prefix, stale_vec, stale_lex) if (stale_vec or stale_lex) else {}
+        if not vectors:
+            return list(infos), None
+        return list(infos), self._views(prefix, infos, loaded)
 
-    def covers_everything(self, prefix: Namespace) -> bool:
-        """Whether every namespace of the store lies under ``prefix``."""
-        return not prefix or len(self.registry.under(prefix)) == len(self.registry.under(()))
-
-    def _load_paged(
-        self, prefix: Namespace, versions: Mapping[Namespace, str], *, with_vectors: bool
-    ) -> None:
-        """Load many namespaces with one paged read of the prefix (one read per namespace cost
-        about 150 ms each at 100k items). With ``with_vectors``, vectors are cached while they
-        fit the cache; without, only the lexical index is filled (less to read and to hold)."""
-        texts: dict[Namespace, dict[str, list[tuple[int, str]]]] = {ns: {} for ns in versions}
-        entries = {ns: NamespaceVectors(v) for ns, v in versions.items()}
-        budget = self.cache.max_vectors
-        overflow = not with_vectors
-        include = ["documents", "metadatas", *(["embeddings"] if with_vectors else [])]
-        offset = 0
-        while True:
-            got = self.vectors.get(
-                where=layout.prefix_where(prefix),
-                include=include,
-                limit=_PAGE,
-                offset=offset,
-            )
-            ids = got["ids"]
-            embeddings = got.get("embeddings")
-            for n, (vid, doc, meta) in enumerate(
-                zip(ids, got["documents"] or [], got["metadatas"] or [], strict=True)
-            ):
-                ns = layout.ns_from_str(str(meta["_ns"]))
-                if ns not in versions:
-                    continue
-                iid, index = split_vector_id(vid)
-                texts[ns].setdefault(iid, []).append((index, doc or ""))
-                if embeddings is not None and not overflow:
-                    entries[ns].replace_item_rows(iid, [(vid, embeddings[n])])
-                    budget -= 1
-                    overflow = budget < 0
-            offset += len(ids)
-            if len(ids) < _PAGE:
-                break
-        for ns, version in versions.items():
-            self.lexical.drop_namespace(ns)
-            self.lexical.upsert_many(
-                (ns, iid, "\n".join(t for _, t in sorted(parts)))
-                for iid, parts in texts[ns].items()
-            )
-            self.lexical_versions[ns] = version
-            if not overflow:  # never cache a namespace with only some of its vectors
-                self.cache.put(ns, entries[ns])
-        if overflow and with_vectors:
-            self.oversized.add(prefix)
-
-    def _load(self, ns: Namespace, version: str, *, with_vectors: bool) -> NamespaceVectors | None:
-        include = ["documents", "embeddings"] if with_vectors else ["documents"]
-        got = self.vectors.get(where={"_ns": layout.ns_str(ns)}, include=include)
-        texts: dict[str, list[tuple[int, str]]] = {}
-        entry = NamespaceVectors(version) if with_vectors else None
-        embeddings = got.get("embeddings")
-        for n, (vid, doc) in enumerate(zip(got["ids"], got["documents"] or [], strict=True)):
-            iid, index = split_vector_id(vid)
-            texts.setdefault(iid, []).append((index, doc or ""))
-            if entry is not None and embeddings is not None:
-                entry.replace_item_rows(iid, [(vid, embeddings[n])])
-        self.lexical.drop_namespace(ns)
-        self.lexical.upsert_many(
-            (ns, iid, "\n".join(t for _, t in sorted(parts))) for iid, parts in texts.items()
-        )
-        self.lexical_versions[ns] = version
-        if entry is not None:
-            self.cache.put(ns, entry)
-        return entry
-
-    def forget(self, ns: Namespace) -> None:
-        """Drop a namespace from the in-process caches (it reloads on the next search)."""
-        self.cache.drop(ns)
-        self._drop_scan(ns)
-        self.lexical.drop_namespace(ns)
-        self.lexical_versions.pop(ns, None)
-
-    def apply_to_caches(
+    def _views(
         self,
-        changes: Mapping[Namespace, Mapping[str, Sequence[tuple[str, str, Sequence[float]]]]],
-        versions: Mapping[Namespace, str],
-    ) -> None:
-        """Apply this store's own writes to the caches, or drop them when others may write.
-
-        ``changes[ns][item id]`` lists the item's new (vector id, text, vector); empty = deleted.
-        """
-        if any(not rows for per_item in changes.values() for rows in per_item.values()):
-            self.oversized.clear()  # deletes may make a scope fit again
-        for ns, per_item in changes.items():
-            if self.shared or ns not in versions:
-                self.forget(ns)
-                continue
-            entry = self.cache.get(ns)
-            if entry is not None:
-                before = len(entry)
-                for iid, rows in per_item.items():
-                    entry.replace_item(iid, [(vid, vec) for vid, _, vec in rows])
-                entry.version = versions[ns]
-                self.cache.resized(ns, before)
-            if ns in self.lexical_versions:
-                for iid, rows in per_item.items():
-                    if rows:
-                        self.lexical.upsert(ns, iid, "\n".join(text for _, text, _ in rows))
-                    else:
-                        self.lexical.remove(ns, iid)
-                self.lexical_versions[ns] = versions[ns]
-
-    # namespace bookkeeping after deletes ---------------------------------------
-
-    def settle(self, namespaces: Sequence[Namespace]) -> dict[Namespace, str]:
-        """After deletes: forget empty namespaces, recompute the latest expiry of the others.
-
-        Returns the new registry version of each namespace that still exists.
-        """
-        versions: dict[Namespace, str] = {}
-        empty: list[Namespace] = []
-        for ns in namespaces:
-            where_ns = {"_ns": layout.ns_str(ns)}
-            if not self.items.get(where=where_ns, limit=1, include=[])["ids"]:
-                empty.append(ns)
-                continue
-            forever = self.items.get(
-                where={"$and": [where_ns, {"_expires": {"$gte": layout.NO_EXPIRY}}]},
-                limit=1,
-                include=[],
-            )
-            if forever["ids"]:
-                expires = layout.NO_EXPIRY
+        prefix: Namespace,
+        infos: Mapping[Namespace, NamespaceInfo],
+        loaded: Mapping[Namespace, NamespaceVectors],
+    ) -> list[BlockView] | None:
+        state = self.state
+        pending: list[BlockView | Rebuild] = []
+        budget = state.vectors.max_vectors
+        with state.lock:
+            for ns, info in infos.items():
+                block = state.vectors.get(ns)
+                if block is None or (self.shared and block.version != info.version):
+                    # (An embedded store's cached block is current even if newer than ``info``.)
+                    block = loaded.get(ns)
+                if block is None:
+                    return None  # did not fit the cache (or was dropped): Chroma's index answers
+                budget -= len(block)
+                if budget < 0:
+                    state.oversized.add(prefix)
+                    return None
+                pending.append(block.view())
+        views: list[BlockView] = []
+        for item in pending:
+            if isinstance(item, Rebuild):
+                built = item.build()
+                _pause("rebuild")
+                with state.lock:
+                    item.block.install(item, built)
+                views.append(item.view(built))
             else:
-                got = self.items.get(where=where_ns, include=["metadatas"])
-                expires = max(float(m["_expires"]) for m in got["metadatas"] or [])
-            versions[ns] = self.registry.set_expiry(ns, expires)
-        if empty:
-            self.registry.remove(empty)
-            for ns in empty:
-                self.forget(ns)
-        return versions
+                views.append(item)
+        return views
+
+    def _load(
+        self,
+        prefix: Namespace,
+        vectors: Mapping[Namespace, str],
+        lexical: Mapping[Namespace, str],
+    ) -> dict[Namespace, NamespaceVectors]:
+        """Read the given namespaces' vector records (with embeddings for ``vectors``), build
+        blocks and shards outside the lock, and keep those whose version is still current.
+        Returns the blocks built (kept or not: a search uses what it read)."""
+        wanted = {**lexical, **vectors}
+        with_embeddings = bool(vectors)
+        if len(wanted) > _PAGED_LOAD_FROM:
+            # One paged read of the prefix (one read per namespace cost about 150 ms each at
+            # 100k items).
+            rows = self.gateway.read_vectors(layout.prefix_where(prefix), embeddings=with_embeddings)
+        else:
+            rows = []
+            for ns in wanted:
+                rows.extend(self.gateway.namespace_vectors(ns, embeddings=ns in vectors))
+        by_ns: dict[Namespace, list[VectorRow]] = {ns: [] for ns in wanted}
+        for row in rows:
+            if row.namespace in by_ns:
+                by_ns[row.namespace].append(row)
+        blocks: dict[Namespace, NamespaceVectors] = {}
+        budget = self.state.vectors.max_vectors
+        for ns, version in vectors.items():
+            block = NamespaceVectors(version)
+            by_item: dict[str, list[tuple[str, Any]]] = {}
+            for row in by_ns[ns]:
+                if row.embedding is not None:
+                    iid = layout.split_entry_key(layout.split_vector_id(row.vid)[0])[0]
+                    by_item.setdefault(iid, []).append((row.vid, np.asarray(row.embedding)))
+            for iid, item_rows in by_item.items():
+                block.replace_item_rows(iid, item_rows)
+            budget -= len(block)
+            if budget >= 0:  # never cache a namespace with only some of its vectors
+                blocks[ns] = block
+        docs: dict[Namespace, list[tuple[str, str]]] = {}
+        for ns in lexical:
+            texts: dict[str, list[tuple[int, str]]] = {}
+            for row in by_ns[ns]:
+                key, _, index = layout.split_vector_id(row.vid)
+                texts.setdefault(key, []).append((index, row.text))
+            docs[ns] = [(key, "\n".join(t for _, t in sorted(p))) for key, p in texts.items()]
+        shards = {ns: self.state.lexical.build_shard(d) for ns, d in docs.items()}
+        _pause("load")
+        state = self.state
+        with state.lock:
+            for ns, shard in shards.items():
+                if self._current(ns, lexical[ns]):
+                    state.lexical.put_shard(ns, shard)
+                    state.lexical_versions[ns] = lexical[ns]
+            for ns, block in blocks.items():
+                if self._current(ns, block.version):
+                    state.vectors.put(ns, block)
+            if budget < 0:
+                state.oversized.add(prefix)
+        return blocks
+
+    def _current(self, ns: Namespace, version: str) -> bool:
+        """Whether data read for ``version`` of ``ns`` may be kept (call under the lock).
+        Embedded: the mirror's version is the namespace's generation. Shared: the version was
+        read from Chroma before the data, so a later write there changes it and forces a reload."""
+        if self.shared:
+            return True
+        info = self.state.registry.get(ns)
+        return info is not None and info.version == version
+
+    def lexical_view(self, namespaces: Sequence[Namespace]) -> Any:
+        """A snapshot of the namespaces' lexical shards, to score outside the lock."""
+        return self.state.lexical.snapshot(namespaces)
+
+
+def _pause(step: str) -> None:
+    hook = race_hook
+    if hook is not None:
+        hook(step)
 
 
 _LAZY_VECTOR_LIMIT = 64
@@ -433,19 +349,6 @@ _LAZY_SCAN_LIMIT = 16
 """At most this many namespaces' item listings are loaded for one search without a query."""
 _PAGED_LOAD_FROM = 16
 """Load a scope with one paged read when more namespaces than this need loading."""
-_PAGE = 2000
-"""Records per paged read. One read of 100k records fails with "too many SQL variables"; pages
-of 5,000 left 59 MiB more resident after loading 10k texts than pages of 2,000 (0.88 s either
-way), and pages of 1,000 took 1.2 s."""
-
-
-def _slim(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of an item record's metadata the caches keep (the namespace string interned:
-    a namespace's items share one copy)."""
-    slim = {k: meta[k] for k in layout.CACHED_KEYS if k in meta}
-    if isinstance(slim.get("_ns"), str):
-        slim["_ns"] = sys.intern(slim["_ns"])
-    return slim
 
 
 def _version(entry: NamespaceVectors | None) -> str | None:
@@ -460,9 +363,3 @@ def _system_key(client: Any) -> Any:
     """What identifies the embedded Chroma a client talks to: its path (or "ephemeral") and
     the live system object behind it (clients of one path share it until one is closed)."""
     return (getattr(client, "_identifier", None), id(getattr(client, "_server", client)))
-
-
-def split_vector_id(vid: str) -> tuple[str, int]:
-    """``"<item id>#<i>"`` -> (item id, i)."""
-    iid, _, index = vid.rpartition("#")
-    return iid, int(index)

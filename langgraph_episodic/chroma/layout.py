@@ -6,9 +6,12 @@ Two collections hold a store:
   as JSON (``_value``, see :func:`.values.dumps`) and the value's scalar leaves as
   ``v.<dotted.path>`` (for filter push-down). Its embedding is a constant 1-d placeholder:
   Chroma needs one, we never query it.
-* ``<name>__vec``: one record per indexed text of an item (``<item id>#<i>``), embedding = that
-  text's vector, document = the text, metadata = the item's namespace (with its prefix keys),
-  item id and the text's path. Nothing else: value leaves are only pushed down against item
+* ``<name>__vec``: one record per indexed text of an item (``<item id>.<tag>#<i>``), embedding =
+  that text's vector, document = the text, metadata = the item's namespace (with its prefix
+  keys), item id and the text's path. ``<tag>`` is new on every put and the item record holds
+  it as ``_vtag``: a vector whose tag is not its item's current one is stale (a put that
+  crashed or lost a race to another writer) and is never returned. Stores written before tags
+  existed have ids ``<item id>#<i>`` and no ``_vtag``: the empty tag, which matches. Nothing else: value leaves are only pushed down against item
   records, and every metadata key costs a row and an index entry in Chroma's SQLite.
 
 Namespaces are matched by whole segments through prefix keys: ``_p2 = "users.alice"`` holds the
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import secrets
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -65,9 +69,46 @@ def item_id(namespace: tuple[str, ...], key: str) -> str:
     return hashlib.blake2b(raw.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def vector_id(iid: str, index: int) -> str:
-    """The Chroma record id of an item's ``index``-th vector."""
-    return f"{iid}#{index}"
+def vector_id(iid: str, index: int, tag: str = "") -> str:
+    """The Chroma record id of an item's ``index``-th vector written with ``tag``."""
+    return f"{iid}.{tag}#{index}" if tag else f"{iid}#{index}"
+
+
+def entry_key(iid: str, tag: str) -> str:
+    """What rankings hold for an item's vectors and texts written with ``tag``: the vector id
+    without its index (rankings are checked against the item's ``_vtag`` before use)."""
+    return f"{iid}.{tag}" if tag else iid
+
+
+def split_entry_key(key: str) -> tuple[str, str]:
+    """``entry_key`` -> (item id, tag)."""
+    iid, _, tag = key.partition(".")
+    return iid, tag
+
+
+def split_vector_id(vid: str) -> tuple[str, str, int]:
+    """A vector record id -> (entry key, tag, index)."""
+    key, _, index = vid.rpartition("#")
+    return key, key.partition(".")[2], int(index)
+
+
+def new_tag(now: float) -> str:
+    """A fresh vector tag: milliseconds since the epoch (for repair grace periods) and a random
+    suffix (two writers in one millisecond differ)."""
+    return f"{int(now * 1000):x}{secrets.token_hex(2)}"
+
+
+def tag_time(tag: str) -> float | None:
+    """Epoch seconds a tag was made at (None for the empty tag or a foreign one)."""
+    try:
+        return int(tag[:-4], 16) / 1000.0 if len(tag) > 4 else None
+    except ValueError:
+        return None
+
+
+def vector_tag(meta: Mapping[str, Any] | None) -> str:
+    """The tag of an item record's current vectors ("" for records written before tags)."""
+    return str(meta.get("_vtag") or "") if meta else ""
 
 
 def prefix_where(prefix: tuple[str, ...]) -> dict[str, Any] | None:
@@ -117,6 +158,7 @@ def item_metadata(
     expires_at: float,
     ttl: float | None,
     n_vectors: int,
+    tag: str = "",
 ) -> dict[str, Any]:
     """Metadata of an item record."""
     leaves, complete = flatten_leaves(value)
@@ -130,6 +172,7 @@ def item_metadata(
         _expires=expires_at,
         _ttl=-1.0 if ttl is None else float(ttl),
         _nvec=n_vectors,
+        _vtag=tag,
     )
     return meta
 
@@ -149,7 +192,9 @@ def namespace_metadata(namespace: tuple[str, ...]) -> dict[str, Any]:
     return meta
 
 
-CACHED_KEYS = ("_ns", "_key", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec")
+CACHED_KEYS = (
+    "_ns", "_key", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec", "_vtag"
+)
 """The keys of an item record the item cache keeps: enough to rebuild the item. The others
 (prefix keys, value leaves) follow from ``_ns`` and ``_value`` (see :func:`record_keys`)."""
 

@@ -114,19 +114,44 @@ def tokenize(text: str, *, stem: bool = False) -> list[str]:
 class _Shard:
     """One namespace's postings and document lengths."""
 
-    __slots__ = ("lengths", "postings", "terms", "total_length")
+    __slots__ = ("frozen", "lengths", "postings", "source", "terms", "total_length")
 
     def __init__(self) -> None:
         self.postings: dict[str, dict[str, int]] = {}
         self.terms: dict[str, tuple[str, ...]] = {}
         self.lengths: dict[str, int] = {}
         self.total_length = 0
+        self.frozen = False
+        """Handed to a reader by :meth:`LexicalIndex.snapshot`: never changed again (a write
+        copies it first)."""
+        self.source: _Shard | None = None
+        """The frozen shard this one was copied from (their posting dicts are shared until
+        a write copies one)."""
+
+    def thaw(self) -> _Shard:
+        """A changeable copy (posting dicts are copied when a write touches them)."""
+        copy = _Shard()
+        copy.postings = dict(self.postings)
+        copy.terms = dict(self.terms)
+        copy.lengths = dict(self.lengths)
+        copy.total_length = self.total_length
+        copy.source = self
+        return copy
+
+    def _posting(self, term: str) -> dict[str, int]:
+        """The posting of ``term`` for writing (copied first if shared with a frozen shard)."""
+        posting = self.postings.get(term)
+        if posting is None:
+            posting = self.postings[term] = {}
+        elif self.source is not None and self.source.postings.get(term) is posting:
+            posting = self.postings[term] = dict(posting)
+        return posting
 
     def add(self, doc_id: str, tokens: list[str]) -> None:
         self.discard(doc_id)
         counts = Counter(tokens)
         for term, tf in counts.items():
-            self.postings.setdefault(term, {})[doc_id] = tf
+            self._posting(term)[doc_id] = tf
         self.terms[doc_id] = tuple(counts)
         self.lengths[doc_id] = len(tokens)
         self.total_length += len(tokens)
@@ -136,7 +161,7 @@ class _Shard:
         if terms is None:
             return
         for term in terms:
-            posting = self.postings[term]
+            posting = self._posting(term)
             del posting[doc_id]
             if not posting:
                 del self.postings[term]
@@ -150,7 +175,10 @@ class LexicalIndex:
     its terms. A search names the namespaces to read, and the BM25 statistics (document count,
     document frequencies, average length) are computed over exactly those, so one user's
     memories are scored against that user's collection. ``doc_id`` values must be unique
-    across namespaces searched together (the store uses its record ids). Thread-safe.
+    across namespaces searched together (the store uses its record ids). Thread-safe: every
+    change happens under ``lock`` (pass the lock of the state that owns the index), and
+    :meth:`snapshot` hands a reader the shards it needs so that scoring runs outside the lock
+    (a shard a reader holds is copied before it changes).
 
     Args:
         k1: Term-frequency saturation (Lucene's default, 1.2).
@@ -165,7 +193,12 @@ class LexicalIndex:
     """
 
     def __init__(
-        self, *, k1: float = 1.2, b: float = 0.75, tokenizer: Tokenizer | None = None
+        self,
+        *,
+        k1: float = 1.2,
+        b: float = 0.75,
+        tokenizer: Tokenizer | None = None,
+        lock: threading.RLock | None = None,
     ) -> None:
         if k1 < 0 or not 0 <= b <= 1:
             raise ValueError(f"Need k1 >= 0 and 0 <= b <= 1, got k1={k1!r}, b={b!r}.")
@@ -173,7 +206,29 @@ class LexicalIndex:
         self.b = b
         self.tokenizer: Tokenizer = tokenizer or tokenize
         self._shards: dict[Namespace, _Shard] = {}
-        self._lock = threading.RLock()
+        self._lock = lock if lock is not None else threading.RLock()
+
+    def _writable(self, namespace: Namespace) -> _Shard:
+        """The namespace's shard for a change (a copy if a reader holds it); call under lock."""
+        shard = self._shards.get(namespace)
+        if shard is None:
+            shard = self._shards[namespace] = _Shard()
+        elif shard.frozen:
+            shard = self._shards[namespace] = shard.thaw()
+        return shard
+
+    def snapshot(self, namespaces: Iterable[Namespace]) -> LexicalIndex:
+        """A private index over the current shards of ``namespaces``, to score outside the
+        lock; later changes to this index do not reach it."""
+        view = LexicalIndex(k1=self.k1, b=self.b, tokenizer=self.tokenizer)
+        with self._lock:
+            for ns in dict.fromkeys(tuple(n) for n in namespaces):
+                shard = self._shards.get(ns)
+                if shard is not None:
+                    shard.frozen = True
+                    shard.source = None  # a frozen shard never writes: keep no chain alive
+                    view._shards[ns] = shard
+        return view
 
     def upsert(self, namespace: Namespace, doc_id: str, text: str) -> None:
         """Index one document, replacing any earlier text under the same ``doc_id``."""
@@ -184,7 +239,7 @@ class LexicalIndex:
         tokenized = [(tuple(ns), doc_id, self.tokenizer(text)) for ns, doc_id, text in docs]
         with self._lock:
             for ns, doc_id, tokens in tokenized:
-                self._shards.setdefault(ns, _Shard()).add(doc_id, tokens)
+                self._writable(ns).add(doc_id, tokens)
 
     def load(self, namespace: Namespace, docs: Iterable[tuple[str, str]]) -> None:
         """Replace a namespace's contents with ``(doc_id, text)`` documents.
@@ -192,18 +247,26 @@ class LexicalIndex:
         Afterwards :meth:`has_namespace` is true even when ``docs`` is empty, so an owner that
         loads namespaces lazily (after a restart) loads each one once.
         """
+        self.put_shard(namespace, self.build_shard(docs))
+
+    def build_shard(self, docs: Iterable[tuple[str, str]]) -> _Shard:
+        """A namespace's shard built from ``(doc_id, text)`` documents (no lock: to hand to
+        :meth:`put_shard`)."""
         shard = _Shard()
         for doc_id, text in docs:
             shard.add(doc_id, self.tokenizer(text))
+        return shard
+
+    def put_shard(self, namespace: Namespace, shard: _Shard) -> None:
+        """Make ``shard`` (from :meth:`build_shard`) the namespace's contents."""
         with self._lock:
             self._shards[tuple(namespace)] = shard
 
     def remove(self, namespace: Namespace, doc_id: str) -> None:
         """Forget one document; unknown ids are ignored."""
         with self._lock:
-            shard = self._shards.get(tuple(namespace))
-            if shard is not None:
-                shard.discard(doc_id)
+            if tuple(namespace) in self._shards:
+                self._writable(tuple(namespace)).discard(doc_id)
 
     def drop_namespace(self, namespace: Namespace) -> None:
         """Forget a namespace and all its documents (exactly this namespace, not its children)."""

@@ -5,27 +5,33 @@
   (restricted to the prefix only). Either way the filter is checked on each candidate.
 * Lexical: BM25 over the same namespaces (:mod:`.lexical`).
 * Hybrid: both rankings fused (:mod:`.fusion`).
-* No query: every live item under the prefix that matches the filter, newest first, from the
-  namespaces' item listings held in process (:meth:`.Backend.scan_rows`) or from Chroma.
+* No query: live items under the prefix that match the filter, newest first: a walk over the
+  namespaces' listings held in process (:meth:`.Backend.listings`, kept sorted on write) that
+  stops after the page, or a read of Chroma.
 
-Every candidate is then checked exactly (expiry, filter) before it is returned.
+Every candidate is then checked exactly (expiry, filter) before it is returned, and a ranked
+candidate only if the vectors or text it was ranked by carry its item's current tag
+(``_vtag``): a vector left behind by a crashed or concurrent write never answers a search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import heapq
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
 
 from . import layout
-from .backend import Backend, split_vector_id
+from .backend import Backend
 from .core import newest_first
 from .filters import combine, matches, value_where
 from .fusion import fuse, missing_ids
+from .lexical import LexicalIndex
+from .state import Listing
 from .values import loads
-from .vector_cache import NamespaceVectors, rank, similarities
+from .vector_cache import BlockView, NamespaceVectors, rank, similarities
 
 MIN_DEPTH = 20
 """How deep each ranking goes before fusion (at least; ``2 * (offset + limit) + 10`` for deeper
@@ -43,27 +49,54 @@ class Hit(NamedTuple):
 
 
 def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -> list[Hit]:
-    """All live items under the prefix matching the filter, newest first."""
-    rows = b.scan_rows(op.namespace_prefix)
-    if rows is None:
-        # Expiry is checked here, not in the ``where``: a range condition made Chroma's get
-        # about 1.6x slower (measured: 57 vs 93 ms for one namespace of a 10k-item store).
-        where = combine(
-            layout.prefix_where(op.namespace_prefix),
-            value_where(op.filter),
-            {"_nvec": 0} if unscored_only else None,
-        )
-        got = b.items.get(where=where, include=["metadatas"])
-        rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
-    hits = []
-    for rid, meta in rows:
-        if unscored_only and meta["_nvec"]:
-            continue
+    """Live items under the prefix matching the filter, newest first: the page
+    ``[offset, offset + limit)``."""
+    listings = b.listings(op.namespace_prefix)
+    need = op.offset + op.limit
+    if listings is not None:
+        hits: list[Hit] = []
+        for rid, meta in _newest_first(listings):
+            if unscored_only and meta["_nvec"]:
+                continue
+            hit = _hit(rid, meta, None, op, now)
+            if hit is not None:
+                hits.append(hit)
+                if len(hits) >= need:
+                    break
+        return hits[op.offset : need]
+    # Expiry is checked here, not in the ``where``: a range condition made Chroma's get
+    # about 1.6x slower (measured: 57 vs 93 ms for one namespace of a 10k-item store).
+    where = combine(
+        layout.prefix_where(op.namespace_prefix),
+        value_where(op.filter),
+        {"_nvec": 0} if unscored_only else None,
+    )
+    found = []
+    for rid, meta in b.gateway.read_items(where):
         hit = _hit(rid, meta, None, op, now)
         if hit is not None:
-            hits.append(hit)
-    position = {id(it): n for n, it in enumerate(newest_first(h.item for h in hits))}
-    return sorted(hits, key=lambda h: position[id(h.item)])
+            found.append(hit)
+    position = {id(it): n for n, it in enumerate(newest_first(h.item for h in found))}
+    return sorted(found, key=lambda h: position[id(h.item)])[op.offset : need]
+
+
+def _newest_first(
+    listings: Sequence[tuple[tuple[str, ...], Listing]],
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(record id, metadata) of every listed item: ``updated_at`` descending, then namespace
+    and key (as :func:`.core.newest_first`), merging the namespaces lazily."""
+    if len(listings) == 1:
+        listing = listings[0][1]
+        return ((rid, listing.metas[rid]) for _, _, rid in listing.keys)
+    streams = [_stream(ns, listing) for ns, listing in listings]
+    merged = heapq.merge(*streams, key=lambda row: row[0])
+    return ((rid, listing.metas[rid]) for _, rid, listing in merged)
+
+
+def _stream(
+    ns: tuple[str, ...], listing: Listing
+) -> Iterator[tuple[tuple[int, tuple[str, ...], str], str, Listing]]:
+    return (((neg, ns, key), rid, listing) for neg, key, rid in listing.keys)
 
 
 def resolve(
@@ -78,11 +111,13 @@ def resolve(
     chunk = max(2 * need, 20) if op.filter else need + 2
     start = 0
     while start < len(ranked) and len(out) < need:
-        part = ranked[start : start + chunk]
-        metas = b.fetch([rid for rid, _ in part])
-        for rid, score in part:
+        part = [(*layout.split_entry_key(key), score) for key, score in ranked[start : start + chunk]]
+        metas = b.fetch([rid for rid, _, _ in part])
+        for rid, tag, score in part:
             meta = metas.get(rid)
-            hit = None if meta is None else _hit(rid, meta, score, op, now)
+            if meta is None or layout.vector_tag(meta) != tag:
+                continue  # no item, or ranked by vectors / text of another value
+            hit = _hit(rid, meta, score, op, now)
             if hit is not None:
                 out.append(hit)
                 if len(out) >= need:
@@ -105,12 +140,12 @@ def _hit(
 
 
 def dense_ranking(
-    b: Backend, op: SearchOp, qvec: np.ndarray, depth: int
+    b: Backend, op: SearchOp, qvec: np.ndarray, depth: int, views: list[BlockView] | None
 ) -> tuple[list[tuple[str, float]], bool]:
-    """Item ids by best cosine similarity, and whether a deeper ranking could add more."""
-    entries = _cached_scope(b, op)
-    if entries is not None:
-        ranked = rank(entries, qvec, depth)
+    """Entry keys by best cosine similarity, and whether a deeper ranking could add more.
+    ``views``: the scope's cached vectors (:meth:`.Backend.scope`), or None for Chroma's index."""
+    if views is not None:
+        ranked = rank(views, qvec, depth)
         return ranked, len(ranked) >= depth
     # A prefix covering every namespace needs no ``where``: Chroma's filtered query cost
     # 329 ms at 100k items against 3.6 ms unfiltered.
@@ -119,53 +154,37 @@ def dense_ranking(
     # answer whether or not its namespaces are cached.
     prefix = None if b.covers_everything(op.namespace_prefix) else op.namespace_prefix
     where = layout.prefix_where(prefix or ())
-    got = b.vectors.query(
-        query_embeddings=[np.asarray(qvec, dtype=np.float32)], n_results=depth, where=where, include=["distances"]
-    )
-    ids = got["ids"][0] if got["ids"] else []
-    dists = got["distances"][0] if got["distances"] else []
+    found = b.gateway.query_vectors(np.asarray(qvec, dtype=np.float32), depth, where)
     best: dict[str, float] = {}
-    for vid, dist in zip(ids, dists, strict=True):
-        iid, _ = split_vector_id(vid)
-        score = 1.0 - float(dist)
-        if score > best.get(iid, -2.0):
-            best[iid] = score
-    return sorted(best.items(), key=lambda kv: -kv[1]), len(ids) >= depth
-
-
-def _cached_scope(b: Backend, op: SearchOp) -> list[NamespaceVectors] | None:
-    """The scope's cached vectors, or None when Chroma's index must answer (more vectors than
-    the cache holds). With a value filter the cached ranking is still exact: every candidate
-    is checked against the filter in :func:`resolve` (measured: 1.2 s through Chroma's
-    filtered query at 100k items against well under 10 ms this way)."""
-    _, entries = b.scope(op.namespace_prefix, vectors=True, lexical=False)
-    return entries
+    for vid, dist in found:
+        key = layout.split_vector_id(vid)[0]
+        score = 1.0 - dist
+        if score > best.get(key, -2.0):
+            best[key] = score
+    return sorted(best.items(), key=lambda kv: -kv[1]), len(found) >= depth
 
 
 def dense_scores(
-    b: Backend, op: SearchOp, qvec: np.ndarray, item_ids: Sequence[str]
+    b: Backend, qvec: np.ndarray, item_ids: Sequence[str], views: list[BlockView] | None
 ) -> dict[str, float]:
     """Best cosine similarity of each given item (those without vectors are left out)."""
     if not item_ids:
         return {}
-    entries = _cached_scope(b, op)
-    if entries is not None:
-        return similarities(entries, qvec, item_ids)
-    got = b.vectors.get(where={"_item": {"$in": list(item_ids)}}, include=["embeddings"])
-    entry = NamespaceVectors("")
-    embs = got["embeddings"] if got["embeddings"] is not None else []
-    for vid, emb in zip(got["ids"], embs, strict=True):
-        entry.replace_item_rows(split_vector_id(vid)[0], [(vid, emb)])
-    return similarities([entry], qvec, item_ids)
+    if views is not None:
+        return similarities(views, qvec, item_ids)
+    iids = list(dict.fromkeys(layout.split_entry_key(k)[0] for k in item_ids))
+    block = NamespaceVectors("")
+    for vid, emb in b.gateway.vectors_of_items(iids):
+        iid = layout.split_entry_key(layout.split_vector_id(vid)[0])[0]
+        block.replace_item_rows(iid, [(vid, emb)])
+    return similarities([block.current_view()], qvec, item_ids)
 
 
 def lexical_ranking(
-    b: Backend, op: SearchOp, depth: int
-) -> tuple[list[tuple[str, float]], list[tuple[str, ...]]]:
-    """Item ids by BM25 score over the namespaces under the prefix, and those namespaces."""
-    namespaces, _ = b.scope(op.namespace_prefix, vectors=False)
-    with b.lock:
-        return b.lexical.search(op.query or "", namespaces, depth), namespaces
+    op: SearchOp, depth: int, namespaces: list[tuple[str, ...]], view: LexicalIndex
+) -> list[tuple[str, float]]:
+    """Entry keys by BM25 score over ``namespaces`` (a snapshot of their shards)."""
+    return view.search(op.query or "", namespaces, depth)
 
 
 def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
@@ -173,21 +192,23 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
     need = op.offset + op.limit
     depth = max(2 * need + 10, 20)
     while True:
-        ranked, more = dense_ranking(b, op, qvec, depth)
+        _, views = b.scope(op.namespace_prefix, vectors=True, lexical=False)
+        ranked, more = dense_ranking(b, op, qvec, depth, views)
         kept = resolve(b, ranked, op, now, need)
         if len(kept) >= need or not more:
             break
         depth *= 4
     page = kept[op.offset : need]
     if len(page) < op.limit and _may_hold_unindexed(b, op.namespace_prefix):
-        page.extend(scan(b, op, now, unscored_only=True)[: op.limit - len(page)])
+        filler = op._replace(offset=0, limit=op.limit - len(page))
+        page.extend(scan(b, filler, now, unscored_only=True))
     return page
 
 
 def _may_hold_unindexed(b: Backend, prefix: tuple[str, ...]) -> bool:
     """Whether any namespace under ``prefix`` may hold items without vectors (the registry
     flags it on write), so the filler scan is skipped where it cannot find anything."""
-    return any(info.unindexed for info in b.registry.under(prefix).values())
+    return any(info.unindexed for info in b.namespaces(prefix).values())
 
 
 def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
@@ -195,7 +216,8 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
-        ranked, _ = lexical_ranking(b, op, depth)
+        namespaces, _ = b.scope(op.namespace_prefix, vectors=False)
+        ranked = lexical_ranking(op, depth, namespaces, b.lexical_view(namespaces))
         kept = resolve(b, ranked, op, now, need)
         if len(kept) >= need or len(ranked) < depth:
             break
@@ -208,14 +230,15 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
-        dense_ranked, more_dense = dense_ranking(b, op, qvec, depth)
-        lexical_ranked, namespaces = lexical_ranking(b, op, depth)
+        namespaces, views = b.scope(op.namespace_prefix, vectors=True, lexical=True)
+        lexical_view = b.lexical_view(namespaces)
+        dense_ranked, more_dense = dense_ranking(b, op, qvec, depth, views)
+        lexical_ranked = lexical_ranking(op, depth, namespaces, lexical_view)
         # Score every candidate on both sides: a document found by one side only is not
         # the other side's worst (with min-max fusion this lifted LoCoMo recall@1 from 0.27 to 0.31).
         need_dense, need_lexical = missing_ids(dense_ranked, lexical_ranked)
-        extra_dense = dense_scores(b, op, qvec, need_dense)
-        with b.lock:
-            extra_lexical = b.lexical.scores(op.query or "", namespaces, need_lexical)
+        extra_dense = dense_scores(b, qvec, need_dense, views)
+        extra_lexical = lexical_view.scores(op.query or "", namespaces, need_lexical)
         fused = fuse(
             [*dense_ranked, *extra_dense.items()],
             [*lexical_ranked, *extra_lexical.items()],

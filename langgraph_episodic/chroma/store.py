@@ -15,6 +15,13 @@ Where it deliberately differs from ``InMemoryStore`` (each is tested):
 * TTL is supported (``supports_ttl = True``); expired items are never returned.
 * ``search_mode="hybrid"`` (the default) fuses BM25 and dense rankings; its scores are not
   cosine similarities. ``search_mode="dense"`` returns cosine similarity, as ``InMemoryStore``.
+
+Concurrency: the store is safe to share between threads and asyncio tasks. Its in-process
+state has one owner (:mod:`.state`, one lock, readers work on snapshots, a write-back older
+than the last write is dropped); writes reach Chroma in a crash-safe order (:mod:`.writes`);
+concurrent ``abatch`` calls on one event loop are gathered into one batch (:mod:`.coalesce`).
+An embedded folder is written by one process at a time (:mod:`.folder_lock`): a second process
+gets ``FolderInUseError`` naming the fix; many processes share a store through a Chroma server.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from langgraph.store.base import (
 
 from . import layout, search, writes
 from .backend import Backend
+from .coalesce import Coalescer
 from .core import (
     Fields,
     Plan,
@@ -52,6 +60,7 @@ from .core import (
     prepare,
     tokenized_fields,
 )
+from .verify import VerifyReport
 
 logger = logging.getLogger(__name__)
 
@@ -161,6 +170,10 @@ class ChromaStore(BaseStore):
         self._backend = Backend.open(
             client, collection, shared=shared, vector_cache_size=vector_cache_size
         )
+        if self._backend.folder is not None:
+            self._backend.folder.open_stores += 1
+        self._closed = False
+        self._coalescer = Coalescer(self._arun)
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
@@ -240,21 +253,13 @@ class ChromaStore(BaseStore):
         """The raw Chroma collections behind the store: ``items`` (one record per item),
         ``vectors`` (one per indexed text) and ``namespaces`` (the registry). For audits and
         migrations; writing to them directly bypasses the store's caches."""
-        b = self._backend
-        return {"items": b.items, "vectors": b.vectors, "namespaces": b.registry.collection}
+        gw = self._backend.gateway
+        return {"items": gw.items, "vectors": gw.vectors, "namespaces": gw.namespaces}
 
     @property
     def client(self) -> Any:
         """The chromadb client the store runs on (e.g. for ``privacy.purge_store``)."""
         return self._client
-
-    @property
-    def _items(self) -> Any:
-        return self._backend.items
-
-    @property
-    def _vectors(self) -> Any:
-        return self._backend.vectors
 
     # ------------------------------------------------------------------ batch API
 
@@ -265,8 +270,13 @@ class ChromaStore(BaseStore):
         return self._run(plan, doc_vectors, query_vectors)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async version of :meth:`batch`; Chroma calls run in a worker thread."""
+        """Async version of :meth:`batch`. Calls made concurrently on one event loop are
+        gathered into one batch (one embedding call, one worker thread hop, one pass over
+        Chroma); each caller still sees its own batch's semantics (see :mod:`.coalesce`)."""
         plan = prepare(ops, self._fields, self.redact)
+        return await self._coalescer.submit(plan)
+
+    async def _arun(self, plan: Plan) -> list[Result]:
         doc_vectors, query_vectors = await self._aembed(plan)
         return await asyncio.to_thread(self._run, plan, doc_vectors, query_vectors)
 
@@ -345,6 +355,7 @@ class ChromaStore(BaseStore):
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
         b = self._backend
+        b.check_readable()
         results: list[Result] = [None] * plan.n_ops
         now = self._now()
         refresh: dict[str, tuple[tuple[str, ...], float]] = {}
@@ -366,7 +377,7 @@ class ChromaStore(BaseStore):
                 if sop.refresh_ttl and h.ttl is not None:
                     refresh[h.rid] = (h.item.namespace, now + h.ttl * 60.0)
         for i, lop in plan.listings:
-            live = b.registry.live(fixed_prefix(lop.match_conditions), now)
+            live = b.live(fixed_prefix(lop.match_conditions), now)
             results[i] = list_namespaces(live, lop)
         if refresh:
             writes.refresh_ttl(b, refresh)
@@ -385,7 +396,7 @@ class ChromaStore(BaseStore):
             return search.dense(b, op, qvec, now)
         if use_lexical:
             return search.lexical(b, op, now)
-        return search.scan(b, op, now)[op.offset : op.offset + op.limit]
+        return search.scan(b, op, now)
 
     def restore_times(
         self,
@@ -451,9 +462,45 @@ class ChromaStore(BaseStore):
             self._sweeper = None
         return stopped
 
+    def verify(self, *, repair: bool = False, grace_seconds: float | None = None) -> VerifyReport:
+        """Check that Chroma holds what the store's write order promises, and with
+        ``repair=True`` fix what is not: vector records no item names (orphans) or that an
+        item no longer names (stale, left by a crash or a lost race), namespaces with items
+        but no registry record, registry records without items, and latest expiries that lag.
+        Searches never return such records; this removes them and says how many there were.
+
+        ``grace_seconds``: on a server, vectors younger than this (default 600) are left
+        alone, as they may belong to a put still running in another process. An embedded
+        store is its only writer and repairs everything.
+
+        >>> from langgraph_episodic import ChromaStore, HashEmbeddings
+        >>> store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
+        >>> store.put(("users", "alice"), "pref", {"text": "tea"})
+        >>> store.verify().ok
+        True
+        """
+        from .verify import verify
+
+        if grace_seconds is None:
+            grace_seconds = 600.0 if self._backend.shared else 0.0
+        return verify(self._backend, self._now(), repair=repair, grace_seconds=grace_seconds)
+
+    async def averify(
+        self, *, repair: bool = False, grace_seconds: float | None = None
+    ) -> VerifyReport:
+        """Async version of :meth:`verify`."""
+        return await asyncio.to_thread(self.verify, repair=repair, grace_seconds=grace_seconds)
+
     def close(self) -> None:
-        """Stop the sweeper. The Chroma client itself needs no closing."""
+        """Stop the sweeper and, when no other open store of this process uses the same
+        embedded folder, give up its write lock (another process may write it then)."""
         self.stop_ttl_sweeper(timeout=5)
+        folder = self._backend.folder
+        if folder is not None and not self._closed:
+            self._closed = True
+            folder.open_stores -= 1
+            if folder.open_stores <= 0:
+                folder.release()
 
     def __enter__(self) -> ChromaStore:
         return self

@@ -13,19 +13,37 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
+
+
+class BlockView(NamedTuple):
+    """An immutable view of one namespace's vectors: what a search ranks, outside any lock."""
+
+    matrix: np.ndarray
+    owners: Sequence[str]
+    """The entry key (:func:`.layout.entry_key`) of each matrix row."""
+    one_per_item: bool
 
 
 class NamespaceVectors:
     """The vectors of one namespace, each held once: as a row of one float32 matrix.
 
     Rows written since the last search wait in a small pending list and are stacked into the
-    matrix on the next :meth:`matrix` call, so loading or updating an item copies the matrix
-    at most once per search (a per-row array beside the matrix doubled the cache's memory).
+    matrix on the next search, so loading or updating an item copies the matrix at most once
+    per search (a per-row array beside the matrix doubled the cache's memory).
+
+    Not thread-safe: the store's state mutates it under its lock. A search takes a
+    :class:`BlockView` under the lock; when rows are pending it gets a :class:`Rebuild` instead,
+    stacks the matrix outside the lock (:meth:`Rebuild.build`) and offers the result back
+    (:meth:`install`), which is refused if a write landed meanwhile: a rebuild never drops a
+    row written after it started.
     """
 
-    __slots__ = ("_by_item", "_matrix", "_owners", "_pending", "_row", "_vids", "version")
+    __slots__ = (
+        "_by_item", "_matrix", "_owners", "_pending", "_row", "_stamp", "_vids", "version"
+    )
 
     def __init__(self, version: str) -> None:
         self.version = version
@@ -33,27 +51,57 @@ class NamespaceVectors:
         self._vids: list[str] = []
         """Vector id of each matrix row (rows no longer in ``_row`` are dead)."""
         self._owners: list[str] = []
-        """Item id of each matrix row."""
+        """Entry key of each matrix row."""
         self._row: dict[str, int] = {}
         """Live vector id -> its matrix row."""
         self._pending: dict[str, tuple[str, np.ndarray]] = {}
-        """Vector id -> (item id, normalised vector), written since the matrix was built."""
+        """Vector id -> (entry key, normalised vector), written since the matrix was built."""
         self._by_item: dict[str, dict[str, None]] = {}
+        """Item id -> its live vector ids."""
+        self._stamp = 0
+        """Bumped by every change (a rebuild started before a change is not installed)."""
 
     def __len__(self) -> int:
         """Number of live vectors."""
         return len(self._row) + len(self._pending)
 
-    @property
-    def one_per_item(self) -> bool:
-        """Whether every item has exactly one vector (the usual case: one indexed field)."""
+    def view(self) -> BlockView | Rebuild:
+        """The current vectors, or the work to stack them first (call under the state lock)."""
+        if self._pending or len(self._row) != len(self._vids):
+            keep = sorted(self._row.values())
+            return Rebuild(
+                self,
+                self._stamp,
+                self._matrix,
+                [self._vids[r] for r in keep],
+                [self._owners[r] for r in keep],
+                keep,
+                list(self._pending.items()),
+                self._one_per_item(),
+            )
+        return BlockView(self._matrix, self._owners, self._one_per_item())
+
+    def current_view(self) -> BlockView:
+        """:meth:`view` with any rebuild done in place (for single-threaded use)."""
+        view = self.view()
+        if isinstance(view, Rebuild):
+            built = view.build()
+            self.install(view, built)
+            return view.view(built)
+        return view
+
+    def _one_per_item(self) -> bool:
         return len(self._by_item) == len(self)
 
-    def matrix(self) -> tuple[np.ndarray, list[str]]:
-        """The stacked vectors and the item id of each row (rebuilt after changes)."""
-        if self._pending or len(self._row) != len(self._vids):
-            self._compact()
-        return self._matrix, self._owners
+    def install(self, rebuild: Rebuild, built: tuple[np.ndarray, list[str], list[str]]) -> bool:
+        """Adopt a rebuilt matrix unless the block changed since the rebuild started."""
+        if rebuild.stamp != self._stamp:
+            return False
+        self._matrix, self._vids, self._owners = built
+        self._row = {vid: n for n, vid in enumerate(self._vids)}
+        self._pending = {}
+        self._stamp += 1
+        return True
 
     def replace_item(self, iid: str, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Replace all rows of item ``iid`` by ``(vector id, vector)`` rows."""
@@ -64,26 +112,41 @@ class NamespaceVectors:
 
     def replace_item_rows(self, iid: str, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Add or overwrite the given rows of item ``iid``, keeping its other rows."""
+        self._stamp += 1
         for vid, vec in vectors:
             self._row.pop(vid, None)
-            self._pending[vid] = (iid, normalise(vec))
+            self._pending[vid] = (vid.rpartition("#")[0], normalise(vec))
             self._by_item.setdefault(iid, {})[vid] = None
 
-    def _compact(self) -> None:
-        keep = sorted(self._row.values())
+
+class Rebuild(NamedTuple):
+    """What a search needs to stack a block's matrix outside the lock (see
+    :class:`NamespaceVectors`)."""
+
+    block: NamespaceVectors
+    stamp: int
+    matrix: np.ndarray
+    vids: list[str]
+    owners: list[str]
+    keep: list[int]
+    pending: list[tuple[str, tuple[str, np.ndarray]]]
+    one_per_item: bool
+
+    def build(self) -> tuple[np.ndarray, list[str], list[str]]:
+        """The stacked matrix, vector ids and entry keys (pure; no lock needed)."""
         parts: list[np.ndarray] = []
-        vids = [self._vids[r] for r in keep]
-        owners = [self._owners[r] for r in keep]
-        if keep:
-            parts.append(self._matrix[np.asarray(keep, dtype=np.intp)])
-        if self._pending:
-            parts.append(np.stack([vec for _, vec in self._pending.values()]))
-            vids.extend(self._pending)
-            owners.extend(iid for iid, _ in self._pending.values())
-        self._matrix = np.vstack(parts) if parts else np.zeros((0, 0), dtype=np.float32)
-        self._vids, self._owners = vids, owners
-        self._row = {vid: n for n, vid in enumerate(vids)}
-        self._pending = {}
+        vids, owners = list(self.vids), list(self.owners)
+        if self.keep:
+            parts.append(self.matrix[np.asarray(self.keep, dtype=np.intp)])
+        if self.pending:
+            parts.append(np.stack([vec for _, (_, vec) in self.pending]))
+            vids.extend(vid for vid, _ in self.pending)
+            owners.extend(key for _, (key, _) in self.pending)
+        matrix = np.vstack(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+        return matrix, vids, owners
+
+    def view(self, built: tuple[np.ndarray, list[str], list[str]]) -> BlockView:
+        return BlockView(built[0], built[2], self.one_per_item)
 
 
 def normalise(vec: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -141,14 +204,13 @@ class VectorCache:
 
 
 def rank(
-    entries: Sequence[NamespaceVectors], query: Sequence[float] | np.ndarray, depth: int
+    views: Sequence[BlockView], query: Sequence[float] | np.ndarray, depth: int
 ) -> list[tuple[str, float]]:
-    """Item ids by best cosine similarity to ``query`` over all entries, best first."""
+    """Entry keys by best cosine similarity to ``query`` over all views, best first."""
     q = normalise(query)
     scores: list[np.ndarray] = []
     owners: list[str] = []
-    for entry in entries:
-        matrix, ids = entry.matrix()
+    for matrix, ids, _ in views:
         if len(ids):
             _check_dims(matrix.shape[1], len(q))
             scores.append(matrix @ q)
@@ -157,7 +219,7 @@ def rank(
         return []
     flat = np.concatenate(scores)
     order = np.argsort(-flat, kind="stable")
-    if all(entry.one_per_item for entry in entries):
+    if all(view.one_per_item for view in views):
         top = order[:depth].tolist()
         return list(zip([owners[i] for i in top], flat[top].tolist(), strict=True))
     best: dict[str, float] = {}
@@ -179,16 +241,15 @@ def _check_dims(stored: int, query: int) -> None:
 
 
 def similarities(
-    entries: Iterable[NamespaceVectors],
+    views: Iterable[BlockView],
     query: Sequence[float] | np.ndarray,
     item_ids: Iterable[str],
 ) -> dict[str, float]:
-    """Best cosine similarity to ``query`` of each given item found in ``entries``."""
+    """Best cosine similarity to ``query`` of each given entry key found in ``views``."""
     wanted = set(item_ids)
     q = normalise(query)
     out: dict[str, float] = {}
-    for entry in entries:
-        matrix, owners = entry.matrix()
+    for matrix, owners, _ in views:
         rows = [n for n, iid in enumerate(owners) if iid in wanted]
         if not rows:
             continue

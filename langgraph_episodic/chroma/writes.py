@@ -1,21 +1,38 @@
-"""The write side of ``ChromaStore``: puts, deletes, TTL refreshes and sweeps.
+"""The write side of ``ChromaStore``: puts, deletes, TTL refreshes, sweeps and restored times.
 
-A put writes its vector records first, then drops vectors the new value no longer has, then
-upserts the item record, so a reader never sees an item whose vectors are missing. Chroma merges
-metadata on upsert, so keys an item no longer has are cleared explicitly.
+Writes of one process are serialised by the state's ``write_lock``; each reaches Chroma in an
+order that a kill at any moment (SIGKILL, power loss) leaves safe, then is applied to the
+in-process state in one step (:meth:`.state.StoreState.commit`):
+
+1. The registry record of every namespace receiving an item is written first, so an item is
+   never unlisted (a crash here leaves, at worst, an empty namespace listed).
+2. The new vector records, under a new tag (``<item id>.<tag>#<i>``).
+3. The item record, naming that tag (``_vtag``): from now on searches accept only the new
+   vectors and text. Deleted items' records go here too.
+4. The vectors the old value had (and those of deleted items).
+5. Namespaces left empty by deletes: their registry record is removed, and on a server the
+   namespace is checked again afterwards and re-registered if another process put an item
+   into it meanwhile (so "empty? then remove" cannot unlist an item). The latest expiry of the
+   others is recomputed, tolerating a namespace emptied meanwhile.
+6. On a server, each written namespace gets a new registry version last, so other processes'
+   caches reload after the data is there.
+
+A crash leaves at most vector records that no item names (after 2 or 3) or that an item no
+longer names (after 3): searches skip both, and :func:`.verify.verify` finds and removes them.
+Chroma merges metadata on upsert, so keys an item no longer has are cleared explicitly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import layout
-from .backend import Backend, Namespace
+from .backend import Backend
 from .core import Plan
-
-Change = list[tuple[str, str, Sequence[float]]]
-"""An item's new (vector id, text, vector) rows; empty when it was deleted."""
+from .registry import Namespace, NamespaceInfo, record, record_id
+from .state import Commit
 
 
 def apply_puts(
@@ -23,10 +40,15 @@ def apply_puts(
 ) -> None:
     """Apply the batch's puts and deletes (last write wins per key, already deduplicated)."""
     puts = list(plan.puts.values())
-    ids = [layout.item_id(p.op.namespace, p.op.key) for p in puts]
-    now_us = layout.to_micros(now)
-    with b.lock:
+    if not puts:
+        return
+    gw = b.gateway
+    with b.state.write_lock:
+        b.claim_for_writing()
+        ids = [layout.item_id(p.op.namespace, p.op.key) for p in puts]
         old = b.fetch(ids)
+        tag = layout.new_tag(now)
+        now_us = layout.to_micros(now)
         vec_ids: list[str] = []
         vec_embs: list[Sequence[float]] = []
         vec_metas: list[dict[str, Any]] = []
@@ -37,30 +59,29 @@ def apply_puts(
         deleted: list[str] = []
         expiries: dict[Namespace, float] = {}
         unindexed: set[Namespace] = set()
-        emptied: list[Namespace] = []
-        changes: dict[Namespace, dict[str, Change]] = {}
-        listed: dict[Namespace, dict[str, dict[str, Any] | None]] = {}
+        emptied: dict[Namespace, None] = {}
+        commit = Commit({}, {}, {}, {}, {}, {}, set())
         for p, rid in zip(puts, ids, strict=True):
             op, prev = p.op, old.get(rid)
-            n_old = int(prev.get("_nvec", 0)) if prev else 0
+            commit.namespaces[rid] = op.namespace
+            stale_vecs.extend(_vector_ids(rid, prev))
+            commit.old_keys[rid] = _entry_key(rid, prev)
             if op.value is None:
                 if prev is not None:
                     deleted.append(rid)
-                    stale_vecs.extend(layout.vector_id(rid, j) for j in range(n_old))
-                    emptied.append(op.namespace)
-                    changes.setdefault(op.namespace, {})[rid] = []
-                    listed.setdefault(op.namespace, {})[rid] = None
+                    emptied[op.namespace] = None
+                    commit.items[rid] = None
+                    commit.vectors.setdefault(op.namespace, {})[rid] = []
                 continue
-            rows: Change = []
+            rows: list[tuple[str, str, Any]] = []
             for j, (path, text) in enumerate(p.texts):
-                vid = layout.vector_id(rid, j)
+                vid = layout.vector_id(rid, j, tag)
                 vec_ids.append(vid)
                 vec_embs.append(doc_vectors[text])
                 vec_metas.append(layout.vector_metadata(op.namespace, rid, path))
                 vec_docs.append(text)
                 rows.append((vid, text, doc_vectors[text]))
-            changes.setdefault(op.namespace, {})[rid] = rows
-            stale_vecs.extend(layout.vector_id(rid, j) for j in range(len(p.texts), n_old))
+            commit.vectors.setdefault(op.namespace, {})[rid] = rows
             alive = prev is not None and float(prev["_expires"]) >= now
             expires = layout.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
             meta = layout.item_metadata(
@@ -72,98 +93,158 @@ def apply_puts(
                 expires_at=expires,
                 ttl=op.ttl,
                 n_vectors=len(p.texts),
+                tag=tag if p.texts else "",
             )
             item_ids.append(rid)
-            item_metas.append(layout.clear_stale(meta, prev))
-            listed.setdefault(op.namespace, {})[rid] = meta
+            item_metas.append(layout.clear_stale(dict(meta), prev))
+            commit.items[rid] = meta
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
             if not p.texts:
                 unindexed.add(op.namespace)
-        _write(b, vec_ids, vec_embs, vec_metas, vec_docs, stale_vecs, item_ids, item_metas)
-        for rid, meta in zip(item_ids, item_metas, strict=True):
-            b.remember(rid, meta)
-        if deleted:
-            b.chunked(b.items.delete, deleted)
-            for rid in deleted:
-                b.remember(rid, None)
-        versions = b.registry.touch(expiries, unindexed=unindexed)
-        settle = [ns for ns in dict.fromkeys(emptied)]
-        versions.update(b.settle(settle) if settle else {})
-        b.apply_to_caches(changes, versions)
-        b.update_scans(listed, versions)
+        commit.registry.update(_register(b, expiries, unindexed))  # 1
+        gw.upsert_vectors(vec_ids, vec_embs, vec_metas, vec_docs)  # 2
+        gw.upsert_items(item_ids, item_metas)  # 3
+        gw.delete_items(deleted)
+        gw.delete_vectors(stale_vecs)  # 4
+        infos, removed = _settle(b, list(emptied))  # 5
+        commit.registry.update(infos)
+        commit.removed = removed
+        commit.deleted_any = bool(deleted)
+        _bump(b, commit.registry)  # 6
+        b.state.commit(commit)
 
 
-def _write(
-    b: Backend,
-    vec_ids: list[str],
-    vec_embs: list[Sequence[float]],
-    vec_metas: list[dict[str, Any]],
-    vec_docs: list[str],
-    stale_vecs: list[str],
-    item_ids: list[str],
-    item_metas: list[dict[str, Any]],
-) -> None:
-    step = b.max_batch
-    for s in range(0, len(vec_ids), step):
-        b.vectors.upsert(
-            ids=vec_ids[s : s + step],
-            embeddings=[list(v) for v in vec_embs[s : s + step]],
-            metadatas=vec_metas[s : s + step],
-            documents=vec_docs[s : s + step],
+def _vector_ids(rid: str, prev: Mapping[str, Any] | None) -> list[str]:
+    """The vector record ids the item record ``prev`` names."""
+    if prev is None:
+        return []
+    tag = layout.vector_tag(prev)
+    return [layout.vector_id(rid, j, tag) for j in range(int(prev.get("_nvec", 0)))]
+
+
+def _entry_key(rid: str, prev: Mapping[str, Any] | None) -> str | None:
+    if prev is None or not int(prev.get("_nvec", 0)):
+        return None
+    return layout.entry_key(rid, layout.vector_tag(prev))
+
+
+def _register(
+    b: Backend, expiries: Mapping[Namespace, float], unindexed: Iterable[Namespace] = ()
+) -> dict[Namespace, NamespaceInfo]:
+    """Make sure every namespace receiving items has a registry record covering their expiry
+    (written before the items); return each namespace's new info (new version)."""
+    if not expiries:
+        return {}
+    flagged = set(unindexed)
+    known = b.known(list(expiries))
+    out: dict[Namespace, NamespaceInfo] = {}
+    ids: list[str] = []
+    metas: list[dict[str, Any]] = []
+    for ns, exp in expiries.items():
+        old = known.get(ns)
+        info = NamespaceInfo(
+            uuid.uuid4().hex,
+            max(exp, old.expires) if old is not None else exp,
+            ns in flagged or (old.unindexed if old is not None else False),
         )
-    if stale_vecs:
-        b.chunked(b.vectors.delete, stale_vecs)
-    for s in range(0, len(item_ids), step):
-        chunk = item_ids[s : s + step]
-        b.items.upsert(
-            ids=chunk,
-            embeddings=[[layout.placeholder(r)] for r in chunk],
-            metadatas=item_metas[s : s + step],
-        )
+        out[ns] = info
+        if old is None or info.expires > old.expires or info.unindexed != old.unindexed:
+            # (An embedded store skips unchanged records: only this process reads versions,
+            # and a registry upsert was 9-30 ms of a single put.)
+            ids.append(record_id(ns))
+            metas.append(record(ns, info))
+    b.gateway.upsert_registry(ids, metas)
+    return out
+
+
+def _settle(
+    b: Backend, namespaces: Sequence[Namespace]
+) -> tuple[dict[Namespace, NamespaceInfo], set[Namespace]]:
+    """After deletes: remove the registry records of empty namespaces, recompute the latest
+    expiry of the others. Returns the new infos and the namespaces removed."""
+    gw = b.gateway
+    known = b.known(list(namespaces))
+    infos: dict[Namespace, NamespaceInfo] = {}
+    removed: set[Namespace] = set()
+    for ns in namespaces:
+        expires = gw.latest_expiry(ns)
+        if expires is None:
+            gw.delete_registry([record_id(ns)])
+            # On a server another process may have put an item into it since the check:
+            # look again after the removal, and register it again if so.
+            expires = gw.latest_expiry(ns) if b.shared else None
+            if expires is None:
+                removed.add(ns)
+                continue
+        old = known.get(ns)
+        info = NamespaceInfo(uuid.uuid4().hex, expires, old.unindexed if old else True)
+        gw.upsert_registry([record_id(ns)], [record(ns, info)])
+        infos[ns] = info
+    return infos, removed
+
+
+def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
+    """On a server: give every written namespace a new version after its data is written, so
+    other processes' caches reload (an expiry another process raised meanwhile is kept)."""
+    if not b.shared or not infos:
+        return
+    current = b.known(list(infos))
+    ids, metas = [], []
+    for ns, info in infos.items():
+        now = current.get(ns)
+        expires = max(info.expires, now.expires) if now is not None else info.expires
+        ids.append(record_id(ns))
+        metas.append(record(ns, NamespaceInfo(info.version, expires, info.unindexed)))
+    b.gateway.upsert_registry(ids, metas)
 
 
 def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> None:
     """Move the expiry of items read with ``refresh_ttl`` (record id -> (namespace, expiry))."""
     ids = list(refresh)
-    with b.lock:
-        for s in range(0, len(ids), b.max_batch):
-            chunk = ids[s : s + b.max_batch]
-            b.items.update(ids=chunk, metadatas=[{"_expires": refresh[r][1]} for r in chunk])
-        patches: dict[Namespace, dict[str, dict[str, Any] | None]] = {}
-        for rid, (ns, expires) in refresh.items():
-            b.set_expiry(rid, expires)
-            patches.setdefault(ns, {})[rid] = {"_expires": expires}
-        b.update_scans(patches, {})
+    with b.state.write_lock:
+        b.claim_for_writing()
+        b.gateway.update_items(ids, [{"_expires": refresh[r][1]} for r in ids])
         latest: dict[Namespace, float] = {}
         for ns, exp in refresh.values():
             latest[ns] = max(exp, latest.get(ns, 0.0))
-        b.registry.touch(latest, bump=False)
+        known = b.known(list(latest))
+        raised = {}
+        for ns, exp in latest.items():
+            old = known.get(ns)
+            if old is not None and exp > old.expires:
+                raised[ns] = NamespaceInfo(old.version, exp, old.unindexed)
+        b.gateway.upsert_registry(
+            [record_id(ns) for ns in raised], [record(ns, i) for ns, i in raised.items()]
+        )
+        commit = Commit({}, {}, {}, {}, {}, raised if not b.shared else {}, set())
+        for rid, (ns, expires) in refresh.items():
+            commit.namespaces[rid] = ns
+            commit.patches[rid] = {"_expires": expires}
+        b.state.commit(commit)
 
 
 def sweep(b: Backend, now: float) -> int:
     """Delete expired items with their vectors and lexical entries; return how many."""
-    with b.lock:
-        got = b.items.get(where={"_expires": {"$lt": now}}, include=["metadatas"])
-        ids = list(got["ids"])
-        if not ids:
+    with b.state.write_lock:
+        b.check_readable()
+        got = b.gateway.read_items({"_expires": {"$lt": now}})
+        if not got:
             return 0
-        metas = got["metadatas"] or []
-        stale = [
-            layout.vector_id(rid, j)
-            for rid, meta in zip(ids, metas, strict=True)
-            for j in range(int(meta.get("_nvec", 0)))
-        ]
-        if stale:
-            b.chunked(b.vectors.delete, stale)
-        b.chunked(b.items.delete, ids)
-        for rid in ids:
-            b.remember(rid, None)
-        changes: dict[Namespace, dict[str, Change]] = {}
-        for rid, meta in zip(ids, metas, strict=True):
-            changes.setdefault(layout.ns_from_str(str(meta["_ns"])), {})[rid] = []
-        versions = b.settle(list(changes))
-        b.apply_to_caches(changes, versions)
-        b.update_scans({ns: dict.fromkeys(per_item) for ns, per_item in changes.items()}, versions)
+        b.claim_for_writing()
+        ids = [rid for rid, _ in got]
+        b.gateway.delete_items(ids)
+        b.gateway.delete_vectors([vid for rid, meta in got for vid in _vector_ids(rid, meta)])
+        commit = Commit({}, {}, {}, {}, {}, {}, set(), deleted_any=True)
+        for rid, meta in got:
+            ns = layout.ns_from_str(str(meta["_ns"]))
+            commit.items[rid] = None
+            commit.namespaces[rid] = ns
+            commit.old_keys[rid] = _entry_key(rid, meta)
+            commit.vectors.setdefault(ns, {})[rid] = []
+        infos, commit.removed = _settle(b, list(dict.fromkeys(commit.namespaces.values())))
+        commit.registry.update(infos)
+        _bump(b, infos)
+        b.state.commit(commit)
     return len(ids)
 
 
@@ -175,13 +256,14 @@ def restore_times(
 
     ``None`` as expiry keeps the item's current one. Caches and the registry follow.
     """
-    with b.lock:
+    with b.state.write_lock:
+        b.claim_for_writing()
         ids = {layout.item_id(ns, key): (ns, key) for ns, key in times}
         old = b.fetch(list(ids))
+        commit = Commit({}, {}, {}, {}, {}, {}, set())
         upd_ids: list[str] = []
         upd_metas: list[dict[str, Any]] = []
-        expiries: dict[Namespace, float] = {}
-        patches: dict[Namespace, dict[str, dict[str, Any] | None]] = {}
+        changed: dict[Namespace, None] = {}
         for rid, (ns, key) in ids.items():
             if rid not in old:
                 continue
@@ -192,13 +274,14 @@ def restore_times(
             }
             if expires is not None:
                 patch["_expires"] = float(expires)
-                expiries[ns] = max(float(expires), expiries.get(ns, 0.0))
+                changed[ns] = None
             upd_ids.append(rid)
             upd_metas.append(patch)
-            b.remember(rid, {**old[rid], **patch})
-            patches.setdefault(ns, {})[rid] = patch
-        for s in range(0, len(upd_ids), b.max_batch):
-            b.items.update(ids=upd_ids[s : s + b.max_batch], metadatas=upd_metas[s : s + b.max_batch])
-        versions = b.settle(list(expiries)) if expiries else {}
-        b.update_scans(patches, versions)
+            commit.namespaces[rid] = ns
+            commit.items[rid] = {**old[rid], **patch}
+        b.gateway.update_items(upd_ids, upd_metas)
+        infos, commit.removed = _settle(b, list(changed))
+        commit.registry.update(infos)
+        _bump(b, infos)
+        b.state.commit(commit)
     return len(upd_ids)

@@ -77,7 +77,7 @@ def read_extras(
         got = items.get(ids=list(chunk), include=["metadatas"])
         metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
         vector_ids = [
-            layout.vector_id(rid, j)
+            layout.vector_id(rid, j, layout.vector_tag(metas[rid]))
             for rid in chunk
             if rid in metas
             for j in range(int(metas[rid].get("_nvec", 0)))
@@ -85,8 +85,9 @@ def read_extras(
         for vchunk in _chunks(vector_ids, size):
             vgot = vectors.get(ids=list(vchunk), include=["metadatas"])
             for vid, vmeta in zip(vgot["ids"], vgot["metadatas"] or [], strict=True):
-                rid, _, j = vid.rpartition("#")
-                paths.setdefault(rid, []).append((int(j), str(vmeta.get("_path", "$"))))
+                key, _, j = layout.split_vector_id(vid)
+                rid = layout.split_entry_key(key)[0]
+                paths.setdefault(rid, []).append((j, str(vmeta.get("_path", "$"))))
     out = {}
     for rid, meta in metas.items():
         expires = float(meta.get("_expires", layout.NO_EXPIRY))

@@ -12,7 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from . import commands, demo
+from . import commands, demo, verify
 from .target import CliError, add_target_options
 
 logger = logging.getLogger(__name__)
@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_target_options(p)
     p.set_defaults(run=commands.run_sweep)
 
+    verify.add_parser(sub)
+
     p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
     demo.add_arguments(p)
     p.set_defaults(run=demo.run)
@@ -131,6 +133,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from chromadb.errors import ChromaError
 
+        from ..chroma.folder_lock import FolderInUseError
+
+        if isinstance(exc, FolderInUseError):  # another process writes the embedded folder
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         if not isinstance(exc, ChromaError):
             raise
         from .target import Target, explain_chroma_error

@@ -318,16 +318,21 @@ def require_all(found: Sequence[Any], expected: Sequence[Any]) -> None:
     assert not missing, f"missing: {missing[:10]} (of {len(missing)})"
 
 
-def _find(obj: Any, cls: type) -> Any:
-    """The first attribute of ``obj`` (or of its attributes) that is a ``cls`` instance."""
-    for value in vars(obj).values():
-        if isinstance(value, cls):
-            return value
-    for value in vars(obj).values():
-        if hasattr(value, "__dict__") and not isinstance(value, type):
-            for inner in vars(value).values():
-                if isinstance(inner, cls):
-                    return inner
+def _find(obj: Any, cls: type, depth: int = 3) -> Any:
+    """The first attribute of ``obj`` (or of its attributes, ``depth`` levels down) that is a
+    ``cls`` instance."""
+    level = [obj]
+    for _ in range(depth):
+        for holder in level:
+            for value in vars(holder).values():
+                if isinstance(value, cls):
+                    return value
+        level = [
+            value
+            for holder in level
+            for value in vars(holder).values()
+            if hasattr(value, "__dict__") and not isinstance(value, type)
+        ]
     pytest.fail(f"{type(obj).__name__} holds no {cls.__name__}; update this test helper")
 
 

@@ -73,14 +73,14 @@ def test_vector_cache_matches_a_brute_force_reference() -> None:
             for owner, vec in reference.values():
                 best[owner] = max(best.get(owner, -2.0), float(vec @ q))
             expected = sorted(best.items(), key=lambda kv: -kv[1])
-            got = rank([entry], query, depth=len(best))
+            got = rank([entry.current_view()], query, depth=len(best))
             assert [i for i, _ in got] == [i for i, _ in expected]
             assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
             some = [i for i, _ in expected[::2]]
-            sims = similarities([entry], query, some)
+            sims = similarities([entry.current_view()], query, some)
             assert set(sims) == set(some)
             assert all(abs(sims[i] - best[i]) < 1e-5 for i in some)
-            matrix, owners = entry.matrix()
+            matrix, owners, _ = entry.current_view()
             assert matrix.shape[0] == len(owners) == len(reference)
 
 

@@ -1,0 +1,125 @@
+"""Concurrent ``abatch`` calls on one event loop, gathered into one execution.
+
+A LangGraph server runs many graph runs on one event loop; each ``aget``/``aput``/``asearch``
+is an ``abatch`` of one op. Like LangGraph's ``AsyncBatchedBaseStore``, the store gathers the
+calls made in the same loop iteration, and those that arrive while a batch runs, into one
+batch: one embedding call, one thread hop and one pass over Chroma for all of them.
+
+What each caller observes is unchanged:
+
+* Every caller's ops are validated on their own (:func:`.core.prepare`) before they are
+  queued, so a bad op fails only its caller.
+* A merged batch keeps the batch semantics each caller asked for: reads see the state before
+  the batch's puts, and puts of one key are applied in call order (last wins). Calls that are
+  merged were concurrent, so "all reads, then all puts in call order" is one of the orders
+  they could have run in; a caller that awaited its ``aput`` before its ``aget`` is in an
+  earlier batch and sees its put.
+* Batches of one loop run one after another, in order. If a merged batch fails (an embedder
+  error, say), its calls run again one by one, so only the call that fails sees the error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from langgraph.store.base import Result
+
+from .core import Plan
+
+Runner = Callable[[Plan], Awaitable[list[Result]]]
+
+
+@dataclass
+class _Queue:
+    pending: list[tuple[Plan, asyncio.Future[list[Result]]]] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+
+
+class Coalescer:
+    """Runs plans submitted on one event loop in merged batches (see the module docstring)."""
+
+    def __init__(self, run: Runner) -> None:
+        self._run = run
+        self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def submit(self, plan: Plan) -> list[Result]:
+        """The results of ``plan``, run together with plans submitted concurrently."""
+        loop = asyncio.get_running_loop()
+        queue = self._queues.get(loop)
+        if queue is None:
+            queue = self._queues[loop] = _Queue()
+        future: asyncio.Future[list[Result]] = loop.create_future()
+        queue.pending.append((plan, future))
+        if queue.task is None:
+            # Started after the callbacks already due in this iteration: the other calls made
+            # now (e.g. by asyncio.gather) join the first batch.
+            queue.task = loop.create_task(self._drain(queue))
+        return await future
+
+    async def _drain(self, queue: _Queue) -> None:
+        try:
+            while queue.pending:
+                calls = [(p, f) for p, f in queue.pending if not f.done()]
+                queue.pending = []
+                if not calls:
+                    continue
+                plan, spans = merge([p for p, _ in calls])
+                try:
+                    outcome = await self._outcome(plan)
+                except asyncio.CancelledError:
+                    for _, f in calls:
+                        f.cancel()
+                    raise
+                if isinstance(outcome, BaseException):
+                    if len(calls) == 1:
+                        _settle(calls[0][1], outcome)
+                    else:  # run each call alone, so only the one that fails sees an error
+                        for one, f in calls:
+                            _settle(f, await self._outcome(one))
+                    continue
+                for (_, f), (start, end) in zip(calls, spans, strict=True):
+                    _settle(f, outcome[start:end])
+        finally:
+            queue.task = None
+            for _, f in queue.pending:  # only if the loop is shutting down
+                f.cancel()
+            queue.pending = []
+
+
+    async def _outcome(self, plan: Plan) -> list[Result] | BaseException:
+        """The plan's results, or the exception it raised (handed to its callers)."""
+        (outcome,) = await asyncio.gather(self._run(plan), return_exceptions=True)
+        return outcome
+
+
+def _settle(future: asyncio.Future[list[Result]], outcome: list[Result] | BaseException) -> None:
+    if future.done():
+        return
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+
+
+def merge(plans: list[Plan]) -> tuple[Plan, list[tuple[int, int]]]:
+    """One plan doing the work of ``plans`` in order, and the result span of each."""
+    if len(plans) == 1:
+        return plans[0], [(0, plans[0].n_ops)]
+    merged = Plan(n_ops=sum(p.n_ops for p in plans))
+    spans = []
+    offset = 0
+    for p in plans:
+        merged.gets.extend((i + offset, op) for i, op in p.gets)
+        merged.searches.extend((i + offset, op) for i, op in p.searches)
+        merged.listings.extend((i + offset, op) for i, op in p.listings)
+        for key, put in p.puts.items():
+            merged.puts.pop(key, None)  # last write wins, in call order
+            merged.puts[key] = put
+        spans.append((offset, offset + p.n_ops))
+        offset += p.n_ops
+    return merged, spans

@@ -1,0 +1,230 @@
+"""The stateless Chroma side of a ``ChromaStore``: its three collections and the calls on them.
+
+Nothing here is cached or locked: every method is one or a few Chroma calls, chunked to the
+client's batch limit and paged where Chroma needs it. The in-process state lives in
+:mod:`.state`; the order in which writes reach Chroma is decided in :mod:`.writes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import layout
+
+PAGE = 2000
+"""Records per paged read. One read of 100k records fails with "too many SQL variables"; pages
+of 5,000 left 59 MiB more resident after loading 10k texts than pages of 2,000 (0.88 s either
+way), and pages of 1,000 took 1.2 s."""
+
+
+@dataclass(frozen=True)
+class VectorRow:
+    """One vector record as read back: its id, namespace, text and (if asked) embedding."""
+
+    vid: str
+    namespace: tuple[str, ...]
+    text: str
+    embedding: Any
+
+
+@dataclass(frozen=True)
+class Gateway:
+    """The items, vectors and namespaces collections of store ``name`` on one client."""
+
+    items: Any
+    vectors: Any
+    namespaces: Any
+    max_batch: int
+
+    @classmethod
+    def open(cls, client: Any, name: str) -> Gateway:
+        """The collections of store ``name``, created on first use."""
+        return cls(
+            items=client.get_or_create_collection(
+                name, embedding_function=None, metadata={"langgraph_episodic": "items"}
+            ),
+            vectors=client.get_or_create_collection(
+                f"{name}__vec",
+                embedding_function=None,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"langgraph_episodic": "vectors"},
+            ),
+            namespaces=client.get_or_create_collection(
+                f"{name}__ns",
+                embedding_function=None,
+                metadata={"langgraph_episodic": "namespaces"},
+            ),
+            max_batch=int(client.get_max_batch_size()),
+        )
+
+    def _chunks(self, seq: Sequence[Any]) -> Iterator[slice]:
+        for start in range(0, len(seq), self.max_batch):
+            yield slice(start, start + self.max_batch)
+
+    # items -------------------------------------------------------------------------------
+
+    def get_items(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Item metadata by record id (missing ids are absent)."""
+        out: dict[str, dict[str, Any]] = {}
+        unique = list(dict.fromkeys(ids))
+        for part in self._chunks(unique):
+            got = self.items.get(ids=unique[part], include=["metadatas"])
+            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+                out[rid] = dict(meta)
+        return out
+
+    def read_items(self, where: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+        """(record id, metadata) of every item record matching ``where``, read in pages."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        while True:
+            got = self.items.get(where=where, include=["metadatas"], limit=PAGE, offset=len(out))
+            out.extend(zip(got["ids"], got["metadatas"] or [], strict=True))
+            if len(got["ids"]) < PAGE:
+                return out
+
+    def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
+        """Record ids of every item record matching ``where``."""
+        out: list[str] = []
+        while True:
+            got = self.items.get(where=where, include=[], limit=PAGE, offset=len(out))
+            out.extend(got["ids"])
+            if len(got["ids"]) < PAGE:
+                return out
+
+    def has_items(self, ns: tuple[str, ...]) -> bool:
+        """Whether namespace ``ns`` holds at least one item record."""
+        return bool(self.items.get(where={"_ns": layout.ns_str(ns)}, limit=1, include=[])["ids"])
+
+    def has_live_items(self, ns: tuple[str, ...], now: float) -> bool:
+        """Whether namespace ``ns`` holds an item that has not expired at ``now``."""
+        where = {"$and": [{"_ns": layout.ns_str(ns)}, {"_expires": {"$gte": now}}]}
+        return bool(self.items.get(where=where, limit=1, include=[])["ids"])
+
+    def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
+        """The latest expiry of the items in ``ns``; None when it holds none (any more)."""
+        where_ns = {"_ns": layout.ns_str(ns)}
+        forever = self.items.get(
+            where={"$and": [where_ns, {"_expires": {"$gte": layout.NO_EXPIRY}}]},
+            limit=1,
+            include=[],
+        )
+        if forever["ids"]:
+            return layout.NO_EXPIRY
+        metas = [m for _, m in self.read_items(where_ns)]
+        return max((float(m["_expires"]) for m in metas), default=None)
+
+    def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
+        for part in self._chunks(ids):
+            chunk = list(ids[part])
+            self.items.upsert(
+                ids=chunk,
+                embeddings=[[layout.placeholder(r)] for r in chunk],
+                metadatas=list(metas[part]),
+            )
+
+    def update_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
+        for part in self._chunks(ids):
+            self.items.update(ids=list(ids[part]), metadatas=list(metas[part]))
+
+    def delete_items(self, ids: Sequence[str]) -> None:
+        for part in self._chunks(ids):
+            self.items.delete(ids=list(ids[part]))
+
+    # vectors -----------------------------------------------------------------------------
+
+    def upsert_vectors(
+        self,
+        ids: Sequence[str],
+        embeddings: Sequence[Sequence[float]],
+        metas: Sequence[dict[str, Any]],
+        docs: Sequence[str],
+    ) -> None:
+        for part in self._chunks(ids):
+            self.vectors.upsert(
+                ids=list(ids[part]),
+                embeddings=[list(v) for v in embeddings[part]],
+                metadatas=list(metas[part]),
+                documents=list(docs[part]),
+            )
+
+    def delete_vectors(self, ids: Sequence[str]) -> None:
+        for part in self._chunks(ids):
+            self.vectors.delete(ids=list(ids[part]))
+
+    def read_vectors(self, where: dict[str, Any] | None, *, embeddings: bool) -> list[VectorRow]:
+        """Vector records matching ``where`` (text always; embeddings when asked), in pages."""
+        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
+        out: list[VectorRow] = []
+        while True:
+            got = self.vectors.get(where=where, include=include, limit=PAGE, offset=len(out))
+            embs = got.get("embeddings")
+            for n, (vid, doc, meta) in enumerate(
+                zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=True)
+            ):
+                out.append(
+                    VectorRow(
+                        vid,
+                        layout.ns_from_str(str(meta["_ns"])),
+                        doc or "",
+                        embs[n] if embs is not None else None,
+                    )
+                )
+            if len(got["ids"]) < PAGE:
+                return out
+
+    def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
+        """The vector records of one namespace, in one read (no metadata: the namespace is
+        known; one user's namespace fits one read)."""
+        include = ["documents", *(["embeddings"] if embeddings else [])]
+        got = self.vectors.get(where={"_ns": layout.ns_str(ns)}, include=include)
+        embs = got.get("embeddings") if embeddings else None
+        return [
+            VectorRow(vid, ns, doc or "", embs[n] if embs is not None else None)
+            for n, (vid, doc) in enumerate(zip(got["ids"], got["documents"] or [], strict=True))
+        ]
+
+    def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
+        """(vector id, embedding) of every vector record of the given items."""
+        got = self.vectors.get(where={"_item": {"$in": list(iids)}}, include=["embeddings"])
+        embs = got["embeddings"] if got["embeddings"] is not None else []
+        return list(zip(got["ids"], embs, strict=True))
+
+    def query_vectors(
+        self, qvec: Any, depth: int, where: dict[str, Any] | None
+    ) -> list[tuple[str, float]]:
+        """(vector id, distance) of the ``depth`` nearest vector records matching ``where``."""
+        got = self.vectors.query(
+            query_embeddings=[qvec], n_results=depth, where=where, include=["distances"]
+        )
+        ids = got["ids"][0] if got["ids"] else []
+        dists = got["distances"][0] if got["distances"] else []
+        return list(zip(ids, (float(d) for d in dists), strict=True))
+
+    # the namespace registry ----------------------------------------------------------------
+
+    def registry_records(
+        self, *, ids: Sequence[str] | None = None, where: dict[str, Any] | None = None
+    ) -> list[Mapping[str, Any]]:
+        """Registry record metadata, by record ids or by ``where`` (all when neither)."""
+        if ids is not None:
+            if not ids:
+                return []
+            got = self.namespaces.get(ids=list(ids), include=["metadatas"])
+        else:
+            got = self.namespaces.get(where=where, include=["metadatas"])
+        return list(got["metadatas"] or [])
+
+    def upsert_registry(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
+        for part in self._chunks(ids):
+            chunk = list(ids[part])
+            self.namespaces.upsert(
+                ids=chunk,
+                embeddings=[[layout.placeholder(r)] for r in chunk],
+                metadatas=list(metas[part]),
+            )
+
+    def delete_registry(self, ids: Sequence[str]) -> None:
+        for part in self._chunks(ids):
+            self.namespaces.delete(ids=list(ids[part]))

@@ -1,0 +1,333 @@
+"""Everything one ``ChromaStore`` keeps in process, owned by one object under one lock.
+
+:class:`StoreState` holds the namespace registry mirror, the item cache, the per-namespace
+listings (items newest first, for searches without a query), the vector blocks and the
+lexical shards. Rules that keep it correct under threads and asyncio:
+
+* Every change and every read of these structures happens under ``lock``. Readers leave with
+  immutable things (a copy of a registry slice, a listing tuple, a :class:`BlockView`, a
+  lexical snapshot), so numpy and BM25 work runs outside the lock.
+* A writer changes Chroma first and then applies its change here in one step
+  (:meth:`commit`), which bumps ``generation`` and the written namespaces' registry versions.
+* A reader that missed a cache reads Chroma *outside* the lock and writes the answer back only
+  if nothing it read was written since it started (item ids: the commit log; namespaces:
+  their registry version). So a reader never puts back data older than the last write.
+* Writers of one process are serialised by ``write_lock`` (held across their Chroma calls);
+  readers never take it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sys
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import layout
+from .lexical import LexicalIndex
+from .registry import Namespace, RegistryMirror
+from .vector_cache import VectorCache
+
+
+def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of an item record's metadata the caches keep (the namespace string interned:
+    a namespace's items share one copy). Cached dicts are never changed in place."""
+    out = {k: meta[k] for k in layout.CACHED_KEYS if k in meta}
+    if isinstance(out.get("_ns"), str):
+        out["_ns"] = sys.intern(out["_ns"])
+    return out
+
+
+def order_key(meta: Mapping[str, Any]) -> tuple[int, str]:
+    """Newest first, then by key (a listing holds one namespace)."""
+    return (-int(meta["_updated"]), str(meta["_key"]))
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One namespace's item records, newest first, as of registry version ``version``.
+
+    Immutable: a write builds a new listing (a copy, ``O(items)``), so a search without a
+    query walks a snapshot and stops after its page.
+    """
+
+    version: str
+    keys: tuple[tuple[int, str, str], ...]
+    """(-updated, key, record id), sorted."""
+    metas: Mapping[str, Mapping[str, Any]]
+
+    @classmethod
+    def build(cls, version: str, rows: Mapping[str, Mapping[str, Any]]) -> Listing:
+        keys = sorted((*order_key(m), rid) for rid, m in rows.items())
+        return cls(version, tuple(keys), dict(rows))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def changed(self, version: str, rows: Mapping[str, Mapping[str, Any] | None]) -> Listing:
+        """A new listing with ``rows`` applied (None: deleted; a patch without ``_value``:
+        merged into the existing record only)."""
+        metas = dict(self.metas)
+        keys = list(self.keys)
+        for rid, patch in rows.items():
+            old = metas.get(rid)
+            if old is not None:
+                del keys[bisect.bisect_left(keys, (*order_key(old), rid))]
+                del metas[rid]
+            if patch is None or (old is None and "_value" not in patch):
+                continue
+            meta = {**(old or {}), **slim(patch)}
+            metas[rid] = meta
+            bisect.insort(keys, (*order_key(meta), rid))
+        return Listing(version, tuple(keys), metas)
+
+
+class StoreState:
+    """The in-process state of one store (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        shared: bool,
+        vector_cache_size: int,
+        item_cache_size: int = 100_000,
+        listing_cache_size: int = 20_000,
+    ) -> None:
+        self.lock = threading.RLock()
+        self.write_lock = threading.RLock()
+        self.shared = shared
+        self.registry = RegistryMirror()
+        self.vectors = VectorCache(vector_cache_size)
+        self.lexical = LexicalIndex(lock=self.lock)
+        self.lexical_versions: dict[Namespace, str] = {}
+        self.oversized: set[Namespace] = set()
+        """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
+        self.item_cache_size = item_cache_size
+        """Item records kept by an embedded store (its own writes keep them exact), each with
+        only :data:`.layout.CACHED_KEYS`: about 730 bytes each, 73 MB when full. A miss costs
+        a Chroma read (0.5 ms at 100k items)."""
+        self._items: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.listing_cache_size = listing_cache_size
+        """Item records an embedded store keeps in namespace listings, for searches without a
+        query."""
+        self._listings: OrderedDict[Namespace, Listing] = OrderedDict()
+        self._listing_rows = 0
+        self.generation = 0
+        self._log: deque[tuple[int, frozenset[str]]] = deque(maxlen=_LOG)
+
+    # generations -----------------------------------------------------------------------
+
+    def written_since(self, generation: int, rids: Iterable[str]) -> set[str]:
+        """The given item ids written by a commit after ``generation`` (all of them when the
+        log no longer reaches back that far). Call under the lock."""
+        wanted = set(rids)
+        if generation == self.generation:
+            return set()
+        if not self._log or self._log[0][0] > generation + 1:
+            return wanted
+        out: set[str] = set()
+        for gen, written in reversed(self._log):
+            if gen <= generation:
+                break
+            out |= wanted & written
+        return out
+
+    # items -----------------------------------------------------------------------------
+
+    def cached_items(self, ids: Iterable[str]) -> tuple[dict[str, dict[str, Any]], int]:
+        """Cached item records by id, and the generation to check a write-back against."""
+        with self.lock:
+            items = self._items
+            found = {rid: items[rid] for rid in ids if rid in items}
+            return found, self.generation
+
+    def remember_read(self, generation: int, metas: Mapping[str, Mapping[str, Any]]) -> None:
+        """Cache item records read from Chroma, unless written since ``generation``."""
+        if self.shared or not metas:
+            return
+        with self.lock:
+            stale = self.written_since(generation, metas)
+            for rid, meta in metas.items():
+                if rid not in stale:
+                    self._put_item(rid, slim(meta))
+
+    def _put_item(self, rid: str, meta: dict[str, Any] | None) -> None:
+        if meta is None:
+            self._items.pop(rid, None)
+            return
+        self._items[rid] = meta
+        self._items.move_to_end(rid)
+        while len(self._items) > self.item_cache_size:
+            self._items.popitem(last=False)
+
+    def clear_items(self) -> None:
+        """Forget every cached item record (they are read again from Chroma)."""
+        with self.lock:
+            self._items.clear()
+
+    # listings --------------------------------------------------------------------------
+
+    def listing(self, ns: Namespace, version: str) -> Listing | None:
+        """The namespace's listing if it is current (call under the lock)."""
+        entry = self._listings.get(ns)
+        if entry is None or entry.version != version:
+            return None
+        self._listings.move_to_end(ns)
+        return entry
+
+    def install_listing(self, ns: Namespace, listing: Listing) -> None:
+        """Keep a listing read from Chroma if its version is still the namespace's current
+        one (call under the lock)."""
+        info = self.registry.get(ns)
+        if info is None or info.version != listing.version:
+            return
+        self._set_listing(ns, listing)
+
+    def _set_listing(self, ns: Namespace, listing: Listing | None) -> None:
+        old = self._listings.pop(ns, None)
+        if old is not None:
+            self._listing_rows -= len(old)
+        if listing is None or len(listing) > self.listing_cache_size:
+            return
+        self._listings[ns] = listing
+        self._listing_rows += len(listing)
+        while self._listing_rows > self.listing_cache_size and len(self._listings) > 1:
+            first = next(iter(self._listings))
+            if first == ns:
+                self._listings.move_to_end(ns)
+                continue
+            self._listing_rows -= len(self._listings.pop(first))
+
+    # namespaces ------------------------------------------------------------------------
+
+    def forget_namespace(self, ns: Namespace) -> None:
+        """Drop a namespace's blocks, shard and listing (they load again on the next search).
+        Call under the lock."""
+        self.vectors.drop(ns)
+        self._set_listing(ns, None)
+        self.lexical.drop_namespace(ns)
+        self.lexical_versions.pop(ns, None)
+
+    def reset(self) -> None:
+        """Forget everything (after a repair): it loads again from Chroma."""
+        with self.lock:
+            self._items.clear()
+            self._listings.clear()
+            self._listing_rows = 0
+            for ns in list(self.lexical_versions):
+                self.lexical.drop_namespace(ns)
+            self.lexical.clear()
+            self.lexical_versions.clear()
+            self.vectors = VectorCache(self.vectors.max_vectors)
+            self.oversized.clear()
+            self.registry = RegistryMirror()
+            self.generation += 1
+            self._log.clear()  # every earlier reader's write-back is dropped
+
+    # the commit of a write -------------------------------------------------------------
+
+    def commit(self, change: Commit) -> None:
+        """Apply a write that has reached Chroma, in one step (see :class:`Commit`)."""
+        with self.lock:
+            self.generation += 1
+            self._log.append((self.generation, frozenset(change.items)))
+            if not self.shared:
+                for rid, meta in change.items.items():
+                    self._put_item(rid, None if meta is None else slim(meta))
+                for rid, patch in change.patches.items():
+                    old = self._items.get(rid)
+                    if old is not None:
+                        self._items[rid] = {**old, **patch}
+            if change.deleted_any:
+                self.oversized.clear()  # deletes may make a scope fit again
+            for ns in change.removed:
+                self.registry.drop(ns)
+                self.forget_namespace(ns)
+            for ns, info in change.registry.items():
+                self.registry.set(ns, info)
+            touched = change.touched
+            for ns in touched:
+                if ns in change.removed:
+                    continue
+                info = self.registry.get(ns)
+                if self.shared or info is None:
+                    self.forget_namespace(ns)
+                    continue
+                self._apply(ns, info.version, change)
+            if not self.shared:  # TTL refreshes of namespaces not otherwise written
+                for ns in {change.namespaces[rid] for rid in change.patches} - touched:
+                    listing = self._listings.get(ns)
+                    if listing is not None:
+                        patched = listing.changed(listing.version, change.patches_in(ns))
+                        self._set_listing(ns, patched)
+
+    def _apply(self, ns: Namespace, version: str, change: Commit) -> None:
+        """Bring an embedded store's caches of ``ns`` to the committed state."""
+        vectors = change.vectors.get(ns, {})
+        block = self.vectors.get(ns)
+        if block is not None:
+            before = len(block)
+            for iid, rows in vectors.items():
+                block.replace_item(iid, [(vid, vec) for vid, _, vec in rows])
+            block.version = version
+            self.vectors.resized(ns, before)
+        if ns in self.lexical_versions:
+            for old_key, rows in change.texts(ns).values():
+                if old_key is not None:
+                    self.lexical.remove(ns, old_key)
+                if rows:
+                    key = rows[0][0].rpartition("#")[0]
+                    self.lexical.upsert(ns, key, "\n".join(text for _, text, _ in rows))
+            self.lexical_versions[ns] = version
+        listing = self._listings.get(ns)
+        if listing is not None:
+            rows_changed = {
+                rid: meta
+                for rid, meta in {**change.patches_in(ns), **change.items_in(ns)}.items()
+            }
+            self._set_listing(ns, listing.changed(version, rows_changed))
+
+
+@dataclass
+class Commit:
+    """One write as the state applies it, after Chroma holds it."""
+
+    items: dict[str, dict[str, Any] | None]
+    """Item id -> its new full record metadata (None: deleted)."""
+    namespaces: dict[str, Namespace]
+    """Item id -> its namespace (for every id in ``items`` and ``patches``)."""
+    vectors: dict[Namespace, dict[str, list[tuple[str, str, Any]]]]
+    """Namespace -> item id -> its new (vector id, text, vector) rows; empty when none."""
+    old_keys: dict[str, str | None]
+    """Item id -> the entry key its texts had before (None: none indexed)."""
+    patches: dict[str, dict[str, Any]]
+    """Item id -> metadata keys changed in place (TTL refreshes, restored times)."""
+    registry: dict[Namespace, Any]
+    """Namespace -> its new :class:`.registry.NamespaceInfo`."""
+    removed: set[Namespace]
+    """Namespaces that no longer hold items."""
+    deleted_any: bool = False
+
+    @property
+    def touched(self) -> set[Namespace]:
+        """Namespaces whose items or registry record changed (not mere TTL patches)."""
+        return {self.namespaces[rid] for rid in self.items} | set(self.registry)
+
+    def items_in(self, ns: Namespace) -> dict[str, dict[str, Any] | None]:
+        return {rid: m for rid, m in self.items.items() if self.namespaces[rid] == ns}
+
+    def patches_in(self, ns: Namespace) -> dict[str, dict[str, Any] | None]:
+        return {rid: p for rid, p in self.patches.items() if self.namespaces[rid] == ns}
+
+    def texts(self, ns: Namespace) -> dict[str, tuple[str | None, list[tuple[str, str, Any]]]]:
+        """Item id -> (its old entry key, its new rows) for the items written in ``ns``."""
+        return {
+            iid: (self.old_keys.get(iid), rows) for iid, rows in self.vectors.get(ns, {}).items()
+        }
+
+
+_LOG = 4096
+"""Commits remembered for write-back checks; an older reader's write-back is dropped."""

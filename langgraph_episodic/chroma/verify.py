@@ -1,0 +1,142 @@
+"""``ChromaStore.verify()``: find, and on request repair, what a crash or a race left behind.
+
+The write order of :mod:`.writes` guarantees that searches never answer from leftovers, but
+leftovers cost space and skew BM25 statistics. This reads every record once and reports:
+
+* orphan vectors: vector records whose item does not exist (a put killed before its item was
+  written, or a delete killed before its vectors were removed);
+* stale vectors: vector records of an existing item that its record no longer names (a put
+  killed before removing the old value's vectors, or two writers racing on one key);
+* items missing vectors: an item whose record names vectors that are absent (never produced
+  by the store's own writes; fix by putting the item again);
+* registry drift: namespaces holding items without a registry record, registry records of
+  empty namespaces, and records whose latest expiry is below their items'.
+
+With ``repair=True`` the store removes orphan and stale vectors (on a server only those older
+than a grace period, which may otherwise be a put still running elsewhere), registers and
+unregisters namespaces, fixes expiries, and reloads its in-process state.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from . import layout
+from .backend import Backend
+from .gateway import PAGE
+from .registry import Namespace, NamespaceInfo, record, record_id, records_by_namespace
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What :meth:`.ChromaStore.verify` found (and, with ``repaired``, fixed)."""
+
+    items: int
+    vectors: int
+    orphan_vectors: int
+    stale_vectors: int
+    items_missing_vectors: int
+    unregistered_namespaces: tuple[Namespace, ...]
+    empty_namespaces: tuple[Namespace, ...]
+    expiry_drift: tuple[Namespace, ...]
+    repaired: bool
+    """Whether the problems found (less ``kept_recent``) were fixed."""
+    kept_recent: int = 0
+    """Orphan or stale vectors left alone because they are younger than the grace period."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether nothing needs repair."""
+        return not (
+            self.orphan_vectors
+            or self.stale_vectors
+            or self.items_missing_vectors
+            or self.unregistered_namespaces
+            or self.empty_namespaces
+            or self.expiry_drift
+        )
+
+
+def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> VerifyReport:
+    """Read every record of the store and report (and with ``repair`` fix) what is wrong."""
+    gw = b.gateway
+    with b.state.write_lock:
+        if repair:
+            b.claim_for_writing()
+        else:
+            b.check_readable()
+        items = dict(gw.read_items(None))
+        vector_ids: list[str] = []
+        while True:
+            got = gw.vectors.get(include=[], limit=PAGE, offset=len(vector_ids))
+            vector_ids.extend(got["ids"])
+            if len(got["ids"]) < PAGE:
+                break
+        registry = records_by_namespace(gw.registry_records())
+
+        present = set(vector_ids)
+        bad: list[str] = []
+        orphans = stale = kept = 0
+        for vid in vector_ids:
+            key, tag, index = layout.split_vector_id(vid)
+            meta = items.get(layout.split_entry_key(key)[0])
+            if meta is not None and layout.vector_tag(meta) == tag and index < int(
+                meta.get("_nvec", 0)
+            ):
+                continue
+            if meta is None:
+                orphans += 1
+            else:
+                stale += 1
+            made = layout.tag_time(tag)
+            if made is not None and made > now - grace_seconds:
+                kept += 1
+            else:
+                bad.append(vid)
+        missing = sum(
+            1
+            for rid, meta in items.items()
+            if any(
+                layout.vector_id(rid, j, layout.vector_tag(meta)) not in present
+                for j in range(int(meta.get("_nvec", 0)))
+            )
+        )
+        latest: dict[Namespace, float] = {}
+        for meta in items.values():
+            ns = layout.ns_from_str(str(meta["_ns"]))
+            latest[ns] = max(float(meta["_expires"]), latest.get(ns, 0.0))
+        unregistered = tuple(sorted(ns for ns in latest if ns not in registry))
+        empty = tuple(sorted(ns for ns in registry if ns not in latest))
+        drift = tuple(
+            sorted(
+                ns for ns, exp in latest.items() if ns in registry and registry[ns].expires < exp
+            )
+        )
+        if repair:
+            gw.delete_vectors(bad)
+            fixes = [
+                (ns, NamespaceInfo(uuid.uuid4().hex, latest[ns], True)) for ns in (*unregistered, *drift)
+            ]
+            gw.upsert_registry([record_id(ns) for ns, _ in fixes], [record(ns, i) for ns, i in fixes])
+            for ns in empty:
+                gw.delete_registry([record_id(ns)])
+                if b.shared:  # a put elsewhere may have landed since the read
+                    expires = gw.latest_expiry(ns)
+                    if expires is not None:
+                        gw.upsert_registry(
+                            [record_id(ns)], [record(ns, NamespaceInfo(uuid.uuid4().hex, expires))]
+                        )
+            b.state.reset()
+        return VerifyReport(
+            items=len(items),
+            vectors=len(vector_ids),
+            orphan_vectors=orphans,
+            stale_vectors=stale,
+            items_missing_vectors=missing,
+            unregistered_namespaces=unregistered,
+            empty_namespaces=empty,
+            expiry_drift=drift,
+            repaired=repair,
+            kept_recent=kept,
+        )

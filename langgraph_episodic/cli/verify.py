@@ -1,0 +1,47 @@
+"""``langgraph-episodic verify [--repair]``: check (and fix) what a crash or a race left behind.
+
+See :meth:`langgraph_episodic.ChromaStore.verify` for what is checked. Exit code 0 when the
+store is consistent (or was repaired), 1 when problems were found and not repaired.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from typing import Any
+
+from .target import Target, add_target_options, open_store
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``verify`` command on the main parser's subcommands."""
+    p = sub.add_parser("verify", help="check the store for leftovers of crashes; --repair fixes")
+    p.add_argument("--repair", action="store_true", help="remove leftovers and fix the registry")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_target_options(p)
+    p.set_defaults(run=run_verify)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Verify the store, optionally repairing it; print the report."""
+    target = Target.from_args(args)
+    store = open_store(target, semantic=False)
+    try:
+        report = store.verify(repair=args.repair)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps({**asdict(report), "ok": report.ok}, default=list))
+    else:
+        print(f"{target.describe()}: {report.items} items, {report.vectors} vector records")
+        print(f"  orphan vectors: {report.orphan_vectors}, stale vectors: {report.stale_vectors}")
+        print(f"  items missing vectors: {report.items_missing_vectors}")
+        print(f"  unregistered namespaces: {len(report.unregistered_namespaces)}, "
+              f"empty namespaces listed: {len(report.empty_namespaces)}, "
+              f"expiries behind: {len(report.expiry_drift)}")
+        if report.kept_recent:
+            print(f"  left alone (younger than the grace period): {report.kept_recent}")
+        state = "ok" if report.ok else ("repaired" if report.repaired else "needs --repair")
+        print(f"  {state}")
+    return 0 if report.ok or report.repaired else 1

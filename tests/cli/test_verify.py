@@ -1,0 +1,36 @@
+"""``langgraph-episodic verify [--repair]``: reports leftovers, repairs them, exits accordingly."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from langgraph_episodic.chroma import layout
+
+from .conftest import CliResult, open_hash_store
+
+
+def test_verify_reports_then_repairs_leftover_vectors(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    path = tmp_path / "db"
+    store = open_hash_store(path)
+    store.put(("users", "alice"), "pref", {"text": "likes tea"})
+    # What a put killed between its vectors and its item record leaves: vectors of no item.
+    ghost = layout.item_id(("users", "alice"), "ghost")
+    store.collections["vectors"].add(
+        ids=[layout.vector_id(ghost, 0, "abc1234")],
+        embeddings=[[0.1] * 64],
+        metadatas=[layout.vector_metadata(("users", "alice"), ghost, "$")],
+        documents=["a ghost"],
+    )
+    store.close()
+
+    code, out, _ = cli("verify", "--path", str(path), "--json")
+    report = json.loads(out)
+    assert code == 1 and report["orphan_vectors"] == 1 and not report["ok"]
+    code, out, _ = cli("verify", "--repair", "--path", str(path))
+    assert code == 0 and "repaired" in out
+    code, out, _ = cli("verify", "--path", str(path))
+    assert code == 0 and out.strip().endswith("ok")
