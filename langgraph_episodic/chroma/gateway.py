@@ -113,7 +113,7 @@ class Gateway:
         if forever["ids"]:
             return layout.NO_EXPIRY
         metas = [m for _, m in self.read_items(where_ns)]
-        return max((float(m["_expires"]) for m in metas), default=None)
+        return max((layout.expiry_of(m) for m in metas), default=None)
 
     def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
         for part in self._chunks(ids):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import secrets
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
@@ -260,6 +261,22 @@ def _item_fields(meta: Mapping[str, Any], value: dict[str, Any] | None) -> dict[
 
 
 def ttl_of(meta: Mapping[str, Any]) -> float | None:
-    """The item's TTL in minutes, or None."""
+    """The item's TTL in minutes, or None (also for a TTL no expiry can hold: records written
+    before TTLs were bounded may carry ``ttl=1e308``)."""
     ttl = meta.get("_ttl", -1.0)
-    return None if ttl is None or ttl < 0 else float(ttl)
+    if ttl is None or ttl < 0 or not math.isfinite(ttl) or ttl * 60.0 >= NO_EXPIRY:
+        return None
+    return float(ttl)
+
+
+def expiry_of(meta: Mapping[str, Any], key: str = "_expires") -> float:
+    """The expiry (epoch seconds) in an item record (``key="_exp"``: a registry record).
+
+    Missing or not finite means never: before TTLs were bounded, ``ttl=1e308`` overflowed to
+    infinity, which Chroma drops from metadata, and such a record must not break the store.
+    """
+    value = meta.get(key)
+    if value is None:
+        return NO_EXPIRY
+    expires = float(value)
+    return expires if math.isfinite(expires) else NO_EXPIRY

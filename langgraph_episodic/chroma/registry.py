@@ -40,7 +40,7 @@ class NamespaceInfo:
 
 def info_of(meta: Mapping[str, Any]) -> NamespaceInfo:
     """The info a registry record holds."""
-    return NamespaceInfo(str(meta["_ver"]), float(meta["_exp"]), bool(meta.get("_unidx", True)))
+    return NamespaceInfo(str(meta["_ver"]), layout.expiry_of(meta, "_exp"), bool(meta.get("_unidx", True)))
 
 
 def record_id(namespace: Namespace) -> str:

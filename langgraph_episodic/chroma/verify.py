@@ -105,7 +105,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         latest: dict[Namespace, float] = {}
         for meta in items.values():
             ns = layout.ns_from_str(str(meta["_ns"]))
-            latest[ns] = max(float(meta["_expires"]), latest.get(ns, 0.0))
+            latest[ns] = max(layout.expiry_of(meta), latest.get(ns, 0.0))
         unregistered = tuple(sorted(ns for ns in latest if ns not in registry))
         empty = tuple(sorted(ns for ns in registry if ns not in latest))
         drift = tuple(

@@ -82,7 +82,7 @@ def apply_puts(
                 vec_docs.append(text)
                 rows.append((vid, text, doc_vectors[text]))
             commit.vectors.setdefault(op.namespace, {})[rid] = rows
-            alive = prev is not None and float(prev["_expires"]) >= now
+            alive = prev is not None and layout.expiry_of(prev) >= now
             expires = layout.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
             meta = layout.item_metadata(
                 op.namespace,
