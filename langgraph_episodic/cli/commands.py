@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,8 @@ def run_search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([_result_dict(r) for r in results], indent=2, ensure_ascii=False))
     else:
-        print(render_results(results))
+        width = max(40, shutil.get_terminal_size().columns - 4)
+        print(render_results(results, width=width))
     return 0
 
 
@@ -115,7 +117,9 @@ def run_import(args: argparse.Namespace) -> int:
             records = read_file(path)
         except ImportFileError as exc:
             raise CliError(f"{path}: {exc}") from exc
-    store = open_store(target, semantic=True, create=True)
+    # Records that are all `"index": false` need no embedder: no model is loaded for them.
+    semantic = any(r.index is not False for r in records)
+    store = open_store(target, semantic=semantic, create=True)
     try:
         count = import_records(store, records)
     except (TypeError, ValueError) as exc:

@@ -31,21 +31,16 @@ from langchain_core.runnables import RunnableConfig
 from ..episodic import Episode, Feedback, OutcomeStatus
 from ..graph.state import EpisodicState
 from . import demo_report
+from .demo_options import DEFAULT_SEED, PLOT_FILE
 from .simulation import SimTask, World, baseline_strategy, simulated_answer
 from .target import DEFAULT_PATH, CliError, Target, open_store
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_TASKS = 120
-"""Tasks per run; about a minute on 2 cores with the model load (see the report)."""
-
-DEFAULT_SEED = 7
 DEMO_USER = "demo"
 PROGRESS_NAMESPACE = ("demo_runs", DEMO_USER)
 """Where the demo remembers its seed and how far the task stream got."""
 
-PLOT_FILE = Path("learning_curve.png")
-"""Where the plot goes unless ``--plot`` says otherwise (the working folder)."""
 EMBED_THREADS = 1
 """Torch threads of the demo's model: its texts are single short sentences, which one thread
 encodes as fast as two, and one thread does not stall when other processes share the CPU."""
@@ -83,42 +78,6 @@ class Attempt:
             outcome=self.outcome,
             strategy_used=self.strategy,
         )
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The demo's options."""
-    parser.add_argument(
-        "--tasks", type=int, default=DEFAULT_TASKS, help=f"tasks in this run (default: {DEFAULT_TASKS})"
-    )
-    parser.add_argument(
-        "--path", help=f"folder of the store and checkpoints (default: ./{DEFAULT_PATH})"
-    )
-    parser.add_argument(
-        "--model",
-        help="a chat model as provider:name (e.g. openai:gpt-4o-mini) for the answers; "
-        "default: the simulated solver",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        help=f"seed of the hidden success rates and the task stream (default: {DEFAULT_SEED}; "
-        "a store keeps the seed of its first run)",
-    )
-    parser.add_argument(
-        "--plot", help=f"PNG file for the learning curve (default: ./{PLOT_FILE})"
-    )
-    parser.add_argument(
-        "--policy",
-        choices=["thompson", "greedy"],
-        default="thompson",
-        help="strategy policy: thompson (explores and exploits, default) or greedy",
-    )
-    parser.add_argument(
-        "--embeddings",
-        choices=["model", "hash"],
-        default="model",
-        help="the packaged all-MiniLM-L6-v2 (model, default) or the instant hashing embedder",
-    )
 
 
 def _chat_model(name: str | None) -> Any:

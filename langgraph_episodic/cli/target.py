@@ -7,6 +7,7 @@ command line can print it and exit with code 2 instead of a traceback.
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -126,7 +127,16 @@ def open_store(
     store = _open(target, create=create, **kwargs)
     if semantic:
         _check_dims(store, target, int(kwargs["index"]["dims"]))
+        _load_model(kwargs["index"]["embed"])
     return store
+
+
+def _load_model(embed: Any) -> None:
+    """Load the embedding model now, saying so on stderr (it takes seconds on a cold start)."""
+    load = getattr(embed, "load", None)
+    if callable(load) and not getattr(embed, "loaded", True):
+        print("loading the embedding model…", file=sys.stderr, flush=True)
+        load()
 
 
 def _open(target: Target, *, create: bool, **kwargs: Any) -> ChromaStore:
