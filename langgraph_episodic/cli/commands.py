@@ -35,7 +35,7 @@ def _close(store: Any) -> None:
 def run_stats(args: argparse.Namespace) -> int:
     """Print namespaces with item counts, and each user's skill profiles."""
     target = Target.from_args(args)
-    store = open_store(target, semantic=False)
+    store = open_store(target, semantic=False, read_only=True)
     try:
         stats = store_stats(store)
     finally:
@@ -54,7 +54,7 @@ def run_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}.")
     target = Target.from_args(args)
-    store = open_store(target, semantic=True)
+    store = open_store(target, semantic=True, read_only=True)
     try:
         results = search_store(store, args.query, user=args.user, limit=args.limit)
     finally:
@@ -86,7 +86,7 @@ def run_export(args: argparse.Namespace) -> int:
         raise CliError(f"Cannot write {out_path}: the folder {out_path.parent} does not exist.")
     if out_path is not None and out_path.is_dir():
         raise CliError(f"{out_path} is a folder; pass a file name such as {out_path / 'store.jsonl'}.")
-    store = open_store(target, semantic=False)
+    store = open_store(target, semantic=False, read_only=True)
     try:
         if out_path is None:
             write_records(collect_records(store), sys.stdout)
