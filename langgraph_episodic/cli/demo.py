@@ -255,8 +255,13 @@ def _run(
     oracle = [_play(world, sim, world.best(sim.task.category)) for sim in sims.values()]
 
     memory.refresh()
+    window = demo_report.window_for(len(attempts))
+    first, histories = _histories(world, memory.episodes(), attempts, start)
+    curves = demo_report.run_curves(histories, len(attempts), window, first=first)
     print()
-    print(demo_report.curve_table(attempts, baseline, oracle))
+    print(demo_report.summary(attempts, baseline, oracle))
+    print()
+    print(demo_report.curve_table(curves, window))
     print()
     print(demo_report.skills_table(memory.skill_profiles(), world))
     nxt = world.task(start + args.tasks)
@@ -265,13 +270,33 @@ def _run(
     print(f"Replay prompt for the next task ({nxt.task.description!r}):")
     print(demo_report.indent(prompt))
     print()
-    print(demo_report.save_plot(attempts, baseline, plot_path, first=start + 1))
+    print(demo_report.save_plot(curves, plot_path, window=window))
     print(
         f"Memory now holds {memory.count()} episodes in {target.path}; run the demo again to "
         f"continue, or inspect it with `langgraph-episodic stats --path {target.path}`. "
         f"({time.perf_counter() - started:.0f} s)"
     )
     return 0
+
+
+def _histories(
+    world: World, stored: list[Episode], attempts: list[Attempt], start: int
+) -> tuple[int, dict[str, list[Episode]]]:
+    """Every task played so far by each policy, task 1 first, and the index of the first: the
+    stored episodes for "with memory" (only this run's attempts, from task ``start``, if the
+    store does not hold exactly the episodes of the task stream), the replayed rule and oracle
+    for the others."""
+    end = start + len(attempts)
+    first = 0 if len(stored) == end else start
+    played = stored if first == 0 else [a.episode("memory") for a in attempts]
+    sims = [world.task(i) for i in range(first, end)]
+    return first, {
+        "with memory": played,
+        "without memory": [_play(world, s, baseline_strategy(s.task)).episode("b") for s in sims],
+        "hidden best (oracle)": [
+            _play(world, s, world.best(s.task.category)).episode("o") for s in sims
+        ],
+    }
 
 
 def _play(world: World, sim: SimTask, strategy: str) -> Attempt:

@@ -25,12 +25,13 @@ def forget(store: BaseStore, user: str, *, checkpoints: str | Path | None) -> di
     never creates an empty checkpoint database. Returns the report as a JSON-safe dict, with
     ``"checkpoints"`` saying which database was searched (``None``: none).
     """
-    from ..graph.threads import open_checkpointer
     from ..privacy import forget_user
 
     searched: str | None = None
     try:
         if checkpoints is not None and (_is_url(checkpoints) or Path(checkpoints).is_file()):
+            from ..graph.threads import open_checkpointer  # LangGraph only when there are threads
+
             searched = str(checkpoints)
             with open_checkpointer(checkpoints) as saver:
                 report = forget_user(user, store=store, checkpointer=saver)

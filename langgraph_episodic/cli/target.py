@@ -7,11 +7,8 @@ command line can print it and exit with code 2 instead of a traceback.
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -179,6 +176,10 @@ def _writable(path: Path) -> bool:
 
 def _readable_copy(path: Path) -> Path:
     """Copy a store that cannot be written to a temporary folder (removed at exit)."""
+    import atexit
+    import shutil
+    import tempfile
+
     copy = Path(tempfile.mkdtemp(prefix="langgraph-episodic-readonly-"))
     atexit.register(shutil.rmtree, copy, ignore_errors=True)
     size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())

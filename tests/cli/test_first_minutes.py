@@ -20,8 +20,6 @@ from .conftest import HASH, CliResult, Seeded, open_hash_store
 
 Cli = Callable[..., CliResult]
 
-HEAVY = ("torch", "transformers", "sentence_transformers")
-
 PROBE = """
 import json, sys
 from langgraph_episodic.cli.main import main
