@@ -107,7 +107,7 @@ def _cli(argv: list[str]) -> float:
 
 def _script(code: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], env=ENV, check=True)
+    subprocess.run([sys.executable, "-c", code], env=ENV, check=True, stderr=subprocess.DEVNULL)
     return time.perf_counter() - started
 
 
