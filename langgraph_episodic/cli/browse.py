@@ -42,9 +42,6 @@ class Stats:
 
 def store_stats(store: BaseStore) -> Stats:
     """Count every namespace's items and profile each user's episodes."""
-    from ..episodic.records import Episode, EpisodeSchemaError
-    from ..episodic.skills import compute_skill_profiles
-
     counts: dict[tuple[str, ...], int] = {}
     skills: dict[str, dict[str, dict[str, Any]]] = {}
     for namespace in list_all_namespaces(store):
@@ -52,6 +49,10 @@ def store_stats(store: BaseStore) -> Stats:
         counts[namespace] = len(items)
         if len(namespace) != 2 or namespace[0] != EPISODES_PREFIX:
             continue
+        # imported here: a store without episodes never loads the episodic package
+        from ..episodic.records import Episode, EpisodeSchemaError
+        from ..episodic.skills import compute_skill_profiles
+
         episodes = []
         for item in items:
             try:
