@@ -197,7 +197,6 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--plot must name a .png file, got {plot_path}.")
     model = _chat_model(args.model)
     target = Target(path=path, embeddings=args.embeddings)
-    print(demo_report.solver_banner(args.model))
     store = open_store(target, semantic=True, create=True, threads=EMBED_THREADS)
     try:
         return _run(args, store, target, model, plot_path, started)

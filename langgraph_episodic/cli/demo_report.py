@@ -27,21 +27,6 @@ Z95 = 1.959964
 """Normal quantile of a two-sided 95% interval."""
 
 
-def solver_banner(model: str | None) -> str:
-    """Say plainly what answers the tasks and what decides success."""
-    if model is None:
-        return (
-            "SIMULATED SOLVER (no --model given): no LLM is called. Whether a task succeeds "
-            "depends on the strategy chosen and on hidden per-category success rates, so "
-            "memory has something to learn. Pass --model provider:name for a real chat model."
-        )
-    return (
-        f"Chat model {model} writes the answers; success is still judged by the SIMULATED "
-        "grader (hidden per-category success rates of the strategy used), as the demo has no "
-        "real test suite."
-    )
-
-
 def window_for(n: int) -> int:
     """Rolling window of the curves: a fifth of the run, between 5 and 25 tasks."""
     return max(5, min(25, n // 5))

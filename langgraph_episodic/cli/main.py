@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
     demo_options.add_arguments(p)
-    p.set_defaults(run=_lazy(".demo", "run"))
+    p.set_defaults(run=demo_options.run)
     return parser
 
 
