@@ -162,8 +162,18 @@ class SentenceTransformerEmbeddings(Embeddings):
         return vectors[0]
 
 
+_LOAD_LOCK = threading.Lock()
+"""One model load at a time, so that each restores exactly the tqdm hook and warnings filters
+it found (two overlapping loads would restore each other's)."""
+
+
 def _load_model(path: Path, device: str | None) -> Any:
     """Load a sentence-transformers model from a local folder, quietly and offline."""
+    with _LOAD_LOCK:
+        return _load_model_locked(path, device)
+
+
+def _load_model_locked(path: Path, device: str | None) -> Any:
     from tqdm import TqdmWarning
 
     with warnings.catch_warnings():

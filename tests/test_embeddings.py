@@ -192,3 +192,41 @@ def test_as_embeddings_accepts_single_and_batch_functions() -> None:
     assert as_embeddings(same) is same
     with pytest.raises(TypeError, match="Embeddings or a function"):
         as_embeddings(42)
+
+
+def test_overlapping_loads_hide_their_own_bars_and_leave_no_hook(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two models loading at once in two threads: each one's transformers bar is hidden, a bar
+    made outside a load is not, and afterwards transformers has the hook it had before."""
+    import time
+
+    import sentence_transformers
+    from transformers.utils import logging as hf_logging
+
+    hidden: list[bool] = []
+
+    class FakeModel:
+        def __init__(self, path: str, **kwargs: object) -> None:
+            bar = hf_logging.tqdm(range(3), desc="Loading weights")
+            hidden.append(bool(getattr(bar, "disable", True)))
+            time.sleep(0.05)
+
+    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", FakeModel)
+    before = hf_logging.set_tqdm_hook(None)
+    hf_logging.set_tqdm_hook(before)
+    sys.setswitchinterval(1e-6)
+    try:
+        loaders = [threading.Thread(target=SentenceTransformerEmbeddings().load) for _ in range(2)]
+        for t in loaders:
+            t.start()
+        for t in loaders:
+            t.join(timeout=20)
+    finally:
+        sys.setswitchinterval(0.005)
+    assert hidden == [True, True]
+    assert hf_logging.set_tqdm_hook(before) is before
+    if hf_logging.is_progress_bar_enabled():  # the user's own bars still show
+        outside = hf_logging.tqdm(range(3), desc="user's own bar", disable=False)
+        assert getattr(outside, "disable", None) is False
+        outside.close()
