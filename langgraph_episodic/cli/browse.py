@@ -42,9 +42,6 @@ class Stats:
 
 def store_stats(store: BaseStore) -> Stats:
     """Count every namespace's items and profile each user's episodes."""
-    from ..episodic.records import Episode, EpisodeSchemaError
-    from ..episodic.skills import compute_skill_profiles
-
     counts: dict[tuple[str, ...], int] = {}
     skills: dict[str, dict[str, dict[str, Any]]] = {}
     for namespace in list_all_namespaces(store):
@@ -52,6 +49,10 @@ def store_stats(store: BaseStore) -> Stats:
         counts[namespace] = len(items)
         if len(namespace) != 2 or namespace[0] != EPISODES_PREFIX:
             continue
+        # imported here: a store without episodes never loads the episodic package
+        from ..episodic.records import Episode, EpisodeSchemaError
+        from ..episodic.skills import compute_skill_profiles
+
         episodes = []
         for item in items:
             try:
@@ -119,15 +120,38 @@ def search_store(
     return found[:limit]
 
 
+def value_text(value: Any) -> str:
+    """The text a person would read in a stored value: its ``text`` field if that is a string,
+    else its first non-empty string field (depth first, in stored order), else compact JSON."""
+    if isinstance(value, dict) and isinstance(value.get("text"), str) and value["text"].strip():
+        return str(value["text"])
+    found = _first_string(value)
+    if found is not None:
+        return found
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _first_string(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value if value.strip() else None
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for child in children:
+        found = _first_string(child)
+        if found is not None:
+            return found
+    return None
+
+
 def render_results(results: list[SearchItem], *, width: int = 100) -> str:
-    """Search results as text: score, namespace/key and the start of the value."""
+    """Search results as text: rank, namespace/key, score, and the value's text on one line
+    (whole if it fits in ``width`` characters, else cut with an ellipsis)."""
     if not results:
         return "no results"
     lines = []
-    for it in results:
-        score = "   -  " if it.score is None else f"{it.score:6.3f}"
-        text = json.dumps(it.value, ensure_ascii=False)
+    for rank, it in enumerate(results, start=1):
+        score = "no score" if it.score is None else f"score {it.score:.3f}"
+        text = " ".join(value_text(it.value).split())
         if len(text) > width:
-            text = text[: width - 3] + "..."
-        lines.append(f"{score}  {'/'.join(it.namespace)}/{it.key}\n        {text}")
+            text = text[: width - 1] + "…"
+        lines.append(f"{rank:>2}. {'/'.join(it.namespace)}/{it.key}  ({score})\n    {text}")
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ def _close(store: Any) -> None:
 def run_stats(args: argparse.Namespace) -> int:
     """Print namespaces with item counts, and each user's skill profiles."""
     target = Target.from_args(args)
-    store = open_store(target, semantic=False)
+    store = open_store(target, semantic=False, read_only=True)
     try:
         stats = store_stats(store)
     finally:
@@ -55,7 +56,7 @@ def run_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}.")
     target = Target.from_args(args)
-    store = open_store(target, semantic=True)
+    store = open_store(target, semantic=True, read_only=True)
     try:
         results = search_store(store, args.query, user=args.user, limit=args.limit)
     finally:
@@ -63,7 +64,8 @@ def run_search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([_result_dict(r) for r in results], indent=2, ensure_ascii=False))
     else:
-        print(render_results(results))
+        width = max(40, shutil.get_terminal_size().columns - 4)
+        print(render_results(results, width=width))
     return 0
 
 
@@ -86,7 +88,7 @@ def run_export(args: argparse.Namespace) -> int:
         raise CliError(f"Cannot write {out_path}: the folder {out_path.parent} does not exist.")
     if out_path is not None and out_path.is_dir():
         raise CliError(f"{out_path} is a folder; pass a file name such as {out_path / 'store.jsonl'}.")
-    store = open_store(target, semantic=False)
+    store = open_store(target, semantic=False, read_only=True)
     try:
         if out_path is None:
             write_records(collect_records(store), sys.stdout)
@@ -121,7 +123,9 @@ def run_import(args: argparse.Namespace) -> int:
         check_expiry(records, keep_expired=args.keep_expired)
     except ImportFileError as exc:
         raise CliError(f"{args.file}: {exc}") from exc
-    store = open_store(target, semantic=True, create=True)
+    # Records that are all `"index": false` need no embedder: no model is loaded for them.
+    semantic = any(r.index is not False for r in records)
+    store = open_store(target, semantic=semantic, create=True)
     try:
         try:
             records = resolve_conflicts(store, records, args.on_conflict)

@@ -31,21 +31,16 @@ from langchain_core.runnables import RunnableConfig
 from ..episodic import Episode, Feedback, OutcomeStatus
 from ..graph.state import EpisodicState
 from . import demo_report
+from .demo_options import DEFAULT_SEED, PLOT_FILE
 from .simulation import SimTask, World, baseline_strategy, simulated_answer
 from .target import DEFAULT_PATH, CliError, Target, open_store
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_TASKS = 120
-"""Tasks per run; about a minute on 2 cores with the model load (see the report)."""
-
-DEFAULT_SEED = 7
 DEMO_USER = "demo"
 PROGRESS_NAMESPACE = ("demo_runs", DEMO_USER)
 """Where the demo remembers its seed and how far the task stream got."""
 
-PLOT_FILE = Path("learning_curve.png")
-"""Where the plot goes unless ``--plot`` says otherwise (the working folder)."""
 EMBED_THREADS = 1
 """Torch threads of the demo's model: its texts are single short sentences, which one thread
 encodes as fast as two, and one thread does not stall when other processes share the CPU."""
@@ -83,42 +78,6 @@ class Attempt:
             outcome=self.outcome,
             strategy_used=self.strategy,
         )
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The demo's options."""
-    parser.add_argument(
-        "--tasks", type=int, default=DEFAULT_TASKS, help=f"tasks in this run (default: {DEFAULT_TASKS})"
-    )
-    parser.add_argument(
-        "--path", help=f"folder of the store and checkpoints (default: ./{DEFAULT_PATH})"
-    )
-    parser.add_argument(
-        "--model",
-        help="a chat model as provider:name (e.g. openai:gpt-4o-mini) for the answers; "
-        "default: the simulated solver",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        help=f"seed of the hidden success rates and the task stream (default: {DEFAULT_SEED}; "
-        "a store keeps the seed of its first run)",
-    )
-    parser.add_argument(
-        "--plot", help=f"PNG file for the learning curve (default: ./{PLOT_FILE})"
-    )
-    parser.add_argument(
-        "--policy",
-        choices=["thompson", "greedy"],
-        default="thompson",
-        help="strategy policy: thompson (explores and exploits, default) or greedy",
-    )
-    parser.add_argument(
-        "--embeddings",
-        choices=["model", "hash"],
-        default="model",
-        help="the packaged all-MiniLM-L6-v2 (model, default) or the instant hashing embedder",
-    )
 
 
 def _chat_model(name: str | None) -> Any:
@@ -238,7 +197,6 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--plot must name a .png file, got {plot_path}.")
     model = _chat_model(args.model)
     target = Target(path=path, embeddings=args.embeddings)
-    print(demo_report.solver_banner(args.model))
     store = open_store(target, semantic=True, create=True, threads=EMBED_THREADS)
     try:
         return _run(args, store, target, model, plot_path, started)
@@ -296,8 +254,13 @@ def _run(
     oracle = [_play(world, sim, world.best(sim.task.category)) for sim in sims.values()]
 
     memory.refresh()
+    window = demo_report.window_for(len(attempts))
+    first, histories = _histories(world, memory.episodes(), attempts, start)
+    curves = demo_report.run_curves(histories, len(attempts), window, first=first)
     print()
-    print(demo_report.curve_table(attempts, baseline, oracle))
+    print(demo_report.summary(attempts, baseline, oracle))
+    print()
+    print(demo_report.curve_table(curves, window))
     print()
     print(demo_report.skills_table(memory.skill_profiles(), world))
     nxt = world.task(start + args.tasks)
@@ -306,13 +269,33 @@ def _run(
     print(f"Replay prompt for the next task ({nxt.task.description!r}):")
     print(demo_report.indent(prompt))
     print()
-    print(demo_report.save_plot(attempts, baseline, plot_path, first=start + 1))
+    print(demo_report.save_plot(curves, plot_path, window=window))
     print(
         f"Memory now holds {memory.count()} episodes in {target.path}; run the demo again to "
         f"continue, or inspect it with `langgraph-episodic stats --path {target.path}`. "
         f"({time.perf_counter() - started:.0f} s)"
     )
     return 0
+
+
+def _histories(
+    world: World, stored: list[Episode], attempts: list[Attempt], start: int
+) -> tuple[int, dict[str, list[Episode]]]:
+    """Every task played so far by each policy, task 1 first, and the index of the first: the
+    stored episodes for "with memory" (only this run's attempts, from task ``start``, if the
+    store does not hold exactly the episodes of the task stream), the replayed rule and oracle
+    for the others."""
+    end = start + len(attempts)
+    first = 0 if len(stored) == end else start
+    played = stored if first == 0 else [a.episode("memory") for a in attempts]
+    sims = [world.task(i) for i in range(first, end)]
+    return first, {
+        "with memory": played,
+        "without memory": [_play(world, s, baseline_strategy(s.task)).episode("b") for s in sims],
+        "hidden best (oracle)": [
+            _play(world, s, world.best(s.task.category)).episode("o") for s in sims
+        ],
+    }
 
 
 def _play(world: World, sim: SimTask, strategy: str) -> Attempt:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..episodic import SkillProfile, TaskCategory, compute_learning_curve
+from ..episodic import (
+    Episode,
+    LearningSnapshot,
+    SkillProfile,
+    TaskCategory,
+    compute_learning_curve,
+)
 
 if TYPE_CHECKING:
     from .demo import Attempt
@@ -15,23 +23,8 @@ if TYPE_CHECKING:
 
 CURVE_ROWS = 10
 """Rows of the printed learning curve."""
-TAIL_SHARE = 0.2
-"""The final share of a run the summary line compares."""
-
-
-def solver_banner(model: str | None) -> str:
-    """Say plainly what answers the tasks and what decides success."""
-    if model is None:
-        return (
-            "SIMULATED SOLVER (no --model given): no LLM is called. Whether a task succeeds "
-            "depends on the strategy chosen and on hidden per-category success rates, so "
-            "memory has something to learn. Pass --model provider:name for a real chat model."
-        )
-    return (
-        f"Chat model {model} writes the answers; success is still judged by the SIMULATED "
-        "grader (hidden per-category success rates of the strategy used), as the demo has no "
-        "real test suite."
-    )
+Z95 = 1.959964
+"""Normal quantile of a two-sided 95% interval."""
 
 
 def window_for(n: int) -> int:
@@ -39,36 +32,97 @@ def window_for(n: int) -> int:
     return max(5, min(25, n // 5))
 
 
+Curves = dict[str, list[LearningSnapshot]]
+
+
+def run_curves(
+    histories: Mapping[str, Sequence[Episode]], run_length: int, window: int, *, first: int = 0
+) -> Curves:
+    """Each policy's learning curve over this run's tasks, with rolling windows filled from the
+    tasks before it. ``histories`` hold the tasks played so far from task ``first + 1`` on, so
+    the snapshots are numbered by task (121-240 on a second run)."""
+    return {
+        label: [
+            replace(s, index=s.index + first)
+            for s in compute_learning_curve(history, window=window)[-run_length:]
+        ]
+        for label, history in histories.items()
+    }
+
+
 def _rate(attempts: Sequence[Attempt]) -> float:
     return sum(a.success for a in attempts) / len(attempts) if attempts else 0.0
 
 
-def curve_table(
-    memory: Sequence[Attempt], baseline: Sequence[Attempt], oracle: Sequence[Attempt]
-) -> str:
-    """Rolling success with and without memory at ~10 points, and the final-share summary."""
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval of a success rate (sensible for small ``n`` and near 0 or 1)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def paired_difference(a: Sequence[Attempt], b: Sequence[Attempt], z: float = Z95) -> tuple[float, float, float]:
+    """Mean success difference a - b on the same tasks, with a 95% normal interval."""
+    diffs = [int(x.success) - int(y.success) for x, y in zip(a, b, strict=True)]
+    n = len(diffs)
+    mean = sum(diffs) / n if n else 0.0
+    if n < 2:
+        return mean, -1.0, 1.0
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def summary(memory: Sequence[Attempt], baseline: Sequence[Attempt], oracle: Sequence[Attempt]) -> str:
+    """Success over the whole run with 95% intervals, and one line saying what it means."""
     n = len(memory)
-    window = window_for(n)
-    with_mem = compute_learning_curve([a.episode("memory") for a in memory], window=window)
-    without = compute_learning_curve([a.episode("baseline") for a in baseline], window=window)
     first = memory[0].sim.index + 1 if memory else 1
     lines = [
-        f"Learning curve: rolling success over the last {window} tasks",
-        f"{'task':>6}  {'with memory':>11}  {'without memory':>14}",
+        f"Success over this whole run, tasks {first}-{first + n - 1} ({n} tasks; the same "
+        "tasks and random draws for all three), with 95% intervals:"
     ]
-    step = max(1, n // CURVE_ROWS)
-    points = sorted({*range(step - 1, n, step), n - 1}) if n else []
-    for i in points:
-        lines.append(
-            f"{first + i:>6}  {with_mem[i].rolling_success_rate:>11.0%}  "
-            f"{without[i].rolling_success_rate:>14.0%}"
-        )
-    tail = max(1, round(n * TAIL_SHARE))
+    for label, attempts in (
+        ("with memory", memory),
+        ("without memory (complexity rule)", baseline),
+        ("hidden best strategy (oracle)", oracle),
+    ):
+        k = sum(a.success for a in attempts)
+        low, high = wilson(k, n)
+        lines.append(f"  {label:<34} {k / n if n else 0:>4.0%}  ({low:.0%}-{high:.0%})")
+    diff, low, high = paired_difference(memory, baseline)
+    share = _rate(memory) / _rate(oracle) if _rate(oracle) else 0.0
     lines.append(
-        f"Last {tail} tasks: with memory {_rate(memory[-tail:]):.0%}, without memory "
-        f"(complexity rule) {_rate(baseline[-tail:]):.0%}, always the hidden best strategy "
-        f"{_rate(oracle[-tail:]):.0%}."
+        f"  memory minus no memory, same tasks {diff * 100:>+5.0f} points ({low * 100:+.0f} to "
+        f"{high * 100:+.0f})"
     )
+    lines.append(
+        f"In words: on these {n} tasks the agent with memory succeeded {abs(diff) * 100:.0f} "
+        f"points {'more' if diff >= 0 else 'less'} often than without it, and reached "
+        f"{share:.0%} of the success of always choosing the hidden best strategy (which no "
+        "real agent knows)."
+    )
+    return "\n".join(lines)
+
+
+def curve_table(curves: Curves, window: int) -> str:
+    """Rolling success of each policy at about ten points of this run (full windows only)."""
+    widths = {label: max(14, len(label)) for label in curves}
+    lines = [
+        f"Learning curve: rolling success over the last {window} tasks",
+        f"{'task':>6}  " + "  ".join(f"{label:>{w}}" for label, w in widths.items()),
+    ]
+    first = next(iter(curves.values()), [])
+    full = [i for i, s in enumerate(first) if s.window_count >= window] or list(range(len(first)))
+    step = max(1, len(full) // CURVE_ROWS)
+    rows = sorted({*full[step - 1 :: step], full[-1]}) if full else []
+    for i in rows:
+        values = "  ".join(
+            f"{curves[label][i].rolling_success_rate:>{w}.0%}" for label, w in widths.items()
+        )
+        lines.append(f"{first[i].index:>6}  {values}")
     return "\n".join(lines)
 
 
@@ -91,18 +145,25 @@ def skills_table(profiles: Mapping[TaskCategory, SkillProfile], world: World) ->
     """Skill profiles from memory, next to the hidden truth they should reveal."""
     lines = [
         "Skill profiles (from all stored episodes) and the hidden best strategies:",
-        f"{'category':<16} {'attempts':>8} {'success':>8}  {'best learnt':<26} hidden best",
+        f"{'category':<16} {'attempts':>8} {'success':>8}  {'best learnt':<26} "
+        f"{'hidden best':<24} found",
     ]
+    found = 0
     for category in sorted(profiles, key=lambda c: c.value):
         profile = profiles[category]
         best = learnt_best(profile)
         learnt = f"{best[0]} ({best[1]:.0%} of {best[2]})" if best else "-"
         hidden = world.best(category) if category in world.rates else "-"
         rate = world.rates[category][hidden] if category in world.rates else 0.0
+        same = best is not None and best[0] == hidden
+        found += same
         lines.append(
             f"{category.value:<16} {profile.attempts:>8} {profile.success_rate:>8.0%}  "
-            f"{learnt:<26} {hidden} ({rate:.0%})"
+            f"{learnt:<26} {f'{hidden} ({rate:.0%})':<24} {'yes' if same else 'not yet'}"
         )
+    lines.append(
+        f"Memory has found the hidden best strategy in {found} of {len(profiles)} categories."
+    )
     return "\n".join(lines)
 
 
@@ -111,23 +172,13 @@ def indent(text: str, prefix: str = "  | ") -> str:
     return textwrap.indent(text, prefix, lambda _: True)
 
 
-def save_plot(
-    memory: Sequence[Attempt], baseline: Sequence[Attempt], path: Path, *, first: int
-) -> str:
-    """Save the learning curves as a PNG; return a line saying where (or why not)."""
+def save_plot(curves: Curves, path: Path, *, window: int) -> str:
+    """Save this run's learning curves as a PNG; return a line saying where."""
     from ..episodic import plot_learning_curve
 
-    window = window_for(len(memory))
-    curves = {
-        "with memory": compute_learning_curve([a.episode("m") for a in memory], window=window),
-        "without memory (complexity rule)": compute_learning_curve(
-            [a.episode("b") for a in baseline], window=window
-        ),
-    }
-    title = f"Rolling success (window {window}), tasks {first}-{first + len(memory) - 1}"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        plot_learning_curve(curves, title=title, path=path)
-    except ImportError:
-        return "No plot: matplotlib is not installed (pip install 'langgraph-episodic[plot]')."
-    return f"Plot of the learning curves: {path}"
+    first = next(iter(curves.values()), [])
+    span = f"tasks {first[0].index}-{first[-1].index}" if first else "no tasks"
+    title = f"Rolling success (window {window}), {span}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plot_learning_curve(curves, title=title, path=path, xlabel="task")
+    return f"Plot of the learning curves: {path.resolve()}"

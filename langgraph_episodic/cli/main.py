@@ -3,6 +3,10 @@
 Every command works on the embedded store in ``./.episodic`` unless given ``--path`` (another
 folder) or ``--url`` (a Chroma server). Problems you can fix are reported in one line on stderr
 with exit code 2; no traceback.
+
+Startup is kept short: building the parser imports nothing but this package's small CLI
+modules, and each command imports what it needs when it runs. Only ``search``, ``demo`` and an
+``import`` that embeds load torch and the embedding model.
 """
 
 from __future__ import annotations
@@ -10,9 +14,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 
-from . import commands, demo, verify
+from .. import __version__
+from . import demo_options, verify
 from .target import CliError, add_target_options
 
 logger = logging.getLogger(__name__)
@@ -24,6 +30,19 @@ EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: the reader of our output went away (``... | head``), as a C tool would exit."""
 
 
+def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """A command that imports ``module`` (relative to this package) only when it runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        command: Callable[[argparse.Namespace], int] = getattr(
+            import_module(module, __package__), name
+        )
+        return command(args)
+
+    run.__name__ = name
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of all commands."""
     parser = argparse.ArgumentParser(
@@ -32,12 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
         "store, or watch an agent learn (`langgraph-episodic demo`).",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("stats", help="namespaces, item counts and skill profiles")
     add_target_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(run=commands.run_stats)
+    p.set_defaults(run=_lazy(".commands", "run_stats"))
 
     p = sub.add_parser("search", help="semantic search over the store")
     p.add_argument("query", metavar="QUERY", help="what to look for")
@@ -45,12 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=10, help="how many results (default: 10)")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_target_options(p)
-    p.set_defaults(run=commands.run_search)
+    p.set_defaults(run=_lazy(".commands", "run_search"))
 
     p = sub.add_parser("export", help="write every item to a JSON-lines file")
     p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
     add_target_options(p)
-    p.set_defaults(run=commands.run_export)
+    p.set_defaults(run=_lazy(".commands", "run_export"))
 
     p = sub.add_parser(
         "import", help="read a JSON-lines export (validated completely before anything is written)"
@@ -69,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="import items whose expires_at has passed (refused by default)",
     )
     add_target_options(p)
-    p.set_defaults(run=commands.run_import)
+    p.set_defaults(run=_lazy(".commands", "run_import"))
 
     p = sub.add_parser(
         "forget", help="delete a user's memories and conversation threads, and purge the files"
@@ -93,17 +113,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_target_options(p)
-    p.set_defaults(run=commands.run_forget)
+    p.set_defaults(run=_lazy(".commands", "run_forget"))
 
     p = sub.add_parser("sweep", help="delete expired (TTL) items now")
     add_target_options(p)
-    p.set_defaults(run=commands.run_sweep)
+    p.set_defaults(run=_lazy(".commands", "run_sweep"))
 
     verify.add_parser(sub)
 
     p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
-    demo.add_arguments(p)
-    p.set_defaults(run=demo.run)
+    demo_options.add_arguments(p)
+    p.set_defaults(run=demo_options.run)
     return parser
 
 

@@ -7,6 +7,8 @@ command line can print it and exit with code 2 instead of a traceback.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -110,6 +112,7 @@ def open_store(
     *,
     semantic: bool,
     create: bool = False,
+    read_only: bool = False,
     threads: int | None = None,
     **options: Any,
 ) -> ChromaStore:
@@ -120,16 +123,28 @@ def open_store(
     a typo in ``--path`` is reported instead of silently creating an empty store.
     ``threads`` limits the embedding model's torch threads (see :meth:`Target.index`).
     Opening with ``semantic=True`` fails when the store's vectors have other dimensions.
+    ``read_only=True`` (the command only reads) opens a store folder that cannot be written
+    (a read-only mount, no write permission) through a temporary copy, since Chroma writes to
+    its database even to read; otherwise such a folder is an error that says what to do.
     """
     kwargs: dict[str, Any] = {"collection": target.collection, **options}
     kwargs["index"] = target.index(threads=threads) if semantic else None
-    store = _open(target, create=create, **kwargs)
+    store = _open(target, create=create, read_only=read_only, **kwargs)
     if semantic:
         _check_dims(store, target, int(kwargs["index"]["dims"]))
+        _load_model(kwargs["index"]["embed"])
     return store
 
 
-def _open(target: Target, *, create: bool, **kwargs: Any) -> ChromaStore:
+def _load_model(embed: Any) -> None:
+    """Load the embedding model now, saying so on stderr (it takes seconds on a cold start)."""
+    load = getattr(embed, "load", None)
+    if callable(load) and not getattr(embed, "loaded", True):
+        print("loading the embedding model…", file=sys.stderr, flush=True)
+        load()
+
+
+def _open(target: Target, *, create: bool, read_only: bool, **kwargs: Any) -> ChromaStore:
     from ..chroma.store import ChromaStore
 
     if target.url is not None:
@@ -141,6 +156,8 @@ def _open(target: Target, *, create: bool, **kwargs: Any) -> ChromaStore:
             raise CliError(str(exc)) from exc
     path = target.path or DEFAULT_PATH
     _check_path(path, create=create)
+    if path.exists() and not _writable(path):
+        path = _readable_copy(path) if read_only else _refuse_read_only(path)
     try:
         return ChromaStore.persistent(path, **kwargs)
     except OSError as exc:
@@ -148,6 +165,44 @@ def _open(target: Target, *, create: bool, **kwargs: Any) -> ChromaStore:
             f"Cannot open the embedded store at {path}: {exc}. Pass --path to a folder you "
             "can write to."
         ) from exc
+
+
+def _writable(path: Path) -> bool:
+    """Whether the store folder and its database can be written (``access`` also sees a
+    read-only mount, for root too)."""
+    database = path / CHROMA_FILE
+    return os.access(path, os.W_OK) and (not database.exists() or os.access(database, os.W_OK))
+
+
+def _readable_copy(path: Path) -> Path:
+    """Copy a store that cannot be written to a temporary folder (removed at exit)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    copy = Path(tempfile.mkdtemp(prefix="langgraph-episodic-readonly-"))
+    atexit.register(shutil.rmtree, copy, ignore_errors=True)
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    print(
+        f"note: {path} cannot be written (read-only mount or no permission) and Chroma writes "
+        f"to its database even to read; reading a copy ({size / 1e6:.1f} MB) in {copy}.",
+        file=sys.stderr,
+    )
+    try:
+        shutil.copytree(path, copy, dirs_exist_ok=True)
+    except OSError as exc:
+        raise CliError(
+            f"{path} cannot be written, and copying it to {copy} to read it failed: {exc}. "
+            "Copy the folder somewhere writable yourself and pass that --path."
+        ) from exc
+    return copy
+
+
+def _refuse_read_only(path: Path) -> Path:
+    raise CliError(
+        f"{path} cannot be written (read-only mount or no permission), and this command changes "
+        f"the store. Mount it read-write, or copy it (cp -r {path} <copy>) and pass --path <copy>."
+    )
 
 
 def _check_dims(store: ChromaStore, target: Target, dims: int) -> None:

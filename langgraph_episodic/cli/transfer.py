@@ -7,7 +7,11 @@ One line per item::
      "index": ["text"], "ttl": null, "expires_at": null}
 
 ``index``, ``ttl`` and ``expires_at`` are optional; export writes them when the store can tell
-(``ChromaStore``). Import validates the whole file before it writes anything, writes every item
+(``ChromaStore``). So are ``created_at`` and ``updated_at`` on import (they default to the time
+of the import), so a hand-written file needs only ``namespace``, ``key`` and ``value``::
+
+    {"namespace": ["memories", "alice"], "key": "tea", "value": {"text": "Alice drinks green tea"}}
+ Import validates the whole file before it writes anything, writes every item
 in one batch (a ``ChromaStore`` checks the batch completely before its first write), recomputes
 the vectors with the target store's embedder, and then restores the original timestamps where
 the store allows it (``ChromaStore``; other stores stamp the import time).
@@ -44,8 +48,9 @@ MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
 OnConflict = Literal["error", "skip", "overwrite"]
 ON_CONFLICT: tuple[str, ...] = ("error", "skip", "overwrite")
 
-REQUIRED_FIELDS = ("namespace", "key", "value", "created_at", "updated_at")
-OPTIONAL_FIELDS = ("index", "ttl", "expires_at")
+REQUIRED_FIELDS = ("namespace", "key", "value")
+OPTIONAL_FIELDS = ("created_at", "updated_at", "index", "ttl", "expires_at")
+"""``created_at`` and ``updated_at`` default to each other, or both to the time of the import."""
 
 
 class ImportFileError(ValueError):
@@ -98,12 +103,15 @@ class ItemRecord:
         value = data["value"]
         if not isinstance(value, dict):
             raise ValueError(f"'value' must be a JSON object, got {type(value).__name__}")
+        created = _optional_timestamp(data.get("created_at"), "created_at")
+        updated = _optional_timestamp(data.get("updated_at"), "updated_at")
+        created = created or updated or datetime.now(timezone.utc)
         return cls(
             namespace=_namespace(data["namespace"]),
             key=key,
             value=value,
-            created_at=_timestamp(data["created_at"], "created_at"),
-            updated_at=_timestamp(data["updated_at"], "updated_at"),
+            created_at=created,
+            updated_at=updated or created,
             index=_index(data.get("index")),
             ttl=_ttl(data.get("ttl")),
             expires_at=_optional_timestamp(data.get("expires_at"), "expires_at"),

@@ -11,6 +11,7 @@ The names below are also exported from ``langgraph_episodic`` itself.
 
 from __future__ import annotations
 
+from .embedding_store import EmbeddingStore
 from .learning import LearningSnapshot, compute_learning_curve
 from .memory import EpisodeConflictError, EpisodicMemory
 from .plot import plot_learning_curve
@@ -21,6 +22,7 @@ from .priority import (
     PrioritizedResult,
     PriorityComponents,
     ReplayWeights,
+    SearchResult,
     compute_priority,
     weights_for_size,
 )
@@ -62,6 +64,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "STRATEGY_POOL",
     "ChangeDetection",
+    "EmbeddingStore",
     "Episode",
     "EpisodeConflictError",
     "EpisodeSchemaError",
@@ -76,6 +79,7 @@ __all__ = [
     "PriorityComponents",
     "ReplayContext",
     "ReplayWeights",
+    "SearchResult",
     "SkillProfile",
     "StrategyChoice",
     "StrategyEvidence",

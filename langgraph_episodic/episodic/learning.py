@@ -35,6 +35,14 @@ class LearningSnapshot:
     cumulative_reward: float
     rolling_success_rate: float
     rolling_average_reward: float
+    window_count: int = 0
+    """How many episodes the rolling values cover: the window, or fewer at the start (0 when
+    not known). A plot can leave out the points whose window is not full yet."""
+
+    @property
+    def rolling_avg_reward(self) -> float:
+        """The seed's name of :attr:`rolling_average_reward`."""
+        return self.rolling_average_reward
 
 
 def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list[LearningSnapshot]:
@@ -59,6 +67,7 @@ def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list
                 cumulative_reward=cumulative,
                 rolling_success_rate=sum(e.outcome is OutcomeStatus.SUCCESS for e in recent) / n,
                 rolling_average_reward=sum(e.feedback.reward for e in recent) / n,
+                window_count=n,
             )
         )
     return snapshots

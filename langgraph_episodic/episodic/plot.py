@@ -1,7 +1,12 @@
-"""Plot learning curves with matplotlib (optional extra: ``pip install "langgraph-episodic[plot]"``).
+"""Plot learning curves with matplotlib (installed with the package).
 
 matplotlib is imported only when a plot is drawn, and no pyplot window or backend is touched:
 the helpers return a ``matplotlib.figure.Figure`` you can save or show.
+
+The rolling success rate is drawn from the first point whose window is full (a half-empty
+window at the start swings between 0 and 1 and means little), the x-axis shows each snapshot's
+own ``index`` (so a curve sliced from a longer history keeps its task numbers), and the legend
+sits below the axes, where it covers no line.
 
 >>> from langgraph_episodic.episodic.learning import LearningSnapshot
 >>> snaps = [LearningSnapshot(i, f"e{i}", 0.0, i * 0.5, 0.5, 0.5) for i in range(1, 4)]
@@ -27,7 +32,7 @@ def _figure_class() -> Any:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError(
-            "Plotting needs matplotlib. Install it with `pip install \"langgraph-episodic[plot]\"`."
+            "Plotting needs matplotlib, a dependency of langgraph-episodic: `pip install matplotlib`."
         ) from exc
     return Figure
 
@@ -38,6 +43,7 @@ def plot_learning_curve(
     window: int = 5,
     title: str | None = None,
     path: str | Path | None = None,
+    xlabel: str = "episode",
 ) -> Any:
     """Draw rolling success rate (top) and cumulative reward (bottom); return the Figure.
 
@@ -48,24 +54,32 @@ def plot_learning_curve(
     """
     given = dict(snapshots) if isinstance(snapshots, Mapping) else {"agent": snapshots}
     curves = {label: _snapshots(curve, window) for label, curve in given.items()}
-    figure = _figure_class()(figsize=(8, 6))
+    figure = _figure_class()(figsize=(8, 6.5), layout="constrained")
     top, bottom = figure.subplots(2, 1, sharex=True)
     for label, curve in curves.items():
-        xs = [s.index for s in curve]
-        top.plot(xs, [s.rolling_success_rate for s in curve], label=label)
-        bottom.plot(xs, [s.cumulative_reward for s in curve], label=label)
+        style = "--" if "oracle" in label or "best" in label else "-"
+        full = _full_windows(curve)
+        top.plot([s.index for s in full], [s.rolling_success_rate for s in full], style,
+                 label=label)
+        bottom.plot([s.index for s in curve], [s.cumulative_reward for s in curve], style)
     top.set_ylabel("rolling success rate")
     top.set_ylim(-0.02, 1.02)
     bottom.set_ylabel("cumulative reward")
-    bottom.set_xlabel("episode")
+    bottom.set_xlabel(xlabel)
     if title:
         top.set_title(title)
     if len(curves) > 1:
-        top.legend(loc="lower right")
-    figure.tight_layout()
+        figure.legend(loc="outside lower center", ncols=min(3, len(curves)), frameon=False)
     if path is not None:
         figure.savefig(str(path))
     return figure
+
+
+def _full_windows(curve: Sequence[LearningSnapshot]) -> Sequence[LearningSnapshot]:
+    """The snapshots from the first one whose rolling window is full (all, if none is)."""
+    size = max((s.window_count for s in curve), default=0)
+    full = [s for s in curve if s.window_count >= size]
+    return full if size and full else curve
 
 
 def _snapshots(curve: Curve, window: int) -> list[LearningSnapshot]:

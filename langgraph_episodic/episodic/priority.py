@@ -153,6 +153,10 @@ class PrioritizedResult:
     components: PriorityComponents | None = None
 
 
+SearchResult = PrioritizedResult
+"""The seed's name: ``SearchResult(episode, similarity)`` is a :class:`PrioritizedResult`."""
+
+
 def compute_priority(
     result: PrioritizedResult,
     current_time: float,

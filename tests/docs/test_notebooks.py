@@ -27,6 +27,9 @@ OFFLINE_ENV = {
     "TOKENIZERS_PARALLELISM": "false",
 }
 
+LIBRARY_NOISE = ("IProgress not found", "TqdmWarning", "TqdmExperimentalWarning", "Loading weights")
+"""What libraries print while the model loads, which must not reach a user's notebook."""
+
 
 def test_there_are_five_walkthroughs() -> None:
     assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05"], NOTEBOOKS
@@ -71,6 +74,15 @@ def test_notebook_runs(
         if output.get("output_type") == "error"
     ]
     assert not errors, errors
+    leaks = [
+        output.get("text", "")
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.get("output_type") == "stream" and output.get("name") == "stderr"
+        and any(noise in output.get("text", "") for noise in LIBRARY_NOISE)
+    ]
+    assert not leaks, f"library progress bars or warnings leaked into the notebook: {leaks}"
     assert not [p for p in tmp_path.iterdir() if p.name == ".episodic"], (
         "a notebook wrote into the working folder's .episodic"
     )

@@ -56,9 +56,9 @@ def test_plot_draws_one_line_per_curve_and_saves(tmp_path: Path) -> None:
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_plot_without_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plot_without_matplotlib_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(ImportError, match=r"langgraph-episodic\[plot\]"):
+    with pytest.raises(ImportError, match=r"pip install matplotlib"):
         plot_learning_curve(_curve(2, 0.5))
 
 
@@ -75,5 +75,7 @@ def test_plot_accepts_episodes_and_computes_their_curve() -> None:
     eps = [make_episode(f"e{i}", outcome=S if i % 2 else F, reward=float(i % 2)) for i in range(6)]
     fig = plot_learning_curve(eps, window=2)
     (line,) = fig.axes[0].get_lines()
-    expected = [s.rolling_success_rate for s in compute_learning_curve(eps, window=2)]
-    assert list(line.get_ydata()) == expected
+    curve = compute_learning_curve(eps, window=2)
+    # the first point's window holds one episode, not two: the plot starts at the first full one
+    assert list(line.get_xdata()) == [s.index for s in curve[1:]]
+    assert list(line.get_ydata()) == [s.rolling_success_rate for s in curve[1:]]
