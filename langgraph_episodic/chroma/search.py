@@ -23,7 +23,7 @@ from . import layout
 from .backend import Backend, split_vector_id
 from .core import newest_first
 from .filters import combine, matches, value_where
-from .fusion import fuse, missing_ids
+from .fusion import LEXICAL_WEIGHT, fuse, lexical_share, missing_ids
 from .values import loads
 from .vector_cache import NamespaceVectors, rank, similarities
 
@@ -204,7 +204,8 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
 
 
 def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
-    """Dense and BM25 rankings fused (see :func:`.fusion.fuse` for what the score means)."""
+    """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
+    the same scale for every query and namespace (see :mod:`.fusion` for what it means)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
@@ -216,10 +217,16 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
         extra_dense = dense_scores(b, op, qvec, need_dense)
         with b.lock:
             extra_lexical = b.lexical.scores(op.query or "", namespaces, need_lexical)
+            top = b.lexical.max_score(op.query or "", namespaces)
         fused = fuse(
             [*dense_ranked, *extra_dense.items()],
-            [*lexical_ranked, *extra_lexical.items()],
+            [
+                (doc_id, lexical_share(score, top))
+                for doc_id, score in [*lexical_ranked, *extra_lexical.items()]
+            ],
             limit=2 * depth,
+            method="calibrated",
+            weight=LEXICAL_WEIGHT,
         )
         kept = resolve(b, fused, op, now, need)
         if len(kept) >= need or (not more_dense and len(lexical_ranked) < depth):
