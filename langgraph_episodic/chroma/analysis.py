@@ -6,8 +6,9 @@ An analyzer turns a text into index terms:
    keep inner apostrophes and underscores (``don't``, ``snake_case``).
 2. The language: ``"en"``, ``"de"``, or ``"auto"`` (per text: German when it has more German
    than English function words, or umlauts/ß and no English ones).
-3. Stop words dropped (Snowball's English and German lists; see :mod:`.lexical`), and an
-   English possessive ``'s``.
+3. Stop words dropped (Snowball's English and German lists; see :mod:`.lexical`; German
+   text also drops "bin", "die", "war"... which English text keeps), and an English
+   possessive ``'s``.
 4. Snowball stemming in the text's language (``snowballstemmer``; it uses ``PyStemmer``'s C
    code when that is installed). German stemming also folds umlauts and ß (``Käse``,
    ``Kaese`` -> ``kas``; ``Straße`` -> ``strass``).
@@ -132,6 +133,17 @@ def compound_heads(word: str) -> tuple[str, ...]:
     return tuple(sorted(heads))
 
 
+_GERMAN_ONLY = frozenset(["bin", "den", "die", "hat", "man", "nun", "war"])
+"""German stop words that are English content words: dropped from German text only."""
+
+
+@lru_cache(maxsize=2)
+def _stopwords(language: Literal["en", "de"]) -> frozenset[str]:
+    from .lexical import STOPWORDS  # lexical imports this module
+
+    return STOPWORDS | _GERMAN_ONLY if language == "de" else STOPWORDS
+
+
 def analyze(
     text: str,
     *,
@@ -147,16 +159,14 @@ def analyze(
     ['lieblingseditor', 'neovim']
     >>> "editor" in analyze("Mein Lieblingseditor ist Neovim.")
     True
-    >>> analyze("Käse") == analyze("Kaese") == analyze("KÄSE")
+    >>> analyze("Ich mag Käse") == analyze("Ich mag Kaese") == analyze("ICH MAG KÄSE")
     True
     """
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
-    from .lexical import STOPWORDS
-
-    drop = STOPWORDS if stopwords is None else stopwords
     tokens = words(text)
     lang: Literal["en", "de"] = detect(tokens) if language == "auto" else language
+    drop = _stopwords(lang) if stopwords is None else stopwords
     out: list[str] = []
     heads: list[str] = []
     for word in tokens:
@@ -175,10 +185,8 @@ def analyzer(language: Language = "auto", *, compounds: bool = True) -> Analyzer
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
 
-    from .lexical import STOPWORDS
-
     def run(text: str) -> list[str]:
-        return analyze(text, language=language, stopwords=STOPWORDS, compounds=compounds)
+        return analyze(text, language=language, compounds=compounds)
 
     run.__name__ = f"analyze_{language}"
     return run

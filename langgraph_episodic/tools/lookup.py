@@ -67,8 +67,8 @@ def _name_like(word: str, first: bool) -> bool:
 def candidate_keys(question: str) -> list[str]:
     """Entity keys to try: every run of 1..3 words, lowercased (stop words alone are skipped).
 
-    >>> candidate_keys("Wer ist Anna Weber?")
-    ['anna', 'weber', 'ist anna', 'anna weber', 'wer ist anna', 'ist anna weber']
+    >>> candidate_keys("Who is Anna Weber?")
+    ['anna', 'weber', 'who is', 'is anna', 'anna weber', 'who is anna', 'is anna weber']
     """
     words = [w.strip(".'’") for w in _WORD.findall(question)]
     words = [w for w in words if w]
