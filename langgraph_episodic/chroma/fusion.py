@@ -14,7 +14,8 @@ Methods (all return ``(doc_id, score)`` best first, scores in ``[0, 1]``, higher
   because each already means the same for every query: the dense side is the cosine
   similarity (negative counts as 0) and the lexical side the *lexical share*, BM25 divided by
   the most any document could score for that query (:func:`lexical_share`: the idf-weighted
-  share of the query's terms a memory holds, 1.0 = all of them, often). The score is
+  share of the query's terms a memory holds; every term once in a memory of average length
+  gives ``1 / (k1 + 1)``, about 0.45, repeated terms and short memories more). The score is
   ``(1 - weight) * cosine + weight * lexical_share`` with ``weight =`` :data:`LEXICAL_WEIGHT`
   (0.65, chosen on three LoCoMo development conversations, checked on the other two).
   So a score says how related a memory is, not how it compares with the other candidates: an
