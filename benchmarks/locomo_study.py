@@ -80,9 +80,9 @@ def prepare(conversations: list[Conversation], embedder: CachedEmbeddings) -> li
         ns = ("locomo", conv.sample_id)
         indexes: dict[str, LexicalIndex] = {}
         for name, tok in ANALYZERS.items():
-            indexes[name] = LexicalIndex(tokenizer=tok)
+            indexes[name] = LexicalIndex(tokenizer=tok, b=0.75)  # the previous default b
             indexes[name].upsert_many((ns, i, d) for i, d in zip(ids, docs, strict=True))
-        dated = LexicalIndex(tokenizer=analyzer("en"))
+        dated = LexicalIndex(tokenizer=analyzer("en"), b=0.75)
         dated.upsert_many(
             (ns, t.dia_id, f"{t.document} ({t.time})") for t in conv.turns
         )
