@@ -118,3 +118,26 @@ def test_episodic_recall_honours_the_floor(kind: str) -> None:
     assert [r.episode.episode_id for r in floored] == ["e1"]
     assert all(r.similarity >= 0.3 for r in floored)
     assert memory.recall("fix the date parser", top_k=5, min_score=1.01) == []
+
+
+@pytest.mark.model
+def test_searching_every_namespace_ranks_the_relevant_record_above_bookkeeping() -> None:
+    """The CLI's ``search`` over all namespaces (issue 16: the demo's progress record and an
+    entity named "Find" came first for a date-parser question under min-max fusion)."""
+    store = ChromaStore.ephemeral()  # the packaged MiniLM model
+    store.put(("demo_runs", "demo"), "progress", {"seed": 7, "next_task": 40, "runs": 1, "policy": "thompson"})
+    store.put(
+        ("entities", "demo"),
+        "find",
+        {"name": "Find", "description": "Find and fix the crash in the rate limiter.",
+         "text": "Find: Find and fix the crash in the rate limiter."},
+    )
+    tasks = ["Write a new date parser module", "Find and fix the crash in the date parser",
+             "Add pagination to the users endpoint"]
+    for n, text in enumerate(tasks):
+        store.put(("episodes", "demo"), f"e{n}", {"text": text}, index=["text"])
+    hits = store.search((), query="fix the crash in the date parser", limit=5)
+    assert hits[0].key == "e1"
+    progress = next(h for h in hits if h.key == "progress")
+    assert progress.score is not None and progress.score < 0.12  # below the tools' floor
+    assert [h.key for h in hits].index("progress") > [h.key for h in hits].index("e0")
