@@ -25,7 +25,7 @@ Methods (all return ``(doc_id, score)`` best first, scores in ``[0, 1]``, higher
   same for every query. On LoCoMo its recall equals min-max fusion's (0.707 against 0.706
   R@10 with the same analyzer; ``docs/benchmarks.md``).
 
-- ``"minmax"`` (default): each side's scores rescaled to ``[0, 1]`` by the minimum and maximum
+- ``"minmax"`` (``fuse``'s default; the store's hybrid search until issue 16): each side's scores rescaled to ``[0, 1]`` by the minimum and maximum
   over the candidates, then ``(1 - weight) * dense + weight * lexical``. ``1.0`` means "best
   candidate on both sides". Scores are relative to one query's candidates, so they rank
   results but do not compare across queries.
