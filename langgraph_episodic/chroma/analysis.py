@@ -60,6 +60,9 @@ COMPOUND_MIN = 10
 """German words at least this long are treated as possible compounds."""
 HEAD_MIN = 4
 """The shortest compound head (and modifier) added as a term."""
+COMPOUND_MAX = 40
+"""Longer words are not split: no German compound is that long, and splitting costs the square
+of the length (a 100 kB "word" in a query must not take minutes)."""
 
 
 def normalise(text: str) -> str:
@@ -126,7 +129,7 @@ def compound_heads(word: str) -> tuple[str, ...]:
     >>> compound_heads("editor")
     ()
     """
-    if len(word) < COMPOUND_MIN or not word.isalpha():
+    if not COMPOUND_MIN <= len(word) <= COMPOUND_MAX or not word.isalpha():
         return ()
     heads = {stem(word[i:], "de") for i in range(HEAD_MIN, len(word) - HEAD_MIN + 1)}
     heads.discard(stem(word, "de"))

@@ -75,3 +75,9 @@ def test_the_index_language_can_be_fixed_before_anything_is_indexed() -> None:
     with pytest.raises(ValueError, match="language='de'"):
         index.use_language("en")
     index.use_language("de")  # the same language again is fine
+
+
+def test_a_huge_word_is_not_split_and_analysis_stays_linear() -> None:
+    word = "donaudampfschifffahrt" * 5_000  # about 100 kB, one word
+    assert compound_heads(word) == ()
+    assert len(analyze(f"Ich suche {word}")) == 2  # "such" and the whole word
