@@ -60,6 +60,8 @@ COMPOUND_MIN = 10
 """German words at least this long are treated as possible compounds."""
 HEAD_MIN = 4
 """The shortest compound head (and modifier) added as a term."""
+CACHED_MAX = 64
+"""Longest word whose stem is cached."""
 COMPOUND_MAX = 40
 """Longer words are not split: no German compound is that long, and splitting costs the square
 of the length (a 100 kB "word" in a query must not take minutes)."""
@@ -177,8 +179,13 @@ def analyze(
             continue
         if word.endswith("'s"):
             word = word[:-2]
-        out.append(stem(word, lang))
-        if lang == "de" and compounds:
+        # Only words of a sane length go through the caches (a cache of 100 kB keys would be
+        # a memory leak an attacker controls).
+        if len(word) <= CACHED_MAX:
+            out.append(stem(word, lang))
+        else:
+            out.append(str(_stemmer(lang).stemWord(word)))
+        if lang == "de" and compounds and len(word) <= COMPOUND_MAX:
             heads.extend(compound_heads(word))
     return out + heads
 
