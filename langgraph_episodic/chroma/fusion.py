@@ -10,7 +10,22 @@ side's top hit ties with the strong side's.
 Methods (all return ``(doc_id, score)`` best first, scores in ``[0, 1]``, higher is better;
 ``weight`` is the lexical share, ``0.5`` weighs both sides equally):
 
-- ``"minmax"`` (default): each side's scores rescaled to ``[0, 1]`` by the minimum and maximum
+- ``"calibrated"`` (the store's hybrid search): both sides' scores are taken as they are,
+  because each already means the same for every query: the dense side is the cosine
+  similarity (negative counts as 0) and the lexical side the *lexical share*, BM25 divided by
+  the most any document could score for that query (:func:`lexical_share`: the idf-weighted
+  share of the query's terms a memory holds; every term once in a memory of average length
+  gives ``1 / (k1 + 1)``, about 0.45, repeated terms and short memories more). The score is
+  ``(1 - weight) * cosine + weight * lexical_share`` with ``weight =`` :data:`LEXICAL_WEIGHT`
+  (0.65, chosen on three LoCoMo development conversations, checked on the other two).
+  So a score says how related a memory is, not how it compares with the other candidates: an
+  unrelated memory scores low (typically under 0.1 with MiniLM) even when it is the best there
+  is, the same memory scores the same whichever namespaces are searched alongside it (up to the
+  BM25 statistics of the searched namespaces), and a floor such as ``min_score=0.2`` means the
+  same for every query. On LoCoMo its recall equals min-max fusion's (0.707 against 0.706
+  R@10 with the same analyzer; ``docs/benchmarks.md``).
+
+- ``"minmax"`` (``fuse``'s default; the store's hybrid search until issue 16): each side's scores rescaled to ``[0, 1]`` by the minimum and maximum
   over the candidates, then ``(1 - weight) * dense + weight * lexical``. ``1.0`` means "best
   candidate on both sides". Scores are relative to one query's candidates, so they rank
   results but do not compare across queries.
@@ -30,10 +45,12 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Literal
 
-FusionMethod = Literal["minmax", "dbsf", "rrf"]
-METHODS: tuple[FusionMethod, ...] = ("minmax", "dbsf", "rrf")
+FusionMethod = Literal["calibrated", "minmax", "dbsf", "rrf"]
+METHODS: tuple[FusionMethod, ...] = ("calibrated", "minmax", "dbsf", "rrf")
 RRF_K = 60
 """The standard reciprocal-rank-fusion constant."""
+LEXICAL_WEIGHT = 0.65
+"""The lexical side's share in the store's calibrated hybrid score (chosen on LoCoMo)."""
 
 Ranking = Sequence[tuple[str, float]]
 
@@ -92,7 +109,12 @@ def fuse(
     if limit <= 0:
         return []
     dense_list, lexical_list = _ranked(dense), _ranked(lexical)
-    normalise = {"minmax": _minmax, "dbsf": _dbsf, "rrf": lambda r: _rrf(r, k)}[method]
+    normalise = {
+        "calibrated": _absolute,
+        "minmax": _minmax,
+        "dbsf": _dbsf,
+        "rrf": lambda r: _rrf(r, k),
+    }[method]
     dense_part, lexical_part = normalise(dense_list), normalise(lexical_list)
 
     best_rank = {doc_id: rank for rank, (doc_id, _) in enumerate(dense_list)}
@@ -121,6 +143,25 @@ def _ranked(ranking: Ranking) -> list[tuple[str, float]]:
         if doc_id not in best or value > best[doc_id]:
             best[doc_id] = value
     return sorted(best.items(), key=itemgetter(1), reverse=True)  # stable, as a key of -score
+
+
+def lexical_share(bm25: float, max_bm25: float) -> float:
+    """A BM25 score as the idf-weighted share of the query matched, in ``[0, 1]``.
+
+    ``max_bm25`` is :meth:`.lexical.LexicalIndex.max_score` for the same query and namespaces.
+
+    >>> lexical_share(3.0, 12.0), lexical_share(1.0, 0.0)
+    (0.25, 0.0)
+    """
+    if max_bm25 <= 0.0:
+        return 0.0
+    return min(1.0, max(0.0, bm25 / max_bm25))
+
+
+def _absolute(ranking: list[tuple[str, float]]) -> dict[str, float]:
+    # Scores that already mean something on their own (a cosine, a lexical share): kept,
+    # clipped to [0, 1] (a negative cosine says "unrelated" as much as 0 does).
+    return {doc_id: min(1.0, max(0.0, score)) for doc_id, score in ranking}
 
 
 def _rrf(ranking: list[tuple[str, float]], k: int) -> dict[str, float]:

@@ -27,7 +27,7 @@ from . import layout
 from .backend import Backend
 from .core import newest_first
 from .filters import combine, matches, value_where
-from .fusion import fuse, missing_ids
+from .fusion import LEXICAL_WEIGHT, fuse, lexical_share, missing_ids
 from .lexical import LexicalIndex
 from .state import Listing
 from .values import loads
@@ -226,7 +226,8 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
 
 
 def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
-    """Dense and BM25 rankings fused (see :func:`.fusion.fuse` for what the score means)."""
+    """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
+    the same scale for every query and namespace (see :mod:`.fusion` for what it means)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
@@ -239,10 +240,16 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
         need_dense, need_lexical = missing_ids(dense_ranked, lexical_ranked)
         extra_dense = dense_scores(b, qvec, need_dense, views)
         extra_lexical = lexical_view.scores(op.query or "", namespaces, need_lexical)
+        top = lexical_view.max_score(op.query or "", namespaces)
         fused = fuse(
             [*dense_ranked, *extra_dense.items()],
-            [*lexical_ranked, *extra_lexical.items()],
+            [
+                (doc_id, lexical_share(score, top))
+                for doc_id, score in [*lexical_ranked, *extra_lexical.items()]
+            ],
             limit=2 * depth,
+            method="calibrated",
+            weight=LEXICAL_WEIGHT,
         )
         kept = resolve(b, fused, op, now, need)
         if len(kept) >= need or (not more_dense and len(lexical_ranked) < depth):

@@ -13,8 +13,10 @@ Where it deliberately differs from ``InMemoryStore`` (each is tested):
   value of another type (``InMemoryStore`` raises); see :mod:`.filters`.
 * Negative ``limit`` / ``offset`` raise ``ValueError`` (``InMemoryStore`` slices from the end).
 * TTL is supported (``supports_ttl = True``); expired items are never returned.
-* ``search_mode="hybrid"`` (the default) fuses BM25 and dense rankings; its scores are not
-  cosine similarities. ``search_mode="dense"`` returns cosine similarity, as ``InMemoryStore``.
+* ``search_mode="hybrid"`` (the default) fuses BM25 and dense rankings; its score is
+  ``0.35 * cosine + 0.65 * lexical share`` (:mod:`.fusion`), in ``[0, 1]`` and on the same
+  scale for every query and namespace. ``search_mode="dense"`` returns cosine similarity, as
+  ``InMemoryStore``.
 
 Concurrency: the store is safe to share between threads and asyncio tasks. Its in-process
 state has one owner (:mod:`.state`, one lock, readers work on snapshots, a write-back older
@@ -50,6 +52,7 @@ from langgraph.store.base import (
 )
 
 from . import layout, search, writes
+from .analysis import Language
 from .backend import Backend
 from .coalesce import Coalescer
 from .core import (
@@ -125,6 +128,9 @@ class ChromaStore(BaseStore):
         redact: A function applied to every value put and every query searched, before
             anything is embedded or stored, e.g. ``Redactor()`` from
             ``langgraph_episodic.privacy`` (e-mail addresses, phone numbers, IBANs, cards).
+        language: How the keyword side analyzes text: ``"auto"`` (the default: English or
+            German detected per text, each stemmed with its Snowball stemmer), ``"en"`` or
+            ``"de"`` (see :mod:`.analysis`). Stores sharing one embedded Chroma must agree.
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
 
@@ -148,6 +154,7 @@ class ChromaStore(BaseStore):
         shared: bool = False,
         vector_cache_size: int = 200_000,
         redact: Callable[[Any], Any] | None = None,
+        language: Language = "auto",
     ) -> None:
         if search_mode not in SEARCH_MODES:
             raise ValueError(f"search_mode must be one of {SEARCH_MODES}, got {search_mode!r}.")
@@ -174,6 +181,7 @@ class ChromaStore(BaseStore):
             self._backend.folder.open_stores += 1
         self._closed = False
         self._coalescer = Coalescer(self._arun)
+        self._backend.state.lexical.use_language(language)
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()

@@ -104,8 +104,10 @@ class EpisodicMemory:
         clock: Returns the current time in seconds; used when ``current_time`` is not given.
 
     The similarity of a recalled episode is the store's search score: cosine similarity for
-    ``InMemoryStore`` and ``ChromaStore(search_mode="dense")``, the fused hybrid score (higher is
-    better, in [0, 1]) for ``ChromaStore``'s default mode.
+    ``InMemoryStore`` and ``ChromaStore(search_mode="dense")``; for ``ChromaStore``'s default
+    hybrid mode ``0.35 * cosine + 0.65 * lexical share`` (in [0, 1]), which has the same meaning
+    for every task and namespace (it is no longer rescaled per query, so the best candidate of
+    an unrelated task no longer counts as a perfect match in the priority).
 
     Counts, skill profiles and the short-term window are read from the store once (on first
     use) and then kept up to date by this instance's own ``record`` calls; call
@@ -238,6 +240,7 @@ class EpisodicMemory:
         half_life: float | None = None,
         category: TaskCategory | str | None = None,
         outcome: OutcomeStatus | str | None = None,
+        min_score: float | None = None,
     ) -> list[PrioritizedResult]:
         """Return up to ``top_k`` past episodes for ``query``, highest priority first.
 
@@ -245,8 +248,13 @@ class EpisodicMemory:
         optionally restricted to a ``category`` and an ``outcome``, then ranked by
         :func:`~.priority.compute_priority` at ``current_time`` (default: now). Each result
         carries its priority components. ``weights`` and ``half_life`` override the memory's.
+        ``min_score`` drops candidates less similar than that before ranking (a relevance
+        floor on the store's score; ``None``: keep all), so a recent, rewarded but unrelated
+        episode is not replayed for a new kind of task.
         """
-        plan = self._recall_plan(query, top_k, current_time, weights, half_life, category, outcome)
+        plan = self._recall_plan(
+            query, top_k, current_time, weights, half_life, category, outcome, min_score
+        )
         return self._run(plan)
 
     async def arecall(
@@ -259,9 +267,12 @@ class EpisodicMemory:
         half_life: float | None = None,
         category: TaskCategory | str | None = None,
         outcome: OutcomeStatus | str | None = None,
+        min_score: float | None = None,
     ) -> list[PrioritizedResult]:
         """Async version of :meth:`recall`."""
-        plan = self._recall_plan(query, top_k, current_time, weights, half_life, category, outcome)
+        plan = self._recall_plan(
+            query, top_k, current_time, weights, half_life, category, outcome, min_score
+        )
         return await self._arun(plan)
 
     def get(self, episode_id: str) -> Episode | None:
@@ -397,6 +408,7 @@ class EpisodicMemory:
         half_life: float | None,
         category: TaskCategory | str | None,
         outcome: OutcomeStatus | str | None,
+        min_score: float | None = None,
     ) -> Plan[list[PrioritizedResult]]:
         text = query.description if isinstance(query, TaskDescription) else query
         if not isinstance(text, str) or not text.strip():
@@ -416,6 +428,8 @@ class EpisodicMemory:
                     candidates.append(PrioritizedResult(episode, float(score or 0.0)))
         else:
             candidates = yield from self._local_candidates(text, filter_, limit)
+        if min_score is not None:
+            candidates = [c for c in candidates if c.similarity >= min_score]
         with self._lock:
             count = state.count
         now = self._clock() if current_time is None else current_time

@@ -263,11 +263,14 @@ def recall_node(
     top_k: int = 3,
     max_prompt_chars: int = 2000,
     name: str = "recall",
+    min_score: float | None = None,
 ) -> MemoryNode:
     """Create the recall node: writes ``recalled`` (dicts, best first) and ``replay_prompt``.
 
     ``store`` and ``namespace`` are used only when ``memories`` is not given. With no task and
-    no human message the node writes an empty recall.
+    no human message the node writes an empty recall. ``min_score`` is the relevance floor of
+    :meth:`EpisodicMemory.recall <langgraph_episodic.episodic.EpisodicMemory.recall>`: past
+    episodes whose task is less similar than that are not replayed.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> node = recall_node(store=InMemoryStore(), top_k=2)
@@ -282,7 +285,7 @@ def recall_node(
         task = task_from_state(state)
         if task is None:
             return {"recalled": [], "replay_prompt": ""}
-        results = yield call(memory.recall, memory.arecall, task, top_k)
+        results = yield call(memory.recall, memory.arecall, task, top_k, min_score=min_score)
         prompt = format_replay_prompt(build_replay_context(results), task,
                                       max_chars=max_prompt_chars)
         logger.debug("recalled %d episodes", len(results))

@@ -16,12 +16,13 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from langgraph.config import get_store
 from langgraph.prebuilt import InjectedStore
-from langgraph.store.base import BaseStore, SearchItem
+from langgraph.store.base import BaseStore, Op, SearchItem, SearchOp
 
 from .._config import fill_namespace
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._core import (
+    DEFAULT_MIN_SCORE,
     FACT_KIND,
     SavePlan,
     ShouldStore,
@@ -33,6 +34,7 @@ from ._core import (
     plan_save,
     resolve_texts,
 )
+from .lookup import ENTITY_TEMPLATE, PROFILE_TEMPLATE, LookupPlan, plan_lookup, structured_hits
 from .texts import ToolTexts
 
 logger = logging.getLogger(__name__)
@@ -98,6 +100,9 @@ class _StoreMemory:
     min_score: float | None
     texts: ToolTexts
     redact: SaveRedactor | None = DEFAULT_REDACTOR
+    structured: bool = True
+    entities: tuple[str, ...] | None = ENTITY_TEMPLATE
+    profiles: tuple[str, ...] | None = PROFILE_TEMPLATE
 
     def _plan_put(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
@@ -139,33 +144,47 @@ class _StoreMemory:
 
     def _plan_search(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
-    ) -> tuple[BaseStore, tuple[str, ...], dict[str, Any]]:
+    ) -> tuple[BaseStore, LookupPlan, list[Op]]:
+        """The store, the structured lookup and every op of one recall (run in one batch)."""
         target = _pick_store(self.store, injected)
         namespace = fill_namespace(self.template, config)
-        return target, namespace, {"query": kwargs[self.texts.recall_arg], "limit": self.k}
+        question = kwargs[self.texts.recall_arg]
+        lookup = (
+            plan_lookup(question, config, entities=self.entities, profiles=self.profiles)
+            if self.structured
+            else LookupPlan((), None, frozenset())
+        )
+        search = SearchOp(namespace, limit=self.k, query=question)
+        return target, lookup, [*lookup.ops, search]
 
-    def _answer(self, items: list[SearchItem]) -> str:
+    def _answer(self, lookup: LookupPlan, results: list[Any]) -> str:
+        """Named records first, then the search hits that pass ``min_score``, ``k`` in all."""
+        first = structured_hits(lookup, results[:-1])
+        seen = {(item.namespace, item.key) for item in first}
+        found: list[SearchItem] = results[-1]
         kept = [
-            item_text(item.value)
-            for item in items
-            if self.min_score is None or item.score is None or item.score >= self.min_score
+            item
+            for item in found
+            if (item.namespace, item.key) not in seen
+            and (self.min_score is None or item.score is None or item.score >= self.min_score)
         ]
-        return format_recall(kept, texts=self.texts)
+        texts = [item_text(item.value) for item in [*first, *kept][: self.k]]
+        return format_recall(texts, texts=self.texts)
 
     def recall(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
     ) -> str:
-        """Return the top ``k`` memories as the header line and ``- ...`` lines (see
-        :func:`~._core.format_recall`)."""
-        target, namespace, search = self._plan_search(config, injected, kwargs)
-        return self._answer(target.search(namespace, **search))
+        """Return up to ``k`` memories as the header line and ``- ...`` lines (see
+        :func:`~._core.format_recall`), or the 'nothing relevant' text."""
+        target, lookup, ops = self._plan_search(config, injected, kwargs)
+        return self._answer(lookup, target.batch(ops))
 
     async def arecall(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
     ) -> str:
         """Async version of :meth:`recall`."""
-        target, namespace, search = self._plan_search(config, injected, kwargs)
-        return self._answer(await target.asearch(namespace, **search))
+        target, lookup, ops = self._plan_search(config, injected, kwargs)
+        return self._answer(lookup, await target.abatch(ops))
 
 
 def create_memory_tools(
@@ -176,9 +195,12 @@ def create_memory_tools(
     locale: str = "de",
     ttl: float | None = None,
     should_store: ShouldStore | None = is_worth_storing,
-    min_score: float | None = None,
+    min_score: float | None = DEFAULT_MIN_SCORE,
     texts: ToolTexts | None = None,
     redact: SaveRedactor | None = DEFAULT_REDACTOR,
+    structured: bool = True,
+    entities: tuple[str, ...] | None = ENTITY_TEMPLATE,
+    profiles: tuple[str, ...] | None = PROFILE_TEMPLATE,
 ) -> tuple[StructuredTool, StructuredTool]:
     """Return the tools ``(save, recall)`` over a LangGraph store, each sync and async.
 
@@ -197,11 +219,22 @@ def create_memory_tools(
             needs a store with ``supports_ttl``, else a ``ValueError`` says so.
         should_store: Refuses trivia (greetings, thanks, bare confirmations); the tool then
             answers that it did not save. ``None`` stores everything non-empty.
-        min_score: Drop recalled memories scoring below this (when the store gives scores).
+        min_score: The relevance floor: search hits scoring below it are dropped, and when
+            nothing is left the tool answers "Keine relevanten Informationen im Gedächtnis
+            gefunden." ("No relevant information found in memory."). The default,
+            :data:`~._core.DEFAULT_MIN_SCORE` (0.12), is set for ``ChromaStore``'s hybrid score
+            (``0.35 * cosine + 0.65 * lexical share``, see ``docs/retrieval.md``); for cosine
+            scores (``InMemoryStore``, ``search_mode="dense"``) about 0.3 does the same.
+            ``None`` keeps every hit.
         texts: Your own :class:`ToolTexts`, overriding ``locale``.
         redact: Applied to what the model saves before it is stored (default: e-mail
             addresses, phone numbers, IBANs and card numbers become ``[EMAIL]`` ...; see
             :func:`~langgraph_episodic.privacy.redact_saved`). ``None`` stores it verbatim.
+        structured: Look up the user's records by name first (see :mod:`.lookup`): an entity
+            the question names, and profile facts mentioning it, come before the search hits
+            (and are not subject to ``min_score``).
+        entities: Namespace template of the user's entities (``None``: do not look them up).
+        profiles: Namespace template of the user's profile facts (``None``: do not look).
 
     A recall searches the filled namespace as a prefix (whole segments), so memories other
     components keep under the same user's sub-namespaces are found too; values without a
@@ -231,6 +264,9 @@ def create_memory_tools(
         min_score=min_score,
         texts=words,
         redact=redact,
+        structured=structured,
+        entities=None if entities is None else tuple(entities),
+        profiles=None if profiles is None else tuple(profiles),
     )
     adapt = _with_injected_store if store is None else _with_bound_store
     save_func, save_coro = adapt(memory.save, memory.asave)

@@ -104,7 +104,8 @@ def test_minmax_score_is_the_convex_combination_of_rescaled_scores() -> None:
 def test_weight_zero_or_one_follows_one_side(method: FusionMethod) -> None:
     ids = ["a", "b", "c", "d", "e"]
     dense = [(d, s) for d, s in zip(ids, [0.9, 0.8, 0.7, 0.6, 0.5], strict=True)]
-    lexical = [(d, s) for d, s in zip(reversed(ids), [9.0, 7.0, 5.0, 3.0, 1.0], strict=True)]
+    # Shares in [0, 1], as "calibrated" expects; the rescaling methods take any scale.
+    lexical = [(d, s) for d, s in zip(reversed(ids), [0.9, 0.7, 0.5, 0.3, 0.1], strict=True)]
     only_dense = fuse(dense, lexical, limit=5, method=method, weight=0.0)
     only_lexical = fuse(dense, lexical, limit=5, method=method, weight=1.0)
     assert [d for d, _ in only_dense] == ids
@@ -165,3 +166,34 @@ def test_docstring_examples_run() -> None:
     result = doctest.testmod(fusion, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_calibrated_scores_are_absolute_not_relative_to_the_candidates() -> None:
+    """The same (cosine, share) pair scores the same whatever else is among the candidates,
+    and a lone weak candidate is not lifted to 1.0 as min-max fusion would."""
+    weak = fuse([("a", 0.1)], [("a", 0.0)], limit=1, method="calibrated", weight=0.65)
+    assert weak[0][1] == pytest.approx(0.35 * 0.1)
+    crowd = fuse(
+        [("a", 0.1), ("b", 0.8), ("c", -0.3)],
+        [("a", 0.0), ("b", 0.9), ("c", 0.2)],
+        limit=3,
+        method="calibrated",
+        weight=0.65,
+    )
+    scores = dict(crowd)
+    assert scores["a"] == pytest.approx(weak[0][1])
+    assert scores["b"] == pytest.approx(0.35 * 0.8 + 0.65 * 0.9)
+    assert scores["c"] == pytest.approx(0.65 * 0.2)  # a negative cosine counts as 0
+    relative = fuse([("a", 0.1)], [("a", 0.0)], limit=1, method="minmax")
+    assert relative[0][1] > 0.4  # what the calibrated method avoids
+
+
+@given(
+    cos=st.floats(-1, 1), share=st.floats(0, 1), more_cos=st.floats(0, 0.5), more=st.floats(0, 0.5)
+)
+def test_calibrated_is_monotone_in_both_sides(
+    cos: float, share: float, more_cos: float, more: float
+) -> None:
+    base = dict(fuse([("a", cos)], [("a", share)], limit=1, method="calibrated"))["a"]
+    up = dict(fuse([("a", cos + more_cos)], [("a", min(1.0, share + more))], limit=1, method="calibrated"))["a"]
+    assert up >= base

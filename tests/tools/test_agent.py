@@ -39,9 +39,9 @@ def session_script(save: BaseTool, recall: BaseTool) -> list[Any]:
     return [
         call_tool(save.name, information=FACT),
         "Alles klar, ich merke mir das.",
-        call_tool(recall.name, frage="Welche Sprache mag ich?"),
+        call_tool(recall.name, frage="Welche Sprache bevorzuge ich für Datenanalyse?"),
         last_tool_result,
-        call_tool(recall.name, frage="Welche Sprache mag ich?"),
+        call_tool(recall.name, frage="Welche Sprache bevorzuge ich für Datenanalyse?"),
         last_tool_result,
     ]
 

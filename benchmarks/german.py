@@ -1,0 +1,166 @@
+"""German (and English) memory retrieval: recall@1/3 of paraphrased questions, and how often a
+question about something never said comes back empty.
+
+The sets are our own (``benchmarks/data/german_memory.jsonl`` and its English counterpart
+``english_memory.jsonl``, CC0): 50 facts a user tells an assistant, two paraphrased questions
+per fact (100) and 30 questions about things never said. Each language is one user's memory
+(one namespace). For every question the top 3 memories are taken:
+
+* ``R@1`` / ``R@3``: the share of questions whose fact is first / among the first three, after
+  the relevance floor (a fact cut by the floor counts as missed);
+* ``empty``: the share of never-said questions for which nothing passes the floor (what the
+  memory tools then answer: "Keine relevanten Informationen im Gedächtnis gefunden.").
+
+Rows: *before* is the previous default (plain tokens, BM25 b=0.75, per-query min-max fusion,
+no floor possible: its best candidate always scores 1.0), recomputed over the same vectors;
+*after* is ``ChromaStore``'s default search now, at several floors, and with its ablations.
+
+    python benchmarks/german.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _embed_cache import CachedEmbeddings
+from _locomo_data import format_table
+
+from langgraph_episodic.chroma.analysis import analyzer
+from langgraph_episodic.chroma.fusion import LEXICAL_WEIGHT, fuse, lexical_share
+from langgraph_episodic.chroma.lexical import LexicalIndex, tokenize
+
+DATA = Path(__file__).resolve().parent / "data"
+SETS = {"de": DATA / "german_memory.jsonl", "en": DATA / "english_memory.jsonl"}
+FLOORS = (0.0, 0.08, 0.1, 0.12, 0.15, 0.2)
+K = 3
+NS = ("memories", "user")
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """Facts (id -> text), questions (text, fact id) and never-said questions."""
+
+    facts: dict[str, str]
+    questions: list[tuple[str, str]]
+    unrelated: list[str]
+
+
+def load(path: Path) -> EvalSet:
+    """Read one JSONL set."""
+    facts: dict[str, str] = {}
+    questions: list[tuple[str, str]] = []
+    unrelated: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["type"] == "fact":
+            facts[row["id"]] = row["text"]
+        elif row["type"] == "question":
+            questions.append((row["text"], row["fact"]))
+        else:
+            unrelated.append(row["text"])
+    return EvalSet(facts, questions, unrelated)
+
+
+Search = Callable[[str], list[tuple[str, float]]]
+"""``query -> [(fact id, score)]``, best first, at most ``K``."""
+
+
+def standalone(
+    data: EvalSet, embedder: Any, *, tokenizer: Callable[[str], list[str]], b: float, method: str
+) -> Search:
+    """Hybrid ranking outside the store, over every fact (the store's depth covers 50 facts)."""
+    ids = list(data.facts)
+    vecs = np.asarray(embedder.embed_documents([data.facts[i] for i in ids]), dtype=np.float32)
+    index = LexicalIndex(tokenizer=tokenizer, b=b)
+    index.upsert_many((NS, i, data.facts[i]) for i in ids)
+
+    def search(query: str) -> list[tuple[str, float]]:
+        cos = vecs @ np.asarray(embedder.embed_query(query), dtype=np.float32)
+        dense = [(i, float(c)) for i, c in zip(ids, cos, strict=True)]
+        bm = index.scores(query, [NS], ids)
+        if method == "calibrated":
+            top = index.max_score(query, [NS])
+            lexical = [(i, lexical_share(s, top)) for i, s in bm.items()]
+            return fuse(dense, lexical, limit=K, method="calibrated", weight=LEXICAL_WEIGHT)
+        return fuse(dense, list(bm.items()), limit=K, method="minmax")
+
+    return search
+
+
+def through_store(data: EvalSet, embedder: Any, **options: Any) -> Search:
+    """The store's default search (``ChromaStore.ephemeral(index=...)``)."""
+    from langgraph_episodic.chroma.store import ChromaStore
+
+    dims = len(embedder.embed_query("probe"))
+    store = ChromaStore.ephemeral(index={"dims": dims, "embed": embedder}, **options)
+    for fid, text in data.facts.items():
+        store.put(NS, fid, {"text": text}, index=["text"])
+
+    def search(query: str) -> list[tuple[str, float]]:
+        return [(it.key, float(it.score or 0.0)) for it in store.search(NS, query=query, limit=K)]
+
+    return search
+
+
+def measure(data: EvalSet, search: Search, floors: Sequence[float | None]) -> list[list[float]]:
+    """For each floor: R@1, R@3 and the empty rate on never-said questions."""
+    answers = [(search(q), fid) for q, fid in data.questions]
+    never = [search(q) for q in data.unrelated]
+    rows = []
+    for floor in floors:
+        def kept(hits: list[tuple[str, float]], floor: float | None = floor) -> list[str]:
+            return [d for d, s in hits if floor is None or s >= floor]
+
+        r1 = np.mean([kept(h)[:1] == [fid] for h, fid in answers])
+        r3 = np.mean([fid in kept(h)[:3] for h, fid in answers])
+        empty = np.mean([not kept(h) for h in never])
+        rows.append([float(r1), float(r3), float(empty)])
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.parse_args(argv)
+    from langgraph_episodic.embeddings import default_embeddings
+
+    embedder = CachedEmbeddings(default_embeddings())
+    sets = {lang: load(path) for lang, path in SETS.items()}
+    for data in sets.values():
+        embedder.embed_documents(
+            [*data.facts.values(), *(q for q, _ in data.questions), *data.unrelated]
+        )
+    embedder.save()
+    body: list[list[object]] = []
+    for lang, data in sets.items():
+        print(f"  measuring {lang} ...", file=sys.stderr)
+        before = standalone(data, embedder, tokenizer=tokenize, b=0.75, method="minmax")
+        body.append([lang, "before: plain tokens, b=0.75, min-max", "none", *measure(data, before, [None])[0]])
+        no_stem = standalone(data, embedder, tokenizer=tokenize, b=0.3, method="calibrated")
+        for floor, row in zip((0.0, 0.12), measure(data, no_stem, (0.0, 0.12)), strict=True):
+            body.append([lang, "calibrated fusion, plain tokens", f"{floor}", *row])
+        no_compound = standalone(
+            data, embedder, tokenizer=analyzer("auto", compounds=False), b=0.3, method="calibrated"
+        )
+        for floor, row in zip((0.0, 0.12), measure(data, no_compound, (0.0, 0.12)), strict=True):
+            body.append([lang, "+ Snowball stemming, no compounds", f"{floor}", *row])
+        after = through_store(data, embedder)
+        for floor, row in zip(FLOORS, measure(data, after, FLOORS), strict=True):
+            body.append([lang, "after: ChromaStore default (auto)", f"{floor}", *row])
+        fixed = through_store(data, embedder, language=lang)
+        body.append([lang, f"ChromaStore language={lang!r}", "0.12", *measure(data, fixed, [0.12])[0]])
+        dense = through_store(data, embedder, search_mode="dense")
+        body.append([lang, "ChromaStore dense (cosine)", "0.3", *measure(data, dense, [0.3])[0]])
+    print("\nGerman and English memory sets: 100 paraphrased questions and 30 never-said ones each\n")
+    print(format_table(["lang", "search", "min_score", "R@1", "R@3", "empty"], body))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""Language-aware text analysis for the lexical (BM25) side of search: English and German.
+
+An analyzer turns a text into index terms:
+
+1. Unicode NFKC, casefolded, typographic apostrophes made plain; words are ``\\w+`` runs that
+   keep inner apostrophes and underscores (``don't``, ``snake_case``).
+2. The language: ``"en"``, ``"de"``, or ``"auto"`` (per text: German when it has more German
+   than English function words, or umlauts/ß and no English ones).
+3. Stop words dropped (Snowball's English and German lists; see :mod:`.lexical`; German
+   text also drops "bin", "die", "war"... which English text keeps), and an English
+   possessive ``'s``.
+4. Snowball stemming in the text's language (``snowballstemmer``; it uses ``PyStemmer``'s C
+   code when that is installed). German stemming also folds umlauts and ß (``Käse``,
+   ``Kaese`` -> ``kas``; ``Straße`` -> ``strass``).
+5. German compounds (``auto``/``de``, words of 10+ letters): besides the whole word, its heads
+   of at least 4 letters ending the word are added as terms (``Lieblingseditor`` ->
+   ``lieblingseditor``, ``editor``, ...), so a question naming the head finds the compound.
+
+Query and documents go through the same analyzer; in ``"auto"`` mode each is detected on its
+own, which is right for the usual case (a German question about German memories).
+Measured effects are in ``docs/benchmarks.md`` ("Retrieval quality, issue 16").
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Literal
+
+import snowballstemmer
+
+Language = Literal["en", "de", "auto"]
+LANGUAGES: tuple[str, ...] = ("en", "de", "auto")
+
+Analyzer = Callable[[str], list[str]]
+
+_WORD = re.compile(r"\w+(?:'\w+)*")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_GERMAN_LETTERS = frozenset("äöüß")
+
+# Function words that tell the two languages apart (none is a word of the other language).
+_GERMAN_TEXT = """
+    ich du er wir ihr sie und oder nicht ist sind bin bist war waren hat habe haben der die das
+    den dem des ein eine einen einem einer mein meine meinen meinem dein deine sein seine mit
+    für auf bei von zu zum zur im ins auch noch wie was wer wo wann warum welche welcher welches
+    mir mich dir dich uns euch ihm ihn ihnen kein keine keinen gern gerne schon immer sehr
+"""
+_GERMAN_HINTS = frozenset(_GERMAN_TEXT.split())
+_ENGLISH_TEXT = """
+    i you he she we they and or not is are am was were has have had the a an my your his her our
+    their with for on at of to in from what who where when why how which do does did this that
+    these those it its me him them us be been will would can could should
+"""
+_ENGLISH_HINTS = frozenset(_ENGLISH_TEXT.split())
+
+COMPOUND_MIN = 10
+"""German words at least this long are treated as possible compounds."""
+HEAD_MIN = 4
+"""The shortest compound head (and modifier) added as a term."""
+CACHED_MAX = 64
+"""Longest word whose stem is cached."""
+COMPOUND_MAX = 40
+"""Longer words are not split: no German compound is that long, and splitting costs the square
+of the length (a 100 kB "word" in a query must not take minutes)."""
+
+
+def normalise(text: str) -> str:
+    """NFKC, casefolded, plain apostrophes."""
+    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+
+
+def words(text: str) -> list[str]:
+    """The normalised words of ``text`` (no stop words removed, nothing stemmed)."""
+    return _WORD.findall(normalise(text))
+
+
+def detect(tokens: list[str]) -> Literal["en", "de"]:
+    """``"de"`` when the words look German, else ``"en"`` (the tie goes to English unless a
+    word has an umlaut or ß).
+
+    >>> detect(words("Ich trinke keinen Kaffee"))
+    'de'
+    >>> detect(words("I do not drink coffee"))
+    'en'
+    >>> detect(words("Müller"))
+    'de'
+    """
+    german = sum(t in _GERMAN_HINTS for t in tokens)
+    english = sum(t in _ENGLISH_HINTS for t in tokens)
+    if german != english:
+        return "de" if german > english else "en"
+    return "de" if any(ch in _GERMAN_LETTERS for t in tokens for ch in t) else "en"
+
+
+_local = threading.local()
+
+
+def _stemmer(language: str) -> snowballstemmer.Stemmer:
+    # Snowball stemmers keep state between calls: one per thread and language.
+    cache = getattr(_local, "stemmers", None)
+    if cache is None:
+        cache = _local.stemmers = {}
+    stemmer = cache.get(language)
+    if stemmer is None:
+        stemmer = cache[language] = snowballstemmer.stemmer(
+            "german" if language == "de" else "english"
+        )
+    return stemmer
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str, language: Literal["en", "de"]) -> str:
+    """The Snowball stem of one lowercase word.
+
+    >>> stem("running", "en"), stem("Häuser".casefold(), "de"), stem("kaese", "de")
+    ('run', 'haus', 'kas')
+    """
+    return str(_stemmer(language).stemWord(word))
+
+
+@lru_cache(maxsize=100_000)
+def compound_heads(word: str) -> tuple[str, ...]:
+    """Stems of the possible heads of a long German word: every ending of at least
+    :data:`HEAD_MIN` letters that leaves a modifier of at least as many.
+
+    >>> "editor" in compound_heads("lieblingseditor")
+    True
+    >>> compound_heads("editor")
+    ()
+    """
+    if not COMPOUND_MIN <= len(word) <= COMPOUND_MAX or not word.isalpha():
+        return ()
+    heads = {stem(word[i:], "de") for i in range(HEAD_MIN, len(word) - HEAD_MIN + 1)}
+    heads.discard(stem(word, "de"))
+    return tuple(sorted(heads))
+
+
+_GERMAN_ONLY = frozenset(["bin", "den", "die", "hat", "man", "nun", "war"])
+"""German stop words that are English content words: dropped from German text only."""
+
+
+@lru_cache(maxsize=2)
+def _stopwords(language: Literal["en", "de"]) -> frozenset[str]:
+    from .lexical import STOPWORDS  # lexical imports this module
+
+    return STOPWORDS | _GERMAN_ONLY if language == "de" else STOPWORDS
+
+
+def analyze(
+    text: str,
+    *,
+    language: Language = "auto",
+    stopwords: frozenset[str] | None = None,
+    compounds: bool = True,
+) -> list[str]:
+    """Index terms of ``text`` (see the module docstring).
+
+    >>> analyze("Caroline's dogs were chasing the ball_pit!")
+    ['carolin', 'dog', 'chase', 'ball_pit']
+    >>> analyze("Mein Lieblingseditor ist Neovim.")[:2]
+    ['lieblingseditor', 'neovim']
+    >>> "editor" in analyze("Mein Lieblingseditor ist Neovim.")
+    True
+    >>> analyze("Ich mag Käse") == analyze("Ich mag Kaese") == analyze("ICH MAG KÄSE")
+    True
+    """
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+    tokens = words(text)
+    lang: Literal["en", "de"] = detect(tokens) if language == "auto" else language
+    drop = _stopwords(lang) if stopwords is None else stopwords
+    out: list[str] = []
+    heads: list[str] = []
+    for word in tokens:
+        if word in drop:
+            continue
+        if word.endswith("'s"):
+            word = word[:-2]
+        # Only words of a sane length go through the caches (a cache of 100 kB keys would be
+        # a memory leak an attacker controls).
+        if len(word) <= CACHED_MAX:
+            out.append(stem(word, lang))
+        else:
+            out.append(str(_stemmer(lang).stemWord(word)))
+        if lang == "de" and compounds and len(word) <= COMPOUND_MAX:
+            heads.extend(compound_heads(word))
+    return out + heads
+
+
+def analyzer(language: Language = "auto", *, compounds: bool = True) -> Analyzer:
+    """A ``str -> list[str]`` analyzer for :class:`.lexical.LexicalIndex`."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+
+    def run(text: str) -> list[str]:
+        return analyze(text, language=language, compounds=compounds)
+
+    run.__name__ = f"analyze_{language}"
+    return run
