@@ -63,7 +63,7 @@ def test_the_score_is_the_weighted_cosine_plus_the_lexical_share() -> None:
     assert got["none"] == pytest.approx(DENSE_WEIGHT * cos(30))
     # Every query term once in a document of average length: 1 / (k1 + 1) of the maximum.
     share = (got["all"] - DENSE_WEIGHT * cos(60)) / LEXICAL_WEIGHT
-    assert share == pytest.approx(1 / (1 + store._backend.lexical.k1))
+    assert share == pytest.approx(1 / (1 + store._backend.state.lexical.k1))
     assert min(got.values()) >= 0.0 and max(got.values()) <= 1.0
 
 
