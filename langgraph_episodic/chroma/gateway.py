@@ -128,9 +128,20 @@ class Gateway:
         for part in self._chunks(ids):
             self.items.update(ids=list(ids[part]), metadatas=list(metas[part]))
 
-    def delete_items(self, ids: Sequence[str]) -> None:
+    def delete_items(self, ids: Sequence[str], where: dict[str, Any] | None = None) -> None:
+        """Delete item records by id (only those also matching ``where``, when given)."""
         for part in self._chunks(ids):
-            self.items.delete(ids=list(ids[part]))
+            if where is None:
+                self.items.delete(ids=list(ids[part]))
+            else:
+                self.items.delete(ids=list(ids[part]), where=where)
+
+    def existing_items(self, ids: Sequence[str]) -> set[str]:
+        """Which of the item record ids exist."""
+        found: set[str] = set()
+        for part in self._chunks(ids):
+            found.update(self.items.get(ids=list(ids[part]), include=[])["ids"])
+        return found
 
     # vectors -----------------------------------------------------------------------------
 

@@ -231,8 +231,12 @@ def sweep(b: Backend, now: float) -> int:
         if not got:
             return 0
         b.claim_for_writing()
+        # Delete only what is still expired: on a server another process may have put or
+        # refreshed an item since it was read, and that item (and its vectors) must stay.
+        b.gateway.delete_items([rid for rid, _ in got], where={"_expires": {"$lt": now}})
+        kept = b.gateway.existing_items([rid for rid, _ in got]) if b.shared else set()
+        got = [(rid, meta) for rid, meta in got if rid not in kept]
         ids = [rid for rid, _ in got]
-        b.gateway.delete_items(ids)
         b.gateway.delete_vectors([vid for rid, meta in got for vid in _vector_ids(rid, meta)])
         commit = Commit({}, {}, {}, {}, {}, {}, set(), deleted_any=True)
         for rid, meta in got:

@@ -16,6 +16,7 @@ import asyncio
 import concurrent.futures
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,8 @@ from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.privacy import forget_user
+
+from ._support import HTTP, backend_param
 
 DIMS = 64
 SEED = 3000
@@ -312,3 +315,32 @@ def test_deletes_racing_each_other_never_raise_on_an_emptied_namespace() -> None
         result(other)
     assert a.search(ns) == [] and b.search(ns) == []
     assert ns not in a.list_namespaces() and ns not in b.list_namespaces()
+
+
+@pytest.mark.parametrize("backend", [backend_param(HTTP)])
+def test_a_sweep_never_deletes_an_item_another_process_just_put_again(
+    make_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a server, a sweep reads the expired items, then deletes them; another process that
+    puts one of them again (no TTL now) in between must keep it, with its vectors."""
+    sweeper = make_store(index=_index())
+    writer = make_store.twin(sweeper)
+    ns = ("users", "alice")
+    sweeper.put(ns, "note", {"text": "an expiring draft about basalt"}, ttl=1)
+    sweeper._now = lambda: time.time() + 120  # the sweeper's clock: the item has expired
+    gateway = sweeper._backend.gateway
+    read_items = type(gateway).read_items
+
+    def read_then_let_the_other_process_write(self: Any, where: Any) -> Any:
+        got = read_items(self, where)
+        if self is gateway:
+            writer.put(ns, "note", {"text": "the final text about granite"})
+        return got
+
+    monkeypatch.setattr(type(gateway), "read_items", read_then_let_the_other_process_write)
+    assert sweeper.sweep_ttl() == 0
+    monkeypatch.undo()
+    item = writer.get(ns, "note")
+    assert item is not None and item.value == {"text": "the final text about granite"}
+    assert [r.key for r in writer.search(ns, query="final text about granite")] == ["note"]
+    assert writer.verify().ok
