@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -51,6 +51,7 @@ from langgraph.store.base import (
 
 from .._config import namespace_label
 from .._effects import Effect, Plan, arun, run
+from ..chroma.layout import ns_from_str
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 
 logger = logging.getLogger(__name__)
@@ -295,6 +296,71 @@ def _delete_items(
     return counts
 
 
+def _leftover_records(
+    store: BaseStore, label: str, shapes: Sequence[Shape]
+) -> tuple[list[tuple[Namespace, str]], list[str]]:
+    """Records of the user that the namespace listing cannot reach, read from a ChromaStore's
+    raw collections: items of namespaces the registry lost and vector records whose item is
+    gone (a crash between a store's writes leaves them; see ``ChromaStore.verify``).
+    Returns (item namespace and key, vector record ids); empty for other stores."""
+    collections = getattr(store, "collections", None)
+    if not isinstance(collections, dict):
+        return [], []
+    found: dict[str, list[tuple[str, Mapping[str, Any]]]] = {"items": [], "vectors": []}
+    for kind, rows in found.items():
+        offset = 0
+        while True:
+            got = collections[kind].get(include=["metadatas"], limit=_SCAN_PAGE, offset=offset)
+            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+                ns = meta.get("_ns") if meta else None
+                if isinstance(ns, str) and _matches(ns_from_str(ns), shapes, label):
+                    rows.append((rid, meta))
+            offset += len(got["ids"])
+            if len(got["ids"]) < _SCAN_PAGE:
+                break
+    items = [(ns_from_str(str(m["_ns"])), str(m["_key"])) for _, m in found["items"]]
+    return items, [rid for rid, _ in found["vectors"]]
+
+
+def _delete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
+    collections = getattr(store, "collections", None)
+    if not isinstance(collections, dict):
+        return
+    for start in range(0, len(ids), _SCAN_PAGE):
+        collections["vectors"].delete(ids=list(ids[start : start + _SCAN_PAGE]))
+
+
+def _delete_leftovers(
+    store: BaseStore, label: str, shapes: Sequence[Shape]
+) -> Plan[dict[Namespace, int]]:
+    """Delete what :func:`_leftover_records` finds: items through the store (its caches
+    follow), then the remaining vector records of the user directly."""
+    items, _ = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
+    counts: dict[Namespace, int] = {}
+    if items:
+        yield _batch(store, [PutOp(ns, key, None) for ns, key in items])
+        for ns, _key in items:
+            counts[ns] = counts.get(ns, 0) + 1
+    _, vector_ids = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
+    if vector_ids:
+        yield Effect(_delete_vector_records, _adelete_vector_records, (store, vector_ids))
+    return counts
+
+
+async def _aleftover_records(
+    store: BaseStore, label: str, shapes: Sequence[Shape]
+) -> tuple[list[tuple[Namespace, str]], list[str]]:
+    return await asyncio.to_thread(_leftover_records, store, label, shapes)
+
+
+async def _adelete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
+    await asyncio.to_thread(_delete_vector_records, store, ids)
+
+
+_SCAN_PAGE = 2000
+"""Records per page when forget reads a ChromaStore's raw collections for leftovers."""
+
+
 def _count_items(
     store: BaseStore, label: str, shapes: Sequence[Shape], roots: Sequence[Namespace]
 ) -> Plan[dict[Namespace, int]]:
@@ -355,6 +421,9 @@ def _forget_plan(
             counts = yield from _count_items(store, label, shapes, roots)
         else:
             counts = yield from _delete_items(store, label, shapes, roots)
+            leftovers = yield from _delete_leftovers(store, label, shapes)
+            for ns, n in leftovers.items():
+                counts[ns] = counts.get(ns, 0) + n
         if options.purge and not options.dry_run:
             purges.append((yield _purge_effect(store)))
     thread_ids: list[str] = []

@@ -85,9 +85,9 @@ def purge_store(store: Any) -> Purge:
         return Purge(
             f"Chroma server {host}:{port}",
             False,
-            "deleted through the API; the server keeps its own write-ahead log and free pages "
-            "until it has flushed (every 1,000 writes per collection) and been vacuumed: stop "
-            "it and run `chroma vacuum --path <its folder>` (see docs/privacy.md)",
+            "deleted through the API; the server keeps its own write-ahead log and free pages: "
+            "stop it, run `langgraph-episodic forget --user <user> --path <its folder> --yes` "
+            "(finds nothing left, purges the files) and start it again (see docs/privacy.md)",
         )
     if not getattr(settings, "is_persistent", False):
         return Purge("in-memory Chroma", True, "nothing is written to disk")

@@ -205,3 +205,47 @@ async def test_an_async_sqlite_checkpointer_is_vacuumed(tmp_path: Path) -> None:
     assert report.thread_ids == (f"{ALICE}:s1",) and report.purged
     assert scan(tmp_path, ALICE_WORD.encode(), ALICE.encode()) == {}
     assert scan(tmp_path, BOB_WORD.encode()) != {}
+
+
+def test_leftovers_of_a_crash_are_forgotten_too(tmp_path: Path) -> None:
+    """A crash can leave a vector record whose item is gone, and a namespace the registry lost
+    (see ``ChromaStore.verify``). Neither is reachable through the namespace listing; forget
+    finds them in the raw collections, and no byte of them is left."""
+    from langgraph_episodic.chroma import layout
+
+    folder = tmp_path / "store"
+    store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+    fill(store, ALICE)
+    fill(store, "bob")
+    store.put(("notes", ALICE), "n1", {"text": "zqxlostmarker lives in the lost namespace"})
+    vectors, registry = store.collections["vectors"], store.collections["namespaces"]
+    one = vectors.get(where={"_ns": layout.ns_str(("memories", ALICE))}, limit=1,
+                      include=["embeddings", "metadatas"])  # fmt: skip
+    ghost = layout.vector_id(layout.item_id(("memories", ALICE), "ghost"), 0, "deadbeef")
+    vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])],
+                metadatas=[dict(one["metadatas"][0])],
+                documents=["zqxorphanmarker from a write that never finished"])  # fmt: skip
+    lost = [rid for rid, meta in zip(*(lambda g: (g["ids"], g["metadatas"]))(
+        registry.get(include=["metadatas"])), strict=True)
+        if meta["_ns"] == layout.ns_str(("notes", ALICE))]  # fmt: skip
+    registry.delete(ids=lost)
+    store.close()
+    markers = (b"zqxorphanmarker", b"zqxlostmarker", ALICE_WORD.encode())
+    assert {m for hits in scan(folder, *markers).values() for m in hits} == set(markers)
+
+    out = run_python(
+        """
+        import sys
+        from langgraph_episodic import ChromaStore, HashEmbeddings
+        from langgraph_episodic.privacy import forget_user
+        s = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+        assert ("notes", sys.argv[2]) not in s.list_namespaces(), "the registry lost it"
+        report = forget_user(sys.argv[2], store=s)
+        print(report.items_deleted, report.purged, s.verify().ok)
+        """,
+        str(folder),
+        ALICE,
+    )
+    assert out.split() == ["27", "True", "True"]
+    assert scan(folder, *markers, ALICE.encode()) == {}
+    assert BOB_WORD.encode() in {m for hits in scan(folder, BOB_WORD.encode()).values() for m in hits}
