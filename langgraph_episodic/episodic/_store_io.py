@@ -1,131 +1,20 @@
-"""Store and embedder access for :class:`~.memory.EpisodicMemory`: one core, two drivers.
+"""Store helpers for :class:`~.memory.EpisodicMemory`: filters, namespace checks, index probe.
 
-Each memory operation is written once, as a *plan*: a generator that yields requests
-(:class:`Get`, :class:`Search`, :class:`Put`, :class:`Embed`) and receives their results.
-:meth:`PlanRunner.run` executes the requests with the store's sync methods and
-:meth:`PlanRunner.arun` with the async ones, so sync and async behave the same by construction.
+The memory's operations are plans run by :mod:`langgraph_episodic._effects` (one body for
+sync and async); the pure helpers they share live here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
-from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
 from .records import OutcomeStatus, TaskCategory
 
-T = TypeVar("T")
-
 TEXT_FIELD = "text"
 """The value field that is embedded (the task description)."""
-
-
-@dataclass(frozen=True)
-class Get:
-    """Read one item of the namespace; the result is an ``Item`` or None."""
-
-    key: str
-
-
-@dataclass(frozen=True)
-class Search:
-    """Search the namespace (by meaning when ``query`` is set); the result is a list of items."""
-
-    query: str | None
-    filter: dict[str, Any] | None
-    limit: int
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class Put:
-    """Write one item, embedding only :data:`TEXT_FIELD`; the result is None."""
-
-    key: str
-    value: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Embed:
-    """Embed texts (as one query when ``query``); the result is a list of vectors."""
-
-    texts: list[str]
-    query: bool = False
-
-
-Request = Get | Search | Put | Embed
-Plan = Generator[Request, Any, T]
-
-
-class PlanRunner:
-    """Runs plans against one namespace of one store (and an optional embedder)."""
-
-    def __init__(
-        self, store: BaseStore, namespace: tuple[str, ...], embeddings: Embeddings | None
-    ) -> None:
-        self.store = store
-        self.namespace = namespace
-        self.embeddings = embeddings
-
-    def run(self, plan: Plan[T]) -> T:
-        """Run ``plan`` with the store's sync methods and return its result."""
-        reply: Any = None
-        while True:
-            try:
-                request = plan.send(reply)
-            except StopIteration as done:
-                return done.value
-            reply = self._execute(request)
-
-    async def arun(self, plan: Plan[T]) -> T:
-        """Async version of :meth:`run`."""
-        reply: Any = None
-        while True:
-            try:
-                request = plan.send(reply)
-            except StopIteration as done:
-                return done.value
-            reply = await self._aexecute(request)
-
-    def _execute(self, request: Request) -> Any:
-        ns, store = self.namespace, self.store
-        if isinstance(request, Get):
-            return store.get(ns, request.key)
-        if isinstance(request, Search):
-            return store.search(
-                ns, query=request.query, filter=request.filter, limit=request.limit,
-                offset=request.offset,
-            )
-        if isinstance(request, Put):
-            return store.put(ns, request.key, request.value, index=[TEXT_FIELD])
-        emb = self._embedder()
-        if request.query:
-            return [emb.embed_query(request.texts[0])]
-        return emb.embed_documents(request.texts)
-
-    async def _aexecute(self, request: Request) -> Any:
-        ns, store = self.namespace, self.store
-        if isinstance(request, Get):
-            return await store.aget(ns, request.key)
-        if isinstance(request, Search):
-            return await store.asearch(
-                ns, query=request.query, filter=request.filter, limit=request.limit,
-                offset=request.offset,
-            )
-        if isinstance(request, Put):
-            return await store.aput(ns, request.key, request.value, index=[TEXT_FIELD])
-        emb = self._embedder()
-        if request.query:
-            return [await emb.aembed_query(request.texts[0])]
-        return await emb.aembed_documents(request.texts)
-
-    def _embedder(self) -> Embeddings:
-        if self.embeddings is None:  # pragma: no cover - plans only embed when one is set
-            raise RuntimeError("This memory has no embeddings; pass embeddings=... to embed.")
-        return self.embeddings
 
 
 def episode_filter(

@@ -9,7 +9,8 @@ survives restarts. Namespaces are per user (``("episodes", user_id)``): one user
 sees another's episodes.
 
 Sync and async methods share one core: each operation is a plan that yields store and
-embedding requests, run by a sync or an async driver.
+embedding calls (:mod:`langgraph_episodic._effects`), run by :func:`~.._effects.run` or
+:func:`~.._effects.arun`.
 
 >>> from langgraph.store.memory import InMemoryStore
 >>> from langgraph_episodic.embeddings import HashEmbeddings
@@ -40,18 +41,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore, Item
 
 from .._config import fill_namespace, namespace_label
+from .._effects import Effect, Plan, arun, call, run
 from ..embeddings import as_embeddings
-from ._store_io import (
-    Embed,
-    Get,
-    Plan,
-    PlanRunner,
-    Put,
-    Search,
-    check_namespace,
-    episode_filter,
-    store_has_index,
-)
+from ._store_io import TEXT_FIELD, check_namespace, episode_filter, store_has_index
 from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
 from .records import Episode, EpisodeSchemaError, OutcomeStatus, TaskCategory, TaskDescription
 from .similarity import DEFAULT_HALF_LIFE, cosine_similarity
@@ -153,7 +145,6 @@ class EpisodicMemory:
         self._clock = clock
         self._embeddings = as_embeddings(embeddings) if embeddings is not None else None
         self._vectors: dict[str, list[float]] = {}
-        self._io = PlanRunner(store, self._namespace, self._embeddings)
         self._state: _State | None = None
         self._lock = threading.Lock()
         self._semantic = store_has_index(store)
@@ -337,10 +328,31 @@ class EpisodicMemory:
         return await self._arun(self._read_state(lambda s: s.tally.profiles()))
 
     def _run(self, plan: Plan[T]) -> T:
-        return self._io.run(plan)
+        return run(plan)
 
     async def _arun(self, plan: Plan[T]) -> T:
-        return await self._io.arun(plan)
+        return await arun(plan)
+
+    # --- effects: the store calls of this namespace (sync and async) ---
+
+    def _get(self, key: str) -> Effect:
+        """Read one item of the namespace; the result is an ``Item`` or None."""
+        return call(self._store.get, self._store.aget, self._namespace, key)
+
+    def _search(
+        self, query: str | None, filter_: dict[str, Any] | None, limit: int, offset: int = 0
+    ) -> Effect:
+        """Search the namespace (by meaning when ``query`` is set); the result is a list."""
+        store = self._store
+        return call(
+            store.search, store.asearch, self._namespace,
+            query=query, filter=filter_, limit=limit, offset=offset,
+        )
+
+    def _put(self, key: str, value: dict[str, Any]) -> Effect:
+        """Write one item, embedding only :data:`TEXT_FIELD`; the result is None."""
+        store = self._store
+        return call(store.put, store.aput, self._namespace, key, value, index=[TEXT_FIELD])
 
     # --- plans (the shared core) ---
 
@@ -369,7 +381,7 @@ class EpisodicMemory:
         found: dict[str, tuple[Episode, float]] = {}
         offset = 0
         while True:
-            items = yield Search(query=None, filter=filter_, limit=SCAN_PAGE, offset=offset)
+            items = yield self._search(None, filter_, SCAN_PAGE, offset)
             for item in items:
                 if item.key not in found and self._owns(item):
                     episode = self._decode(item)
@@ -384,7 +396,7 @@ class EpisodicMemory:
         if not isinstance(episode, Episode):
             raise TypeError(f"record() takes an Episode, got {type(episode).__name__}.")
         state = yield from self._ensure_loaded()
-        existing = yield Get(episode.episode_id)
+        existing = yield self._get(episode.episode_id)
         if existing is not None:
             stored = self._decode(existing)
             if stored == episode:
@@ -394,7 +406,7 @@ class EpisodicMemory:
                 "different content, and episodes are immutable. Record the new attempt under a "
                 "new id (Episode.new(...) makes one)."
             )
-        yield Put(episode.episode_id, episode.to_dict())
+        yield self._put(episode.episode_id, episode.to_dict())
         with self._lock:
             self._add_to_state(self._state or state, episode, self._clock())
         return True
@@ -419,7 +431,7 @@ class EpisodicMemory:
         limit = top_k * self.candidate_factor
         state = yield from self._ensure_loaded()
         if self._semantic:
-            items = yield Search(query=text, filter=filter_, limit=limit)
+            items = yield self._search(text, filter_, limit)
             candidates = []
             for item in items:
                 episode = self._decode(item) if self._owns(item) else None
@@ -447,14 +459,16 @@ class EpisodicMemory:
     ) -> Plan[list[PrioritizedResult]]:
         """Candidates when the store cannot search by meaning: scan and compare here."""
         episodes = [ep for ep, _ in (yield from self._scan(filter_))]
-        if self._embeddings is None:
+        emb = self._embeddings
+        if emb is None:
             return [PrioritizedResult(ep, 0.0) for ep in episodes]
         missing = [ep for ep in episodes if ep.episode_id not in self._vectors]
         if missing:
-            vectors = yield Embed([ep.task.description for ep in missing])
+            texts = [ep.task.description for ep in missing]
+            vectors = yield call(emb.embed_documents, emb.aembed_documents, texts)
             for ep, vector in zip(missing, vectors, strict=True):
                 self._vectors[ep.episode_id] = list(vector)
-        (query_vector,) = yield Embed([text], query=True)
+        query_vector = yield call(emb.embed_query, emb.aembed_query, text)
         scored = [
             PrioritizedResult(ep, cosine_similarity(query_vector, self._vectors[ep.episode_id]))
             for ep in episodes
@@ -463,7 +477,7 @@ class EpisodicMemory:
         return scored[:limit]
 
     def _get_plan(self, episode_id: str) -> Plan[Episode | None]:
-        item = yield Get(episode_id)
+        item = yield self._get(episode_id)
         return None if item is None else self._decode(item)
 
     def _episodes_plan(
