@@ -1,7 +1,9 @@
-"""The pure core shared by the store and vector-store memory tools: no I/O happens here.
+"""The core shared by the store and vector-store memory tools: no I/O happens here.
 
-Each tool call is planned here (what to write, what to search, what to answer) and executed by
-thin sync and async shells in :mod:`.memory_tools` and :mod:`.vectorstore_tools`.
+Each tool call is a plan (:mod:`langgraph_episodic._effects`): :mod:`.memory_tools` and
+:mod:`.vectorstore_tools` write what to store, search and answer once, yielding their store
+calls; :func:`build_tool_pair` wraps each plan in a sync and an async tool function that run it
+with :func:`~langgraph_episodic._effects.run` / :func:`~langgraph_episodic._effects.arun`.
 """
 
 from __future__ import annotations
@@ -9,13 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
+from langgraph.prebuilt import InjectedStore
+from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field, create_model
 
+from .._effects import Plan, arun, run
 from .._fence import single_line
 from .texts import ToolTexts, texts_for
 
@@ -121,6 +127,49 @@ def args_model(name: str, arg: str, description: str) -> type[BaseModel]:
     return model
 
 
+ToolPlan = Callable[[RunnableConfig, BaseStore | None, dict[str, Any]], Plan[str]]
+"""``plan(config, injected_store, model_args)``: one tool call as a plan returning the answer."""
+
+ToolFunctions = tuple[Callable[..., str], Callable[..., Awaitable[str]]]
+"""A tool's sync function and coroutine."""
+
+
+def with_injected_store(plan: ToolPlan) -> ToolFunctions:
+    """Tool functions declaring an ``InjectedStore`` parameter: ``ToolNode`` passes its store.
+
+    ``config`` is injected by LangChain (it is typed ``RunnableConfig``); neither parameter is
+    part of the schema the model sees, and ``ToolNode`` drops model-supplied values for them.
+    """
+
+    def func(
+        config: RunnableConfig,
+        store: Annotated[BaseStore | None, InjectedStore()] = None,
+        **kwargs: Any,
+    ) -> str:
+        return run(plan(config, store, kwargs))
+
+    async def coroutine(
+        config: RunnableConfig,
+        store: Annotated[BaseStore | None, InjectedStore()] = None,
+        **kwargs: Any,
+    ) -> str:
+        return await arun(plan(config, store, kwargs))
+
+    return func, coroutine
+
+
+def with_bound_store(plan: ToolPlan) -> ToolFunctions:
+    """Tool functions without a store parameter, so a graph without a store can run them."""
+
+    def func(config: RunnableConfig, **kwargs: Any) -> str:
+        return run(plan(config, None, kwargs))
+
+    async def coroutine(config: RunnableConfig, **kwargs: Any) -> str:
+        return await arun(plan(config, None, kwargs))
+
+    return func, coroutine
+
+
 def build_tool(
     *,
     name: str,
@@ -148,26 +197,30 @@ def build_tool(
 def build_tool_pair(
     texts: ToolTexts,
     *,
-    save: tuple[Callable[..., str], Callable[..., Any]],
-    recall: tuple[Callable[..., str], Callable[..., Any]],
+    save: ToolPlan,
+    recall: ToolPlan,
+    inject_store: bool = False,
 ) -> tuple[StructuredTool, StructuredTool]:
-    """The save and recall tools named and described by ``texts``, each from a
-    (sync function, coroutine) pair."""
+    """The save and recall tools named and described by ``texts``, each running its plan sync
+    or async; with ``inject_store`` their functions take LangGraph's injected store."""
+    shells = with_injected_store if inject_store else with_bound_store
+    save_func, save_coro = shells(save)
+    recall_func, recall_coro = shells(recall)
     return (
         build_tool(
             name=texts.save_name,
             description=texts.save_description,
             arg=texts.save_arg,
             arg_description=texts.save_arg_description,
-            func=save[0],
-            coroutine=save[1],
+            func=save_func,
+            coroutine=save_coro,
         ),
         build_tool(
             name=texts.recall_name,
             description=texts.recall_description,
             arg=texts.recall_arg,
             arg_description=texts.recall_arg_description,
-            func=recall[0],
-            coroutine=recall[1],
+            func=recall_func,
+            coroutine=recall_coro,
         ),
     )

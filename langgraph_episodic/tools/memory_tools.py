@@ -8,23 +8,21 @@ either bound when the tools are made or injected by LangGraph (``ToolNode``, ``c
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from langgraph.config import get_store
-from langgraph.prebuilt import InjectedStore
-from langgraph.store.base import BaseStore, Op, SearchItem, SearchOp
+from langgraph.store.base import BaseStore, SearchItem, SearchOp
 
 from .._config import fill_namespace
+from .._effects import Plan, call
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._core import (
     DEFAULT_MIN_SCORE,
     FACT_KIND,
-    SavePlan,
     ShouldStore,
     build_tool_pair,
     check_k,
@@ -82,15 +80,9 @@ def _ttl_kwargs(store: BaseStore, ttl: float | None) -> dict[str, Any]:
     return {"ttl": ttl}
 
 
-ToolRun = Callable[[RunnableConfig, BaseStore | None, dict[str, Any]], str]
-"""``run(config, injected_store, model_args)``: the body behind a tool function."""
-AsyncToolRun = Callable[[RunnableConfig, BaseStore | None, dict[str, Any]], Awaitable[str]]
-"""Async version of :data:`ToolRun`."""
-
-
 @dataclass(frozen=True)
 class _StoreMemory:
-    """The two tools' behaviour over a store: pure ``_plan_*`` steps, thin sync/async shells."""
+    """The two tools' behaviour over a store, as plans (``save``, ``recall``) run sync or async."""
 
     store: BaseStore | None
     template: tuple[str, ...]
@@ -104,48 +96,34 @@ class _StoreMemory:
     entities: tuple[str, ...] | None = ENTITY_TEMPLATE
     profiles: tuple[str, ...] | None = PROFILE_TEMPLATE
 
-    def _plan_put(
+    def save(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
-    ) -> tuple[BaseStore, SavePlan, dict[str, Any] | None]:
-        """Return the store, the plan and the ``put`` keyword arguments (None: do not write)."""
+    ) -> Plan[str]:
+        """Save one fact; return what the model is told."""
         target = _pick_store(self.store, injected)
         ns = fill_namespace(self.template, config)
         information = redact_saved(kwargs[self.texts.save_arg], self.redact)
         plan = plan_save(information, texts=self.texts, should_store=self.should_store)
         if not plan.write:
             logger.debug("memory not saved in %s: %r", ns, plan.text)
-            return target, plan, None
-        put = {
-            "namespace": ns,
-            "key": memory_key(plan.text),
-            "value": {"text": plan.text, "kind": FACT_KIND},
-            "index": ["text"],
+            return plan.message
+        yield call(
+            target.put,
+            target.aput,
+            namespace=ns,
+            key=memory_key(plan.text),
+            value={"text": plan.text, "kind": FACT_KIND},
+            index=["text"],
             **_ttl_kwargs(target, self.ttl),
-        }
-        return target, plan, put
-
-    def save(
-        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
-    ) -> str:
-        """Save one fact; return what the model is told."""
-        target, plan, put = self._plan_put(config, injected, kwargs)
-        if put is not None:
-            target.put(**put)
+        )
         return plan.message
 
-    async def asave(
+    def recall(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
-    ) -> str:
-        """Async version of :meth:`save`."""
-        target, plan, put = self._plan_put(config, injected, kwargs)
-        if put is not None:
-            await target.aput(**put)
-        return plan.message
-
-    def _plan_search(
-        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
-    ) -> tuple[BaseStore, LookupPlan, list[Op]]:
-        """The store, the structured lookup and every op of one recall (run in one batch)."""
+    ) -> Plan[str]:
+        """Return up to ``k`` memories as the header line and ``- ...`` lines (see
+        :func:`~._core.format_recall`), or the 'nothing relevant' text: named records first,
+        then the search hits that pass ``min_score``; every op runs in one batch."""
         target = _pick_store(self.store, injected)
         namespace = fill_namespace(self.template, config)
         question = kwargs[self.texts.recall_arg]
@@ -155,10 +133,7 @@ class _StoreMemory:
             else LookupPlan((), None, frozenset())
         )
         search = SearchOp(namespace, limit=self.k, query=question)
-        return target, lookup, [*lookup.ops, search]
-
-    def _answer(self, lookup: LookupPlan, results: list[Any]) -> str:
-        """Named records first, then the search hits that pass ``min_score``, ``k`` in all."""
+        results = yield call(target.batch, target.abatch, [*lookup.ops, search])
         first = structured_hits(lookup, results[:-1])
         seen = {(item.namespace, item.key) for item in first}
         found: list[SearchItem] = results[-1]
@@ -170,21 +145,6 @@ class _StoreMemory:
         ]
         texts = [item_text(item.value) for item in [*first, *kept][: self.k]]
         return format_recall(texts, texts=self.texts)
-
-    def recall(
-        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
-    ) -> str:
-        """Return up to ``k`` memories as the header line and ``- ...`` lines (see
-        :func:`~._core.format_recall`), or the 'nothing relevant' text."""
-        target, lookup, ops = self._plan_search(config, injected, kwargs)
-        return self._answer(lookup, target.batch(ops))
-
-    async def arecall(
-        self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
-    ) -> str:
-        """Async version of :meth:`recall`."""
-        target, lookup, ops = self._plan_search(config, injected, kwargs)
-        return self._answer(lookup, await target.abatch(ops))
 
 
 def create_memory_tools(
@@ -268,50 +228,9 @@ def create_memory_tools(
         entities=None if entities is None else tuple(entities),
         profiles=None if profiles is None else tuple(profiles),
     )
-    adapt = _with_injected_store if store is None else _with_bound_store
-    save_func, save_coro = adapt(memory.save, memory.asave)
-    recall_func, recall_coro = adapt(memory.recall, memory.arecall)
-    return build_tool_pair(words, save=(save_func, save_coro), recall=(recall_func, recall_coro))
-
-
-def _with_injected_store(
-    run: ToolRun, arun: AsyncToolRun
-) -> tuple[Callable[..., str], Callable[..., Awaitable[str]]]:
-    """Tool functions declaring an ``InjectedStore`` parameter: ``ToolNode`` passes its store.
-
-    ``config`` is injected by LangChain (it is typed ``RunnableConfig``); neither parameter is
-    part of the schema the model sees, and ``ToolNode`` drops model-supplied values for them.
-    """
-
-    def func(
-        config: RunnableConfig,
-        store: Annotated[BaseStore | None, InjectedStore()] = None,
-        **kwargs: Any,
-    ) -> str:
-        return run(config, store, kwargs)
-
-    async def coroutine(
-        config: RunnableConfig,
-        store: Annotated[BaseStore | None, InjectedStore()] = None,
-        **kwargs: Any,
-    ) -> str:
-        return await arun(config, store, kwargs)
-
-    return func, coroutine
-
-
-def _with_bound_store(
-    run: ToolRun, arun: AsyncToolRun
-) -> tuple[Callable[..., str], Callable[..., Awaitable[str]]]:
-    """Tool functions without a store parameter, so a graph without a store can run them."""
-
-    def func(config: RunnableConfig, **kwargs: Any) -> str:
-        return run(config, None, kwargs)
-
-    async def coroutine(config: RunnableConfig, **kwargs: Any) -> str:
-        return await arun(config, None, kwargs)
-
-    return func, coroutine
+    return build_tool_pair(
+        words, save=memory.save, recall=memory.recall, inject_store=store is None
+    )
 
 
 memory_speichern, memory_abrufen = create_memory_tools()

@@ -19,12 +19,13 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from langchain_core.vectorstores import VectorStore
+from langgraph.store.base import BaseStore
 
 from .._config import fill_namespace
+from .._effects import Plan, call
 from ..relevance import is_worth_storing
 from ._core import (
     FACT_KIND,
-    SavePlan,
     ShouldStore,
     build_tool_pair,
     check_k,
@@ -57,7 +58,8 @@ def metadata_filter(match: dict[str, str]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class _VectorMemory:
-    """The two tools' behaviour over a vector store; ``save``/``asave`` etc. are thin shells."""
+    """The two tools' behaviour over a vector store, as plans (``save``, ``recall``) run sync or
+    async. They take the tool shells' ``injected`` store argument, always None here."""
 
     vectorstore: VectorStore
     template: tuple[str, ...]
@@ -66,73 +68,51 @@ class _VectorMemory:
     search_filter: SearchFilter | None
     texts: ToolTexts
 
-    def _plan_add(
-        self, config: RunnableConfig, kwargs: dict[str, Any]
-    ) -> tuple[SavePlan, dict[str, Any] | None]:
-        """Return the plan and the ``add_texts`` keyword arguments (None: do not write)."""
+    def save(
+        self, config: RunnableConfig, _injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> Plan[str]:
+        """Save one fact; return what the model is told."""
         scope = encode_namespace(fill_namespace(self.template, config))
         plan = plan_save(
             kwargs[self.texts.save_arg], texts=self.texts, should_store=self.should_store
         )
         if not plan.write:
             logger.debug("memory not saved in %s: %r", scope, plan.text)
-            return plan, None
+            return plan.message
         metadata = {
             NAMESPACE_FIELD: scope,
             "kind": FACT_KIND,
             "updated_at": datetime.now(timezone.utc).isoformat(),
         }
-        add = {
-            "texts": [plan.text],
-            "metadatas": [metadata],
-            "ids": [memory_key(plan.text, scope=scope)],
-        }
-        return plan, add
-
-    def save(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
-        """Save one fact; return what the model is told."""
-        plan, add = self._plan_add(config, kwargs)
-        if add is not None:
-            self.vectorstore.add_texts(**add)
+        yield call(
+            self.vectorstore.add_texts,
+            self.vectorstore.aadd_texts,
+            texts=[plan.text],
+            metadatas=[metadata],
+            ids=[memory_key(plan.text, scope=scope)],
+        )
         return plan.message
 
-    async def asave(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
-        """Async version of :meth:`save`."""
-        plan, add = self._plan_add(config, kwargs)
-        if add is not None:
-            await self.vectorstore.aadd_texts(**add)
-        return plan.message
-
-    def _plan_search(
-        self, config: RunnableConfig, kwargs: dict[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
+    def recall(
+        self, config: RunnableConfig, _injected: BaseStore | None, kwargs: dict[str, Any]
+    ) -> Plan[str]:
+        """Return the top ``k`` memories for the question as ``- ...`` lines."""
         scope = encode_namespace(fill_namespace(self.template, config))
         search: dict[str, Any] = {"query": kwargs[self.texts.recall_arg], "k": self.k}
         if self.search_filter is not None:
             search["filter"] = self.search_filter({NAMESPACE_FIELD: scope})
-        return scope, search
-
-    def _answer(self, scope: str, docs: list[Document]) -> str:
+        vs = self.vectorstore
+        docs: list[Document] = yield call(vs.similarity_search, vs.asimilarity_search, **search)
         # Guard: even if a store ignored the filter, never show another namespace's memories.
         own = [doc for doc in docs if (doc.metadata or {}).get(NAMESPACE_FIELD) == scope]
         if len(own) < len(docs):
             logger.warning(
                 "%s returned %d documents outside the namespace; they were dropped. "
                 "Pass create_vectorstore_memory_tools(search_filter=...) in its filter format.",
-                type(self.vectorstore).__name__,
+                type(vs).__name__,
                 len(docs) - len(own),
             )
         return format_recall((doc.page_content for doc in own), texts=self.texts)
-
-    def recall(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
-        """Return the top ``k`` memories for the question as ``- ...`` lines."""
-        scope, search = self._plan_search(config, kwargs)
-        return self._answer(scope, self.vectorstore.similarity_search(**search))
-
-    async def arecall(self, config: RunnableConfig, kwargs: dict[str, Any]) -> str:
-        """Async version of :meth:`recall`."""
-        scope, search = self._plan_search(config, kwargs)
-        return self._answer(scope, await self.vectorstore.asimilarity_search(**search))
 
 
 def create_vectorstore_memory_tools(
@@ -182,17 +162,4 @@ def create_vectorstore_memory_tools(
         search_filter=search_filter,
         texts=words,
     )
-
-    def save_func(config: RunnableConfig, **kwargs: Any) -> str:
-        return memory.save(config, kwargs)
-
-    async def save_coro(config: RunnableConfig, **kwargs: Any) -> str:
-        return await memory.asave(config, kwargs)
-
-    def recall_func(config: RunnableConfig, **kwargs: Any) -> str:
-        return memory.recall(config, kwargs)
-
-    async def recall_coro(config: RunnableConfig, **kwargs: Any) -> str:
-        return await memory.arecall(config, kwargs)
-
-    return build_tool_pair(words, save=(save_func, save_coro), recall=(recall_func, recall_coro))
+    return build_tool_pair(words, save=memory.save, recall=memory.recall)
