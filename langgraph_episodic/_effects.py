@@ -3,7 +3,9 @@
 A *plan* is a generator that yields :class:`Effect` objects (a call with a sync and an async
 implementation, e.g. ``store.put`` / ``store.aput`` or ``model.invoke`` / ``model.ainvoke``) and
 receives each result back. :func:`run` executes a plan synchronously, :func:`arun` with
-``await``; the logic in between is written once. Used by the graph nodes and by privacy.
+``await``; the logic in between is written once. This is the package's one way of sharing
+code between sync and async: the graph nodes and middleware, ``EpisodicMemory``, the memory
+tools and privacy all write their operations as plans run here.
 """
 
 from __future__ import annotations

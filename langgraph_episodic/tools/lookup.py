@@ -13,7 +13,8 @@ hits fill the rest. Names are found without a model:
   inner capitals such as ``LangGraph``, letters with digits).
 
 Everything here is pure: :func:`plan_lookup` builds the store ops and :func:`structured_hits`
-reads their results; the tools run them in one ``batch`` / ``abatch`` call.
+reads their results; the recall tool's plan yields them, with its search, as one ``batch`` /
+``abatch`` call (:mod:`langgraph_episodic._effects`).
 """
 
 from __future__ import annotations
