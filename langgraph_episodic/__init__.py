@@ -144,130 +144,9 @@ _EXPORTS: dict[str, str] = {
     "redact_value": ".privacy",
 }
 
-__all__ = [
-    "EARLY_WEIGHTS",
-    "LATE_WEIGHTS",
-    "NORMAL_WEIGHTS",
-    "SCHEMA_VERSION",
-    "STRATEGY_POOL",
-    "SUMMARY_MESSAGE_ID",
-    "USER_LABELS",
-    "ChangeDetection",
-    "ChromaStore",
-    "Compaction",
-    "CustomerHistory",
-    "EmbeddingStore",
-    "Episode",
-    "EpisodeConflictError",
-    "EpisodeMemories",
-    "EpisodeSchemaError",
-    "EpisodicMemory",
-    "EpisodicMemoryMiddleware",
-    "EpisodicMemoryState",
-    "EpisodicState",
-    "EvidenceDecay",
-    "EvidenceWeight",
-    "ExtractedEntities",
-    "ExtractedEntity",
-    "Feedback",
-    "FolderInUseError",
-    "ForgetReport",
-    "HashEmbeddings",
-    "LearningSnapshot",
-    "MemoryNode",
-    "MemoryNodeNames",
-    "MemoryStoreMissingError",
-    "MissingConfigError",
-    "OutcomeRecord",
-    "OutcomeStatus",
-    "OutputItem",
-    "OutputLog",
-    "PrioritizedResult",
-    "PriorityComponents",
-    "RedactingStore",
-    "RedactionRule",
-    "Redactor",
-    "ReplayContext",
-    "ReplayWeights",
-    "SearchResult",
-    "SentenceTransformerEmbeddings",
-    "SessionInfo",
-    "SkillProfile",
-    "StrategyChoice",
-    "StrategyEvidence",
-    "StrategyStats",
-    "Summarizer",
-    "TaskCategory",
-    "TaskDescription",
-    "ToolTexts",
-    "Turn",
-    "UserFact",
-    "UserProfiles",
-    "VerifyReport",
-    "__version__",
-    "add_memory_nodes",
-    "adelete_user_threads",
-    "aforget_user",
-    "alist_sessions",
-    "aopen_checkpointer",
-    "aresume_config",
-    "as_embeddings",
-    "aselect_strategy",
-    "build_memory_graph",
-    "build_replay_context",
-    "choose_strategy",
-    "complexity_strategy",
-    "compute_learning_curve",
-    "compute_priority",
-    "compute_skill_profiles",
-    "cosine_similarity",
-    "create_memory_tools",
-    "create_vectorstore_memory_tools",
-    "decay_factor",
-    "default_embeddings",
-    "delete_user_threads",
-    "entity_extract_node",
-    "extract_entities_by_rules",
-    "extractive_summary",
-    "forget_user",
-    "format_replay_prompt",
-    "history_nodes",
-    "identify_weak_skills",
-    "is_question",
-    "is_worth_storing",
-    "list_sessions",
-    "load_entities_node",
-    "memory_abrufen",
-    "memory_agent_node",
-    "memory_speichern",
-    "memory_system_prompt",
-    "merge_description",
-    "merge_entities",
-    "on_forget",
-    "open_checkpointer",
-    "outcome_from_feedback",
-    "output_log_nodes",
-    "plan_compaction",
-    "plot_learning_curve",
-    "recall_node",
-    "recalled_episodes",
-    "record_episode_node",
-    "redact_text",
-    "redact_value",
-    "resume_config",
-    "select_strategy",
-    "select_strategy_node",
-    "simple_hash_embedding",
-    "sliding_window_node",
-    "summarize_node",
-    "task_from_state",
-    "temporal_decay",
-    "thread_config",
-    "thread_id_for",
-    "user_namespaces",
-    "weights_for_size",
-    "window_messages",
-]
+__all__ = ("__version__", *sorted(_EXPORTS))
+"""Derived from ``_EXPORTS``, the one list of public names; ``tests/test_public_api.py`` checks
+that the ``TYPE_CHECKING`` imports below name exactly these."""
 
 
 def __getattr__(name: str) -> Any:
@@ -284,131 +163,128 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .chroma.folder_lock import FolderInUseError
-    from .chroma.store import ChromaStore
-    from .chroma.verify import VerifyReport
-    from .embeddings import (
-        HashEmbeddings,
-        SentenceTransformerEmbeddings,
-        as_embeddings,
-        default_embeddings,
-        simple_hash_embedding,
+    # ``X as X`` marks each name as re-exported for strict type checkers (``__all__`` is not a
+    # literal they can read). The names are those of ``_EXPORTS``; a test keeps them equal.
+    from ._config import MissingConfigError as MissingConfigError
+    from .chroma.folder_lock import FolderInUseError as FolderInUseError
+    from .chroma.store import ChromaStore as ChromaStore
+    from .chroma.verify import VerifyReport as VerifyReport
+    from .embeddings import HashEmbeddings as HashEmbeddings
+    from .embeddings import SentenceTransformerEmbeddings as SentenceTransformerEmbeddings
+    from .embeddings import as_embeddings as as_embeddings
+    from .embeddings import default_embeddings as default_embeddings
+    from .embeddings import simple_hash_embedding as simple_hash_embedding
+    from .episodic import EARLY_WEIGHTS as EARLY_WEIGHTS
+    from .episodic import LATE_WEIGHTS as LATE_WEIGHTS
+    from .episodic import NORMAL_WEIGHTS as NORMAL_WEIGHTS
+    from .episodic import SCHEMA_VERSION as SCHEMA_VERSION
+    from .episodic import STRATEGY_POOL as STRATEGY_POOL
+    from .episodic import ChangeDetection as ChangeDetection
+    from .episodic import EmbeddingStore as EmbeddingStore
+    from .episodic import Episode as Episode
+    from .episodic import EpisodeConflictError as EpisodeConflictError
+    from .episodic import EpisodeSchemaError as EpisodeSchemaError
+    from .episodic import EpisodicMemory as EpisodicMemory
+    from .episodic import EvidenceDecay as EvidenceDecay
+    from .episodic import EvidenceWeight as EvidenceWeight
+    from .episodic import Feedback as Feedback
+    from .episodic import LearningSnapshot as LearningSnapshot
+    from .episodic import OutcomeRecord as OutcomeRecord
+    from .episodic import OutcomeStatus as OutcomeStatus
+    from .episodic import PrioritizedResult as PrioritizedResult
+    from .episodic import PriorityComponents as PriorityComponents
+    from .episodic import ReplayContext as ReplayContext
+    from .episodic import ReplayWeights as ReplayWeights
+    from .episodic import SearchResult as SearchResult
+    from .episodic import SkillProfile as SkillProfile
+    from .episodic import StrategyChoice as StrategyChoice
+    from .episodic import StrategyEvidence as StrategyEvidence
+    from .episodic import StrategyStats as StrategyStats
+    from .episodic import TaskCategory as TaskCategory
+    from .episodic import TaskDescription as TaskDescription
+    from .episodic import aselect_strategy as aselect_strategy
+    from .episodic import build_replay_context as build_replay_context
+    from .episodic import choose_strategy as choose_strategy
+    from .episodic import complexity_strategy as complexity_strategy
+    from .episodic import compute_learning_curve as compute_learning_curve
+    from .episodic import compute_priority as compute_priority
+    from .episodic import compute_skill_profiles as compute_skill_profiles
+    from .episodic import cosine_similarity as cosine_similarity
+    from .episodic import decay_factor as decay_factor
+    from .episodic import format_replay_prompt as format_replay_prompt
+    from .episodic import identify_weak_skills as identify_weak_skills
+    from .episodic import plot_learning_curve as plot_learning_curve
+    from .episodic import select_strategy as select_strategy
+    from .episodic import temporal_decay as temporal_decay
+    from .episodic import weights_for_size as weights_for_size
+    from .graph import SUMMARY_MESSAGE_ID as SUMMARY_MESSAGE_ID
+    from .graph import USER_LABELS as USER_LABELS
+    from .graph import Compaction as Compaction
+    from .graph import CustomerHistory as CustomerHistory
+    from .graph import EpisodeMemories as EpisodeMemories
+    from .graph import EpisodicState as EpisodicState
+    from .graph import ExtractedEntities as ExtractedEntities
+    from .graph import ExtractedEntity as ExtractedEntity
+    from .graph import MemoryNode as MemoryNode
+    from .graph import MemoryNodeNames as MemoryNodeNames
+    from .graph import OutputItem as OutputItem
+    from .graph import OutputLog as OutputLog
+    from .graph import SessionInfo as SessionInfo
+    from .graph import Summarizer as Summarizer
+    from .graph import Turn as Turn
+    from .graph import UserFact as UserFact
+    from .graph import UserProfiles as UserProfiles
+    from .graph import add_memory_nodes as add_memory_nodes
+    from .graph import adelete_user_threads as adelete_user_threads
+    from .graph import alist_sessions as alist_sessions
+    from .graph import aopen_checkpointer as aopen_checkpointer
+    from .graph import aresume_config as aresume_config
+    from .graph import build_memory_graph as build_memory_graph
+    from .graph import delete_user_threads as delete_user_threads
+    from .graph import entity_extract_node as entity_extract_node
+    from .graph import extract_entities_by_rules as extract_entities_by_rules
+    from .graph import extractive_summary as extractive_summary
+    from .graph import history_nodes as history_nodes
+    from .graph import is_question as is_question
+    from .graph import list_sessions as list_sessions
+    from .graph import load_entities_node as load_entities_node
+    from .graph import memory_agent_node as memory_agent_node
+    from .graph import memory_system_prompt as memory_system_prompt
+    from .graph import merge_description as merge_description
+    from .graph import merge_entities as merge_entities
+    from .graph import open_checkpointer as open_checkpointer
+    from .graph import outcome_from_feedback as outcome_from_feedback
+    from .graph import output_log_nodes as output_log_nodes
+    from .graph import plan_compaction as plan_compaction
+    from .graph import recall_node as recall_node
+    from .graph import recalled_episodes as recalled_episodes
+    from .graph import record_episode_node as record_episode_node
+    from .graph import resume_config as resume_config
+    from .graph import select_strategy_node as select_strategy_node
+    from .graph import sliding_window_node as sliding_window_node
+    from .graph import summarize_node as summarize_node
+    from .graph import task_from_state as task_from_state
+    from .graph import thread_config as thread_config
+    from .graph import thread_id_for as thread_id_for
+    from .graph import user_namespaces as user_namespaces
+    from .graph import window_messages as window_messages
+    from .middleware import EpisodicMemoryMiddleware as EpisodicMemoryMiddleware
+    from .middleware import EpisodicMemoryState as EpisodicMemoryState
+    from .privacy import ForgetReport as ForgetReport
+    from .privacy import RedactingStore as RedactingStore
+    from .privacy import RedactionRule as RedactionRule
+    from .privacy import Redactor as Redactor
+    from .privacy import aforget_user as aforget_user
+    from .privacy import forget_user as forget_user
+    from .privacy import on_forget as on_forget
+    from .privacy import redact_text as redact_text
+    from .privacy import redact_value as redact_value
+    from .relevance import is_worth_storing as is_worth_storing
+    from .tools.memory_tools import MemoryStoreMissingError as MemoryStoreMissingError
+    from .tools.memory_tools import create_memory_tools as create_memory_tools
+    from .tools.memory_tools import memory_abrufen as memory_abrufen
+    from .tools.memory_tools import memory_speichern as memory_speichern
+    from .tools.texts import ToolTexts as ToolTexts
+    from .tools.vectorstore_tools import (
+        create_vectorstore_memory_tools as create_vectorstore_memory_tools,
     )
-    from .episodic import (
-        EARLY_WEIGHTS,
-        LATE_WEIGHTS,
-        NORMAL_WEIGHTS,
-        SCHEMA_VERSION,
-        STRATEGY_POOL,
-        ChangeDetection,
-        EmbeddingStore,
-        Episode,
-        EpisodeConflictError,
-        EpisodeSchemaError,
-        EpisodicMemory,
-        EvidenceDecay,
-        EvidenceWeight,
-        Feedback,
-        LearningSnapshot,
-        OutcomeRecord,
-        OutcomeStatus,
-        PrioritizedResult,
-        PriorityComponents,
-        ReplayContext,
-        ReplayWeights,
-        SearchResult,
-        SkillProfile,
-        StrategyChoice,
-        StrategyEvidence,
-        StrategyStats,
-        TaskCategory,
-        TaskDescription,
-        aselect_strategy,
-        build_replay_context,
-        choose_strategy,
-        complexity_strategy,
-        compute_learning_curve,
-        compute_priority,
-        compute_skill_profiles,
-        cosine_similarity,
-        decay_factor,
-        format_replay_prompt,
-        identify_weak_skills,
-        plot_learning_curve,
-        select_strategy,
-        temporal_decay,
-        weights_for_size,
-    )
-    from .graph import (
-        SUMMARY_MESSAGE_ID,
-        USER_LABELS,
-        Compaction,
-        CustomerHistory,
-        EpisodeMemories,
-        EpisodicState,
-        ExtractedEntities,
-        ExtractedEntity,
-        MemoryNode,
-        MemoryNodeNames,
-        OutputItem,
-        OutputLog,
-        SessionInfo,
-        Summarizer,
-        Turn,
-        UserFact,
-        UserProfiles,
-        add_memory_nodes,
-        adelete_user_threads,
-        alist_sessions,
-        aopen_checkpointer,
-        aresume_config,
-        build_memory_graph,
-        delete_user_threads,
-        entity_extract_node,
-        extract_entities_by_rules,
-        extractive_summary,
-        history_nodes,
-        is_question,
-        list_sessions,
-        load_entities_node,
-        memory_agent_node,
-        memory_system_prompt,
-        merge_description,
-        merge_entities,
-        open_checkpointer,
-        outcome_from_feedback,
-        output_log_nodes,
-        plan_compaction,
-        recall_node,
-        recalled_episodes,
-        record_episode_node,
-        resume_config,
-        select_strategy_node,
-        sliding_window_node,
-        summarize_node,
-        task_from_state,
-        thread_config,
-        thread_id_for,
-        user_namespaces,
-        window_messages,
-    )
-    from .middleware import EpisodicMemoryMiddleware, EpisodicMemoryState
-    from .privacy import (
-        ForgetReport,
-        RedactingStore,
-        RedactionRule,
-        Redactor,
-        aforget_user,
-        forget_user,
-        on_forget,
-        redact_text,
-        redact_value,
-    )
-    from .tools.memory_tools import (
-        MemoryStoreMissingError,
-        create_memory_tools,
-        memory_abrufen,
-        memory_speichern,
-    )
-    from .tools.texts import ToolTexts
-    from .tools.vectorstore_tools import create_vectorstore_memory_tools
