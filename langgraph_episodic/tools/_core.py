@@ -1,4 +1,4 @@
-"""The core shared by the store and vector-store memory tools: no I/O happens here.
+"""The core shared by the store and vector-store memory tools: pure helpers and the tool shells.
 
 Each tool call is a plan (:mod:`langgraph_episodic._effects`): :mod:`.memory_tools` and
 :mod:`.vectorstore_tools` write what to store, search and answer once, yielding their store
