@@ -51,7 +51,9 @@ def scan(folder: Path, *markers: bytes) -> dict[str, dict[bytes, int]]:
     """Occurrences of each marker in every file under ``folder`` (files with none omitted)."""
     found: dict[str, dict[bytes, int]] = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file():
+        # Chroma's length.bin is written from uninitialised memory: see UNINITIALISED in
+        # test_server_privacy.py (a documented limit, issue 14).
+        if path.is_file() and path.name != "length.bin":
             data = path.read_bytes()
             hits = {m: data.count(m) for m in markers if m in data}
             if hits:
