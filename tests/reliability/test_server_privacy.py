@@ -33,8 +33,8 @@ def files_containing(folder: Path, marker: bytes) -> list[str]:
 UNINITIALISED = ("length.bin",)
 """Chroma writes each vector index's ``length.bin`` from memory it has not cleared: the file
 can hold fragments of whatever the writing process had on its heap, text of a forgotten user
-included (seen in 1 of 4 runs of the server test). Chroma reads those bytes, so they are not
-zeroed; this limit is documented in docs/privacy.md and left open in issue 14."""
+included (seen in 1 of 4 runs of the server test). Which of those bytes Chroma reads back is not
+verified, so they are not rewritten; this limit is documented in docs/privacy.md and left open in issue 14."""
 
 
 def test_forget_on_a_server_reports_what_the_operator_must_purge(
