@@ -99,6 +99,10 @@ def apply_puts(
             item_metas.append(layout.clear_stale(dict(meta), prev))
             commit.items[rid] = meta
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
+            if prev is not None and layout.expiry_of(prev) > expires:
+                # The expiry went down: the namespace's latest expiry may have too, and the
+                # registry only ever raises it on a put. Recompute it after the writes.
+                emptied[op.namespace] = None
             if not p.texts:
                 unindexed.add(op.namespace)
         commit.registry.update(_register(b, expiries, unindexed))  # 1
@@ -160,8 +164,8 @@ def _register(
 def _settle(
     b: Backend, namespaces: Sequence[Namespace]
 ) -> tuple[dict[Namespace, NamespaceInfo], set[Namespace]]:
-    """After deletes: remove the registry records of empty namespaces, recompute the latest
-    expiry of the others. Returns the new infos and the namespaces removed."""
+    """After deletes (or a put that shortened an item's expiry): remove the registry records of
+    empty namespaces, recompute the latest expiry of the others. Returns the new infos and the namespaces removed."""
     gw = b.gateway
     known = b.known(list(namespaces))
     infos: dict[Namespace, NamespaceInfo] = {}

@@ -253,3 +253,16 @@ def test_namespace_listing_follows_the_latest_expiry(ttl_store: Any, clock: Fake
     store.put(("gone",), "b", {"v": 3})
     assert store.list_namespaces() == [("gone",)]
     assert key_set(store.search(("gone",))) == {"b"}
+
+
+def test_a_namespace_is_unlisted_when_a_put_shortened_its_last_expiry(
+    ttl_store: Any, clock: FakeClock
+) -> None:
+    """Found by the stateful test: an item put without TTL, then again with one; once that
+    expires the namespace holds nothing live and is not listed."""
+    store = ttl_store()
+    store.put(("a", "b"), "k", {"v": 1})
+    store.put(("a", "b"), "k", {"v": 2}, ttl=1)
+    clock.advance(minutes=2)
+    assert store.list_namespaces() == []
+    assert store.search(("a", "b")) == []
