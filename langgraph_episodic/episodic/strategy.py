@@ -332,10 +332,7 @@ def _greedy(
             f"{profile.category.value} is a weak category "
             f"(success rate {profile.success_rate:.0%} over {profile.attempts} attempts)"
         )
-    name = complexity_strategy(task)
-    if name not in pool:
-        name = next(iter(pool))
-    return name, f"no convincing past evidence; complexity {task.complexity:.2f} rule"
+    return _complexity_fallback(task, pool)
 
 
 def _thompson(
@@ -455,10 +452,7 @@ def weighted_greedy(
                 f"{profile.category.value} is a weak category (weighted success rate "
                 f"{rate:.0%} over {profile.attempts} attempts)"
             ), shown[:EVIDENCE_SHOWN]
-    name = complexity_strategy(task)
-    if name not in pool:
-        name = next(iter(pool))
-    return name, f"no convincing past evidence; complexity {task.complexity:.2f} rule", ()
+    return (*_complexity_fallback(task, pool), ())
 
 
 def weighted_thompson(
@@ -487,3 +481,11 @@ def weighted_thompson(
         f"Thompson sample {samples[best]:.2f} from weighted {wins[best]:.2f} successes and "
         f"{losses[best]:.2f} failures{changed}"
     ), _heaviest(weights, best)
+
+
+def _complexity_fallback(task: TaskDescription, pool: Mapping[str, str]) -> tuple[str, str]:
+    """The seed's last rule, when no past evidence convinces: a strategy by complexity."""
+    name = complexity_strategy(task)
+    if name not in pool:
+        name = next(iter(pool))
+    return name, f"no convincing past evidence; complexity {task.complexity:.2f} rule"

@@ -105,6 +105,13 @@ class ChromaAsInMemory(ChromaStore):
         )
 
 
+def _dispose(store: ChromaStore, folder: Any) -> None:
+    """Close a store built by :func:`_build` and remove its folder, if it has one."""
+    store.close()
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class ChromaAsSqlStore(ChromaStore):
     """``SqliteStore`` / ``PostgresStore``: ``from_conn_string`` yields a ChromaStore."""
 
@@ -117,9 +124,7 @@ class ChromaAsSqlStore(ChromaStore):
         try:
             yield store
         finally:
-            store.close()
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+            _dispose(store, folder)
 
     def setup(self) -> None:
         """Nothing to create: the collections exist once the store is built."""
@@ -149,9 +154,7 @@ class ChromaAsAsyncSqlStore(ChromaStore):
         try:
             yield store
         finally:
-            store.close()
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+            _dispose(store, folder)
 
     def setup(self) -> Any:
         return _Done(None)

@@ -32,6 +32,9 @@ def backend_param(name: str) -> Any:
 
 ALL_BACKENDS = [backend_param(name) for name in (MEMORY, *CHROMA)]
 CHROMA_BACKENDS = [backend_param(name) for name in CHROMA]
+ONE_CHROMA = [backend_param(EPHEMERAL)]
+"""For validation tests: it runs in the core every ChromaStore shares, before any client call."""
+REFERENCE_AND_ONE_CHROMA = [backend_param(MEMORY), backend_param(EPHEMERAL)]
 
 
 def hash_index(*, fields: list[str] | None = None, dims: int = DIMS) -> IndexConfig:

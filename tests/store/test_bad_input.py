@@ -20,12 +20,10 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from ._support import CHROMA_BACKENDS, EPHEMERAL, MEMORY, backend_param, key_set
+from ._support import CHROMA_BACKENDS, ONE_CHROMA, REFERENCE_AND_ONE_CHROMA, key_set
 
 # Validation runs in the core shared by every ChromaStore before any client call, so the long
 # parametrized lists run on the ephemeral store; whole-batch failures run on every client kind.
-ONE_CHROMA = [backend_param(EPHEMERAL)]
-REFERENCE_AND_ONE_CHROMA = [backend_param(MEMORY), backend_param(EPHEMERAL)]
 
 NS = ("bad",)
 

@@ -24,10 +24,8 @@ from langgraph.store.base import (
 
 from langgraph_episodic.chroma.core import MAX_TTL_MINUTES
 
-from ._support import EPHEMERAL, MEMORY, backend_param, key_set
+from ._support import EPHEMERAL, ONE_CHROMA, REFERENCE_AND_ONE_CHROMA, backend_param, key_set
 
-ONE_CHROMA = [backend_param(EPHEMERAL)]
-REFERENCE_AND_ONE_CHROMA = [backend_param(MEMORY), backend_param(EPHEMERAL)]
 NS = ("shapes",)
 
 
