@@ -10,6 +10,13 @@ exit; its *floor* is the least any tool could do for the same answer:
   loading the packaged model and encoding one text;
 - ``--help`` and ``--version``: starting Python and importing ``argparse``.
 
+Every process may read and write cached bytecode (``__pycache__``), as after ``pip install``
+(which compiles the package) or a first run: the benchmark drops ``PYTHONDONTWRITEBYTECODE``
+from the environment it passes on and runs one uncounted warm-up round. With
+``--no-bytecode-cache`` it keeps the variable, and then every start compiles this package's
+modules from source (the floors only import modules whose bytecode pip or Python's installer
+cached), which is what the measurements before issue 17's second session included.
+
 Rounds are interleaved (every command and floor once per round) so that a burst of load from
 other processes hits all of them alike. The table gives, over the rounds, the median wall time
 (what a user waits) and the median CPU time of the process (user + system: far less sensitive
@@ -34,10 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ENV = {
-    **os.environ,
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     "ANONYMIZED_TELEMETRY": "False",
     "TOKENIZERS_PARALLELISM": "false",
 }
+"""The environment of every timed process (see ``--no-bytecode-cache``)."""
 
 FLOOR_STATS = """
 import chromadb
@@ -82,7 +90,8 @@ def _cases(work: Path) -> list[Case]:
         Case("export", ["export", str(work / "out.jsonl"), "--path", store], "stats"),
         Case("sweep", ["sweep", "--path", store], "stats"),
         Case("forget", ["forget", "--user", "nobody", "--path", store], "stats"),
-        Case("import (no index)", ["import", plain_records, "--path", plain], "stats"),
+        Case("import (no index)",
+             ["import", plain_records, "--path", plain, "--on-conflict", "overwrite"], "stats"),
         Case("search", ["search", "what does alice drink", "--path", store], "search"),
         Case("import (embeds)", ["import", records, "--path", str(work / "fresh")], "search"),
     ]
@@ -130,10 +139,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument(
+        "--no-bytecode-cache", action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE from the environment (every start compiles our modules)",
+    )
+    parser.add_argument(
         "--importtime", metavar="COMMAND",
         help="instead: print the 25 slowest imports (cumulative) of one command, e.g. stats",
     )
     args = parser.parse_args()
+    if args.no_bytecode_cache and "PYTHONDONTWRITEBYTECODE" in os.environ:
+        ENV["PYTHONDONTWRITEBYTECODE"] = os.environ["PYTHONDONTWRITEBYTECODE"]
     with tempfile.TemporaryDirectory(prefix="cli-cold-") as tmp:
         work = Path(tmp)
         _setup(work)
@@ -148,6 +163,9 @@ def main() -> None:
         }
         times: dict[str, list[Timing]] = {c.name: [] for c in cases}
         floor_times: dict[str, list[Timing]] = {k: [] for k in floors}
+        for case in cases:  # warm-up: bytecode cached as after an install, the file cache warm
+            _reset(work, case)
+            _cli(case.argv)
         load = os.getloadavg()
         for _ in range(args.rounds):
             for key, code in floors.items():
@@ -157,9 +175,11 @@ def main() -> None:
                 times[case.name].append(_cli(case.argv))
         load_after = os.getloadavg()
 
+    cache = "off" if "PYTHONDONTWRITEBYTECODE" in ENV else "cached"
     print(
         f"CLI cold start, {args.rounds} interleaved rounds, medians in seconds; "
-        f"load {load[0]:.1f} before, {load_after[0]:.1f} after, on {os.cpu_count()} cores"
+        f"load {load[0]:.1f} before, {load_after[0]:.1f} after, on {os.cpu_count()} cores; "
+        f"bytecode {cache}"
     )
     print(f"{'command':<18} {'wall':>6} {'floor':>6} {'ratio':>5}   {'cpu':>6} {'floor':>6} "
           f"{'ratio':>5}  floor")

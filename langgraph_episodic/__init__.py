@@ -1,13 +1,13 @@
 """langgraph-episodic: a memory that learns, for LangGraph agents.
 
 Names are imported lazily, so ``import langgraph_episodic`` does not load torch, the model or
-Chroma until they are used.
+Chroma until they are used; importing the package itself imports nothing (the command line's
+``--help`` starts as fast as Python).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # ``typing.TYPE_CHECKING`` without importing typing (see the end)
 
 __version__ = "0.1.0"
 
@@ -149,7 +149,9 @@ __all__ = ("__version__", *sorted(_EXPORTS))
 that the ``TYPE_CHECKING`` imports below name exactly these."""
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
+    from importlib import import_module
+
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'langgraph_episodic' has no attribute {name!r}")

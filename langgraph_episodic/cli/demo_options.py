@@ -1,6 +1,6 @@
-"""The demo's command-line options and banner, kept apart from :mod:`.demo` so that building the
-parser (``--help``, every other command) does not import LangGraph, the memory nodes or the
-model, and so that the demo says what it is about to do before those imports take their time."""
+"""The demo's entry point and banner, kept apart from :mod:`.demo` so that the demo says what
+it is about to do before importing LangGraph, the memory nodes and the model takes its time.
+Its options are in :mod:`.parser`."""
 
 from __future__ import annotations
 
@@ -9,51 +9,12 @@ import sys
 from importlib import import_module
 from pathlib import Path
 
-from .target import DEFAULT_PATH
+from .parser import DEFAULT_SEED, PLOT_FILE_NAME
 
-DEFAULT_TASKS = 120
-"""Tasks per run; about a minute on 2 cores with the model load (see the report)."""
+__all__ = ["DEFAULT_SEED", "PLOT_FILE", "run", "solver_banner"]
 
-DEFAULT_SEED = 7
-
-PLOT_FILE = Path("learning_curve.png")
+PLOT_FILE = Path(PLOT_FILE_NAME)
 """Where the plot goes unless ``--plot`` says otherwise (the working folder)."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The demo's options."""
-    parser.add_argument(
-        "--tasks", type=int, default=DEFAULT_TASKS, help=f"tasks in this run (default: {DEFAULT_TASKS})"
-    )
-    parser.add_argument(
-        "--path", help=f"folder of the store and checkpoints (default: ./{DEFAULT_PATH})"
-    )
-    parser.add_argument(
-        "--model",
-        help="a chat model as provider:name (e.g. openai:gpt-4o-mini) for the answers; "
-        "default: the simulated solver",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        help=f"seed of the hidden success rates and the task stream (default: {DEFAULT_SEED}; "
-        "a store keeps the seed of its first run)",
-    )
-    parser.add_argument(
-        "--plot", help=f"PNG file for the learning curve (default: ./{PLOT_FILE})"
-    )
-    parser.add_argument(
-        "--policy",
-        choices=["thompson", "greedy"],
-        default="thompson",
-        help="strategy policy: thompson (explores and exploits, default) or greedy",
-    )
-    parser.add_argument(
-        "--embeddings",
-        choices=["model", "hash"],
-        default="model",
-        help="the packaged all-MiniLM-L6-v2 (model, default) or the instant hashing embedder",
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,127 +4,28 @@ Every command works on the embedded store in ``./.episodic`` unless given ``--pa
 folder) or ``--url`` (a Chroma server). Problems you can fix are reported in one line on stderr
 with exit code 2; no traceback.
 
-Startup is kept short: building the parser imports nothing but this package's small CLI
-modules, and each command imports what it needs when it runs. Only ``search``, ``demo`` and an
-``import`` that embeds load torch and the embedding model.
+Startup is kept short: ``--help``, ``--version`` and usage errors import nothing but
+:mod:`argparse` and the parser (:mod:`.parser`); each command imports what it needs when it
+runs. Only ``search``, ``demo`` and an ``import`` that embeds load torch and the embedding model.
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
 import sys
-from collections.abc import Callable, Sequence
-from importlib import import_module
 
-from .. import __version__
-from . import demo_options, verify
-from .target import CliError, add_target_options
+from .parser import build_parser
 
-logger = logging.getLogger(__name__)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["build_parser", "main"]
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: the reader of our output went away (``... | head``), as a C tool would exit."""
-
-
-def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
-    """A command that imports ``module`` (relative to this package) only when it runs."""
-
-    def run(args: argparse.Namespace) -> int:
-        command: Callable[[argparse.Namespace], int] = getattr(
-            import_module(module, __package__), name
-        )
-        return command(args)
-
-    run.__name__ = name
-    return run
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of all commands."""
-    parser = argparse.ArgumentParser(
-        prog="langgraph-episodic",
-        description="Episodic memory that learns, for LangGraph agents: inspect and maintain a "
-        "store, or watch an agent learn (`langgraph-episodic demo`).",
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser("stats", help="namespaces, item counts and skill profiles")
-    add_target_options(p)
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(run=_lazy(".commands", "run_stats"))
-
-    p = sub.add_parser("search", help="semantic search over the store")
-    p.add_argument("query", metavar="QUERY", help="what to look for")
-    p.add_argument("--user", help="only this user's namespaces")
-    p.add_argument("--limit", type=int, default=10, help="how many results (default: 10)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    add_target_options(p)
-    p.set_defaults(run=_lazy(".commands", "run_search"))
-
-    p = sub.add_parser("export", help="write every item to a JSON-lines file")
-    p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
-    add_target_options(p)
-    p.set_defaults(run=_lazy(".commands", "run_export"))
-
-    p = sub.add_parser(
-        "import", help="read a JSON-lines export (validated completely before anything is written)"
-    )
-    p.add_argument("file", metavar="FILE", help="file to read ('-' for stdin)")
-    p.add_argument(
-        "--on-conflict",
-        choices=["error", "skip", "overwrite"],
-        default="error",
-        help="an item whose namespace and key exist already: refuse the file and list them "
-        "(error, default), keep the existing item (skip) or replace it (overwrite)",
-    )
-    p.add_argument(
-        "--keep-expired",
-        action="store_true",
-        help="import items whose expires_at has passed (refused by default)",
-    )
-    add_target_options(p)
-    p.set_defaults(run=_lazy(".commands", "run_import"))
-
-    p = sub.add_parser(
-        "forget", help="delete a user's memories and conversation threads, and purge the files"
-    )
-    p.add_argument("--user", required=True, help="the user id to forget")
-    p.add_argument(
-        "--yes", action="store_true", help="do not ask for confirmation (needed without a terminal)"
-    )
-    p.add_argument(
-        "--shape",
-        action="append",
-        metavar="SHAPE",
-        help="where the user sits in your namespaces, labels separated by '/', '*' for any "
-        "label, e.g. '{user_id}/notes' (repeatable; default: '*/{user_id}', every namespace "
-        "the library writes)",
-    )
-    p.add_argument(
-        "--checkpoints",
-        help="checkpoint database of the user's threads (SQLite file or postgresql:// URL; "
-        "default: <path>/checkpoints.sqlite for an embedded store, none for a server)",
-    )
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_target_options(p)
-    p.set_defaults(run=_lazy(".commands", "run_forget"))
-
-    p = sub.add_parser("sweep", help="delete expired (TTL) items now")
-    add_target_options(p)
-    p.set_defaults(run=_lazy(".commands", "run_sweep"))
-
-    verify.add_parser(sub)
-
-    p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
-    demo_options.add_arguments(p)
-    p.set_defaults(run=demo_options.run)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -134,6 +35,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help or a usage error: argparse has printed the message
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    import logging
+
+    from .target import CliError
+
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

@@ -13,20 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .parser import DEFAULT_COLLECTION, DEFAULT_FOLDER, HASH_DIMS
+
 if TYPE_CHECKING:
     from ..chroma.store import ChromaStore
 
-DEFAULT_PATH = Path(".episodic")
+DEFAULT_PATH = Path(DEFAULT_FOLDER)
 """Where the embedded store lives unless ``--path`` says otherwise."""
-
-DEFAULT_COLLECTION = "langgraph_store"
-"""The store's collection name unless ``--collection`` says otherwise."""
 
 CHROMA_FILE = "chroma.sqlite3"
 """The file Chroma keeps in every persistent store folder (how we recognise a store)."""
-
-HASH_DIMS = 64
-"""Dimensions of ``--embeddings hash``."""
 
 EmbeddingsChoice = Literal["model", "hash"]
 
@@ -46,7 +42,7 @@ class Target:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Target:
-        """The target named by the common options (see :func:`add_target_options`)."""
+        """The target named by the common options (see :func:`.parser.add_target_options`)."""
         url = getattr(args, "url", None)
         path = getattr(args, "path", None)
         return cls(
@@ -83,28 +79,6 @@ class Target:
     def checkpoints(self) -> Path | None:
         """The SQLite checkpoint file that belongs to an embedded store (None for a server)."""
         return None if self.path is None else self.path / "checkpoints.sqlite"
-
-
-def add_target_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--path`` / ``--url`` (exclusive), ``--collection`` and ``--embeddings``."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument(
-        "--path",
-        help=f"folder of the embedded store (default: ./{DEFAULT_PATH})",
-    )
-    where.add_argument("--url", help="URL of a Chroma server, e.g. http://127.0.0.1:8000")
-    parser.add_argument(
-        "--collection",
-        default=DEFAULT_COLLECTION,
-        help=f"collection name inside Chroma (default: {DEFAULT_COLLECTION})",
-    )
-    parser.add_argument(
-        "--embeddings",
-        choices=["model", "hash"],
-        default="model",
-        help="how text is embedded: the packaged all-MiniLM-L6-v2 (model, default) or the "
-        f"instant {HASH_DIMS}-dim hashing embedder (hash); use the one the store was written with",
-    )
 
 
 def open_store(

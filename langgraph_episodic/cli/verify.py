@@ -9,18 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from typing import Any
 
-from .target import Target, add_target_options, open_store
-
-
-def add_parser(sub: Any) -> None:
-    """Register the ``verify`` command on the main parser's subcommands."""
-    p = sub.add_parser("verify", help="check the store for leftovers of crashes; --repair fixes")
-    p.add_argument("--repair", action="store_true", help="remove leftovers and fix the registry")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_target_options(p)
-    p.set_defaults(run=run_verify)
+from .target import Target, open_store
 
 
 def run_verify(args: argparse.Namespace) -> int:

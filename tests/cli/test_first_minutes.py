@@ -28,6 +28,26 @@ heavy = [m for m in ("torch", "transformers", "sentence_transformers") if m in s
 print(json.dumps({"code": code, "heavy": heavy}))
 """
 
+STARTUP_PROBE = """
+import argparse, os, sys
+quiet = open(os.devnull, "w")
+out, sys.stdout = sys.stdout, quiet
+floor = argparse.ArgumentParser(prog="floor")  # what argparse imports to print help or version
+floor.add_argument("--version", action="version", version="floor 1")
+for argv in (["--help"], ["--version"], ["--bogus"]):
+    sys.stderr, stderr = quiet, sys.stderr
+    try:
+        floor.parse_args(argv)
+    except SystemExit:
+        pass
+    sys.stderr = stderr
+before = set(sys.modules)
+from langgraph_episodic.cli.main import main
+code = main(sys.argv[1:])
+sys.stdout = out
+print(code, *sorted(set(sys.modules) - before))
+"""
+
 PLAIN_RECORDS = [
     {"namespace": ["notes", "alice"], "key": "n1", "value": {"text": "no vector"}, "index": False},
 ]
@@ -76,6 +96,26 @@ def test_commands_without_embedding_never_import_torch(
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
     assert report["heavy"] == [], f"{command} imported {report['heavy']}"
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["--version"], ["stats", "--help"], ["demo", "--help"]], ids=" ".join
+)
+def test_help_and_version_import_only_the_parser(argv: list[str]) -> None:
+    """``--help`` and ``--version`` import argparse and the parser, nothing else of ours or
+    anyone's (a fresh process; the modules argparse itself needs to print are the baseline)."""
+    done = subprocess.run(
+        [sys.executable, "-c", STARTUP_PROBE, *argv], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    code, *imported = done.stdout.split()
+    assert code == "0"
+    assert imported == [
+        "langgraph_episodic",
+        "langgraph_episodic.cli",
+        "langgraph_episodic.cli.main",
+        "langgraph_episodic.cli.parser",
+    ]
 
 
 def test_version(cli: Cli) -> None:

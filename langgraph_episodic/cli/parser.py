@@ -1,0 +1,196 @@
+"""The command line's argument parser: every command, option, default and help text.
+
+This module imports nothing but :mod:`argparse`, so that ``--help``, ``--version`` and a usage
+error answer as fast as Python can start. Each command is a name (module and function) that is
+imported only when the command runs; the defaults shown in the help live here, and the modules
+that use them import them from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+DEFAULT_FOLDER = ".episodic"
+"""Where the embedded store lives unless ``--path`` says otherwise."""
+
+DEFAULT_COLLECTION = "langgraph_store"
+"""The store's collection name unless ``--collection`` says otherwise."""
+
+HASH_DIMS = 64
+"""Dimensions of ``--embeddings hash``."""
+
+DEFAULT_TASKS = 120
+"""Demo tasks per run; about a minute on 2 cores with the model load (see the report)."""
+
+DEFAULT_SEED = 7
+"""The demo's seed of the hidden success rates and the task stream."""
+
+PLOT_FILE_NAME = "learning_curve.png"
+"""Where the demo's plot goes unless ``--plot`` says otherwise (the working folder)."""
+
+
+def lazy_command(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """A command that imports ``module`` (relative to this package) only when it runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        from importlib import import_module
+
+        command: Callable[[argparse.Namespace], int] = getattr(
+            import_module(module, __package__), name
+        )
+        return command(args)
+
+    run.__name__ = name
+    return run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of all commands."""
+    parser = argparse.ArgumentParser(
+        prog="langgraph-episodic",
+        description="Episodic memory that learns, for LangGraph agents: inspect and maintain a "
+        "store, or watch an agent learn (`langgraph-episodic demo`).",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("stats", help="namespaces, item counts and skill profiles")
+    add_target_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=lazy_command(".commands", "run_stats"))
+
+    p = sub.add_parser("search", help="semantic search over the store")
+    p.add_argument("query", metavar="QUERY", help="what to look for")
+    p.add_argument("--user", help="only this user's namespaces")
+    p.add_argument("--limit", type=int, default=10, help="how many results (default: 10)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".commands", "run_search"))
+
+    p = sub.add_parser("export", help="write every item to a JSON-lines file")
+    p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".commands", "run_export"))
+
+    p = sub.add_parser(
+        "import", help="read a JSON-lines export (validated completely before anything is written)"
+    )
+    p.add_argument("file", metavar="FILE", help="file to read ('-' for stdin)")
+    p.add_argument(
+        "--on-conflict",
+        choices=["error", "skip", "overwrite"],
+        default="error",
+        help="an item whose namespace and key exist already: refuse the file and list them "
+        "(error, default), keep the existing item (skip) or replace it (overwrite)",
+    )
+    p.add_argument(
+        "--keep-expired",
+        action="store_true",
+        help="import items whose expires_at has passed (refused by default)",
+    )
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".commands", "run_import"))
+
+    p = sub.add_parser(
+        "forget", help="delete a user's memories and conversation threads, and purge the files"
+    )
+    p.add_argument("--user", required=True, help="the user id to forget")
+    p.add_argument(
+        "--yes", action="store_true", help="do not ask for confirmation (needed without a terminal)"
+    )
+    p.add_argument(
+        "--shape",
+        action="append",
+        metavar="SHAPE",
+        help="where the user sits in your namespaces, labels separated by '/', '*' for any "
+        "label, e.g. '{user_id}/notes' (repeatable; default: '*/{user_id}', every namespace "
+        "the library writes)",
+    )
+    p.add_argument(
+        "--checkpoints",
+        help="checkpoint database of the user's threads (SQLite file or postgresql:// URL; "
+        "default: <path>/checkpoints.sqlite for an embedded store, none for a server)",
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".commands", "run_forget"))
+
+    p = sub.add_parser("sweep", help="delete expired (TTL) items now")
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".commands", "run_sweep"))
+
+    p = sub.add_parser("verify", help="check the store for leftovers of crashes; --repair fixes")
+    p.add_argument("--repair", action="store_true", help="remove leftovers and fix the registry")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".verify", "run_verify"))
+
+    p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
+    add_demo_arguments(p)
+    p.set_defaults(run=lazy_command(".demo_options", "run"))
+    return parser
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--path`` / ``--url`` (exclusive), ``--collection`` and ``--embeddings``."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--path",
+        help=f"folder of the embedded store (default: ./{DEFAULT_FOLDER})",
+    )
+    where.add_argument("--url", help="URL of a Chroma server, e.g. http://127.0.0.1:8000")
+    parser.add_argument(
+        "--collection",
+        default=DEFAULT_COLLECTION,
+        help=f"collection name inside Chroma (default: {DEFAULT_COLLECTION})",
+    )
+    parser.add_argument(
+        "--embeddings",
+        choices=["model", "hash"],
+        default="model",
+        help="how text is embedded: the packaged all-MiniLM-L6-v2 (model, default) or the "
+        f"instant {HASH_DIMS}-dim hashing embedder (hash); use the one the store was written with",
+    )
+
+
+def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
+    """The demo's options."""
+    parser.add_argument(
+        "--tasks", type=int, default=DEFAULT_TASKS, help=f"tasks in this run (default: {DEFAULT_TASKS})"
+    )
+    parser.add_argument(
+        "--path", help=f"folder of the store and checkpoints (default: ./{DEFAULT_FOLDER})"
+    )
+    parser.add_argument(
+        "--model",
+        help="a chat model as provider:name (e.g. openai:gpt-4o-mini) for the answers; "
+        "default: the simulated solver",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help=f"seed of the hidden success rates and the task stream (default: {DEFAULT_SEED}; "
+        "a store keeps the seed of its first run)",
+    )
+    parser.add_argument(
+        "--plot", help=f"PNG file for the learning curve (default: ./{PLOT_FILE_NAME})"
+    )
+    parser.add_argument(
+        "--policy",
+        choices=["thompson", "greedy"],
+        default="thompson",
+        help="strategy policy: thompson (explores and exploits, default) or greedy",
+    )
+    parser.add_argument(
+        "--embeddings",
+        choices=["model", "hash"],
+        default="model",
+        help="the packaged all-MiniLM-L6-v2 (model, default) or the instant hashing embedder",
+    )
