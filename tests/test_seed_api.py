@@ -130,3 +130,10 @@ def test_every_name_and_default_of_the_seed_api() -> None:
     tools = _defaults(lib.create_memory_tools)
     assert tools["store"] is None and tools["namespace"] == ("memories", "{user_id}")
     assert tools["k"] == 3 and tools["locale"] == "de" and tools["ttl"] is None
+    assert "should_store" in tools
+    assert list(lib.memory_speichern.args) == ["information"]
+    assert list(lib.memory_abrufen.args) == ["frage"]
+    for tool in (lib.memory_speichern, lib.memory_abrufen):  # sync and async functions
+        assert tool.func is not None and tool.coroutine is not None, tool.name
+    english = lib.create_memory_tools(store=InMemoryStore(), locale="en")
+    assert [t.name for t in english] == ["save_memory", "recall_memory"]

@@ -147,5 +147,8 @@ def test_the_readme_main_job_command_runs_with_the_packaged_model(tmp_path: Path
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "SIMULATED SOLVER" in result.stdout
+    assert "loading the embedding model…" in result.stderr  # said while the model loads
+    for noise in ("Loading weights", "Warning", "it/s]"):  # no library bars or warnings
+        assert noise not in result.stderr, result.stderr[-3000:]
     assert (tmp_path / ".episodic" / "chroma.sqlite3").is_file()
     assert (tmp_path / "learning_curve.png").read_bytes().startswith(PNG_MAGIC)
