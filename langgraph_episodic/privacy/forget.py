@@ -37,9 +37,8 @@ import logging
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import (
     BaseStore,
     ListNamespacesOp,
@@ -53,6 +52,9 @@ from .._config import namespace_label
 from .._effects import Effect, Plan, arun, run
 from ..chroma.layout import ns_from_str
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
+
+if TYPE_CHECKING:  # LangGraph's checkpoint package is imported only where threads are deleted
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 logger = logging.getLogger(__name__)
 
