@@ -25,6 +25,7 @@ with its ratio to the floor (target: at most 1.3).
 
     python benchmarks/cli_cold_start.py              # 5 rounds
     python benchmarks/cli_cold_start.py --rounds 3 --importtime stats
+    python benchmarks/cli_cold_start.py --rounds 40 --commands=--help,--version
 """
 
 from __future__ import annotations
@@ -140,6 +141,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument(
+        "--commands", metavar="NAMES",
+        help="only these commands (comma-separated names of the table) and their floors",
+    )
+    parser.add_argument(
         "--no-bytecode-cache", action="store_true",
         help="keep PYTHONDONTWRITEBYTECODE from the environment (every start compiles our modules)",
     )
@@ -154,6 +159,12 @@ def main() -> None:
         work = Path(tmp)
         _setup(work)
         cases = _cases(work)
+        if args.commands:
+            wanted = args.commands.split(",")
+            unknown = set(wanted) - {c.name for c in cases}
+            if unknown:
+                parser.error(f"unknown commands {sorted(unknown)}; see the table's first column")
+            cases = [c for c in cases if c.name in wanted]
         if args.importtime:
             _print_importtime(next(c for c in cases if c.name == args.importtime))
             return
@@ -162,6 +173,7 @@ def main() -> None:
             "stats": FLOOR_STATS.format(path=str(work / "store")),
             "search": FLOOR_SEARCH.format(path=str(work / "store")),
         }
+        floors = {k: v for k, v in floors.items() if any(c.floor == k for c in cases)}
         times: dict[str, list[Timing]] = {c.name: [] for c in cases}
         floor_times: dict[str, list[Timing]] = {k: [] for k in floors}
         for case in cases:  # warm-up: bytecode cached as after an install, the file cache warm

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from .parser import build_parser
+from .parser import build_parser, command_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ EXIT_BROKEN_PIPE = 141
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_in(argv))  # only the options of the command that runs
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help or a usage error: argparse has printed the message

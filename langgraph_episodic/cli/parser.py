@@ -14,7 +14,7 @@ from .. import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
 DEFAULT_FOLDER = ".episodic"
 """Where the embedded store lives unless ``--path`` says otherwise."""
@@ -50,8 +50,13 @@ def lazy_command(module: str, name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of all commands."""
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The argument parser of all commands.
+
+    ``command`` names the one command whose options are added (the others are listed with their
+    help line only), which is all one run needs: ``None`` for none (``--help``, ``--version``),
+    ``"*"`` (default) for all. :func:`command_in` finds it in a command line.
+    """
     parser = argparse.ArgumentParser(
         prog="langgraph-episodic",
         description="Episodic memory that learns, for LangGraph agents: inspect and maintain a "
@@ -60,13 +65,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help_line, add_options) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_line)
+        if command in ("*", name):
+            add_options(p)
+    return parser
 
-    p = sub.add_parser("stats", help="namespaces, item counts and skill profiles")
+
+def command_in(argv: Sequence[str]) -> str | None:
+    """The command a command line runs: its first word that is not an option (the main parser
+    has no option that takes a value), or None."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _stats(p: argparse.ArgumentParser) -> None:
     add_target_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=lazy_command(".commands", "run_stats"))
 
-    p = sub.add_parser("search", help="semantic search over the store")
+
+def _search(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", metavar="QUERY", help="what to look for")
     p.add_argument("--user", help="only this user's namespaces")
     p.add_argument("--limit", type=int, default=10, help="how many results (default: 10)")
@@ -74,14 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_target_options(p)
     p.set_defaults(run=lazy_command(".commands", "run_search"))
 
-    p = sub.add_parser("export", help="write every item to a JSON-lines file")
+
+def _export(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
     add_target_options(p)
     p.set_defaults(run=lazy_command(".commands", "run_export"))
 
-    p = sub.add_parser(
-        "import", help="read a JSON-lines export (validated completely before anything is written)"
-    )
+
+def _import(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="file to read ('-' for stdin)")
     p.add_argument(
         "--on-conflict",
@@ -98,9 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_target_options(p)
     p.set_defaults(run=lazy_command(".commands", "run_import"))
 
-    p = sub.add_parser(
-        "forget", help="delete a user's memories and conversation threads, and purge the files"
-    )
+
+def _forget(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="the user id to forget")
     p.add_argument(
         "--yes", action="store_true", help="do not ask for confirmation (needed without a terminal)"
@@ -122,20 +139,39 @@ def build_parser() -> argparse.ArgumentParser:
     add_target_options(p)
     p.set_defaults(run=lazy_command(".commands", "run_forget"))
 
-    p = sub.add_parser("sweep", help="delete expired (TTL) items now")
+
+def _sweep(p: argparse.ArgumentParser) -> None:
     add_target_options(p)
     p.set_defaults(run=lazy_command(".commands", "run_sweep"))
 
-    p = sub.add_parser("verify", help="check the store for leftovers of crashes; --repair fixes")
+
+def _verify(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repair", action="store_true", help="remove leftovers and fix the registry")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_target_options(p)
     p.set_defaults(run=lazy_command(".verify", "run_verify"))
 
-    p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
+
+def _demo(p: argparse.ArgumentParser) -> None:
     add_demo_arguments(p)
     p.set_defaults(run=lazy_command(".demo_options", "run"))
-    return parser
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "stats": ("namespaces, item counts and skill profiles", _stats),
+    "search": ("semantic search over the store", _search),
+    "export": ("write every item to a JSON-lines file", _export),
+    "import": (
+        "read a JSON-lines export (validated completely before anything is written)", _import
+    ),
+    "forget": (
+        "delete a user's memories and conversation threads, and purge the files", _forget
+    ),
+    "sweep": ("delete expired (TTL) items now", _sweep),
+    "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
+    "demo": ("watch an agent learn from its episodes (simulated by default)", _demo),
+}
+"""Each command's help line and the function that adds its options, in the order of ``--help``."""
 
 
 def add_target_options(parser: argparse.ArgumentParser) -> None:
