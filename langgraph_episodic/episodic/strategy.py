@@ -531,7 +531,7 @@ def weighted_thompson(
         changed = f"; {_change_note(profile)}, older evidence fades"
     return best, (
         f"Thompson sample {samples[best]:.2f} from weighted {wins[best]:.2f} successes and "
-        f"{losses[best]:.2f} failures{changed}"
+        f"{losses[best]:.2f} failures{'' if k == 1 else f', each counted {k:g} times'}{changed}"
     ), _heaviest(weights, best)
 
 

@@ -200,5 +200,18 @@ def test_thompson_reason_names_the_strategy_whose_drop_was_flagged() -> None:
     profile = compute_skill_profiles(history)[DEBUG]
     choice = choose_strategy(task(), StrategyEvidence((), profile, EvidenceDecay(),
                                                       history[-1].timestamp),
-                             policy="thompson", rng=random.Random(1))
+                             policy="thompson", rng=random.Random(1), pool={"iterative": "I."})
     assert "iterative's own success rate dropped" in choice.reason
+    assert "each counted 2 times" in choice.reason  # the default sharpness
+    # The listed evidence is the chosen strategy's, heaviest first, each with the weight the
+    # decay gives it: episodes from before the flag fade, later ones keep full weight.
+    by_id = {e.episode_id: e for e in history}
+    now = history[-1].timestamp
+    assert choice.evidence
+    assert [w.weight for w in choice.evidence] == sorted(
+        (w.weight for w in choice.evidence), reverse=True)
+    for w in choice.evidence:
+        episode = by_id[w.episode_id]
+        assert w.strategy == choice.name == episode.strategy_used
+        assert w.weight == EvidenceDecay().weight(episode.timestamp, now,
+                                                  changed_at=profile.changed_at)
