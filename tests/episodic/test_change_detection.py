@@ -215,3 +215,16 @@ def test_thompson_reason_names_the_strategy_whose_drop_was_flagged() -> None:
         assert w.strategy == choice.name == episode.strategy_used
         assert w.weight == EvidenceDecay().weight(episode.timestamp, now,
                                                   changed_at=profile.changed_at)
+
+
+def test_invalid_detector_settings_name_the_fix() -> None:
+    for bad in (0.0, 1.0, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="strategy_drop"):
+            ChangeDetection(strategy_drop=bad)
+    for bad in (0.0, -1.0, float("inf")):
+        with pytest.raises(ValueError, match="threshold"):
+            ChangeDetection(threshold=bad)
+    for bad_attempts in (0, True):
+        with pytest.raises(ValueError, match="min_attempts"):
+            ChangeDetection(min_attempts=bad_attempts)
+    assert ChangeDetection(strategy_drop=None).strategy_drop is None  # the CUSUM off
