@@ -8,11 +8,15 @@ Every policy faces the same stream (same tasks, same random draws):
 - ``no-memory``: the complexity rule alone (``complexity_strategy``);
 - ``greedy`` / ``thompson``: the seed's policies, every episode counted once
   (``select_strategy(..., decay=None)``);
-- ``greedy-decay`` / ``thompson-decay``: the same policies with the default evidence weighting
+- ``greedy-decay`` / ``thompson-decay``: the same policies with the defaults
   (``EvidenceDecay()``: age with a two-day half-life and floor 1.0 since the category's last
-  detected change, similarity boost 0.5, the newest 20 episodes of each strategy);
+  detected change, similarity boost 0.5, Thompson posteriors of sharpness 2; and
+  ``ChangeDetection()``: the category's rate test and a CUSUM on each strategy's outcomes);
+- ``thompson-v1``: the first weighted policy (issue 18's first pass): the newest 20 episodes
+  of each strategy, sharpness 1, and only the category's rate test
+  (``EvidenceDecay(window=20, sharpness=1.0)``, ``ChangeDetection(strategy_drop=None)``);
 - ``thompson-disc``: plain discounted Thompson sampling
-  (``EvidenceDecay(floor=0.0, window=None)``);
+  (``EvidenceDecay(floor=0.0, sharpness=1.0)``);
 - ``oracle``: always the hidden best strategy of the moment.
 
 Worlds (``--world``): ``stable``; ``abrupt`` (the best strategy of every category re-drawn
@@ -22,8 +26,10 @@ the last 20% of episodes as a share of the oracle's, and how many episodes after
 (for ``gradual``: after the drift ends) a policy needs to get back to 90% of the oracle: the
 first episode from which its success over the next ``--window`` episodes, averaged over the
 seeds, is at least 90% of the oracle's over the same episodes ("-" never, before the next
-change). Default store: ``InMemoryStore`` with ``HashEmbeddings(64)`` (fast; ``--store chroma``
-uses ``ChromaStore.ephemeral`` instead).
+change); and how many changes the skill profiles flagged per seed (on ``stable`` every flag is
+a false alarm). Default store: ``InMemoryStore`` with ``HashEmbeddings(64)`` (fast; ``--store
+chroma`` uses ``ChromaStore.ephemeral`` instead; ``--store none`` skips the store and the
+recall, for tuning: the policies see only the skill counts).
 
     python benchmarks/learning.py                       # 4 worlds x 1000 episodes x 10 seeds
     python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.png
@@ -46,6 +52,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_episodic.embeddings import HashEmbeddings
 from langgraph_episodic.episodic import (
     STRATEGY_POOL,
+    ChangeDetection,
     Episode,
     EpisodicMemory,
     EvidenceDecay,
@@ -58,7 +65,8 @@ from langgraph_episodic.episodic import (
     compute_learning_curve,
     select_strategy,
 )
-from langgraph_episodic.episodic.strategy import Policy
+from langgraph_episodic.episodic.skills import SkillTally
+from langgraph_episodic.episodic.strategy import Policy, StrategyEvidence, choose_strategy
 
 CATEGORIES = [c for c in TaskCategory if c is not TaskCategory.UNKNOWN]
 STRATEGIES = list(STRATEGY_POOL)
@@ -67,8 +75,13 @@ DECAY: dict[str, EvidenceDecay | None] = {
     "thompson": None,
     "greedy-decay": EvidenceDecay(),
     "thompson-decay": EvidenceDecay(),
-    "thompson-disc": EvidenceDecay(floor=0.0, window=None),
+    "thompson-v1": EvidenceDecay(window=20, sharpness=1.0),
+    "thompson-disc": EvidenceDecay(floor=0.0, sharpness=1.0),
 }
+CHANGE: dict[str, ChangeDetection | None] = {
+    "thompson-v1": ChangeDetection(strategy_drop=None),
+}
+"""Change detection per policy (default: ``ChangeDetection()``)."""
 POLICIES = ("no-memory", *DECAY, "oracle")
 WORLDS = ("stable", "abrupt", "abrupt3", "gradual")
 HOUR = 3600.0
@@ -171,11 +184,17 @@ def make_store(kind: str) -> BaseStore:
 
 def run_policy(
     policy: str, world: World, stream: Sequence[SimTask], *, seed: int, store_kind: str
-) -> list[Episode]:
-    """Play ``stream`` with ``policy``; return the episodes in order."""
+) -> tuple[list[Episode], int]:
+    """Play ``stream`` with ``policy``; return the episodes in order and how many changes the
+    skill profiles flagged."""
     memory = None
-    if policy in DECAY:
-        memory = EpisodicMemory(make_store(store_kind), ("episodes", f"{policy}-{seed}"))
+    tally = None
+    change = CHANGE.get(policy, ChangeDetection())
+    if policy in DECAY and store_kind == "none":
+        tally = SkillTally(change)
+    elif policy in DECAY:
+        memory = EpisodicMemory(make_store(store_kind), ("episodes", f"{policy}-{seed}"),
+                                change_detection=change)
     rng = random.Random(f"policy-{seed}")
     choose: Callable[[int, TaskDescription, float], str]
     if policy == "no-memory":
@@ -184,6 +203,14 @@ def run_policy(
     elif policy == "oracle":
         def choose(i: int, task: TaskDescription, now: float) -> str:
             return world.best(i, task.category)
+    elif tally is not None:  # --store none: the category's counts only, no recall
+        base = cast(Policy, policy.split("-")[0])
+
+        def choose(i: int, task: TaskDescription, now: float) -> str:
+            assert tally is not None
+            evidence = StrategyEvidence((), tally.profiles().get(task.category), DECAY[policy],
+                                        now)
+            return choose_strategy(task, evidence, policy=base, rng=rng).name
     else:
         assert memory is not None
         base = cast(Policy, policy.split("-")[0])
@@ -209,8 +236,12 @@ def run_policy(
         )
         if memory is not None:
             memory.record(episode)
+        if tally is not None:
+            tally.add(episode)
         episodes.append(episode)
-    return episodes
+    profiles = (memory.skill_profiles() if memory is not None
+                else tally.profiles() if tally is not None else {})
+    return episodes, sum(p.changes for p in profiles.values())
 
 
 def tail_success(episodes: Sequence[Episode], share: float = 0.2) -> float:
@@ -239,6 +270,7 @@ def recovery(
 class WorldResult:
     tails: dict[str, list[float]]
     recoveries: dict[str, list[int | None]]
+    flags: dict[str, list[int]]
     curves: dict[str, list[list[LearningSnapshot]]]
 
 
@@ -246,13 +278,16 @@ def run_world(kind: str, args: argparse.Namespace) -> WorldResult:
     tails: dict[str, list[float]] = {p: [] for p in POLICIES}
     hits: dict[str, list[list[float]]] = {p: [] for p in POLICIES}
     curves: dict[str, list[list[LearningSnapshot]]] = {p: [] for p in POLICIES}
+    flags: dict[str, list[int]] = {p: [] for p in POLICIES}
     points: tuple[int, ...] = ()
     for seed in range(args.seeds):
         world = make_world(kind, seed, args.episodes)
         points = world.recovery_points()
         stream = make_stream(random.Random(f"stream-{seed}"), args.episodes)
         for policy in POLICIES:
-            episodes = run_policy(policy, world, stream, seed=seed, store_kind=args.store)
+            episodes, flagged = run_policy(policy, world, stream, seed=seed,
+                                           store_kind=args.store)
+            flags[policy].append(flagged)
             tails[policy].append(tail_success(episodes))
             hits[policy].append([float(e.outcome is OutcomeStatus.SUCCESS) for e in episodes])
             curves[policy].append(compute_learning_curve(episodes, window=args.window))
@@ -264,21 +299,24 @@ def run_world(kind: str, args: argparse.Namespace) -> WorldResult:
             for a, b in zip(points, stops, strict=True)]
         for p in POLICIES
     }
-    return WorldResult(tails, recoveries, curves)
+    return WorldResult(tails, recoveries, flags, curves)
 
 
 def print_world(kind: str, result: WorldResult, args: argparse.Namespace) -> None:
     first = int(args.episodes * 0.8) + 1
     oracle = statistics.fmean(result.tails["oracle"])
     print(f"World {kind!r}: success over the last 20% (episodes {first}-{args.episodes}), "
-          f"mean over {args.seeds} seeds; episodes to get back to 90% of the oracle:")
-    print(f"{'policy':>15} {'success':>8} {'sd':>6} {'% of oracle':>12}  recovery")
+          f"mean over {args.seeds} seeds; changes flagged per seed (all categories); episodes "
+          "to get back to 90% of the oracle:")
+    print(f"{'policy':>15} {'success':>8} {'sd':>6} {'% of oracle':>12} {'flags':>6}  recovery")
     for policy in POLICIES:
         tails = result.tails[policy]
         mean = statistics.fmean(tails)
         sd = statistics.stdev(tails) if len(tails) > 1 else 0.0
         rec = " / ".join("-" if r is None else str(r) for r in result.recoveries[policy])
-        print(f"{policy:>15} {mean:>8.3f} {sd:>6.3f} {100 * mean / oracle:>11.1f}%  {rec or 'n/a'}")
+        flags = f"{statistics.fmean(result.flags[policy]):.1f}" if policy in DECAY else "-"
+        print(f"{policy:>15} {mean:>8.3f} {sd:>6.3f} {100 * mean / oracle:>11.1f}% {flags:>6}  "
+              f"{rec or 'n/a'}")
     print()
 
 
@@ -289,7 +327,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
     parser.add_argument("--world", choices=(*WORLDS, "all"), default="all")
     parser.add_argument("--window", type=int, default=50,
                         help="episodes per window of the recovery measure and the curves")
-    parser.add_argument("--store", choices=("memory", "chroma"), default="memory")
+    parser.add_argument("--store", choices=("memory", "chroma", "none"), default="memory",
+                        help="none: no store and no recall, the policies see only the skill "
+                        "counts (about 10x faster, for tuning; similar tasks get no boost)")
     parser.add_argument("--plot", type=Path, default=None,
                         help="save each world's mean curves to this path, suffixed by world")
     args = parser.parse_args(argv)
@@ -297,12 +337,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
         parser.error("need --episodes >= 20, --seeds >= 1 and --window >= 1")
 
     started = time.perf_counter()
-    store_name = (
-        "ChromaStore.ephemeral (hybrid search)" if args.store == "chroma" else "InMemoryStore"
-    )
+    store_name = {"chroma": "ChromaStore.ephemeral (hybrid search)", "memory": "InMemoryStore",
+                  "none": "none (skill counts only, no recall)"}[args.store]
     print("Learning benchmark on a SIMULATED task stream (not real LLM runs).")
     speed = " (for speed; --store chroma uses ChromaStore)" if args.store == "memory" else ""
-    print(f"Store: {store_name} with HashEmbeddings(64){speed}.")
+    embedder = " with HashEmbeddings(64)" if args.store != "none" else ""
+    print(f"Store: {store_name}{embedder}{speed}.")
     print(f"{args.episodes} episodes (one an hour) x {args.seeds} seeds; {len(CATEGORIES)} "
           f"categories x {len(STRATEGIES)} strategies;")
     print("hidden best strategy per category succeeds 75-90%, the others 20-60%.\n")

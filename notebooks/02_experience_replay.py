@@ -233,11 +233,13 @@ assert curves["thompson"][-1].rolling_success_rate > curves["no memory"][-1].rol
 #
 # A strategy that worked last month may fail today. After 120 episodes of a new stream the
 # hidden best strategy of every category changes. Counting every episode once (`decay=None`, the
-# seed's Thompson policy), old successes keep outvoting new failures. With the default
-# weighting only the newest 20 episodes of each strategy count, so the old favourite's new
-# failures soon outweigh its old successes, while strategies that failed before keep their
-# record. The skill profile also flags a category whose recent success rate fell far below its
-# history (`changed_at`); evidence from before that point then fades with the half-life.
+# seed's Thompson policy), old successes keep outvoting new failures. With the defaults every
+# episode keeps its full weight until the skill profile flags a change (`changed_at`): either
+# the category's recent success rate fell far below its history, or the strategy being
+# exploited did clearly worse than its own record (a CUSUM on its outcomes; the profile names
+# it in `changed_strategy`). Evidence from before the flag then fades with the half-life, so the
+# Thompson policy explores again there; its posteriors count each weighted outcome twice
+# (`sharpness=2`), so it settles on the new best strategy after fewer tries.
 
 # %%
 from langgraph_episodic import EvidenceDecay
@@ -274,7 +276,8 @@ weighted, drift_memory = play_drift(EvidenceDecay())
 print(f"success over episodes 241-360: every episode once {last_third(counted_once):.0%}, weighted {last_third(weighted):.0%}")
 for category, profile in sorted(drift_memory.skill_profiles().items(), key=lambda kv: kv[0].value):
     when = "-" if profile.changed_at is None else f"episode {int((profile.changed_at - NOW) / HOUR)}"
-    print(f"{category.value:<12} change flagged at {when}, recent success {profile.recent_success_rate:.0%}")
+    why = f" ({profile.changed_strategy} dropped)" if profile.changed_strategy else ""
+    print(f"{category.value:<12} change flagged at {when}{why}, recent success {profile.recent_success_rate:.0%}")
 plot_learning_curve({"every episode once": compute_learning_curve(counted_once, window=25),
                      "weighted (default)": compute_learning_curve(weighted, window=25)},
                     title="Best strategy changes at episode 120 (simulated)")

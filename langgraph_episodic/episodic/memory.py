@@ -92,7 +92,8 @@ class EpisodicMemory:
         half_life: Default half-life of recency, in seconds.
         recency_floor: Lowest recency weight an old episode can fall to (0 = no floor).
         change_detection: When a category's skill profile is flagged as changed (its recent
-            success rate far below its history); ``None`` turns detection off.
+            success rate far below its history, or a strategy's own outcomes clearly below its
+            record: :class:`~.skills.ChangeDetection`); ``None`` turns detection off.
         clock: Returns the current time in seconds; used when ``current_time`` is not given.
 
     The similarity of a recalled episode is the store's search score: cosine similarity for

@@ -15,12 +15,19 @@
 >>> identify_weak_skills(profiles)
 [<TaskCategory.DEBUGGING: 'debugging'>]
 
-Change detection: every category keeps a recent success rate, each episode weighted by
-``decay_factor(its time, the newest episode's time, half_life)``, and the rate of its older
-history (weights ``1 - decay``). When the recent rate falls ``drop`` or more below the history's
-(with at least ``min_weight`` of evidence on both sides), the category is flagged: its profile's
-``changed_at`` is set and its history restarts from the recent evidence. The strategy policies
-then let evidence from before ``changed_at`` fade (see :mod:`.strategy`).
+Change detection, two tests per category (either one flags it):
+
+- the category's rate: a recent success rate, each episode weighted by
+  ``decay_factor(its time, the newest episode's time, half_life)``, against the rate of its
+  older history (weights ``1 - decay``); a fall of ``drop`` or more (with at least
+  ``min_weight`` of evidence on both sides) flags the category;
+- each strategy's own outcomes: a Bernoulli CUSUM of the strategy's outcomes since the last
+  change against its own rate minus ``strategy_drop``, so that a smaller drop of the strategy
+  being exploited is caught within a few dozen of its episodes.
+
+A flagged category's profile gets ``changed_at`` (and ``changed_strategy`` when a strategy's
+test fired) and its history restarts from the recent evidence. The strategy policies then let
+evidence from before ``changed_at`` fade (see :mod:`.strategy`).
 """
 
 from __future__ import annotations
@@ -41,16 +48,25 @@ docs/benchmarks.md, "Learning", for why)."""
 
 @dataclass(frozen=True)
 class ChangeDetection:
-    """When a category counts as changed: its recent success rate fell far below its history.
+    """When a category counts as changed. Two tests; either one flags the category.
 
-    ``half_life`` (seconds) sets what "recent" means; ``drop`` is how far (in success rate) the
-    recent rate must fall below the older history's; ``min_weight`` is the least summed weight
-    of evidence needed on each side before judging.
+    - **The category's rate**: its recent success rate (each episode weighted by its decay
+      factor with ``half_life`` seconds) fell ``drop`` or more below the older history's, with
+      at least ``min_weight`` of evidence on each side.
+    - **Each strategy's own outcomes** (a Bernoulli CUSUM, the default way to catch a small
+      drop of the strategy being exploited): for every strategy of the category, its rate since
+      the last change ``p0`` (a Beta(1, 1) posterior mean, once it has ``min_attempts``
+      attempts) is tested against ``p0 - strategy_drop``; every outcome adds its log-likelihood
+      ratio to a sum kept at or above 0, and the sum reaching ``threshold`` flags the category.
+      ``strategy_drop=None`` turns this test off.
     """
 
     half_life: float = STRATEGY_HALF_LIFE
     drop: float = 0.25
     min_weight: float = 3.0
+    strategy_drop: float | None = 0.2
+    threshold: float = 4.0
+    min_attempts: int = 10
 
     def __post_init__(self) -> None:
         if not (self.half_life > 0 and math.isfinite(self.half_life)):
@@ -63,6 +79,20 @@ class ChangeDetection:
         if not self.min_weight > 0:
             raise ValueError(
                 f"ChangeDetection.min_weight must be positive; got {self.min_weight!r}."
+            )
+        if self.strategy_drop is not None and not 0.0 < self.strategy_drop < 1.0:
+            raise ValueError(
+                f"ChangeDetection.strategy_drop must be in (0, 1) or None; got "
+                f"{self.strategy_drop!r}."
+            )
+        if not (self.threshold > 0 and math.isfinite(self.threshold)):
+            raise ValueError(
+                f"ChangeDetection.threshold must be a positive number; got {self.threshold!r}."
+            )
+        if isinstance(self.min_attempts, bool) or self.min_attempts < 1:
+            raise ValueError(
+                f"ChangeDetection.min_attempts must be a positive number of episodes; got "
+                f"{self.min_attempts!r}."
             )
 
 
@@ -151,9 +181,36 @@ class SkillProfile(_Tally):
     """Time of the newest episode when a change was last detected, or None."""
     changes: int = 0
     """How many times a change was detected in this category."""
+    changed_strategy: str | None = None
+    """The strategy whose own drop raised the last flag, or None (the category's rate did, or
+    no change was detected)."""
     records: tuple[OutcomeRecord, ...] = field(default=(), repr=False)
     """Every episode of the category, oldest first, for the strategy policies."""
 
+
+
+@dataclass
+class _Cusum:
+    """One strategy's change test within a category: attempts, successes, CUSUM sum."""
+
+    attempts: float = 0.0
+    successes: float = 0.0
+    statistic: float = 0.0
+
+    def add(self, success: float, rule: ChangeDetection) -> bool:
+        """Count one outcome; True when the strategy's rate has dropped (the sum crossed)."""
+        flagged = False
+        if rule.strategy_drop is not None and self.attempts >= rule.min_attempts:
+            p0 = (self.successes + 1.0) / (self.attempts + 2.0)
+            p1 = max(p0 - rule.strategy_drop, 0.01)
+            if p1 < p0:
+                llr = success * math.log(p1 / p0) + (1.0 - success) * math.log(
+                    (1.0 - p1) / (1.0 - p0))
+                self.statistic = max(0.0, self.statistic + llr)
+                flagged = self.statistic >= rule.threshold
+        self.attempts += 1.0
+        self.successes += success
+        return flagged
 
 
 @dataclass
@@ -162,7 +219,7 @@ class _Drift:
 
     ``recent_*`` are sums weighted by ``decay_factor(t, last, half_life)``; ``total_*`` are
     unweighted sums since the last detected change, so the older history is ``total - recent``
-    (weights ``1 - decay``).
+    (weights ``1 - decay``). ``strategies`` holds each strategy's CUSUM since the last change.
     """
 
     recent_successes: float = 0.0
@@ -172,8 +229,10 @@ class _Drift:
     last: float | None = None
     changed_at: float | None = None
     changes: int = 0
+    changed_strategy: str | None = None
+    strategies: dict[str, _Cusum] = field(default_factory=dict)
 
-    def add(self, timestamp: float, success: float, rule: ChangeDetection) -> None:
+    def add(self, timestamp: float, strategy: str, success: float, rule: ChangeDetection) -> None:
         if self.last is None or timestamp >= self.last:
             if self.last is not None:
                 fade = decay_factor(self.last, timestamp, rule.half_life)
@@ -187,15 +246,23 @@ class _Drift:
         self.recent_weight += weight
         self.total_successes += success
         self.total_weight += 1.0
+        if self.strategies.setdefault(strategy, _Cusum()).add(success, rule):
+            self._flag(strategy)
+            return
         older_weight = self.total_weight - self.recent_weight
         if self.recent_weight < rule.min_weight or older_weight < rule.min_weight:
             return
         older_rate = (self.total_successes - self.recent_successes) / older_weight
         if older_rate - self.recent_rate >= rule.drop:
-            self.changed_at = self.last
-            self.changes += 1
-            self.total_successes = self.recent_successes
-            self.total_weight = self.recent_weight
+            self._flag(None)
+
+    def _flag(self, strategy: str | None) -> None:
+        self.changed_at = self.last
+        self.changes += 1
+        self.changed_strategy = strategy
+        self.total_successes = self.recent_successes
+        self.total_weight = self.recent_weight
+        self.strategies.clear()
 
     @property
     def recent_rate(self) -> float:
@@ -227,7 +294,7 @@ class SkillTally:
         if self._change is not None:
             success = float(episode.outcome is OutcomeStatus.SUCCESS)
             self._drift.setdefault(category, _Drift()).add(
-                episode.timestamp, success, self._change)
+                episode.timestamp, name, success, self._change)
 
     def profiles(self) -> dict[TaskCategory, SkillProfile]:
         """Return an immutable profile for every category seen so far."""
@@ -245,6 +312,7 @@ class SkillTally:
                 recent_success_rate=drift.recent_rate,
                 changed_at=drift.changed_at,
                 changes=drift.changes,
+                changed_strategy=drift.changed_strategy,
                 records=tuple(self._records[category]),
             )
         return out

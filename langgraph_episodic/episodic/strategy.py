@@ -23,13 +23,21 @@ Evidence weighting (``decay``, an :class:`EvidenceDecay`; on by default in
 
 where ``decay_factor`` is the replay priority's decay, ``similarity`` (clipped to [0, 1]) is
 the recall score of an episode recalled as similar to the task (0 for the others), and ``f`` is
-``floor`` for evidence since the category's last detected change (see :mod:`.skills`) and 0
-before it. With the default ``floor=1.0`` a stable world is learnt from its whole history at
-full weight, and when a category's success rate drops far below its history, what came before
-fades with the half-life, which widens the Thompson posteriors there: the policy explores again
-and follows the new best strategy within a few dozen episodes. ``floor=0.0`` is plain
-discounted Thompson sampling. Only the newest ``window`` (20) episodes of each strategy count.
-``decay=None`` counts every episode once (the seed's policies).
+``floor`` for evidence since the category's last detected change (see :mod:`.skills`) and
+``keep`` before it. With the defaults (``floor=1.0``, ``keep=0.0``) a stable world is learnt
+from its whole history at full weight; when the skill profile flags a change (the category's
+success rate, or the strategy being exploited, dropped), what came before fades with the
+half-life, the Thompson posteriors there widen back towards the prior and the policy explores
+again. The Thompson posterior of a strategy is ``Beta(alpha + sharpness * weighted successes,
+beta + sharpness * weighted failures)``: ``sharpness`` 2 (the default) explores less than 1,
+which after a change finds the new best strategy sooner and on a stable stream wastes fewer
+tries. ``floor=0.0`` is plain discounted Thompson sampling; ``window`` keeps only the newest
+episodes of each strategy. ``decay=None`` counts every episode once (the seed's policies).
+
+After a flagged change the greedy policy, when no similar task's strategy convinces, tries the
+next candidate (the best weighted estimate ``(successes + 1) / (weight + 2)``, so a strategy
+without recent evidence comes before one that failed since the change) instead of the
+complexity rule.
 
 >>> import random
 >>> from langgraph.store.memory import InMemoryStore
@@ -95,17 +103,20 @@ class EvidenceDecay:
 
     ``half_life`` in seconds (default two days); ``floor`` in [0, 1] is the lowest weight of
     evidence since the category's last detected change (1.0: it never fades; 0.0: plain
-    discounting); ``similarity_boost`` >= 0 adds weight to episodes recalled as similar;
-    ``window`` keeps only the newest ``window`` episodes of each strategy (sliding-window
-    Thompson sampling per strategy; ``None``: all of them). A window trims the evidence of the
-    strategy tried most, so it follows a drop in its success quickly, while strategies tried
-    rarely keep their few failures and are not re-explored for nothing.
+    discounting) and ``keep`` in [0, floor] that of evidence before it (0.0: it fades away);
+    ``similarity_boost`` >= 0 adds weight to episodes recalled as similar; ``window`` keeps
+    only the newest ``window`` episodes of each strategy (sliding-window Thompson sampling per
+    strategy; ``None``, the default: all of them); ``sharpness`` > 0 multiplies the weighted
+    counts in the Thompson posteriors (2.0: each outcome counts twice, so the policy explores
+    less). docs/benchmarks.md, "Learning", says why these defaults.
     """
 
     half_life: float = STRATEGY_HALF_LIFE
     floor: float = 1.0
     similarity_boost: float = 0.5
-    window: int | None = 20
+    window: int | None = None
+    sharpness: float = 2.0
+    keep: float = 0.0
 
     def __post_init__(self) -> None:
         if self.window is not None and (isinstance(self.window, bool) or self.window < 1):
@@ -120,6 +131,15 @@ class EvidenceDecay:
             )
         if not 0.0 <= self.floor <= 1.0:
             raise ValueError(f"EvidenceDecay.floor must be in [0, 1]; got {self.floor!r}.")
+        if not 0.0 <= self.keep <= self.floor:
+            raise ValueError(
+                f"EvidenceDecay.keep must be in [0, floor]; got {self.keep!r} (floor "
+                f"{self.floor!r})."
+            )
+        if not (self.sharpness > 0 and math.isfinite(self.sharpness)):
+            raise ValueError(
+                f"EvidenceDecay.sharpness must be a positive number; got {self.sharpness!r}."
+            )
         if not (self.similarity_boost >= 0 and math.isfinite(self.similarity_boost)):
             raise ValueError(
                 f"EvidenceDecay.similarity_boost must be >= 0; got {self.similarity_boost!r}."
@@ -136,7 +156,7 @@ class EvidenceDecay:
         """The weight of one episode at ``now`` (see the module docstring)."""
         since_change = changed_at is None or timestamp >= changed_at
         age_weight = decay_factor(
-            timestamp, now, self.half_life, floor=self.floor if since_change else 0.0
+            timestamp, now, self.half_life, floor=self.floor if since_change else self.keep
         )
         sim = min(1.0, max(0.0, similarity)) if math.isfinite(similarity) else 0.0
         return age_weight * (1.0 + self.similarity_boost * sim)
@@ -441,6 +461,8 @@ def weighted_greedy(
             f"{rate:.0%} ({rate * total:.2f} of weight {total:.2f}; heaviest: {_listing(shown)})"
         ), shown
     profile = evidence.profile
+    if profile is not None and profile.changed_at is not None:
+        return _next_candidate(task, evidence, pool, profile)
     if "defensive" in pool and profile is not None and profile.attempts >= WEAK_MIN_ATTEMPTS:
         everything = _weighted(task, evidence, {n: "" for n in profile.strategies},
                                similar_only=False)
@@ -453,6 +475,35 @@ def weighted_greedy(
                 f"{rate:.0%} over {profile.attempts} attempts)"
             ), shown[:EVIDENCE_SHOWN]
     return (*_complexity_fallback(task, pool), ())
+
+
+def _next_candidate(
+    task: TaskDescription, evidence: StrategyEvidence, pool: Mapping[str, str],
+    profile: SkillProfile,
+) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
+    """After a detected change: the strategy with the best weighted success estimate
+    ``(successes + 1) / (weight + 2)`` on the category, so a strategy without recent evidence
+    (estimate 0.5) is tried before one that failed since the change."""
+    weights = _weighted(task, evidence, pool, similar_only=False)
+    won = dict.fromkeys(pool, 0.0)
+    total = dict.fromkeys(pool, 0.0)
+    for w in weights:
+        won[w.strategy] += w.weight * w.score
+        total[w.strategy] += w.weight
+    estimate = {name: (won[name] + 1.0) / (total[name] + 2.0) for name in pool}
+    name = max(pool, key=lambda n: estimate[n])  # ties: the pool's order
+    shown = _heaviest(weights, name)
+    return name, (
+        f"{_change_note(profile)}; next candidate by "
+        f"weighted estimate {estimate[name]:.2f} ({won[name]:.2f} successes of weight "
+        f"{total[name]:.2f}{'; heaviest: ' + _listing(shown) if shown else ''})"
+    ), shown
+
+
+def _change_note(profile: SkillProfile) -> str:
+    why = (f"{profile.changed_strategy}'s own success rate dropped"
+           if profile.changed_strategy is not None else "its success rate dropped")
+    return f"{profile.category.value} changed at t={profile.changed_at:g} ({why})"
 
 
 def weighted_thompson(
@@ -470,16 +521,17 @@ def weighted_thompson(
     for w in weights:
         wins[w.strategy] += w.weight * w.score
         losses[w.strategy] += w.weight * (1.0 - w.score)
-    samples = {name: rng.betavariate(alpha + wins[name], beta + losses[name]) for name in pool}
+    k = evidence.decay.sharpness if evidence.decay is not None else 1.0
+    samples = {name: rng.betavariate(alpha + k * wins[name], beta + k * losses[name])
+               for name in pool}
     best = max(pool, key=lambda name: samples[name])
     profile = evidence.profile
     changed = ""
     if profile is not None and profile.changed_at is not None:
-        changed = f"; {profile.category.value} changed at t={profile.changed_at:g}, older " \
-            "evidence fades"
+        changed = f"; {_change_note(profile)}, older evidence fades"
     return best, (
         f"Thompson sample {samples[best]:.2f} from weighted {wins[best]:.2f} successes and "
-        f"{losses[best]:.2f} failures{changed}"
+        f"{losses[best]:.2f} failures{'' if k == 1 else f', each counted {k:g} times'}{changed}"
     ), _heaviest(weights, best)
 
 

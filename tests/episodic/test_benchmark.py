@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -28,10 +29,28 @@ def test_learning_benchmark_prints_its_table(capsys: pytest.CaptureFixture[str])
     assert list(worlds) == ["abrupt3"]
     tails = worlds["abrupt3"]
     for policy in ("no-memory", "greedy", "thompson", "greedy-decay", "thompson-decay",
-                   "thompson-disc", "oracle"):
+                   "thompson-v1", "thompson-disc", "oracle"):
         assert policy in out
         assert len(tails[policy]) == 2 and all(0.0 <= t <= 1.0 for t in tails[policy])
-    assert "100.0%  0 / 0 / 0" in out  # the oracle is its own reference, at every change
+    assert re.search(r"oracle .* 100\.0% +-  0 / 0 / 0", out)  # its own reference, each change
+
+
+def test_learning_benchmark_without_a_store_plays_the_same_policies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = importlib.util.spec_from_file_location("learning_benchmark_none", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        worlds = module.main(["--episodes", "60", "--seeds", "2", "--window", "10",
+                              "--world", "abrupt", "--store", "none"])
+    finally:
+        del sys.modules[spec.name]
+    out = capsys.readouterr().out
+    assert "Store: none (skill counts only, no recall)" in out
+    assert set(worlds["abrupt"]) == set(module.POLICIES)
 
 
 def test_recovery_counts_episodes_until_the_window_reaches_the_target() -> None:

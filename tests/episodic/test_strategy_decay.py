@@ -124,7 +124,7 @@ def test_greedy_weak_category_uses_weighted_rate() -> None:
 
 
 def test_change_is_flagged_when_recent_success_drops_below_history() -> None:
-    rule = ChangeDetection(half_life=5.0, drop=0.25, min_weight=3.0)
+    rule = ChangeDetection(half_life=5.0, drop=0.25, min_weight=3.0, strategy_drop=None)
     rows = [(S if i % 5 else F) for i in range(40)] + [F] * 15
     history = [ep(i, o, "iterative", float(i)) for i, o in enumerate(rows)]
     profile = compute_skill_profiles(history, change=rule)[DEBUG]
