@@ -60,8 +60,8 @@ class VerifyReport:
 
 def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> VerifyReport:
     """Read every record of the store and report (and with ``repair`` fix) what is wrong."""
-    gw = b.gateway
     with b.state.write_lock:
+        gw = b.gateway
         if repair:
             b.claim_for_writing()
         else:

@@ -1,0 +1,253 @@
+"""Rebuild a collection of an embedded Chroma folder: copy, swap, drop; and recover from a crash.
+
+Chroma's local vector index (hnswlib) never forgets a vector: a delete only marks it, and the
+index files (``<folder>/<segment id>/data_level0.bin``) keep its numbers until the collection is
+dropped. Dropping a collection does not remove those files either (chromadb 1.5 deletes the
+collection's rows, not its segment folder). So a collection is *rebuilt*: its live records are
+copied, with their embeddings, into a fresh collection, the two swap names, and the old one is
+dropped and its segment folders removed.
+
+The order makes a kill at any moment safe (a restart finds one complete collection under the
+store's name, see :func:`recover`):
+
+1. ``<name>__rebuild`` is created and filled; its metadata says ``copying``, then ``complete``.
+2. The old collection is renamed ``<name>__retired``.
+3. ``<name>__rebuild`` is renamed ``<name>`` (its metadata back to the original, one call).
+4. ``<name>__retired`` is dropped and its segment folders removed.
+
+:func:`recover` (run when a store opens and before each rebuild) finishes or rolls back what a
+kill interrupted: with ``<name>`` present the leftovers go; without it a complete copy is renamed
+in, else the retired original is renamed back.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .backend import Backend
+
+logger = logging.getLogger(__name__)
+
+REBUILD_SUFFIX = "__rebuild"
+RETIRED_SUFFIX = "__retired"
+STATE_KEY = "langgraph_episodic_rebuild"
+"""Collection metadata key of a copy: ``copying`` until every record is in, then ``complete``."""
+COPY_PAGE = 1000
+"""Records read (with embeddings) and written per step of a copy."""
+
+
+step_hook: Any = None
+"""Tests only: called as ``step_hook(step)`` at each step of :func:`rebuild_live` (a test kills
+its process there to check that a restart recovers)."""
+
+
+def _step(step: str) -> None:
+    if step_hook is not None:
+        step_hook(step)
+
+
+class RebuildError(RuntimeError):
+    """A copy did not end with the same records as its original (nothing was swapped)."""
+
+
+def segment_dirs(folder: Path, collection_id: str) -> list[Path]:
+    """The segment folders of a collection (only its vector index segment has files)."""
+    db = folder / "chroma.sqlite3"
+    if not db.is_file():
+        return []
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30.0)
+    try:
+        rows = con.execute("SELECT id FROM segments WHERE collection = ?", (collection_id,))
+        ids = [str(row[0]) for row in rows]
+    finally:
+        con.close()
+    return [folder / sid for sid in ids if _is_uuid(sid) and (folder / sid).is_dir()]
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        return str(uuid.UUID(text)) == text
+    except ValueError:
+        return False
+
+
+def drop(client: Any, folder: Path, name: str) -> bool:
+    """Drop collection ``name`` and remove its segment folders; False when it does not exist."""
+    found = _find(client, name)
+    if found is None:
+        return False
+    dirs = segment_dirs(folder, str(found.id))
+    client.delete_collection(name)
+    for path in dirs:
+        shutil.rmtree(path)
+    logger.info("dropped collection %s and %d segment folder(s)", name, len(dirs))
+    return True
+
+
+def _find(client: Any, name: str) -> Any:
+    from chromadb.errors import NotFoundError
+
+    try:
+        return client.get_collection(name, embedding_function=None)
+    except (NotFoundError, ValueError):
+        return None
+
+
+def _original_metadata(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not meta:
+        return None
+    kept = {k: v for k, v in meta.items() if k != STATE_KEY}
+    return kept or None
+
+
+def leftovers(client: Any, names: Iterable[str]) -> list[str]:
+    """Collections a rebuild of one of ``names`` left behind (copies, retired originals)."""
+    wanted = {f"{n}{s}" for n in names for s in (REBUILD_SUFFIX, RETIRED_SUFFIX)}
+    existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
+    return sorted(wanted & existing)
+
+
+def recover(client: Any, folder: Path, name: str) -> str | None:
+    """Finish or roll back an interrupted rebuild of collection ``name``; say what was done
+    (None: nothing to do). Call with the folder's write lock held."""
+    copy, retired = _find(client, name + REBUILD_SUFFIX), _find(client, name + RETIRED_SUFFIX)
+    if copy is None and retired is None:
+        return None
+    if _find(client, name) is not None:  # the swap finished, or never started
+        for leftover in (copy, retired):
+            if leftover is not None:
+                drop(client, folder, leftover.name)
+        return f"{name}: dropped the leftovers of an interrupted rebuild"
+    complete = copy is not None and (copy.metadata or {}).get(STATE_KEY) == "complete"
+    if complete:
+        copy.modify(name=name, metadata=_original_metadata(copy.metadata))
+        if retired is not None:
+            drop(client, folder, retired.name)
+        return f"{name}: finished an interrupted rebuild (the complete copy is in place)"
+    if retired is None:  # cannot happen in the protocol's order; keep the copy's data
+        raise RebuildError(
+            f"Collection {name!r} is missing and only an incomplete copy exists; "
+            f"inspect {name + REBUILD_SUFFIX!r} before deleting anything."
+        )
+    retired.modify(name=name)
+    if copy is not None:
+        drop(client, folder, copy.name)
+    return f"{name}: rolled back an interrupted rebuild (the original is in place)"
+
+
+def _hnsw_configuration(collection: Any) -> Any:
+    config = getattr(collection, "configuration_json", None) or {}
+    hnsw = config.get("hnsw") if isinstance(config, dict) else None
+    return {"hnsw": {k: v for k, v in hnsw.items() if v is not None}} if hnsw else {}
+
+
+def copy(client: Any, folder: Path, old: Any, max_batch: int) -> Any:
+    """Fill a fresh ``<name>__rebuild`` with every record of ``old``; return it, complete.
+
+    Call with every writer of the collection stopped (the store's write lock and the folder
+    lock held): the copy is checked against the original's count.
+    """
+    name = old.name
+    drop(client, folder, name + REBUILD_SUFFIX)
+    meta = dict(old.metadata or {})
+    new = client.create_collection(
+        name + REBUILD_SUFFIX,
+        embedding_function=None,
+        configuration=_hnsw_configuration(old),
+        metadata={**meta, STATE_KEY: "copying"},
+    )
+    offset = 0
+    page = max(1, min(COPY_PAGE, max_batch))
+    while True:
+        got = old.get(
+            include=["embeddings", "metadatas", "documents"], limit=page, offset=offset
+        )
+        ids = got["ids"]
+        if ids:
+            docs = got["documents"]
+            new.add(
+                ids=ids,
+                embeddings=got["embeddings"],
+                metadatas=got["metadatas"],
+                documents=docs if docs is not None and any(d is not None for d in docs) else None,
+            )
+        offset += len(ids)
+        _step("page")
+        if len(ids) < page:
+            break
+    if new.count() != old.count() or new.count() != offset:
+        drop(client, folder, new.name)
+        raise RebuildError(
+            f"The copy of {name!r} holds {new.count()} records, the original {old.count()}: "
+            "a writer outside this store changed it during the rebuild; nothing was swapped."
+        )
+    new.modify(metadata={**meta, STATE_KEY: "complete"})
+    return new
+
+
+def swap(client: Any, old: Any, new: Any) -> Any:
+    """Steps 2 and 3: the old collection retires, the complete copy takes its name. Returns
+    the copy's fresh handle under the original name."""
+    name, meta = old.name, _original_metadata(dict(new.metadata or {}))
+    old.modify(name=name + RETIRED_SUFFIX)
+    _step("retired")
+    new.modify(name=name, metadata=meta)
+    return client.get_collection(name, embedding_function=None)
+
+
+def rebuild_live(b: Backend, client: Any, folder: Path, kinds: Iterable[str]) -> list[str]:
+    """Rebuild the store's collections ``kinds`` (``"items"``, ``"vectors"``, ``"namespaces"``)
+    while the store stays in use; return the names rebuilt.
+
+    Each copy runs under the store's write lock (writes of this process wait; searches go on,
+    on the old collection) with the folder claimed (other processes cannot write). The swapped
+    in collection holds the same ids and metadata, so the store's caches stay valid. The old
+    collection is dropped once no batch that may still read it runs.
+    """
+    done = []
+    for kind in kinds:
+        with b.state.write_lock:
+            b.claim_for_writing()
+            name = getattr(b.gateway, kind).name
+            if recover(client, folder, name) is not None:
+                b.gateway = replace(b.gateway, **{kind: _find(client, name)})
+            old = _find(client, name)
+            _step("start")
+            try:
+                new = copy(client, folder, old, b.gateway.max_batch)
+                _step("copied")
+                fresh = swap(client, old, new)
+            except BaseException:
+                recover(client, folder, name)
+                current = _find(client, name)
+                if current is not None:
+                    b.gateway = replace(b.gateway, **{kind: current})
+                raise
+            b.gateway = replace(b.gateway, **{kind: fresh})
+            _step("swapped")
+        with b.state.batches.exclusive():
+            drop(client, folder, name + RETIRED_SUFFIX)
+        _step("dropped")
+        done.append(name)
+    return done
+
+
+def recover_store(client: Any, folder: Path, names: Iterable[str], claim: Any) -> list[str]:
+    """Run :func:`recover` for the store's collections ``names`` if a rebuild left anything
+    (``claim()`` makes this process the folder's writer first); return what was done."""
+    names = list(names)
+    if not leftovers(client, names):
+        return []
+    claim()
+    done = [msg for n in names if (msg := recover(client, folder, n)) is not None]
+    for msg in done:
+        logger.warning("%s", msg)
+    return done

@@ -1,0 +1,285 @@
+"""forget_user rebuilds vector indexes that hold deleted vectors, under a live store.
+
+Chroma's index files keep a deleted vector's numbers (only a mark changes) and are written
+from uncleared memory past their last element (``length.bin`` included). These tests flush the
+index *before* the forget (more writes than ``hnsw:sync_threshold``), then scan every byte of
+every file; they write while the rebuild runs, and kill a process at each step of it.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from langgraph.store.base import PutOp
+
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import layout, rebuild
+from langgraph_episodic.privacy import forget_user, purge_store
+from langgraph_episodic.privacy.index_files import IndexFiles
+
+from .conftest import DIMS, popen_python, python_env, run_python
+from .test_forget_on_disk import ALICE, ALICE_WORD, BOB_WORD, fill, scan, texts_of, vector_pieces
+
+FLUSH = 1100
+"""More writes than Chroma's ``hnsw:sync_threshold`` (1,000): the index is flushed to disk."""
+
+
+def open_store(folder: Path) -> ChromaStore:
+    return ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+
+
+def alice_markers(store: ChromaStore) -> tuple[bytes, ...]:
+    """Alice's word, id, vector pieces, item record ids and the float32 placeholders of her
+    item records (what Chroma's items index holds for them)."""
+    keys = [(("memories", ALICE), f"m{i}") for i in range(25)]
+    keys.append((("working_memory", ALICE, "s1"), "t"))
+    rids = [layout.item_id(ns, key) for ns, key in keys]
+    placeholders = {struct.pack("<f", layout.placeholder(rid)) for rid in rids}
+    return (
+        ALICE_WORD.encode(),
+        ALICE.encode(),
+        *vector_pieces(store, ALICE_WORD),
+        *(rid.encode() for rid in rids),
+        *placeholders,
+    )
+
+
+def index_files(folder: Path) -> list[IndexFiles]:
+    return [IndexFiles.read(p.parent) for p in folder.glob("*/header.bin")]
+
+
+def bob_batch(start: int, n: int) -> list[PutOp]:
+    return [PutOp(("memories", "bob"), f"b{i}", {"text": f"bob fact {i}"}) for i in range(start, start + n)]
+
+
+QUERY_IN_FRESH_PROCESS = """
+import json, sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+s = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+vec = s.collections["vectors"]
+q = vec.query(query_embeddings=[HashEmbeddings(64).embed_query("bob fact 7")], n_results=20,
+              include=["distances"])
+got = vec.get(ids=q["ids"][0][:5], include=["embeddings"])
+print(json.dumps({"ids": q["ids"][0], "distances": q["distances"][0],
+                  "embeddings": {i: [float(x) for x in e]
+                                 for i, e in zip(got["ids"], got["embeddings"])},
+                  "bob": len(s.search(("memories", "bob"), limit=10_000)),
+                  "alice": len(s.search(("memories", sys.argv[2]), limit=100)),
+                  "top": s.search(("memories", "bob"), query="bob fact 7", limit=1)[0].key,
+                  "ok": s.verify().ok}))
+"""
+
+
+def test_a_flushed_index_is_rebuilt_and_no_byte_of_the_user_is_left(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    store = open_store(folder)
+    fill(store, ALICE)
+    store.put(("memories", ALICE), "m0", {"text": texts_of(ALICE)[0] + " again"})  # an update
+    fill(store, ALICE)  # ... and back: the first value's vectors are deleted, not gone
+    store.batch(bob_batch(0, FLUSH))
+    markers = alice_markers(store)
+    before = scan(folder, *markers)
+    flushed = [f for f in index_files(folder) if f.count]
+    assert flushed and any(name.endswith("data_level0.bin") for name in before), before
+    assert any(f.marked_deleted() for f in flushed), "the test needs deleted vectors on disk"
+
+    report = forget_user(ALICE, store=store)
+
+    assert report.items_deleted == 26 and report.purged, report.purges
+    assert "rebuilt" in report.purges[0].detail
+    assert scan(folder, *markers) == {}, "every byte of every file, length.bin included"
+    assert not any(f.marked_deleted() for f in index_files(folder))
+    again = forget_user(ALICE, store=store)
+    assert again.deleted == () and again.purged and "rebuilt" not in again.purges[0].detail
+    # The next flushes (another 1,100 writes) bring nothing back.
+    store.batch(bob_batch(FLUSH, FLUSH))
+    assert scan(folder, *markers) == {}
+    left = {m for hits in scan(folder, BOB_WORD.encode(), b"bob fact 17").values() for m in hits}
+    assert b"bob fact 17" in left
+
+    # A fresh process reads exactly what this one reads (the zeroed tails are never read).
+    vec = store.collections["vectors"]
+    q = vec.query(query_embeddings=[HashEmbeddings(DIMS).embed_query("bob fact 7")],
+                  n_results=20, include=["distances"])  # fmt: skip
+    got = vec.get(ids=q["ids"][0][:5], include=["embeddings"])
+    here = {"ids": q["ids"][0], "distances": q["distances"][0],
+            "embeddings": {i: [float(x) for x in e]
+                           for i, e in zip(got["ids"], got["embeddings"], strict=True)}}  # fmt: skip
+    store.close()
+    fresh = json.loads(run_python(QUERY_IN_FRESH_PROCESS, str(folder), ALICE))
+    assert {k: fresh[k] for k in here} == here
+    assert (fresh["bob"], fresh["alice"], fresh["top"], fresh["ok"]) == (2 * FLUSH, 0, "b7", True)
+
+
+def test_deferred_purge_reports_the_rebuild_left_and_purge_store_does_it(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    store = open_store(folder)
+    fill(store, ALICE)
+    store.batch(bob_batch(0, FLUSH))
+    pieces = vector_pieces(store, ALICE_WORD)
+
+    report = forget_user(ALICE, store=store, purge="defer")
+
+    assert not report.purged and "langgraph-episodic purge" in report.purges[0].detail
+    assert scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}  # text: gone already
+    assert scan(folder, *pieces), "the vectors wait for the rebuild"
+    later = purge_store(store)
+    assert later.purged and scan(folder, *pieces) == {}
+    store.close()
+
+
+def test_writes_and_searches_during_the_rebuild_all_land(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer waits for the copy and lands in the new collection; readers go on meanwhile."""
+    folder = tmp_path / "store"
+    store = open_store(folder)
+    fill(store, ALICE)
+    store.batch(bob_batch(0, 300))
+    copying, stop = threading.Event(), threading.Event()
+    steps: list[str] = []
+
+    def hook(step: str) -> None:
+        steps.append(step)
+        if step == "start" and not copying.is_set():
+            copying.set()
+            barrier.wait(timeout=30)  # the writer and the reader are running now
+
+    barrier = threading.Barrier(3)
+    searched = [0]
+
+    def writer() -> list[str]:
+        copying.wait(timeout=30)
+        barrier.wait(timeout=30)
+        written = []
+        for i in range(40):
+            store.put(("memories", "carol"), f"c{i}", {"text": f"carol note {i}"})
+            written.append(f"c{i}")
+        return written
+
+    def reader() -> None:
+        copying.wait(timeout=30)
+        barrier.wait(timeout=30)
+        while not stop.is_set():
+            assert store.search(("memories", "bob"), query="bob fact 3", limit=3)
+            searched[0] += 1
+
+    monkeypatch.setattr(rebuild, "step_hook", hook)
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    with ThreadPoolExecutor(2) as pool:
+        try:
+            writing, reading = pool.submit(writer), pool.submit(reader)
+            report = forget_user(ALICE, store=store)
+            written = writing.result(timeout=120)
+        finally:
+            stop.set()
+            sys.setswitchinterval(old_interval)
+        reading.result(timeout=120)
+    assert report.purged and "dropped" in steps and searched[0] > 0
+    assert written == [f"c{i}" for i in range(40)]
+    assert len(store.search(("memories", "carol"), limit=100)) == 40
+    assert store.search(("memories", "carol"), query="carol note 17", limit=1)[0].key == "c17"
+    names = sorted(c.name for c in store.client.list_collections())
+    assert names == ["langgraph_store", "langgraph_store__ns", "langgraph_store__vec"]
+    assert store.verify().ok
+    store.close()
+    fresh = run_python(
+        """
+        import sys
+        from langgraph_episodic import ChromaStore, HashEmbeddings
+        s = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+        print(len(s.search(("memories", "carol"), limit=100)),
+              len(s.search(("memories", "bob"), limit=1000)), s.verify().ok)
+        """,
+        str(folder),
+    )
+    assert fresh.split() == ["40", "300", "True"]
+
+
+KILLED_DURING_REBUILD = """
+import os, signal, sys
+from langgraph.store.base import PutOp
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import rebuild
+from langgraph_episodic.privacy import forget_user
+s = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+for i in range(25):
+    s.put(("memories", sys.argv[3]), f"m{i}", {"text": f"zqxalicemarker{i} likes green tea"})
+s.batch([PutOp(("memories", "bob"), f"b{i}", {"text": f"bob fact {i}"}) for i in range(1500)])
+seen = []
+def hook(step):
+    seen.append(step)
+    if sys.argv[2] == "external" and step == "start":
+        print("rebuilding", flush=True)
+    elif step == sys.argv[2] and (step != "page" or seen.count("page") == 2):
+        os.kill(os.getpid(), signal.SIGKILL)
+rebuild.step_hook = hook
+forget_user(sys.argv[3], store=s)
+print("finished", flush=True)
+"""
+
+CHECK_AFTER_KILL = """
+import sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.privacy import forget_user
+s = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+names = sorted(c.name for c in s.client.list_collections())
+bob = len(s.search(("memories", "bob"), limit=10_000))
+top = s.search(("memories", "bob"), query="bob fact 1234", limit=1)[0].key
+ok = s.verify().ok
+report = forget_user(sys.argv[2], store=s)
+print(",".join(names), bob, top, ok, report.items_deleted, report.purged)
+"""
+
+
+@pytest.mark.parametrize("step", ["start", "page", "copied", "retired", "swapped", "dropped"])
+def test_a_kill_at_any_step_of_the_rebuild_loses_nothing(tmp_path: Path, step: str) -> None:
+    folder = tmp_path / "store"
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_DURING_REBUILD, str(folder), step, ALICE],
+        capture_output=True, text=True, timeout=300, check=False,
+        env=python_env(),
+    )  # fmt: skip
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-3000:]
+    _check_recovered(folder)
+
+
+def test_a_kill_from_outside_during_the_rebuild_loses_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    proc = popen_python(KILLED_DURING_REBUILD, str(folder), "external", ALICE)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "rebuilding", proc.stderr
+        threading.Event().wait(0.3)  # somewhere in the copy of the first collections
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+    _check_recovered(folder)
+
+
+def _check_recovered(folder: Path) -> None:
+    out = run_python(CHECK_AFTER_KILL, str(folder), ALICE).split()
+    assert out[0] == "langgraph_store,langgraph_store__ns,langgraph_store__vec", out
+    assert out[1:4] == ["1500", "b1234", "True"], out
+    assert out[4:] == ["0", "True"], out  # deleted before the kill; forget again purges
+    assert scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}
+    con = sqlite3.connect(folder / "chroma.sqlite3")
+    try:
+        dirs = {row[0] for row in con.execute("SELECT id FROM segments")}
+    finally:
+        con.close()
+    on_disk = {p.name for p in folder.iterdir() if p.is_dir()}
+    assert on_disk <= dirs, f"segment folders of dropped collections: {on_disk - dirs}"
