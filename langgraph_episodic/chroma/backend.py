@@ -38,6 +38,8 @@ class Backend:
     shared: bool
     folder: Any = None
     """The :class:`.folder_lock.FolderLock` of an embedded persistent store, else None."""
+    client: Any = None
+    """The chromadb client (a rebuild creates, renames and drops collections through it)."""
 
     @classmethod
     def open(
@@ -70,7 +72,7 @@ class Backend:
         folder = FolderLock.of_client(client)
         if folder is not None:  # a rebuild killed half-way: finish or roll it back first
             recover_store(client, folder.folder, Gateway.names(name), folder.claim)
-        return cls(Gateway.open(client, name), state, shared, folder)
+        return cls(Gateway.open(client, name), state, shared, folder, client)
 
     # processes on one embedded folder --------------------------------------------------
 

@@ -40,7 +40,7 @@ def open_store(folder: Path) -> ChromaStore:
 def alice_markers(store: ChromaStore) -> tuple[bytes, ...]:
     """Alice's word, id, vector pieces, item record ids and the float32 placeholders of her
     item records (what Chroma's items index holds for them)."""
-    keys = [(("memories", ALICE), f"m{i}") for i in range(25)]
+    keys: list[tuple[tuple[str, ...], str]] = [(("memories", ALICE), f"m{i}") for i in range(25)]
     keys.append((("working_memory", ALICE, "s1"), "t"))
     rids = [layout.item_id(ns, key) for ns, key in keys]
     placeholders = {struct.pack("<f", layout.placeholder(rid)) for rid in rids}
@@ -283,3 +283,25 @@ def _check_recovered(folder: Path) -> None:
         con.close()
     on_disk = {p.name for p in folder.iterdir() if p.is_dir()}
     assert on_disk <= dirs, f"segment folders of dropped collections: {on_disk - dirs}"
+
+
+def test_verify_reports_and_repairs_what_a_rebuild_left(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    store = open_store(folder)
+    fill(store, ALICE)
+    old = store.collections["vectors"]
+    got = old.get(include=["embeddings", "metadatas", "documents"])
+    retired = store.client.create_collection("langgraph_store__vec__retired")
+    retired.add(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"],
+                documents=got["documents"])  # fmt: skip
+    retired_dirs = rebuild.segment_dirs(folder, str(retired.id))
+
+    report = store.verify()
+
+    assert report.leftover_collections == ("langgraph_store__vec__retired",) and not report.ok
+    assert store.verify(repair=True).leftover_collections == ("langgraph_store__vec__retired",)
+    assert store.verify().ok
+    assert [c.name for c in store.client.list_collections()].count("langgraph_store__vec__retired") == 0
+    assert retired_dirs and not any(d.exists() for d in retired_dirs)
+    assert len(store.search(("memories", ALICE), query="green tea", limit=30)) == 25
+    store.close()
