@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from importlib import import_module
 
 from .. import __version__
-from . import demo_options, verify
+from . import demo_options, purge, verify
 from .target import CliError, add_target_options
 
 logger = logging.getLogger(__name__)
@@ -120,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_lazy(".commands", "run_sweep"))
 
     verify.add_parser(sub)
+    purge.add_parser(sub)
 
     p = sub.add_parser("demo", help="watch an agent learn from its episodes (simulated by default)")
     demo_options.add_arguments(p)

@@ -23,6 +23,7 @@ from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.chroma import layout, rebuild
+from langgraph_episodic.cli.main import main
 from langgraph_episodic.privacy import forget_user, purge_store
 from langgraph_episodic.privacy.index_files import IndexFiles
 
@@ -98,6 +99,10 @@ def test_a_flushed_index_is_rebuilt_and_no_byte_of_the_user_is_left(tmp_path: Pa
     assert "rebuilt" in report.purges[0].detail
     assert scan(folder, *markers) == {}, "every byte of every file, length.bin included"
     assert not any(f.marked_deleted() for f in index_files(folder))
+    for f in index_files(folder):  # the never-read tails (uncleared memory) are zero
+        level0, lengths = (f.folder / "data_level0.bin").read_bytes(), (f.folder / "length.bin").read_bytes()
+        assert not level0[f.count * f.per_element :].strip(b"\0"), f
+        assert not lengths[f.count * 4 :].strip(b"\0"), f
     again = forget_user(ALICE, store=store)
     assert again.deleted == () and again.purged and "rebuilt" not in again.purges[0].detail
     # The next flushes (another 1,100 writes) bring nothing back.
@@ -132,9 +137,12 @@ def test_deferred_purge_reports_the_rebuild_left_and_purge_store_does_it(tmp_pat
     assert not report.purged and "langgraph-episodic purge" in report.purges[0].detail
     assert scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}  # text: gone already
     assert scan(folder, *pieces), "the vectors wait for the rebuild"
-    later = purge_store(store)
-    assert later.purged and scan(folder, *pieces) == {}
     store.close()
+    assert main(["purge", "--path", str(folder)]) == 0  # e.g. nightly
+    assert scan(folder, *pieces) == {}
+    again = open_store(folder)
+    assert purge_store(again).purged and len(again.search(("memories", "bob"), limit=2000)) == FLUSH
+    again.close()
 
 
 def test_writes_and_searches_during_the_rebuild_all_land(
