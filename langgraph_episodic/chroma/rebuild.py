@@ -7,17 +7,20 @@ collection's rows, not its segment folder). So a collection is *rebuilt*: its li
 copied, with their embeddings, into a fresh collection, the two swap names, and the old one is
 dropped and its segment folders removed.
 
-The order makes a kill at any moment safe (a restart finds one complete collection under the
-store's name, see :func:`recover`):
+The store stays in use: the bulk copy runs without the store's write lock, and the records
+written meanwhile (noted by a :class:`JournalingGateway`) are copied again under it, just before
+the swap; so writes wait only for that short step. The order makes a kill at any moment safe (a
+restart finds one complete collection under the store's name, see :func:`recover`):
 
-1. ``<name>__rebuild`` is created and filled; its metadata says ``copying``, then ``complete``.
+1. ``<name>__rebuild`` is created and filled; its metadata says ``copying``, then (checked
+   against the original under the write lock) ``complete``.
 2. The old collection is renamed ``<name>__retired``.
 3. ``<name>__rebuild`` is renamed ``<name>`` (its metadata back to the original, one call).
 4. ``<name>__retired`` is dropped and its segment folders removed.
 
-:func:`recover` (run when a store opens and before each rebuild) finishes or rolls back what a
-kill interrupted: with ``<name>`` present the leftovers go; without it a complete copy is renamed
-in, else the retired original is renamed back.
+:func:`recover` (run when a store opens, by ``verify(repair=True)`` and before each rebuild)
+finishes or rolls back what a kill interrupted: with ``<name>`` present the leftovers go;
+without it a complete copy is renamed in, else the retired original is renamed back.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import logging
 import shutil
 import sqlite3
 import uuid
-from collections.abc import Iterable
-from dataclasses import replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .gateway import Gateway
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -149,48 +154,59 @@ def _hnsw_configuration(collection: Any) -> Any:
     return {"hnsw": {k: v for k, v in hnsw.items() if v is not None}} if hnsw else {}
 
 
-def copy(client: Any, folder: Path, old: Any, max_batch: int) -> Any:
-    """Fill a fresh ``<name>__rebuild`` with every record of ``old``; return it, complete.
+def list_ids(collection: Any) -> list[str]:
+    """Every record id of ``collection`` (call with its writers stopped: pages by offset)."""
+    out: list[str] = []
+    while True:
+        got = collection.get(include=[], limit=COPY_PAGE * 10, offset=len(out))
+        out.extend(got["ids"])
+        if len(got["ids"]) < COPY_PAGE * 10:
+            return out
 
-    Call with every writer of the collection stopped (the store's write lock and the folder
-    lock held): the copy is checked against the original's count.
-    """
-    name = old.name
-    drop(client, folder, name + REBUILD_SUFFIX)
-    meta = dict(old.metadata or {})
-    new = client.create_collection(
-        name + REBUILD_SUFFIX,
+
+def start_copy(client: Any, folder: Path, old: Any) -> Any:
+    """A fresh, empty ``<name>__rebuild`` with ``old``'s index settings and metadata."""
+    drop(client, folder, old.name + REBUILD_SUFFIX)
+    return client.create_collection(
+        old.name + REBUILD_SUFFIX,
         embedding_function=None,
         configuration=_hnsw_configuration(old),
-        metadata={**meta, STATE_KEY: "copying"},
+        metadata={**dict(old.metadata or {}), STATE_KEY: "copying"},
     )
-    offset = 0
+
+
+def copy_records(old: Any, new: Any, ids: Sequence[str], max_batch: int) -> None:
+    """Copy the records ``ids`` from ``old`` to ``new`` as they are now, with embeddings
+    (upserted; ids ``old`` no longer holds are deleted from ``new``)."""
     page = max(1, min(COPY_PAGE, max_batch))
-    while True:
-        got = old.get(
-            include=["embeddings", "metadatas", "documents"], limit=page, offset=offset
-        )
-        ids = got["ids"]
-        if ids:
+    for first in range(0, len(ids), page):
+        wanted = list(ids[first : first + page])
+        got = old.get(ids=wanted, include=["embeddings", "metadatas", "documents"])
+        if got["ids"]:
             docs = got["documents"]
-            new.add(
-                ids=ids,
+            new.upsert(
+                ids=got["ids"],
                 embeddings=got["embeddings"],
                 metadatas=got["metadatas"],
                 documents=docs if docs is not None and any(d is not None for d in docs) else None,
             )
-        offset += len(ids)
+        gone = sorted(set(wanted) - set(got["ids"]))
+        if gone:
+            new.delete(ids=gone)
         _step("page")
-        if len(ids) < page:
-            break
-    if new.count() != old.count() or new.count() != offset:
+
+
+def finish_copy(client: Any, folder: Path, old: Any, new: Any) -> None:
+    """Check the copy against the original (call with the writers stopped) and mark it
+    complete; drop it and raise :class:`RebuildError` when they differ."""
+    if new.count() != old.count():
+        counts = new.count(), old.count()
         drop(client, folder, new.name)
         raise RebuildError(
-            f"The copy of {name!r} holds {new.count()} records, the original {old.count()}: "
+            f"The copy of {old.name!r} holds {counts[0]} records, the original {counts[1]}: "
             "a writer outside this store changed it during the rebuild; nothing was swapped."
         )
-    new.modify(metadata={**meta, STATE_KEY: "complete"})
-    return new
+    new.modify(metadata={**dict(old.metadata or {}), STATE_KEY: "complete"})
 
 
 def swap(client: Any, old: Any, new: Any) -> Any:
@@ -203,13 +219,65 @@ def swap(client: Any, old: Any, new: Any) -> Any:
     return client.get_collection(name, embedding_function=None)
 
 
+@dataclass(frozen=True)
+class JournalingGateway(Gateway):
+    """A gateway that notes the record ids every write touches, per collection kind, while a
+    rebuild copies (those records are copied again before the swap)."""
+
+    journal: dict[str, set[str]] = field(
+        default_factory=lambda: {"items": set(), "vectors": set(), "namespaces": set()}
+    )
+
+    def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
+        self.journal["items"].update(ids)
+        super().upsert_items(ids, metas)
+
+    def update_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
+        self.journal["items"].update(ids)
+        super().update_items(ids, metas)
+
+    def delete_items(self, ids: Sequence[str], where: dict[str, Any] | None = None) -> None:
+        self.journal["items"].update(ids)
+        super().delete_items(ids, where)
+
+    def upsert_vectors(
+        self,
+        ids: Sequence[str],
+        embeddings: Sequence[Sequence[float]],
+        metas: Sequence[dict[str, Any]],
+        docs: Sequence[str],
+    ) -> None:
+        self.journal["vectors"].update(ids)
+        super().upsert_vectors(ids, embeddings, metas, docs)
+
+    def delete_vectors(self, ids: Sequence[str]) -> None:
+        self.journal["vectors"].update(ids)
+        super().delete_vectors(ids)
+
+    def upsert_registry(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
+        self.journal["namespaces"].update(ids)
+        super().upsert_registry(ids, metas)
+
+    def delete_registry(self, ids: Sequence[str]) -> None:
+        self.journal["namespaces"].update(ids)
+        super().delete_registry(ids)
+
+
+def _plain(gateway: Gateway, **changes: Any) -> Gateway:
+    fields = {f: getattr(gateway, f) for f in ("items", "vectors", "namespaces", "max_batch")}
+    return Gateway(**{**fields, **changes})
+
+
 def rebuild_live(b: Backend, client: Any, folder: Path, kinds: Iterable[str]) -> list[str]:
     """Rebuild the store's collections ``kinds`` (``"items"``, ``"vectors"``, ``"namespaces"``)
     while the store stays in use; return the names rebuilt.
 
-    Each copy runs under the store's write lock (writes of this process wait; searches go on,
-    on the old collection) with the folder claimed (other processes cannot write). The swapped
-    in collection holds the same ids and metadata, so the store's caches stay valid. The old
+    Per collection: under the store's write lock (writes of this process wait; the folder is
+    claimed, so other processes cannot write) the record ids are listed and a journal of
+    written ids starts; the bulk copy runs without the lock (writes go on, to the old
+    collection, and are journaled); under the lock again the journaled records are copied
+    once more, the copy is checked and swapped in. Searches go on throughout. The new
+    collection holds the same ids and metadata, so the store's caches stay valid. The old
     collection is dropped once no batch that may still read it runs.
     """
     done = []
@@ -218,21 +286,28 @@ def rebuild_live(b: Backend, client: Any, folder: Path, kinds: Iterable[str]) ->
             b.claim_for_writing()
             name = getattr(b.gateway, kind).name
             if recover(client, folder, name) is not None:
-                b.gateway = replace(b.gateway, **{kind: _find(client, name)})
+                b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
             old = _find(client, name)
             _step("start")
-            try:
-                new = copy(client, folder, old, b.gateway.max_batch)
+            journaling = JournalingGateway(**{**_plain(b.gateway).__dict__, kind: old})
+            b.gateway = journaling
+            ids = list_ids(old)
+            new = start_copy(client, folder, old)
+        try:
+            copy_records(old, new, ids, b.gateway.max_batch)
+            with b.state.write_lock:
                 _step("copied")
+                copy_records(old, new, sorted(journaling.journal[kind]), b.gateway.max_batch)
+                finish_copy(client, folder, old, new)
+                _step("complete")
                 fresh = swap(client, old, new)
-            except BaseException:
+                b.gateway = _plain(b.gateway, **{kind: fresh})
+                _step("swapped")
+        except BaseException:
+            with b.state.write_lock:
                 recover(client, folder, name)
-                current = _find(client, name)
-                if current is not None:
-                    b.gateway = replace(b.gateway, **{kind: current})
-                raise
-            b.gateway = replace(b.gateway, **{kind: fresh})
-            _step("swapped")
+                b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
+            raise
         with b.state.batches.exclusive():
             drop(client, folder, name + RETIRED_SUFFIX)
         _step("dropped")

@@ -148,37 +148,57 @@ def test_deferred_purge_reports_the_rebuild_left_and_purge_store_does_it(tmp_pat
 def test_writes_and_searches_during_the_rebuild_all_land(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A writer waits for the copy and lands in the new collection; readers go on meanwhile."""
+    """Writes made while a collection is copied (puts, updates, deletes) are journaled and
+    copied again before the swap; writes made at the swap wait for it; searches go on."""
     folder = tmp_path / "store"
     store = open_store(folder)
     fill(store, ALICE)
     store.batch(bob_batch(0, 300))
-    copying, stop = threading.Event(), threading.Event()
+    go, burst_done, finished = threading.Semaphore(0), threading.Semaphore(0), threading.Event()
+    started = threading.Event()
     steps: list[str] = []
+    phase = ["bulk"]
 
     def hook(step: str) -> None:
         steps.append(step)
-        if step == "start" and not copying.is_set():
-            copying.set()
+        if step in ("start", "copied"):
+            phase[0] = "bulk" if step == "start" else "delta (under the write lock)"
+        if step == "start" and not started.is_set():
+            started.set()
             barrier.wait(timeout=30)  # the writer and the reader are running now
+        if step == "page" and phase[0] == "bulk" and not finished.is_set():
+            go.release()  # a burst of writes in the middle of each copy
+            assert burst_done.acquire(timeout=60)
 
     barrier = threading.Barrier(3)
     searched = [0]
+    ops = [lambda i=i: store.put(("memories", "carol"), f"c{i}", {"text": f"carol note {i}"})
+           for i in range(40)]  # fmt: skip
+    for i in range(10):
+        ops.insert(3 * i + 1, lambda i=i: store.put(("memories", "bob"), f"b{i}", {"text": f"bob moved {i}"}))
+        ops.insert(3 * i + 2, lambda i=i: store.delete(("memories", "bob"), f"b{10 + i}"))
 
-    def writer() -> list[str]:
-        copying.wait(timeout=30)
+    def writer() -> int:
+        started.wait(timeout=30)
         barrier.wait(timeout=30)
-        written = []
-        for i in range(40):
-            store.put(("memories", "carol"), f"c{i}", {"text": f"carol note {i}"})
-            written.append(f"c{i}")
-        return written
+        pending, during = list(ops), 0
+        while pending:
+            copying = not finished.is_set()
+            if copying and not go.acquire(timeout=0.05):
+                continue
+            burst, pending = pending[:5], pending[5:]
+            for op in burst:
+                op()
+            if copying:
+                during += len(burst)
+                burst_done.release()
+        return during
 
     def reader() -> None:
-        copying.wait(timeout=30)
+        started.wait(timeout=30)
         barrier.wait(timeout=30)
-        while not stop.is_set():
-            assert store.search(("memories", "bob"), query="bob fact 3", limit=3)
+        while not finished.is_set():
+            assert store.search(("memories", "bob"), query="bob fact 30", limit=3)
             searched[0] += 1
 
     monkeypatch.setattr(rebuild, "step_hook", hook)
@@ -188,15 +208,17 @@ def test_writes_and_searches_during_the_rebuild_all_land(
         try:
             writing, reading = pool.submit(writer), pool.submit(reader)
             report = forget_user(ALICE, store=store)
-            written = writing.result(timeout=120)
         finally:
-            stop.set()
+            finished.set()
             sys.setswitchinterval(old_interval)
+        during = writing.result(timeout=120)
         reading.result(timeout=120)
-    assert report.purged and "dropped" in steps and searched[0] > 0
-    assert written == [f"c{i}" for i in range(40)]
+    assert report.purged and steps.count("dropped") == 3 and searched[0] > 0
+    assert during >= 15, "writes landed in the middle of every copy"
     assert len(store.search(("memories", "carol"), limit=100)) == 40
     assert store.search(("memories", "carol"), query="carol note 17", limit=1)[0].key == "c17"
+    bob = {item.key: item.value["text"] for item in store.search(("memories", "bob"), limit=1000)}
+    assert len(bob) == 290 and bob["b3"] == "bob moved 3" and "b13" not in bob
     names = sorted(c.name for c in store.client.list_collections())
     assert names == ["langgraph_store", "langgraph_store__ns", "langgraph_store__vec"]
     assert store.verify().ok
@@ -206,12 +228,14 @@ def test_writes_and_searches_during_the_rebuild_all_land(
         import sys
         from langgraph_episodic import ChromaStore, HashEmbeddings
         s = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
-        print(len(s.search(("memories", "carol"), limit=100)),
-              len(s.search(("memories", "bob"), limit=1000)), s.verify().ok)
+        bob = {i.key: i.value["text"] for i in s.search(("memories", "bob"), limit=1000)}
+        print(len(s.search(("memories", "carol"), limit=100)), len(bob), bob["b3"].split()[1],
+              "b13" in bob, s.search(("memories", "bob"), query="bob moved 7", limit=1)[0].key,
+              s.verify().ok)
         """,
         str(folder),
     )
-    assert fresh.split() == ["40", "300", "True"]
+    assert fresh.split() == ["40", "290", "moved", "False", "b7", "True"]
 
 
 KILLED_DURING_REBUILD = """
@@ -250,7 +274,9 @@ print(",".join(names), bob, top, ok, report.items_deleted, report.purged)
 """
 
 
-@pytest.mark.parametrize("step", ["start", "page", "copied", "retired", "swapped", "dropped"])
+@pytest.mark.parametrize(
+    "step", ["start", "page", "copied", "complete", "retired", "swapped", "dropped"]
+)
 def test_a_kill_at_any_step_of_the_rebuild_loses_nothing(tmp_path: Path, step: str) -> None:
     folder = tmp_path / "store"
     proc = subprocess.run(
