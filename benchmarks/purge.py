@@ -5,8 +5,9 @@
 For each size: an embedded store with that many items (100 per user, 384-d vectors from
 ``HashEmbeddings``, the packaged model's size), then ``forget_user`` of one user with
 ``purge="defer"`` (deletes, write-ahead log purge, VACUUM; no rebuild), then ``purge_store``
-(the rebuild of each collection whose vector index holds deleted vectors). Writes of the store
-wait while one collection is copied: the longest copy is the longest a write waits.
+(the rebuild of each collection whose vector index holds deleted vectors) while another
+thread keeps putting items: how long its puts took, and the longest step that holds the
+store's write lock (listing ids; the last copy of what was written meanwhile and the swap).
 Timings depend on the machine and its load: print ``uptime`` with them.
 """
 
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -50,18 +53,47 @@ def measure(size: int, folder: Path) -> list[object]:
 
     marks: list[tuple[str, float]] = []
     rebuild.step_hook = lambda step: marks.append((step, time.perf_counter()))
+    waits: list[float] = []
+    done = threading.Event()
+
+    def writer() -> None:  # another user's agent keeps writing
+        n = 0
+        while not done.is_set():
+            began = time.perf_counter()
+            store.put(("memories", "writer"), f"w{n}", {"text": f"written during the purge {n}"})
+            waits.append(time.perf_counter() - began)
+            n += 1
+
+    thread = threading.Thread(target=writer)
     try:
+        thread.start()
+        time.sleep(3.0)  # the writer alone first: its usual put latency
+        alone, waits[:] = list(waits), []
         start = time.perf_counter()
         purge = purge_store(store)
         rebuilt = time.perf_counter() - start
     finally:
+        done.set()
+        thread.join()
         rebuild.step_hook = None
     assert purge.purged, purge.detail
-    starts = [t for step, t in marks if step == "start"]
-    swaps = [t for step, t in marks if step == "swapped"]
-    copies = [b - a for a, b in zip(starts, swaps, strict=True)]
+    locked = _locked(marks)
+    assert len(store.search(("memories", "writer"), limit=100_000)) == len(alone) + len(waits)
     store.close()
-    return [size, filled, deferred, rebuilt, deferred + rebuilt, max(copies, default=0.0)]
+    return [size, filled, deferred, rebuilt, deferred + rebuilt, max(locked, default=0.0),
+            f"{statistics.median(alone) * 1000:.0f} / {max(alone) * 1000:.0f}",
+            len(waits), f"{statistics.median(waits) * 1000:.0f} / {max(waits) * 1000:.0f}"]  # fmt: skip
+
+
+def _locked(marks: list[tuple[str, float]]) -> list[float]:
+    """Seconds of each phase of the rebuild that holds the store's write lock."""
+    out, since = [], 0.0
+    for step, t in marks:
+        if step in ("start", "copied"):
+            since = t
+        elif step in ("listed", "swapped"):
+            out.append(t - since)
+    return out
 
 
 def main() -> None:
@@ -74,7 +106,8 @@ def main() -> None:
             rows.append(measure(size, Path(tmp) / "store"))
     print(format_table(
         ["items", "fill s", "forget, purge='defer' s", "purge_store (rebuilds) s",
-         "forget, purge=True s", "longest write wait s"],
+         "forget, purge=True s", "longest locked step s", "put p50 / max ms, alone",
+         "puts during purge", "put p50 / max ms, during"],
         rows,
     ))  # fmt: skip
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -293,6 +293,7 @@ def rebuild_live(b: Backend, client: Any, folder: Path, kinds: Iterable[str]) ->
             b.gateway = journaling
             ids = list_ids(old)
             new = start_copy(client, folder, old)
+            _step("listed")
         try:
             copy_records(old, new, ids, b.gateway.max_batch)
             with b.state.write_lock:
