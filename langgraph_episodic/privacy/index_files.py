@@ -8,7 +8,10 @@ written by Chroma's fork of hnswlib (``hnswalg.h``, ``initPersistentIndex`` and
   ``cur_element_count``, ``size_data_per_element`` ... as of the last flush.
 * ``data_level0.bin``: ``size_data_per_element`` bytes per element (level-0 links, whose
   third byte carries the *deleted* mark ``0x01``, then the vector, then the label).
-* ``length.bin``: one float32 per element (the vector's norm before normalisation).
+* ``length.bin``: one float32 per element, the vector's norm before normalisation. Only an
+  index that normalises (space ``cosine``) ever sets or reads it; in an ``l2`` or ``ip`` index
+  (Chroma's default, our items and namespaces collections) every slot is still written at each
+  flush, straight from memory nobody set.
 * ``link_lists.bin``, ``index_metadata.pickle`` (record id <-> label of live records).
 
 A new index writes ``data_level0.bin`` and ``length.bin`` at their full initial capacity
@@ -18,7 +21,9 @@ collections' records and a forgotten user's text there). Later flushes write onl
 elements that changed, each at its own offset; growing the index extends the files with holes
 (zeros). On load, hnswlib reads all ``max_elements`` slots but uses only the first
 ``cur_element_count`` (a new element's slot is written before it is used), so bytes past
-``cur_element_count`` are never used, and zeroing them changes nothing Chroma reads.
+``cur_element_count`` are never used, nor is any byte of ``length.bin`` in an index that does
+not normalise; zeroing them changes nothing Chroma reads. (In such an index, elements flushed
+later get their ``length.bin`` slot from the same unset memory again: see docs/privacy.md.)
 
 A deleted element keeps its vector in memory and in these files (only its mark changes): it is
 written again at every flush that touches it. It goes only when the collection is rebuilt
@@ -27,6 +32,7 @@ written again at every flush that touches it. It goes only when the collection i
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import sqlite3
@@ -72,13 +78,14 @@ class IndexFiles:
             marks = mem[self.offset_level0 + 2 : used : self.per_element]
         return sum(1 for b in marks if b & DELETE_MARK)
 
-    def scrub_unused(self) -> int:
-        """Zero the bytes past the last flushed element of ``data_level0.bin`` and
-        ``length.bin`` (never read, see the module docstring); return how many."""
+    def scrub_unused(self, *, normalised: bool) -> int:
+        """Zero the never-read bytes (see the module docstring): past the last flushed element
+        of ``data_level0.bin`` and ``length.bin``, and all of ``length.bin`` for an index that
+        does not normalise (``l2``, ``ip``). Return how many bytes."""
         zeroed = 0
         for name, used in (
             ("data_level0.bin", self.count * self.per_element),
-            ("length.bin", self.count * FLOAT),
+            ("length.bin", self.count * FLOAT if normalised else 0),
         ):
             zeroed += _zero_tail(self.folder / name, used)
         return zeroed
@@ -108,6 +115,25 @@ def index_folders(con: sqlite3.Connection, folder: Path, collection_id: str) -> 
         "SELECT id FROM segments WHERE collection = ? AND type LIKE '%hnsw%'", (collection_id,)
     ).fetchall()
     return [folder / str(row[0]) for row in rows if (folder / str(row[0])).is_dir()]
+
+
+def normalises(con: sqlite3.Connection, collection_id: str) -> bool:
+    """Whether the collection's index normalises its vectors (space ``cosine``), read from
+    Chroma's stored schema (or, for older collections, its configuration)."""
+    row = con.execute(
+        "SELECT schema_str, config_json_str FROM collections WHERE id = ?", (collection_id,)
+    ).fetchone()
+    if row is None:
+        return True  # unknown: keep the lengths
+    schema, config = (json.loads(text) if text else {} for text in row)
+    space = (
+        schema.get("keys", {}).get("#embedding", {}).get("float_list", {})
+        .get("vector_index", {}).get("config", {}).get("space")
+        or (config.get("hnsw") or {}).get("space")
+        or (config.get("hnsw_configuration") or {}).get("space")
+        or "l2"
+    )  # fmt: skip
+    return bool(space == "cosine")
 
 
 def holds_deleted(con: sqlite3.Connection, folder: Path, collection_id: str) -> bool:

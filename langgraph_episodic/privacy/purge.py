@@ -227,10 +227,10 @@ def _scrub_vector_indexes(
     and ``length.bin``, see :mod:`.index_files`); return how many bytes. Runs inside the
     purge's write transaction, and (for a live store) under its write lock: no index flush
     can rewrite the files meanwhile."""
-    from .index_files import IndexFiles, index_folders
+    from .index_files import IndexFiles, index_folders, normalises
 
     return sum(
-        IndexFiles.read(path).scrub_unused()
+        IndexFiles.read(path).scrub_unused(normalised=normalises(con, cid))
         for cid in collection_ids
         for path in index_folders(con, folder, cid)
     )
