@@ -73,8 +73,9 @@ def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
     LangGraph's ``InMemoryStore`` has no files; any other store is reported as not purged.
 
     ``rebuild=True`` also rebuilds each collection whose vector index holds deleted vectors
-    (see :mod:`langgraph_episodic.chroma.rebuild`): the store stays usable meanwhile, its
-    writes wait for each copy (about 1 s per 1,000 records, see ``docs/privacy.md``).
+    (see :mod:`langgraph_episodic.chroma.rebuild`): the store stays usable meanwhile (writes
+    wait only for short steps; the rebuild takes about 2 s per 1,000 items, see
+    ``docs/privacy.md``).
     ``rebuild=False`` leaves them and reports ``purged=False``: run it again with the default
     later (or ``langgraph-episodic purge``).
     """
