@@ -280,40 +280,43 @@ def rebuild_live(b: Backend, client: Any, folder: Path, kinds: Iterable[str]) ->
     collection holds the same ids and metadata, so the store's caches stay valid. The old
     collection is dropped once no batch that may still read it runs.
     """
-    done = []
-    for kind in kinds:
+    with b.state.rebuild_lock:
+        return [_rebuild_one(b, client, folder, kind) for kind in kinds]
+
+
+def _rebuild_one(b: Backend, client: Any, folder: Path, kind: str) -> str:
+    """Rebuild one collection (see :func:`rebuild_live`); return its name."""
+    with b.state.write_lock:
+        b.claim_for_writing()
+        name = getattr(b.gateway, kind).name
+        if recover(client, folder, name) is not None:
+            b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
+        old = _find(client, name)
+        _step("start")
+        journaling = JournalingGateway(**{**_plain(b.gateway).__dict__, kind: old})
+        b.gateway = journaling
+        ids = list_ids(old)
+        new = start_copy(client, folder, old)
+        _step("listed")
+    try:
+        copy_records(old, new, ids, b.gateway.max_batch)
         with b.state.write_lock:
-            b.claim_for_writing()
-            name = getattr(b.gateway, kind).name
-            if recover(client, folder, name) is not None:
-                b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
-            old = _find(client, name)
-            _step("start")
-            journaling = JournalingGateway(**{**_plain(b.gateway).__dict__, kind: old})
-            b.gateway = journaling
-            ids = list_ids(old)
-            new = start_copy(client, folder, old)
-            _step("listed")
-        try:
-            copy_records(old, new, ids, b.gateway.max_batch)
-            with b.state.write_lock:
-                _step("copied")
-                copy_records(old, new, sorted(journaling.journal[kind]), b.gateway.max_batch)
-                finish_copy(client, folder, old, new)
-                _step("complete")
-                fresh = swap(client, old, new)
-                b.gateway = _plain(b.gateway, **{kind: fresh})
-                _step("swapped")
-        except BaseException:
-            with b.state.write_lock:
-                recover(client, folder, name)
-                b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
-            raise
-        with b.state.batches.exclusive():
-            drop(client, folder, name + RETIRED_SUFFIX)
-        _step("dropped")
-        done.append(name)
-    return done
+            _step("copied")
+            copy_records(old, new, sorted(journaling.journal[kind]), b.gateway.max_batch)
+            finish_copy(client, folder, old, new)
+            _step("complete")
+            fresh = swap(client, old, new)
+            b.gateway = _plain(b.gateway, **{kind: fresh})
+            _step("swapped")
+    except BaseException:
+        with b.state.write_lock:
+            recover(client, folder, name)
+            b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
+        raise
+    with b.state.batches.exclusive():
+        drop(client, folder, name + RETIRED_SUFFIX)
+    _step("dropped")
+    return str(name)
 
 
 def recover_store(client: Any, folder: Path, names: Iterable[str], claim: Any) -> list[str]:

@@ -144,6 +144,10 @@ class StoreState:
         self.lock = threading.RLock()
         self.write_lock = threading.RLock()
         self.batches = BatchGate()
+        self.rebuild_lock = threading.Lock()
+        """Held for a whole rebuild (see :mod:`.rebuild`): one at a time, and its copy in
+        progress is not taken for a leftover. Take it before ``write_lock`` (after it: only
+        without blocking)."""
         self.shared = shared
         self.registry = RegistryMirror()
         self.vectors = VectorCache(vector_cache_size)

@@ -151,12 +151,23 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
 def _rebuild_leftovers(b: Backend, *, repair: bool) -> tuple[str, ...]:
     """Collections an interrupted rebuild left (embedded folders only); with ``repair``
     finish or roll back the rebuild (call under the write lock)."""
+
+
+    if b.folder is None or b.client is None:
+        return ()
+    if not b.state.rebuild_lock.acquire(blocking=False):
+        return ()  # a rebuild runs now: its copy is no leftover
+    try:
+        return _leftovers_now(b, repair=repair)
+    finally:
+        b.state.rebuild_lock.release()
+
+
+def _leftovers_now(b: Backend, *, repair: bool) -> tuple[str, ...]:
     from dataclasses import replace
 
     from .rebuild import leftovers, recover
 
-    if b.folder is None or b.client is None:
-        return ()
     kinds = ("items", "vectors", "namespaces")
     names = {kind: getattr(b.gateway, kind).name for kind in kinds}
     found = tuple(leftovers(b.client, names.values()))

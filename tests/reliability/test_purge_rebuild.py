@@ -356,3 +356,32 @@ def test_verify_reports_and_repairs_what_a_rebuild_left(tmp_path: Path) -> None:
     assert retired_dirs and not any(d.exists() for d in retired_dirs)
     assert len(store.search(("memories", ALICE), query="green tea", limit=30)) == 25
     store.close()
+
+
+def test_two_purges_at_once_and_a_verify_meanwhile_lose_nothing(tmp_path: Path) -> None:
+    """Rebuilds run one at a time; a verify(repair=True) during one does not take its copy
+    for a leftover."""
+    folder = tmp_path / "store"
+    store = open_store(folder)
+    fill(store, ALICE)
+    store.batch(bob_batch(0, 300))
+    forget_user(ALICE, store=store, purge="defer")
+    barrier = threading.Barrier(3)
+
+    def purge() -> bool:
+        barrier.wait(timeout=30)
+        return purge_store(store).purged
+
+    def repair() -> bool:
+        barrier.wait(timeout=30)
+        return store.verify(repair=True).ok or store.verify().ok
+
+    with ThreadPoolExecutor(3) as pool:
+        results = [f.result(timeout=300) for f in
+                   [pool.submit(purge), pool.submit(purge), pool.submit(repair)]]  # fmt: skip
+    assert results == [True, True, True]
+    names = sorted(c.name for c in store.client.list_collections())
+    assert names == ["langgraph_store", "langgraph_store__ns", "langgraph_store__vec"]
+    assert len(store.search(("memories", "bob"), limit=1000)) == 300 and store.verify().ok
+    assert scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}
+    store.close()
