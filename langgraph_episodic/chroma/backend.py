@@ -38,6 +38,8 @@ class Backend:
     shared: bool
     folder: Any = None
     """The :class:`.folder_lock.FolderLock` of an embedded persistent store, else None."""
+    client: Any = None
+    """The chromadb client (a rebuild creates, renames and drops collections through it)."""
 
     @classmethod
     def open(
@@ -64,9 +66,13 @@ class Backend:
     @classmethod
     def _create(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
         from .folder_lock import FolderLock
+        from .rebuild import recover_store
 
         state = StoreState(shared=shared, vector_cache_size=vector_cache_size)
-        return cls(Gateway.open(client, name), state, shared, FolderLock.of_client(client))
+        folder = FolderLock.of_client(client)
+        if folder is not None:  # a rebuild killed half-way: finish or roll it back first
+            recover_store(client, folder.folder, Gateway.names(name), folder.claim)
+        return cls(Gateway.open(client, name), state, shared, folder, client)
 
     # processes on one embedded folder --------------------------------------------------
 

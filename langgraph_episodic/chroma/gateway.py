@@ -38,21 +38,27 @@ class Gateway:
     namespaces: Any
     max_batch: int
 
+    @staticmethod
+    def names(name: str) -> tuple[str, str, str]:
+        """The names of store ``name``'s items, vectors and namespaces collections."""
+        return name, f"{name}__vec", f"{name}__ns"
+
     @classmethod
     def open(cls, client: Any, name: str) -> Gateway:
         """The collections of store ``name``, created on first use."""
+        items, vectors, namespaces = cls.names(name)
         return cls(
             items=client.get_or_create_collection(
-                name, embedding_function=None, metadata={"langgraph_episodic": "items"}
+                items, embedding_function=None, metadata={"langgraph_episodic": "items"}
             ),
             vectors=client.get_or_create_collection(
-                f"{name}__vec",
+                vectors,
                 embedding_function=None,
                 configuration={"hnsw": {"space": "cosine"}},
                 metadata={"langgraph_episodic": "vectors"},
             ),
             namespaces=client.get_or_create_collection(
-                f"{name}__ns",
+                namespaces,
                 embedding_function=None,
                 metadata={"langgraph_episodic": "namespaces"},
             ),

@@ -14,15 +14,18 @@ lexical shards. Rules that keep it correct under threads and asyncio:
   their registry version). So a reader never puts back data older than the last write.
 * Writers of one process are serialised by ``write_lock`` (held across their Chroma calls);
   readers never take it.
+* Every batch passes ``batches`` (a :class:`BatchGate`): a rebuild that swaps a collection
+  (see :mod:`.rebuild`) drops the old one only when no batch that may still hold it runs.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import sys
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +47,48 @@ def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
 def order_key(meta: Mapping[str, Any]) -> tuple[int, str]:
     """Newest first, then by key (a listing holds one namespace)."""
     return (-int(meta["_updated"]), str(meta["_key"]))
+
+
+class BatchGate:
+    """Batches in flight, and a way to wait until none is (to drop a swapped-out collection).
+
+    Many batches pass at once; :meth:`exclusive` waits for those running to finish and holds
+    new ones back until it ends. Never enter :meth:`exclusive` holding ``write_lock``: a batch
+    in flight may be waiting for it.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self._closed = False
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        with self._cond:
+            while self._closed:
+                self._cond.wait()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            while self._closed:
+                self._cond.wait()
+            self._closed = True
+            while self._active:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._closed = False
+                self._cond.notify_all()
 
 
 @dataclass(frozen=True)
@@ -98,6 +143,11 @@ class StoreState:
     ) -> None:
         self.lock = threading.RLock()
         self.write_lock = threading.RLock()
+        self.batches = BatchGate()
+        self.rebuild_lock = threading.Lock()
+        """Held for a whole rebuild (see :mod:`.rebuild`): one at a time, and its copy in
+        progress is not taken for a leftover. Take it before ``write_lock`` (after it: only
+        without blocking)."""
         self.shared = shared
         self.registry = RegistryMirror()
         self.vectors = VectorCache(vector_cache_size)

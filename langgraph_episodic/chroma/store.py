@@ -362,6 +362,15 @@ class ChromaStore(BaseStore):
         doc_vectors: Mapping[str, list[float]],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
+        with self._backend.state.batches.batch():
+            return self._execute_in_gate(plan, doc_vectors, query_vectors)
+
+    def _execute_in_gate(
+        self,
+        plan: Plan,
+        doc_vectors: Mapping[str, list[float]],
+        query_vectors: Mapping[str, np.ndarray],
+    ) -> list[Result]:
         b = self._backend
         b.check_readable()
         results: list[Result] = [None] * plan.n_ops

@@ -44,6 +44,9 @@ class VerifyReport:
     """Whether the problems found (less ``kept_recent``) were fixed."""
     kept_recent: int = 0
     """Orphan or stale vectors left alone because they are younger than the grace period."""
+    leftover_collections: tuple[str, ...] = ()
+    """Collections a rebuild killed half-way left (``<name>__rebuild``, ``<name>__retired``;
+    see :mod:`.rebuild`). Opening the store removes them; ``repair`` does too."""
 
     @property
     def ok(self) -> bool:
@@ -55,17 +58,19 @@ class VerifyReport:
             or self.unregistered_namespaces
             or self.empty_namespaces
             or self.expiry_drift
+            or self.leftover_collections
         )
 
 
 def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> VerifyReport:
     """Read every record of the store and report (and with ``repair`` fix) what is wrong."""
-    gw = b.gateway
     with b.state.write_lock:
         if repair:
             b.claim_for_writing()
         else:
             b.check_readable()
+        left = _rebuild_leftovers(b, repair=repair)
+        gw = b.gateway
         items = dict(gw.read_items(None))
         vector_ids: list[str] = []
         while True:
@@ -139,4 +144,36 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             expiry_drift=drift,
             repaired=repair,
             kept_recent=kept,
+            leftover_collections=left,
         )
+
+
+def _rebuild_leftovers(b: Backend, *, repair: bool) -> tuple[str, ...]:
+    """Collections an interrupted rebuild left (embedded folders only); with ``repair``
+    finish or roll back the rebuild (call under the write lock)."""
+
+
+    if b.folder is None or b.client is None:
+        return ()
+    if not b.state.rebuild_lock.acquire(blocking=False):
+        return ()  # a rebuild runs now: its copy is no leftover
+    try:
+        return _leftovers_now(b, repair=repair)
+    finally:
+        b.state.rebuild_lock.release()
+
+
+def _leftovers_now(b: Backend, *, repair: bool) -> tuple[str, ...]:
+    from dataclasses import replace
+
+    from .rebuild import leftovers, recover
+
+    kinds = ("items", "vectors", "namespaces")
+    names = {kind: getattr(b.gateway, kind).name for kind in kinds}
+    found = tuple(leftovers(b.client, names.values()))
+    if repair and found:
+        for kind, name in names.items():
+            if recover(b.client, b.folder.folder, name) is not None:
+                fresh = b.client.get_collection(name, embedding_function=None)
+                b.gateway = replace(b.gateway, **{kind: fresh})
+    return found

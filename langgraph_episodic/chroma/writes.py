@@ -42,8 +42,8 @@ def apply_puts(
     puts = list(plan.puts.values())
     if not puts:
         return
-    gw = b.gateway
     with b.state.write_lock:
+        gw = b.gateway  # (read under the lock: a rebuild swaps collections under it)
         b.claim_for_writing()
         ids = [layout.item_id(p.op.namespace, p.op.key) for p in puts]
         old = b.fetch(ids)

@@ -152,6 +152,12 @@ def _verify(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=lazy_command(".verify", "run_verify"))
 
 
+def _purge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".purge", "run_purge"))
+
+
 def _demo(p: argparse.ArgumentParser) -> None:
     add_demo_arguments(p)
     p.set_defaults(run=lazy_command(".demo_options", "run"))
@@ -169,6 +175,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     ),
     "sweep": ("delete expired (TTL) items now", _sweep),
     "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
+    "purge": ("remove deleted data from the files now (rebuilds vector indexes)", _purge),
     "demo": ("watch an agent learn from its episodes (simulated by default)", _demo),
 }
 """Each command's help line and the function that adds its options, in the order of ``--help``."""

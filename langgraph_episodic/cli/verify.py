@@ -30,6 +30,8 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"  unregistered namespaces: {len(report.unregistered_namespaces)}, "
               f"empty namespaces listed: {len(report.empty_namespaces)}, "
               f"expiries behind: {len(report.expiry_drift)}")
+        if report.leftover_collections:
+            print(f"  left by an interrupted rebuild: {', '.join(report.leftover_collections)}")
         if report.kept_recent:
             print(f"  left alone (younger than the grace period): {report.kept_recent}")
         state = "ok" if report.ok else ("repaired" if report.repaired else "needs --repair")

@@ -37,7 +37,7 @@ import logging
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langgraph.store.base import (
     BaseStore,
@@ -394,11 +394,16 @@ def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: b
     return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
 
 
-def _purge_effect(store: BaseStore) -> Effect:
-    async def apurge(target: BaseStore) -> Purge:
-        return await asyncio.to_thread(purge_store, target)
+def _purge_effect(store: BaseStore, purge: Purging) -> Effect:
+    rebuild = purge != "defer"
 
-    return Effect(purge_store, apurge, (store,))
+    def spurge(target: BaseStore) -> Purge:
+        return purge_store(target, rebuild=rebuild)
+
+    async def apurge(target: BaseStore) -> Purge:
+        return await asyncio.to_thread(spurge, target)
+
+    return Effect(spurge, apurge, (store,))
 
 
 def _forget_plan(
@@ -427,7 +432,7 @@ def _forget_plan(
             for ns, n in leftovers.items():
                 counts[ns] = counts.get(ns, 0) + n
         if options.purge and not options.dry_run:
-            purges.append((yield _purge_effect(store)))
+            purges.append((yield _purge_effect(store, options.purge)))
     thread_ids: list[str] = []
     if checkpointer is not None:
         thread_ids = yield _threads(checkpointer, user_id, dry_run=options.dry_run)
@@ -453,11 +458,16 @@ def _forget_plan(
     return report
 
 
+Purging = bool | Literal["defer"]
+"""``True``: purge the files, rebuilding vector indexes that hold deleted vectors; ``"defer"``:
+purge the rest, leave the rebuilds to a later :func:`~.purge.purge_store`; ``False``: none."""
+
+
 @dataclass(frozen=True)
 class _Options:
     shapes: Sequence[Shape]
     protected: Collection[str]
-    purge: bool
+    purge: Purging
     dry_run: bool = False
 
 
@@ -467,7 +477,7 @@ def forget_user(
     store: BaseStore | None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     shapes: Sequence[Shape] = DEFAULT_SHAPES,
-    purge: bool = True,
+    purge: Purging = True,
     dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
 ) -> ForgetReport:
@@ -480,9 +490,13 @@ def forget_user(
     every thread ``"<user_id>:<session>"`` (all checkpoints and pending writes).
 
     With ``purge=True`` (the default) the files are purged afterwards: an embedded Chroma folder
-    loses the deleted records' write-ahead log rows and free pages, a SQLite checkpoint file is
-    vacuumed; ``report.purges`` says what was purged and what could not be (a Chroma server,
-    Postgres: see ``docs/privacy.md``). Run it again to make sure: a second run reports nothing.
+    loses the deleted records' write-ahead log rows and free pages, each of its collections whose
+    vector index holds deleted vectors is rebuilt (the store stays usable; the rebuild takes
+    about 2 s per 1,000 items, see ``docs/privacy.md``), a SQLite checkpoint file is vacuumed;
+    ``report.purges`` says what was purged and what could not be (a Chroma server, Postgres: see
+    ``docs/privacy.md``). ``purge="defer"`` skips the rebuilds (``report.purged`` is then False
+    until ``purge_store(store)`` or ``langgraph-episodic purge`` runs, e.g. nightly). Run it
+    again to make sure: a second run reports nothing.
     Writes made concurrently for the same user may survive; stop the user's sessions first.
 
     Raises:
@@ -510,7 +524,7 @@ async def aforget_user(
     store: BaseStore | None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     shapes: Sequence[Shape] = DEFAULT_SHAPES,
-    purge: bool = True,
+    purge: Purging = True,
     dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
 ) -> ForgetReport:

@@ -1,37 +1,37 @@
 """Purge deleted data from the files: Chroma's write-ahead log and free pages, SQLite checkpoints.
 
 Deleting through an API is not erasing. After ``store.delete`` an embedded Chroma (1.x) still
-holds the deleted records in two places of ``chroma.sqlite3``:
+holds the deleted records in three places:
 
-* its write-ahead log (table ``embeddings_queue``): every add/upsert with the full metadata,
-  document and vector. Chroma trims the log only up to what its vector index has flushed to disk,
-  and it flushes once per ``hnsw:sync_threshold`` (1,000) writes per collection, so a deletion is
-  followed by up to about a thousand writes before the user's rows go. ``chroma vacuum`` trims
-  the same way (up to the last flush) and then runs ``VACUUM``: it does not remove them either.
-* free pages of the database file (SQLite marks deleted rows' pages free, it does not wipe them),
-  and the full-text index's old segments.
+* its write-ahead log (table ``embeddings_queue`` of ``chroma.sqlite3``): every add/upsert with
+  the full metadata, document and vector. Chroma trims the log only up to what its vector index
+  has flushed to disk, once per ``hnsw:sync_threshold`` (1,000) writes per collection.
+  ``chroma vacuum`` trims the same way and then runs ``VACUUM``: it does not remove them either.
+* free pages of the database file and the full-text index's old segments.
+* the vector index files (``<segment>/data_level0.bin``): hnswlib only *marks* a deleted
+  vector; its numbers stay in memory and are written again at every flush, until the
+  collection is dropped (see :mod:`.index_files`).
 
-:func:`purge_store` removes both for the collections of one :class:`~langgraph_episodic.ChromaStore`:
-it deletes the log rows that only a *deleted* record still needs (each add/update/upsert row of a
-record id followed by a delete of that id; the delete rows, which hold only the id, stay, so a
-replay after a restart ends in the same state), merges the full-text index, and runs ``VACUUM``
-(which rewrites the file without free pages). Nothing the store can still read is touched.
+:func:`purge_store` removes all three for the collections of one
+:class:`~langgraph_episodic.ChromaStore`: it rebuilds each collection whose index holds deleted
+vectors (:mod:`langgraph_episodic.chroma.rebuild`: copy the live records, swap, drop the old
+collection and its index folder), deletes the log rows that only a *deleted* record still needs
+(each add/update/upsert row of a record id followed by a delete of that id; the delete rows,
+which hold only the id, stay, so a replay after a restart ends in the same state), merges the
+full-text index, zeroes the never-read tails of the index files (written from uncleared memory)
+and runs ``VACUUM``. Nothing the store can still read is touched.
 :func:`purge_checkpoints` runs ``VACUUM`` and truncates the write-ahead file of a SQLite
 checkpoint database.
 
 What it cannot purge is reported, not hidden (see :class:`Purge` and ``docs/privacy.md``): a
-Chroma *server* keeps its own log and files (an operator runs ``chroma vacuum`` on the server's
-folder), Postgres keeps dead rows until ``VACUUM FULL``, and an embedded Chroma's vector index file
-(``<segment>/data_level0.bin``) keeps the vectors (numbers, never text) of records deleted after
-the index was last flushed, marked deleted, until the collection is rebuilt.
+Chroma *server* keeps its own log and files (the operator's step is in the docs), Postgres
+keeps dead rows until ``VACUUM FULL``.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,13 +65,19 @@ class Purge:
 # --- Chroma ----------------------------------------------------------------------------------
 
 
-def purge_store(store: Any) -> Purge:
+def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
     """Purge what ``store`` deleted from its files; say what could not be purged.
 
     Works on a :class:`~langgraph_episodic.ChromaStore` (also wrapped, e.g. in a
     ``RedactingStore``): embedded folder purged, in-memory nothing to do, server reported.
     LangGraph's ``InMemoryStore`` has no files; any other store is reported as not purged.
-    Call it when the store is quiet: ``VACUUM`` holds the database's write lock while it runs.
+
+    ``rebuild=True`` also rebuilds each collection whose vector index holds deleted vectors
+    (see :mod:`langgraph_episodic.chroma.rebuild`): the store stays usable meanwhile (writes
+    wait only for short steps; the rebuild takes about 2 s per 1,000 items, see
+    ``docs/privacy.md``).
+    ``rebuild=False`` leaves them and reports ``purged=False``: run it again with the default
+    later (or ``langgraph-episodic purge``).
     """
     collections = getattr(store, "collections", None)
     client = getattr(store, "client", None)
@@ -85,24 +91,73 @@ def purge_store(store: Any) -> Purge:
         return Purge(
             f"Chroma server {host}:{port}",
             False,
-            "deleted through the API; the server keeps its own write-ahead log and free pages: "
-            "stop it, run `langgraph-episodic forget --user <user> --path <its folder> --yes` "
-            "(finds nothing left, purges the files) and start it again (see docs/privacy.md)",
+            "deleted through the API; the server keeps its own write-ahead log, free pages and "
+            "vector index files: stop it, run `langgraph-episodic forget --user <user> --path "
+            "<its folder> --yes` (finds nothing left, purges the files) and start it again "
+            "(see docs/privacy.md)",
         )
     if not getattr(settings, "is_persistent", False):
         return Purge("in-memory Chroma", True, "nothing is written to disk")
     folder = Path(str(settings.persist_directory))
-    ids = [str(c.id) for c in collections.values()]
-    return purge_chroma_folder(folder, ids)
+    backend = getattr(getattr(store, "inner", store), "_backend", None)
+    if backend is None:
+        return purge_chroma_folder(folder, [str(c.id) for c in collections.values()])
+    return _purge_live(backend, client, folder, rebuild=rebuild)
+
+
+def _purge_live(backend: Any, client: Any, folder: Path, *, rebuild: bool) -> Purge:
+    """Purge the folder of a live store: rebuild, then purge the log and the files with the
+    store's writes held (no index flush can run meanwhile)."""
+    from ..chroma.rebuild import rebuild_live
+
+    kinds = _with_deleted_vectors(folder, backend.gateway)
+    rebuilt = rebuild_live(backend, client, folder, kinds) if rebuild else []
+    with backend.state.write_lock:
+        ids = [str(getattr(backend.gateway, k).id) for k in _KINDS]
+        purge = purge_chroma_folder(folder, ids)
+    left = [] if rebuild else kinds
+    detail = purge.detail
+    if rebuilt:
+        detail += f"; rebuilt {', '.join(rebuilt)} (their old vector index files removed)"
+    if left:
+        detail += (
+            f"; the vector index of {', '.join(left)} still holds deleted vectors (numbers, no "
+            "text), marked deleted: run purge_store(store) or `langgraph-episodic purge` to "
+            "rebuild it"
+        )
+    # (Not purge.purged: other writers' deletes since the rebuild may mark vectors again;
+    # none of them is of what was deleted before this call.)
+    return Purge(purge.target, not left, detail)
+
+
+_KINDS = ("items", "vectors", "namespaces")
+
+
+def _with_deleted_vectors(folder: Path, gateway: Any) -> list[str]:
+    """The store's collections whose vector index holds deleted vectors."""
+    from .index_files import holds_deleted
+
+    db = folder / CHROMA_FILE
+    if not db.is_file():
+        return []
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
+    try:
+        return [k for k in _KINDS if holds_deleted(con, folder, str(getattr(gateway, k).id))]
+    finally:
+        con.close()
 
 
 def purge_chroma_folder(folder: Path, collection_ids: list[str]) -> Purge:
-    """Purge the log rows of deleted records of ``collection_ids`` and vacuum ``chroma.sqlite3``.
+    """Purge the log rows of deleted records of ``collection_ids``, zero the unused tails of
+    their vector index files and vacuum ``chroma.sqlite3``.
 
     Safe while the folder is open in this process: only rows of records that are deleted are
     removed, and SQLite serialises the purge with Chroma's writes (busy timeout
-    :data:`BUSY_TIMEOUT_SECONDS`).
+    :data:`BUSY_TIMEOUT_SECONDS`). ``purged`` is False when a vector index still holds deleted
+    vectors (a rebuild removes them, see :func:`purge_store`).
     """
+    from .index_files import holds_deleted
+
     db = folder / CHROMA_FILE
     if not db.is_file():
         return Purge(f"Chroma folder {folder}", True, "no database file")
@@ -116,6 +171,7 @@ def purge_chroma_folder(folder: Path, collection_ids: list[str]) -> Purge:
                 removed += _purge_log(con, cid)
             _merge_fulltext(con)
             scrubbed = _scrub_vector_indexes(con, folder, collection_ids)
+            with_deleted = [cid for cid in collection_ids if holds_deleted(con, folder, cid)]
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -123,20 +179,13 @@ def purge_chroma_folder(folder: Path, collection_ids: list[str]) -> Purge:
         con.execute("VACUUM")
     finally:
         con.close()
-    vectors_left = _flushed_vector_indexes(folder, collection_ids)
     detail = (
         f"removed {removed} write-ahead log rows of deleted records, merged the full-text "
         f"index, vacuumed {CHROMA_FILE} ({size_before:,} -> {db.stat().st_size:,} bytes), "
         f"zeroed {scrubbed:,} unused bytes of vector index files"
     )
-    if vectors_left:
-        detail += (
-            f"; {len(vectors_left)} vector index file(s) flushed earlier may still hold vectors "
-            "(numbers, no text) of deleted records, marked deleted, until the collection is "
-            "rebuilt (see docs/privacy.md)"
-        )
     logger.info("purged %s: %s", folder, detail)
-    return Purge(f"Chroma folder {folder}", not vectors_left, detail)
+    return Purge(f"Chroma folder {folder}", not with_deleted, detail)
 
 
 def _purge_log(con: sqlite3.Connection, collection_id: str) -> int:
@@ -172,74 +221,20 @@ def _merge_fulltext(con: sqlite3.Connection) -> None:
         )
 
 
-HEADER_FIELDS = struct.Struct("<i6Q")
-"""The start of Chroma's ``header.bin``: format version, then hnswlib's offsetLevel0,
-max_elements, cur_element_count, size_data_per_element, label_offset and offsetData."""
-
-
-def _segment_dirs(con: sqlite3.Connection, folder: Path, collection_ids: list[str]) -> list[Path]:
-    marks = ",".join("?" * len(collection_ids))
-    rows = con.execute(
-        f"SELECT id FROM segments WHERE collection IN ({marks}) AND type LIKE '%hnsw%'",
-        collection_ids,
-    ).fetchall()
-    return [folder / row[0] for row in rows if (folder / row[0]).is_dir()]
-
-
 def _scrub_vector_indexes(
     con: sqlite3.Connection, folder: Path, collection_ids: list[str]
 ) -> int:
-    """Zero the bytes of each ``data_level0.bin`` past its last element; return how many.
+    """Zero the never-read tails of the collections' vector index files (``data_level0.bin``
+    and ``length.bin``, see :mod:`.index_files`); return how many bytes. Runs inside the
+    purge's write transaction, and (for a live store) under its write lock: no index flush
+    can rewrite the files meanwhile."""
+    from .index_files import IndexFiles, index_folders, normalises
 
-    Chroma writes a new index file at its full initial capacity straight from memory it has
-    not cleared, so the unused tail can hold copies of unrelated heap data: in our tests, whole
-    records (namespace, document) of other collections. Chroma reads only the first
-    ``cur_element_count`` elements, so zeroing the rest changes nothing it uses. Runs inside
-    the purge's write transaction: no write can start the index flush that rewrites the file.
-    """
-    zeroed = 0
-    for segment in _segment_dirs(con, folder, collection_ids):
-        header, data = segment / "header.bin", segment / "data_level0.bin"
-        if not header.is_file() or not data.is_file():
-            continue
-        raw = header.read_bytes()
-        if len(raw) < HEADER_FIELDS.size:
-            continue
-        _, _, _, count, per_element, _, _ = HEADER_FIELDS.unpack_from(raw)
-        used = count * per_element
-        size = data.stat().st_size
-        if size <= used:
-            continue
-        with data.open("r+b") as out:
-            out.seek(used)
-            remaining = size - used
-            while remaining:
-                chunk = min(remaining, 1 << 20)
-                out.write(bytes(chunk))
-                remaining -= chunk
-            out.flush()
-            os.fsync(out.fileno())
-        zeroed += size - used
-    return zeroed
-
-
-def _flushed_vector_indexes(folder: Path, collection_ids: list[str]) -> list[Path]:
-    """Vector index files of the collections that hold flushed data and deleted elements.
-
-    A segment folder's ``link_lists.bin`` is empty until Chroma first flushes the index; after
-    that its ``data_level0.bin`` holds every vector ever flushed, deleted ones included.
-    """
-    con = sqlite3.connect(f"file:{folder / CHROMA_FILE}?mode=ro", uri=True)
-    try:
-        marks = ",".join("?" * len(collection_ids))
-        rows = con.execute(
-            f"SELECT s.id FROM segments AS s JOIN max_seq_id AS m ON m.segment_id = s.id "
-            f"WHERE s.collection IN ({marks}) AND s.type LIKE '%hnsw%'",
-            collection_ids,
-        ).fetchall()
-    finally:
-        con.close()
-    return [folder / row[0] / "data_level0.bin" for row in rows if (folder / row[0]).is_dir()]
+    return sum(
+        IndexFiles.read(path).scrub_unused(normalised=normalises(con, cid))
+        for cid in collection_ids
+        for path in index_folders(con, folder, cid)
+    )
 
 
 def _other_store(store: Any) -> Purge:

@@ -196,7 +196,7 @@ def test_a_store_on_a_read_only_mount_can_be_read(
     assert code == 0 and "memories/alice/coffee" in out, err
     code, out, err = cli("export", "-", "--path", path)
     assert code == 0 and len(out.splitlines()) == sum(seeded_store.counts.values()), err
-    for argv in (["sweep"], ["forget", "--user", "bob"]):
+    for argv in (["sweep"], ["forget", "--user", "bob"], ["purge"]):
         code, _, err = cli(*argv, "--path", path)
         assert code == 2 and "cannot be written" in err and "--path <copy>" in err
     with open_hash_store(seeded_store.path) as store:  # nothing changed underneath

@@ -5,6 +5,7 @@ authentication: its Rust frontend ships a no-op authenticator; see docs/privacy.
 from __future__ import annotations
 
 import http.client
+import struct
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,17 +25,16 @@ ALICE_WORD, BOB_WORD = b"zqxalicemarker", b"kvbobmarker"
 
 
 def files_containing(folder: Path, marker: bytes) -> list[str]:
-    """Files holding ``marker``, except Chroma's ``length.bin`` (see UNINITIALISED)."""
+    """Files holding ``marker``, every byte of every file (Chroma's ``length.bin`` included)."""
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                  if p.is_file() and p.name not in UNINITIALISED
-                  and marker in p.read_bytes())  # fmt: skip
+                  if p.is_file() and marker in p.read_bytes())  # fmt: skip
 
 
-UNINITIALISED = ("length.bin",)
-"""Chroma writes each vector index's ``length.bin`` from memory it has not cleared: the file
-can hold fragments of whatever the writing process had on its heap, text of a forgotten user
-included (seen in 1 of 4 runs of the server test). Which of those bytes Chroma reads back is not
-verified, so they are not rewritten; this limit is documented in docs/privacy.md and left open in issue 14."""
+def vector_pieces(word: bytes) -> list[bytes]:
+    """16-byte pieces (4 float32, at least three non-zero) of the vectors of alice's texts."""
+    vectors = INDEX["embed"].embed_documents([f"{word.decode()}{i} tea" for i in range(10)])
+    return [struct.pack("<4f", *v[i : i + 4]) for v in vectors for i in range(0, DIMS - 4, 4)
+            if sum(1 for x in v[i : i + 4] if x) >= 3]  # fmt: skip
 
 
 def test_forget_on_a_server_reports_what_the_operator_must_purge(
@@ -51,8 +51,10 @@ def test_forget_on_a_server_reports_what_the_operator_must_purge(
     (purge,) = report.purges
     assert purge.target.startswith("Chroma server") and "langgraph-episodic forget" in purge.detail
     assert store.search(("memories", "alice")) == []
-    # What the server keeps: its write-ahead log still holds alice's texts.
-    assert files_containing(server.path, ALICE_WORD) == ["chroma.sqlite3"]
+    # What the server keeps: its write-ahead log still holds alice's texts (and a vector
+    # index's uncleared tail may hold a copy of them: not asserted, it depends on the heap).
+    assert "chroma.sqlite3" in files_containing(server.path, ALICE_WORD)
+    assert any(files_containing(server.path, piece) for piece in vector_pieces(ALICE_WORD))
 
     # The operator's procedure: stop the server, forget again on its folder, start it again.
     store.close()
@@ -61,6 +63,7 @@ def test_forget_on_a_server_reports_what_the_operator_must_purge(
                  "--embeddings", "hash"])  # fmt: skip
     assert code == 0, capsys.readouterr().err
     assert files_containing(server.path, ALICE_WORD) == []
+    assert not [p for piece in vector_pieces(ALICE_WORD) for p in files_containing(server.path, piece)]
     assert files_containing(server.path, BOB_WORD) != []
     server.start()
     again = ChromaStore.http(server.host, server.port, index=INDEX)
