@@ -406,7 +406,11 @@ class LexicalIndex:
         wanted = list(dict.fromkeys(doc_ids))
         with self._lock:
             shards = self._select(namespaces)
-            known = [d for d in wanted if any(d in shard.lengths for shard in shards)]
+            if len(shards) == 1:  # one user's namespace: the usual case
+                lengths = shards[0].lengths
+                known = [d for d in wanted if d in lengths]
+            else:
+                known = [d for d in wanted if any(d in shard.lengths for shard in shards)]
             found = self._score(terms, shards, only=known) if terms else {}
         return {doc_id: found.get(doc_id, 0.0) for doc_id in known}
 
