@@ -1,6 +1,6 @@
 """Pseudo-relevance feedback (``ChromaStore(feedback=True)``): memories sharing context with the
-best hits join them, scores stay monotone and never exceed the best hit's, a floor keeps its
-meaning, and filtered-out memories never shape the answer."""
+best hits join them, scores stay monotone, are never lowered and never reach the best hit's (it
+stays first), a floor keeps its meaning, and filtered-out memories never shape the answer."""
 
 from __future__ import annotations
 
@@ -83,6 +83,9 @@ def test_scores_are_monotone_and_never_above_the_best_hit(make_store: Any) -> No
         assert scores == sorted(scores, reverse=True), query
         assert max(scores) <= first[0][1] + 1e-9, query
         assert all(0.0 <= s <= 1.0 for s in scores)
+        assert after[0] == first[0], query  # the best hit stays first, with its score
+        before = dict(first)
+        assert all(score >= before[key] - 1e-9 for key, score in after), query  # none lowered
 
 
 def test_a_floor_still_empties_an_unrelated_question(make_store: Any) -> None:
