@@ -13,6 +13,9 @@ for every turn of the conversation (the store completes 30 candidates per side; 
   the best first-pass score, so no turn can score above what the best turn scored for the
   question itself (a floor keeps its meaning: a question with nothing above the floor still
   finds nothing). "excl": the question's own terms left out of the expansion;
+* "lifted" (what ``ChromaStore(feedback=True)`` does, :mod:`langgraph_episodic.chroma.feedback`):
+  ``first + lam * expansion share * (best - first)``, never lowering a score and (``lam < 1``)
+  keeping the best turn first;
 * dense Rocchio: the question vector moved toward the score-weighted mean of the top ``m``.
 
 Parameters are chosen on the *tuning* conversations (1st, 3rd, 5th) by R@10 and reported on
@@ -142,6 +145,7 @@ def feedback(
     beta: float = 0.0,
     bounded: bool = False,
     exclude: bool = False,
+    lift: bool = False,
 ) -> Ranker:
     def run(c: Conv, j: int) -> np.ndarray:
         terms = Counter(ANALYZE(c.conv.questions[j].question))
@@ -169,6 +173,9 @@ def feedback(
             total = sum(kept.values()) or 1.0
             expansion = share(c, field, {t: v / total for t, v in kept.items()})
             gate = float(first.max()) if bounded else 1.0
+            if lift:  # the store's feedback: toward the best, never lowered
+                best = float(first.max())
+                return first + lam * expansion * np.maximum(best - first, 0.0)
             if bounded:  # (1 - lam) * first + lam * best * expansion <= best
                 return (1 - lam) * calibrated(c, cos, lexical) + lam * gate * expansion
             lexical = (1 - lam) * lexical + lam * expansion
@@ -225,6 +232,14 @@ def main() -> None:
                 for k in (10,)
                 for ex in (False, True)
             ]
+        grids[f"RM3 lifted, {field}"] = [
+            (
+                f"RM3 lifted (the store's feedback) m={m} lam={lam} T=10 excl, {field}",
+                feedback(field, m=m, lam=lam, exclude=True, lift=True),
+            )
+            for m in (3, 5, 10)
+            for lam in (0.5, 0.8)
+        ]
     for grid in grids.values():
         tuned = {label: tally(convs, rank, TUNE) for label, rank in grid}
         best = max(grid, key=lambda row: (tuned[row[0]]["R@10"], tuned[row[0]]["R@5"]))
