@@ -27,6 +27,7 @@ all five and on the *held-out* 2nd and 4th.
 from __future__ import annotations
 
 import argparse
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,6 +57,8 @@ class Conv:
     questions: np.ndarray
     indexes: dict[str, LexicalIndex]
     tokens: dict[str, list[list[str]]]
+    stripped: np.ndarray
+    """Question vectors with the leading question words removed ("When did X go" -> "X go")."""
 
 
 LEXICAL_TEXTS: dict[str, Callable[..., str]] = {
@@ -65,6 +68,53 @@ LEXICAL_TEXTS: dict[str, Callable[..., str]] = {
     "text+date x2": lambda t: f"{t.document}\n{t.time}\n{t.time}",
     "text+date+speaker": lambda t: f"{t.document}\n{t.time}\n{t.speaker}",
 }
+
+
+_QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "when",
+        "where",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "how",
+        "which",
+        "did",
+        "does",
+        "do",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "would",
+        "could",
+        "can",
+        "will",
+        "kind",
+        "of",
+        "the",
+        "a",
+        "an",
+    ]
+)
+
+
+def strip_question(question: str) -> str:
+    """The question without its leading question words and auxiliaries (query-side handling).
+
+    >>> strip_question("When did Caroline go to the LGBTQ support group?")
+    'Caroline go to the LGBTQ support group'
+    """
+    found = re.findall(r"[\w']+", question)
+    start = 0
+    while start < len(found) and found[start].lower() in _QUESTION_WORDS:
+        start += 1
+    return " ".join(found[start:]) or question
 
 
 def prepare(conversations: list[Conversation], embedder: CachedEmbeddings) -> list[Conv]:
@@ -81,7 +131,10 @@ def prepare(conversations: list[Conversation], embedder: CachedEmbeddings) -> li
             index.upsert_many((ns, i, d) for i, d in zip(ids, texts, strict=True))
             indexes[name] = index
             tokens[name] = [ANALYZE(d) for d in texts]
-        out.append(Conv(n, conv, ids, vectors, questions, indexes, tokens))
+        stripped = np.asarray(
+            embedder.embed_documents([strip_question(q.question) for q in conv.questions])
+        )
+        out.append(Conv(n, conv, ids, vectors, questions, indexes, tokens, stripped))
     return out
 
 
@@ -121,6 +174,18 @@ def base(field: str) -> Ranker:
     def run(c: Conv, j: int) -> np.ndarray:
         terms = Counter(ANALYZE(c.conv.questions[j].question))
         return calibrated(c, c.vectors @ c.questions[j], share(c, field, terms))
+
+    return run
+
+
+def stripped_question(how: str) -> Ranker:
+    """The dense side on the stripped question: alone, or the max / mean with the full one."""
+
+    def run(c: Conv, j: int) -> np.ndarray:
+        terms = Counter(ANALYZE(c.conv.questions[j].question))
+        full, short = c.vectors @ c.questions[j], c.vectors @ c.stripped[j]
+        cos = {"alone": short, "max": np.maximum(full, short), "mean": (full + short) / 2}[how]
+        return calibrated(c, cos, share(c, "text", terms))
 
     return run
 
@@ -213,6 +278,10 @@ def main() -> None:
         ("text + date twice (date weight 2)", base("text+date x2")),
     ]
     rows += [(f"BM25F-style: text + {a} x date field", field_weight(a)) for a in (0.25, 0.5, 1.0)]
+    rows += [
+        (f"question words stripped for the dense side ({how}), text", stripped_question(how))
+        for how in ("alone", "max", "mean")
+    ]
     grids: dict[str, list[tuple[str, Ranker]]] = {}
     for field in ("text", "text+date"):
         grids[f"dense Rocchio, {field}"] = [
