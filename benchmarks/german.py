@@ -158,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         body.append([lang, f"ChromaStore language={lang!r}", "0.12", *measure(data, fixed, [0.12])[0]])
         dense = through_store(data, embedder, search_mode="dense")
         body.append([lang, "ChromaStore dense (cosine)", "0.3", *measure(data, dense, [0.3])[0]])
+        feedback = through_store(data, embedder, feedback=True)
+        for floor, row in zip((0.0, 0.12), measure(data, feedback, (0.0, 0.12)), strict=True):
+            body.append([lang, "ChromaStore feedback=True", f"{floor}", *row])
     print("\nGerman and English memory sets: 100 paraphrased questions and 30 never-said ones each\n")
     print(format_table(["lang", "search", "min_score", "R@1", "R@3", "empty"], body))
 

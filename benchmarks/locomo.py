@@ -8,6 +8,7 @@ evidence recall@1/5/10 and hit@1/5/10 (overall and per category), puts/s and que
     python benchmarks/locomo.py                      # all rows, the development half
     python benchmarks/locomo.py --limit-conversations 1
     python benchmarks/locomo.py --fusion-study       # the standalone fusion measurements
+    python benchmarks/locomo.py --server 127.0.0.1:8123   # the store rows on a `chroma run`
 
 ``--fusion-study`` measures ranking methods without a store: MiniLM vectors in numpy, our
 ``LexicalIndex`` and rank_bm25 as the reference, and every fusion variant over the same
@@ -146,8 +147,12 @@ def run_rank_bm25(conversations: list[Conversation]) -> Row:
     return Row("BM25 alone (rank_bm25)", tally, n_docs / build_time, n_queries / query_time)
 
 
-def store_rows(conversations: list[Conversation], embedder: Any) -> list[Row]:
-    """All rows of the main table, in order; rows that cannot run say why."""
+def store_rows(
+    conversations: list[Conversation], embedder: Any, server: str | None = None
+) -> list[Row]:
+    """All rows of the main table, in order; rows that cannot run say why. With ``server``
+    (``host:port`` of a ``chroma run``) the ChromaStore rows use a store on that server, each in
+    its own collection."""
     from langgraph.store.memory import InMemoryStore
 
     index = {"dims": len(embedder.embed_query("probe")), "embed": embedder, "fields": ["text"]}
@@ -158,21 +163,46 @@ def store_rows(conversations: list[Conversation], embedder: Any) -> list[Row]:
         for mode in ("lexical", "dense", "hybrid"):
             rows.append(Row(f"ChromaStore {mode}", RecallTally(), note=f"not available: {exc}"))
     else:
+        where = "server" if server else "embedded"
+
+        def open_store(**kwargs: Any) -> Any:
+            if server is None:
+                return ChromaStore.ephemeral(**kwargs)
+            host, _, port = server.rpartition(":")
+            collection = f"locomo-{time.time_ns()}"
+            return ChromaStore.http(host, int(port), collection=collection, **kwargs)
+
         for mode in ("lexical", "dense", "hybrid"):
 
             def make(mode: str = mode) -> Any:
-                return ChromaStore.ephemeral(index=index, search_mode=mode)
+                return open_store(index=index, search_mode=mode)
 
-            rows.append(run_store(f"ChromaStore {mode}", make, conversations))
+            rows.append(run_store(f"ChromaStore {mode} ({where})", make, conversations))
         # The same turns with the session date indexed too (``fields=["text", "time"]``).
         dated = {**index, "fields": ["text", "time"]}
-        rows.append(
-            run_store(
-                "ChromaStore hybrid, fields text+time",
-                lambda: ChromaStore.ephemeral(index=dated),
-                conversations,
+        for mode in ("dense", "hybrid"):
+
+            def make_dated(mode: str = mode) -> Any:
+                return open_store(index=dated, search_mode=mode)
+
+            rows.append(
+                run_store(
+                    f"ChromaStore {mode}, fields text+time ({where})", make_dated, conversations
+                )
             )
-        )
+        for fields in (["text"], ["text", "time"]):
+
+            def make_feedback(fields: list[str] = fields) -> Any:
+                return open_store(index={**index, "fields": fields}, feedback=True)
+
+            label = "+".join(fields)
+            rows.append(
+                run_store(
+                    f"ChromaStore hybrid, fields {label}, feedback=True ({where})",
+                    make_feedback,
+                    conversations,
+                )
+            )
     rows.append(
         run_store(
             "InMemoryStore (same embedder)", lambda: InMemoryStore(index=index), conversations
@@ -361,11 +391,17 @@ def fusion_study(conversations: list[Conversation], embedder: Any) -> tuple[str,
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line: ``--data``, ``--limit-conversations``, ``--fusion-study``."""
+    """The command line: ``--data``, ``--limit-conversations``, ``--server``, ``--fusion-study``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
     parser.add_argument(
         "--limit-conversations", type=int, default=None, help="use only the first N conversations"
+    )
+    parser.add_argument(
+        "--server",
+        default=None,
+        metavar="HOST:PORT",
+        help="run the ChromaStore rows on a `chroma run` server instead of embedded",
     )
     parser.add_argument(
         "--fusion-study",
@@ -403,7 +439,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(table)
         print("\n" + notes)
         return
-    rows = store_rows(conversations, embedder)
+    rows = store_rows(conversations, embedder, args.server)
     print("\nEvidence recall and hit rate (store API, limit 10)\n")
     print(main_table(rows))
     for row in rows:

@@ -22,7 +22,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from .analysis import LANGUAGES, Language, analyzer
 
@@ -388,12 +388,65 @@ class LexicalIndex:
                 total += query_tf * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
         return total * (self.k1 + 1.0)
 
+    def search_terms(
+        self, terms: Mapping[str, float], namespaces: Iterable[Namespace], k: int
+    ) -> list[tuple[str, float]]:
+        """:meth:`search` for already analyzed, weighted query terms (term -> weight, as a
+        query term's count): the ``k`` best ``(doc_id, bm25_score)`` pairs."""
+        if k <= 0 or not terms:
+            return []
+        with self._lock:
+            scores = self._score(terms, self._select(namespaces))
+        return heapq.nsmallest(k, scores.items(), key=lambda item: (-item[1], item[0]))
+
+    def scores_terms(
+        self, terms: Mapping[str, float], namespaces: Iterable[Namespace], doc_ids: Iterable[str]
+    ) -> dict[str, float]:
+        """:meth:`scores` for weighted query terms (ids not indexed are left out)."""
+        wanted = list(dict.fromkeys(doc_ids))
+        with self._lock:
+            shards = self._select(namespaces)
+            if len(shards) == 1:  # one user's namespace: the usual case
+                lengths = shards[0].lengths
+                known = [d for d in wanted if d in lengths]
+            else:
+                known = [d for d in wanted if any(d in shard.lengths for shard in shards)]
+            found = self._score(terms, shards, only=known) if terms else {}
+        return {doc_id: found.get(doc_id, 0.0) for doc_id in known}
+
+    def max_score_terms(self, terms: Mapping[str, float], namespaces: Iterable[Namespace]) -> float:
+        """:meth:`max_score` for weighted query terms."""
+        with self._lock:
+            shards = self._select(namespaces)
+            n_docs = sum(len(shard.lengths) for shard in shards)
+            total = 0.0
+            for term, weight in terms.items():
+                df = sum(len(shard.postings.get(term, ())) for shard in shards)
+                total += weight * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+        return total * (self.k1 + 1.0)
+
+    def term_frequencies(
+        self, namespaces: Iterable[Namespace], doc_id: str
+    ) -> tuple[dict[str, int], int]:
+        """A document's terms with their counts, and its length in terms (``({}, 0)`` when the
+        document is not in ``namespaces``)."""
+        with self._lock:
+            for shard in self._select(namespaces):
+                terms = shard.terms.get(doc_id)
+                if terms is not None:
+                    counts = {term: shard.postings[term][doc_id] for term in terms}
+                    return counts, shard.lengths[doc_id]
+        return {}, 0
+
     def _select(self, namespaces: Iterable[Namespace]) -> list[_Shard]:
         keys = dict.fromkeys(tuple(ns) for ns in namespaces)
         return [self._shards[ns] for ns in keys if ns in self._shards]
 
     def _score(
-        self, query_terms: Counter[str], shards: list[_Shard], only: list[str] | None = None
+        self,
+        query_terms: Mapping[str, float],
+        shards: list[_Shard],
+        only: list[str] | None = None,
     ) -> dict[str, float]:
         """Sum BM25 over the query terms' postings (or just over the ``only`` documents)."""
         n_docs = sum(len(shard.lengths) for shard in shards)

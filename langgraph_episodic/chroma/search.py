@@ -17,6 +17,7 @@ candidate only if the vectors or text it was ranked by carry its item's current 
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -26,6 +27,7 @@ from langgraph.store.base import SearchItem, SearchOp
 from . import layout
 from .backend import Backend
 from .core import newest_first
+from .feedback import FEEDBACK_DOCS, expansion_terms, rescore
 from .filters import combine, matches, value_where
 from .fusion import LEXICAL_WEIGHT, fuse, lexical_share, missing_ids
 from .lexical import LexicalIndex
@@ -225,22 +227,27 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
     return kept[op.offset : need]
 
 
-def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
+def hybrid(
+    b: Backend, op: SearchOp, qvec: np.ndarray, now: float, *, feedback: bool = False
+) -> list[Hit]:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
-    the same scale for every query and namespace (see :mod:`.fusion` for what it means)."""
+    the same scale for every query and namespace (see :mod:`.fusion` for what it means).
+    ``feedback``: re-rank with pseudo-relevance feedback (:mod:`.feedback`)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
         namespaces, views = b.scope(op.namespace_prefix, vectors=True, lexical=True)
         lexical_view = b.lexical_view(namespaces)
+        # The question is analyzed once for the three lexical steps (0.4 of 1.8 ms before).
+        terms = Counter(lexical_view.tokenizer(op.query or ""))
         dense_ranked, more_dense = dense_ranking(b, op, qvec, depth, views)
-        lexical_ranked = lexical_ranking(op, depth, namespaces, lexical_view)
+        lexical_ranked = lexical_view.search_terms(terms, namespaces, depth)
         # Score every candidate on both sides: a document found by one side only is not
         # the other side's worst (with min-max fusion this lifted LoCoMo recall@1 from 0.27 to 0.31).
         need_dense, need_lexical = missing_ids(dense_ranked, lexical_ranked)
         extra_dense = dense_scores(b, qvec, need_dense, views)
-        extra_lexical = lexical_view.scores(op.query or "", namespaces, need_lexical)
-        top = lexical_view.max_score(op.query or "", namespaces)
+        extra_lexical = lexical_view.scores_terms(terms, namespaces, need_lexical)
+        top = lexical_view.max_score_terms(terms, namespaces)
         fused = fuse(
             [*dense_ranked, *extra_dense.items()],
             [
@@ -251,8 +258,57 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
             method="calibrated",
             weight=LEXICAL_WEIGHT,
         )
+        if feedback:
+            fused = _with_feedback(
+                b, op, qvec, now, (namespaces, views, lexical_view), terms, fused, depth
+            )
         kept = resolve(b, fused, op, now, need)
         if len(kept) >= need or (not more_dense and len(lexical_ranked) < depth):
             break
         depth *= 4
     return kept[op.offset : need]
+
+
+def _with_feedback(
+    b: Backend,
+    op: SearchOp,
+    qvec: np.ndarray,
+    now: float,
+    scope: tuple[list[tuple[str, ...]], list[BlockView] | None, LexicalIndex],
+    question: Counter[str],
+    fused: list[tuple[str, float]],
+    depth: int,
+) -> list[tuple[str, float]]:
+    """``fused`` re-ranked with pseudo-relevance feedback from its best live hits (those the
+    filter admits, so a filtered-out memory never shapes the answer). ``scope``: the searched
+    namespaces, their vector views and lexical snapshot; ``question``: the question's terms."""
+    namespaces, views, view = scope
+    hits = resolve(b, fused, op, now, FEEDBACK_DOCS)
+    key_of = {layout.split_entry_key(key)[0]: key for key, _ in fused}
+    source = [(key_of[h.rid], h.item.score or 0.0) for h in hits if h.rid in key_of]
+    if not source:
+        return fused
+    terms = expansion_terms(view, namespaces, source, exclude=question)
+    if not terms:
+        return fused
+    first = dict(fused)
+    found = [key for key, _ in view.search_terms(terms, namespaces, depth) if key not in first]
+    if found:  # the new candidates' score for the question itself, as fused above
+        cosines = dense_scores(b, qvec, found, views)
+        shares = view.scores_terms(question, namespaces, found)
+        top = view.max_score_terms(question, namespaces)
+        first.update(
+            fuse(
+                [(key, cosines.get(key, 0.0)) for key in found],
+                [(key, lexical_share(shares.get(key, 0.0), top)) for key in found],
+                limit=len(found),
+                method="calibrated",
+                weight=LEXICAL_WEIGHT,
+            )
+        )
+    top_expansion = view.max_score_terms(terms, namespaces)
+    expansion = {
+        key: lexical_share(score, top_expansion)
+        for key, score in view.scores_terms(terms, namespaces, first).items()
+    }
+    return rescore(first, source[0][1], expansion)

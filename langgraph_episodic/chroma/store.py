@@ -133,6 +133,12 @@ class ChromaStore(BaseStore):
             ``"de"`` (see :mod:`.analysis`). Stores sharing one embedded Chroma must agree.
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
+        feedback: Hybrid search re-ranks with pseudo-relevance feedback: terms of the best
+            hits (not of the question) lift memories that share their context, e.g. the same
+            date when dates are indexed, toward the best hit's score; no score is lowered and
+            the best hit stays first (see :mod:`.feedback`). Off by default: on LoCoMo it
+            lifts recall@10 only with the session date indexed (0.709 to about 0.74), and it
+            adds a second lexical pass to every search.
 
     >>> from langgraph_episodic import ChromaStore, HashEmbeddings
     >>> store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
@@ -155,6 +161,7 @@ class ChromaStore(BaseStore):
         vector_cache_size: int = 200_000,
         redact: Callable[[Any], Any] | None = None,
         language: Language = "auto",
+        feedback: bool = False,
     ) -> None:
         if search_mode not in SEARCH_MODES:
             raise ValueError(f"search_mode must be one of {SEARCH_MODES}, got {search_mode!r}.")
@@ -171,6 +178,7 @@ class ChromaStore(BaseStore):
         elif search_mode == "lexical":
             self._fields = tokenized_fields(None)
         self.search_mode: SearchMode = search_mode
+        self.feedback = feedback
         self.ttl_config = ttl
         self.redact = redact
         self._now: Callable[[], float] = time.time
@@ -408,7 +416,7 @@ class ChromaStore(BaseStore):
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
         if use_lexical and use_dense and qvec is not None:
-            return search.hybrid(b, op, qvec, now)
+            return search.hybrid(b, op, qvec, now, feedback=self.feedback)
         if use_dense and qvec is not None:
             return search.dense(b, op, qvec, now)
         if use_lexical:

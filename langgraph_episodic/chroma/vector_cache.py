@@ -213,7 +213,7 @@ def rank(
     for matrix, ids, _ in views:
         if len(ids):
             _check_dims(matrix.shape[1], len(q))
-            scores.append(matrix @ q)
+            scores.append(cosines(matrix, q))
             owners.extend(ids)
     if not owners:
         return []
@@ -230,6 +230,24 @@ def rank(
             if len(best) >= depth:
                 break
     return list(best.items())
+
+
+GEMV_ROWS = 1024
+"""Rows per matrix-vector product. Above about 1,100 rows of 384 dimensions OpenBLAS splits
+one product over its threads, and on a busy machine waking them cost about 15 ms per product
+(1,360 rows: 15 ms against 36 us in two single-threaded blocks; measured on 2 shared cores at
+load 7, ``docs/benchmarks.md``). Blocks of this size stay on the calling thread, without
+changing any process-wide thread setting."""
+
+
+def cosines(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``matrix @ q`` (rows and query already normalised), computed in blocks of
+    :data:`GEMV_ROWS` rows."""
+    if len(matrix) <= GEMV_ROWS:
+        return matrix @ q
+    return np.concatenate(
+        [matrix[start : start + GEMV_ROWS] @ q for start in range(0, len(matrix), GEMV_ROWS)]
+    )
 
 
 def _check_dims(stored: int, query: int) -> None:
@@ -254,7 +272,7 @@ def similarities(
         if not rows:
             continue
         _check_dims(matrix.shape[1], len(q))
-        scores = matrix[np.asarray(rows, dtype=np.intp)] @ q
+        scores = cosines(matrix[np.asarray(rows, dtype=np.intp)], q)
         for n, score in zip(rows, scores.tolist(), strict=True):
             iid = owners[n]
             if score > out.get(iid, -2.0):

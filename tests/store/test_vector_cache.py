@@ -1,0 +1,38 @@
+"""The in-process vector ranking: blocked products give the same ranking as one product."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from langgraph_episodic.chroma.vector_cache import GEMV_ROWS, NamespaceVectors, cosines, rank
+
+
+def _unit_rows(n: int, dims: int, seed: int) -> np.ndarray:
+    rows = np.random.default_rng(seed).normal(size=(n, dims)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_blocked_cosines_equal_one_product_across_block_edges() -> None:
+    for n in (1, GEMV_ROWS - 1, GEMV_ROWS, GEMV_ROWS + 1, 2 * GEMV_ROWS + 17):
+        matrix = _unit_rows(n, 24, seed=n)
+        q = _unit_rows(1, 24, seed=0)[0]
+        got = cosines(matrix, q)
+        assert got.shape == (n,)
+        np.testing.assert_allclose(got, matrix @ q, rtol=1e-5, atol=1e-6)
+
+
+def test_rank_over_more_rows_than_a_block_matches_brute_force() -> None:
+    n = 2 * GEMV_ROWS + 300  # two vectors per item: items span block edges
+    vectors = _unit_rows(n, 16, seed=7)
+    block = NamespaceVectors("v1")
+    for item in range(n // 2):
+        block.replace_item(
+            f"i{item}",
+            [(f"i{item}#t#text", vectors[2 * item]), (f"i{item}#t#time", vectors[2 * item + 1])],
+        )
+    q = _unit_rows(1, 16, seed=1)[0]
+    got = rank([block.current_view()], q, depth=25)
+    best = np.maximum(vectors[0::2] @ q, vectors[1::2] @ q)
+    expected = [f"i{j}#t" for j in np.argsort(-best, kind="stable")[:25]]
+    assert [key for key, _ in got] == expected
+    np.testing.assert_allclose([s for _, s in got], np.sort(best)[::-1][:25], rtol=1e-5)
