@@ -25,6 +25,7 @@ from langgraph.store.base import SearchItem, SearchOp
 
 from . import layout
 from .backend import Backend
+from .baseline import above_baseline
 from .core import newest_first
 from .filters import combine, matches, value_where
 from .fusion import LEXICAL_WEIGHT, fuse, lexical_share, missing_ids
@@ -225,9 +226,13 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
     return kept[op.offset : need]
 
 
-def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
+def hybrid(
+    b: Backend, op: SearchOp, qvec: np.ndarray, now: float, baseline: float = 0.0
+) -> list[Hit]:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
-    the same scale for every query and namespace (see :mod:`.fusion` for what it means)."""
+    the same scale for every query and namespace (see :mod:`.fusion` for what it means).
+    ``baseline``: the question's baseline cosine (:mod:`.baseline`; ``0`` for embedders without
+    one); the cosine enters the score measured from it."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
@@ -242,7 +247,10 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
         extra_lexical = lexical_view.scores(op.query or "", namespaces, need_lexical)
         top = lexical_view.max_score(op.query or "", namespaces)
         fused = fuse(
-            [*dense_ranked, *extra_dense.items()],
+            [
+                (doc_id, above_baseline(cosine, baseline))
+                for doc_id, cosine in [*dense_ranked, *extra_dense.items()]
+            ],
             [
                 (doc_id, lexical_share(score, top))
                 for doc_id, score in [*lexical_ranked, *extra_lexical.items()]

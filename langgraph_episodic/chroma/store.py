@@ -54,6 +54,7 @@ from langgraph.store.base import (
 from . import layout, search, writes
 from .analysis import Language
 from .backend import Backend
+from .baseline import Baseline, baseline_for
 from .coalesce import Coalescer
 from .core import (
     Fields,
@@ -163,10 +164,12 @@ class ChromaStore(BaseStore):
         config: IndexConfig | None = _default_index() if index is _DEFAULT else index
         self.index_config: IndexConfig | None = None
         self.embeddings: Embeddings | None = None
+        self._baseline: Baseline | None = None
         self._fields: Fields | None = None
         if config is not None:
             self.index_config = IndexConfig(**config)
             self.embeddings = ensure_embeddings(config.get("embed"))
+            self._baseline = baseline_for(self.embeddings)
             self._fields = tokenized_fields(config.get("fields"))
         elif search_mode == "lexical":
             self._fields = tokenized_fields(None)
@@ -182,6 +185,7 @@ class ChromaStore(BaseStore):
         self._closed = False
         self._coalescer = Coalescer(self._arun)
         self._backend.state.lexical.use_language(language)
+        self.language: Language = language
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
@@ -399,7 +403,8 @@ class ChromaStore(BaseStore):
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
         if use_lexical and use_dense and qvec is not None:
-            return search.hybrid(b, op, qvec, now)
+            shift = self._baseline.of(qvec, op.query or "", self.language) if self._baseline else 0.0
+            return search.hybrid(b, op, qvec, now, shift)
         if use_dense and qvec is not None:
             return search.dense(b, op, qvec, now)
         if use_lexical:
