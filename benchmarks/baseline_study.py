@@ -4,7 +4,9 @@ variants measured for issue 16 (scores), outside the store, over the same vector
 For each variant of the dense side (the lexical side and the fusion ``0.35 * dense + 0.65 *
 lexical share`` are the store's): the lowest floor (0.005 steps) at which more than half of the
 never-said questions of *both* tune halves come back empty, and at that floor R@1 / R@3 / empty
-per language on the tune and held-out halves (``german.py``'s split); then LoCoMo development
+per language on the tune and held-out halves (``german.py``'s split); the dense side's AUC
+(how often a paraphrase's right fact scores above the best memory of a never-said question, over
+all pairs; 0.5 is chance); then LoCoMo development
 R@5 / R@10 with the store's candidate generation (dense top 30 by raw cosine, BM25 top 30,
 each completed on the other side). Variants:
 
@@ -130,6 +132,22 @@ def memory_rows(data: EvalSet, embedder: CachedEmbeddings, dense: Dense) -> list
     return rows
 
 
+def dense_auc(data: EvalSet, embedder: CachedEmbeddings, dense: Dense) -> float:
+    """How often the right fact's dense score beats the best dense score of a never-said
+    question (area under the ROC curve; 0.5 is chance)."""
+    ids = list(data.facts)
+    memories = np.asarray(embedder.embed_documents([data.facts[i] for i in ids]), dtype=np.float64)
+
+    def scores(text: str) -> np.ndarray:
+        return dense(np.asarray(embedder.embed_query(text), dtype=np.float64), memories, text)
+
+    right = np.array([scores(q)[ids.index(fid)] for q, fid in data.questions])
+    unrelated = np.array([scores(q).max() for q in data.unrelated])
+    wins = (right[:, None] > unrelated[None, :]).mean()
+    ties = (right[:, None] == unrelated[None, :]).mean()
+    return float(wins + 0.5 * ties)
+
+
 def at_floor(rows: list[tuple[list[tuple[str, float]], str | None, bool]], floor: float, tune: bool) -> tuple[float, float, float]:
     kept = [([d for d, s in top if s >= floor], fid) for top, fid, t in rows if t == tune]
     r1 = np.mean([hits[:1] == [fid] for hits, fid in kept if fid])
@@ -198,8 +216,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for lang in ("de", "en"):
             for tune in (True, False):
                 cells.append("/".join(f"{v:.2f}" for v in at_floor(rows[lang], floor, tune)))
+        aucs = [f"{dense_auc(data, embedder, dense):.2f}" for data in sets.values()]
         r5, r10 = locomo(args.data, embedder, dense)
-        body.append([*cells, f"{r5:.3f}", f"{r10:.3f}"])
+        body.append([*cells, " / ".join(aucs), f"{r5:.3f}", f"{r10:.3f}"])
     embedder.save()
     headers = [
         "dense side",
@@ -208,6 +227,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "de held-out",
         "en tune",
         "en held-out",
+        "dense AUC de / en",
         "LoCoMo R@5",
         "LoCoMo R@10",
     ]

@@ -132,6 +132,8 @@ class ChromaStore(BaseStore):
         language: How the keyword side analyzes text: ``"auto"`` (the default: English or
             German detected per text, each stemmed with its Snowball stemmer), ``"en"`` or
             ``"de"`` (see :mod:`.analysis`). Stores sharing one embedded Chroma must agree.
+            With the packaged model it also picks the mean vector a question's cosine is
+            measured from in hybrid scores (:mod:`.baseline`; ``"auto"``: the question's).
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
 
