@@ -58,13 +58,12 @@ def packaged_baseline() -> Baseline:
     """The baseline of the packaged all-MiniLM-L6-v2 (:mod:`.baseline_data`)."""
     from . import baseline_data
 
-    return Baseline(
-        model=baseline_data.MODEL,
-        means={
-            lang: np.asarray(vector, dtype=np.float64)
-            for lang, vector in baseline_data.MEANS.items()
-        },
-    )
+    means = {}
+    for lang, vector in baseline_data.MEANS.items():
+        mean = np.asarray(vector, dtype=np.float64)
+        mean.setflags(write=False)  # shared by every store of the process
+        means[lang] = mean
+    return Baseline(model=baseline_data.MODEL, means=means)
 
 
 def baseline_for(embeddings: Any) -> Baseline | None:

@@ -127,6 +127,30 @@ def test_other_embedders_and_dense_mode_keep_the_plain_cosine() -> None:
 
 
 @pytest.mark.usefixtures("fake_baseline")
+async def test_async_search_and_every_namespace_give_the_same_score() -> None:
+    store = store_with(PackagedAngles())
+    store.put(("u",), "m", {"text": "a memory @30"})
+    store.put(("v",), "other", {"text": "another memory @70"})
+    expected = DENSE_WEIGHT * (cos(30) - 0.5) / 0.5
+    (hit,) = await store.asearch(("u",), query="Was ist mein Beruf?")
+    assert hit.score == pytest.approx(expected)
+    everywhere = {h.key: h.score for h in store.search((), query="Was ist mein Beruf?")}
+    assert everywhere["m"] == pytest.approx(expected)
+
+
+def test_a_baseline_of_other_dimensions_is_not_applied(fake_baseline: Baseline) -> None:
+    assert fake_baseline.of(np.ones(3), "Was ist mein Beruf?") == 0.0
+    assert fake_baseline.of(np.zeros(2), "Was ist mein Beruf?") == 0.0
+    assert fake_baseline.of(np.array([2.0, 0.0]), "Was ist mein Beruf?") == pytest.approx(0.5)
+
+
+def test_the_packaged_means_cannot_be_changed_in_place() -> None:
+    means = baseline_module.packaged_baseline().means
+    with pytest.raises(ValueError, match="read-only"):
+        means["de"][0] = 1.0
+
+
+@pytest.mark.usefixtures("fake_baseline")
 def test_lexical_evidence_still_counts_in_full() -> None:
     store = store_with(PackagedAngles())
     store.put(("u",), "m", {"text": "Neovim @80"})  # far below the baseline, but the word
