@@ -4,6 +4,7 @@ only; every other embedder keeps the plain cosine."""
 
 from __future__ import annotations
 
+import doctest
 import math
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,11 @@ def test_above_baseline_is_increasing_keeps_one_and_zero_means_no_baseline(
     assert above_baseline(1.0, baseline) == pytest.approx(1.0)
     assert above_baseline(cosine, 0.0) == cosine
     assert above_baseline(baseline, baseline) == pytest.approx(0.0)
+
+
+def test_docstring_examples_run() -> None:
+    result = doctest.testmod(baseline_module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
 
 
 def test_only_the_packaged_model_gets_the_baseline(tmp_path: Path) -> None:
