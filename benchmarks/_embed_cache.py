@@ -36,6 +36,11 @@ class CachedEmbeddings(Embeddings):
                 keys, vecs = data["keys"], data["vectors"]
             self._vectors = {str(k): v for k, v in zip(keys, vecs, strict=True)}
 
+    @property
+    def is_packaged(self) -> bool:
+        """Passed on from the wrapped embedder (see ``langgraph_episodic.chroma.baseline``)."""
+        return getattr(self.inner, "is_packaged", False) is True
+
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         missing = list(dict.fromkeys(t for t in texts if _key(t) not in self._vectors))
         if missing:

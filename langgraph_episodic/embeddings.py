@@ -108,6 +108,15 @@ class SentenceTransformerEmbeddings(Embeddings):
         self._lock = threading.Lock()
 
     @property
+    def is_packaged(self) -> bool:
+        """Whether this is the packaged all-MiniLM-L6-v2 (its folder), so that
+        ``ChromaStore`` may use the model's baseline (:mod:`.chroma.baseline`)."""
+        try:
+            return self.model_path.resolve() == packaged_model_path().resolve()
+        except ImportError:  # pragma: no cover - the packaged model is not installed
+            return False
+
+    @property
     def loaded(self) -> bool:
         """Whether the model is loaded already (the first embedding loads it)."""
         return self._model is not None

@@ -12,7 +12,8 @@ Methods (all return ``(doc_id, score)`` best first, scores in ``[0, 1]``, higher
 
 - ``"calibrated"`` (the store's hybrid search): both sides' scores are taken as they are,
   because each already means the same for every query: the dense side is the cosine
-  similarity (negative counts as 0) and the lexical side the *lexical share*, BM25 divided by
+  similarity (negative counts as 0; with the packaged model measured from the question's
+  baseline by the store, :mod:`.baseline`) and the lexical side the *lexical share*, BM25 divided by
   the most any document could score for that query (:func:`lexical_share`: the idf-weighted
   share of the query's terms a memory holds; every term once in a memory of average length
   gives ``1 / (k1 + 1)``, about 0.45, repeated terms and short memories more). The score is

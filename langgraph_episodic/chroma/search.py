@@ -26,6 +26,7 @@ from langgraph.store.base import SearchItem, SearchOp
 
 from . import layout
 from .backend import Backend
+from .baseline import above_baseline
 from .core import newest_first
 from .feedback import FEEDBACK_DOCS, expansion_terms, rescore
 from .filters import combine, matches, value_where
@@ -228,11 +229,19 @@ def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
 
 
 def hybrid(
-    b: Backend, op: SearchOp, qvec: np.ndarray, now: float, *, feedback: bool = False
+    b: Backend,
+    op: SearchOp,
+    qvec: np.ndarray,
+    now: float,
+    baseline: float = 0.0,
+    *,
+    feedback: bool = False,
 ) -> list[Hit]:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
     the same scale for every query and namespace (see :mod:`.fusion` for what it means).
-    ``feedback``: re-rank with pseudo-relevance feedback (:mod:`.feedback`)."""
+    ``baseline``: the question's baseline cosine (:mod:`.baseline`; ``0`` for embedders without
+    one); the cosine enters the score measured from it. ``feedback``: re-rank with
+    pseudo-relevance feedback (:mod:`.feedback`)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
@@ -249,7 +258,10 @@ def hybrid(
         extra_lexical = lexical_view.scores_terms(terms, namespaces, need_lexical)
         top = lexical_view.max_score_terms(terms, namespaces)
         fused = fuse(
-            [*dense_ranked, *extra_dense.items()],
+            [
+                (doc_id, above_baseline(cosine, baseline))
+                for doc_id, cosine in [*dense_ranked, *extra_dense.items()]
+            ],
             [
                 (doc_id, lexical_share(score, top))
                 for doc_id, score in [*lexical_ranked, *extra_lexical.items()]
@@ -260,7 +272,7 @@ def hybrid(
         )
         if feedback:
             fused = _with_feedback(
-                b, op, qvec, now, (namespaces, views, lexical_view), terms, fused, depth
+                b, op, (qvec, baseline), now, (namespaces, views, lexical_view), terms, fused, depth
             )
         kept = resolve(b, fused, op, now, need)
         if len(kept) >= need or (not more_dense and len(lexical_ranked) < depth):
@@ -272,7 +284,7 @@ def hybrid(
 def _with_feedback(
     b: Backend,
     op: SearchOp,
-    qvec: np.ndarray,
+    question_vector: tuple[np.ndarray, float],
     now: float,
     scope: tuple[list[tuple[str, ...]], list[BlockView] | None, LexicalIndex],
     question: Counter[str],
@@ -281,7 +293,9 @@ def _with_feedback(
 ) -> list[tuple[str, float]]:
     """``fused`` re-ranked with pseudo-relevance feedback from its best live hits (those the
     filter admits, so a filtered-out memory never shapes the answer). ``scope``: the searched
-    namespaces, their vector views and lexical snapshot; ``question``: the question's terms."""
+    namespaces, their vector views and lexical snapshot; ``question_vector``: the question's
+    vector and baseline cosine; ``question``: the question's terms."""
+    qvec, baseline = question_vector
     namespaces, views, view = scope
     hits = resolve(b, fused, op, now, FEEDBACK_DOCS)
     key_of = {layout.split_entry_key(key)[0]: key for key, _ in fused}
@@ -299,7 +313,7 @@ def _with_feedback(
         top = view.max_score_terms(question, namespaces)
         first.update(
             fuse(
-                [(key, cosines.get(key, 0.0)) for key in found],
+                [(key, above_baseline(cosines.get(key, 0.0), baseline)) for key in found],
                 [(key, lexical_share(shares.get(key, 0.0), top)) for key in found],
                 limit=len(found),
                 method="calibrated",

@@ -54,6 +54,7 @@ from langgraph.store.base import (
 from . import layout, search, writes
 from .analysis import Language
 from .backend import Backend
+from .baseline import Baseline, baseline_for
 from .coalesce import Coalescer
 from .core import (
     Fields,
@@ -131,6 +132,8 @@ class ChromaStore(BaseStore):
         language: How the keyword side analyzes text: ``"auto"`` (the default: English or
             German detected per text, each stemmed with its Snowball stemmer), ``"en"`` or
             ``"de"`` (see :mod:`.analysis`). Stores sharing one embedded Chroma must agree.
+            With the packaged model it also picks the mean vector a question's cosine is
+            measured from in hybrid scores (:mod:`.baseline`; ``"auto"``: the question's).
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
         feedback: Hybrid search re-ranks with pseudo-relevance feedback: terms of the best
@@ -170,10 +173,12 @@ class ChromaStore(BaseStore):
         config: IndexConfig | None = _default_index() if index is _DEFAULT else index
         self.index_config: IndexConfig | None = None
         self.embeddings: Embeddings | None = None
+        self._baseline: Baseline | None = None
         self._fields: Fields | None = None
         if config is not None:
             self.index_config = IndexConfig(**config)
             self.embeddings = ensure_embeddings(config.get("embed"))
+            self._baseline = baseline_for(self.embeddings)
             self._fields = tokenized_fields(config.get("fields"))
         elif search_mode == "lexical":
             self._fields = tokenized_fields(None)
@@ -190,6 +195,7 @@ class ChromaStore(BaseStore):
         self._closed = False
         self._coalescer = Coalescer(self._arun)
         self._backend.state.lexical.use_language(language)
+        self.language: Language = language
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
@@ -416,7 +422,8 @@ class ChromaStore(BaseStore):
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
         if use_lexical and use_dense and qvec is not None:
-            return search.hybrid(b, op, qvec, now, feedback=self.feedback)
+            shift = self._baseline.of(qvec, op.query or "", self.language) if self._baseline else 0.0
+            return search.hybrid(b, op, qvec, now, shift, feedback=self.feedback)
         if use_dense and qvec is not None:
             return search.dense(b, op, qvec, now)
         if use_lexical:

@@ -182,7 +182,7 @@ def create_memory_tools(
         min_score: The relevance floor: search hits scoring below it are dropped, and when
             nothing is left the tool answers "Keine relevanten Informationen im Gedächtnis
             gefunden." ("No relevant information found in memory."). The default,
-            :data:`~._core.DEFAULT_MIN_SCORE` (0.12), is set for ``ChromaStore``'s hybrid score
+            :data:`~._core.DEFAULT_MIN_SCORE` (0.10), is set for ``ChromaStore``'s hybrid score
             (``0.35 * cosine + 0.65 * lexical share``, see ``docs/retrieval.md``); for cosine
             scores (``InMemoryStore``, ``search_mode="dense"``) about 0.3 does the same.
             ``None`` keeps every hit.

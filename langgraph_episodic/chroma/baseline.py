@@ -1,0 +1,91 @@
+"""The packaged model's baseline: how similar a question is to *any* text of its language.
+
+all-MiniLM-L6-v2 is an English model. Any two German texts have a cosine of 0.4-0.6 to it,
+whatever they say (English ones 0-0.3), so a raw cosine means different things in the two
+languages and no single floor fits both. The fix measured in ``benchmarks/german.py``: subtract
+the question's *baseline*, its cosine with the mean vector of ordinary texts of its language
+(``b = q . m``, the average cosine of the question with those texts), and rescale so that an
+identical text still scores 1:
+
+    dense score = (cosine - b) / (1 - b)           (negative counts as 0 in the fusion)
+
+For a given question this is a fixed increasing function of the cosine, so it ranks the
+memories exactly as the cosine does; it only moves what "0" means: a memory no more similar to
+the question than an ordinary text of its language scores 0 in German and in English alike.
+
+The mean vectors were computed once from our own background sentences
+(``benchmarks/data/background_{de,en}.txt``, CC0; ``scripts/baseline_vectors.py`` rebuilds
+:mod:`.baseline_data`). They belong to the packaged model only: :func:`baseline_for` returns
+them for the packaged embedder (``is_packaged``) and ``None`` for any other, whose cosines are
+used unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+import numpy as np
+
+from .analysis import Language, detect, words
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Mean vectors of ordinary texts per language, for one embedding model."""
+
+    model: str
+    """The model the means were computed with (they mean nothing for another one)."""
+    means: Mapping[str, np.ndarray]
+    """``"en"`` / ``"de"`` -> the mean of that language's background vectors (not unit length)."""
+
+    def of(self, query_vector: np.ndarray, query: str, language: Language = "auto") -> float:
+        """The question's baseline ``q . m``, with ``m`` the mean of the question's language
+        (``language``, or detected from ``query`` when ``"auto"``)."""
+        lang: Literal["en", "de"] = detect(words(query)) if language == "auto" else language
+        mean = self.means[lang]
+        q = np.asarray(query_vector, dtype=np.float64)
+        norm = float(np.linalg.norm(q))
+        if norm == 0.0 or q.shape != mean.shape:
+            return 0.0
+        return float(q @ mean) / norm
+
+
+@lru_cache(maxsize=1)
+def packaged_baseline() -> Baseline:
+    """The baseline of the packaged all-MiniLM-L6-v2 (:mod:`.baseline_data`)."""
+    from . import baseline_data
+
+    means = {}
+    for lang, vector in baseline_data.MEANS.items():
+        mean = np.asarray(vector, dtype=np.float64)
+        mean.setflags(write=False)  # shared by every store of the process
+        means[lang] = mean
+    return Baseline(model=baseline_data.MODEL, means=means)
+
+
+def baseline_for(embeddings: Any) -> Baseline | None:
+    """The packaged baseline when ``embeddings`` is the packaged model, else ``None``.
+
+    An embedder says it is the packaged model with ``is_packaged = True``
+    (:class:`~langgraph_episodic.embeddings.SentenceTransformerEmbeddings` over the packaged
+    folder does). Any other embedder, including wrappers that do not pass the attribute on,
+    keeps plain cosines.
+    """
+    return packaged_baseline() if getattr(embeddings, "is_packaged", False) is True else None
+
+
+def above_baseline(cosine: float, baseline: float) -> float:
+    """A cosine measured from the question's baseline: ``(cosine - b) / (1 - b)``.
+
+    Increasing in ``cosine``; ``1`` stays ``1``; ``b = 0`` (no baseline) leaves the cosine as it
+    is, and so does a degenerate ``b >= 1``.
+
+    >>> round(above_baseline(0.55, 0.5), 6), above_baseline(0.3, 0.0)
+    (0.1, 0.3)
+    """
+    if baseline >= 1.0:
+        return cosine
+    return (cosine - baseline) / (1.0 - baseline)
