@@ -355,17 +355,7 @@ class LexicalIndex:
         A document sharing no term with the query scores ``0.0``; ids not indexed in those
         namespaces are left out. Hybrid search uses this to score dense-only candidates.
         """
-        wanted = list(dict.fromkeys(doc_ids))
-        query_terms = Counter(self.tokenizer(query))
-        with self._lock:
-            shards = self._select(namespaces)
-            if len(shards) == 1:  # one user's namespace: the usual case
-                lengths = shards[0].lengths
-                known = [d for d in wanted if d in lengths]
-            else:
-                known = [d for d in wanted if any(d in shard.lengths for shard in shards)]
-            found = self._score(query_terms, shards, only=known) if query_terms else {}
-        return {doc_id: found.get(doc_id, 0.0) for doc_id in known}
+        return self.scores_terms(Counter(self.tokenizer(query)), namespaces, doc_ids)
 
     def max_score(self, query: str, namespaces: Iterable[Namespace]) -> float:
         """The highest BM25 score any document could reach for ``query`` in ``namespaces``:
@@ -376,17 +366,7 @@ class LexicalIndex:
         Terms no document holds count too: a query half made of unknown words matches at most
         half. ``0.0`` when the query has no terms.
         """
-        query_terms = Counter(self.tokenizer(query))
-        if not query_terms:
-            return 0.0
-        with self._lock:
-            shards = self._select(namespaces)
-            n_docs = sum(len(shard.lengths) for shard in shards)
-            total = 0.0
-            for term, query_tf in query_terms.items():
-                df = sum(len(shard.postings.get(term, ())) for shard in shards)
-                total += query_tf * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-        return total * (self.k1 + 1.0)
+        return self.max_score_terms(Counter(self.tokenizer(query)), namespaces)
 
     def search_terms(
         self, terms: Mapping[str, float], namespaces: Iterable[Namespace], k: int
