@@ -149,11 +149,14 @@ class Backend:
 
         On a server a record's ``_exp`` may lag behind a concurrent writer (see
         :mod:`.registry`), so a namespace whose record says "all expired" is checked against
-        its items before it is left out.
+        its items before it is left out. Expiries compare in whole microseconds, as items' do
+        (Chroma returns some floats one bit off: at the exact expiry a namespace was unlisted
+        while its item still counted as live).
         """
         out = []
         for ns, info in self.namespaces(prefix).items():
-            if info.expires >= now or (self.shared and self.gateway.has_live_items(ns, now)):
+            live = layout.to_micros(info.expires) >= layout.to_micros(now)
+            if live or (self.shared and self.gateway.has_live_items(ns, now)):
                 out.append(ns)
         return out
 
