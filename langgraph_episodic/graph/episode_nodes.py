@@ -43,7 +43,7 @@ from ..episodic import (
     format_replay_prompt,
     select_strategy,
 )
-from ..privacy.forget import ForgetReport, on_forget
+from ..privacy.report import ForgetReport, on_forget
 from ._messages import as_messages, last_human_text, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
 from .namespaces import EPISODES

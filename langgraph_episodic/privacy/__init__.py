@@ -5,16 +5,7 @@ The names below are also exported from ``langgraph_episodic`` itself.
 
 from __future__ import annotations
 
-from .forget import (
-    DEFAULT_SHAPES,
-    PROTECTED_LABELS,
-    USER,
-    ForgetListener,
-    ForgetReport,
-    aforget_user,
-    forget_user,
-    on_forget,
-)
+from .forget import aforget_user, forget_user
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .redaction import (
     DEFAULT_REDACTOR,
@@ -29,6 +20,8 @@ from .redaction import (
     redact_text,
     redact_value,
 )
+from .report import ForgetListener, ForgetReport, on_forget
+from .shapes import DEFAULT_SHAPES, PROTECTED_LABELS, USER
 
 __all__ = [
     "DEFAULT_REDACTOR",

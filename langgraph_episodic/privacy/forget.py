@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -48,10 +47,19 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from .._config import namespace_label
 from .._effects import Effect, Plan, arun, run
 from ..chroma.layout import ns_from_str
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
+from .report import ForgetReport, notify
+from .shapes import (
+    DEFAULT_SHAPES,
+    PROTECTED_LABELS,
+    Shape,
+    check_shapes,
+    fill,
+    matches,
+    user_label,
+)
 
 if TYPE_CHECKING:  # LangGraph's checkpoint package is imported only where threads are deleted
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -64,156 +72,12 @@ T = TypeVar("T")
 PAGE_SIZE = 500
 """Namespaces listed and items deleted per store round trip."""
 
-USER = "{user_id}"
-"""The user's place in a namespace shape (see :data:`DEFAULT_SHAPES`)."""
-
-Shape = tuple[str, ...]
-
-DEFAULT_SHAPES: tuple[Shape, ...] = (("*", USER),)
-"""Where the user sits in the namespaces this library writes: ``(kind, user, ...)``."""
-
-PROTECTED_LABELS: frozenset[str] = frozenset(
-    {"memories", "episodes", "entities", "user_profiles", "working_memory", "output_log", "langgraph"}
-)
-"""The first labels of this library's per-user namespaces (the tools' ``"memories"`` and
-``graph.namespaces.USER_LABELS``). A user whose label is one of them cannot be forgotten by label
-match: it would delete that kind for every user. Pass ``protected_labels=`` to change."""
-
-
-@dataclass(frozen=True)
-class ForgetReport:
-    """What :func:`forget_user` deleted.
-
-    ``deleted`` pairs each namespace with the number of items deleted from it (sorted by
-    namespace); ``thread_ids`` are the deleted checkpoint threads (empty without a checkpointer).
-    """
-
-    user_id: str
-    deleted: tuple[tuple[Namespace, int], ...]
-    thread_ids: tuple[str, ...]
-    purges: tuple[Purge, ...] = ()
-    """What was purged from the files (store folder, checkpoint file), or what could not be."""
-    dry_run: bool = False
-    """True: nothing was deleted; ``deleted`` and ``thread_ids`` are what would be."""
-
-    @property
-    def purged(self) -> bool:
-        """Whether every storage reported its files free of deleted data (False without a
-        purge, e.g. ``purge=False`` or a dry run)."""
-        return bool(self.purges) and all(p.purged for p in self.purges)
-
-    @property
-    def namespaces(self) -> tuple[Namespace, ...]:
-        """The namespaces items were deleted from."""
-        return tuple(ns for ns, _ in self.deleted)
-
-    @property
-    def items_deleted(self) -> int:
-        """Total number of store items deleted."""
-        return sum(n for _, n in self.deleted)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe summary (namespaces as lists), e.g. for an audit log."""
-        return {
-            "user_id": self.user_id,
-            "deleted": [{"namespace": list(ns), "items": n} for ns, n in self.deleted],
-            "thread_ids": list(self.thread_ids),
-            "items_deleted": self.items_deleted,
-            "purged": self.purged,
-            "purges": [p.to_dict() for p in self.purges],
-            "dry_run": self.dry_run,
-        }
-
-
-# --- listeners: in-process caches that must drop a forgotten user ----------------------------
-
-ForgetListener = Callable[[ForgetReport], None]
-_listeners: list[ForgetListener] = []
-_listeners_lock = threading.Lock()
-
-
-def on_forget(listener: ForgetListener) -> Callable[[], None]:
-    """Call ``listener(report)`` after every :func:`forget_user` in this process.
-
-    Returns a function that unsubscribes it. A listener that raises is logged and skipped; the
-    data is deleted either way. Listeners run in the thread (or event loop) that forgets.
-    """
-    with _listeners_lock:
-        _listeners.append(listener)
-
-    def unsubscribe() -> None:
-        with _listeners_lock:
-            if listener in _listeners:
-                _listeners.remove(listener)
-
-    return unsubscribe
-
-
-def _notify(report: ForgetReport) -> None:
-    with _listeners_lock:
-        listeners = list(_listeners)
-    for listener in listeners:
-        try:
-            listener(report)
-        except Exception:  # one broken cache must not hide that the data is gone
-            logger.exception("a forget listener failed; the data was deleted anyway")
-
 
 def _batch(store: BaseStore, ops: list[Op]) -> Effect:
     return Effect(store.batch, store.abatch, (ops,))
 
 
 # --- the plan ----------------------------------------------------------------------------------
-
-
-def _check_shapes(shapes: Any) -> tuple[Shape, ...]:
-    checked = []
-    for shape in shapes:
-        shape = tuple(shape) if isinstance(shape, list | tuple) else shape
-        if (
-            not isinstance(shape, tuple)
-            or not all(isinstance(label, str) and label for label in shape)
-            or shape.count(USER) != 1
-        ):
-            raise ValueError(
-                f"A namespace shape is a tuple of labels with USER ({USER!r}) exactly once and "
-                f"'*' for any label, e.g. ('*', USER) or ('team', '*', USER); got {shape!r}."
-            )
-        checked.append(shape)
-    if not checked:
-        raise ValueError("Pass at least one namespace shape, e.g. shapes=[('*', USER)].")
-    return tuple(checked)
-
-
-def _user_label(user_id: Any, shapes: Sequence[Shape], protected: Collection[str]) -> str:
-    """The user's namespace label, refusing ids that would match other users' namespaces."""
-    if not isinstance(user_id, str) or not user_id:
-        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
-    label = namespace_label(user_id)
-    if label in protected and any(shape[0] == USER for shape in shapes):
-        raise ValueError(
-            f"Refusing to forget user {user_id!r}: it is also a namespace kind, so every "
-            f"namespace like ({label!r}, <other user>) would match a shape that puts the user "
-            "first. Rename the user, drop that shape, or pass protected_labels=... without it."
-        )
-    return label
-
-
-def _fill(shape: Shape, label: str) -> Namespace:
-    return tuple(label if part == USER else part for part in shape)
-
-
-def _matches(namespace: Namespace, shapes: Sequence[Shape], label: str) -> bool:
-    """Whether ``namespace`` starts like one of ``shapes`` with the user's label in place."""
-    for shape in shapes:
-        if len(namespace) < len(shape):
-            continue
-        if all(
-            part == "*" or ns_label == (label if part == USER else part)
-            for part, ns_label in zip(shape, namespace, strict=False)
-        ):
-            return True
-    return False
 
 
 def _sweep(store: BaseStore) -> Effect | None:
@@ -232,15 +96,13 @@ def _sweep(store: BaseStore) -> Effect | None:
 
 def _listing(shape: Shape, label: str, offset: int) -> ListNamespacesOp:
     return ListNamespacesOp(
-        match_conditions=(MatchCondition(match_type="prefix", path=_fill(shape, label)),),
+        match_conditions=(MatchCondition(match_type="prefix", path=fill(shape, label)),),
         limit=PAGE_SIZE,
         offset=offset,
     )
 
 
-def _find_namespaces(
-    store: BaseStore, label: str, shapes: Sequence[Shape]
-) -> Plan[set[Namespace]]:
+def _find_namespaces(store: BaseStore, label: str, shapes: Sequence[Shape]) -> Plan[set[Namespace]]:
     """Every namespace matching one of ``shapes`` with the user's label, page by page."""
     found: set[Namespace] = set()
     offsets = dict.fromkeys(shapes, 0)
@@ -249,7 +111,7 @@ def _find_namespaces(
         results = yield _batch(store, ops)
         for (shape, off), page in zip(list(offsets.items()), results, strict=True):
             # "*" in a listing is a wildcard, a superset: keep exact matches only.
-            found.update(tuple(ns) for ns in page if _matches(tuple(ns), shapes, label))
+            found.update(tuple(ns) for ns in page if matches(tuple(ns), shapes, label))
             if len(page) < PAGE_SIZE:
                 del offsets[shape]
             else:
@@ -281,7 +143,7 @@ def _delete_items(
         batch: dict[tuple[Namespace, str], None] = {}
         for page in pages:
             for item in page:
-                if _matches(tuple(item.namespace), shapes, label):
+                if matches(tuple(item.namespace), shapes, label):
                     batch[(tuple(item.namespace), item.key)] = None
         if not batch:
             break
@@ -315,7 +177,7 @@ def _leftover_records(
             got = collections[kind].get(include=["metadatas"], limit=_SCAN_PAGE, offset=offset)
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
                 ns = meta.get("_ns") if meta else None
-                if isinstance(ns, str) and _matches(ns_from_str(ns), shapes, label):
+                if isinstance(ns, str) and matches(ns_from_str(ns), shapes, label):
                     rows.append((rid, meta))
             offset += len(got["ids"])
             if len(got["ids"]) < _SCAN_PAGE:
@@ -376,7 +238,7 @@ def _count_items(
             (page,) = yield _batch(store, [op])
             for item in page:
                 ident = (tuple(item.namespace), item.key)
-                if ident not in seen and _matches(ident[0], shapes, label):
+                if ident not in seen and matches(ident[0], shapes, label):
                     seen.add(ident)
                     counts[ident[0]] = counts.get(ident[0], 0) + 1
             if len(page) < PAGE_SIZE:
@@ -412,8 +274,8 @@ def _forget_plan(
     checkpointer: BaseCheckpointSaver[Any] | None,
     options: _Options,
 ) -> Plan[ForgetReport]:
-    shapes = _check_shapes(options.shapes)
-    label = _user_label(user_id, shapes, options.protected)
+    shapes = check_shapes(options.shapes)
+    label = user_label(user_id, shapes, options.protected)
     if store is None and checkpointer is None:
         raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
     counts: dict[Namespace, int] = {}
@@ -454,7 +316,7 @@ def _forget_plan(
         len(report.thread_ids),
         report.purged,
     )
-    _notify(report)
+    notify(report)
     return report
 
 

@@ -255,12 +255,12 @@ def test_providers_are_not_kept_alive_and_share_one_forget_listener(store: BaseS
     import gc
     import weakref
 
-    from langgraph_episodic.privacy import forget
+    from langgraph_episodic.privacy import report
 
     EpisodeMemories(store)  # the listener is subscribed by now
-    listeners = len(forget._listeners)
+    listeners = len(report._listeners)
     providers = [EpisodeMemories(store) for _ in range(20)]
-    assert len(forget._listeners) == listeners
+    assert len(report._listeners) == listeners
     ref = weakref.ref(providers[0])
     del providers
     gc.collect()

@@ -1,0 +1,87 @@
+"""Namespace shapes: where a user's label sits in the namespaces :func:`.forget.forget_user` deletes.
+
+A shape is a tuple of labels with :data:`USER` exactly once and ``"*"`` for any one label;
+:data:`DEFAULT_SHAPES` covers every per-user namespace this library writes, ``(kind, user, ...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from .._config import namespace_label
+
+Namespace = tuple[str, ...]
+
+USER = "{user_id}"
+"""The user's place in a namespace shape (see :data:`DEFAULT_SHAPES`)."""
+
+Shape = tuple[str, ...]
+
+DEFAULT_SHAPES: tuple[Shape, ...] = (("*", USER),)
+"""Where the user sits in the namespaces this library writes: ``(kind, user, ...)``."""
+
+PROTECTED_LABELS: frozenset[str] = frozenset(
+    {
+        "memories",
+        "episodes",
+        "entities",
+        "user_profiles",
+        "working_memory",
+        "output_log",
+        "langgraph",
+    }
+)
+"""The first labels of this library's per-user namespaces (the tools' ``"memories"`` and
+``graph.namespaces.USER_LABELS``). A user whose label is one of them cannot be forgotten by label
+match: it would delete that kind for every user. Pass ``protected_labels=`` to change."""
+
+
+def check_shapes(shapes: Any) -> tuple[Shape, ...]:
+    checked = []
+    for shape in shapes:
+        shape = tuple(shape) if isinstance(shape, list | tuple) else shape
+        if (
+            not isinstance(shape, tuple)
+            or not all(isinstance(label, str) and label for label in shape)
+            or shape.count(USER) != 1
+        ):
+            raise ValueError(
+                f"A namespace shape is a tuple of labels with USER ({USER!r}) exactly once and "
+                f"'*' for any label, e.g. ('*', USER) or ('team', '*', USER); got {shape!r}."
+            )
+        checked.append(shape)
+    if not checked:
+        raise ValueError("Pass at least one namespace shape, e.g. shapes=[('*', USER)].")
+    return tuple(checked)
+
+
+def user_label(user_id: Any, shapes: Sequence[Shape], protected: Collection[str]) -> str:
+    """The user's namespace label, refusing ids that would match other users' namespaces."""
+    if not isinstance(user_id, str) or not user_id:
+        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
+    label = namespace_label(user_id)
+    if label in protected and any(shape[0] == USER for shape in shapes):
+        raise ValueError(
+            f"Refusing to forget user {user_id!r}: it is also a namespace kind, so every "
+            f"namespace like ({label!r}, <other user>) would match a shape that puts the user "
+            "first. Rename the user, drop that shape, or pass protected_labels=... without it."
+        )
+    return label
+
+
+def fill(shape: Shape, label: str) -> Namespace:
+    return tuple(label if part == USER else part for part in shape)
+
+
+def matches(namespace: Namespace, shapes: Sequence[Shape], label: str) -> bool:
+    """Whether ``namespace`` starts like one of ``shapes`` with the user's label in place."""
+    for shape in shapes:
+        if len(namespace) < len(shape):
+            continue
+        if all(
+            part == "*" or ns_label == (label if part == USER else part)
+            for part, ns_label in zip(shape, namespace, strict=False)
+        ):
+            return True
+    return False
