@@ -155,7 +155,7 @@ class Backend:
         """
         out = []
         for ns, info in self.namespaces(prefix).items():
-            live = layout.to_micros(info.expires) >= layout.to_micros(now)
+            live = not layout.expired(info.expires, now)
             if live or (self.shared and self.gateway.has_live_items(ns, now)):
                 out.append(ns)
         return out

@@ -105,7 +105,7 @@ class Gateway:
 
     def has_live_items(self, ns: tuple[str, ...], now: float) -> bool:
         """Whether namespace ``ns`` holds an item that has not expired at ``now``."""
-        where = {"$and": [{"_ns": layout.ns_str(ns)}, {"_expires": {"$gte": now}}]}
+        where = {"$and": [{"_ns": layout.ns_str(ns)}, {"_expires": {"$gte": layout.expiry_cutoff(now)}}]}
         return bool(self.items.get(where=where, limit=1, include=[])["ids"])
 
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:

@@ -228,6 +228,25 @@ def to_micros(epoch: float) -> int:
     return round(epoch * 1_000_000)
 
 
+def expired(expires: float, now: float) -> bool:
+    """Whether an expiry has passed at ``now`` (an item is still live at its exact expiry).
+
+    Compared in whole microseconds: Chroma returns some floats one bit off (over HTTP more
+    often), and a raw comparison at the exact expiry went either way, so a ``get`` and a
+    namespace listing could disagree about the same item. Every expiry check uses this, and
+    Chroma filters use :func:`expiry_cutoff`, which agrees with it.
+    """
+    return to_micros(expires) < to_micros(now)
+
+
+def expiry_cutoff(now: float) -> float:
+    """The value for a Chroma filter on ``_expires``: an expiry below it has passed at ``now``
+    (``{"$lt": cutoff}``: expired, ``{"$gte": cutoff}``: live), as :func:`expired` decides. It
+    lies half a microsecond before ``now``'s microsecond, so a stored float one bit off either
+    way still falls on the same side."""
+    return (to_micros(now) - 0.5) / 1_000_000
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 

@@ -134,7 +134,7 @@ def _hit(
     rid: str, meta: Mapping[str, Any], score: float | None, op: SearchOp, now: float
 ) -> Hit | None:
     """The record as a result, or None if it has expired or does not match the filter."""
-    if layout.expiry_of(meta) < now:
+    if layout.expired(layout.expiry_of(meta), now):
         return None
     value = loads(meta["_value"])
     if not matches(value, op.filter):

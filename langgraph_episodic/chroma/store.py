@@ -395,7 +395,7 @@ class ChromaStore(BaseStore):
             metas = b.fetch(ids)
             for (i, gop), rid in zip(plan.gets, ids, strict=True):
                 meta = metas.get(rid)
-                if meta is None or layout.expiry_of(meta) < now:
+                if meta is None or layout.expired(layout.expiry_of(meta), now):
                     continue
                 results[i] = layout.item_from_metadata(meta)
                 ttl = layout.ttl_of(meta)

@@ -82,7 +82,7 @@ def apply_puts(
                 vec_docs.append(text)
                 rows.append((vid, text, doc_vectors[text]))
             commit.vectors.setdefault(op.namespace, {})[rid] = rows
-            alive = prev is not None and layout.expiry_of(prev) >= now
+            alive = prev is not None and not layout.expired(layout.expiry_of(prev), now)
             expires = layout.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
             meta = layout.item_metadata(
                 op.namespace,
@@ -231,13 +231,14 @@ def sweep(b: Backend, now: float) -> int:
     """Delete expired items with their vectors and lexical entries; return how many."""
     with b.state.write_lock:
         b.check_readable()
-        got = b.gateway.read_items({"_expires": {"$lt": now}})
+        cutoff = layout.expiry_cutoff(now)
+        got = b.gateway.read_items({"_expires": {"$lt": cutoff}})
         if not got:
             return 0
         b.claim_for_writing()
         # Delete only what is still expired: on a server another process may have put or
         # refreshed an item since it was read, and that item (and its vectors) must stay.
-        b.gateway.delete_items([rid for rid, _ in got], where={"_expires": {"$lt": now}})
+        b.gateway.delete_items([rid for rid, _ in got], where={"_expires": {"$lt": cutoff}})
         kept = b.gateway.existing_items([rid for rid, _ in got]) if b.shared else set()
         got = [(rid, meta) for rid, meta in got if rid not in kept]
         ids = [rid for rid, _ in got]

@@ -7,6 +7,7 @@ just hide it), a second store over the same data reads it with a clock that has 
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 
@@ -266,3 +267,36 @@ def test_a_namespace_is_unlisted_when_a_put_shortened_its_last_expiry(
     clock.advance(minutes=2)
     assert store.list_namespaces() == []
     assert store.search(("a", "b")) == []
+
+
+
+def test_namespace_listed_at_the_exact_expiry_of_its_item(
+    ttl_store: Any, clock: FakeClock
+) -> None:
+    """At the exact moment an item expires it is still live, so its namespace is still listed.
+
+    Expiries come back from Chroma as floats, some one bit off; items compare them in whole
+    microseconds, and so must the namespace listing (it once compared the raw float and left a
+    namespace out while its item was live: a flaky failure of the stateful test, whose clock
+    starts from the real time). Many start times, and the expiry reached both in one sum and
+    in steps, so that some floats are one bit off the stored expiry.
+    """
+    rng = random.Random(20261130)
+    disagree = []
+    store = ttl_store()
+    for i in range(150):
+        start = 1.7e9 + rng.random() * 1e8
+        ttl = rng.choice([0.5, 1.0, 2.0, 6.0])
+        ns = ("exact", f"n{i}")
+        clock.now = start
+        store.put(ns, "k", {"v": i}, ttl=ttl)
+        if i % 2:  # the expiry itself: still live
+            clock.now = start + ttl * 60.0
+        else:  # the same moment reached in two steps: often one bit off the stored sum
+            clock.now = start + ttl * 20.0
+            clock.advance(seconds=ttl * 60.0 - ttl * 20.0)
+        live = store.get(ns, "k", refresh_ttl=False) is not None
+        listed = ns in store.list_namespaces(prefix=ns)
+        if not (live and listed):
+            disagree.append((start, ttl, live, listed))
+    assert disagree == []
