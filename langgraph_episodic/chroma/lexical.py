@@ -195,7 +195,7 @@ class _Arrays:
     a float array, and each term's posting as ``(positions, term frequencies)`` arrays, made on
     the first search that needs the term (terms no document holds are not kept)."""
 
-    __slots__ = ("_postings", "_terms", "ids", "lengths", "position")
+    __slots__ = ("_denominators", "_postings", "_terms", "ids", "lengths", "position")
 
     def __init__(self, shard: _Shard) -> None:
         self.ids: list[str] = list(shard.lengths)
@@ -203,6 +203,23 @@ class _Arrays:
         self.lengths = np.fromiter(shard.lengths.values(), dtype=np.float64, count=len(self.ids))
         self._postings = shard.postings
         self._terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._denominators: dict[tuple[str, float, float, float], np.ndarray] = {}
+
+    def denominator(
+        self, term: str, posting: tuple[np.ndarray, np.ndarray], k1: float, b: float, avgdl: float
+    ) -> np.ndarray:
+        """``tf + k1 * (1 - b + b * |d| / avgdl)`` of each document of the term's ``posting``,
+        kept for the latest ``(k1, b, avgdl)`` (a namespace searched alone always has the
+        same)."""
+        key = (term, k1, b, avgdl)
+        found = self._denominators.get(key)
+        if found is None:
+            where, tf = posting
+            found = tf + k1 * (1.0 - b + b * self.lengths[where] / avgdl)
+            if len(self._denominators) >= len(self._terms) + 64:  # other statistics: start over
+                self._denominators = {}
+            self._denominators[key] = found
+        return found
 
     def posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Positions and term frequencies of the documents holding ``term`` (None: none)."""
@@ -513,8 +530,7 @@ class LexicalIndex:
                 if posting is None:
                     continue
                 where, tf = posting
-                norm = k1 * (1.0 - b + b * arrays.lengths[where] / avgdl)
-                scores[where] += weight * tf / (tf + norm)
+                scores[where] += weight * tf / arrays.denominator(term, posting, k1, b, avgdl)
                 matched[where] = True
         return TermScores(parts, total * (k1 + 1.0))
 
