@@ -17,7 +17,6 @@ returned).
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 import threading
@@ -258,7 +257,7 @@ class TermScores:
         best first, ties by ``doc_id``; ``allowed`` filters ids before the top ``k``."""
         if k <= 0:
             return []
-        pairs: list[tuple[str, float]] = []
+        keyed: list[tuple[float, str]] = []  # (-score, doc_id): sorted as plain tuples
         for arrays, scores, matched in self._parts:
             found = np.flatnonzero(matched)
             if allowed is None and len(found) > k:  # keep the k best of this shard, with ties
@@ -266,10 +265,12 @@ class TermScores:
                 kth = np.partition(values, len(values) - k)[len(values) - k]
                 found = found[values >= kth]
             ids = arrays.ids
-            pairs.extend(zip([ids[j] for j in found.tolist()], scores[found].tolist(), strict=True))
+            negatives = (-scores[found]).tolist()
+            keyed.extend(zip(negatives, [ids[j] for j in found.tolist()], strict=True))
         if allowed is not None:
-            pairs = [pair for pair in pairs if allowed(pair[0])]
-        return heapq.nsmallest(k, pairs, key=lambda item: (-item[1], item[0]))
+            keyed = [pair for pair in keyed if allowed(pair[1])]
+        keyed.sort()
+        return [(doc_id, -negative) for negative, doc_id in keyed[:k]]
 
     def of(self, doc_ids: Iterable[str]) -> dict[str, float]:
         """The score of each given document (``0.0``: no shared term), in the given order;
