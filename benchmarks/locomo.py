@@ -9,6 +9,7 @@ evidence recall@1/5/10 and hit@1/5/10 (overall and per category), puts/s and que
     python benchmarks/locomo.py --limit-conversations 1
     python benchmarks/locomo.py --fusion-study       # the standalone fusion measurements
     python benchmarks/locomo.py --server 127.0.0.1:8123   # the store rows on a `chroma run`
+    python benchmarks/locomo.py --interleaved 3      # hybrid/dense speed, interleaved, 3 runs
 
 ``--fusion-study`` measures ranking methods without a store: MiniLM vectors in numpy, our
 ``LexicalIndex`` and rank_bm25 as the reference, and every fusion variant over the same
@@ -41,6 +42,7 @@ from _locomo_data import (
     format_table,
     load_conversations,
 )
+from _locomo_speed import interleaved
 
 from langgraph_episodic.chroma.fusion import METHODS, fuse, missing_ids
 from langgraph_episodic.chroma.lexical import STOPWORDS, LexicalIndex, tokenize
@@ -145,6 +147,18 @@ def run_rank_bm25(conversations: list[Conversation]) -> Row:
             n_queries += 1
             tally.add(question, [ids[j] for j in top])
     return Row("BM25 alone (rank_bm25)", tally, n_docs / build_time, n_queries / query_time)
+
+
+def open_chroma_store(server: str | None, **kwargs: Any) -> Any:
+    """An ephemeral ``ChromaStore``, or one in a new collection on ``server`` (``host:port``),
+    for ``--interleaved``."""
+    from langgraph_episodic.chroma.store import ChromaStore
+
+    if server is None:
+        return ChromaStore.ephemeral(**kwargs)
+    host, _, port = server.rpartition(":")
+    collection = f"locomo-{time.time_ns()}"
+    return ChromaStore.http(host, int(port), collection=collection, **kwargs)
 
 
 def store_rows(
@@ -391,7 +405,8 @@ def fusion_study(conversations: list[Conversation], embedder: Any) -> tuple[str,
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line: ``--data``, ``--limit-conversations``, ``--server``, ``--fusion-study``."""
+    """The command line: ``--data``, ``--limit-conversations``, ``--server``, ``--interleaved``,
+    ``--fusion-study``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
     parser.add_argument(
@@ -402,6 +417,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=None,
         metavar="HOST:PORT",
         help="run the ChromaStore rows on a `chroma run` server instead of embedded",
+    )
+    parser.add_argument(
+        "--interleaved",
+        type=int,
+        default=0,
+        metavar="RUNS",
+        help="instead of the tables: hybrid against dense speed, each question through every "
+        "store in turn, RUNS runs",
     )
     parser.add_argument(
         "--fusion-study",
@@ -438,6 +461,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("\nStandalone fusion study (numpy + LexicalIndex + rank_bm25)\n")
         print(table)
         print("\n" + notes)
+        return
+    if args.interleaved:
+        print(f"\nSpeed, {'server ' + args.server if args.server else 'embedded'}\n")
+        print(
+            interleaved(
+                conversations,
+                embedder,
+                lambda **kw: open_chroma_store(args.server, **kw),
+                args.interleaved,
+            )
+        )
         return
     rows = store_rows(conversations, embedder, args.server)
     print("\nEvidence recall and hit rate (store API, limit 10)\n")

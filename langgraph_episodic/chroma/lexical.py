@@ -2,8 +2,9 @@
 
 Local Chroma refuses sparse vector indexes, so the lexical half of hybrid search lives here:
 an inverted index per namespace (term -> {doc_id: term frequency}) that a query reads only
-for its own terms. Pure Python, no Chroma dependency; the owner (the store) feeds it every
-put and delete and rebuilds it from stored documents after a restart.
+for its own terms. No Chroma dependency; the owner (the store) feeds it every put and delete
+and rebuilds it from stored documents after a restart. Writes change dicts; a search scores a
+snapshot of the shards with numpy, over arrays each frozen shard builds once (:class:`_Arrays`).
 
 Scoring is Okapi BM25 with Lucene's non-negative idf,
 ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``, and
@@ -16,13 +17,14 @@ returned).
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+
+import numpy as np
 
 from .analysis import LANGUAGES, Language, analyzer
 
@@ -116,7 +118,7 @@ def tokenize(text: str, *, stem: bool = False) -> list[str]:
 class _Shard:
     """One namespace's postings and document lengths."""
 
-    __slots__ = ("frozen", "lengths", "postings", "source", "terms", "total_length")
+    __slots__ = ("_arrays", "frozen", "lengths", "postings", "source", "terms", "total_length")
 
     def __init__(self) -> None:
         self.postings: dict[str, dict[str, int]] = {}
@@ -129,6 +131,19 @@ class _Shard:
         self.source: _Shard | None = None
         """The frozen shard this one was copied from (their posting dicts are shared until
         a write copies one)."""
+        self._arrays: _Arrays | None = None
+        """The numpy form of a frozen shard, built by its first search."""
+
+    def arrays(self) -> _Arrays:
+        """The shard as numpy arrays: built once for a frozen shard (its contents never
+        change, so any reader may build it and every reader gets the same), and afresh for a
+        changeable one (call under the index's lock then; nothing is kept)."""
+        if not self.frozen:
+            return _Arrays(self)
+        arrays = self._arrays
+        if arrays is None:
+            arrays = self._arrays = _Arrays(self)
+        return arrays
 
     def thaw(self) -> _Shard:
         """A changeable copy (posting dicts are copied when a write touches them)."""
@@ -150,6 +165,8 @@ class _Shard:
         return posting
 
     def add(self, doc_id: str, tokens: list[str]) -> None:
+        if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
+            raise RuntimeError("A frozen lexical shard cannot change; thaw() it first.")
         self.discard(doc_id)
         counts = Counter(tokens)
         for term, tf in counts.items():
@@ -159,6 +176,8 @@ class _Shard:
         self.total_length += len(tokens)
 
     def discard(self, doc_id: str) -> None:
+        if self.frozen:
+            raise RuntimeError("A frozen lexical shard cannot change; thaw() it first.")
         terms = self.terms.pop(doc_id, None)
         if terms is None:
             return
@@ -168,6 +187,104 @@ class _Shard:
             if not posting:
                 del self.postings[term]
         self.total_length -= self.lengths.pop(doc_id)
+
+
+class _Arrays:
+    """A shard's documents as positions ``0..n-1`` (``ids``, ``position``), their lengths as
+    a float array, and each term's posting as ``(positions, term frequencies)`` arrays, made on
+    the first search that needs the term (terms no document holds are not kept)."""
+
+    __slots__ = ("_denominators", "_postings", "_terms", "ids", "lengths", "position")
+
+    def __init__(self, shard: _Shard) -> None:
+        self.ids: list[str] = list(shard.lengths)
+        self.position: dict[str, int] = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        self.lengths = np.fromiter(shard.lengths.values(), dtype=np.float64, count=len(self.ids))
+        self._postings = shard.postings
+        self._terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._denominators: dict[tuple[str, float, float, float], np.ndarray] = {}
+
+    def denominator(
+        self, term: str, posting: tuple[np.ndarray, np.ndarray], k1: float, b: float, avgdl: float
+    ) -> np.ndarray:
+        """``tf + k1 * (1 - b + b * |d| / avgdl)`` of each document of the term's ``posting``,
+        kept for the latest ``(k1, b, avgdl)`` (a namespace searched alone always has the
+        same)."""
+        key = (term, k1, b, avgdl)
+        found = self._denominators.get(key)
+        if found is None:
+            where, tf = posting
+            found = tf + k1 * (1.0 - b + b * self.lengths[where] / avgdl)
+            if len(self._denominators) >= len(self._terms) + 64:  # other statistics: start over
+                self._denominators = {}
+            self._denominators[key] = found
+        return found
+
+    def posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """Positions and term frequencies of the documents holding ``term`` (None: none)."""
+        found = self._terms.get(term)
+        if found is None:
+            posting = self._postings.get(term)
+            if posting is None:
+                return None
+            n = len(posting)
+            found = (
+                np.fromiter(map(self.position.__getitem__, posting), dtype=np.intp, count=n),
+                np.fromiter(posting.values(), dtype=np.float64, count=n),
+            )
+            self._terms[term] = found  # same arrays whoever builds them first
+        return found
+
+
+class TermScores:
+    """BM25 scores of one weighted query over some namespaces' shards, computed once
+    (:meth:`LexicalIndex.score_terms`): its best documents, the score of any document, and the
+    most any document could score. Scoring the query once serves every step of a hybrid search.
+    """
+
+    __slots__ = ("_parts", "max_score")
+
+    def __init__(
+        self, parts: list[tuple[_Arrays, np.ndarray, np.ndarray]], max_score: float
+    ) -> None:
+        self._parts = parts
+        """Per shard: its arrays, every document's score, and which documents hold a term."""
+        self.max_score = max_score
+        """:meth:`LexicalIndex.max_score_terms` of the query."""
+
+    def top(self, k: int, allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` best ``(doc_id, score)`` among documents sharing a term with the query,
+        best first, ties by ``doc_id``; ``allowed`` filters ids before the top ``k``."""
+        if k <= 0:
+            return []
+        keyed: list[tuple[float, str]] = []  # (-score, doc_id): sorted as plain tuples
+        for arrays, scores, matched in self._parts:
+            found = np.flatnonzero(matched)
+            if allowed is None and len(found) > k:  # keep the k best of this shard, with ties
+                values = scores[found]
+                kth = np.partition(values, len(values) - k)[len(values) - k]
+                found = found[values >= kth]
+            ids = arrays.ids
+            negatives = (-scores[found]).tolist()
+            keyed.extend(zip(negatives, [ids[j] for j in found.tolist()], strict=True))
+        if allowed is not None:
+            keyed = [pair for pair in keyed if allowed(pair[1])]
+        keyed.sort()
+        return [(doc_id, -negative) for negative, doc_id in keyed[:k]]
+
+    def of(self, doc_ids: Iterable[str]) -> dict[str, float]:
+        """The score of each given document (``0.0``: no shared term), in the given order;
+        ids not in the shards are left out."""
+        out: dict[str, float] = {}
+        for doc_id in doc_ids:
+            if doc_id in out:
+                continue
+            for arrays, scores, _ in self._parts:
+                j = arrays.position.get(doc_id)
+                if j is not None:
+                    out[doc_id] = float(scores[j])
+                    break
+        return out
 
 
 class LexicalIndex:
@@ -339,13 +456,7 @@ class LexicalIndex:
         query_terms = Counter(self.tokenizer(query))
         if not query_terms:
             return []
-        with self._lock:
-            scores = self._score(query_terms, self._select(namespaces))
-        if allowed is None:
-            candidates: Iterable[tuple[str, float]] = scores.items()
-        else:
-            candidates = [(doc, score) for doc, score in scores.items() if allowed(doc)]
-        return heapq.nsmallest(k, candidates, key=lambda item: (-item[1], item[0]))
+        return self.score_terms(query_terms, namespaces).top(k, allowed)
 
     def scores(
         self, query: str, namespaces: Iterable[Namespace], doc_ids: Iterable[str]
@@ -375,35 +486,54 @@ class LexicalIndex:
         query term's count): the ``k`` best ``(doc_id, bm25_score)`` pairs."""
         if k <= 0 or not terms:
             return []
-        with self._lock:
-            scores = self._score(terms, self._select(namespaces))
-        return heapq.nsmallest(k, scores.items(), key=lambda item: (-item[1], item[0]))
+        return self.score_terms(terms, namespaces).top(k)
 
     def scores_terms(
         self, terms: Mapping[str, float], namespaces: Iterable[Namespace], doc_ids: Iterable[str]
     ) -> dict[str, float]:
         """:meth:`scores` for weighted query terms (ids not indexed are left out)."""
-        wanted = list(dict.fromkeys(doc_ids))
-        with self._lock:
-            shards = self._select(namespaces)
-            if len(shards) == 1:  # one user's namespace: the usual case
-                lengths = shards[0].lengths
-                known = [d for d in wanted if d in lengths]
-            else:
-                known = [d for d in wanted if any(d in shard.lengths for shard in shards)]
-            found = self._score(terms, shards, only=known) if terms else {}
-        return {doc_id: found.get(doc_id, 0.0) for doc_id in known}
+        return self.score_terms(terms, namespaces).of(doc_ids)
 
     def max_score_terms(self, terms: Mapping[str, float], namespaces: Iterable[Namespace]) -> float:
         """:meth:`max_score` for weighted query terms."""
-        with self._lock:
-            shards = self._select(namespaces)
-            n_docs = sum(len(shard.lengths) for shard in shards)
-            total = 0.0
-            for term, weight in terms.items():
-                df = sum(len(shard.postings.get(term, ())) for shard in shards)
-                total += weight * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-        return total * (self.k1 + 1.0)
+        return self.score_terms(terms, namespaces).max_score
+
+    def score_terms(
+        self, terms: Mapping[str, float], namespaces: Iterable[Namespace]
+    ) -> TermScores:
+        """Every document's BM25 score for weighted query terms (term -> weight, as a query
+        term's count), with the statistics of ``namespaces``; computed once, then read with
+        :meth:`TermScores.top` (as :meth:`search_terms`), :meth:`TermScores.of` (as
+        :meth:`scores_terms`) and :attr:`TermScores.max_score` (as :meth:`max_score_terms`).
+
+        The namespaces' shards are frozen (as by :meth:`snapshot`) and scored outside the lock.
+        Each term's part is ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))``,
+        added term by term in the order of ``terms``.
+        """
+        shards = self._frozen(namespaces)
+        n_docs = sum(len(shard.lengths) for shard in shards)
+        k1, b = self.k1, self.b
+        parts = [
+            (arrays, np.zeros(len(arrays.ids)), np.zeros(len(arrays.ids), dtype=bool))
+            for arrays in (shard.arrays() for shard in shards)
+        ]
+        avgdl = (sum(shard.total_length for shard in shards) / n_docs or 1.0) if n_docs else 1.0
+        total = 0.0
+        for term, query_tf in terms.items():
+            hits = [(part, part[0].posting(term)) for part in parts]
+            df = sum(len(posting[0]) for _, posting in hits if posting is not None)
+            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            total += query_tf * idf
+            if df == 0:
+                continue
+            weight = query_tf * idf * (k1 + 1.0)
+            for (arrays, scores, matched), posting in hits:
+                if posting is None:
+                    continue
+                where, tf = posting
+                scores[where] += weight * tf / arrays.denominator(term, posting, k1, b, avgdl)
+                matched[where] = True
+        return TermScores(parts, total * (k1 + 1.0))
 
     def term_frequencies(
         self, namespaces: Iterable[Namespace], doc_id: str
@@ -422,32 +552,12 @@ class LexicalIndex:
         keys = dict.fromkeys(tuple(ns) for ns in namespaces)
         return [self._shards[ns] for ns in keys if ns in self._shards]
 
-    def _score(
-        self,
-        query_terms: Mapping[str, float],
-        shards: list[_Shard],
-        only: list[str] | None = None,
-    ) -> dict[str, float]:
-        """Sum BM25 over the query terms' postings (or just over the ``only`` documents)."""
-        n_docs = sum(len(shard.lengths) for shard in shards)
-        if n_docs == 0:
-            return {}
-        avgdl = sum(shard.total_length for shard in shards) / n_docs or 1.0
-        k1, b = self.k1, self.b
-        scores: dict[str, float] = {}
-        for term, query_tf in query_terms.items():
-            hits = [(shard, shard.postings[term]) for shard in shards if term in shard.postings]
-            df = sum(len(posting) for _, posting in hits)
-            if df == 0:
-                continue
-            weight = query_tf * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
-            for shard, posting in hits:
-                lengths = shard.lengths
-                if only is None:
-                    matches: Iterable[tuple[str, int]] = posting.items()
-                else:
-                    matches = [(d, posting[d]) for d in only if d in posting]
-                for doc_id, tf in matches:
-                    norm = k1 * (1.0 - b + b * lengths[doc_id] / avgdl)
-                    scores[doc_id] = scores.get(doc_id, 0.0) + weight * tf / (tf + norm)
-        return scores
+    def _frozen(self, namespaces: Iterable[Namespace]) -> list[_Shard]:
+        """The namespaces' shards, frozen so that a reader can use them outside the lock."""
+        with self._lock:
+            shards = self._select(namespaces)
+            for shard in shards:
+                if not shard.frozen:
+                    shard.frozen = True
+                    shard.source = None  # a frozen shard never writes: keep no chain alive
+        return shards

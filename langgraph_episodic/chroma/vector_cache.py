@@ -27,6 +27,30 @@ class BlockView(NamedTuple):
     one_per_item: bool
 
 
+class Owners(list[str]):
+    """The entry key of each row of a built matrix (never changed once built), with the rows
+    of each key, indexed on first use (by any reader: the index is derived from an immutable
+    list, so whoever builds it builds the same)."""
+
+    __slots__ = ("_rows",)
+
+    def rows(self) -> dict[str, list[int]]:
+        """Entry key -> its rows, in row order; keys in order of their first row."""
+        index: dict[str, list[int]] | None = getattr(self, "_rows", None)
+        if index is None:
+            index = {}
+            for n, owner in enumerate(self):
+                index.setdefault(owner, []).append(n)
+            self._rows = index
+        return index
+
+
+def _rows_of(owners: Sequence[str]) -> dict[str, list[int]]:
+    if isinstance(owners, Owners):
+        return owners.rows()
+    return Owners(owners).rows()
+
+
 class NamespaceVectors:
     """The vectors of one namespace, each held once: as a row of one float32 matrix.
 
@@ -135,7 +159,7 @@ class Rebuild(NamedTuple):
     def build(self) -> tuple[np.ndarray, list[str], list[str]]:
         """The stacked matrix, vector ids and entry keys (pure; no lock needed)."""
         parts: list[np.ndarray] = []
-        vids, owners = list(self.vids), list(self.owners)
+        vids, owners = list(self.vids), Owners(self.owners)
         if self.keep:
             parts.append(self.matrix[np.asarray(self.keep, dtype=np.intp)])
         if self.pending:
@@ -207,29 +231,61 @@ def rank(
     views: Sequence[BlockView], query: Sequence[float] | np.ndarray, depth: int
 ) -> list[tuple[str, float]]:
     """Entry keys by best cosine similarity to ``query`` over all views, best first."""
-    q = normalise(query)
-    scores: list[np.ndarray] = []
-    owners: list[str] = []
-    for matrix, ids, _ in views:
-        if len(ids):
-            _check_dims(matrix.shape[1], len(q))
-            scores.append(cosines(matrix, q))
-            owners.extend(ids)
-    if not owners:
-        return []
-    flat = np.concatenate(scores)
-    order = np.argsort(-flat, kind="stable")
-    if all(view.one_per_item for view in views):
-        top = order[:depth].tolist()
-        return list(zip([owners[i] for i in top], flat[top].tolist(), strict=True))
-    best: dict[str, float] = {}
-    for i in order:
-        iid = owners[int(i)]
-        if iid not in best:
-            best[iid] = float(flat[int(i)])
-            if len(best) >= depth:
-                break
-    return list(best.items())
+    return QueryCosines(views, query).rank(depth)
+
+
+class QueryCosines:
+    """The cosine of one query to every row of some views, computed once: the ranking
+    (:meth:`rank`, as :func:`rank`) and any entry key's best cosine (:meth:`of`, as
+    :func:`similarities`) read the same products."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, views: Sequence[BlockView], query: Sequence[float] | np.ndarray) -> None:
+        q = normalise(query)
+        self._parts: list[tuple[BlockView, np.ndarray]] = []
+        for view in views:
+            if len(view.owners):
+                _check_dims(view.matrix.shape[1], len(q))
+                self._parts.append((view, cosines(view.matrix, q)))
+
+    def rank(self, depth: int) -> list[tuple[str, float]]:
+        """Entry keys by best cosine similarity, best first (ties in row order), ``depth`` of them."""
+        if not self._parts:
+            return []
+        owners: list[str] = []
+        for view, _ in self._parts:
+            owners.extend(view.owners)
+        flat = np.concatenate([scores for _, scores in self._parts])
+        order = np.argsort(-flat, kind="stable")
+        if all(view.one_per_item for view, _ in self._parts):
+            top = order[:depth].tolist()
+            return list(zip([owners[i] for i in top], flat[top].tolist(), strict=True))
+        best: dict[str, float] = {}
+        for i in order:
+            iid = owners[int(i)]
+            if iid not in best:
+                best[iid] = float(flat[int(i)])
+                if len(best) >= depth:
+                    break
+        return list(best.items())
+
+    def of(self, item_ids: Iterable[str]) -> dict[str, float]:
+        """Best cosine of each given entry key found in the views (keys in the order of their
+        first row, view by view, as :func:`similarities`)."""
+        wanted = set(item_ids)
+        out: dict[str, float] = {}
+        for view, scores in self._parts:
+            index = _rows_of(view.owners)
+            found = sorted(
+                ((rows, iid) for iid in wanted if (rows := index.get(iid)) is not None),
+                key=lambda pair: pair[0][0],
+            )
+            for rows, iid in found:
+                best = max(scores[rows].tolist()) if len(rows) > 1 else float(scores[rows[0]])
+                if best > out.get(iid, -2.0):
+                    out[iid] = best
+        return out
 
 
 GEMV_ROWS = 1024

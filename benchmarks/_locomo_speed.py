@@ -1,0 +1,104 @@
+"""Hybrid against dense search speed on LoCoMo, measured interleaved (``locomo.py --interleaved``).
+
+On a shared machine the load changes from one second to the next, so rows timed one after
+the other (as the recall table does) cannot be compared. Here every store holds the same
+turns, and each question goes through every store in turn (the order rotating from question
+to question) before the next question is asked; a run asks every question once. The ratios
+of one run are therefore measured under the same load. The query vectors come from the file
+cache, so the times leave the model out.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from _locomo_data import Conversation, format_table
+
+PUT_BATCH = 64
+
+STORES: tuple[tuple[str, list[str], str, bool], ...] = (
+    ("dense", ["text"], "dense", False),
+    ("hybrid", ["text"], "hybrid", False),
+    ("hybrid+feedback", ["text"], "hybrid", True),
+    ("dated dense", ["text", "time"], "dense", False),
+    ("dated hybrid", ["text", "time"], "hybrid", False),
+    ("dated hybrid+feedback", ["text", "time"], "hybrid", True),
+)
+"""(label, indexed fields, search mode, feedback) of each store; "dated" = the session date
+indexed too (``fields=["text", "time"]``)."""
+
+RATIOS: tuple[tuple[str, str], ...] = (
+    ("hybrid", "dense"),
+    ("hybrid+feedback", "dense"),
+    ("dated hybrid", "dated dense"),
+    ("dated hybrid+feedback", "dated dense"),
+)
+"""(numerator, denominator): queries/s of the first over the second."""
+
+
+def _load(store: Any, conversations: Sequence[Conversation]) -> None:
+    from langgraph.store.base import PutOp
+
+    for conv in conversations:
+        ns = ("locomo", conv.sample_id)
+        ops = [
+            PutOp(ns, t.dia_id, {"text": t.document, "time": t.time, "speaker": t.speaker})
+            for t in conv.turns
+        ]
+        for start in range(0, len(ops), PUT_BATCH):
+            store.batch(ops[start : start + PUT_BATCH])
+
+
+def interleaved(
+    conversations: Sequence[Conversation],
+    embedder: Any,
+    open_store: Callable[..., Any],
+    runs: int,
+) -> str:
+    """Per run: ms per search of each store and the queries/s ratios; returns the tables."""
+    dims = len(embedder.embed_query("probe"))
+    stores = []
+    for label, fields, mode, feedback in STORES:
+        index = {"dims": dims, "embed": embedder, "fields": fields}
+        store = open_store(index=index, search_mode=mode, feedback=feedback)
+        _load(store, conversations)
+        stores.append((label, store))
+    questions = [(("locomo", c.sample_id), q.question) for c in conversations for q in c.questions]
+    for _, store in stores:  # warm up: every namespace loaded, every shard's arrays built
+        for ns, text in questions[:: max(1, len(questions) // 50)]:
+            store.search(ns, query=text, limit=10)
+    labels = [label for label, _ in stores]
+    time_rows: list[list[object]] = []
+    ratio_rows: list[list[object]] = []
+    for run in range(1, runs + 1):
+        spent = dict.fromkeys(labels, 0.0)
+        for n, (ns, text) in enumerate(questions):
+            for j in range(len(stores)):
+                label, store = stores[(n + j) % len(stores)]
+                start = time.perf_counter()
+                store.search(ns, query=text, limit=10)
+                spent[label] += time.perf_counter() - start
+        load = os.getloadavg()[0]
+        ms = {label: 1000 * spent[label] / len(questions) for label in labels}
+        time_rows.append([run, f"{load:.1f}", *(f"{ms[label]:.3f}" for label in labels)])
+        ratio_rows.append(
+            [run, f"{load:.1f}", *(f"{ms[den] / ms[num]:.2f}" for num, den in RATIOS)]
+        )
+        print(f"  run {run}: load {load:.1f}", file=sys.stderr)
+    for _, store in stores:
+        close = getattr(store, "close", None)
+        if callable(close):
+            close()
+    times = format_table(["run", "load", *(f"{label} ms" for label in labels)], time_rows)
+    ratios = format_table(
+        ["run", "load", *(f"{num} / {den}" for num, den in RATIOS)], ratio_rows
+    )
+    return (
+        f"{len(questions)} questions x {len(stores)} stores per run, interleaved; "
+        "ms per search, model left out; load = 1-minute load average at the end of the run\n\n"
+        f"{times}\n\nQueries/s ratios (higher: the first is faster; target >= 0.5)\n\n{ratios}"
+    )
