@@ -21,7 +21,12 @@ vectors; *raw cosine* the calibrated fusion of issue 16 with the raw cosine (its
 *after* is ``ChromaStore``'s default search now (the cosine measured from the question's
 baseline, ``langgraph_episodic.chroma.baseline``), at several floors, and ablations.
 
-    python benchmarks/german.py
+Then the language-aware scoring variants (``_german_variants.py``: each a function of the
+cosine above baseline and the lexical share, floor chosen on the tune half), where the signal
+is in each language (AUCs), and which texts ``language="auto"`` takes for the other language.
+
+    python benchmarks/german.py                  # everything
+    python benchmarks/german.py --variants-only  # the variant study only (no store)
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import _german_variants as variants
 import numpy as np
 from _embed_cache import CachedEmbeddings
 from _locomo_data import format_table
@@ -168,7 +174,10 @@ def measure(data: EvalSet, search: Search, floors: Sequence[float | None]) -> li
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--variants-only", action="store_true", help="print only the variant study (no store)"
+    )
+    args = parser.parse_args(argv)
     from langgraph_episodic.embeddings import default_embeddings
 
     embedder = CachedEmbeddings(default_embeddings())
@@ -178,6 +187,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             [*data.facts.values(), *(q for q, _ in data.questions), *data.unrelated]
         )
     embedder.save()
+    print_variants(sets, embedder)
+    if args.variants_only:
+        return
     body: list[list[object]] = []
     for lang, data in sets.items():
         print(f"  measuring {lang} ...", file=sys.stderr)
@@ -198,7 +210,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         for floor, row in zip(FLOORS, measure(data, after, FLOORS), strict=True):
             body.append([lang, "after: cosine above baseline (default)", f"{floor}", *row])
         fixed = through_store(data, embedder, language=lang)
-        body.append([lang, f"after, language={lang!r}", "0.1", *measure(data, fixed, [0.1])[0]])
+        for floor, row in zip((0.0, 0.1), measure(data, fixed, (0.0, 0.1)), strict=True):
+            body.append([lang, f"after, language={lang!r}", f"{floor}", *row])
         dense = through_store(data, embedder, search_mode="dense")
         body.append([lang, "ChromaStore dense (raw cosine)", "0.3", *measure(data, dense, [0.3])[0]])
         feedback = through_store(data, embedder, feedback=True)
@@ -210,6 +223,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     headers = ["lang", "search", "min_score", "R@1", "R@3", "empty", "R@3 tune / held", "empty tune / held"]
     print(format_table(headers, body))
+
+
+def print_variants(sets: dict[str, EvalSet], embedder: CachedEmbeddings) -> None:
+    """The variant study, the signal table and the language detection of the sets."""
+    body: list[list[object]] = []
+    signals: list[list[object]] = []
+    for lang, data in sets.items():
+        print(f"  variants {lang} ...", file=sys.stderr)
+        p = variants.parts(data, embedder, tune_half(data))
+        body.extend(variants.rows(lang, p))
+        signals.append(variants.signal(lang, p))
+    print("\nLanguage-aware scoring variants (no store; see benchmarks/_german_variants.py)\n")
+    print(format_table(variants.HEADERS, body))
+    print("\nWhere the signal is (AUC: right fact against a never-said question's best memory)\n")
+    print(format_table(variants.SIGNAL_HEADERS, signals))
+    print("\nTexts language='auto' takes for the other language:")
+    for lang, data in sets.items():
+        wrong = variants.misdetected(data, lang)
+        total = len(data.facts) + len(data.questions) + len(data.unrelated)
+        print(f"  {lang}: {len(wrong)} of {total}: {wrong}")
 
 
 if __name__ == "__main__":
