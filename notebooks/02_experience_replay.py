@@ -239,7 +239,11 @@ assert curves["thompson"][-1].rolling_success_rate > curves["no memory"][-1].rol
 # exploited did clearly worse than its own record (a CUSUM on its outcomes; the profile names
 # it in `changed_strategy`). Evidence from before the flag then fades with the half-life, so the
 # Thompson policy explores again there; its posteriors count each weighted outcome twice
-# (`sharpness=2`), so it settles on the new best strategy after fewer tries.
+# (`sharpness=2`), so it settles on the new best strategy after fewer tries. The profile also
+# estimates when the change began (`change_started`: where the CUSUM last left zero). Opt-in
+# settings act after a flag: `EvidenceDecay(forget=True, backdate=True, retry=True)` and
+# `ChangeDetection(alert=0.5)`; on the benchmark they shorten the re-learning after a change
+# that hits every category, at a cost on a stable stream (docs/benchmarks.md, "Third pass").
 
 # %%
 from langgraph_episodic import EvidenceDecay
@@ -276,14 +280,17 @@ weighted, drift_memory = play_drift(EvidenceDecay())
 print(f"success over episodes 241-360: every episode once {last_third(counted_once):.0%}, weighted {last_third(weighted):.0%}")
 for category, profile in sorted(drift_memory.skill_profiles().items(), key=lambda kv: kv[0].value):
     when = "-" if profile.changed_at is None else f"episode {int((profile.changed_at - NOW) / HOUR)}"
+    began = "" if profile.change_started is None else f", began about episode {int((profile.change_started - NOW) / HOUR)}"
     why = f" ({profile.changed_strategy} dropped)" if profile.changed_strategy else ""
-    print(f"{category.value:<12} change flagged at {when}{why}, recent success {profile.recent_success_rate:.0%}")
+    print(f"{category.value:<12} change flagged at {when}{why}{began}, recent success {profile.recent_success_rate:.0%}")
 plot_learning_curve({"every episode once": compute_learning_curve(counted_once, window=25),
                      "weighted (default)": compute_learning_curve(weighted, window=25)},
                     title="Best strategy changes at episode 120 (simulated)")
 
 # %%
 assert last_third(weighted) > last_third(counted_once)
+flagged = [p for p in drift_memory.skill_profiles().values() if p.changed_at is not None]
+assert flagged and all(p.change_started is not None and p.change_started <= p.changed_at for p in flagged)
 store.close()
 
 # %% [markdown]
