@@ -10,28 +10,35 @@ Every policy faces the same stream (same tasks, same random draws):
   (``select_strategy(..., decay=None)``);
 - ``greedy-decay`` / ``thompson-decay``: the same policies with the defaults
   (``EvidenceDecay()``: age with a two-day half-life and floor 1.0 since the category's last
-  detected change, similarity boost 0.5, Thompson posteriors of sharpness 2; and
+  detected change, no similarity boost, Thompson posteriors of sharpness 2, after a flag
+  every strategy not tried since it tried once (``retry``); and
   ``ChangeDetection()``: the category's rate test and a CUSUM on each strategy's outcomes);
+- ``thompson-v2``: the second pass's default (a similarity boost of 0.5, no retry:
+  ``EvidenceDecay(similarity_boost=0.5, retry=False)``);
 - ``thompson-v1``: the first weighted policy (issue 18's first pass): the newest 20 episodes
   of each strategy, sharpness 1, and only the category's rate test
-  (``EvidenceDecay(window=20, sharpness=1.0)``, ``ChangeDetection(strategy_drop=None)``);
+  (``EvidenceDecay(window=20, sharpness=1.0, similarity_boost=0.5, retry=False)``,
+  ``ChangeDetection(strategy_drop=None)``);
 - ``thompson-disc``: plain discounted Thompson sampling
   (``EvidenceDecay(floor=0.0, sharpness=1.0)``);
 - ``oracle``: always the hidden best strategy of the moment.
 
 Worlds (``--world``): ``stable``; ``abrupt`` (the best strategy of every category re-drawn
 halfway); ``abrupt3`` (re-drawn at 25%, 50% and 75%); ``gradual`` (success rates slide linearly
-from one world to another between 30% and 70% of the stream). For each it prints success over
+from one world to another between 30% and 70% of the stream); ``partial`` (halfway, one or two
+categories get a new best strategy, the others keep theirs). For each it prints success over
 the last 20% of episodes as a share of the oracle's, and how many episodes after each change
 (for ``gradual``: after the drift ends) a policy needs to get back to 90% of the oracle: the
 first episode from which its success over the next ``--window`` episodes, averaged over the
 seeds, is at least 90% of the oracle's over the same episodes ("-" never, before the next
-change); and how many changes the skill profiles flagged per seed (on ``stable`` every flag is
+change); in brackets the same counted in the affected categories' own episodes (those whose
+best strategy changed; a window of ``--window / 5`` of their episodes, averaged over the
+seeds and affected categories); and how many changes the skill profiles flagged per seed (on ``stable`` every flag is
 a false alarm). Default store: ``InMemoryStore`` with ``HashEmbeddings(64)`` (fast; ``--store
 chroma`` uses ``ChromaStore.ephemeral`` instead; ``--store none`` skips the store and the
 recall, for tuning: the policies see only the skill counts).
 
-    python benchmarks/learning.py                       # 4 worlds x 1000 episodes x 10 seeds
+    python benchmarks/learning.py                       # 5 worlds x 1000 episodes x 10 seeds
     python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.png
 """
 
@@ -75,8 +82,9 @@ DECAY: dict[str, EvidenceDecay | None] = {
     "thompson": None,
     "greedy-decay": EvidenceDecay(),
     "thompson-decay": EvidenceDecay(),
-    "thompson-v1": EvidenceDecay(window=20, sharpness=1.0),
-    "thompson-disc": EvidenceDecay(floor=0.0, sharpness=1.0),
+    "thompson-v2": EvidenceDecay(similarity_boost=0.5, retry=False),
+    "thompson-v1": EvidenceDecay(window=20, sharpness=1.0, similarity_boost=0.5, retry=False),
+    "thompson-disc": EvidenceDecay(floor=0.0, sharpness=1.0, similarity_boost=0.5, retry=False),
 }
 CHANGE: dict[str, ChangeDetection | None] = {
     "thompson-v1": ChangeDetection(strategy_drop=None),

@@ -70,13 +70,13 @@ class EvidenceDecay:
 
     half_life: float = STRATEGY_HALF_LIFE
     floor: float = 1.0
-    similarity_boost: float = 0.5
+    similarity_boost: float = 0.0
     window: int | None = None
     sharpness: float = 2.0
     keep: float = 0.0
     forget: bool = False
     backdate: bool = False
-    retry: bool = False
+    retry: bool = True
 
     def __post_init__(self) -> None:
         if self.window is not None and (isinstance(self.window, bool) or self.window < 1):
