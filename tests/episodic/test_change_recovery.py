@@ -254,3 +254,18 @@ def test_invalid_alert_names_the_fix() -> None:
         with pytest.raises(ValueError, match="alert"):
             ChangeDetection(alert=bad)
     assert ChangeDetection().alert_threshold == ChangeDetection().threshold
+
+
+def test_the_defaults_retry_after_a_flag_and_give_similar_tasks_no_boost() -> None:
+    # The third pass's defaults (docs/benchmarks.md, "Learning"): retry on, no similarity
+    # boost, evidence before a flag fading (not forgotten at once), the flag's time kept.
+    decay = EvidenceDecay()
+    assert decay.retry and decay.similarity_boost == 0.0
+    assert not decay.forget and not decay.backdate
+    assert ChangeDetection().alert is None
+    history, now = changed_profile(4)
+    profile = compute_skill_profiles(history)[DEBUG]
+    assert profile.changed_strategy == "iterative"
+    choice = choose_strategy(TaskDescription("x", DEBUG), StrategyEvidence((), profile, decay, now),
+                             policy="thompson", rng=random.Random(0), pool=POOL)
+    assert choice.name != "iterative" and "tried first" in choice.reason
