@@ -168,8 +168,8 @@ print("weak categories (< 50%):", [c.value for c in identify_weak_skills(profile
 #
 # Both weigh each past episode (`EvidenceDecay`): by age with the replay priority's decay
 # (half-life two days; since the category's last detected change the floor 1.0 keeps
-# evidence at full weight, before it evidence fades), and up to 1.5 times for episodes
-# recalled as similar to the task. `choice.evidence` says which episodes counted, with what
+# evidence at full weight, before it evidence fades), and, with `similarity_boost` (off by
+# default), more for episodes recalled as similar to the task. `choice.evidence` says which episodes counted, with what
 # weight; `decay=None` counts every episode once.
 
 # %%
@@ -241,9 +241,11 @@ assert curves["thompson"][-1].rolling_success_rate > curves["no memory"][-1].rol
 # Thompson policy explores again there; its posteriors count each weighted outcome twice
 # (`sharpness=2`), so it settles on the new best strategy after fewer tries. The profile also
 # estimates when the change began (`change_started`: where the CUSUM last left zero). Opt-in
-# settings act after a flag: `EvidenceDecay(forget=True, backdate=True, retry=True)` and
+# settings act after a flag: `EvidenceDecay(forget=True, backdate=True)` and
 # `ChangeDetection(alert=0.5)`; on the benchmark they shorten the re-learning after a change
 # that hits every category, at a cost on a stable stream (docs/benchmarks.md, "Third pass").
+# After a flag the Thompson policy first tries once each strategy not tried since the change
+# (`retry=True`, the default), the flagged one last.
 
 # %%
 from langgraph_episodic import EvidenceDecay
