@@ -63,8 +63,10 @@ class EvidenceDecay:
     less). After a detected change: ``forget`` gives the evidence before it the weight
     ``keep`` at once instead of letting it fade; ``backdate`` moves the change back to its
     estimated start (:attr:`SkillProfile.change_started`), so the failures that revealed it
-    count as evidence after it; ``retry`` has Thompson sampling try every strategy not tried
-    since the change before sampling (the strategy whose drop was flagged last).
+    count as evidence after it; ``retry`` (on by default) has Thompson sampling try every
+    strategy not tried since the change before sampling (the strategy whose drop was flagged
+    last). ``similarity_boost`` is 0 by default: in the benchmark the boosted episodes, ranked
+    by the recall's priority, favoured whichever strategy was in favour.
     docs/benchmarks.md, "Learning", says why these defaults.
     """
 
