@@ -108,3 +108,23 @@ def test_partial_world_changes_one_or_two_categories_and_own_recovery_counts_the
             assert len(row) == sum(e.task.category is cat for e in episodes[50:])
     finally:
         del sys.modules[spec.name]
+
+
+def test_policies_option_runs_only_the_named_policies_and_the_oracle(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = importlib.util.spec_from_file_location("learning_benchmark_sel", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        worlds = module.main(["--episodes", "60", "--seeds", "2", "--window", "10",
+                              "--world", "partial", "--store", "none",
+                              "--policies", "thompson-decay"])
+        assert list(worlds["partial"]) == ["thompson-decay", "oracle"]
+        with pytest.raises(SystemExit, match="unknown policies"):
+            module.main(["--episodes", "60", "--seeds", "1", "--policies", "nope"])
+    finally:
+        del sys.modules[spec.name]
+    assert "thompson-v1" not in capsys.readouterr().out
