@@ -10,28 +10,35 @@ Every policy faces the same stream (same tasks, same random draws):
   (``select_strategy(..., decay=None)``);
 - ``greedy-decay`` / ``thompson-decay``: the same policies with the defaults
   (``EvidenceDecay()``: age with a two-day half-life and floor 1.0 since the category's last
-  detected change, similarity boost 0.5, Thompson posteriors of sharpness 2; and
+  detected change, no similarity boost, Thompson posteriors of sharpness 2, after a flag
+  every strategy not tried since it tried once (``retry``); and
   ``ChangeDetection()``: the category's rate test and a CUSUM on each strategy's outcomes);
+- ``thompson-v2``: the second pass's default (a similarity boost of 0.5, no retry:
+  ``EvidenceDecay(similarity_boost=0.5, retry=False)``);
 - ``thompson-v1``: the first weighted policy (issue 18's first pass): the newest 20 episodes
   of each strategy, sharpness 1, and only the category's rate test
-  (``EvidenceDecay(window=20, sharpness=1.0)``, ``ChangeDetection(strategy_drop=None)``);
+  (``EvidenceDecay(window=20, sharpness=1.0, similarity_boost=0.5, retry=False)``,
+  ``ChangeDetection(strategy_drop=None)``);
 - ``thompson-disc``: plain discounted Thompson sampling
   (``EvidenceDecay(floor=0.0, sharpness=1.0)``);
 - ``oracle``: always the hidden best strategy of the moment.
 
 Worlds (``--world``): ``stable``; ``abrupt`` (the best strategy of every category re-drawn
 halfway); ``abrupt3`` (re-drawn at 25%, 50% and 75%); ``gradual`` (success rates slide linearly
-from one world to another between 30% and 70% of the stream). For each it prints success over
+from one world to another between 30% and 70% of the stream); ``partial`` (halfway, one or two
+categories get a new best strategy, the others keep theirs). For each it prints success over
 the last 20% of episodes as a share of the oracle's, and how many episodes after each change
 (for ``gradual``: after the drift ends) a policy needs to get back to 90% of the oracle: the
 first episode from which its success over the next ``--window`` episodes, averaged over the
 seeds, is at least 90% of the oracle's over the same episodes ("-" never, before the next
-change); and how many changes the skill profiles flagged per seed (on ``stable`` every flag is
+change); in brackets the same counted in the affected categories' own episodes (those whose
+best strategy changed; a window of ``--window / 5`` of their episodes, averaged over the
+seeds and affected categories); and how many changes the skill profiles flagged per seed (on ``stable`` every flag is
 a false alarm). Default store: ``InMemoryStore`` with ``HashEmbeddings(64)`` (fast; ``--store
 chroma`` uses ``ChromaStore.ephemeral`` instead; ``--store none`` skips the store and the
 recall, for tuning: the policies see only the skill counts).
 
-    python benchmarks/learning.py                       # 4 worlds x 1000 episodes x 10 seeds
+    python benchmarks/learning.py                       # 5 worlds x 1000 episodes x 10 seeds
     python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.png
 """
 
@@ -75,15 +82,16 @@ DECAY: dict[str, EvidenceDecay | None] = {
     "thompson": None,
     "greedy-decay": EvidenceDecay(),
     "thompson-decay": EvidenceDecay(),
-    "thompson-v1": EvidenceDecay(window=20, sharpness=1.0),
-    "thompson-disc": EvidenceDecay(floor=0.0, sharpness=1.0),
+    "thompson-v2": EvidenceDecay(similarity_boost=0.5, retry=False),
+    "thompson-v1": EvidenceDecay(window=20, sharpness=1.0, similarity_boost=0.5, retry=False),
+    "thompson-disc": EvidenceDecay(floor=0.0, sharpness=1.0, similarity_boost=0.5, retry=False),
 }
 CHANGE: dict[str, ChangeDetection | None] = {
     "thompson-v1": ChangeDetection(strategy_drop=None),
 }
 """Change detection per policy (default: ``ChangeDetection()``)."""
 POLICIES = ("no-memory", *DECAY, "oracle")
-WORLDS = ("stable", "abrupt", "abrupt3", "gradual")
+WORLDS = ("stable", "abrupt", "abrupt3", "gradual", "partial")
 HOUR = 3600.0
 
 _SUBJECTS = ["parser", "cache", "login flow", "billing job", "CSV export", "scheduler",
@@ -132,6 +140,14 @@ class World:
         """Where recovery is measured from: each change (the end of a gradual drift)."""
         return (self.changes[1],) if self.gradual else self.changes
 
+    def affected(self, k: int) -> tuple[TaskCategory, ...]:
+        """The categories whose best strategy differs after the ``k``-th recovery point."""
+        before = self.phases[k] if not self.gradual else self.phases[0]
+        after = self.phases[k + 1] if not self.gradual else self.phases[1]
+        return tuple(c for c in CATEGORIES
+                     if max(before[c], key=lambda s: before[c][s])
+                     != max(after[c], key=lambda s: after[c][s]))
+
 
 @dataclass(frozen=True)
 class SimTask:
@@ -155,6 +171,15 @@ def make_world(kind: str, seed: int, n: int) -> World:
     first = make_rates(random.Random(f"world-{seed}"))
     if kind == "stable":
         return World((first,))
+    if kind == "partial":  # one or two categories get a new best strategy halfway
+        rng = random.Random(f"world-{seed}-partial")
+        later = dict(first)
+        for category in rng.sample(CATEGORIES, rng.choice((1, 2))):
+            old = max(first[category], key=lambda s: first[category][s])
+            best = rng.choice([s for s in STRATEGIES if s != old])
+            later[category] = {s: rng.uniform(0.75, 0.90) if s == best
+                               else rng.uniform(0.20, 0.60) for s in STRATEGIES}
+        return World((first, later), (n // 2,))
     if kind == "gradual":
         later = make_rates(random.Random(f"world-{seed}-1"))
         return World((first, later), (int(n * 0.3), int(n * 0.7)), gradual=True)
@@ -266,40 +291,75 @@ def recovery(
     return None
 
 
+def own_hits(
+    episodes: Sequence[Episode], world: World, start: int, stop: int, k: int
+) -> list[list[float]]:
+    """For each category affected by the ``k``-th change: its own episodes' successes (1/0)
+    from ``start`` to ``stop``, in order."""
+    return [[float(e.outcome is OutcomeStatus.SUCCESS) for e in episodes[start:stop]
+             if e.task.category is category] for category in world.affected(k)]
+
+
+def own_recovery(
+    policy: Sequence[Sequence[float]], oracle: Sequence[Sequence[float]], window: int,
+    target: float = 0.9,
+) -> int | None:
+    """Recovery in the affected categories' own episodes: ``policy[j]`` and ``oracle[j]`` are
+    the successes of one (seed, affected category) pair after a change, own episode by own
+    episode; they are averaged over the pairs (up to the shortest) and passed to
+    :func:`recovery` with ``window`` own episodes."""
+    if not policy:
+        return None
+    length = min(len(row) for row in (*policy, *oracle))
+    mean = [statistics.fmean(row[i] for row in policy) for i in range(length)]
+    best = [statistics.fmean(row[i] for row in oracle) for i in range(length)]
+    return recovery(mean, best, 0, length, window, target)
+
+
 @dataclass
 class WorldResult:
     tails: dict[str, list[float]]
     recoveries: dict[str, list[int | None]]
     flags: dict[str, list[int]]
     curves: dict[str, list[list[LearningSnapshot]]]
+    own: dict[str, list[int | None]]
 
 
 def run_world(kind: str, args: argparse.Namespace) -> WorldResult:
-    tails: dict[str, list[float]] = {p: [] for p in POLICIES}
-    hits: dict[str, list[list[float]]] = {p: [] for p in POLICIES}
-    curves: dict[str, list[list[LearningSnapshot]]] = {p: [] for p in POLICIES}
-    flags: dict[str, list[int]] = {p: [] for p in POLICIES}
+    policies = _selected(args)
+    tails: dict[str, list[float]] = {p: [] for p in policies}
+    hits: dict[str, list[list[float]]] = {p: [] for p in policies}
+    curves: dict[str, list[list[LearningSnapshot]]] = {p: [] for p in policies}
+    flags: dict[str, list[int]] = {p: [] for p in policies}
+    # policy -> change k -> one row of own-episode successes per (seed, affected category)
+    own_rows: dict[str, dict[int, list[list[float]]]] = {p: {} for p in policies}
     points: tuple[int, ...] = ()
     for seed in range(args.seeds):
         world = make_world(kind, seed, args.episodes)
         points = world.recovery_points()
+        stops = (*points[1:], args.episodes)
         stream = make_stream(random.Random(f"stream-{seed}"), args.episodes)
-        for policy in POLICIES:
+        for policy in policies:
             episodes, flagged = run_policy(policy, world, stream, seed=seed,
                                            store_kind=args.store)
             flags[policy].append(flagged)
             tails[policy].append(tail_success(episodes))
             hits[policy].append([float(e.outcome is OutcomeStatus.SUCCESS) for e in episodes])
             curves[policy].append(compute_learning_curve(episodes, window=args.window))
+            for k, (a, b) in enumerate(zip(points, stops, strict=False)):
+                own_rows[policy].setdefault(k, []).extend(own_hits(episodes, world, a, b, k))
     mean_hits = {p: [statistics.fmean(col) for col in zip(*hits[p], strict=True)]
-                 for p in POLICIES}
+                 for p in policies}
     stops = (*points[1:], args.episodes) if points else ()
     recoveries = {
         p: [recovery(mean_hits[p], mean_hits["oracle"], a, b, args.window)
             for a, b in zip(points, stops, strict=True)]
-        for p in POLICIES
+        for p in policies
     }
-    return WorldResult(tails, recoveries, flags, curves)
+    own_window = max(1, args.window // len(CATEGORIES))
+    own = {p: [own_recovery(own_rows[p][k], own_rows["oracle"][k], own_window)
+               for k in range(len(points))] for p in policies}
+    return WorldResult(tails, recoveries, flags, curves, own)
 
 
 def print_world(kind: str, result: WorldResult, args: argparse.Namespace) -> None:
@@ -308,15 +368,17 @@ def print_world(kind: str, result: WorldResult, args: argparse.Namespace) -> Non
     print(f"World {kind!r}: success over the last 20% (episodes {first}-{args.episodes}), "
           f"mean over {args.seeds} seeds; changes flagged per seed (all categories); episodes "
           "to get back to 90% of the oracle:")
-    print(f"{'policy':>15} {'success':>8} {'sd':>6} {'% of oracle':>12} {'flags':>6}  recovery")
-    for policy in POLICIES:
+    print(f"{'policy':>15} {'success':>8} {'sd':>6} {'% of oracle':>12} {'flags':>6}  recovery"
+          f"  (own episodes)")
+    for policy in result.tails:
         tails = result.tails[policy]
         mean = statistics.fmean(tails)
         sd = statistics.stdev(tails) if len(tails) > 1 else 0.0
         rec = " / ".join("-" if r is None else str(r) for r in result.recoveries[policy])
+        own = " / ".join("-" if r is None else str(r) for r in result.own[policy])
         flags = f"{statistics.fmean(result.flags[policy]):.1f}" if policy in DECAY else "-"
         print(f"{policy:>15} {mean:>8.3f} {sd:>6.3f} {100 * mean / oracle:>11.1f}% {flags:>6}  "
-              f"{rec or 'n/a'}")
+              f"{rec or 'n/a'}{f'  ({own})' if own else ''}")
     print()
 
 
@@ -330,6 +392,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
     parser.add_argument("--store", choices=("memory", "chroma", "none"), default="memory",
                         help="none: no store and no recall, the policies see only the skill "
                         "counts (about 10x faster, for tuning; similar tasks get no boost)")
+    parser.add_argument("--policies", default=None,
+                        help="comma-separated policies to run (the oracle always runs)")
     parser.add_argument("--plot", type=Path, default=None,
                         help="save each world's mean curves to this path, suffixed by world")
     args = parser.parse_args(argv)
@@ -357,11 +421,21 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
             from langgraph_episodic.episodic import plot_learning_curve
 
             path = args.plot.with_name(f"{args.plot.stem}-{kind}{args.plot.suffix}")
-            mean_curves = {p: _mean_curve(result.curves[p]) for p in POLICIES}
+            mean_curves = {p: _mean_curve(result.curves[p]) for p in result.curves}
             plot_learning_curve(mean_curves, title=f"Simulated task stream, {kind}", path=path)
             print(f"curves saved to {path}\n")
     print(f"(ran in {time.perf_counter() - started:.1f} s)")
     return out
+
+
+def _selected(args: argparse.Namespace) -> tuple[str, ...]:
+    if not getattr(args, "policies", None):
+        return POLICIES
+    names = [p.strip() for p in args.policies.split(",") if p.strip()]
+    unknown = [p for p in names if p not in POLICIES]
+    if unknown:
+        raise SystemExit(f"unknown policies {unknown}; choose from {', '.join(POLICIES)}")
+    return (*[p for p in POLICIES if p in names and p != "oracle"], "oracle")
 
 
 def _mean_curve(runs: list[list[LearningSnapshot]]) -> list[LearningSnapshot]:

@@ -168,8 +168,8 @@ print("weak categories (< 50%):", [c.value for c in identify_weak_skills(profile
 #
 # Both weigh each past episode (`EvidenceDecay`): by age with the replay priority's decay
 # (half-life two days; since the category's last detected change the floor 1.0 keeps
-# evidence at full weight, before it evidence fades), and up to 1.5 times for episodes
-# recalled as similar to the task. `choice.evidence` says which episodes counted, with what
+# evidence at full weight, before it evidence fades), and, with `similarity_boost` (off by
+# default), more for episodes recalled as similar to the task. `choice.evidence` says which episodes counted, with what
 # weight; `decay=None` counts every episode once.
 
 # %%
@@ -239,7 +239,13 @@ assert curves["thompson"][-1].rolling_success_rate > curves["no memory"][-1].rol
 # exploited did clearly worse than its own record (a CUSUM on its outcomes; the profile names
 # it in `changed_strategy`). Evidence from before the flag then fades with the half-life, so the
 # Thompson policy explores again there; its posteriors count each weighted outcome twice
-# (`sharpness=2`), so it settles on the new best strategy after fewer tries.
+# (`sharpness=2`), so it settles on the new best strategy after fewer tries. The profile also
+# estimates when the change began (`change_started`: where the CUSUM last left zero). Opt-in
+# settings act after a flag: `EvidenceDecay(forget=True, backdate=True)` and
+# `ChangeDetection(alert=0.5)`; on the benchmark they shorten the re-learning after a change
+# that hits every category, at a cost on a stable stream (docs/benchmarks.md, "Third pass").
+# After a flag the Thompson policy first tries once each strategy not tried since the change
+# (`retry=True`, the default), the flagged one last.
 
 # %%
 from langgraph_episodic import EvidenceDecay
@@ -276,14 +282,19 @@ weighted, drift_memory = play_drift(EvidenceDecay())
 print(f"success over episodes 241-360: every episode once {last_third(counted_once):.0%}, weighted {last_third(weighted):.0%}")
 for category, profile in sorted(drift_memory.skill_profiles().items(), key=lambda kv: kv[0].value):
     when = "-" if profile.changed_at is None else f"episode {int((profile.changed_at - NOW) / HOUR)}"
+    began = "" if profile.change_started is None else f", began about episode {int((profile.change_started - NOW) / HOUR)}"
     why = f" ({profile.changed_strategy} dropped)" if profile.changed_strategy else ""
-    print(f"{category.value:<12} change flagged at {when}{why}, recent success {profile.recent_success_rate:.0%}")
+    print(f"{category.value:<12} change flagged at {when}{why}{began}, recent success {profile.recent_success_rate:.0%}")
 plot_learning_curve({"every episode once": compute_learning_curve(counted_once, window=25),
                      "weighted (default)": compute_learning_curve(weighted, window=25)},
                     title="Best strategy changes at episode 120 (simulated)")
 
 # %%
 assert last_third(weighted) > last_third(counted_once)
+flagged = [p for p in drift_memory.skill_profiles().values() if p.changed_at is not None]
+assert flagged
+for p in flagged:  # the estimated start of a change comes at or before its flag
+    assert p.change_started is not None and p.changed_at is not None and p.change_started <= p.changed_at
 store.close()
 
 # %% [markdown]

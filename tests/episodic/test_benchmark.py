@@ -32,7 +32,7 @@ def test_learning_benchmark_prints_its_table(capsys: pytest.CaptureFixture[str])
                    "thompson-v1", "thompson-disc", "oracle"):
         assert policy in out
         assert len(tails[policy]) == 2 and all(0.0 <= t <= 1.0 for t in tails[policy])
-    assert re.search(r"oracle .* 100\.0% +-  0 / 0 / 0", out)  # its own reference, each change
+    assert re.search(r"oracle .* 100\.0% +-  0 / 0 / 0  \(0 / 0 / 0\)", out)  # itself, each change
 
 
 def test_learning_benchmark_without_a_store_plays_the_same_policies(
@@ -74,3 +74,57 @@ def test_recovery_counts_episodes_until_the_window_reaches_the_target() -> None:
         assert world.rates(end, cat) == new and world.recovery_points() == (end,)
     finally:
         del sys.modules[spec.name]
+
+
+def test_partial_world_changes_one_or_two_categories_and_own_recovery_counts_their_episodes(
+) -> None:
+    spec = importlib.util.spec_from_file_location("learning_benchmark_p", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        for seed in range(10):
+            world = module.make_world("partial", seed, 200)
+            affected = world.affected(0)
+            assert 1 <= len(affected) <= 2
+            for cat in module.CATEGORIES:
+                same = world.phases[0][cat] == world.phases[1][cat]
+                assert same == (cat not in affected)  # the others keep their rates
+                assert (world.best(99, cat) != world.best(100, cat)) == (cat in affected)
+        # Own-episode recovery: rows are averaged position by position (up to the shortest).
+        policy = [[0.0, 0.0, 1.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]]
+        oracle = [[1.0] * 5, [1.0] * 4]
+        # means 0, 0.5, 1, 1 over the shortest row: windows of 2 reach 90% from index 2
+        assert module.own_recovery(policy, oracle, 2) == 2
+        assert module.own_recovery(policy, oracle, 2, target=0.75) == 1
+        assert module.own_recovery([], [], 2) is None
+        world = module.make_world("abrupt", 0, 100)
+        episodes, _ = module.run_policy("oracle", world, module.make_stream(
+            __import__("random").Random(0), 100), seed=0, store_kind="none")
+        rows = module.own_hits(episodes, world, 50, 100, 0)
+        assert len(rows) == len(world.affected(0))
+        for row, cat in zip(rows, world.affected(0), strict=True):
+            assert len(row) == sum(e.task.category is cat for e in episodes[50:])
+    finally:
+        del sys.modules[spec.name]
+
+
+def test_policies_option_runs_only_the_named_policies_and_the_oracle(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = importlib.util.spec_from_file_location("learning_benchmark_sel", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        worlds = module.main(["--episodes", "60", "--seeds", "2", "--window", "10",
+                              "--world", "partial", "--store", "none",
+                              "--policies", "thompson-decay"])
+        assert list(worlds["partial"]) == ["thompson-decay", "oracle"]
+        with pytest.raises(SystemExit, match="unknown policies"):
+            module.main(["--episodes", "60", "--seeds", "1", "--policies", "nope"])
+    finally:
+        del sys.modules[spec.name]
+    assert "thompson-v1" not in capsys.readouterr().out

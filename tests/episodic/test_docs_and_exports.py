@@ -10,7 +10,8 @@ import pytest
 import langgraph_episodic
 import langgraph_episodic.episodic as episodic
 
-MODULES = ["records", "similarity", "priority", "memory", "replay", "skills", "strategy",
+MODULES = ["records", "similarity", "priority", "memory", "replay", "skills", "change",
+           "evidence", "policies", "strategy",
            "learning", "plot"]
 
 

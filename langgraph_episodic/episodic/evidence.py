@@ -1,0 +1,211 @@
+"""Evidence weighting: how much each past episode counts when a policy picks a strategy.
+
+Each past episode counts with the weight
+
+    decay_factor(its timestamp, now, half_life, floor=f) * (1 + similarity_boost * similarity)
+
+where ``decay_factor`` is the replay priority's decay, ``similarity`` (clipped to [0, 1]) is
+the recall score of an episode recalled as similar to the task (0 for the others), and ``f`` is
+``floor`` for evidence since the category's last detected change (see :mod:`.change`) and
+``keep`` before it. With the defaults (``floor=1.0``, ``keep=0.0``) a stable world is learnt
+from its whole history at full weight; when the skill profile flags a change, what came before
+fades with the half-life (or, with ``forget=True``, counts ``keep`` at once), the Thompson
+posteriors there widen back towards the prior and the policy explores again.
+
+>>> decay = EvidenceDecay()
+>>> decay.weight(0.0, 3600.0)  # no change flagged: full weight at any age
+1.0
+>>> round(decay.weight(0.0, 2 * 86400.0, changed_at=3600.0), 3)  # before a change: fades
+0.5
+>>> EvidenceDecay(forget=True).weight(0.0, 2 * 86400.0, changed_at=3600.0)
+0.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .priority import PrioritizedResult
+from .records import TaskCategory, TaskDescription, outcome_score
+from .similarity import decay_factor
+from .skills import STRATEGY_HALF_LIFE, SkillProfile
+
+__all__ = [
+    "DEFAULT_DECAY",
+    "EVIDENCE_SHOWN",
+    "EvidenceDecay",
+    "EvidenceWeight",
+    "StrategyEvidence",
+    "change_time",
+    "heaviest",
+    "listing",
+    "weigh_evidence",
+]
+
+EVIDENCE_SHOWN = 10
+"""How many weighted episodes a :class:`StrategyChoice` lists (the heaviest)."""
+
+
+@dataclass(frozen=True)
+class EvidenceDecay:
+    """How past episodes are weighted by age and similarity (see the module docstring).
+
+    ``half_life`` in seconds (default two days); ``floor`` in [0, 1] is the lowest weight of
+    evidence since the category's last detected change (1.0: it never fades; 0.0: plain
+    discounting) and ``keep`` in [0, floor] that of evidence before it (0.0: it fades away);
+    ``similarity_boost`` >= 0 adds weight to episodes recalled as similar; ``window`` keeps
+    only the newest ``window`` episodes of each strategy (sliding-window Thompson sampling per
+    strategy; ``None``, the default: all of them); ``sharpness`` > 0 multiplies the weighted
+    counts in the Thompson posteriors (2.0: each outcome counts twice, so the policy explores
+    less). After a detected change: ``forget`` gives the evidence before it the weight
+    ``keep`` at once instead of letting it fade; ``backdate`` moves the change back to its
+    estimated start (:attr:`SkillProfile.change_started`), so the failures that revealed it
+    count as evidence after it; ``retry`` (on by default) has Thompson sampling try every
+    strategy not tried since the change before sampling (the strategy whose drop was flagged
+    last). ``similarity_boost`` is 0 by default: in the benchmark the boosted episodes, ranked
+    by the recall's priority, favoured whichever strategy was in favour.
+    docs/benchmarks.md, "Learning", says why these defaults.
+    """
+
+    half_life: float = STRATEGY_HALF_LIFE
+    floor: float = 1.0
+    similarity_boost: float = 0.0
+    window: int | None = None
+    sharpness: float = 2.0
+    keep: float = 0.0
+    forget: bool = False
+    backdate: bool = False
+    retry: bool = True
+
+    def __post_init__(self) -> None:
+        if self.window is not None and (isinstance(self.window, bool) or self.window < 1):
+            raise ValueError(
+                f"EvidenceDecay.window must be a positive number of episodes or None; got "
+                f"{self.window!r}."
+            )
+        if not (self.half_life > 0 and math.isfinite(self.half_life)):
+            raise ValueError(
+                f"EvidenceDecay.half_life must be a positive number of seconds; got "
+                f"{self.half_life!r}."
+            )
+        if not 0.0 <= self.floor <= 1.0:
+            raise ValueError(f"EvidenceDecay.floor must be in [0, 1]; got {self.floor!r}.")
+        if not 0.0 <= self.keep <= self.floor:
+            raise ValueError(
+                f"EvidenceDecay.keep must be in [0, floor]; got {self.keep!r} (floor "
+                f"{self.floor!r})."
+            )
+        if not (self.sharpness > 0 and math.isfinite(self.sharpness)):
+            raise ValueError(
+                f"EvidenceDecay.sharpness must be a positive number; got {self.sharpness!r}."
+            )
+        if not (self.similarity_boost >= 0 and math.isfinite(self.similarity_boost)):
+            raise ValueError(
+                f"EvidenceDecay.similarity_boost must be >= 0; got {self.similarity_boost!r}."
+            )
+
+    def weight(
+        self,
+        timestamp: float,
+        now: float,
+        *,
+        changed_at: float | None = None,
+        similarity: float = 0.0,
+    ) -> float:
+        """The weight of one episode at ``now`` (see the module docstring)."""
+        since_change = changed_at is None or timestamp >= changed_at
+        if self.forget and not since_change:
+            age_weight = self.keep
+        else:
+            age_weight = decay_factor(
+                timestamp, now, self.half_life, floor=self.floor if since_change else self.keep
+            )
+        sim = min(1.0, max(0.0, similarity)) if math.isfinite(similarity) else 0.0
+        return age_weight * (1.0 + self.similarity_boost * sim)
+
+
+DEFAULT_DECAY = EvidenceDecay()
+
+
+@dataclass(frozen=True)
+class EvidenceWeight:
+    """One past episode as a policy counted it: its strategy, score (1 / 0.5 / 0) and weight."""
+
+    episode_id: str
+    strategy: str
+    score: float
+    weight: float
+
+
+@dataclass(frozen=True)
+class StrategyEvidence:
+    """What a policy looks at: recalled similar episodes and the task category's profile.
+
+    With ``decay`` set, episodes are weighted at ``current_time`` (default: the newest
+    evidence's time); without it every episode counts once.
+    """
+
+    similar: tuple[PrioritizedResult, ...] = ()
+    profile: SkillProfile | None = None
+    decay: EvidenceDecay | None = None
+    current_time: float | None = None
+
+
+def change_time(profile: SkillProfile | None, decay: EvidenceDecay) -> float | None:
+    """Where evidence after the category's last detected change begins, or None."""
+    if profile is None or profile.changed_at is None:
+        return None
+    if decay.backdate and profile.change_started is not None:
+        return profile.change_started
+    return profile.changed_at
+
+
+def weigh_evidence(
+    task: TaskDescription, evidence: StrategyEvidence, pool: Mapping[str, str], *,
+    similar_only: bool,
+) -> list[EvidenceWeight]:
+    """Weigh the evidence: the category's episodes (or, for an unknown category or when
+    ``similar_only``, the recalled similar ones), each with :meth:`EvidenceDecay.weight`."""
+    decay = evidence.decay
+    assert decay is not None
+    profile = evidence.profile
+    changed_at = change_time(profile, decay)
+    sims = {r.episode.episode_id: r.similarity for r in evidence.similar}
+    rows: list[tuple[str, float, str, float]] = []  # id, timestamp, strategy, score
+    if similar_only or task.category is TaskCategory.UNKNOWN or profile is None:
+        rows = [(r.episode.episode_id, r.episode.timestamp, r.episode.strategy_used,
+                 outcome_score(r.episode.outcome)) for r in evidence.similar]
+    else:
+        rows = [(r.episode_id, r.timestamp, r.strategy, r.score) for r in profile.records]
+    if not rows:
+        return []
+    if decay.window is not None:
+        kept: Counter[str] = Counter()
+        newest_first = sorted(rows, key=lambda row: row[1], reverse=True)
+        rows = []
+        for row in newest_first:
+            kept[row[2]] += 1
+            if kept[row[2]] <= decay.window:
+                rows.append(row)
+    now = evidence.current_time
+    if now is None:
+        now = max(row[1] for row in rows)
+    return [
+        EvidenceWeight(episode_id, strategy, score, decay.weight(
+            timestamp, now, changed_at=changed_at, similarity=sims.get(episode_id, 0.0)))
+        for episode_id, timestamp, strategy, score in rows
+        if strategy in pool
+    ]
+
+
+def heaviest(weights: list[EvidenceWeight], strategy: str) -> tuple[EvidenceWeight, ...]:
+    mine = sorted((w for w in weights if w.strategy == strategy),
+                  key=lambda w: (-w.weight, w.episode_id))
+    return tuple(mine[:EVIDENCE_SHOWN])
+
+
+def listing(shown: tuple[EvidenceWeight, ...]) -> str:
+    return ", ".join(f"{w.episode_id} {w.weight:.2f}" for w in shown[:5])
