@@ -7,16 +7,87 @@ client's batch limit and paged where Chroma needs it. The in-process state lives
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from . import layout
+
+_log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 PAGE = 2000
 """Records per paged read. One read of 100k records fails with "too many SQL variables"; pages
 of 5,000 left 59 MiB more resident after loading 10k texts than pages of 2,000 (0.88 s either
 way), and pages of 1,000 took 1.2 s."""
+
+INDEX_RACES = ("Error finding id", "Error getting embedding")
+"""What Chroma (1.5, embedded and ``chroma run`` alike) raises, as an ``InternalError``, when a
+read that touches its vector index runs while a delete is being applied: a read with
+embeddings takes the matching ids from the metadata table, then asks the HNSW index for each
+one's vector (by its label: "Error finding id"; then by its slot: "Error getting embedding"),
+and the delete has reached one of the two but not yet the other. Measured with raw chromadb
+(two threads upserting and deleting, two reading with embeddings): 3-12 such errors in 4-20 s;
+none without deletes. The same read a moment later succeeds.
+
+A sibling race raises nothing: a read with embeddings that runs while the *first* vectors of a
+collection are written can return their ids without their embeddings (Chroma learns the
+collection's dimension from that first write; measured: 8 of 40 fresh collections read by a
+thread during their first upsert). :func:`index_read` treats such a torn answer the same way."""
+
+INDEX_RACE_DELAYS = (0.005, 0.02, 0.05, 0.1, 0.25, 0.5)
+"""Pauses before each new attempt of a read that met :data:`INDEX_RACES` (about 0.9 s in all)."""
+
+
+class IndexReadError(RuntimeError):
+    """A read of Chroma's vector index kept meeting :data:`INDEX_RACES` or torn answers."""
+
+
+class TornRead(Exception):
+    """Chroma returned records without the embeddings that were asked for."""
+
+
+def index_read(call: Callable[[], _T], what: str) -> _T:
+    """``call()``, attempted again after a short pause while Chroma reports the transient
+    metadata/vector-index race of :data:`INDEX_RACES` or ``call`` raises :class:`TornRead`. Any
+    other error propagates at once. When every attempt fails the race is not transient: the
+    collection's vector index has lost records its metadata still lists, and the error says how
+    to rebuild it."""
+    from chromadb.errors import InternalError
+
+    for delay in (*INDEX_RACE_DELAYS, None):
+        try:
+            return call()
+        except (InternalError, TornRead) as exc:
+            if isinstance(exc, InternalError) and not any(r in str(exc) for r in INDEX_RACES):
+                raise
+            if delay is None:
+                raise IndexReadError(
+                    f"Chroma's vector index and its metadata disagree while reading {what}, "
+                    f"{len(INDEX_RACE_DELAYS) + 1} attempts over about "
+                    f"{sum(INDEX_RACE_DELAYS):.1f} s ({exc}). Concurrent writes cause this "
+                    "briefly; if it lasts, Chroma's index has lost records its metadata still "
+                    "lists: `langgraph-episodic export` the store and `import` the file into a "
+                    "new collection, which embeds every item again."
+                ) from exc
+            _log.debug("Chroma index race while reading %s; retrying in %.3f s", what, delay)
+            time.sleep(delay)
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def get_whole(collection: Any, **kwargs: Any) -> Any:
+    """``collection.get(**kwargs)``, raising :class:`TornRead` when embeddings were asked for
+    and some records came without them."""
+    got = collection.get(**kwargs)
+    if "embeddings" in kwargs.get("include", ()):
+        embs = got.get("embeddings")
+        if len(got["ids"]) != (0 if embs is None else len(embs)):
+            n = 0 if embs is None else len(embs)
+            raise TornRead(f"{len(got['ids'])} records came with {n} embeddings")
+    return got
 
 
 @dataclass(frozen=True)
@@ -175,7 +246,13 @@ class Gateway:
         include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
         out: list[VectorRow] = []
         while True:
-            got = self.vectors.get(where=where, include=include, limit=PAGE, offset=len(out))
+            got = index_read(
+                partial(
+                    get_whole, self.vectors, where=where, include=include, limit=PAGE,
+                    offset=len(out),
+                ),
+                "vector records",
+            )
             embs = got.get("embeddings")
             for n, (vid, doc, meta) in enumerate(
                 zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=True)
@@ -195,7 +272,10 @@ class Gateway:
         """The vector records of one namespace, in one read (no metadata: the namespace is
         known; one user's namespace fits one read)."""
         include = ["documents", *(["embeddings"] if embeddings else [])]
-        got = self.vectors.get(where={"_ns": layout.ns_str(ns)}, include=include)
+        got = index_read(
+            partial(get_whole, self.vectors, where={"_ns": layout.ns_str(ns)}, include=include),
+            f"the vectors of namespace {ns}",
+        )
         embs = got.get("embeddings") if embeddings else None
         return [
             VectorRow(vid, ns, doc or "", embs[n] if embs is not None else None)
@@ -204,7 +284,13 @@ class Gateway:
 
     def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
         """(vector id, embedding) of every vector record of the given items."""
-        got = self.vectors.get(where={"_item": {"$in": list(iids)}}, include=["embeddings"])
+        got = index_read(
+            partial(
+                get_whole, self.vectors, where={"_item": {"$in": list(iids)}},
+                include=["embeddings"],
+            ),
+            "the vectors of items",
+        )
         embs = got["embeddings"] if got["embeddings"] is not None else []
         return list(zip(got["ids"], embs, strict=True))
 
@@ -212,8 +298,15 @@ class Gateway:
         self, qvec: Any, depth: int, where: dict[str, Any] | None
     ) -> list[tuple[str, float]]:
         """(vector id, distance) of the ``depth`` nearest vector records matching ``where``."""
-        got = self.vectors.query(
-            query_embeddings=[qvec], n_results=depth, where=where, include=["distances"]
+        got = index_read(
+            partial(
+                self.vectors.query,
+                query_embeddings=[qvec],
+                n_results=depth,
+                where=where,
+                include=["distances"],
+            ),
+            "the nearest vectors",
         )
         ids = got["ids"][0] if got["ids"] else []
         dists = got["distances"][0] if got["distances"] else []

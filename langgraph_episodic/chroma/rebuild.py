@@ -31,10 +31,11 @@ import sqlite3
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .gateway import Gateway
+from .gateway import Gateway, get_whole, index_read
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -181,7 +182,10 @@ def copy_records(old: Any, new: Any, ids: Sequence[str], max_batch: int) -> None
     page = max(1, min(COPY_PAGE, max_batch))
     for first in range(0, len(ids), page):
         wanted = list(ids[first : first + page])
-        got = old.get(ids=wanted, include=["embeddings", "metadatas", "documents"])
+        got = index_read(
+            partial(get_whole, old, ids=wanted, include=["embeddings", "metadatas", "documents"]),
+            f"records of {old.name} to copy",
+        )
         if got["ids"]:
             docs = got["documents"]
             new.upsert(
