@@ -16,6 +16,7 @@ _EXPORTS: dict[str, str] = {
     # --- store (issue 2) ---
     "ChromaStore": ".chroma.store",
     "FolderInUseError": ".chroma.folder_lock",  # issue 13
+    "IndexReadError": ".chroma.gateway",
     "VerifyReport": ".chroma.verify",  # issue 13
     "default_embeddings": ".embeddings",
     "simple_hash_embedding": ".embeddings",
@@ -169,6 +170,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     # literal they can read). The names are those of ``_EXPORTS``; a test keeps them equal.
     from ._config import MissingConfigError as MissingConfigError
     from .chroma.folder_lock import FolderInUseError as FolderInUseError
+    from .chroma.gateway import IndexReadError as IndexReadError
     from .chroma.store import ChromaStore as ChromaStore
     from .chroma.verify import VerifyReport as VerifyReport
     from .embeddings import HashEmbeddings as HashEmbeddings
