@@ -71,8 +71,8 @@ out = {}
 for kind, query in (("vectors", HashEmbeddings(64).embed_query("bob fact 7")), ("items", [0.5])):
     col = s.collections[kind]
     q = col.query(query_embeddings=[query], n_results=20, include=["distances"])
-    got = col.get(ids=q["ids"][0][:5], include=["embeddings"])
-    out[kind] = {"ids": q["ids"][0], "distances": q["distances"][0],
+    got = col.get(include=["embeddings"])
+    out[kind] = {"nearest": dict(zip(q["ids"][0], q["distances"][0])),
                  "embeddings": {i: [float(x) for x in e]
                                 for i, e in zip(got["ids"], got["embeddings"])}}
 out.update(bob=len(s.search(("memories", "bob"), limit=10_000)),
@@ -111,18 +111,27 @@ def test_a_flushed_index_is_rebuilt_and_no_byte_of_the_user_is_left(tmp_path: Pa
     again = forget_user(ALICE, store=store)
     assert again.deleted == () and again.purged and "rebuilt" not in again.purges[0].detail
 
-    # A fresh process reads exactly what this one reads (the zeroed bytes are never read).
+    # A fresh process reads exactly what this one reads (the zeroed bytes are never read): every
+    # record's embedding, and the same distance for each record both nearest-20 answers hold.
+    # The two answers need not hold the same records: a top-20 query is approximate, and a fresh
+    # process rebuilds the unflushed tail of the index with other random levels (a test that
+    # compared the lists failed once in about 30 runs under load).
     here: dict[str, Any] = {}
     for kind, query in (("vectors", HashEmbeddings(DIMS).embed_query("bob fact 7")), ("items", [0.5])):
         col = store.collections[kind]
         q = col.query(query_embeddings=[query], n_results=20, include=["distances"])
-        got = col.get(ids=q["ids"][0][:5], include=["embeddings"])
-        here[kind] = {"ids": q["ids"][0], "distances": q["distances"][0],
+        got = col.get(include=["embeddings"])
+        here[kind] = {"nearest": dict(zip(q["ids"][0], q["distances"][0], strict=True)),
                       "embeddings": {i: [float(x) for x in e]
                                      for i, e in zip(got["ids"], got["embeddings"], strict=True)}}  # fmt: skip
     store.close()
     fresh = json.loads(run_python(QUERY_IN_FRESH_PROCESS, str(folder), ALICE))
-    assert {kind: fresh[kind] for kind in here} == here
+    for kind, ours in here.items():
+        assert fresh[kind]["embeddings"] == ours["embeddings"], kind
+        assert len(ours["embeddings"]) >= FLUSH, kind
+        common = ours["nearest"].keys() & fresh[kind]["nearest"].keys()
+        assert len(common) >= 10, (kind, ours["nearest"], fresh[kind]["nearest"])
+        assert {i: fresh[kind]["nearest"][i] for i in common} == {i: ours["nearest"][i] for i in common}
     assert (fresh["bob"], fresh["alice"], fresh["top"], fresh["ok"]) == (FLUSH, 0, "b7", True)
 
     # The next flushes (another 1,100 writes, by a restarted process) bring nothing back.
