@@ -36,6 +36,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -402,7 +403,8 @@ class ChromaStore(BaseStore):
                 if gop.refresh_ttl and ttl is not None:
                     refresh[rid] = (gop.namespace, now + ttl * 60.0)
         for i, sop in plan.searches:
-            hits = self._search(sop, query_vectors.get(sop.query or ""), now)
+            qvec = query_vectors.get(sop.query or "")
+            hits = search.settled(b, partial(self._search, sop, qvec, now))
             results[i] = [h.item for h in hits]
             for h in hits:
                 if sop.refresh_ttl and h.ttl is not None:
