@@ -21,12 +21,14 @@ way), and pages of 1,000 took 1.2 s."""
 
 @dataclass(frozen=True)
 class VectorRow:
-    """One vector record as read back: its id, namespace, text and (if asked) embedding."""
+    """One vector record as read back: its id, namespace, text, (if asked) embedding, and
+    the field path of its text."""
 
     vid: str
     namespace: tuple[str, ...]
     text: str
     embedding: Any
+    path: str = ""
 
 
 @dataclass(frozen=True)
@@ -186,20 +188,30 @@ class Gateway:
                         layout.ns_from_str(str(meta["_ns"])),
                         doc or "",
                         embs[n] if embs is not None else None,
+                        str(meta.get("_path") or ""),
                     )
                 )
             if len(got["ids"]) < PAGE:
                 return out
 
     def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
-        """The vector records of one namespace, in one read (no metadata: the namespace is
-        known; one user's namespace fits one read)."""
-        include = ["documents", *(["embeddings"] if embeddings else [])]
+        """The vector records of one namespace, in one read (one user's namespace fits one
+        read)."""
+        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
         got = self.vectors.get(where={"_ns": layout.ns_str(ns)}, include=include)
         embs = got.get("embeddings") if embeddings else None
+        metas = got.get("metadatas") or [None] * len(got["ids"])
         return [
-            VectorRow(vid, ns, doc or "", embs[n] if embs is not None else None)
-            for n, (vid, doc) in enumerate(zip(got["ids"], got["documents"] or [], strict=True))
+            VectorRow(
+                vid,
+                ns,
+                doc or "",
+                embs[n] if embs is not None else None,
+                str((meta or {}).get("_path") or ""),
+            )
+            for n, (vid, doc, meta) in enumerate(
+                zip(got["ids"], got["documents"] or [], metas, strict=True)
+            )
         ]
 
     def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
