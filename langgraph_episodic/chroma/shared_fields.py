@@ -34,6 +34,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from langgraph.store.base import SearchOp
@@ -138,19 +139,16 @@ class FieldView:
     def __init__(self, shards: list[_Shard]) -> None:
         self._shards = shards
 
-    def neighbours(self, doc_id: str, primary: str) -> tuple[list[list[str]], int]:
-        """The memories sharing each of ``doc_id``'s values outside the field ``primary``
-        (one list per value held by at most :data:`MAX_GROUP` memories, ``doc_id`` left
-        out), and how many such values it has in all."""
+    def neighbours(self, doc_id: str, primary: str) -> tuple[list[Mapping[str, None]], int]:
+        """The memories sharing each of ``doc_id``'s values outside the field ``primary`` (one
+        group per value held by at most :data:`MAX_GROUP` memories; ``doc_id`` is in each),
+        and how many such values it has in all. Read-only: the groups are the shard's own."""
         for shard in self._shards:
             keys = shard.keys.get(doc_id)
             if keys is None:
                 continue
-            own = [key for key in keys if key[0] != primary]
-            groups = [shard.groups[key] for key in own]
-            return [
-                [d for d in group if d != doc_id] for group in groups if len(group) <= MAX_GROUP
-            ], len(own)
+            groups = [shard.groups[key] for key in keys if key[0] != primary]
+            return [group for group in groups if len(group) <= MAX_GROUP], len(groups)
         return [], 0
 
 
@@ -256,7 +254,7 @@ def shares(
         part = score / total / n_values
         for group in groups:
             for other in group:
-                if among is None or other in among:
+                if other != doc_id and (among is None or other in among):
                     out[other] = out.get(other, 0.0) + part
     return {doc_id: min(1.0, share) for doc_id, share in out.items()}
 
@@ -329,8 +327,4 @@ def lift(
         first = scored[doc_id]
         if first < best:
             scored[doc_id] = first + w * share * (best - first)
-    return sorted(scored.items(), key=_negative_score)
-
-
-def _negative_score(pair: tuple[str, float]) -> float:
-    return -pair[1]
+    return sorted(scored.items(), key=itemgetter(1), reverse=True)  # stable: ties keep order
