@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -229,7 +229,7 @@ def shares(
     sources: Sequence[tuple[str, float]],
     view: FieldView,
     primary: str,
-    among: Container[str] | None = None,
+    among: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:
     """Each memory's ``share`` of the ``(doc_id, score)`` best hits' context values (see the
     module docstring); memories sharing nothing, or not ``among`` the given ones, are left out.
@@ -253,8 +253,8 @@ def shares(
             continue
         part = score / total / n_values
         for group in groups:
-            for other in group:
-                if other != doc_id and (among is None or other in among):
+            for other in group.keys() & among.keys() if among is not None else group:
+                if other != doc_id:
                     out[other] = out.get(other, 0.0) + part
     return {doc_id: min(1.0, share) for doc_id, share in out.items()}
 
