@@ -4,8 +4,9 @@ indexed field, candidates sharing a secondary field's exact value with the best 
 Pinned: the lift never lowers a score and never reaches the best hit's (R@1 and a floor keep
 their meaning), only acts with more than one field, ignores filtered-out and expired memories,
 and the map behind it (:class:`FieldIndex`) stays equal to the stored memories after puts,
-updates, deletes, TTL sweeps, restarts and ``forget_user`` (no forgotten value stays), also
-while readers and writers race (threads behind a barrier, ``sys.setswitchinterval(1e-6)``)."""
+updates, deletes, TTL sweeps, restarts and ``forget_user`` (no forgotten value stays; random
+sequences by hypothesis too), also while readers and writers race (threads behind a barrier,
+``sys.setswitchinterval(1e-6)``, a write landing while a search loads the shards)."""
 
 from __future__ import annotations
 
@@ -409,3 +410,50 @@ def test_lift_rejects_a_weight_of_one() -> None:
     index = FieldIndex()
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
         lift([("a", 0.5)], [("a", 0.5)], index.snapshot([("u",)]), "text", 1.0)
+
+
+_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "put", "delete", "sweep"]),
+        st.sampled_from(["k1", "k2", "k3", "k4"]),
+        st.sampled_from(["Mon", "Tue", "mon ", None]),
+        st.booleans(),  # short-lived (a put) / a search first (loads the shards)
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(ops=_OPS)
+def test_the_map_equals_the_stored_memories_after_any_writes(ops: list[Any]) -> None:
+    """Random puts (with and without the secondary field, some short-lived), deletes, sweeps
+    and searches: the map of a loaded namespace always equals one built from what is stored."""
+    from langgraph_episodic.chroma.store import ChromaStore
+
+    store = ChromaStore.ephemeral(index=INDEX, ttl={"default_ttl": 600.0})
+    clock = [1_000_000.0]
+    store._now = lambda: clock[0]
+    memories: dict[str, dict[str, str]] = {}
+    expires: dict[str, float] = {}
+    try:
+        for action, key, day, flag in ops:
+            if action == "put":
+                value = {"text": f"note {key}"}
+                if day is not None:
+                    value["time"] = day
+                store.put(NS, key, value, ttl=1.0 if flag else None)
+                memories[key] = value
+                expires[key] = clock[0] + 60.0 if flag else float("inf")
+            elif action == "delete":
+                store.delete(NS, key)
+                memories.pop(key, None)
+            else:
+                clock[0] += 120.0
+                store.sweep_ttl()
+                memories = {k: v for k, v in memories.items() if expires[k] > clock[0]}
+            if flag or action == "sweep":
+                store.search(NS, query="note")
+            if store._backend.state.lexical.has_namespace(NS):
+                assert _groups(store) == _expected(memories)
+    finally:
+        store.close()
