@@ -340,7 +340,8 @@ class StoreState:
                     self.lexical.upsert(ns, key, "\n".join(text for _, text, _ in rows))
                     paths = change.paths.get(iid, ())
                     if len(paths) == len(rows):
-                        self.fields.upsert(ns, key, zip(paths, [t for _, t, _ in rows], strict=True))
+                        texts = [text for _, text, _ in rows]
+                        self.fields.upsert(ns, key, zip(paths, texts, strict=True))
             self.lexical_versions[ns] = version
         listing = self._listings.get(ns)
         if listing is not None:
