@@ -20,22 +20,25 @@ from _locomo_data import Conversation, format_table
 
 PUT_BATCH = 64
 
-STORES: tuple[tuple[str, list[str], str, bool], ...] = (
-    ("dense", ["text"], "dense", False),
-    ("hybrid", ["text"], "hybrid", False),
-    ("hybrid+feedback", ["text"], "hybrid", True),
-    ("dated dense", ["text", "time"], "dense", False),
-    ("dated hybrid", ["text", "time"], "hybrid", False),
-    ("dated hybrid+feedback", ["text", "time"], "hybrid", True),
+STORES: tuple[tuple[str, list[str], str, bool, bool], ...] = (
+    ("dense", ["text"], "dense", False, True),
+    ("hybrid", ["text"], "hybrid", False, True),
+    ("hybrid+feedback", ["text"], "hybrid", True, True),
+    ("dated dense", ["text", "time"], "dense", False, True),
+    ("dated hybrid", ["text", "time"], "hybrid", False, True),
+    ("dated hybrid, no lift", ["text", "time"], "hybrid", False, False),
+    ("dated hybrid+feedback, no lift", ["text", "time"], "hybrid", True, False),
 )
-"""(label, indexed fields, search mode, feedback) of each store; "dated" = the session date
-indexed too (``fields=["text", "time"]``)."""
+"""(label, indexed fields, search mode, feedback, field_lift) of each store; "dated" = the
+session date indexed too (``fields=["text", "time"]``), where the shared-field lift (on by
+default) acts."""
 
 RATIOS: tuple[tuple[str, str], ...] = (
     ("hybrid", "dense"),
     ("hybrid+feedback", "dense"),
     ("dated hybrid", "dated dense"),
-    ("dated hybrid+feedback", "dated dense"),
+    ("dated hybrid, no lift", "dated dense"),
+    ("dated hybrid+feedback, no lift", "dated dense"),
 )
 """(numerator, denominator): queries/s of the first over the second."""
 
@@ -62,9 +65,9 @@ def interleaved(
     """Per run: ms per search of each store and the queries/s ratios; returns the tables."""
     dims = len(embedder.embed_query("probe"))
     stores = []
-    for label, fields, mode, feedback in STORES:
+    for label, fields, mode, feedback, lift in STORES:
         index = {"dims": dims, "embed": embedder, "fields": fields}
-        store = open_store(index=index, search_mode=mode, feedback=feedback)
+        store = open_store(index=index, search_mode=mode, feedback=feedback, field_lift=lift)
         _load(store, conversations)
         stores.append((label, store))
     questions = [(("locomo", c.sample_id), q.question) for c in conversations for q in c.questions]

@@ -192,27 +192,33 @@ def store_rows(
                 return open_store(index=index, search_mode=mode)
 
             rows.append(run_store(f"ChromaStore {mode} ({where})", make, conversations))
-        # The same turns with the session date indexed too (``fields=["text", "time"]``).
+        # The same turns with the session date indexed too (``fields=["text", "time"]``):
+        # hybrid search lifts turns of the best hits' date by default (the shared-field lift).
         dated = {**index, "fields": ["text", "time"]}
-        for mode in ("dense", "hybrid"):
+        for mode, lift in (("dense", True), ("hybrid", True), ("hybrid", False)):
 
-            def make_dated(mode: str = mode) -> Any:
-                return open_store(index=dated, search_mode=mode)
+            def make_dated(mode: str = mode, lift: bool = lift) -> Any:
+                return open_store(index=dated, search_mode=mode, field_lift=lift)
 
+            label = "" if lift or mode == "dense" else ", field_lift=False"
             rows.append(
                 run_store(
-                    f"ChromaStore {mode}, fields text+time ({where})", make_dated, conversations
+                    f"ChromaStore {mode}, fields text+time{label} ({where})",
+                    make_dated,
+                    conversations,
                 )
             )
         for fields in (["text"], ["text", "time"]):
 
             def make_feedback(fields: list[str] = fields) -> Any:
-                return open_store(index={**index, "fields": fields}, feedback=True)
+                return open_store(
+                    index={**index, "fields": fields}, feedback=True, field_lift=False
+                )
 
             label = "+".join(fields)
             rows.append(
                 run_store(
-                    f"ChromaStore hybrid, fields {label}, feedback=True ({where})",
+                    f"ChromaStore hybrid, fields {label}, feedback=True, no lift ({where})",
                     make_feedback,
                     conversations,
                 )

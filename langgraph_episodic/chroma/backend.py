@@ -22,6 +22,7 @@ import numpy as np
 from . import layout
 from .gateway import Gateway, VectorRow
 from .registry import Namespace, NamespaceInfo, record_id, records_by_namespace
+from .shared_fields import FieldView
 from .state import Listing, StoreState, slim
 from .vector_cache import BlockView, NamespaceVectors, Rebuild
 
@@ -311,19 +312,23 @@ class Backend:
             if budget >= 0:  # never cache a namespace with only some of its vectors
                 blocks[ns] = block
         docs: dict[Namespace, list[tuple[str, str]]] = {}
+        field_docs: dict[Namespace, list[tuple[str, list[tuple[str, str]]]]] = {}
         for ns in lexical:
-            texts: dict[str, list[tuple[int, str]]] = {}
+            texts: dict[str, list[tuple[int, str, str]]] = {}
             for row in by_ns[ns]:
                 key, _, index = layout.split_vector_id(row.vid)
-                texts.setdefault(key, []).append((index, row.text))
-            docs[ns] = [(key, "\n".join(t for _, t in sorted(p))) for key, p in texts.items()]
+                texts.setdefault(key, []).append((index, row.text, row.path))
+            docs[ns] = [(key, "\n".join(t for _, t, _ in sorted(p))) for key, p in texts.items()]
+            field_docs[ns] = [(key, [(path, t) for _, t, path in p]) for key, p in texts.items()]
         shards = {ns: self.state.lexical.build_shard(d) for ns, d in docs.items()}
+        field_shards = {ns: self.state.fields.build_shard(d) for ns, d in field_docs.items()}
         _pause("load")
         state = self.state
         with state.lock:
             for ns, shard in shards.items():
                 if self._current(ns, lexical[ns]):
                     state.lexical.put_shard(ns, shard)
+                    state.fields.put_shard(ns, field_shards[ns])
                     state.lexical_versions[ns] = lexical[ns]
             for ns, block in blocks.items():
                 if self._current(ns, block.version):
@@ -344,6 +349,10 @@ class Backend:
     def lexical_view(self, namespaces: Sequence[Namespace]) -> Any:
         """A snapshot of the namespaces' lexical shards, to score outside the lock."""
         return self.state.lexical.snapshot(namespaces)
+
+    def field_view(self, namespaces: Sequence[Namespace]) -> FieldView:
+        """A snapshot of the namespaces' secondary-field values (:mod:`.shared_fields`)."""
+        return self.state.fields.snapshot(namespaces)
 
 
 def _pause(step: str) -> None:

@@ -92,12 +92,14 @@ def get_whole(collection: Any, **kwargs: Any) -> Any:
 
 @dataclass(frozen=True)
 class VectorRow:
-    """One vector record as read back: its id, namespace, text and (if asked) embedding."""
+    """One vector record as read back: its id, namespace, text, (if asked) embedding, and
+    the field path of its text."""
 
     vid: str
     namespace: tuple[str, ...]
     text: str
     embedding: Any
+    path: str = ""
 
 
 @dataclass(frozen=True)
@@ -263,23 +265,33 @@ class Gateway:
                         layout.ns_from_str(str(meta["_ns"])),
                         doc or "",
                         embs[n] if embs is not None else None,
+                        str(meta.get("_path") or ""),
                     )
                 )
             if len(got["ids"]) < PAGE:
                 return out
 
     def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
-        """The vector records of one namespace, in one read (no metadata: the namespace is
-        known; one user's namespace fits one read)."""
-        include = ["documents", *(["embeddings"] if embeddings else [])]
+        """The vector records of one namespace, in one read (one user's namespace fits one
+        read)."""
+        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
         got = index_read(
             partial(get_whole, self.vectors, where={"_ns": layout.ns_str(ns)}, include=include),
             f"the vectors of namespace {ns}",
         )
         embs = got.get("embeddings") if embeddings else None
+        metas = got.get("metadatas") or [None] * len(got["ids"])
         return [
-            VectorRow(vid, ns, doc or "", embs[n] if embs is not None else None)
-            for n, (vid, doc) in enumerate(zip(got["ids"], got["documents"] or [], strict=True))
+            VectorRow(
+                vid,
+                ns,
+                doc or "",
+                embs[n] if embs is not None else None,
+                str((meta or {}).get("_path") or ""),
+            )
+            for n, (vid, doc, meta) in enumerate(
+                zip(got["ids"], got["documents"] or [], metas, strict=True)
+            )
         ]
 
     def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
 
-from . import layout
+from . import layout, shared_fields
 from .backend import Backend
 from .baseline import above_baseline
 from .core import newest_first
@@ -294,12 +294,14 @@ def hybrid(
     baseline: float = 0.0,
     *,
     feedback: bool = False,
+    lift: str | None = None,
 ) -> list[Hit]:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
     the same scale for every query and namespace (see :mod:`.fusion` for what it means).
     ``baseline``: the question's baseline cosine (:mod:`.baseline`; ``0`` for embedders without
     one); the cosine enters the score measured from it. ``feedback``: re-rank with
-    pseudo-relevance feedback (:mod:`.feedback`)."""
+    pseudo-relevance feedback (:mod:`.feedback`). ``lift``: the primary field's path, to lift
+    memories sharing another field's value with the best hits (:mod:`.shared_fields`)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
@@ -349,6 +351,9 @@ def hybrid(
                 fused,
                 depth,
             )
+        if lift is not None:
+            sources = shared_fields.live_best(b.fetch, fused, op, now, shared_fields.LIFT_DOCS)
+            fused = shared_fields.lift(fused, sources, b.field_view(namespaces), lift)
         kept = resolve(b, fused, op, now, need)
         if len(kept) >= need or (not more_dense and len(lexical_ranked) < depth):
             break

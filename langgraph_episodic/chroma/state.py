@@ -26,12 +26,13 @@ import sys
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import layout
 from .lexical import LexicalIndex
 from .registry import Namespace, RegistryMirror
+from .shared_fields import FieldIndex
 from .vector_cache import VectorCache
 
 
@@ -152,6 +153,9 @@ class StoreState:
         self.registry = RegistryMirror()
         self.vectors = VectorCache(vector_cache_size)
         self.lexical = LexicalIndex(lock=self.lock)
+        self.fields = FieldIndex(lock=self.lock)
+        """Memories by exact secondary-field value (:mod:`.shared_fields`), kept with the
+        lexical shards: loaded, changed and dropped with them, at ``lexical_versions``."""
         self.lexical_versions: dict[Namespace, str] = {}
         self.oversized: set[Namespace] = set()
         """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
@@ -259,6 +263,7 @@ class StoreState:
         self.vectors.drop(ns)
         self._set_listing(ns, None)
         self.lexical.drop_namespace(ns)
+        self.fields.drop_namespace(ns)
         self.lexical_versions.pop(ns, None)
 
     def reset(self) -> None:
@@ -270,6 +275,7 @@ class StoreState:
             for ns in list(self.lexical_versions):
                 self.lexical.drop_namespace(ns)
             self.lexical.clear()
+            self.fields.clear()
             self.lexical_versions.clear()
             self.vectors = VectorCache(self.vectors.max_vectors)
             self.oversized.clear()
@@ -325,12 +331,17 @@ class StoreState:
             block.version = version
             self.vectors.resized(ns, before)
         if ns in self.lexical_versions:
-            for old_key, rows in change.texts(ns).values():
+            for iid, (old_key, rows) in change.texts(ns).items():
                 if old_key is not None:
                     self.lexical.remove(ns, old_key)
+                    self.fields.remove(ns, old_key)
                 if rows:
                     key = rows[0][0].rpartition("#")[0]
                     self.lexical.upsert(ns, key, "\n".join(text for _, text, _ in rows))
+                    paths = change.paths.get(iid, ())
+                    if len(paths) == len(rows):
+                        texts = [text for _, text, _ in rows]
+                        self.fields.upsert(ns, key, zip(paths, texts, strict=True))
             self.lexical_versions[ns] = version
         listing = self._listings.get(ns)
         if listing is not None:
@@ -360,6 +371,8 @@ class Commit:
     removed: set[Namespace]
     """Namespaces that no longer hold items."""
     deleted_any: bool = False
+    paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Item id -> the field path of each of its new rows (as ``vectors``' rows)."""
 
     @property
     def touched(self) -> set[Namespace]:

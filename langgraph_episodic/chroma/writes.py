@@ -82,6 +82,7 @@ def apply_puts(
                 vec_docs.append(text)
                 rows.append((vid, text, doc_vectors[text]))
             commit.vectors.setdefault(op.namespace, {})[rid] = rows
+            commit.paths[rid] = tuple(path for path, _ in p.texts)
             alive = prev is not None and not layout.expired(layout.expiry_of(prev), now)
             expires = layout.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
             meta = layout.item_metadata(

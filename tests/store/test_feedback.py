@@ -41,6 +41,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 def _fill(make_store: Any, memories: dict[str, dict[str, str]], **options: Any) -> Any:
+    options.setdefault("field_lift", False)  # feedback alone (the lift: test_shared_fields.py)
     store = make_store(index=INDEX, search_mode=None, **options)
     for key, value in memories.items():
         store.put(NS, key, value)

@@ -1,0 +1,330 @@
+"""Shared-field lift for hybrid search: memories that share a secondary field's exact value
+(the same session date, place, project) with the best hits are lifted toward them.
+
+When a store indexes more than one field (``fields=["text", "time"]``), the first is the
+memory's content and the others describe its context. After the hybrid ranking, the best live
+hits for the question (at most :data:`LIFT_DOCS`) name their context values; every candidate
+of the ranking that holds one of those exact values in the same namespace is lifted toward the
+best hit's score, as feedback does (``lifted`` in :mod:`.feedback`):
+
+    score = first + w * share * (best - first)
+
+``first`` is the hybrid score for the question of a candidate of the hybrid ranking (only
+those are lifted), ``best`` the first score of the best live hit, ``w`` =
+:data:`LIFT_WEIGHT` (``< 1``) and ``share`` in ``[0, 1]`` the score-weighted part of the other
+best hits' context values the memory holds:
+``share(d) = sum over best hits h != d of score_h * |values(d) & values(h)| / |values(h)| /
+sum over best hits of score_h``. So no score is lowered and none reaches ``best``: the best
+hit stays first with its score, a floor keeps its meaning, and the returned score is the one
+results are ordered by. A value held by more than :data:`MAX_GROUP` memories of a namespace
+(a category most memories have) tells nothing and is skipped.
+
+It does what feedback's gain on LoCoMo turned out to be (its expansion terms were mostly the
+best hits' session date) without a second lexical pass: a look-up in :class:`FieldIndex`, a map
+``(namespace, field, value) -> memories`` kept current on every write and delete under the
+store's lock. Values are kept as 64-bit digests of their whitespace-folded, case-folded text,
+never as text. Readers score a snapshot: a namespace's shard is frozen when a reader takes it
+and a write changes a copy (as the lexical shards, :mod:`.lexical`), so a reader never sees a
+half-applied write. Measured in ``docs/benchmarks.md`` ("LoCoMo, fourth pass").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import itemgetter
+from typing import Any
+
+from langgraph.store.base import SearchOp
+
+from . import layout
+from .filters import matches
+from .values import loads
+
+LIFT_DOCS = 3
+"""How many of the best live hits name the context values (chosen on LoCoMo tuning
+conversations among 3 / 5 / 10)."""
+LIFT_WEIGHT = 0.8
+"""How far a memory sharing all of the best hits' context values is lifted toward the best
+hit (below 1, so that the best hit stays first). Chosen on LoCoMo tuning conversations among
+0.5 / 0.8 / 0.9."""
+MAX_GROUP = 100
+"""A value held by more memories of one namespace than this is not used to lift."""
+
+Namespace = tuple[str, ...]
+FieldKey = tuple[str, int]
+"""(field path, digest of the value)."""
+
+_LIST_ITEM = re.compile(r"^(.*\[\*\].*)\.\d+$")
+
+
+def field_key(path: str, text: str) -> FieldKey:
+    """The key of one indexed text: its field (a list's elements share their field: ``tags[*]``
+    for ``tags[*].0``) and a digest of its text, folded (case, runs of whitespace).
+
+    >>> field_key("time", "8 May 2023") == field_key("time", " 8  may 2023")
+    True
+    >>> field_key("tags[*].1", "x")[0]
+    'tags[*]'
+    """
+    found = _LIST_ITEM.match(path)
+    field = found.group(1) if found else path
+    folded = " ".join(text.split()).casefold().encode()
+    digest = int.from_bytes(hashlib.blake2b(folded, digest_size=8).digest(), "big")
+    return field, digest
+
+
+class _Shard:
+    """One namespace's memories by value (``groups``) and values by memory (``keys``)."""
+
+    __slots__ = ("_owned", "frozen", "groups", "keys")
+
+    def __init__(self) -> None:
+        self.groups: dict[FieldKey, dict[str, None]] = {}
+        self.keys: dict[str, tuple[FieldKey, ...]] = {}
+        self.frozen = False
+        """Handed to a reader: never changed again (a write changes a :meth:`thaw` copy)."""
+        self._owned: set[FieldKey] | None = None
+        """In a copy: the groups copied since (the others are still the frozen shard's)."""
+
+    def thaw(self) -> _Shard:
+        """A changeable copy; a group is copied when a write first touches it."""
+        copy = _Shard()
+        copy.groups = dict(self.groups)
+        copy.keys = dict(self.keys)
+        copy._owned = set()
+        return copy
+
+    def _group(self, key: FieldKey) -> dict[str, None]:
+        group = self.groups.get(key)
+        if group is None:
+            group = self.groups[key] = {}
+            if self._owned is not None:
+                self._owned.add(key)
+        elif self._owned is not None and key not in self._owned:
+            group = self.groups[key] = dict(group)
+            self._owned.add(key)
+        return group
+
+    def add(self, doc_id: str, keys: Iterable[FieldKey]) -> None:
+        if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
+            raise RuntimeError("A frozen field shard cannot change; thaw() it first.")
+        self.discard(doc_id)
+        unique = tuple(dict.fromkeys(keys))
+        if not unique:
+            return
+        for key in unique:
+            self._group(key)[doc_id] = None
+        self.keys[doc_id] = unique
+
+    def discard(self, doc_id: str) -> None:
+        if self.frozen:
+            raise RuntimeError("A frozen field shard cannot change; thaw() it first.")
+        for key in self.keys.pop(doc_id, ()):
+            group = self._group(key)
+            del group[doc_id]
+            if not group:
+                del self.groups[key]
+                if self._owned is not None:
+                    self._owned.discard(key)
+
+
+class FieldView:
+    """A reader's snapshot of some namespaces' shards (see :meth:`FieldIndex.snapshot`)."""
+
+    __slots__ = ("_shards",)
+
+    def __init__(self, shards: list[_Shard]) -> None:
+        self._shards = shards
+
+    def neighbours(self, doc_id: str, primary: str) -> tuple[list[Mapping[str, None]], int]:
+        """The memories sharing each of ``doc_id``'s values outside the field ``primary`` (one
+        group per value held by at most :data:`MAX_GROUP` memories; ``doc_id`` is in each),
+        and how many such values it has in all. Read-only: the groups are the shard's own."""
+        for shard in self._shards:
+            keys = shard.keys.get(doc_id)
+            if keys is None:
+                continue
+            groups = [shard.groups[key] for key in keys if key[0] != primary]
+            return [group for group in groups if len(group) <= MAX_GROUP], len(groups)
+        return [], 0
+
+
+class FieldIndex:
+    """``(namespace, field, value) -> memories`` for the lift; every change happens under
+    ``lock`` (the store state's), readers take frozen shards (:meth:`snapshot`)."""
+
+    def __init__(self, lock: threading.RLock | None = None) -> None:
+        self._shards: dict[Namespace, _Shard] = {}
+        self._lock = lock if lock is not None else threading.RLock()
+
+    @staticmethod
+    def build_shard(docs: Iterable[tuple[str, Iterable[tuple[str, str]]]]) -> _Shard:
+        """A namespace's shard from ``(doc_id, [(path, text), ...])`` (no lock: for
+        :meth:`put_shard`)."""
+        shard = _Shard()
+        for doc_id, rows in docs:
+            shard.add(doc_id, (field_key(path, text) for path, text in rows))
+        return shard
+
+    def put_shard(self, namespace: Namespace, shard: _Shard) -> None:
+        """Make ``shard`` the namespace's contents."""
+        with self._lock:
+            self._shards[tuple(namespace)] = shard
+
+    def _writable(self, namespace: Namespace) -> _Shard:
+        shard = self._shards.get(namespace)
+        if shard is None:
+            shard = self._shards[namespace] = _Shard()
+        elif shard.frozen:
+            shard = self._shards[namespace] = shard.thaw()
+        return shard
+
+    def upsert(self, namespace: Namespace, doc_id: str, rows: Iterable[tuple[str, str]]) -> None:
+        """Index a memory's ``(path, text)`` rows under ``doc_id`` (replacing earlier ones)."""
+        keys = [field_key(path, text) for path, text in rows]
+        with self._lock:
+            self._writable(tuple(namespace)).add(doc_id, keys)
+
+    def remove(self, namespace: Namespace, doc_id: str) -> None:
+        """Forget one memory; unknown ids are ignored."""
+        with self._lock:
+            if tuple(namespace) in self._shards:
+                self._writable(tuple(namespace)).discard(doc_id)
+
+    def drop_namespace(self, namespace: Namespace) -> None:
+        """Forget a namespace (exactly this one, not its children)."""
+        with self._lock:
+            self._shards.pop(tuple(namespace), None)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._shards.clear()
+
+    def snapshot(self, namespaces: Iterable[Namespace]) -> FieldView:
+        """The namespaces' current shards, frozen, to read outside the lock."""
+        with self._lock:
+            shards = []
+            for ns in dict.fromkeys(tuple(n) for n in namespaces):
+                shard = self._shards.get(ns)
+                if shard is not None:
+                    shard.frozen = True
+                    shard._owned = None  # a frozen shard never writes again
+                    shards.append(shard)
+        return FieldView(shards)
+
+    def groups_of(self, namespace: Namespace) -> dict[FieldKey, frozenset[str]]:
+        """Every value of a namespace with its memories (a copy; for checks and tests)."""
+        with self._lock:
+            shard = self._shards.get(tuple(namespace))
+            if shard is None:
+                return {}
+            return {key: frozenset(group) for key, group in shard.groups.items()}
+
+
+def shares(
+    sources: Sequence[tuple[str, float]],
+    view: FieldView,
+    primary: str,
+    among: Mapping[str, Any] | None = None,
+) -> dict[str, float]:
+    """Each memory's ``share`` of the ``(doc_id, score)`` best hits' context values (see the
+    module docstring); memories sharing nothing, or not ``among`` the given ones, are left out.
+
+    >>> index = FieldIndex()
+    >>> for doc, day in [("a", "May 8"), ("b", "May 8"), ("c", "May 9"), ("d", "May 9")]:
+    ...     index.upsert(("u",), doc, [("text", doc), ("time", day)])
+    >>> view = index.snapshot([("u",)])
+    >>> {d: round(s, 2) for d, s in shares([("a", 0.6), ("c", 0.2)], view, "text").items()}
+    {'b': 0.75, 'd': 0.25}
+    """
+    total = sum(max(score, 0.0) for _, score in sources)
+    if total <= 0.0:
+        return {}
+    out: dict[str, float] = {}
+    for doc_id, score in sources:
+        if score <= 0.0:
+            continue
+        groups, n_values = view.neighbours(doc_id, primary)
+        if not groups:
+            continue
+        part = score / total / n_values
+        for group in groups:
+            for other in group.keys() & among.keys() if among is not None else group:
+                if other != doc_id:
+                    out[other] = out.get(other, 0.0) + part
+    return {doc_id: min(1.0, share) for doc_id, share in out.items()}
+
+
+def live_best(
+    fetch: Callable[[Sequence[str]], Mapping[str, Mapping[str, Any]]],
+    ranked: Sequence[tuple[str, float]],
+    op: SearchOp,
+    now: float,
+    m: int,
+) -> list[tuple[str, float]]:
+    """The first ``m`` ``(entry key, score)`` of ``ranked`` that a search could return: the
+    item exists with the key's tag, has not expired and matches the filter (so a memory the
+    filter hides never shapes the answer). ``fetch``: item records by id."""
+    out: list[tuple[str, float]] = []
+    start, chunk = 0, 2 * m
+    while start < len(ranked) and len(out) < m:
+        part = ranked[start : start + chunk]
+        iids = [layout.split_entry_key(key)[0] for key, _ in part]
+        metas = fetch(iids)
+        for (key, score), iid in zip(part, iids, strict=True):
+            meta = metas.get(iid)
+            if meta is None or layout.vector_tag(meta) != layout.split_entry_key(key)[1]:
+                continue
+            if layout.expired(layout.expiry_of(meta), now):
+                continue
+            if op.filter and not matches(loads(meta["_value"]), op.filter):
+                continue
+            out.append((key, score))
+            if len(out) >= m:
+                break
+        start += chunk
+        chunk *= 2
+    return out
+
+
+def lift(
+    fused: Sequence[tuple[str, float]],
+    sources: Sequence[tuple[str, float]],
+    view: FieldView,
+    primary: str,
+    weight: float | None = None,
+) -> list[tuple[str, float]]:
+    """``fused`` (best first) re-ranked by the lift: the ``sources`` (best live hits, best
+    first) lift the candidates sharing their values outside the field ``primary``, as
+    feedback's ``lifted`` rule does (a score at or above ``best`` is kept as it is). Ties keep
+    the order of ``fused``. Only candidates of ``fused`` are lifted: also scoring the memories
+    found only through a shared value measured the same recall on LoCoMo at twice the cost.
+    ``weight``: ``w`` (default :data:`LIFT_WEIGHT`).
+
+    >>> index = FieldIndex()
+    >>> for doc, day in [("a", "May 8"), ("b", "May 8"), ("c", "May 9")]:
+    ...     index.upsert(("u",), doc, [("text", doc), ("time", day)])
+    >>> fused = [("a", 0.6), ("c", 0.3), ("b", 0.1)]
+    >>> ranked = lift(fused, fused[:1], index.snapshot([("u",)]), "text")
+    >>> [(doc, round(score, 2)) for doc, score in ranked]
+    [('a', 0.6), ('b', 0.5), ('c', 0.3)]
+    """
+    w = LIFT_WEIGHT if weight is None else weight
+    if not 0.0 <= w < 1.0:
+        raise ValueError(f"weight must be in [0, 1), got {w!r}.")
+    if not sources:
+        return list(fused)
+    scored = dict(fused)
+    lifted = shares(sources, view, primary, among=scored)
+    if not lifted:
+        return list(fused)
+    best = sources[0][1]
+    for doc_id, share in lifted.items():
+        first = scored[doc_id]
+        if first < best:
+            scored[doc_id] = first + w * share * (best - first)
+    return sorted(scored.items(), key=itemgetter(1), reverse=True)  # stable: ties keep order
