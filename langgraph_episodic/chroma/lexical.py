@@ -340,13 +340,19 @@ class LexicalIndex:
             shard = self._shards[namespace] = shard.thaw()
         return shard
 
-    def snapshot(self, namespaces: Iterable[Namespace]) -> LexicalIndex:
+    def snapshot(
+        self, namespaces: Iterable[Namespace], read: Mapping[Namespace, _Shard] | None = None
+    ) -> LexicalIndex:
         """A private index over the current shards of ``namespaces``, to score outside the
-        lock; later changes to this index do not reach it."""
+        lock; later changes to this index do not reach it. ``read``: shards this search built
+        from Chroma but could not keep (a write landed meanwhile), used where this index holds
+        none."""
         view = LexicalIndex(k1=self.k1, b=self.b, tokenizer=self.tokenizer)
         with self._lock:
             for ns in dict.fromkeys(tuple(n) for n in namespaces):
                 shard = self._shards.get(ns)
+                if shard is None and read is not None:
+                    shard = read.get(ns)
                 if shard is not None:
                     shard.frozen = True
                     shard.source = None  # a frozen shard never writes: keep no chain alive

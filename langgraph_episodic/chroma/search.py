@@ -66,7 +66,8 @@ def settled(b: Backend, run: Callable[[], list[Hit]]) -> list[Hit]:
 
     * in one process, the search ranks again if this process committed a write during it
       (``generation`` moved; a write in flight is waited for first), else the miss is a
-      leftover;
+      leftover. It ranks again holding the write lock, so no write of this process can
+      overtake it a second time (writers wait for that one ranking);
     * on a shared store (a server), the missed items' namespaces are dropped from the
       in-process state so the next ranking reads them from Chroma again, and the search stops
       when a ranking misses nothing it had not missed before (a leftover).
@@ -89,9 +90,11 @@ def settled(b: Backend, run: Callable[[], list[Hit]]) -> list[Hit]:
                     state.forget_namespace(ns)
             continue
         with state.write_lock:  # a write in flight commits before the generations are compared
-            moved = state.generation != generation
-        if not moved:
-            return hits
+            if state.generation == generation:
+                return hits
+            # Rank again holding the write lock: no write of this process can overtake it.
+            _missed.found = {}
+            return run()
     return hits
 
 

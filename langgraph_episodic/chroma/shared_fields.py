@@ -204,12 +204,17 @@ class FieldIndex:
         with self._lock:
             self._shards.clear()
 
-    def snapshot(self, namespaces: Iterable[Namespace]) -> FieldView:
-        """The namespaces' current shards, frozen, to read outside the lock."""
+    def snapshot(
+        self, namespaces: Iterable[Namespace], read: Mapping[Namespace, _Shard] | None = None
+    ) -> FieldView:
+        """The namespaces' current shards, frozen, to read outside the lock (``read``: shards
+        this search built but could not keep, used where this index holds none)."""
         with self._lock:
             shards = []
             for ns in dict.fromkeys(tuple(n) for n in namespaces):
                 shard = self._shards.get(ns)
+                if shard is None and read is not None:
+                    shard = read.get(ns)
                 if shard is not None:
                     shard.frozen = True
                     shard._owned = None  # a frozen shard never writes again

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import backend as backend_module
 from langgraph_episodic.chroma import layout, search
 from langgraph_episodic.chroma.backend import Backend
 
@@ -160,4 +161,35 @@ def test_searches_racing_updates_always_find_the_item(mode: str, fast_switching:
             future.result(timeout=300)
     assert not misses, misses[:3]
     assert search.RERANKS >= 1
+    store.close()
+
+
+def test_a_write_while_the_search_loads_the_shards_keeps_the_lexical_side(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Forced: the search's first load of the namespace (text read from Chroma, shards built)
+    pauses until another thread has written to that namespace. The shards are then not kept
+    (a newer version exists), and the search scored the namespace with no lexical side at all:
+    every score 0 (seen in 1-2 of 1,200 searches racing writes; in lexical mode, as here, an
+    empty answer). It now scores what it read."""
+    store = open_store("lexical")  # written, never searched: the first search loads the shards
+    wrote = threading.Event()
+
+    def hook(step: str) -> None:
+        if step == "load" and not wrote.is_set() and threading.current_thread().name == "searcher":
+            wrote.set()
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(store.put, NS, "new", {"text": "an unrelated new memory"}).result()
+
+    monkeypatch.setattr(backend_module, "race_hook", hook)
+    found: list[Any] = []
+    searcher = threading.Thread(
+        target=lambda: found.extend(store.search(NS, query="kayak trip", limit=3)), name="searcher"
+    )
+    searcher.start()
+    searcher.join(60)
+    assert wrote.is_set(), "the write did not land inside the load"
+    assert found and found[0].key == "trip" and (found[0].score or 0.0) > 0.0, [
+        (i.key, i.score) for i in found
+    ]
     store.close()
