@@ -6,7 +6,6 @@ the strategy's posterior mean minus ``strategy_drop``), never typed in as magic 
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
@@ -15,74 +14,22 @@ from langgraph_episodic.episodic import (
     ChangeDetection,
     Episode,
     EvidenceDecay,
-    OutcomeStatus,
     StrategyEvidence,
-    TaskCategory,
-    TaskDescription,
     choose_strategy,
     compute_skill_profiles,
     decay_factor,
 )
 from langgraph_episodic.episodic.skills import SkillTally
 
-from .conftest import make_episode
-
-S, F = OutcomeStatus.SUCCESS, OutcomeStatus.FAILURE
-DEBUG = TaskCategory.DEBUGGING
-HOUR = 3600.0
-# Only the strategy test: the category's rate test is switched off by an unreachable drop.
-CUSUM_ONLY = ChangeDetection(drop=1.0, strategy_drop=0.2, threshold=4.0, min_attempts=10)
-
-
-def task(complexity: float = 0.5) -> TaskDescription:
-    return TaskDescription("Fix the parser", DEBUG, complexity)
-
-
-def ep(i: int, outcome: OutcomeStatus, strategy: str, t: float) -> Episode:
-    return make_episode(f"e{i:04d}", outcome=outcome, strategy=strategy, timestamp=t)
-
-
-def stream(seed: int, rates: list[tuple[int, float]], strategy: str = "iterative") -> list[Episode]:
-    """``rates``: (episodes, success rate) segments, one episode an hour, draws from ``seed``."""
-    rng = random.Random(seed)
-    out: list[Episode] = []
-    for count, rate in rates:
-        for _ in range(count):
-            i = len(out)
-            out.append(ep(i, S if rng.random() < rate else F, strategy, i * HOUR))
-    return out
-
-
-def reference_cusum(outcomes: list[bool], rule: ChangeDetection) -> int | None:
-    """Index of the outcome at which the CUSUM first reaches the threshold, else None."""
-    assert rule.strategy_drop is not None
-    successes = 0
-    total = 0.0
-    for k, ok in enumerate(outcomes):
-        if k >= rule.min_attempts:  # k outcomes before this one
-            p0 = (successes + 1) / (k + 2)
-            p1 = max(p0 - rule.strategy_drop, 0.01)
-            total = max(0.0, total + (math.log(p1 / p0) if ok else math.log((1 - p1) / (1 - p0))))
-            if total >= rule.threshold:
-                return k
-        successes += ok
-    return None
-
-
-def first_flag(history: list[Episode], rule: ChangeDetection) -> int | None:
-    tally = SkillTally(rule)
-    for k, episode in enumerate(history):
-        tally.add(episode)
-        if tally.profiles()[DEBUG].changes:
-            return k
-    return None
+from ._support import CUSUM_ONLY, DEBUG, HOUR, F, S, ep, first_flag, reference_cusum, stream, task
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_cusum_is_the_log_likelihood_ratio_sum(seed: int) -> None:
     history = stream(seed, [(40, 0.85), (60, 0.5)])
-    expected = reference_cusum([e.outcome is S for e in history], CUSUM_ONLY)
-    assert expected is not None
+    reference = reference_cusum([e.outcome is S for e in history], CUSUM_ONLY)
+    assert reference is not None
+    expected = reference[0]
     assert first_flag(history, CUSUM_ONLY) == expected
     profile = compute_skill_profiles(history[: expected + 1], change=CUSUM_ONLY)[DEBUG]
     assert profile.changed_at == history[expected].timestamp
