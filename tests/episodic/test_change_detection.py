@@ -6,6 +6,7 @@ the strategy's posterior mean minus ``strategy_drop``), never typed in as magic 
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -175,3 +176,33 @@ def test_invalid_detector_settings_name_the_fix() -> None:
         with pytest.raises(ValueError, match="min_attempts"):
             ChangeDetection(min_attempts=bad_attempts)
     assert ChangeDetection(strategy_drop=None).strategy_drop is None  # the CUSUM off
+
+
+FROZEN = dataclasses.replace(CUSUM_ONLY, freeze=True)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_frozen_cusum_tests_against_the_rate_from_before_the_run(seed: int) -> None:
+    # freeze: p0 is held where it was when the sum last left 0 (recomputed in _support).
+    history = stream(seed, [(40, 0.85), (60, 0.55)])
+    outcomes = [e.outcome is S for e in history]
+    frozen = reference_cusum(outcomes, FROZEN)
+    assert frozen is not None
+    assert first_flag(history, FROZEN) == frozen[0]
+    profile = compute_skill_profiles(history[: frozen[0] + 1], change=FROZEN)[DEBUG]
+    assert profile.change_started == history[frozen[1]].timestamp
+
+
+def test_freezing_the_rate_catches_a_medium_drop_sooner() -> None:
+    # Property over 20 seeds (60 episodes at 0.85, then 0.55): the failures lifting an
+    # unfrozen sum also pull its p0 down; frozen, the flag comes sooner for most seeds and
+    # never more than a few episodes later.
+    sooner = later = 0
+    for seed in range(20):
+        outcomes = [e.outcome is S for e in stream(seed, [(60, 0.85), (200, 0.55)])]
+        frozen, moving = reference_cusum(outcomes, FROZEN), reference_cusum(outcomes, CUSUM_ONLY)
+        assert frozen is not None
+        moving_at = len(outcomes) if moving is None else moving[0]
+        sooner += frozen[0] < moving_at
+        later += frozen[0] > moving_at + 5
+    assert sooner >= 12 and later == 0, (sooner, later)

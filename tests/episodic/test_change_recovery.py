@@ -223,3 +223,21 @@ def test_the_defaults_retry_after_a_flag_and_give_similar_tasks_no_boost() -> No
     choice = choose_strategy(TaskDescription("x", DEBUG), StrategyEvidence((), profile, decay, now),
                              policy="thompson", rng=random.Random(0), pool=POOL)
     assert choice.name != "iterative" and "tried first" in choice.reason
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fade_half_life_applies_to_evidence_before_the_change_only(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(50):
+        changed, now = rng.uniform(0, 100 * HOUR), rng.uniform(100 * HOUR, 200 * HOUR)
+        t = rng.uniform(0, now)
+        decay = EvidenceDecay(half_life=48 * HOUR, fade_half_life=6 * HOUR)
+        if t < changed:
+            assert decay.weight(t, now, changed_at=changed) == decay_factor(
+                t, now, 6 * HOUR, floor=0.0)
+        else:
+            assert decay.weight(t, now, changed_at=changed) == 1.0
+        assert decay.weight(t, now) == 1.0  # no change flagged: full weight
+    for bad in (0.0, -HOUR, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="fade_half_life"):
+            EvidenceDecay(fade_half_life=bad)
