@@ -334,7 +334,7 @@ def run_world(kind: str, args: argparse.Namespace) -> WorldResult:
     # policy -> change k -> one row of own-episode successes per (seed, affected category)
     own_rows: dict[str, dict[int, list[list[float]]]] = {p: {} for p in policies}
     points: tuple[int, ...] = ()
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         world = make_world(kind, seed, args.episodes)
         points = world.recovery_points()
         stops = (*points[1:], args.episodes)
@@ -386,6 +386,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seeds first-seed .. first-seed + seeds - 1 (tune on other seeds "
+                        "than the reported 0-9)")
     parser.add_argument("--world", choices=(*WORLDS, "all"), default="all")
     parser.add_argument("--window", type=int, default=50,
                         help="episodes per window of the recovery measure and the curves")

@@ -53,7 +53,9 @@ class ChangeDetection:
       the last change ``p0`` (a Beta(1, 1) posterior mean, once it has ``min_attempts``
       attempts) is tested against ``p0 - strategy_drop``; every outcome adds its log-likelihood
       ratio to a sum kept at or above 0, and the sum reaching ``threshold`` flags the category.
-      ``strategy_drop=None`` turns this test off.
+      ``strategy_drop=None`` turns this test off. With ``freeze`` ``p0`` is held where it was
+      when the sum last left 0 (the textbook CUSUM's fixed pre-change rate), so the failures
+      that are lifting the sum do not lower the rate they are tested against.
     - **Alert** (``alert``, off by default): a change flagged in one category multiplies the
       CUSUM threshold of the others by ``alert`` for ``half_life`` seconds, since a change in
       the world often hits several categories at once.
@@ -66,6 +68,7 @@ class ChangeDetection:
     threshold: float = 4.0
     min_attempts: int = 10
     alert: float | None = None
+    freeze: bool = False
 
     @property
     def alert_threshold(self) -> float:
@@ -114,6 +117,8 @@ class _Cusum:
     attempts: float = 0.0
     successes: float = 0.0
     statistic: float = 0.0
+    reference: float = 0.0
+    """``p0``: with :attr:`ChangeDetection.freeze`, fixed while the sum is above 0."""
     rising_since: float | None = None
     """Time of the first outcome of the run that lifted the sum from 0 (the change's start)."""
 
@@ -122,7 +127,9 @@ class _Cusum:
         """Count one outcome; True when the strategy's rate has dropped (the sum crossed)."""
         flagged = False
         if rule.strategy_drop is not None and self.attempts >= rule.min_attempts:
-            p0 = (self.successes + 1.0) / (self.attempts + 2.0)
+            if not rule.freeze or self.statistic == 0.0:
+                self.reference = (self.successes + 1.0) / (self.attempts + 2.0)
+            p0 = self.reference
             p1 = max(p0 - rule.strategy_drop, 0.01)
             if p1 < p0:
                 llr = success * math.log(p1 / p0) + (1.0 - success) * math.log(

@@ -65,8 +65,10 @@ class EvidenceDecay:
     estimated start (:attr:`SkillProfile.change_started`), so the failures that revealed it
     count as evidence after it; ``retry`` (on by default) has Thompson sampling try every
     strategy not tried since the change before sampling (the strategy whose drop was flagged
-    last). ``similarity_boost`` is 0 by default: in the benchmark the boosted episodes, ranked
-    by the recall's priority, favoured whichever strategy was in favour.
+    last); ``fade_half_life`` (seconds; ``None``, the default: ``half_life``) is the half-life
+    with which the evidence before the change fades. ``similarity_boost`` is 0 by default: in
+    the benchmark the boosted episodes, ranked by the recall's priority, favoured whichever
+    strategy was in favour.
     docs/benchmarks.md, "Learning", says why these defaults.
     """
 
@@ -79,6 +81,7 @@ class EvidenceDecay:
     forget: bool = False
     backdate: bool = False
     retry: bool = True
+    fade_half_life: float | None = None
 
     def __post_init__(self) -> None:
         if self.window is not None and (isinstance(self.window, bool) or self.window < 1):
@@ -90,6 +93,13 @@ class EvidenceDecay:
             raise ValueError(
                 f"EvidenceDecay.half_life must be a positive number of seconds; got "
                 f"{self.half_life!r}."
+            )
+        if self.fade_half_life is not None and not (
+            self.fade_half_life > 0 and math.isfinite(self.fade_half_life)
+        ):
+            raise ValueError(
+                f"EvidenceDecay.fade_half_life must be a positive number of seconds or None; "
+                f"got {self.fade_half_life!r}."
             )
         if not 0.0 <= self.floor <= 1.0:
             raise ValueError(f"EvidenceDecay.floor must be in [0, 1]; got {self.floor!r}.")
@@ -120,8 +130,11 @@ class EvidenceDecay:
         if self.forget and not since_change:
             age_weight = self.keep
         else:
+            half_life = self.half_life
+            if not since_change and self.fade_half_life is not None:
+                half_life = self.fade_half_life
             age_weight = decay_factor(
-                timestamp, now, self.half_life, floor=self.floor if since_change else self.keep
+                timestamp, now, half_life, floor=self.floor if since_change else self.keep
             )
         sim = min(1.0, max(0.0, similarity)) if math.isfinite(similarity) else 0.0
         return age_weight * (1.0 + self.similarity_boost * sim)

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
+import random
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learning.py"
+from ._support import learning_benchmark
 
 
 def test_learning_benchmark_prints_its_table(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("learning_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with learning_benchmark("learning_benchmark") as module:
         worlds = module.main(["--episodes", "60", "--seeds", "2", "--window", "10",
                               "--world", "abrupt3"])
-    finally:
-        del sys.modules[spec.name]
     out = capsys.readouterr().out
     assert "SIMULATED task stream" in out
     assert "% of oracle" in out and "recovery" in out
@@ -38,28 +29,16 @@ def test_learning_benchmark_prints_its_table(capsys: pytest.CaptureFixture[str])
 def test_learning_benchmark_without_a_store_plays_the_same_policies(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    spec = importlib.util.spec_from_file_location("learning_benchmark_none", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with learning_benchmark("learning_benchmark_none") as module:
         worlds = module.main(["--episodes", "60", "--seeds", "2", "--window", "10",
                               "--world", "abrupt", "--store", "none"])
-    finally:
-        del sys.modules[spec.name]
     out = capsys.readouterr().out
     assert "Store: none (skill counts only, no recall)" in out
     assert set(worlds["abrupt"]) == set(module.POLICIES)
 
 
 def test_recovery_counts_episodes_until_the_window_reaches_the_target() -> None:
-    spec = importlib.util.spec_from_file_location("learning_benchmark_r", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with learning_benchmark("learning_benchmark_r") as module:
         oracle = [1.0] * 20
         policy = [0.0] * 5 + [1.0] * 15
         assert module.recovery(policy, oracle, 0, 20, 4) == 5
@@ -72,18 +51,11 @@ def test_recovery_counts_episodes_until_the_window_reaches_the_target() -> None:
         old, new = world.phases[0][cat], world.phases[1][cat]
         assert mid == {s: pytest.approx((old[s] + new[s]) / 2) for s in old}
         assert world.rates(end, cat) == new and world.recovery_points() == (end,)
-    finally:
-        del sys.modules[spec.name]
 
 
 def test_partial_world_changes_one_or_two_categories_and_own_recovery_counts_their_episodes(
 ) -> None:
-    spec = importlib.util.spec_from_file_location("learning_benchmark_p", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with learning_benchmark("learning_benchmark_p") as module:
         for seed in range(10):
             world = module.make_world("partial", seed, 200)
             affected = world.affected(0)
@@ -101,30 +73,31 @@ def test_partial_world_changes_one_or_two_categories_and_own_recovery_counts_the
         assert module.own_recovery([], [], 2) is None
         world = module.make_world("abrupt", 0, 100)
         episodes, _ = module.run_policy("oracle", world, module.make_stream(
-            __import__("random").Random(0), 100), seed=0, store_kind="none")
+            random.Random(0), 100), seed=0, store_kind="none")
         rows = module.own_hits(episodes, world, 50, 100, 0)
         assert len(rows) == len(world.affected(0))
         for row, cat in zip(rows, world.affected(0), strict=True):
             assert len(row) == sum(e.task.category is cat for e in episodes[50:])
-    finally:
-        del sys.modules[spec.name]
 
 
 def test_policies_option_runs_only_the_named_policies_and_the_oracle(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    spec = importlib.util.spec_from_file_location("learning_benchmark_sel", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with learning_benchmark("learning_benchmark_sel") as module:
         worlds = module.main(["--episodes", "60", "--seeds", "2", "--window", "10",
                               "--world", "partial", "--store", "none",
                               "--policies", "thompson-decay"])
         assert list(worlds["partial"]) == ["thompson-decay", "oracle"]
         with pytest.raises(SystemExit, match="unknown policies"):
             module.main(["--episodes", "60", "--seeds", "1", "--policies", "nope"])
-    finally:
-        del sys.modules[spec.name]
     assert "thompson-v1" not in capsys.readouterr().out
+
+
+def test_first_seed_plays_the_same_worlds_as_the_longer_run() -> None:
+    # Tuning on other seeds (--first-seed) must replay exactly those seeds of a longer run.
+    common = ["--episodes", "60", "--window", "10", "--world", "abrupt", "--store", "none",
+              "--policies", "thompson-decay"]
+    with learning_benchmark("learning_benchmark_seeds") as module:
+        four = module.main([*common, "--seeds", "4"])["abrupt"]
+        last = module.main([*common, "--seeds", "1", "--first-seed", "3"])["abrupt"]
+    assert last == {policy: tails[3:] for policy, tails in four.items()}

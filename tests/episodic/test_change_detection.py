@@ -6,7 +6,7 @@ the strategy's posterior mean minus ``strategy_drop``), never typed in as magic 
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import random
 
 import pytest
@@ -15,74 +15,22 @@ from langgraph_episodic.episodic import (
     ChangeDetection,
     Episode,
     EvidenceDecay,
-    OutcomeStatus,
     StrategyEvidence,
-    TaskCategory,
-    TaskDescription,
     choose_strategy,
     compute_skill_profiles,
     decay_factor,
 )
 from langgraph_episodic.episodic.skills import SkillTally
 
-from .conftest import make_episode
-
-S, F = OutcomeStatus.SUCCESS, OutcomeStatus.FAILURE
-DEBUG = TaskCategory.DEBUGGING
-HOUR = 3600.0
-# Only the strategy test: the category's rate test is switched off by an unreachable drop.
-CUSUM_ONLY = ChangeDetection(drop=1.0, strategy_drop=0.2, threshold=4.0, min_attempts=10)
-
-
-def task(complexity: float = 0.5) -> TaskDescription:
-    return TaskDescription("Fix the parser", DEBUG, complexity)
-
-
-def ep(i: int, outcome: OutcomeStatus, strategy: str, t: float) -> Episode:
-    return make_episode(f"e{i:04d}", outcome=outcome, strategy=strategy, timestamp=t)
-
-
-def stream(seed: int, rates: list[tuple[int, float]], strategy: str = "iterative") -> list[Episode]:
-    """``rates``: (episodes, success rate) segments, one episode an hour, draws from ``seed``."""
-    rng = random.Random(seed)
-    out: list[Episode] = []
-    for count, rate in rates:
-        for _ in range(count):
-            i = len(out)
-            out.append(ep(i, S if rng.random() < rate else F, strategy, i * HOUR))
-    return out
-
-
-def reference_cusum(outcomes: list[bool], rule: ChangeDetection) -> int | None:
-    """Index of the outcome at which the CUSUM first reaches the threshold, else None."""
-    assert rule.strategy_drop is not None
-    successes = 0
-    total = 0.0
-    for k, ok in enumerate(outcomes):
-        if k >= rule.min_attempts:  # k outcomes before this one
-            p0 = (successes + 1) / (k + 2)
-            p1 = max(p0 - rule.strategy_drop, 0.01)
-            total = max(0.0, total + (math.log(p1 / p0) if ok else math.log((1 - p1) / (1 - p0))))
-            if total >= rule.threshold:
-                return k
-        successes += ok
-    return None
-
-
-def first_flag(history: list[Episode], rule: ChangeDetection) -> int | None:
-    tally = SkillTally(rule)
-    for k, episode in enumerate(history):
-        tally.add(episode)
-        if tally.profiles()[DEBUG].changes:
-            return k
-    return None
+from ._support import CUSUM_ONLY, DEBUG, HOUR, F, S, ep, first_flag, reference_cusum, stream, task
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_cusum_is_the_log_likelihood_ratio_sum(seed: int) -> None:
     history = stream(seed, [(40, 0.85), (60, 0.5)])
-    expected = reference_cusum([e.outcome is S for e in history], CUSUM_ONLY)
-    assert expected is not None
+    reference = reference_cusum([e.outcome is S for e in history], CUSUM_ONLY)
+    assert reference is not None
+    expected = reference[0]
     assert first_flag(history, CUSUM_ONLY) == expected
     profile = compute_skill_profiles(history[: expected + 1], change=CUSUM_ONLY)[DEBUG]
     assert profile.changed_at == history[expected].timestamp
@@ -228,3 +176,33 @@ def test_invalid_detector_settings_name_the_fix() -> None:
         with pytest.raises(ValueError, match="min_attempts"):
             ChangeDetection(min_attempts=bad_attempts)
     assert ChangeDetection(strategy_drop=None).strategy_drop is None  # the CUSUM off
+
+
+FROZEN = dataclasses.replace(CUSUM_ONLY, freeze=True)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_frozen_cusum_tests_against_the_rate_from_before_the_run(seed: int) -> None:
+    # freeze: p0 is held where it was when the sum last left 0 (recomputed in _support).
+    history = stream(seed, [(40, 0.85), (60, 0.55)])
+    outcomes = [e.outcome is S for e in history]
+    frozen = reference_cusum(outcomes, FROZEN)
+    assert frozen is not None
+    assert first_flag(history, FROZEN) == frozen[0]
+    profile = compute_skill_profiles(history[: frozen[0] + 1], change=FROZEN)[DEBUG]
+    assert profile.change_started == history[frozen[1]].timestamp
+
+
+def test_freezing_the_rate_catches_a_medium_drop_sooner() -> None:
+    # Property over 20 seeds (60 episodes at 0.85, then 0.55): the failures lifting an
+    # unfrozen sum also pull its p0 down; frozen, the flag comes sooner for most seeds and
+    # never more than a few episodes later.
+    sooner = later = 0
+    for seed in range(20):
+        outcomes = [e.outcome is S for e in stream(seed, [(60, 0.85), (200, 0.55)])]
+        frozen, moving = reference_cusum(outcomes, FROZEN), reference_cusum(outcomes, CUSUM_ONLY)
+        assert frozen is not None
+        moving_at = len(outcomes) if moving is None else moving[0]
+        sooner += frozen[0] < moving_at
+        later += frozen[0] > moving_at + 5
+    assert sooner >= 12 and later == 0, (sooner, later)

@@ -6,7 +6,6 @@ decay factor), never typed in as magic constants.
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
@@ -15,60 +14,26 @@ from langgraph_episodic.episodic import (
     ChangeDetection,
     Episode,
     EvidenceDecay,
-    OutcomeStatus,
     StrategyEvidence,
-    TaskCategory,
     TaskDescription,
     choose_strategy,
     compute_skill_profiles,
     decay_factor,
 )
-from langgraph_episodic.episodic.skills import SkillTally
 
-from .conftest import make_episode
-
-S, F = OutcomeStatus.SUCCESS, OutcomeStatus.FAILURE
-DEBUG, TESTING = TaskCategory.DEBUGGING, TaskCategory.TESTING
-HOUR = 3600.0
-CUSUM_ONLY = ChangeDetection(drop=1.0, strategy_drop=0.2, threshold=4.0, min_attempts=10)
-POOL = {"iterative": "I.", "defensive": "D.", "exploratory": "E.", "conservative": "C."}
-
-
-def ep(i: int, outcome: OutcomeStatus, strategy: str, t: float,
-       category: TaskCategory = DEBUG) -> Episode:
-    return make_episode(f"e{i:05d}", outcome=outcome, strategy=strategy, timestamp=t,
-                        category=category)
-
-
-def stream(seed: int, rates: list[tuple[int, float]], *, start: int = 0,
-           category: TaskCategory = DEBUG, step: float = HOUR) -> list[Episode]:
-    rng = random.Random(seed)
-    out: list[Episode] = []
-    for count, rate in rates:
-        for _ in range(count):
-            i = start + len(out)
-            out.append(ep(i, S if rng.random() < rate else F, "iterative", i * step, category))
-    return out
-
-
-def reference_cusum(outcomes: list[bool], rule: ChangeDetection,
-                    threshold: float | None = None, alert_from: int = 0) -> tuple[int, int] | None:
-    """(index of the flagging outcome, index of the first outcome of the run that lifted the
-    sum from 0), or None. ``threshold`` replaces the rule's from outcome ``alert_from`` on."""
-    assert rule.strategy_drop is not None
-    successes, total, start = 0, 0.0, 0
-    for k, ok in enumerate(outcomes):
-        if k >= rule.min_attempts:
-            p0 = (successes + 1) / (k + 2)
-            p1 = max(p0 - rule.strategy_drop, 0.01)
-            if total == 0.0:
-                start = k
-            total = max(0.0, total + (math.log(p1 / p0) if ok else math.log((1 - p1) / (1 - p0))))
-            limit = rule.threshold if threshold is None or k < alert_from else threshold
-            if total >= limit:
-                return k, start
-        successes += ok
-    return None
+from ._support import (
+    CUSUM_ONLY,
+    DEBUG,
+    HOUR,
+    POOL,
+    TESTING,
+    F,
+    S,
+    ep,
+    first_flag_time,
+    reference_cusum,
+    stream,
+)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -229,17 +194,6 @@ def test_alerts_catch_a_small_drop_sooner_over_seeds() -> None:
     assert rule.alert_threshold == 2.0
 
 
-def first_flag_time(history: list[Episode], rule: ChangeDetection) -> float | None:
-    """The time of DEBUGGING's first flag when ``history`` is counted in order."""
-    tally = SkillTally(rule)
-    for episode in history:
-        tally.add(episode)
-        profile = tally.profiles().get(DEBUG)
-        if profile is not None and profile.changes:
-            return profile.changed_at
-    return None
-
-
 def test_an_alert_expires_after_a_half_life() -> None:
     rule = ChangeDetection(drop=1.0, strategy_drop=0.2, threshold=4.0, min_attempts=10,
                            alert=0.25, half_life=HOUR)
@@ -269,3 +223,21 @@ def test_the_defaults_retry_after_a_flag_and_give_similar_tasks_no_boost() -> No
     choice = choose_strategy(TaskDescription("x", DEBUG), StrategyEvidence((), profile, decay, now),
                              policy="thompson", rng=random.Random(0), pool=POOL)
     assert choice.name != "iterative" and "tried first" in choice.reason
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fade_half_life_applies_to_evidence_before_the_change_only(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(50):
+        changed, now = rng.uniform(0, 100 * HOUR), rng.uniform(100 * HOUR, 200 * HOUR)
+        t = rng.uniform(0, now)
+        decay = EvidenceDecay(half_life=48 * HOUR, fade_half_life=6 * HOUR)
+        if t < changed:
+            assert decay.weight(t, now, changed_at=changed) == decay_factor(
+                t, now, 6 * HOUR, floor=0.0)
+        else:
+            assert decay.weight(t, now, changed_at=changed) == 1.0
+        assert decay.weight(t, now) == 1.0  # no change flagged: full weight
+    for bad in (0.0, -HOUR, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="fade_half_life"):
+            EvidenceDecay(fade_half_life=bad)
