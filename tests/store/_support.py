@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -141,3 +143,26 @@ class CountingEmbeddings(Embeddings):
 
     async def aembed_query(self, text: str) -> list[float]:
         return self.embed_query(text)
+
+
+class Orthogonal(Embeddings):
+    """Every memory orthogonal to every question (cosine 0): scores come from the words only,
+    so the expected order is known."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[0.0, 1.0] for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+
+@contextmanager
+def switching_every_microsecond() -> Iterator[None]:
+    """Threads switch every microsecond inside (``sys.setswitchinterval(1e-6)``), so races
+    that need an unlucky switch happen often."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(old)

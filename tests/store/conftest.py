@@ -25,7 +25,15 @@ import pytest
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from ._support import ALL_BACKENDS, EPHEMERAL, HTTP, MEMORY, PERSISTENT, hash_index
+from ._support import (
+    ALL_BACKENDS,
+    EPHEMERAL,
+    HTTP,
+    MEMORY,
+    PERSISTENT,
+    hash_index,
+    switching_every_microsecond,
+)
 
 HASH_INDEX: Any = object()
 """Sentinel for ``make_store(index=...)``: the default 64-dim HashEmbeddings index."""
@@ -152,3 +160,10 @@ def reopen(make_store: StoreFactory) -> Any:
 def reference() -> InMemoryStore:
     """An InMemoryStore with the same 64-dim HashEmbeddings index (the reference answers)."""
     return InMemoryStore(index=hash_index())
+
+
+@pytest.fixture
+def fast_switching() -> Iterator[None]:
+    """The test runs with threads switching every microsecond."""
+    with switching_every_microsecond():
+        yield

@@ -7,21 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langchain_core.embeddings import Embeddings
 
-from ._support import CHROMA_BACKENDS
-
-
-class Orthogonal(Embeddings):
-    """Every memory orthogonal to every question (cosine 0): scores come from the words only,
-    so the expected order is known."""
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [[0.0, 1.0] for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0]
-
+from ._support import CHROMA_BACKENDS, Orthogonal
 
 INDEX: dict[str, Any] = {"dims": 2, "embed": Orthogonal(), "fields": ["text", "time"]}
 NS = ("alice", "memories")

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import heapq
 import math
-import sys
 import threading
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 
 import numpy as np
 import pytest
@@ -23,6 +21,8 @@ from langgraph_episodic.chroma.vector_cache import (
     rank,
     similarities,
 )
+
+from ._support import switching_every_microsecond
 
 Namespace = tuple[str, ...]
 
@@ -187,15 +187,6 @@ def test_a_frozen_shard_refuses_changes() -> None:
         shard.discard("a")
 
 
-@contextmanager
-def fast_switching() -> Iterator[None]:
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(old)
-
 
 def test_readers_building_arrays_while_a_writer_thaws_never_see_a_stale_or_torn_shard() -> None:
     """Each write puts generation ``g`` in both documents ("gen{g}" once in a, twice in b).
@@ -238,7 +229,7 @@ def test_readers_building_arrays_while_a_writer_thaws_never_see_a_stale_or_torn_
             if live and [d for d, _ in live] != ["b", "a"]:
                 errors.append(f"live gen{g}: {live}")
 
-    with fast_switching():
+    with switching_every_microsecond():
         threads = [threading.Thread(target=writer)] + [
             threading.Thread(target=reader) for _ in range(3)
         ]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import sys
 import threading
 import time
 import uuid
@@ -43,15 +42,6 @@ makes the writer land after the pause instead)."""
 def _index() -> Any:
     return {"dims": DIMS, "embed": HashEmbeddings(DIMS)}
 
-
-@pytest.fixture
-def tiny_switch_interval() -> Iterator[None]:
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(old)
 
 
 class Pause:
@@ -114,7 +104,7 @@ def result(future: concurrent.futures.Future[Any]) -> Any:
 # --- threads on the namespace registry ------------------------------------------------------
 
 
-@pytest.mark.usefixtures("tiny_switch_interval")
+@pytest.mark.usefixtures("fast_switching")
 def test_listing_and_searching_while_puts_add_namespaces_under_the_prefix() -> None:
     store = ChromaStore.ephemeral(index=_index())
     store.batch([PutOp(("users", f"seed{n}"), "k", {"text": "seed"}) for n in range(SEED)])
@@ -145,7 +135,7 @@ def test_listing_and_searching_while_puts_add_namespaces_under_the_prefix() -> N
     assert len(listed) == writers * per_writer + SEED
 
 
-@pytest.mark.usefixtures("tiny_switch_interval")
+@pytest.mark.usefixtures("fast_switching")
 def test_aput_and_alist_namespaces_gathered_on_one_loop() -> None:
     store = ChromaStore.ephemeral(index=None)
     store.batch([PutOp(("users", f"seed{n}"), "k", {"text": "seed"}) for n in range(SEED)])

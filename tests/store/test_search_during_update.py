@@ -11,10 +11,8 @@ the search.
 
 from __future__ import annotations
 
-import sys
 import threading
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -45,15 +43,6 @@ def open_store(mode: str, collection: str | None = None) -> ChromaStore:
     store.put(NS, "trip", {"text": "kayak trip on the lake", "round": 0})
     return store
 
-
-@pytest.fixture
-def fast_switching() -> Iterator[None]:
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(old)
 
 
 @pytest.mark.parametrize("writer_is", ["same store", "another process"])

@@ -10,32 +10,18 @@ sequences by hypothesis too), also while readers and writers race (threads behin
 
 from __future__ import annotations
 
-import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from langchain_core.embeddings import Embeddings
 
 from langgraph_episodic.chroma import backend as backend_module
 from langgraph_episodic.chroma import layout
 from langgraph_episodic.chroma.shared_fields import FieldIndex, field_key, lift, shares
 
-from ._support import CHROMA_BACKENDS, EPHEMERAL, PERSISTENT, backend_param
-
-
-class Orthogonal(Embeddings):
-    """Every memory orthogonal to every question (cosine 0): scores come from the words only."""
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [[0.0, 1.0] for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0]
-
+from ._support import CHROMA_BACKENDS, EPHEMERAL, PERSISTENT, Orthogonal, backend_param
 
 INDEX: dict[str, Any] = {"dims": 2, "embed": Orthogonal(), "fields": ["text", "time"]}
 NS = ("memories", "alice")
@@ -249,15 +235,6 @@ def test_a_write_during_a_load_is_not_lost(make_store: Any, reopen: Any) -> None
 
 # ------------------------------------------------------------------ concurrency
 
-
-@pytest.fixture
-def fast_switching() -> Iterator[None]:
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(old)
 
 
 def test_readers_never_see_a_half_applied_write(fast_switching: None) -> None:
