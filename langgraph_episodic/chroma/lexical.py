@@ -272,6 +272,20 @@ class TermScores:
         keyed.sort()
         return [(doc_id, -negative) for negative, doc_id in keyed[:k]]
 
+    def at(self, doc_ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
+        """:meth:`of` as the ids found and their scores (float64), in the same order."""
+        if len(self._parts) == 1:
+            arrays, scores, _ = self._parts[0]
+            position = arrays.position
+            found = [
+                (doc_id, j)
+                for doc_id in dict.fromkeys(doc_ids)
+                if (j := position.get(doc_id)) is not None
+            ]
+            return [doc_id for doc_id, _ in found], scores[[j for _, j in found]]
+        known = self.of(doc_ids)
+        return list(known), np.fromiter(known.values(), dtype=np.float64, count=len(known))
+
     def of(self, doc_ids: Iterable[str]) -> dict[str, float]:
         """The score of each given document (``0.0``: no shared term), in the given order;
         ids not in the shards are left out."""
