@@ -253,16 +253,21 @@ def hybrid(
         question = lexical_view.score_terms(terms, namespaces)
         # With cached vectors, the cosines are computed once for the ranking and every lookup.
         cosines = QueryCosines(views, qvec) if views is not None else None
-        if cosines is not None:
-            dense_ranked = cosines.top(depth)
-            more_dense = len(dense_ranked[0]) >= depth
+        aligned = _aligned_ranking(cosines, question, bool(terms), baseline, depth)
+        if aligned is not None:
+            fused, more_dense, n_lexical = aligned
         else:
-            ranked, more_dense = dense_ranking(b, op, qvec, depth, None)
-            dense_ranked = [key for key, _ in ranked], np.array([c for _, c in ranked])
-        lexical_ranked = question.top(depth) if terms else []
-        fused = _first_ranking(
-            b, (qvec, baseline), cosines, dense_ranked, question, lexical_ranked, 2 * depth
-        )
+            if cosines is not None:
+                dense_ranked = cosines.top(depth)
+                more_dense = len(dense_ranked[0]) >= depth
+            else:
+                ranked, more_dense = dense_ranking(b, op, qvec, depth, None)
+                dense_ranked = [key for key, _ in ranked], np.array([c for _, c in ranked])
+            lexical_ranked = question.top(depth) if terms else []
+            n_lexical = len(lexical_ranked)
+            fused = _first_ranking(
+                b, (qvec, baseline), cosines, dense_ranked, question, lexical_ranked, 2 * depth
+            )
         if feedback:
             fused = _with_feedback(
                 b,
@@ -275,10 +280,71 @@ def hybrid(
                 depth,
             )
         kept = resolve(b, fused, op, now, need)
-        if len(kept) >= need or (not more_dense and len(lexical_ranked) < depth):
+        if len(kept) >= need or (not more_dense and n_lexical < depth):
             break
         depth *= 4
     return kept[op.offset : need]
+
+
+def _aligned_ranking(
+    cosines: QueryCosines | None,
+    question: TermScores,
+    has_terms: bool,
+    baseline: float,
+    depth: int,
+) -> tuple[list[tuple[str, float]], bool, int] | None:
+    """:func:`_first_ranking` of the usual scope, one namespace with one vector per item:
+    the two sides' candidates matched by row and document position (:meth:`.lexical._Arrays.
+    aligned`) instead of by id; the same ranking, with whether the dense side could go deeper
+    and how many lexical candidates there were. None for any other scope."""
+    dense_side = cosines.single() if cosines is not None else None
+    lexical_side = question.single()
+    if dense_side is None or lexical_side is None:
+        return None
+    (view, flat), (arrays, scores) = dense_side, lexical_side
+    position_of, row_of = arrays.aligned(view.owners)
+    rows = np.argsort(-flat, kind="stable")[:depth]  # as :meth:`QueryCosines.rank`
+    dense_rows = rows.tolist()
+    n_dense = len(dense_rows)
+    positions = question.top_positions(depth) if has_terms else []
+    slot = dict(zip(dense_rows, range(n_dense), strict=True))
+    owners, doc_ids = view.owners, arrays.ids
+    ids = [owners[row] for row in dense_rows]
+    lexical_at = []
+    only: list[tuple[int, int]] = []  # (row, candidate) of lexical-only candidates with vectors
+    for j, row in zip(positions, row_of[positions].tolist(), strict=True):
+        n = slot.get(row)  # (-1: no vector, never a dense row)
+        if n is None:
+            n = len(ids)
+            ids.append(doc_ids[j])
+            if row >= 0:
+                only.append((row, n))
+        lexical_at.append(n)
+    only.sort()  # as :meth:`QueryCosines.of`: in row order
+    # The dense-only candidates' BM25, in dense order (as :meth:`TermScores.of`).
+    in_lexical = set(lexical_at)
+    dense_only = [
+        (n, j)
+        for n, j in enumerate(position_of[rows].tolist())
+        if j >= 0 and n not in in_lexical
+    ]
+    cosine = flat[dense_rows + [row for row, _ in only]].astype(np.float64)
+    if baseline < 1.0:  # as :func:`.baseline.above_baseline`
+        cosine = (cosine - baseline) / (1.0 - baseline)
+    bm25 = scores[positions + [j for _, j in dense_only]]
+    top = question.max_score  # as :func:`.fusion.lexical_share`
+    share = np.minimum(np.maximum(bm25 / top, 0.0), 1.0) if top > 0.0 else np.zeros(len(bm25))
+    dense_at = list(range(n_dense))
+    dense_at.extend(n for _, n in only)
+    lexical_at.extend(n for n, _ in dense_only)
+    fused = fuse_aligned(
+        ids,
+        (np.asarray(dense_at, dtype=np.intp), cosine),
+        (np.asarray(lexical_at, dtype=np.intp), share),
+        limit=2 * depth,
+        weight=LEXICAL_WEIGHT,
+    )
+    return fused, n_dense >= depth, len(positions)
 
 
 def _first_ranking(

@@ -249,6 +249,12 @@ class QueryCosines:
                 _check_dims(view.matrix.shape[1], len(q))
                 self._parts.append((view, cosines(view.matrix, q)))
 
+    def single(self) -> tuple[BlockView, np.ndarray] | None:
+        """The one view and its rows' cosines, when there is one view with one row per key."""
+        if len(self._parts) != 1 or not self._parts[0][0].one_per_item:
+            return None
+        return self._parts[0]
+
     def rank(self, depth: int) -> list[tuple[str, float]]:
         """Entry keys by best cosine similarity, best first (ties in row order), ``depth`` of them."""
         keys, values = self.top(depth)
