@@ -26,11 +26,10 @@ from langgraph.store.base import SearchItem, SearchOp
 
 from . import layout
 from .backend import Backend
-from .baseline import above_baseline
 from .core import newest_first
-from .feedback import FEEDBACK_DOCS, expansion_terms, rescore
+from .feedback import FEEDBACK_DOCS, expansion_terms, rescore_arrays
 from .filters import combine, matches, value_where
-from .fusion import LEXICAL_WEIGHT, fuse, fuse_aligned, lexical_share
+from .fusion import LEXICAL_WEIGHT, fuse_aligned, fuse_calibrated
 from .lexical import LexicalIndex, TermScores
 from .state import Listing
 from .values import loads
@@ -436,18 +435,30 @@ def _with_feedback(
             cosines_of.of(found) if cosines_of is not None else dense_scores(b, qvec, found, None)
         )
         shares = question_scores.of(found)
-        top = question_scores.max_score
+        cosine = np.array([cosines.get(key, 0.0) for key in found], dtype=np.float64)
+        if baseline < 1.0:  # as :func:`.baseline.above_baseline`
+            cosine = (cosine - baseline) / (1.0 - baseline)
         first.update(
-            fuse(
-                [(key, above_baseline(cosines.get(key, 0.0), baseline)) for key in found],
-                [(key, lexical_share(shares.get(key, 0.0), top)) for key in found],
+            fuse_calibrated(
+                found,
+                cosine,
+                found,
+                _shares([shares.get(key, 0.0) for key in found], question_scores.max_score),
                 limit=len(found),
-                method="calibrated",
                 weight=LEXICAL_WEIGHT,
             )
         )
-    top_expansion = expansion.max_score
-    shares_of = {
-        key: lexical_share(score, top_expansion) for key, score in expansion.of(first).items()
-    }
-    return rescore(first, source[0][1], shares_of)
+    of = expansion.of(first)
+    return rescore_arrays(
+        list(first),
+        np.fromiter(first.values(), dtype=np.float64, count=len(first)),
+        source[0][1],
+        _shares([of.get(key, 0.0) for key in first], expansion.max_score),
+    )
+
+
+def _shares(bm25: list[float], top: float) -> np.ndarray:
+    """:func:`.fusion.lexical_share` of each score."""
+    if top <= 0.0:
+        return np.zeros(len(bm25))
+    return np.minimum(np.maximum(np.asarray(bm25, dtype=np.float64) / top, 0.0), 1.0)
