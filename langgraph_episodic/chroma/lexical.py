@@ -206,8 +206,8 @@ class _Arrays:
         self._aligned: tuple[Sequence[str], np.ndarray, np.ndarray] | None = None
 
     def aligned(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """``(position of each key, key index of each position)``, ``-1`` where there is none,
-        for an immutable sequence of distinct ``keys`` (the entry keys of a vector matrix's
+        """``(position of each key, first index of each position's key)``, ``-1`` where there
+        is none, for an immutable sequence of ``keys`` (the entry keys of a vector matrix's
         rows): kept for the latest ``keys`` object, so a hybrid search matches its two sides'
         candidates by index, not by id."""
         aligned = self._aligned
@@ -216,7 +216,8 @@ class _Arrays:
             position = np.fromiter((get(key, -1) for key in keys), dtype=np.intp, count=len(keys))
             index = np.full(len(self.ids), -1, dtype=np.intp)
             found = np.flatnonzero(position >= 0)
-            index[position[found]] = found
+            held, first = np.unique(position[found], return_index=True)
+            index[held] = found[first]  # a key's first index
             aligned = self._aligned = (keys, position, index)
         return aligned[1], aligned[2]
 

@@ -292,44 +292,48 @@ def _aligned_ranking(
     baseline: float,
     depth: int,
 ) -> tuple[list[tuple[str, float]], bool, int] | None:
-    """:func:`_first_ranking` of the usual scope, one namespace with one vector per item:
-    the two sides' candidates matched by row and document position (:meth:`.lexical._Arrays.
-    aligned`) instead of by id; the same ranking, with whether the dense side could go deeper
-    and how many lexical candidates there were. None for any other scope."""
+    """:func:`_first_ranking` of the usual scope, one namespace with its vectors cached: the
+    two sides' candidates matched by document position (:meth:`.lexical._Arrays.aligned`)
+    instead of by id; the same ranking, with whether the dense side could go deeper and how
+    many lexical candidates there were. None for any other scope."""
     dense_side = cosines.single() if cosines is not None else None
     lexical_side = question.single()
-    if dense_side is None or lexical_side is None:
+    if cosines is None or dense_side is None or lexical_side is None:
         return None
     (view, flat), (arrays, scores) = dense_side, lexical_side
     position_of, row_of = arrays.aligned(view.owners)
-    rows = np.argsort(-flat, kind="stable")[:depth]  # as :meth:`QueryCosines.rank`
+    rows, cosine = cosines.top_rows(depth)  # each key's best row, as :meth:`QueryCosines.rank`
     dense_rows = rows.tolist()
     n_dense = len(dense_rows)
+    dense_positions = position_of[rows].tolist()
     positions = question.top_positions(depth) if has_terms else []
-    slot = dict(zip(dense_rows, range(n_dense), strict=True))
+    slot = {j: n for n, j in enumerate(dense_positions) if j >= 0}
     owners, doc_ids = view.owners, arrays.ids
     ids = [owners[row] for row in dense_rows]
     lexical_at = []
-    only: list[tuple[int, int]] = []  # (row, candidate) of lexical-only candidates with vectors
+    only: list[tuple[int, int]] = []  # (first row, candidate) of lexical-only ones with vectors
     for j, row in zip(positions, row_of[positions].tolist(), strict=True):
-        n = slot.get(row)  # (-1: no vector, never a dense row)
+        n = slot.get(j)
         if n is None:
             n = len(ids)
             ids.append(doc_ids[j])
             if row >= 0:
                 only.append((row, n))
         lexical_at.append(n)
-    only.sort()  # as :meth:`QueryCosines.of`: in row order
-    # The dense-only candidates' BM25, in dense order (as :meth:`TermScores.of`).
-    in_lexical = set(lexical_at)
-    dense_only = [
-        (n, j)
-        for n, j in enumerate(position_of[rows].tolist())
-        if j >= 0 and n not in in_lexical
-    ]
-    cosine = flat[dense_rows + [row for row, _ in only]].astype(np.float64)
+    only.sort()  # as :meth:`QueryCosines.of`: in the order of their first rows
+    if view.one_per_item:
+        extra_cosine = flat[[row for row, _ in only]].astype(np.float64)
+    else:  # a key's best row
+        keys = [ids[n] for _, n in only]
+        found, extra_cosine = cosines.at(keys)
+        if found != keys:  # (not expected: every one has a row, in first-row order)
+            return None
+    cosine = np.concatenate([cosine, extra_cosine])
     if baseline < 1.0:  # as :func:`.baseline.above_baseline`
         cosine = (cosine - baseline) / (1.0 - baseline)
+    # The dense-only candidates' BM25, in dense order (as :meth:`TermScores.of`).
+    in_lexical = set(lexical_at)
+    dense_only = [(n, j) for n, j in enumerate(dense_positions) if j >= 0 and n not in in_lexical]
     bm25 = scores[positions + [j for _, j in dense_only]]
     top = question.max_score  # as :func:`.fusion.lexical_share`
     share = np.minimum(np.maximum(bm25 / top, 0.0), 1.0) if top > 0.0 else np.zeros(len(bm25))

@@ -250,10 +250,26 @@ class QueryCosines:
                 self._parts.append((view, cosines(view.matrix, q)))
 
     def single(self) -> tuple[BlockView, np.ndarray] | None:
-        """The one view and its rows' cosines, when there is one view with one row per key."""
-        if len(self._parts) != 1 or not self._parts[0][0].one_per_item:
-            return None
-        return self._parts[0]
+        """The one view and its rows' cosines, when there is one view."""
+        return self._parts[0] if len(self._parts) == 1 else None
+
+    def top_rows(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`top` of the one view (:meth:`single`): each key's best row instead of the key."""
+        view, flat = self._parts[0]
+        order = np.argsort(-flat, kind="stable")
+        if view.one_per_item:
+            rows = order[:depth]
+            return rows, flat[rows].astype(np.float64)
+        owners, seen, best = view.owners, set(), []
+        for i in order:
+            iid = owners[int(i)]
+            if iid not in seen:
+                seen.add(iid)
+                best.append(int(i))
+                if len(best) >= depth:
+                    break
+        rows = np.asarray(best, dtype=np.intp)
+        return rows, flat[rows].astype(np.float64)
 
     def rank(self, depth: int) -> list[tuple[str, float]]:
         """Entry keys by best cosine similarity, best first (ties in row order), ``depth`` of them."""

@@ -170,7 +170,7 @@ def test_first_ranking_equals_the_pipeline_before(
 
     aligned = search._aligned_ranking(cosines, question, bool(terms), baseline, depth)
     if cosines.single() is not None and question.single() is not None:
-        # one namespace, one vector per item: the aligned path serves
+        # one namespace (one view, one shard): the aligned path serves
         assert aligned is not None
         fused, more_dense, n_lexical = aligned
         assert fused == expected
