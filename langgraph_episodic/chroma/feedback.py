@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from .lexical import LexicalIndex, Namespace
 
 FEEDBACK_DOCS = 5
@@ -99,3 +101,34 @@ def rescore(
     ]
     scored.sort(key=lambda kv: (-kv[1], kv[0]))
     return scored
+
+
+def rescore_arrays(
+    ids: Sequence[str],
+    first: np.ndarray,
+    best: float,
+    expansion: np.ndarray,
+    weight: float = FEEDBACK_WEIGHT,
+) -> list[tuple[str, float]]:
+    """:func:`rescore` over arrays: ``ids`` distinct, ``first`` their scores and ``expansion``
+    their shares (float64, ``0`` for none). The same result (order, and scores bit for bit);
+    exact ties of the new scores (broken by id) are handed to :func:`rescore`.
+
+    >>> ranked = rescore_arrays(["a", "b", "c"], np.array([0.6, 0.1, 0.0]), 0.6, np.array([0.2, 0, 0.5]))
+    >>> [(doc_id, round(score, 3)) for doc_id, score in ranked]
+    [('a', 0.6), ('c', 0.24), ('b', 0.1)]
+    """
+    if not 0.0 <= weight < 1.0:
+        raise ValueError(f"weight must be in [0, 1), got {weight!r}.")
+    lift = weight * np.minimum(np.maximum(expansion, 0.0), 1.0) * np.maximum(best - first, 0.0)
+    scores = first + lift
+    order = np.argsort(-scores)
+    ordered = scores[order]
+    if (ordered[1:] == ordered[:-1]).any() or np.isnan(ordered).any():
+        return rescore(
+            dict(zip(ids, first.tolist(), strict=True)),
+            best,
+            dict(zip(ids, expansion.tolist(), strict=True)),
+            weight,
+        )
+    return list(zip([ids[n] for n in order.tolist()], ordered.tolist(), strict=True))

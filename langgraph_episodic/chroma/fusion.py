@@ -46,6 +46,8 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Literal
 
+import numpy as np
+
 FusionMethod = Literal["calibrated", "minmax", "dbsf", "rrf"]
 METHODS: tuple[FusionMethod, ...] = ("calibrated", "minmax", "dbsf", "rrf")
 RRF_K = 60
@@ -133,6 +135,123 @@ def fuse(
     ]
     keyed.sort()  # best score first, then best rank on either side, then id
     return [(doc_id, min(1.0, max(0.0, -neg))) for neg, _, doc_id in keyed[:limit]]
+
+
+def fuse_calibrated(
+    dense_ids: Sequence[str],
+    dense: np.ndarray,
+    lexical_ids: Sequence[str],
+    lexical: np.ndarray,
+    *,
+    limit: int,
+    weight: float = LEXICAL_WEIGHT,
+) -> list[tuple[str, float]]:
+    """``fuse(zip(dense_ids, dense), zip(lexical_ids, lexical), method="calibrated")`` over
+    float64 arrays: the same result (order, and scores bit for bit), computed in numpy.
+
+    >>> fuse_calibrated(["a", "b"], np.array([0.9, 0.2]), ["b"], np.array([0.5]), limit=2)
+    [('b', 0.395), ('a', 0.315)]
+    """
+    slot: dict[str, int] = {}
+    ids: list[str] = []
+    at: tuple[list[int], list[int]] = ([], [])
+    for side, side_ids in zip(at, (dense_ids, lexical_ids), strict=True):
+        for doc_id in side_ids:
+            n = slot.get(doc_id)
+            if n is None:
+                n = slot[doc_id] = len(ids)
+                ids.append(doc_id)
+            side.append(n)
+    dense_at, lexical_at = at
+    if len(set(dense_at)) != len(dense_at) or len(set(lexical_at)) != len(lexical_at):
+        return fuse(  # an id repeated within a side: fuse keeps its best score
+            list(zip(dense_ids, dense.tolist(), strict=True)),
+            list(zip(lexical_ids, lexical.tolist(), strict=True)),
+            limit=limit,
+            method="calibrated",
+            weight=weight,
+        )
+    return fuse_aligned(
+        ids,
+        (np.asarray(dense_at, dtype=np.intp), dense),
+        (np.asarray(lexical_at, dtype=np.intp), lexical),
+        limit=limit,
+        weight=weight,
+    )
+
+
+def fuse_aligned(
+    ids: Sequence[str],
+    dense: tuple[np.ndarray, np.ndarray],
+    lexical: tuple[np.ndarray, np.ndarray],
+    *,
+    limit: int,
+    weight: float = LEXICAL_WEIGHT,
+) -> list[tuple[str, float]]:
+    """:func:`fuse_calibrated` over candidates already gathered: ``ids`` are the distinct
+    candidates, and each side is ``(at, scores)``: its entries' candidates (distinct indexes
+    into ``ids``, in the side's input order) and their scores (float64).
+
+    The store's hybrid search fuses some 50 candidates per question; here no Python work is
+    done per candidate but reading out the result. The ranks on either side (:func:`fuse`'s
+    first tie-breaker) are computed only when two candidates' scores are equal; a NaN, and ties
+    of both score and best rank (broken by id) are handed to :func:`fuse` itself.
+    """
+    (dense_at, dense_scores), (lexical_at, lexical_scores) = dense, lexical
+    if not 0.0 <= weight <= 1.0 or limit <= 0:
+        return _as_lists(ids, dense, lexical, limit, weight)
+    total = np.zeros(len(ids))
+    total[dense_at] = (1.0 - weight) * np.minimum(np.maximum(dense_scores, 0.0), 1.0)
+    total[lexical_at] += weight * np.minimum(np.maximum(lexical_scores, 0.0), 1.0)
+    order = np.argsort(-total)
+    ordered = total[order]
+    high, low = (float(ordered[0]), float(ordered[-1])) if len(ordered) else (0.0, 0.0)
+    if math.isnan(low):  # a NaN sorts last; fuse names it
+        return _as_lists(ids, dense, lexical, limit, weight)
+    if (ordered[1:] == ordered[:-1]).any():  # equal scores: by best rank, then id
+        by_rank = _by_rank(total, dense, lexical)
+        if by_rank is None:
+            return _as_lists(ids, dense, lexical, limit, weight)
+        order = by_rank
+    top = order[:limit]
+    scores = total[top]
+    if high > 1.0 or low < 0.0:
+        scores = np.minimum(np.maximum(scores, 0.0), 1.0)
+    return list(zip([ids[n] for n in top.tolist()], scores.tolist(), strict=True))
+
+
+def _by_rank(
+    total: np.ndarray, dense: tuple[np.ndarray, np.ndarray], lexical: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray | None:
+    """The candidates by score, then by the best rank they reached on either side (each side
+    ranked by its score, input order among equals, as :func:`_ranked`); None if two candidates
+    also share their best rank (only their ids can order them)."""
+    rank = np.full(len(total), len(dense[0]) + len(lexical[0]), dtype=np.intp)
+    for at, scores in (dense, lexical):
+        side = np.empty(len(at), dtype=np.intp)
+        side[np.argsort(-scores, kind="stable")] = np.arange(len(at))
+        rank[at] = np.minimum(rank[at], side)
+    order = np.lexsort((rank, -total))
+    ordered_total, ordered_rank = total[order], rank[order]
+    if ((ordered_total[1:] == ordered_total[:-1]) & (ordered_rank[1:] == ordered_rank[:-1])).any():
+        return None
+    return order
+
+
+def _as_lists(
+    ids: Sequence[str],
+    dense: tuple[np.ndarray, np.ndarray],
+    lexical: tuple[np.ndarray, np.ndarray],
+    limit: int,
+    weight: float,
+) -> list[tuple[str, float]]:
+    return fuse(
+        [(ids[n], score) for n, score in zip(dense[0].tolist(), dense[1].tolist(), strict=True)],
+        [(ids[n], score) for n, score in zip(lexical[0].tolist(), lexical[1].tolist(), strict=True)],
+        limit=limit,
+        method="calibrated",
+        weight=weight,
+    )
 
 
 def _ranked(ranking: Ranking) -> list[tuple[str, float]]:

@@ -22,7 +22,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -194,7 +194,7 @@ class _Arrays:
     a float array, and each term's posting as ``(positions, term frequencies)`` arrays, made on
     the first search that needs the term (terms no document holds are not kept)."""
 
-    __slots__ = ("_denominators", "_postings", "_terms", "ids", "lengths", "position")
+    __slots__ = ("_aligned", "_denominators", "_postings", "_terms", "ids", "lengths", "position")
 
     def __init__(self, shard: _Shard) -> None:
         self.ids: list[str] = list(shard.lengths)
@@ -203,6 +203,23 @@ class _Arrays:
         self._postings = shard.postings
         self._terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._denominators: dict[tuple[str, float, float, float], np.ndarray] = {}
+        self._aligned: tuple[Sequence[str], np.ndarray, np.ndarray] | None = None
+
+    def aligned(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(position of each key, first index of each position's key)``, ``-1`` where there
+        is none, for an immutable sequence of ``keys`` (the entry keys of a vector matrix's
+        rows): kept for the latest ``keys`` object, so a hybrid search matches its two sides'
+        candidates by index, not by id."""
+        aligned = self._aligned
+        if aligned is None or aligned[0] is not keys:
+            get = self.position.get
+            position = np.fromiter((get(key, -1) for key in keys), dtype=np.intp, count=len(keys))
+            index = np.full(len(self.ids), -1, dtype=np.intp)
+            found = np.flatnonzero(position >= 0)
+            held, first = np.unique(position[found], return_index=True)
+            index[held] = found[first]  # a key's first index
+            aligned = self._aligned = (keys, position, index)
+        return aligned[1], aligned[2]
 
     def denominator(
         self, term: str, posting: tuple[np.ndarray, np.ndarray], k1: float, b: float, avgdl: float
@@ -252,6 +269,29 @@ class TermScores:
         self.max_score = max_score
         """:meth:`LexicalIndex.max_score_terms` of the query."""
 
+    def single(self) -> tuple[_Arrays, np.ndarray] | None:
+        """The one shard's arrays and every document's score, when one shard was scored."""
+        if len(self._parts) != 1:
+            return None
+        arrays, scores, _ = self._parts[0]
+        return arrays, scores
+
+    def top_positions(self, k: int) -> list[int]:
+        """:meth:`top` of a single shard (:meth:`single`) as document positions."""
+        if k <= 0:
+            return []
+        arrays, scores, matched = self._parts[0]
+        found = np.flatnonzero(matched)
+        if len(found) > k:
+            values = scores[found]
+            kth = np.partition(values, len(values) - k)[len(values) - k]
+            found = found[values >= kth]
+        ids = arrays.ids
+        positions = found.tolist()
+        negatives = (-scores[found]).tolist()
+        keyed = sorted(zip(negatives, [ids[j] for j in positions], positions, strict=True))
+        return [j for _, _, j in keyed[:k]]
+
     def top(self, k: int, allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
         """The ``k`` best ``(doc_id, score)`` among documents sharing a term with the query,
         best first, ties by ``doc_id``; ``allowed`` filters ids before the top ``k``."""
@@ -271,6 +311,20 @@ class TermScores:
             keyed = [pair for pair in keyed if allowed(pair[1])]
         keyed.sort()
         return [(doc_id, -negative) for negative, doc_id in keyed[:k]]
+
+    def at(self, doc_ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
+        """:meth:`of` as the ids found and their scores (float64), in the same order."""
+        if len(self._parts) == 1:
+            arrays, scores, _ = self._parts[0]
+            position = arrays.position
+            found = [
+                (doc_id, j)
+                for doc_id in dict.fromkeys(doc_ids)
+                if (j := position.get(doc_id)) is not None
+            ]
+            return [doc_id for doc_id, _ in found], scores[[j for _, j in found]]
+        known = self.of(doc_ids)
+        return list(known), np.fromiter(known.values(), dtype=np.float64, count=len(known))
 
     def of(self, doc_ids: Iterable[str]) -> dict[str, float]:
         """The score of each given document (``0.0``: no shared term), in the given order;
@@ -519,27 +573,38 @@ class LexicalIndex:
         shards = self._frozen(namespaces)
         n_docs = sum(len(shard.lengths) for shard in shards)
         k1, b = self.k1, self.b
-        parts = [
-            (arrays, np.zeros(len(arrays.ids)), np.zeros(len(arrays.ids), dtype=bool))
-            for arrays in (shard.arrays() for shard in shards)
-        ]
+        every = [shard.arrays() for shard in shards]
         avgdl = (sum(shard.total_length for shard in shards) / n_docs or 1.0) if n_docs else 1.0
         total = 0.0
+        # Per shard, each term's documents and parts, added up at the end in term order (a
+        # bincount adds its weights in input order: the sums of adding term by term).
+        found: list[tuple[list[np.ndarray], list[np.ndarray]]] = [([], []) for _ in every]
         for term, query_tf in terms.items():
-            hits = [(part, part[0].posting(term)) for part in parts]
-            df = sum(len(posting[0]) for _, posting in hits if posting is not None)
+            hits = [arrays.posting(term) for arrays in every]
+            df = sum(len(posting[0]) for posting in hits if posting is not None)
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             total += query_tf * idf
             if df == 0:
                 continue
             weight = query_tf * idf * (k1 + 1.0)
-            for (arrays, scores, matched), posting in hits:
+            for arrays, posting, (wheres, parts) in zip(every, hits, found, strict=True):
                 if posting is None:
                     continue
                 where, tf = posting
-                scores[where] += weight * tf / arrays.denominator(term, posting, k1, b, avgdl)
-                matched[where] = True
-        return TermScores(parts, total * (k1 + 1.0))
+                wheres.append(where)
+                parts.append(weight * tf / arrays.denominator(term, posting, k1, b, avgdl))
+        scored: list[tuple[_Arrays, np.ndarray, np.ndarray]] = []
+        for arrays, (wheres, parts) in zip(every, found, strict=True):
+            n = len(arrays.ids)
+            matched = np.zeros(n, dtype=bool)
+            if not wheres:
+                scored.append((arrays, np.zeros(n), matched))
+                continue
+            where = wheres[0] if len(wheres) == 1 else np.concatenate(wheres)
+            part = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            matched[where] = True
+            scored.append((arrays, np.bincount(where, weights=part, minlength=n), matched))
+        return TermScores(scored, total * (k1 + 1.0))
 
     def term_frequencies(
         self, namespaces: Iterable[Namespace], doc_id: str

@@ -249,18 +249,49 @@ class QueryCosines:
                 _check_dims(view.matrix.shape[1], len(q))
                 self._parts.append((view, cosines(view.matrix, q)))
 
+    def single(self) -> tuple[BlockView, np.ndarray] | None:
+        """The one view and its rows' cosines, when there is one view."""
+        return self._parts[0] if len(self._parts) == 1 else None
+
+    def top_rows(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`top` of the one view (:meth:`single`): each key's best row instead of the key."""
+        view, flat = self._parts[0]
+        order = np.argsort(-flat, kind="stable")
+        if view.one_per_item:
+            rows = order[:depth]
+            return rows, flat[rows].astype(np.float64)
+        owners, seen, best = view.owners, set(), []
+        for i in order:
+            iid = owners[int(i)]
+            if iid not in seen:
+                seen.add(iid)
+                best.append(int(i))
+                if len(best) >= depth:
+                    break
+        rows = np.asarray(best, dtype=np.intp)
+        return rows, flat[rows].astype(np.float64)
+
     def rank(self, depth: int) -> list[tuple[str, float]]:
         """Entry keys by best cosine similarity, best first (ties in row order), ``depth`` of them."""
+        keys, values = self.top(depth)
+        return list(zip(keys, values.tolist(), strict=True))
+
+    def top(self, depth: int) -> tuple[list[str], np.ndarray]:
+        """:meth:`rank` as the entry keys and their cosines (float64), in the same order."""
         if not self._parts:
-            return []
-        owners: list[str] = []
-        for view, _ in self._parts:
-            owners.extend(view.owners)
-        flat = np.concatenate([scores for _, scores in self._parts])
+            return [], np.zeros(0)
+        if len(self._parts) == 1:
+            view, flat = self._parts[0]
+            owners: Sequence[str] = view.owners
+        else:
+            owners = []
+            for view, _ in self._parts:
+                owners.extend(view.owners)
+            flat = np.concatenate([scores for _, scores in self._parts])
         order = np.argsort(-flat, kind="stable")
         if all(view.one_per_item for view, _ in self._parts):
-            top = order[:depth].tolist()
-            return list(zip([owners[i] for i in top], flat[top].tolist(), strict=True))
+            top = order[:depth]
+            return [owners[i] for i in top.tolist()], flat[top].astype(np.float64)
         best: dict[str, float] = {}
         for i in order:
             iid = owners[int(i)]
@@ -268,7 +299,20 @@ class QueryCosines:
                 best[iid] = float(flat[int(i)])
                 if len(best) >= depth:
                     break
-        return list(best.items())
+        return list(best), np.fromiter(best.values(), dtype=np.float64, count=len(best))
+
+    def at(self, item_ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
+        """:meth:`of` as the entry keys found and their cosines (float64), in the same order."""
+        if len(self._parts) == 1 and self._parts[0][0].one_per_item:  # one row per key
+            view, scores = self._parts[0]
+            index = _rows_of(view.owners)
+            found = sorted(
+                (rows[0], iid) for iid in set(item_ids) if (rows := index.get(iid)) is not None
+            )
+            rows_found = [row for row, _ in found]
+            return [iid for _, iid in found], scores[rows_found].astype(np.float64)
+        cosines = self.of(item_ids)
+        return list(cosines), np.fromiter(cosines.values(), dtype=np.float64, count=len(cosines))
 
     def of(self, item_ids: Iterable[str]) -> dict[str, float]:
         """Best cosine of each given entry key found in the views (keys in the order of their
