@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma import search
+from langgraph_episodic.chroma import hybrid_ranking
 from langgraph_episodic.chroma.backend import Backend
 from langgraph_episodic.chroma.baseline import above_baseline
 from langgraph_episodic.chroma.feedback import rescore, rescore_arrays
@@ -168,7 +168,7 @@ def test_first_ranking_equals_the_pipeline_before(
     question = index.score_terms(terms, [ns])
     expected = reference_first_ranking(cosines, question, terms, baseline, depth)
 
-    aligned = search._aligned_ranking(cosines, question, bool(terms), baseline, depth)
+    aligned = hybrid_ranking.aligned_ranking(cosines, question, bool(terms), baseline, depth)
     if cosines.single() is not None and question.single() is not None:
         # one namespace (one view, one shard): the aligned path serves
         assert aligned is not None
@@ -180,7 +180,7 @@ def test_first_ranking_equals_the_pipeline_before(
         assert aligned is None
     dense_ranked = cosines.top(depth)
     lexical_ranked = question.top(depth) if terms else []
-    general = search._first_ranking(
+    general = hybrid_ranking.first_ranking(
         cast(Backend, None),  # the backend is only read when no vectors are cached
         (np.zeros(6), baseline),
         cosines,
