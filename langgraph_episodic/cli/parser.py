@@ -196,10 +196,12 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--embeddings",
-        choices=["model", "hash"],
+        choices=["model", "multilingual", "hash"],
         default="model",
-        help="how text is embedded: the packaged all-MiniLM-L6-v2 (model, default) or the "
-        f"instant {HASH_DIMS}-dim hashing embedder (hash); use the one the store was written with",
+        help="how text is embedded: the packaged all-MiniLM-L6-v2 (model, default), the "
+        "multilingual Universal Sentence Encoder for German and other languages (multilingual, "
+        f"the [multilingual] extra) or the instant {HASH_DIMS}-dim hashing embedder (hash); use "
+        "the one the store was written with",
     )
 
 

@@ -24,7 +24,7 @@ DEFAULT_PATH = Path(DEFAULT_FOLDER)
 CHROMA_FILE = "chroma.sqlite3"
 """The file Chroma keeps in every persistent store folder (how we recognise a store)."""
 
-EmbeddingsChoice = Literal["model", "hash"]
+EmbeddingsChoice = Literal["model", "multilingual", "hash"]
 
 
 class CliError(Exception):
@@ -71,6 +71,10 @@ class Target:
 
         if self.embeddings == "hash":
             return {"dims": HASH_DIMS, "embed": HashEmbeddings(HASH_DIMS)}
+        if self.embeddings == "multilingual":
+            from ..multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
+
+            return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings()}
         embed = default_embeddings() if threads is None else SentenceTransformerEmbeddings(
             num_threads=threads
         )
@@ -186,12 +190,23 @@ def _check_dims(store: ChromaStore, target: Target, dims: int) -> None:
     found = stored_dims(store)
     if found is not None and found != dims:
         store.close()
-        other = "hash" if target.embeddings == "model" else "model"
         raise CliError(
             f"The {target.describe()} holds {found}-dim vectors, but --embeddings "
-            f"{target.embeddings} makes {dims}-dim ones. Try --embeddings {other} (use the "
-            "embedder the store was written with)."
+            f"{target.embeddings} makes {dims}-dim ones. Try --embeddings "
+            f"{_embeddings_for(found, target.embeddings)} (use the embedder the store was "
+            "written with)."
         )
+
+
+def _embeddings_for(dims: int, current: str) -> str:
+    """The ``--embeddings`` choice that makes ``dims``-dim vectors (or the other choices)."""
+    from ..embeddings import MODEL_DIMS
+    from ..multilingual import MULTILINGUAL_DIMS
+
+    by_dims = {MODEL_DIMS: "model", MULTILINGUAL_DIMS: "multilingual", HASH_DIMS: "hash"}
+    if dims in by_dims:
+        return by_dims[dims]
+    return " or ".join(c for c in ("model", "multilingual", "hash") if c != current)
 
 
 def _check_path(path: Path, *, create: bool) -> None:
@@ -215,7 +230,7 @@ def explain_chroma_error(exc: Exception, target: Target) -> str:
     """A message for a Chroma error raised while a command ran, naming the likely fix."""
     text = str(exc)
     if "dimension" in text:
-        other = "hash" if target.embeddings == "model" else "model"
+        other = " or ".join(c for c in ("model", "multilingual", "hash") if c != target.embeddings)
         return (
             f"The {target.describe()} was written with another embedder ({text}). "
             f"Try --embeddings {other}."

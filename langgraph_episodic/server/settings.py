@@ -9,7 +9,8 @@ naming the variable and what it accepts, before anything is opened.
 * ``EPISODIC_STORE_PATH``: the embedded store's folder (default ``./.episodic``).
 * ``EPISODIC_COLLECTION``: collection name (default ``langgraph_store``).
 * ``EPISODIC_EMBEDDINGS``: ``model`` (packaged all-MiniLM-L6-v2, 384 dims, the default),
-  ``hash`` or ``hash:<dims>`` (no model; tests and demos), ``none`` (no semantic index), or
+  ``multilingual`` (:class:`~langgraph_episodic.multilingual.MultilingualEmbeddings`, 512 dims,
+  for German and other non-English users; the ``multilingual`` extra), ``hash`` or ``hash:<dims>`` (no model; tests and demos), ``none`` (no semantic index), or
   ``module.path:name`` naming a LangChain ``Embeddings``, a function returning one, or an
   embedding function (texts -> vectors or text -> vector).
 * ``EPISODIC_EMBEDDING_DIMS``: dimensions of a ``module.path:name`` embedder (default: probed by
@@ -153,6 +154,10 @@ class StoreSettings:
             from ..embeddings import MODEL_DIMS, default_embeddings
 
             return {"dims": MODEL_DIMS, "embed": default_embeddings(), "fields": fields}
+        if kind == "multilingual":
+            from ..multilingual import multilingual_index
+
+            return multilingual_index(fields)
         if kind == "hash":
             from ..embeddings import HashEmbeddings
 
@@ -201,8 +206,8 @@ def _headers(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 
 def _check_embeddings(spelling: str) -> None:
     kind, sep, arg = spelling.partition(":")
-    accepts = "expected model, hash, hash:<dims>, none or module.path:name"
-    if kind in ("model", "none") and not sep:
+    accepts = "expected model, multilingual, hash, hash:<dims>, none or module.path:name"
+    if kind in ("model", "multilingual", "none") and not sep:
         return
     if kind == "hash":
         if sep and not (arg.isdigit() and int(arg) > 0):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from langgraph_episodic import ChromaStore
 from langgraph_episodic.graph import list_sessions, open_checkpointer, thread_config
 
 from .conftest import HASH, CliResult, Seeded, open_hash_store
@@ -56,6 +57,28 @@ def test_search_with_the_wrong_embedder_names_the_fix(cli: Cli, seeded_store: Se
     code, _, err = cli("search", "coffee", "--path", str(seeded_store.path))
     assert code == 2
     assert "--embeddings hash" in err and "Traceback" not in err
+
+
+@pytest.mark.model
+def test_a_german_store_is_searched_with_the_multilingual_embedder(
+    cli: Cli, tmp_path: Path
+) -> None:
+    from langgraph_episodic import multilingual_index
+
+    store = ChromaStore.persistent(tmp_path, index=multilingual_index(["text"]))
+    store.put(("memories", "anna"), "job", {"text": "Ich arbeite als Krankenpfleger."})
+    store.put(("memories", "anna"), "editor", {"text": "Mein Lieblingseditor ist Neovim."})
+    store.close()
+    # Opened with the default (MiniLM, 384 dims), the error names the embedder it was written with.
+    code, _, err = cli("search", "Was ist mein Beruf?", "--path", str(tmp_path))
+    assert code == 2
+    assert "--embeddings multilingual" in err and "Traceback" not in err
+    code, out, err = cli(
+        "search", "Was ist mein Beruf?", "--path", str(tmp_path), "--embeddings", "multilingual",
+        "--json",
+    )
+    assert code == 0, err
+    assert json.loads(out)[0]["key"] == "job"
 
 
 def _make_thread(checkpoints: Path, user: str, session: str) -> None:

@@ -97,6 +97,16 @@ def test_embeddings_from_a_module_path_and_none() -> None:
         StoreSettings(embeddings="langgraph_episodic.server.settings:PREFIX").index()
 
 
+def test_multilingual_embeddings_by_name() -> None:
+    from langgraph_episodic.multilingual import MultilingualEmbeddings
+
+    index = StoreSettings(embeddings="multilingual", index_fields=("text",)).index()
+    assert index is not None and index["dims"] == 512 and index["fields"] == ["text"]
+    assert isinstance(index["embed"], MultilingualEmbeddings)
+    with pytest.raises(ValueError, match="expected model, multilingual, hash"):
+        StoreSettings.from_env({"EPISODIC_EMBEDDINGS": "openai"})
+
+
 # ------------------------------------------------------------------ the factory
 
 
