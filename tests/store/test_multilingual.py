@@ -25,19 +25,10 @@ from langgraph_episodic import multilingual as multilingual_module
 from langgraph_episodic.tools import create_memory_tools
 from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
 
-NOTHING = "Keine relevanten Informationen im Gedächtnis gefunden."
-SETS = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+from .test_language_scores import GERMAN_FACTS, NOTHING
 
-FACTS = [
-    "Ich arbeite als Krankenpfleger in der Notaufnahme.",
-    "Mein Lieblingseditor ist Neovim.",
-    "Ich trinke keinen Kaffee, nur grünen Tee.",
-    "Meine Tochter heißt Lena und ist sieben Jahre alt.",
-    "Ich wohne seit drei Jahren in Leipzig.",
-    "Unser Hund ist ein Labrador namens Bruno.",
-    "Mein Geburtstag ist am 14. März.",
-    "Meine Schwester Anna lebt in Wien.",
-]
+SETS = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+FACTS = GERMAN_FACTS
 # Paraphrases that share no word (stem, compound part) with their fact: only meaning finds them.
 NO_SHARED_WORD = {
     "Was ist mein Beruf?": "Krankenpfleger",
@@ -96,8 +87,9 @@ def test_repeated_texts_are_embedded_once_and_answers_keep_the_order(
     assert len(recording[0].calls) == 1  # nothing to embed: no call
 
 
+@pytest.mark.usefixtures("fast_switching")
 def test_the_model_loads_once_when_many_threads_embed_at_once(
-    recording: list[RecordingBackend], fast_switching: None
+    recording: list[RecordingBackend],
 ) -> None:
     emb = MultilingualEmbeddings()
     barrier = threading.Barrier(8)
@@ -131,19 +123,10 @@ def test_without_the_package_the_error_names_the_install_command(
         MultilingualEmbeddings().embed_query("Hallo")
 
 
-@pytest.fixture
-def fast_switching() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
-
-
 @pytest.mark.model
+@pytest.mark.usefixtures("fast_switching")
 def test_vectors_are_unit_512_d_and_the_same_from_threads_without_touching_blas(
-    monkeypatch: pytest.MonkeyPatch, fast_switching: None
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Four threads encode behind a barrier while any change of BLAS threads would raise (the
     package's own limiter sets and restores the BLAS libraries' counts around each call)."""
