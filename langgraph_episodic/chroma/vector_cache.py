@@ -27,12 +27,44 @@ class BlockView(NamedTuple):
     one_per_item: bool
 
 
+class Groups(NamedTuple):
+    """The rows of a built matrix grouped by entry key, as arrays (see :meth:`Owners.groups`)."""
+
+    of_key: dict[str, int]
+    """Entry key -> its group; groups are numbered in the order of their keys' first rows."""
+    most: int
+    """The most rows any key has."""
+    rows: np.ndarray | None
+    """``(groups, most)``: each group's rows in row order, padded with the row count (an index
+    one past the last row); None when padding would take more than four times the rows."""
+
+
 class Owners(list[str]):
     """The entry key of each row of a built matrix (never changed once built), with the rows
     of each key, indexed on first use (by any reader: the index is derived from an immutable
     list, so whoever builds it builds the same)."""
 
-    __slots__ = ("_rows",)
+    __slots__ = ("_groups", "_rows")
+
+    def groups(self) -> Groups:
+        """The rows grouped by key, as arrays, built on first use."""
+        found: Groups | None = getattr(self, "_groups", None)
+        if found is None:
+            of_key: dict[str, int] = {}
+            n = len(self)
+            group = np.fromiter((of_key.setdefault(key, len(of_key)) for key in self), np.intp, n)
+            counts = np.bincount(group, minlength=len(of_key))
+            most = int(counts.max()) if n else 0
+            rows = None
+            if len(of_key) * most <= 4 * n:
+                perm = np.argsort(group, kind="stable")  # by group, then row
+                starts = np.zeros(len(of_key), dtype=np.intp)
+                np.cumsum(counts[:-1], out=starts[1:])
+                ordered = group[perm]
+                rows = np.full((len(of_key), most), n, dtype=np.intp)
+                rows[ordered, np.arange(n) - starts[ordered]] = perm
+            found = self._groups = Groups(of_key, most, rows)
+        return found
 
     def rows(self) -> dict[str, list[int]]:
         """Entry key -> its rows, in row order; keys in order of their first row."""
@@ -49,6 +81,29 @@ def _rows_of(owners: Sequence[str]) -> dict[str, list[int]]:
     if isinstance(owners, Owners):
         return owners.rows()
     return Owners(owners).rows()
+
+
+def _groups_of(owners: Sequence[str]) -> Groups:
+    if isinstance(owners, Owners):
+        return owners.groups()
+    return Owners(owners).groups()
+
+
+def _top(values: np.ndarray, tiebreak: np.ndarray, depth: int) -> np.ndarray:
+    """The indexes of the ``depth`` largest values, largest first, equal values by ascending
+    ``tiebreak`` (as a stable sort of ``-values`` when ``tiebreak`` is the index itself). Only
+    the values at or above the ``depth``-th largest are sorted. No NaN in ``values``."""
+    n = len(values)
+    m = min(depth, n)
+    if m <= 0:
+        return np.zeros(0, dtype=np.intp)
+    if m < n:
+        threshold = np.partition(values, n - m)[n - m]
+        candidates = np.flatnonzero(values >= threshold)
+    else:
+        candidates = np.arange(n)
+    order = np.lexsort((tiebreak[candidates], -values[candidates]))
+    return candidates[order[:depth]]
 
 
 class NamespaceVectors:
@@ -239,7 +294,7 @@ class QueryCosines:
     (:meth:`rank`, as :func:`rank`) and any entry key's best cosine (:meth:`of`, as
     :func:`similarities`) read the same products."""
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_clean", "_parts")
 
     def __init__(self, views: Sequence[BlockView], query: Sequence[float] | np.ndarray) -> None:
         q = normalise(query)
@@ -248,6 +303,16 @@ class QueryCosines:
             if len(view.owners):
                 _check_dims(view.matrix.shape[1], len(q))
                 self._parts.append((view, cosines(view.matrix, q)))
+        self._clean: bool | None = None
+
+    def _one_clean_view(self) -> tuple[BlockView, np.ndarray] | None:
+        """The one view and its cosines when there is one view and no cosine is NaN (NaN
+        cosines take the row-by-row code, as they always did)."""
+        if len(self._parts) != 1:
+            return None
+        if self._clean is None:
+            self._clean = not bool(np.isnan(self._parts[0][1]).any())
+        return self._parts[0] if self._clean else None
 
     def single(self) -> tuple[BlockView, np.ndarray] | None:
         """The one view and its rows' cosines, when there is one view."""
@@ -256,16 +321,37 @@ class QueryCosines:
     def top_rows(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`top` of the one view (:meth:`single`): each key's best row instead of the key."""
         view, flat = self._parts[0]
+        if self._one_clean_view() is not None:
+            if view.one_per_item:
+                rows = _top(flat, np.arange(len(flat)), depth)
+                return rows, flat[rows].astype(np.float64)
+            # The first ``depth`` keys of the stable order lie within its first
+            # ``depth * most`` rows: order only the rows at or above that row's cosine.
+            n, m = len(flat), depth * _groups_of(view.owners).most
+            if m < n:
+                candidates = np.flatnonzero(flat >= np.partition(flat, n - m)[n - m])
+                order = candidates[np.argsort(-flat[candidates], kind="stable")]
+            else:
+                order = np.argsort(-flat, kind="stable")
+            return self._first_rows(view.owners, flat, order, depth)
         order = np.argsort(-flat, kind="stable")
         if view.one_per_item:
             rows = order[:depth]
             return rows, flat[rows].astype(np.float64)
-        owners, seen, best = view.owners, set(), []
-        for i in order:
-            iid = owners[int(i)]
+        return self._first_rows(view.owners, flat, order, depth)
+
+    @staticmethod
+    def _first_rows(
+        owners: Sequence[str], flat: np.ndarray, order: np.ndarray, depth: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each key's first row in ``order``, for the first ``depth`` keys, and their cosines."""
+        seen: set[str] = set()
+        best: list[int] = []
+        for i in order.tolist():
+            iid = owners[i]
             if iid not in seen:
                 seen.add(iid)
-                best.append(int(i))
+                best.append(i)
                 if len(best) >= depth:
                     break
         rows = np.asarray(best, dtype=np.intp)
@@ -281,13 +367,13 @@ class QueryCosines:
         if not self._parts:
             return [], np.zeros(0)
         if len(self._parts) == 1:
-            view, flat = self._parts[0]
-            owners: Sequence[str] = view.owners
-        else:
-            owners = []
-            for view, _ in self._parts:
-                owners.extend(view.owners)
-            flat = np.concatenate([scores for _, scores in self._parts])
+            rows, values = self.top_rows(depth)
+            owners_of = self._parts[0][0].owners
+            return [owners_of[i] for i in rows.tolist()], values
+        owners: list[str] = []
+        for view, _ in self._parts:
+            owners.extend(view.owners)
+        flat = np.concatenate([scores for _, scores in self._parts])
         order = np.argsort(-flat, kind="stable")
         if all(view.one_per_item for view, _ in self._parts):
             top = order[:depth]
@@ -318,6 +404,16 @@ class QueryCosines:
         """Best cosine of each given entry key found in the views (keys in the order of their
         first row, view by view, as :func:`similarities`)."""
         wanted = set(item_ids)
+        clean = self._one_clean_view()
+        groups = _groups_of(clean[0].owners) if clean is not None else None
+        if clean is not None and groups is not None and groups.rows is not None:
+            # one view: the wanted keys' rows gathered at once (padding reads -inf)
+            hits = sorted((g, iid) for iid in wanted if (g := groups.of_key.get(iid)) is not None)
+            if not hits:
+                return {}
+            padded = np.append(clean[1], np.float32(-np.inf))
+            best = padded[groups.rows[[g for g, _ in hits]]].max(axis=1).tolist()
+            return {iid: value for (_, iid), value in zip(hits, best, strict=True)}
         out: dict[str, float] = {}
         for view, scores in self._parts:
             index = _rows_of(view.owners)
