@@ -27,8 +27,9 @@ logger = logging.getLogger(__name__)
 def open_store(settings: StoreSettings) -> ChromaStore:
     """Open the ``ChromaStore`` ``settings`` describe (no sweeper started).
 
-    With the packaged model (``EPISODIC_EMBEDDINGS=model``) the model is loaded here, so the
-    server pays for it at startup rather than on its first request.
+    With the packaged or the multilingual model (``EPISODIC_EMBEDDINGS=model`` /
+    ``multilingual``) the model is loaded here, so the server pays for it at startup rather
+    than on its first request.
     """
     options = settings.store_options()
     if settings.chroma_url:
@@ -40,7 +41,7 @@ def open_store(settings: StoreSettings) -> ChromaStore:
         )
     else:
         opened = ChromaStore.persistent(settings.path, **options)
-    if settings.embeddings == "model" and opened.embeddings is not None:
+    if settings.embeddings in ("model", "multilingual") and opened.embeddings is not None:
         opened.embeddings.embed_query("warm up")
     return opened
 

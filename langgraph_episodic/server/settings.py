@@ -10,7 +10,8 @@ naming the variable and what it accepts, before anything is opened.
 * ``EPISODIC_COLLECTION``: collection name (default ``langgraph_store``).
 * ``EPISODIC_EMBEDDINGS``: ``model`` (packaged all-MiniLM-L6-v2, 384 dims, the default),
   ``multilingual`` (:class:`~langgraph_episodic.multilingual.MultilingualEmbeddings`, 512 dims,
-  for German and other non-English users; the ``multilingual`` extra), ``hash`` or ``hash:<dims>`` (no model; tests and demos), ``none`` (no semantic index), or
+  for German and other non-English users; the ``multilingual`` extra), ``hash`` or
+  ``hash:<dims>`` (no model; tests and demos), ``none`` (no semantic index), or
   ``module.path:name`` naming a LangChain ``Embeddings``, a function returning one, or an
   embedding function (texts -> vectors or text -> vector).
 * ``EPISODIC_EMBEDDING_DIMS``: dimensions of a ``module.path:name`` embedder (default: probed by

@@ -161,6 +161,19 @@ def test_the_packaged_model_loads_at_startup(tmp_path: Path) -> None:
     assert embeddings is not None and embeddings._model is not None
 
 
+@pytest.mark.model
+def test_the_multilingual_model_loads_at_startup(tmp_path: Path) -> None:
+    from langgraph_episodic.multilingual import MultilingualEmbeddings
+
+    async def main() -> Any:
+        settings = StoreSettings(path=str(tmp_path / "mem"), embeddings="multilingual")
+        async with store(settings) as s:
+            return s.embeddings
+
+    embeddings = asyncio.run(main())
+    assert isinstance(embeddings, MultilingualEmbeddings) and embeddings.loaded
+
+
 def test_docstring_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     for module in (factory, isolation, settings):
