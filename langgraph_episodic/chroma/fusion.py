@@ -278,6 +278,13 @@ def lexical_share(bm25: float, max_bm25: float) -> float:
     return min(1.0, max(0.0, bm25 / max_bm25))
 
 
+def lexical_shares(bm25: Sequence[float] | np.ndarray, top: float) -> np.ndarray:
+    """:func:`lexical_share` of each score, over an array (``top``: the question's best BM25)."""
+    if top <= 0.0:
+        return np.zeros(len(bm25))
+    return np.minimum(np.maximum(np.asarray(bm25, dtype=np.float64) / top, 0.0), 1.0)
+
+
 def _absolute(ranking: list[tuple[str, float]]) -> dict[str, float]:
     # Scores that already mean something on their own (a cosine, a lexical share): kept,
     # clipped to [0, 1] (a negative cosine says "unrelated" as much as 0 does).

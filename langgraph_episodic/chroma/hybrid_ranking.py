@@ -15,7 +15,7 @@ import numpy as np
 
 from . import layout
 from .backend import Backend
-from .fusion import LEXICAL_WEIGHT, fuse_aligned
+from .fusion import LEXICAL_WEIGHT, fuse_aligned, lexical_shares
 from .lexical import TermScores
 from .vector_cache import BlockView, NamespaceVectors, QueryCosines, similarities
 
@@ -153,9 +153,3 @@ def first_ranking(
         weight=LEXICAL_WEIGHT,
     )
 
-
-def lexical_shares(bm25: Sequence[float] | np.ndarray, top: float) -> np.ndarray:
-    """:func:`.fusion.lexical_share` of each score (``top``: the question's best BM25)."""
-    if top <= 0.0:
-        return np.zeros(len(bm25))
-    return np.minimum(np.maximum(np.asarray(bm25, dtype=np.float64) / top, 0.0), 1.0)

@@ -33,8 +33,8 @@ from .backend import Backend
 from .core import newest_first
 from .feedback import FEEDBACK_DOCS, expansion_terms, rescore_arrays
 from .filters import combine, matches, value_where
-from .fusion import LEXICAL_WEIGHT, fuse_calibrated
-from .hybrid_ranking import aligned_ranking, dense_scores, first_ranking, lexical_shares
+from .fusion import LEXICAL_WEIGHT, fuse_calibrated, lexical_shares
+from .hybrid_ranking import aligned_ranking, dense_scores, first_ranking
 from .lexical import LexicalIndex, TermScores
 from .state import Listing
 from .values import loads

@@ -190,3 +190,14 @@ def test_first_ranking_equals_the_pipeline_before(
         2 * depth,
     )
     assert general == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    bm25=st.lists(st.floats(-5.0, 50.0, allow_nan=False), max_size=30),
+    top=st.floats(-1.0, 40.0, allow_nan=False),
+)
+def test_lexical_shares_are_lexical_share_of_each_score(bm25: list[float], top: float) -> None:
+    from langgraph_episodic.chroma.fusion import lexical_share, lexical_shares
+
+    assert lexical_shares(bm25, top).tolist() == [lexical_share(s, top) for s in bm25]
