@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "multilingual_index": ".multilingual",
     # --- shared helpers ---
     "MissingConfigError": "._config",
+    "UserIdError": "._config",
     "is_worth_storing": ".relevance",
     # --- episodic (issue 3) ---
     "EARLY_WEIGHTS": ".episodic",
@@ -172,6 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     # ``X as X`` marks each name as re-exported for strict type checkers (``__all__`` is not a
     # literal they can read). The names are those of ``_EXPORTS``; a test keeps them equal.
     from ._config import MissingConfigError as MissingConfigError
+    from ._config import UserIdError as UserIdError
     from .chroma.folder_lock import FolderInUseError as FolderInUseError
     from .chroma.gateway import IndexReadError as IndexReadError
     from .chroma.store import ChromaStore as ChromaStore

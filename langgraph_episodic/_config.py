@@ -1,4 +1,5 @@
-"""Read per-user settings from ``config["configurable"]``, never from an LLM's arguments."""
+"""Read per-user settings from ``config["configurable"]`` (and the user id also from the run's
+context), never from an LLM's arguments."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 
 
 class MissingConfigError(KeyError):
@@ -40,9 +42,98 @@ def require(config: RunnableConfig | Mapping[str, Any] | None, key: str) -> str:
     return str(value)
 
 
-def user_id_from(config: RunnableConfig | Mapping[str, Any] | None, key: str = "user_id") -> str:
-    """Return the user id from ``config["configurable"]`` (see :func:`require`)."""
-    return require(config, key)
+USER_ID = "user_id"
+"""The key of the run's user id, in ``config["configurable"]`` and in the run's context."""
+
+
+class UserIdError(ValueError):
+    """The run's user id is ambiguous (the config and the context name different users) or not
+    a non-empty string. Raised before anything is read or written."""
+
+
+_FROM_CONFIG: Any = object()
+"""Default of ``context``: read the run's context from the config (LangGraph puts it there)."""
+
+
+def _runtime_context(config: RunnableConfig | Mapping[str, Any] | None) -> Any:
+    """The context of the LangGraph run that ``config`` belongs to (``None`` outside a run)."""
+    runtime = configurable(config).get(CONFIG_KEY_RUNTIME)
+    return getattr(runtime, "context", None)
+
+
+def _context_user_id(context: Any) -> Any:
+    if context is None:
+        return None
+    if isinstance(context, Mapping):
+        return context.get(USER_ID)
+    return getattr(context, USER_ID, None)
+
+
+def _checked(value: Any, where: str) -> str:
+    if isinstance(value, str) and value:
+        return value
+    raise UserIdError(
+        f"The user id must be a non-empty string; {where} is {value!r} "
+        f"({type(value).__name__}). Pass the id as a string, e.g. {where} = 'alice'; nothing "
+        "was read or written."
+    )
+
+
+def given_user_id(
+    config: RunnableConfig | Mapping[str, Any] | None, context: Any = _FROM_CONFIG
+) -> str | None:
+    """The run's user id, or ``None`` when neither the config nor the context names one.
+
+    It is read from ``config["configurable"]["user_id"]`` and from the run's context
+    (``context={"user_id": ...}``, or an object with a ``user_id`` attribute; by default the
+    context of the LangGraph run ``config`` belongs to). One given: that one. Both given: they
+    must be equal. Raises :class:`UserIdError` when they differ or a value is not a non-empty
+    string (``1`` is refused, not read as ``"1"``).
+
+    >>> given_user_id({"configurable": {"user_id": "alice"}}, {"user_id": "alice"})
+    'alice'
+    >>> given_user_id({"configurable": {}}, None) is None
+    True
+    """
+    if context is _FROM_CONFIG:
+        context = _runtime_context(config)
+    places = (
+        (f"config['configurable'][{USER_ID!r}]", configurable(config).get(USER_ID)),
+        (f"context.{USER_ID}", _context_user_id(context)),
+    )
+    given = {where: _checked(value, where) for where, value in places
+             if value is not None and value != ""}  # fmt: skip
+    if len(set(given.values())) > 1:
+        named = " and ".join(f"{where} = {value!r}" for where, value in given.items())
+        raise UserIdError(
+            f"The run names two different users: {named}. Pass the user id once (the "
+            "context or config['configurable']), or the same id in both; nothing was read or "
+            "written."
+        )
+    return next(iter(given.values()), None)
+
+
+def user_id_from(
+    config: RunnableConfig | Mapping[str, Any] | None, context: Any = _FROM_CONFIG
+) -> str:
+    """The run's user id by the rule of :func:`given_user_id`; the one resolver of the package
+    (the middleware, the tools and the nodes all read the user through it).
+
+    Raises :class:`MissingConfigError` (listing the keys present) when neither names a user.
+
+    >>> user_id_from({"configurable": {"thread_id": "t1"}}, {"user_id": "bob"})
+    'bob'
+    """
+    user_id = given_user_id(config, context)
+    if user_id is None:
+        present = sorted(k for k in configurable(config) if not k.startswith("__"))
+        raise MissingConfigError(
+            f"config['configurable'][{USER_ID!r}] is required but missing (and the run's "
+            f"context has no {USER_ID!r} either). Keys present: {present or 'none'}. Pass it "
+            f"when invoking, e.g. graph.invoke(inputs, {{'configurable': {{{USER_ID!r}: "
+            "'alice', ...}}) or graph.invoke(inputs, context={'user_id': 'alice'})."
+        )
+    return user_id
 
 
 def namespace_label(value: str) -> str:
@@ -67,7 +158,8 @@ def fill_namespace(
 ) -> tuple[str, ...]:
     """Fill ``{key}`` placeholders of a namespace template from ``config["configurable"]``.
 
-    Values pass through :func:`namespace_label`, so any user id makes one valid label.
+    ``{user_id}`` is the run's user by :func:`user_id_from` (the config or the run's context);
+    values pass through :func:`namespace_label`, so any user id makes one valid label.
 
     >>> fill_namespace(("memories", "{user_id}"), {"configurable": {"user_id": "alice"}})
     ('memories', 'alice')
@@ -75,7 +167,9 @@ def fill_namespace(
     out = []
     for label in template:
         if label.startswith("{") and label.endswith("}") and label.count("{") == 1:
-            out.append(namespace_label(require(config, label[1:-1])))
+            key = label[1:-1]
+            value = user_id_from(config) if key == USER_ID else require(config, key)
+            out.append(namespace_label(value))
         else:
             out.append(label)
     return tuple(out)

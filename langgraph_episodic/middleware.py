@@ -30,7 +30,9 @@ What it does, hook by hook:
   ``score`` function is given (chat-first: a plain chat records nothing).
 
 The user id comes from the run's context (``context={"user_id": ...}`` or an object with a
-``user_id`` attribute) or ``config["configurable"]["user_id"]``; never from the model. The
+``user_id`` attribute) or ``config["configurable"]["user_id"]``; never from the model. When both
+name a user they must agree, and the id must be a string: otherwise the run stops with
+:class:`~langgraph_episodic.UserIdError` before anything is read or written. The
 memory's own model calls are retried and tagged so that ``stream_mode="messages"`` skips them.
 """
 
@@ -55,7 +57,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
-from ._config import fill_namespace
+from ._config import USER_ID, fill_namespace, given_user_id, user_id_from
 from ._effects import Plan, arun, call, run
 from ._fence import data_notice, fence, single_line
 from .graph._messages import as_messages, last_human_text
@@ -95,15 +97,14 @@ class EpisodicMemoryState(AgentState[Any]):
 
 
 def _user_config(runtime: Runtime[Any] | None) -> RunnableConfig:
-    """The run's config, with ``user_id`` from the runtime context when it has one."""
+    """The run's config with ``user_id`` set to the run's user (:func:`given_user_id` of the
+    config and the hook's context), so that every step below reads that one user; raises
+    :class:`~langgraph_episodic.UserIdError` before anything is read or written."""
     config: RunnableConfig = get_config()
-    context = getattr(runtime, "context", None)
-    user_id = (context.get("user_id") if isinstance(context, dict)
-               else getattr(context, "user_id", None))
-    if user_id is not None:
-        configurable = {**(config.get("configurable") or {}), "user_id": user_id}
-        config = {**config, "configurable": configurable}
-    return config
+    user_id = given_user_id(config, getattr(runtime, "context", None))
+    if user_id is None:
+        return config  # the steps that need a user raise MissingConfigError
+    return {**config, "configurable": {**(config.get("configurable") or {}), USER_ID: user_id}}
 
 
 class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
@@ -180,7 +181,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             if loaded:
                 update["entities"] = loaded
         blocks: list[str] = []
-        user_id = fill_namespace(("{user_id}",), config)[0]
+        user_id = user_id_from(config)
         question = last_human_text(as_messages(state.get("messages")))
         if self.use_profile:
             facts = yield from UserProfiles(store)._list(user_id)

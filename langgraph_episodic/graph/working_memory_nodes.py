@@ -5,7 +5,8 @@
 before the agent, and one that stores the new turn after it. :func:`output_log_nodes` loads the
 unresolved items the agent already surfaced (:class:`~langgraph_episodic.graph.working_memory.OutputLog`)
 into ``state["surfaced"]`` and records each new answer. The customer / user id comes from
-``config["configurable"]["user_id"]``. :func:`~langgraph_episodic.graph.wiring.memory_system_prompt`
+``config["configurable"]["user_id"]`` or the run's context (see
+:func:`~langgraph_episodic._config.user_id_from`). :func:`~langgraph_episodic.graph.wiring.memory_system_prompt`
 renders both, fenced as data.
 """
 
@@ -15,14 +16,14 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._config import fill_namespace
+from .._config import user_id_from
 from ._messages import as_messages, last_ai_text, last_human_text
 from ._runner import MemoryNode, Plan
 from .working_memory import CustomerHistory, OutputLog
 
 
 def _user(config: RunnableConfig) -> str:
-    return fill_namespace(("{user_id}",), config)[0]
+    return user_id_from(config)
 
 
 def history_nodes(history: CustomerHistory) -> tuple[MemoryNode, MemoryNode]:

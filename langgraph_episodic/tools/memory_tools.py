@@ -171,8 +171,10 @@ def create_memory_tools(
         store: The store to use. ``None`` uses the graph's store, injected by ``ToolNode`` /
             ``create_agent(..., store=...)`` (or ``langgraph.config.get_store()`` in a node).
         namespace: Namespace template; ``{key}`` labels are filled from
-            ``config["configurable"]`` at run time. A missing key raises
-            :class:`~langgraph_episodic.MissingConfigError` listing the keys present.
+            ``config["configurable"]`` at run time, ``{user_id}`` also from the run's context
+            (when both name a user they must agree: :class:`~langgraph_episodic.UserIdError`
+            otherwise). A missing key raises :class:`~langgraph_episodic.MissingConfigError`
+            listing the keys present.
         k: How many memories a recall returns at most.
         locale: ``"de"`` or ``"en"``: tool names, descriptions and answers.
         ttl: Minutes until a saved memory expires. ``None`` keeps the store's default; a value
