@@ -6,7 +6,9 @@ lookup, ...). Everything after it, ``isolate_users(auth)``, is what keeps users 
 * the store API only reaches the caller's namespaces ``(label, <user>)``;
 * a run's ``user_id`` is the caller, whatever the client sent, so the memory nodes only read
   and write the caller's memories;
-* threads and runs belong to the user who created them.
+* threads and runs belong to the user who created them;
+* the assistant the server makes from ``langgraph.json`` is readable and runnable by every
+  user, changeable by none; the assistants a user creates are that user's only.
 
 Tokens come from ``EPISODIC_API_TOKENS="token-a:alice,token-b:bob"`` here so that the example
 runs as it is; with no tokens configured every request is refused (401).

@@ -1,8 +1,8 @@
 """The example graph: the memory nodes of langgraph-episodic around one agent node.
 
 The server gives the graph its store (``langgraph_episodic.server.store``, see
-``langgraph.json``) and its checkpointer; the nodes read the user from
-``config["configurable"]["user_id"]``, which ``auth.py`` pins to the authenticated user.
+``langgraph.json``) and its checkpointer; the nodes read the user from ``config["configurable"]["user_id"]`` and the
+run's context, both of which ``auth.py`` pins to the authenticated user.
 
 With ``EPISODIC_CHAT_MODEL`` set (e.g. ``openai:gpt-4o-mini``, with its API key and package)
 the agent and the entity extraction use that model; without it an offline agent answers from

@@ -100,7 +100,7 @@ class CustomerHistory:
         self._ttl = _ttl_minutes(store, ttl_days)
 
     def _ns(self, customer_id: str) -> tuple[str, ...]:
-        return (self.namespace, _check_id(customer_id, "customer_id"))
+        return (self.namespace, namespace_label(_check_id(customer_id, "customer_id")))
 
     def _items(self, customer_id: str, now: float) -> Plan[builtins.list[Item]]:
         items = yield from all_items(self.store, self._ns(customer_id))

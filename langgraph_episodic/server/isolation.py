@@ -16,8 +16,13 @@ is :func:`~langgraph_episodic._config.namespace_label` of the authenticated iden
 * Runs: ``user_id`` (in ``configurable`` and in ``context``) is set to the authenticated
   identity, whatever the client sent, so the graph's memory nodes read and write only the
   caller's namespaces; runs may only start on the caller's threads.
-* Threads, assistants, crons: stamped with ``metadata["owner"]`` on create and filtered by it on
-  every read, search, update and delete.
+* Threads, assistants, crons: stamped with ``metadata["owner"]`` on create and update (a
+  client cannot hand one to another user) and filtered by it on every read, search, update and
+  delete.
+* Assistants the server creates itself from ``langgraph.json`` (``metadata["created_by"] ==
+  "system"``, one per graph): every authenticated user can read, search and run them, so
+  clients and LangGraph Studio find the graph; nobody can update or delete them through the
+  API, and a client cannot create or update an assistant to carry that mark (403).
 
 Use it after your ``@auth.authenticate`` handler::
 
@@ -44,6 +49,10 @@ from .._config import namespace_label
 
 OWNER = "owner"
 """Metadata key that names the user who owns a thread, assistant or cron."""
+
+CREATED_BY, SYSTEM = "created_by", "system"
+"""``metadata[CREATED_BY] == SYSTEM`` marks the assistants the server creates from
+``langgraph.json`` (as ``langgraph_api`` writes them)."""
 
 
 def _forbidden(detail: str) -> Auth.exceptions.HTTPException:
@@ -109,13 +118,58 @@ def pin_run_user(identity: str, value: dict[str, Any]) -> None:
     if configurable is None:
         configurable = config["configurable"] = {}
     configurable["user_id"] = identity
+    # Always in the context too: the server merges the assistant's context under the run's, and
+    # an assistant made with context={"user_id": <another user>} would otherwise disagree.
     context = kwargs.get("context")
-    if isinstance(context, dict) and context:
-        context["user_id"] = identity
+    if not isinstance(context, dict):
+        context = kwargs["context"] = {}
+    context["user_id"] = identity
     metadata = value.get("metadata")
     if metadata is None:
         metadata = value["metadata"] = {}
     metadata[OWNER] = identity
+
+
+def stamp_owner(identity: str, action: str, value: dict[str, Any]) -> None:
+    """On ``create`` and ``update``, set ``value["metadata"]["owner"]`` to ``identity``, in
+    place (an update without metadata is left so).
+
+    >>> value = {"metadata": {"owner": "bob", "topic": "x"}}
+    >>> stamp_owner("alice", "update", value)
+    >>> value["metadata"]
+    {'owner': 'alice', 'topic': 'x'}
+    """
+    if action not in ("create", "update"):
+        return
+    metadata = value.get("metadata")
+    if metadata is None and action == "create":
+        metadata = value["metadata"] = {}
+    if isinstance(metadata, dict):
+        metadata[OWNER] = identity
+
+
+def assistant_filter(identity: str, action: str, value: dict[str, Any]) -> dict[str, Any]:
+    """The filter of an assistants request: reads and searches see the caller's assistants and
+    the server's (``created_by: system``); create, update and delete only the caller's. Stamps
+    the owner and refuses (403) a create or update whose metadata claims ``created_by:
+    system``.
+
+    >>> assistant_filter("alice", "search", {})
+    {'$or': [{'owner': 'alice'}, {'created_by': 'system'}]}
+    >>> assistant_filter("alice", "delete", {})
+    {'owner': 'alice'}
+    """
+    metadata = value.get("metadata")
+    claimed = isinstance(metadata, dict) and metadata.get(CREATED_BY) == SYSTEM
+    if action in ("create", "update") and claimed:
+        raise _forbidden(
+            f"assistants {action}: metadata {CREATED_BY}={SYSTEM!r} marks the assistants "
+            "the server creates from langgraph.json; leave it out of your metadata."
+        )
+    stamp_owner(identity, action, value)
+    if action in ("read", "search"):
+        return {"$or": [{OWNER: identity}, {CREATED_BY: SYSTEM}]}
+    return {OWNER: identity}
 
 
 def isolate_users(auth: Auth) -> Auth:
@@ -123,13 +177,15 @@ def isolate_users(auth: Auth) -> Auth:
 
     @auth.on
     async def owner_only(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
-        """Threads, assistants, crons: stamp the owner on create, filter by it otherwise."""
-        if isinstance(value, dict) and ctx.action == "create":
-            metadata = value.get("metadata")
-            if metadata is None:
-                metadata = value["metadata"] = {}
-            metadata[OWNER] = ctx.user.identity
+        """Threads, crons: stamp the owner on create and update, filter by it always."""
+        if isinstance(value, dict):
+            stamp_owner(ctx.user.identity, ctx.action, value)
         return {OWNER: ctx.user.identity}
+
+    @auth.on.assistants
+    async def shared_graphs(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, Any]:
+        """Assistants: the caller's, and the server's own for reading and running."""
+        return assistant_filter(ctx.user.identity, ctx.action, value)
 
     @auth.on.threads.create_run
     async def own_runs(

@@ -19,6 +19,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore, Item
 
 from langgraph_episodic import (
+    CustomerHistory,
     EpisodicMemoryMiddleware,
     MissingConfigError,
     UserIdError,
@@ -28,6 +29,7 @@ from langgraph_episodic import (
     create_memory_tools,
 )
 from langgraph_episodic._config import fill_namespace, user_id_from
+from langgraph_episodic.graph.working_memory_nodes import history_nodes
 
 from .fakes import ScriptedFakeModel
 
@@ -273,3 +275,13 @@ async def test_the_graph_nodes_follow_the_same_rule(store: BaseStore, mode: str)
     out = await run({}, {"user_id": "carol"})
     assert out.get("episode_id"), "no episode recorded for the context's user"
     assert store.search(("episodes", "carol")) and store.search(("entities", "carol"))
+
+
+def test_the_history_nodes_use_the_label_the_history_writes(store: BaseStore) -> None:
+    history = CustomerHistory(store, ttl_days=None)
+    history.add_turn("a.b@x.org", "Where is order 42?", "It ships today.")
+    load, save = history_nodes(history)
+    config = conf("a.b@x.org")
+    assert [t["assistant"] for t in load.invoke({}, config)["history"]] == ["It ships today."]
+    save.invoke({"messages": [("user", "And order 43?"), ("ai", "Tomorrow.")]}, config)
+    assert [t.assistant for t in history.recent("a.b@x.org")] == ["It ships today.", "Tomorrow."]

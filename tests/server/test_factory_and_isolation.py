@@ -251,12 +251,53 @@ def test_a_run_always_gets_the_authenticated_user() -> None:
     bare: dict[str, Any] = {}
     pin_run_user("alice", bare)
     assert bare["kwargs"]["config"]["configurable"]["user_id"] == "alice"
+    assert bare["kwargs"]["context"] == {"user_id": "alice"}
+    empty: dict[str, Any] = {"kwargs": {"context": {}}}
+    pin_run_user("alice", empty)
+    assert empty["kwargs"]["context"] == {"user_id": "alice"}
+
+
+SYSTEM_META = {"created_by": "system"}
+
+
+@pytest.mark.parametrize("action", ["read", "search"])
+def test_everyone_reads_the_servers_assistants_and_their_own(action: str) -> None:
+    found = isolation.assistant_filter("alice", action, {})
+    assert found == {"$or": [{"owner": "alice"}, SYSTEM_META]}
+
+
+@pytest.mark.parametrize("action", ["create", "update", "delete"])
+def test_only_own_assistants_are_written(action: str) -> None:
+    value: dict[str, Any] = {"metadata": {"owner": "bob", "topic": "x"}}
+    assert isolation.assistant_filter("alice", action, value) == {"owner": "alice"}
+    expected = "alice" if action in ("create", "update") else "bob"
+    assert value["metadata"] == {"owner": expected, "topic": "x"}
+
+
+@pytest.mark.parametrize("action", ["create", "update"])
+def test_no_client_assistant_passes_for_the_servers(action: str) -> None:
+    value: dict[str, Any] = {"metadata": {**SYSTEM_META, "topic": "x"}}
+    with pytest.raises(Auth.exceptions.HTTPException) as caught:
+        isolation.assistant_filter("alice", action, value)
+    assert caught.value.status_code == 403 and "created_by" in str(caught.value.detail)
+
+
+def test_the_owner_is_stamped_on_create_and_update_only() -> None:
+    created: dict[str, Any] = {"metadata": None}
+    isolation.stamp_owner("alice", "create", created)
+    assert created["metadata"] == {"owner": "alice"}
+    untouched: dict[str, Any] = {"metadata": None}
+    isolation.stamp_owner("alice", "update", untouched)
+    assert untouched["metadata"] is None
+    read: dict[str, Any] = {"metadata": {"owner": "bob"}}
+    isolation.stamp_owner("alice", "read", read)
+    assert read["metadata"] == {"owner": "bob"}
 
 
 def test_isolate_users_registers_store_run_and_owner_handlers() -> None:
     auth = isolate_users(Auth())
     keys = set(auth._handlers)
-    assert {("store", "*"), ("threads", "create_run")} <= keys
+    assert {("store", "*"), ("threads", "create_run"), ("assistants", "*")} <= keys
     assert auth._global_handlers, "no default owner handler for threads, assistants, crons"
 
 
