@@ -151,7 +151,7 @@ class EntityWriter:
     def extract(self, text: str) -> Plan[list[ExtractedEntity]]:
         """Plan: the entities ``text`` states something about."""
         if self._structured is None:
-            text = " ".join(statements(text))
+            text = "\n".join(statements(text))  # one line each: a request stays its own
             if not is_worth_storing(text, min_chars=8, min_words=2):
                 return []
             return extract_entities_by_rules(text)

@@ -90,6 +90,14 @@ def test_many_task_messages_store_nothing_and_facts_stay_short() -> None:
     assert {i.key for i in store.search(("entities", "dev"))} == {"alice", "acme", "berlin"}
 
 
+def test_a_request_on_its_own_line_keeps_the_next_line_a_statement() -> None:
+    store = InMemoryStore()
+    node = entity_extract_node(store=store)
+    out = node.invoke({"messages": [("user", "Fix the login bug\nAlice works at ACME")]},
+                      cfg("dev"))
+    assert out["entities"] == {"Alice": "Alice works at ACME", "ACME": "Alice works at ACME"}
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
