@@ -40,6 +40,11 @@ recall, for tuning: the policies see only the skill counts).
 
     python benchmarks/learning.py                       # 5 worlds x 1000 episodes x 10 seeds
     python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.png
+    python benchmarks/learning.py --world abrupt --policies thompson-decay --draws evidence
+
+``--draws`` picks the Thompson policies' random draws: one seeded generator per seed (default),
+another one (``--draws NAME``), or none (``evidence``: each choice seeded from the task and the
+evidence, what ``select_strategy`` does without an ``rng``).
 """
 
 from __future__ import annotations
@@ -208,10 +213,13 @@ def make_store(kind: str) -> BaseStore:
 
 
 def run_policy(
-    policy: str, world: World, stream: Sequence[SimTask], *, seed: int, store_kind: str
+    policy: str, world: World, stream: Sequence[SimTask], *, seed: int, store_kind: str,
+    draws: str = "policy",
 ) -> tuple[list[Episode], int]:
     """Play ``stream`` with ``policy``; return the episodes in order and how many changes the
-    skill profiles flagged."""
+    skill profiles flagged. ``draws`` names the Thompson policies' generator:
+    ``random.Random(f"{draws}-{seed}")``, or ``"evidence"`` for none (each choice seeded from
+    the task and the evidence, as without ``rng``)."""
     memory = None
     tally = None
     change = CHANGE.get(policy, ChangeDetection())
@@ -220,7 +228,7 @@ def run_policy(
     elif policy in DECAY:
         memory = EpisodicMemory(make_store(store_kind), ("episodes", f"{policy}-{seed}"),
                                 change_detection=change)
-    rng = random.Random(f"policy-{seed}")
+    rng = None if draws == "evidence" else random.Random(f"{draws}-{seed}")
     choose: Callable[[int, TaskDescription, float], str]
     if policy == "no-memory":
         def choose(i: int, task: TaskDescription, now: float) -> str:
@@ -341,7 +349,7 @@ def run_world(kind: str, args: argparse.Namespace) -> WorldResult:
         stream = make_stream(random.Random(f"stream-{seed}"), args.episodes)
         for policy in policies:
             episodes, flagged = run_policy(policy, world, stream, seed=seed,
-                                           store_kind=args.store)
+                                           store_kind=args.store, draws=args.draws)
             flags[policy].append(flagged)
             tails[policy].append(tail_success(episodes))
             hits[policy].append([float(e.outcome is OutcomeStatus.SUCCESS) for e in episodes])
@@ -397,6 +405,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
                         "counts (about 10x faster, for tuning; similar tasks get no boost)")
     parser.add_argument("--policies", default=None,
                         help="comma-separated policies to run (the oracle always runs)")
+    parser.add_argument("--draws", default="policy",
+                        help="the Thompson draws: random.Random(f'{draws}-{seed}') per seed "
+                        "(default 'policy'), or 'evidence': no rng, each choice seeded from "
+                        "the task and the evidence (the default of select_strategy)")
     parser.add_argument("--plot", type=Path, default=None,
                         help="save each world's mean curves to this path, suffixed by world")
     args = parser.parse_args(argv)
@@ -412,7 +424,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
     print(f"Store: {store_name}{embedder}{speed}.")
     print(f"{args.episodes} episodes (one an hour) x {args.seeds} seeds; {len(CATEGORIES)} "
           f"categories x {len(STRATEGIES)} strategies;")
-    print("hidden best strategy per category succeeds 75-90%, the others 20-60%.\n")
+    print("hidden best strategy per category succeeds 75-90%, the others 20-60%.")
+    print("Thompson draws: " + ("no rng, each choice seeded from the task and the evidence.\n"
+                                if args.draws == "evidence" else
+                                f"random.Random('{args.draws}-<seed>') per seed.\n"))
 
     worlds = WORLDS if args.world == "all" else (args.world,)
     out: dict[str, dict[str, list[float]]] = {}

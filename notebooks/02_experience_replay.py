@@ -160,11 +160,13 @@ print("weak categories (< 50%):", [c.value for c in identify_weak_skills(profile
 # %% [markdown]
 # ## Choosing a strategy from experience
 #
-# The **greedy** policy reuses a strategy that succeeded on similar tasks (success rate
-# > 0.6), gives a weak category the "defensive" strategy, and otherwise falls back on a
-# complexity rule. It can lock in on the first strategy that worked. The **Thompson**
-# policy samples each strategy's success rate from its record, so it keeps trying
-# promising alternatives while mostly choosing the best.
+# The **Thompson** policy (the default) samples each strategy's success rate from its
+# record, so it keeps trying promising alternatives while mostly choosing the best. The
+# seed's **greedy** policy (`policy="greedy"`) reuses a strategy that succeeded on similar
+# tasks (success rate > 0.6), gives a weak category the "defensive" strategy, and otherwise
+# falls back on a complexity rule; it can lock in on the first strategy that worked.
+# Without an `rng` a Thompson choice is seeded from the task and the evidence, so the same
+# memory gives the same choice; a seeded `random.Random` gives a stream of draws.
 #
 # Both weigh each past episode (`EvidenceDecay`): by age with the replay priority's decay
 # (half-life two days; since the category's last detected change the floor 1.0 keeps
@@ -175,7 +177,7 @@ print("weak categories (< 50%):", [c.value for c in identify_weak_skills(profile
 # %%
 from langgraph_episodic import select_strategy
 
-choice = select_strategy(query, memory, NOW)
+choice = select_strategy(query, memory, NOW, policy="greedy")
 print(f"greedy: {choice.name} ({choice.reason})")
 for weighed in choice.evidence:
     print(f"  {weighed.episode_id}: {weighed.strategy}, score {weighed.score}, weight {weighed.weight:.2f}")

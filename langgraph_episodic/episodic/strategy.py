@@ -2,16 +2,21 @@
 
 Two policies choose from a pool of named strategies, each with an instruction text for the LLM:
 
-- ``"greedy"``: the three-level hierarchy. (1) A strategy that succeeded on similar tasks
+- ``"thompson"`` (the default): Thompson sampling. Each strategy's success probability on the
+  task's category gets a Beta posterior from its past outcomes there (a partial success counts
+  half); one sample is drawn per strategy and the highest wins. Untried strategies get tried,
+  and the best one is chosen more and more often; after a detected change it explores again.
+- ``"greedy"``: the seed's three-level hierarchy. (1) A strategy that succeeded on similar tasks
   (success rate above 0.6 among the recalled similar episodes) is reused; (2) otherwise a weak
   category (success rate below 0.5 over at least 3 attempts) gets ``"defensive"``; (3) otherwise
   the complexity rule: above 0.7 ``"iterative"``, below 0.3 ``"exploratory"``, else
   ``"iterative"``. It can lock in on the first strategy that worked.
-- ``"thompson"``: Thompson sampling. Each strategy's success probability on the task's category
-  gets a Beta posterior from its past outcomes there (a partial success counts half); one
-  sample is drawn per strategy and the highest wins. Untried strategies get tried, and the
-  best one is chosen more and more often. Pass a seeded ``random.Random`` as ``rng`` for
-  reproducible runs.
+
+Reproducible runs: without an ``rng`` the Thompson draws come from a generator seeded from the
+task and the evidence (:func:`evidence_rng`), so the same memory and the same task give the
+same choice, in every run and every process, whatever else runs concurrently. Pass
+``rng=random.Random(seed)`` for one seeded stream of draws, or ``rng=random.Random()`` for
+fresh draws each call.
 
 "Similar tasks" are those :meth:`EpisodicMemory.recall` returns for the task's description,
 restricted to the task's category unless it is ``UNKNOWN``.
@@ -31,15 +36,18 @@ complexity rule.
 >>> from langgraph_episodic.episodic.records import TaskCategory, TaskDescription
 >>> memory = EpisodicMemory(InMemoryStore(), ("episodes", "doc"))
 >>> task = TaskDescription("Design the plugin API", TaskCategory.ARCHITECTURE, complexity=0.9)
->>> select_strategy(task, memory).name
+>>> select_strategy(task, memory, policy="greedy").name
 'iterative'
->>> choice = select_strategy(task, memory, policy="thompson", rng=random.Random(7))
->>> choice.name in STRATEGY_POOL
+>>> choice = select_strategy(task, memory)
+>>> choice.policy, choice.name in STRATEGY_POOL, choice == select_strategy(task, memory)
+('thompson', True, True)
+>>> select_strategy(task, memory, rng=random.Random(7)).name in STRATEGY_POOL
 True
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -72,6 +80,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_DECAY",
+    "DEFAULT_POLICY",
     "EVIDENCE_SHOWN",
     "STRATEGY_POOL",
     "SUCCESS_THRESHOLD",
@@ -85,12 +94,16 @@ __all__ = [
     "aselect_strategy",
     "choose_strategy",
     "complexity_strategy",
+    "evidence_rng",
     "select_strategy",
     "weighted_greedy",
     "weighted_thompson",
 ]
 
 Policy = Literal["greedy", "thompson"]
+
+DEFAULT_POLICY: Policy = "thompson"
+"""The policy :func:`select_strategy` and the strategy node use unless told otherwise."""
 
 
 STRATEGY_POOL: Mapping[str, str] = MappingProxyType(
@@ -131,15 +144,16 @@ def choose_strategy(
     task: TaskDescription,
     evidence: StrategyEvidence,
     *,
-    policy: Policy = "greedy",
+    policy: Policy = DEFAULT_POLICY,
     rng: random.Random | None = None,
     pool: Mapping[str, str] | None = None,
     prior: tuple[float, float] = (1.0, 1.0),
 ) -> StrategyChoice:
     """Pick a strategy from ``evidence`` alone (no I/O); :func:`select_strategy` gathers it.
 
-    ``prior`` is the Beta prior ``(alpha, beta)`` of the Thompson policy. Strategies outside
-    ``pool`` (e.g. "default") are never chosen.
+    ``prior`` is the Beta prior ``(alpha, beta)`` of the Thompson policy and ``rng`` its
+    generator (default: :func:`evidence_rng`, so the same evidence gives the same choice).
+    Strategies outside ``pool`` (e.g. "default") are never chosen.
     """
     pool = STRATEGY_POOL if pool is None else pool
     if not pool:
@@ -152,11 +166,13 @@ def choose_strategy(
             name, reason, shown = weighted_greedy(task, evidence, pool)
         else:
             name, reason, shown = weighted_thompson(
-                task, evidence, pool, rng or random.Random(), check_prior(prior))
+                task, evidence, pool, rng or evidence_rng(task, evidence, pool),
+                check_prior(prior))
     elif policy == "greedy":
         name, reason = greedy(task, evidence, pool)
     else:
-        name, reason = thompson(task, evidence, pool, rng or random.Random(), prior)
+        name, reason = thompson(task, evidence, pool, rng or evidence_rng(task, evidence, pool),
+                                prior)
     return StrategyChoice(
         name=name, instruction=pool[name], policy=policy, reason=reason, evidence=shown
     )
@@ -167,7 +183,7 @@ def select_strategy(
     memory: EpisodicMemory,
     current_time: float | None = None,
     *,
-    policy: Policy = "greedy",
+    policy: Policy = DEFAULT_POLICY,
     rng: random.Random | None = None,
     pool: Mapping[str, str] | None = None,
     similar_k: int = 10,
@@ -177,8 +193,9 @@ def select_strategy(
     """Choose a strategy for ``task`` from what ``memory`` holds (see the module docstring).
 
     ``similar_k`` is how many similar episodes are recalled; ``current_time`` (default: the
-    memory's clock) is passed to the recall and is the "now" of the evidence weights. ``rng``
-    drives the Thompson policy (default: a fresh ``random.Random()``) and ``prior`` is its Beta
+    memory's clock) is passed to the recall and is the "now" of the evidence weights. ``policy``
+    is ``"thompson"`` (default) or ``"greedy"``. ``rng`` drives the Thompson policy (default:
+    seeded from the task and the evidence, see :func:`evidence_rng`) and ``prior`` is its Beta
     prior. ``pool`` replaces :data:`STRATEGY_POOL` (name -> instruction text). ``decay``
     weighs evidence by age and similarity (:class:`EvidenceDecay`); ``None`` counts every
     episode once, as the seed's policies did.
@@ -197,7 +214,7 @@ async def aselect_strategy(
     memory: EpisodicMemory,
     current_time: float | None = None,
     *,
-    policy: Policy = "greedy",
+    policy: Policy = DEFAULT_POLICY,
     rng: random.Random | None = None,
     pool: Mapping[str, str] | None = None,
     similar_k: int = 10,
@@ -214,6 +231,24 @@ async def aselect_strategy(
     profile = (await memory.askill_profiles()).get(task.category)
     evidence = StrategyEvidence(tuple(similar), profile, decay, now)
     return choose_strategy(task, evidence, policy=policy, rng=rng, pool=pool, prior=prior)
+
+
+def evidence_rng(
+    task: TaskDescription, evidence: StrategyEvidence, pool: Mapping[str, str]
+) -> random.Random:
+    """The Thompson policy's generator when no ``rng`` is given: seeded from the task, the pool
+    and what the evidence holds (the category's counts and the recalled episodes' ids).
+
+    The same memory and task give the same draws in every run and process; each recorded
+    episode changes the counts and so the draws. The evidence's clock is left out, so a run
+    whose clock is the wall time still repeats its draws.
+    """
+    profile = evidence.profile
+    counts = (profile.attempts, profile.successes, profile.partials) if profile else (0, 0, 0)
+    payload = json.dumps([task.to_dict(), list(pool), counts,
+                          [r.episode.episode_id for r in evidence.similar]],
+                         sort_keys=True, ensure_ascii=False)
+    return random.Random(payload)
 
 
 def _needs_recall(task: TaskDescription, policy: str, decay: EvidenceDecay | None) -> bool:

@@ -10,13 +10,14 @@ With a chat model the model sees the whole message and decides what is a stateme
 are ignored by instruction, not by a filter), extraction uses structured output
 (``with_structured_output``), and a new fact about a known entity is merged by the model
 *rewriting* the description (so "no longer at ACME, now at Globex" replaces "works at ACME").
-Without one a rule-based extractor runs, and says so in each stored item (``"method":
-"rules"``): it skips only sentences that end in "?", takes names from phrases like "my name is",
-"I use", "ich arbeite bei", from words written like names (``LangGraph``, ``AWS``, ``GPT-4``)
-and, in English sentences, from capitalised words; the description is the sentence they came
-from, merged newest first with near-duplicates dropped (:func:`merge_description`). A
-capitalised first word counts only before a verb such as "is" ("Alice works at ACME", not
-"Count words").
+Without one a rule-based extractor runs (:mod:`.entity_rules`), and says so in each stored item
+(``"method": "rules"``): it skips questions and requests ("Find and fix the crash in the CSV
+export", "Bitte fasse das zusammen"), takes names from phrases like "my name is", "I use",
+"ich arbeite bei", from words written like names (``LangGraph``, ``AWS``, ``GPT-4``, but not
+API or CSV), from capitalised words in English and, in German, where every noun is
+capitalised, only from a name's position ("mein Hund Bello", "Frau Weber", "in Wien"). The
+description is the clause a name came from, merged newest first with near-duplicates dropped
+(:func:`merge_description`).
 
 Each read-merge-write of one entity holds a lock per (store, namespace, key) in this process
 (:mod:`langgraph_episodic.graph._keylock`), so concurrent sessions of one user keep every fact.
@@ -29,7 +30,6 @@ Internal model calls are retried and tagged so they never reach ``stream_mode="m
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -47,10 +47,27 @@ from ._internal import internal_config, retrying
 from ._keylock import alocked, locked
 from ._messages import as_messages, last_human_index, message_text
 from ._runner import MemoryNode, Plan, arun, call, resolve_store, run
+from .entity_rules import QUESTION_WORDS, find_names, is_question, statements
 from .namespaces import ENTITIES
 from .state import entity_key, merge_description
 
 logger = logging.getLogger(__name__)
+
+__all__ = [
+    "ENTITY_INSTRUCTIONS",
+    "ENTITY_NAMESPACE",
+    "QUESTION_WORDS",
+    "REWRITE_INSTRUCTIONS",
+    "EntityWriter",
+    "ExtractedEntities",
+    "ExtractedEntity",
+    "entity_extract_node",
+    "extract_entities_by_rules",
+    "is_question",
+    "load_entities",
+    "load_entities_node",
+    "statements",
+]
 
 ENTITY_NAMESPACE: tuple[str, ...] = (ENTITIES, "{user_id}")
 """Default namespace template of stored entities (filled from ``config["configurable"]``)."""
@@ -70,85 +87,6 @@ REWRITE_INSTRUCTIONS = (
 
 
 
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-QUESTION_WORDS: frozenset[str] = _wordset(
-    """
-    what who whom whose which when where why how
-    wer wen wem wessen was wo wohin woher wann warum wieso weshalb weswegen wie welche welcher
-    welches welchen welchem womit wofür wozu worüber worauf wodurch
-    """
-)
-"""Words that make a sentence a question when they come first (English and German)."""
-
-_AUXILIARIES = _wordset(
-    """
-    is are am was were do does did can could would should will shall may might have has had
-    ist sind bist seid war waren hast hat habt haben kannst kann können könnt darf darfst
-    dürfen soll sollst sollte solltest würde würdest würden gibt magst möchtest weißt kennst
-    """
-)
-_PRONOUNS = _wordset(
-    """
-    i you he she it we they there this that these those your my
-    ich du er sie es wir ihr man das dies dein deine mein meine euer es's
-    """
-)
-
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*", re.UNICODE)
-_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
-_NAME_TOKEN = r"(?:[A-ZÄÖÜ][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)"
-_NAME_RUN = rf"({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}})"
-_TRIGGERS = re.compile(
-    r"\b(?i:name is|am called|call me|i'm|i am|(?:work|works|working|worked) (?:at|for|with)|"
-    r"uses?|using|prefers?|(?:live|lives|living) in|(?:am|is|come|comes) from|"
-    r"name ist|heiße|heisse|ich bin|"
-    r"(?:arbeite|arbeitet|arbeiten)(?: ich| er| sie| wir)?(?: jetzt| nun| inzwischen| seit \w+)?"
-    r" (?:bei|für|mit)|nutze|nutzt|"
-    r"nutzen|benutze|benutzt|verwende|verwendet|bevorzuge|bevorzugt|(?:wohne|wohnt) in|"
-    r"(?:komme|kommt) aus)"
-    rf"\s+{_NAME_RUN}",
-    re.UNICODE,
-)
-_TOKEN = re.compile(r"[A-Za-z][\w+#.-]*[\w+#]|[A-Za-z]", re.UNICODE)
-
-
-def _name_like(token: str) -> bool:
-    """Written like a name: inner capitals (LangGraph), an acronym (AWS) or letters+digits."""
-    return (
-        bool(re.search(r"[a-z][A-Z]", token))
-        or sum(c.isupper() for c in token) >= 2
-        or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
-    )
-
-
-_CAPITALISED_RUN = re.compile(rf"\b{_NAME_RUN}", re.UNICODE)
-_STOPWORDS = _wordset(
-    """
-    i i'm i've i'll i'd me my mine you your we our they their he she it the a an and or but
-    ich du er sie es wir ihr der die das ein eine und oder aber mein meine dein deine
-    ok okay mr mrs ms dr yes no hi hello hey thanks thank please also then so now here there
-    today yesterday tomorrow however this that these those when if after before as in on at
-    for with from by of to our we're it's let's sure well
-    """
-)
-_NAME_VERBS = _wordset(
-    """
-    is was has had works worked lives lived likes liked prefers uses used wants needs said says
-    knows loves leads manages runs owns joined founded built wrote will can should and
-    """
-)
-_GERMAN_HINTS = _wordset(
-    "ich und der die das ist nicht mit für bei ein eine mein meine wir sie es auf zu im den dem "
-    "des sich auch noch wie"
-)
-_ENGLISH_HINTS = _wordset(
-    "i and the is not with for at a an my we it on to of you are this that have"
-)
-
-
 class ExtractedEntity(BaseModel):
     """One entity a text states something about."""
 
@@ -162,95 +100,16 @@ class ExtractedEntities(BaseModel):
     entities: list[ExtractedEntity] = Field(default_factory=list)
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def is_question(sentence: str) -> bool:
-    """True for a question: a trailing "?", a question word first, or verb-first with a pronoun.
-
-    >>> is_question("Wie spät ist es")
-    True
-    >>> is_question("Do you know Alice")
-    True
-    >>> is_question("Alice works at ACME.")
-    False
-    """
-    stripped = sentence.strip()
-    if stripped.endswith("?"):
-        return True
-    words = _words(stripped)
-    if not words:
-        return False
-    if words[0] in QUESTION_WORDS:
-        return True
-    return words[0] in _AUXILIARIES and len(words) > 1 and words[1] in _PRONOUNS
-
-
-def statements(text: str) -> list[str]:
-    """The sentences of ``text`` that do not end in "?" (the rule-based extractor's input).
-
-    Only a question mark marks a question here: "Wie besprochen arbeite ich jetzt bei Siemens."
-    and "Can you remember that my wife is Julia." are statements.
-
-    >>> statements("Wie besprochen arbeite ich jetzt bei Siemens. Wo ist das Büro?")
-    ['Wie besprochen arbeite ich jetzt bei Siemens.']
-    """
-    return [s.strip() for s in _SENTENCE.findall(text) if s.strip() and not s.strip().endswith("?")]
-
-
-def _is_german(sentence: str) -> bool:
-    words = _words(sentence)
-    return sum(w in _GERMAN_HINTS for w in words) > sum(w in _ENGLISH_HINTS for w in words)
-
-
-def _clean_name(name: str) -> str | None:
-    tokens = name.strip(" .,:;!?\"'()").split()
-    while tokens and tokens[0].lower() in _STOPWORDS:
-        tokens.pop(0)
-    while tokens and tokens[-1].lower() in _STOPWORDS:
-        tokens.pop()
-    cleaned = " ".join(tokens).strip(" .,:;!?\"'()")
-    return cleaned if len(cleaned) >= 2 else None
-
-
-def _capitalised_names(sentence: str) -> list[str]:
-    """Capitalised word runs; a lone first word counts only before a verb like "is", "works"."""
-    names = []
-    for match in _CAPITALISED_RUN.finditer(sentence):
-        run = match.group(1)
-        if match.start() == 0 and " " not in run.strip():
-            following = _words(sentence[match.end() :])[:1]
-            if not following or following[0] not in _NAME_VERBS:
-                continue
-        names.append(run)
-    return names
-
-
 def extract_entities_by_rules(text: str) -> list[ExtractedEntity]:
-    """Rule-based extraction (no model): see the module docstring for what it finds.
+    """Rule-based extraction (no model): see :mod:`.entity_rules` for what it finds.
 
     >>> [e.name for e in extract_entities_by_rules("I work at ACME and I use LangGraph daily.")]
     ['ACME', 'LangGraph']
+    >>> extract_entities_by_rules("Find and fix the crash in the CSV export.")
+    []
     """
-    found: dict[str, ExtractedEntity] = {}
-    for sentence in statements(text):
-        description = " ".join(sentence.split())[:240]
-        names = [m.group(1) for m in _TRIGGERS.finditer(sentence)]
-        names += [t for t in _TOKEN.findall(sentence) if _name_like(t)]
-        if not _is_german(sentence):
-            names += _capitalised_names(sentence.strip())
-        for raw in names:
-            name = _clean_name(raw)
-            if not name:
-                continue
-            key = entity_key(name)
-            if any(key in k.split() or key == k for k in found):
-                continue  # already found, maybe as part of a longer name
-            for shorter in [k for k in found if k in key.split()]:
-                del found[shorter]  # a longer name replaces its part ("ACME" -> "ACME Corp")
-            found[key] = ExtractedEntity(name=name, description=description)
-    return list(found.values())
+    return [ExtractedEntity(name=name, description=description)
+            for name, description in find_names(text)]
 
 
 def _structured(model: BaseChatModel) -> Any:
@@ -292,7 +151,7 @@ class EntityWriter:
     def extract(self, text: str) -> Plan[list[ExtractedEntity]]:
         """Plan: the entities ``text`` states something about."""
         if self._structured is None:
-            text = " ".join(statements(text))
+            text = "\n".join(statements(text))  # one line each: a request stays its own
             if not is_worth_storing(text, min_chars=8, min_words=2):
                 return []
             return extract_entities_by_rules(text)

@@ -43,6 +43,7 @@ from ..episodic import (
     format_replay_prompt,
     select_strategy,
 )
+from ..episodic.strategy import DEFAULT_POLICY
 from ..privacy.report import ForgetReport, on_forget
 from ._messages import as_messages, last_human_text, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
@@ -299,7 +300,7 @@ def select_strategy_node(
     memories: EpisodeMemories | None = None,
     store: BaseStore | None = None,
     namespace: tuple[str, ...] = EPISODE_NAMESPACE,
-    policy: str = "greedy",
+    policy: str = DEFAULT_POLICY,
     rng: random.Random | None = None,
     pool: Mapping[str, str] | None = None,
     similar_k: int = 10,
@@ -308,14 +309,17 @@ def select_strategy_node(
 ) -> MemoryNode:
     """Create the select-strategy node: writes ``strategy`` and ``strategy_instruction``.
 
-    ``policy`` is ``"greedy"`` (the three-level rule) or ``"thompson"`` (explores as well);
-    ``rng`` seeds the Thompson sampling, ``pool`` replaces ``STRATEGY_POOL``. With
+    ``policy`` is ``"thompson"`` (default: Thompson sampling over weighted evidence, which
+    explores and re-learns after a change) or ``"greedy"`` (the seed's three-level rule).
+    Without ``rng`` each choice is seeded from the task and the user's evidence, so the same
+    memory and task give the same strategy in every run; pass ``rng=random.Random(seed)`` for a
+    seeded stream of draws. ``pool`` replaces ``STRATEGY_POOL``. With
     ``require_signal=True`` (chat-first, as :func:`~langgraph_episodic.graph.wiring.add_memory_nodes`
     wires it without a score function) a strategy is chosen only when the input names a
     ``task`` or carries ``feedback`` / ``outcome``; otherwise both keys are cleared.
 
     >>> from langgraph.store.memory import InMemoryStore
-    >>> node = select_strategy_node(store=InMemoryStore())
+    >>> node = select_strategy_node(store=InMemoryStore(), policy="greedy")
     >>> task = {"description": "Design a plugin API", "complexity": 0.9}
     >>> node.invoke({"task": task}, {"configurable": {"user_id": "alice"}})["strategy"]
     'iterative'

@@ -26,6 +26,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from .._fence import data_notice, fence, single_line
+from ..episodic.strategy import DEFAULT_POLICY
 from ._messages import as_messages
 from ._runner import MemoryNode, Plan, call
 from .compaction import ContextSize, TokenCounter
@@ -71,7 +72,7 @@ def add_memory_nodes(
     entities: bool = True,
     entity_limit: int = 50,
     episodes: bool = True,
-    policy: str = "greedy",
+    policy: str = DEFAULT_POLICY,
     rng: random.Random | None = None,
     top_k: int = 3,
     score: Scorer | None = None,
@@ -101,7 +102,11 @@ def add_memory_nodes(
         entities: Leave out the entity nodes (load before the agent, extract after it).
         entity_limit: How many stored entities a new session loads.
         episodes: Leave out the episodic nodes (recall, strategy, record).
-        policy: Strategy policy, ``"greedy"`` or ``"thompson"``; ``rng`` seeds the latter.
+        policy: Strategy policy: ``"thompson"`` (default; Thompson sampling over weighted
+            evidence, which explores and re-learns after a change) or ``"greedy"`` (the seed's
+            three-level rule). Without ``rng`` each choice is seeded from the task and the
+            user's evidence (the same memory and task give the same strategy); pass
+            ``rng=random.Random(seed)`` for a seeded stream of draws.
         top_k: How many past episodes the recall node puts in the replay prompt.
         score: Scoring function for the record-episode node. Without one the graph is
             chat-first: episodes are recorded and a strategy chosen only when the input carries

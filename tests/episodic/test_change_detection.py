@@ -127,18 +127,20 @@ def test_after_a_flag_greedy_tries_the_next_candidate_and_says_why() -> None:
     # Evidence from before the change fades with the half-life (an hour here, so that the old
     # successes of "iterative" are gone after the dozen failures).
     decay = EvidenceDecay(half_life=HOUR)
-    choice = choose_strategy(task(0.9), StrategyEvidence((), profile, decay, now), pool=pool)
+    choice = choose_strategy(task(0.9), StrategyEvidence((), profile, decay, now), pool=pool,
+                             policy="greedy")
     assert choice.name == "defensive"  # untried: estimate 0.5, first in the pool's order
     assert "changed at" in choice.reason and "0.50" in choice.reason
     # Once "defensive" failed since the change, the next untried one is chosen.
     failed = [*history, ep(999, F, "defensive", now + HOUR)]
     profile = compute_skill_profiles(failed)[DEBUG]
     again = choose_strategy(task(0.9), StrategyEvidence((), profile, decay, now + HOUR),
-                            pool=pool)
+                            pool=pool, policy="greedy")
     assert again.name == "exploratory"
     # Without a flag the seed's hierarchy holds (complexity rule here).
     calm = compute_skill_profiles(history, change=None)[DEBUG]
-    plain = choose_strategy(task(0.9), StrategyEvidence((), calm, decay, now), pool=pool)
+    plain = choose_strategy(task(0.9), StrategyEvidence((), calm, decay, now), pool=pool,
+                            policy="greedy")
     assert "changed at" not in plain.reason
 
 

@@ -48,7 +48,7 @@ def test_pool_has_the_five_strategies_with_instructions() -> None:
 def test_level_one_reuses_what_succeeded_on_similar_tasks() -> None:
     evidence = StrategyEvidence(similar(("example_driven", S), ("example_driven", S),
                                         ("example_driven", F), ("iterative", F)))
-    choice = choose_strategy(task(), evidence)
+    choice = choose_strategy(task(), evidence, policy="greedy")
     assert choice.name == "example_driven"
     assert choice.instruction == STRATEGY_POOL["example_driven"]
     assert "2/3" in choice.reason and choice.policy == "greedy"
@@ -56,26 +56,27 @@ def test_level_one_reuses_what_succeeded_on_similar_tasks() -> None:
 
 def test_level_one_needs_more_than_sixty_percent() -> None:
     rows = [("conservative", S)] * 3 + [("conservative", F)] * 2  # exactly 0.6
-    choice = choose_strategy(task(0.2), StrategyEvidence(similar(*rows)))
+    choice = choose_strategy(task(0.2), StrategyEvidence(similar(*rows)), policy="greedy")
     assert choice.name == "exploratory"  # fell through to the complexity rule
 
 
 def test_strategies_outside_the_pool_are_ignored() -> None:
     evidence = StrategyEvidence(similar(("default", S), ("default", S)))
-    assert choose_strategy(task(0.9), evidence).name == "iterative"
+    assert choose_strategy(task(0.9), evidence, policy="greedy").name == "iterative"
     pool = {"careful": "Be careful.", "defensive": "Guard."}
     custom = StrategyEvidence(similar(("careful", S)))
-    assert choose_strategy(task(), custom, pool=pool).name == "careful"
+    assert choose_strategy(task(), custom, pool=pool, policy="greedy").name == "careful"
 
 
 def test_level_two_gives_defensive_to_a_weak_category() -> None:
     history = [make_episode(f"h{i}", outcome=F if i else S, strategy="iterative")
                for i in range(4)]  # 1/4 successes
     profile = compute_skill_profiles(history)[DEBUG]
-    choice = choose_strategy(task(0.9), StrategyEvidence(similar(("iterative", F)), profile))
+    choice = choose_strategy(task(0.9), StrategyEvidence(similar(("iterative", F)), profile),
+                             policy="greedy")
     assert choice.name == "defensive" and "weak" in choice.reason
     short = compute_skill_profiles(history[1:3])[DEBUG]  # 0/2: too few attempts to judge
-    assert choose_strategy(task(0.9), StrategyEvidence((), short)).name == "iterative"
+    assert choose_strategy(task(0.9), StrategyEvidence((), short), policy="greedy").name == "iterative"
 
 
 @pytest.mark.parametrize(
@@ -84,7 +85,7 @@ def test_level_two_gives_defensive_to_a_weak_category() -> None:
      (0.3, "iterative"), (0.29, "exploratory"), (0.0, "exploratory")],
 )
 def test_level_three_complexity_rule(complexity: float, expected: str) -> None:
-    assert choose_strategy(task(complexity), StrategyEvidence()).name == expected
+    assert choose_strategy(task(complexity), StrategyEvidence(), policy="greedy").name == expected
 
 
 def test_thompson_is_reproducible_with_a_seeded_rng() -> None:
@@ -144,11 +145,11 @@ def _record_history(memory: EpisodicMemory) -> None:
 
 def test_select_strategy_reads_the_memory(store: BaseStore) -> None:
     memory = EpisodicMemory.for_user(store, "alice")
-    assert select_strategy(task(0.1), memory).name == "exploratory"
+    assert select_strategy(task(0.1), memory, policy="greedy").name == "exploratory"
     _record_history(memory)
-    choice = select_strategy(task(0.1), memory, current_time=10.0)
+    choice = select_strategy(task(0.1), memory, current_time=10.0, policy="greedy")
     assert choice.name == "example_driven" and "3/3" in choice.reason
-    other_category = select_strategy(task(0.1, TaskCategory.TESTING), memory)
+    other_category = select_strategy(task(0.1, TaskCategory.TESTING), memory, policy="greedy")
     assert other_category.name == "exploratory"
 
 

@@ -100,10 +100,11 @@ def test_greedy_counts_recent_evidence_more_and_says_which_episodes() -> None:
     recent = [ep(10, F, "example_driven", 100.0), ep(11, S, "conservative", 99.0),
               ep(12, S, "conservative", 100.0), ep(13, F, "conservative", 0.0)]
     similar = tuple(PrioritizedResult(e, 0.0, priority=0.5) for e in old + recent)
-    seed = choose_strategy(task(), StrategyEvidence(similar))
+    seed = choose_strategy(task(), StrategyEvidence(similar), policy="greedy")
     assert seed.name == "example_driven"  # 4/5 against 2/3, counted once each
     decay = EvidenceDecay(half_life=10.0, floor=0.0, similarity_boost=0.0)
-    choice = choose_strategy(task(), StrategyEvidence(similar, None, decay, current_time=100.0))
+    choice = choose_strategy(task(), StrategyEvidence(similar, None, decay, current_time=100.0),
+                             policy="greedy")
     assert choice.name == "conservative" and "2/3" in choice.reason
     assert [(w.episode_id, w.weight) for w in choice.evidence] == [
         ("e012", decay_factor(100.0, 100.0, 10.0)), ("e011", decay_factor(99.0, 100.0, 10.0)),
@@ -117,9 +118,11 @@ def test_greedy_weak_category_uses_weighted_rate() -> None:
     history = [ep(i, F, "iterative", 0.0) for i in range(4)]
     history += [ep(10, S, "iterative", 100.0), ep(11, S, "iterative", 100.0)]
     profile = compute_skill_profiles(history, change=None)[DEBUG]
-    assert choose_strategy(task(0.9), StrategyEvidence((), profile)).name == "defensive"
+    assert choose_strategy(task(0.9), StrategyEvidence((), profile),
+                           policy="greedy").name == "defensive"
     decay = EvidenceDecay(half_life=10.0, floor=0.0)
-    weighted = choose_strategy(task(0.9), StrategyEvidence((), profile, decay, 100.0))
+    weighted = choose_strategy(task(0.9), StrategyEvidence((), profile, decay, 100.0),
+                               policy="greedy")
     assert weighted.name == "iterative" and "complexity" in weighted.reason
 
 
@@ -224,11 +227,11 @@ def test_select_strategy_weighs_at_the_memory_clock(store: BaseStore) -> None:
         memory.record(ep(i, S, "example_driven", 3600.0 * i))
     assert memory.now() == 7200.0
     decay = EvidenceDecay(half_life=3600.0, floor=0.0, similarity_boost=0.0)
-    choice = select_strategy(task(), memory, decay=decay)
+    choice = select_strategy(task(), memory, decay=decay, policy="greedy")
     assert choice.name == "example_driven"
     assert {w.episode_id: w.weight for w in choice.evidence} == {
         f"e{i:03d}": decay_factor(3600.0 * i, 7200.0, 3600.0) for i in range(3)}
-    seed = select_strategy(task(), memory, decay=None)
+    seed = select_strategy(task(), memory, decay=None, policy="greedy")
     assert seed.evidence == () and "3/3" in seed.reason
 
 

@@ -105,10 +105,11 @@ def test_recall_for_new_user_finds_nothing(store: BaseStore) -> None:
 
 def test_select_strategy_reuses_what_worked(store: BaseStore) -> None:
     seed(store)
-    update = select_strategy_node(store=store).invoke(state_for(SORT_TASK), cfg())
+    greedy = select_strategy_node(store=store, policy="greedy")
+    update = greedy.invoke(state_for(SORT_TASK), cfg())
     assert update == {"strategy": "example_driven",
                       "strategy_instruction": STRATEGY_POOL["example_driven"]}
-    fresh = select_strategy_node(store=store).invoke(state_for(SORT_TASK), cfg("carol"))
+    fresh = greedy.invoke(state_for(SORT_TASK), cfg("carol"))
     assert fresh["strategy"] == "iterative"  # complexity 0.5, no experience
 
 
