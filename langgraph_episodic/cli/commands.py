@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .browse import render_results, render_stats, search_store, store_stats
-from .target import CliError, Target, open_store
+from .target import CliError, Target, load_embedder, open_store
 from .transfer import (
     ImportFileError,
     check_expiry,
@@ -26,6 +26,7 @@ from .transfer import (
     resolve_conflicts,
     write_records,
 )
+from .wording import count as counted
 
 
 def _close(store: Any) -> None:
@@ -99,7 +100,8 @@ def run_export(args: argparse.Namespace) -> int:
             raise CliError(f"Cannot write {out_path}: {exc}") from exc
     finally:
         _close(store)
-    print(f"exported {count} items from the {target.describe()} to {out_path}", file=sys.stderr)
+    print(f"exported {counted(count, 'item')} from the {target.describe()} to {out_path}",
+          file=sys.stderr)
     return 0
 
 
@@ -125,18 +127,23 @@ def run_import(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file}: {exc}") from exc
     # Records that are all `"index": false` need no embedder: no model is loaded for them.
     semantic = any(r.index is not False for r in records)
-    store = open_store(target, semantic=semantic, create=True)
+    store = open_store(target, semantic=semantic, create=True, load=False)
     try:
         try:
-            records = resolve_conflicts(store, records, args.on_conflict)
+            # Conflicts and a folder another process writes are found before the model loads.
+            to_write = resolve_conflicts(store, records, args.on_conflict)
         except ImportFileError as exc:
             raise CliError(f"{args.file}: {exc}") from exc
-        count = import_records(store, records)
+        if any(r.index is not False for r in to_write):
+            load_embedder(store)
+        count = import_records(store, to_write)
     except (TypeError, ValueError) as exc:
         raise CliError(f"The store rejected the file ({exc}); nothing was imported.") from exc
     finally:
         _close(store)
-    print(f"imported {count} items into the {target.describe()}", file=sys.stderr)
+    skipped = len(records) - len(to_write)
+    kept = f"; skipped {counted(skipped, 'item')} that exist already" if skipped else ""
+    print(f"imported {counted(count, 'item')} into the {target.describe()}{kept}", file=sys.stderr)
     return 0
 
 
@@ -148,7 +155,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         removed = store.sweep_ttl()
     finally:
         _close(store)
-    print(f"removed {removed} expired items from the {target.describe()}")
+    print(f"removed {counted(removed, 'expired item')} from the {target.describe()}")
     return 0
 
 
@@ -172,6 +179,7 @@ def run_forget(args: argparse.Namespace) -> int:
         )
     finally:
         _close(store)
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render(report))
+    text = render(report, target.describe())
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else text)
     left = report["left_after"]
     return 1 if left["items"] or left["thread_ids"] else 0
