@@ -349,3 +349,46 @@ def test_the_strategy_pool_the_readme_lists_is_the_codes() -> None:
 
     listed = re.search(r"`STRATEGY_POOL` \(([^)]+)\)", readme())
     assert listed and [s.strip() for s in listed.group(1).split(",")] == list(STRATEGY_POOL)
+
+
+def test_the_replay_priority_figures_are_the_codes() -> None:
+    from langgraph_episodic.episodic import priority
+    from langgraph_episodic.episodic.similarity import decay_factor
+
+    text = " ".join(section("Concepts").split())
+    day = 86400.0
+    ages = re.findall(r"(\d+) (h|day|week) → (0\.\d+)", text)
+    assert len(ages) >= 3, "the README gives the recency of a few ages"
+    for amount, unit, stated in ages:
+        age = float(amount) * {"h": 3600.0, "day": day, "week": 7 * day}[unit]
+        assert round(decay_factor(0.0, age, day), len(stated) - 2) == float(stated), (amount, unit)
+    phases = {
+        "early": priority.EARLY_WEIGHTS, "normal": priority.ReplayWeights(),
+        "late": priority.LATE_WEIGHTS,
+    }  # fmt: skip
+    for name, weights in phases.items():
+        stated = re.search(rf"{name} \(([\d./]+)", text)
+        assert stated, name
+        values = (weights.similarity, weights.recency, weights.reward, weights.outcome_bonus)
+        assert stated.group(1) == "/".join(f"{v:g}" for v in values), name
+    assert f"under {priority.EARLY_PHASE_MAX} episodes" in text
+    assert f"from {priority.NORMAL_PHASE_MAX})" in text
+
+
+def test_the_relevance_floor_the_readme_names_is_the_tools_default() -> None:
+    import inspect
+
+    from langgraph_episodic import create_memory_tools
+
+    default = inspect.signature(create_memory_tools).parameters["min_score"].default
+    floors = set(re.findall(r"`min_score=([\d.]+)`", readme()))
+    assert floors and {float(f) for f in floors} == {default}
+
+
+def test_the_clients_the_store_creates_send_no_telemetry(tmp_path: Path) -> None:
+    from langgraph_episodic import ChromaStore
+
+    assert "Telemetry is off on every client the constructors create" in readme()
+    for store in (ChromaStore.ephemeral(index=None), ChromaStore.persistent(tmp_path, index=None)):
+        with store:
+            assert store.client.get_settings().anonymized_telemetry is False
