@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .browse import render_results, render_stats, search_store, store_stats
+from .browse import render_results, render_stats, search_store, store_stats, user_namespaces
 from .target import CliError, Target, load_embedder, open_store
 from .transfer import (
     ImportFileError,
@@ -57,9 +57,15 @@ def run_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}.")
     target = Target.from_args(args)
-    store = open_store(target, semantic=True, read_only=True)
+    store = open_store(target, semantic=True, read_only=True, load=False)
     try:
-        results = search_store(store, args.query, user=args.user, limit=args.limit)
+        if _holds_items(store, args.user):
+            load_embedder(store)
+            results = search_store(store, args.query, user=args.user, limit=args.limit)
+        else:  # nothing to search: no model load
+            of_user = "" if args.user is None else f" of user {args.user!r}"
+            print(f"note: the {target.describe()} holds no items{of_user}", file=sys.stderr)
+            results = []
     finally:
         _close(store)
     if args.json:
@@ -68,6 +74,13 @@ def run_search(args: argparse.Namespace) -> int:
         width = max(40, shutil.get_terminal_size().columns - 4)
         print(render_results(results, width=width))
     return 0
+
+
+def _holds_items(store: Any, user: str | None) -> bool:
+    """Whether a search could find anything: the store (or ``user``) has a namespace."""
+    if user is None:
+        return bool(store.list_namespaces(limit=1))
+    return bool(user_namespaces(store, user))
 
 
 def _result_dict(item: Any) -> dict[str, Any]:

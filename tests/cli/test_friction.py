@@ -300,3 +300,17 @@ def test_embeddings_is_offered_only_where_text_is_embedded(command: str) -> None
 def test_a_command_that_never_embeds_refuses_embeddings(cli: Cli, seeded_store: Seeded) -> None:
     code, _, err = cli("stats", "--path", str(seeded_store.path), *HASH)
     assert code == 2 and "unrecognized arguments: --embeddings" in err
+
+
+@pytest.mark.parametrize("user", ["nobody", None])
+def test_search_with_nothing_to_search_answers_without_loading_the_model(
+    cli: Cli, model: WatchedModel, tmp_path: Path, model_store: Path, user: str | None
+) -> None:
+    empty = tmp_path / "empty"
+    ChromaStore.persistent(empty, index={"dims": MODEL_DIMS, "embed": HashEmbeddings(MODEL_DIMS)}).close()
+    path, who = (model_store, ["--user", user]) if user else (empty, [])
+    code, out, err = cli("search", "espresso", "--path", str(path), *who)
+    assert code == 0, err
+    assert out.strip() == "no results"
+    assert "holds no items" in err and (user is None or f"of user {user!r}" in err)
+    assert model.loads == 0 and "loading the embedding model" not in err
