@@ -392,3 +392,16 @@ def test_the_clients_the_store_creates_send_no_telemetry(tmp_path: Path) -> None
     for store in (ChromaStore.ephemeral(index=None), ChromaStore.persistent(tmp_path, index=None)):
         with store:
             assert store.client.get_settings().anonymized_telemetry is False
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_anchor_the_readme_links_to_is_a_heading() -> None:
+    links = re.findall(r"\]\(([\w./-]+\.md)#([\w-]+)\)", readme())
+    assert links
+    for path, anchor in links:
+        headings = re.findall(r"^#+ (.+)$", (ROOT / path).read_text("utf-8"), re.MULTILINE)
+        assert anchor in {_slug(h) for h in headings}, (path, anchor)
