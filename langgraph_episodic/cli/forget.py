@@ -1,8 +1,10 @@
 """``forget --user U``: delete a user's store namespaces and checkpointed threads, for good.
 
 The work is :func:`langgraph_episodic.privacy.forget_user`; this module checks the checkpoint
-database before touching it, asks for confirmation (unless ``--yes``), and renders the report:
-what was deleted, whether the files were purged, and a second pass confirming nothing is left.
+database before touching it, looks first (a dry run: a user it finds nothing of is reported as
+such and the files are left untouched), asks for confirmation (unless ``--yes``), and renders
+the report: what was deleted, whether the files were purged, and a second pass confirming
+nothing is left.
 """
 
 from __future__ import annotations
