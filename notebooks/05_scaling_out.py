@@ -155,7 +155,7 @@ assert cli(["stats", "--url", url, "--collection", "migrated"]) == 0
 # ## A Postgres checkpointer, where one is available
 #
 # The graph's threads (its checkpoints) can live in Postgres instead of SQLite:
-# `open_checkpointer("postgresql://...")` needs `pip install "langgraph-episodic[postgres]"`
+# `open_checkpointer("postgresql://...")` needs `pip install -e ".[postgres]"` (checkout)
 # and a reachable database. Set `LANGGRAPH_EPISODIC_POSTGRES_URL` to use one here; without
 # it this cell says why and uses SQLite, which the rest of the code does not notice.
 

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.store.base import BaseStore, SearchItem
 
 from .transfer import iter_namespace, list_all_namespaces
+from .wording import count
 
 EPISODES_PREFIX = "episodes"
 """First namespace label of ``EpisodicMemory`` namespaces (``("episodes", user_id)``)."""
@@ -77,7 +78,7 @@ def store_stats(store: BaseStore) -> Stats:
 
 def render_stats(stats: Stats, where: str) -> str:
     """Stats as text for a terminal."""
-    lines = [f"{where}: {stats.total} items in {len(stats.counts)} namespaces"]
+    lines = [f"{where}: {count(stats.total, 'item')} in {count(len(stats.counts), 'namespace')}"]
     width = max((len("/".join(ns)) for ns in stats.counts), default=0)
     for ns, n in stats.counts.items():
         lines.append(f"  {'/'.join(ns):<{width}}  {n:>6}")

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .browse import render_results, render_stats, search_store, store_stats
-from .target import CliError, Target, open_store
+from .browse import render_results, render_stats, search_store, store_stats, user_namespaces
+from .target import CliError, Target, load_embedder, open_store
 from .transfer import (
     ImportFileError,
     check_expiry,
@@ -26,6 +26,7 @@ from .transfer import (
     resolve_conflicts,
     write_records,
 )
+from .wording import count as counted
 
 
 def _close(store: Any) -> None:
@@ -56,9 +57,15 @@ def run_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}.")
     target = Target.from_args(args)
-    store = open_store(target, semantic=True, read_only=True)
+    store = open_store(target, semantic=True, read_only=True, load=False)
     try:
-        results = search_store(store, args.query, user=args.user, limit=args.limit)
+        if _holds_items(store, args.user):
+            load_embedder(store)
+            results = search_store(store, args.query, user=args.user, limit=args.limit)
+        else:  # nothing to search: no model load
+            of_user = "" if args.user is None else f" of user {args.user!r}"
+            print(f"note: the {target.describe()} holds no items{of_user}", file=sys.stderr)
+            results = []
     finally:
         _close(store)
     if args.json:
@@ -67,6 +74,13 @@ def run_search(args: argparse.Namespace) -> int:
         width = max(40, shutil.get_terminal_size().columns - 4)
         print(render_results(results, width=width))
     return 0
+
+
+def _holds_items(store: Any, user: str | None) -> bool:
+    """Whether a search could find anything: the store (or ``user``) has a namespace."""
+    if user is None:
+        return bool(store.list_namespaces(limit=1))
+    return bool(user_namespaces(store, user))
 
 
 def _result_dict(item: Any) -> dict[str, Any]:
@@ -99,7 +113,8 @@ def run_export(args: argparse.Namespace) -> int:
             raise CliError(f"Cannot write {out_path}: {exc}") from exc
     finally:
         _close(store)
-    print(f"exported {count} items from the {target.describe()} to {out_path}", file=sys.stderr)
+    print(f"exported {counted(count, 'item')} from the {target.describe()} to {out_path}",
+          file=sys.stderr)
     return 0
 
 
@@ -125,18 +140,23 @@ def run_import(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file}: {exc}") from exc
     # Records that are all `"index": false` need no embedder: no model is loaded for them.
     semantic = any(r.index is not False for r in records)
-    store = open_store(target, semantic=semantic, create=True)
+    store = open_store(target, semantic=semantic, create=True, load=False)
     try:
         try:
-            records = resolve_conflicts(store, records, args.on_conflict)
+            # Conflicts and a folder another process writes are found before the model loads.
+            to_write = resolve_conflicts(store, records, args.on_conflict)
         except ImportFileError as exc:
             raise CliError(f"{args.file}: {exc}") from exc
-        count = import_records(store, records)
+        if any(r.index is not False for r in to_write):
+            load_embedder(store)
+        count = import_records(store, to_write)
     except (TypeError, ValueError) as exc:
         raise CliError(f"The store rejected the file ({exc}); nothing was imported.") from exc
     finally:
         _close(store)
-    print(f"imported {count} items into the {target.describe()}", file=sys.stderr)
+    skipped = len(records) - len(to_write)
+    kept = f"; skipped {counted(skipped, 'item')} that exist already" if skipped else ""
+    print(f"imported {counted(count, 'item')} into the {target.describe()}{kept}", file=sys.stderr)
     return 0
 
 
@@ -148,7 +168,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         removed = store.sweep_ttl()
     finally:
         _close(store)
-    print(f"removed {removed} expired items from the {target.describe()}")
+    print(f"removed {counted(removed, 'expired item')} from the {target.describe()}")
     return 0
 
 
@@ -172,6 +192,7 @@ def run_forget(args: argparse.Namespace) -> int:
         )
     finally:
         _close(store)
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render(report))
+    text = render(report, target.describe())
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else text)
     left = report["left_after"]
     return 1 if left["items"] or left["thread_ids"] else 0

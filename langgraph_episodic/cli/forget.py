@@ -1,8 +1,10 @@
 """``forget --user U``: delete a user's store namespaces and checkpointed threads, for good.
 
 The work is :func:`langgraph_episodic.privacy.forget_user`; this module checks the checkpoint
-database before touching it, asks for confirmation (unless ``--yes``), and renders the report:
-what was deleted, whether the files were purged, and a second pass confirming nothing is left.
+database before touching it, looks first (a dry run: a user it finds nothing of is reported as
+such and the files are left untouched), asks for confirmation (unless ``--yes``), and renders
+the report: what was deleted, whether the files were purged, and a second pass confirming
+nothing is left.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import BaseStore
 
 from .target import CliError
+from .wording import count
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
@@ -111,10 +115,12 @@ def forget(
 ) -> dict[str, Any]:
     """Forget ``user`` in ``store`` and in the checkpoint database ``checkpoints`` (if any).
 
-    With ``confirm``, a dry run comes first and ``confirm(summary)`` must return True before
-    anything is deleted. After the deletion a second (dry) pass checks that nothing is left.
-    Returns the report as a JSON-safe dict with ``"checkpoints"`` (the database searched, or
-    None) and ``"left_after"`` (what the second pass found: 0 items and no threads).
+    A dry run comes first. When it finds nothing of the user, nothing is deleted or purged
+    and the files are left as they are: the report says ``"untouched": True``. Otherwise, with
+    ``confirm``, ``confirm(summary)`` must return True before anything is deleted, and after
+    the deletion a second (dry) pass checks that nothing is left. Returns the report as a
+    JSON-safe dict with ``"checkpoints"`` (the database searched, or None), ``"untouched"`` and
+    ``"left_after"`` (what the second pass found: 0 items and no threads).
     """
     from ..privacy import DEFAULT_SHAPES, forget_user
 
@@ -122,13 +128,16 @@ def forget(
     options: dict[str, Any] = {"shapes": tuple(shapes or DEFAULT_SHAPES)}
     try:
         with _checkpointer(database) if database is not None else nullcontext() as saver:
-            if confirm is not None:
-                preview = forget_user(
-                    user, store=store, checkpointer=saver, dry_run=True, **options
-                )
-                wanted = bool(preview.deleted or preview.thread_ids)
-                if wanted and not confirm(_question(preview.to_dict(), database)):
-                    raise CliError("Not confirmed: nothing was deleted.")
+            preview = forget_user(user, store=store, checkpointer=saver, dry_run=True, **options)
+            if not (preview.deleted or preview.thread_ids or preview.orphan_vectors):
+                return {
+                    **replace(preview, dry_run=False).to_dict(),
+                    "checkpoints": None if database is None else str(database),
+                    "untouched": True,
+                    "left_after": {"items": 0, "thread_ids": []},
+                }
+            if confirm is not None and not confirm(_question(preview.to_dict(), database)):
+                raise CliError("Not confirmed: nothing was deleted.")
             report = forget_user(user, store=store, checkpointer=saver, **options)
             check = forget_user(user, store=store, checkpointer=saver, dry_run=True, **options)
     except ValueError as exc:
@@ -138,29 +147,45 @@ def forget(
     return {
         **report.to_dict(),
         "checkpoints": None if database is None else str(database),
+        "untouched": False,
         "left_after": {"items": check.items_deleted, "thread_ids": list(check.thread_ids)},
     }
 
 
 def _question(preview: dict[str, Any], database: str | Path | None) -> str:
-    where = "" if database is None else f" and {len(preview['thread_ids'])} threads in {database}"
+    threads = count(len(preview["thread_ids"]), "thread")
+    where = "" if database is None else f" and {threads} in {database}"
     return (
         "\n".join(_deleted_lines(preview))
-        + f"\nDelete {preview['items_deleted']} items of user {preview['user_id']!r}{where} "
-        "for good? [y/N] "
+        + f"\nDelete {count(preview['items_deleted'], 'item')} of user {preview['user_id']!r}"
+        f"{where} for good? [y/N] "
     )
 
 
 def _deleted_lines(report: dict[str, Any]) -> list[str]:
-    lines = [f"  {'/'.join(d['namespace'])}: {d['items']} items" for d in report["deleted"]]
+    lines = [f"  {'/'.join(d['namespace'])}: {count(d['items'], 'item')}" for d in report["deleted"]]
+    if report.get("orphan_vectors"):
+        lines.append(
+            f"  {count(report['orphan_vectors'], 'vector record')} whose item was gone already "
+            "(a crash's leftovers)"
+        )
     return lines + [f"  thread {t}" for t in report["thread_ids"]]
 
 
-def render(report: dict[str, Any]) -> str:
-    """The report as text."""
+def render(report: dict[str, Any], where: str) -> str:
+    """The report as text; ``where`` names the store (``"embedded store ./.episodic"``)."""
+    if report.get("untouched"):
+        database = report["checkpoints"]
+        threads = "" if database is None else f" and no threads in {database}"
+        return (
+            f"no data of user {report['user_id']!r}: no items in the {where}{threads}. Nothing "
+            "was deleted and the files were left untouched (to remove data deleted earlier from "
+            "the files, run `langgraph-episodic purge`)."
+        )
     lines = [
-        f"forgot user {report['user_id']!r}: {report['items_deleted']} items in "
-        f"{len(report['deleted'])} namespaces, {len(report['thread_ids'])} threads"
+        f"forgot user {report['user_id']!r}: {count(report['items_deleted'], 'item')} in "
+        f"{count(len(report['deleted']), 'namespace')}, "
+        f"{count(len(report['thread_ids']), 'thread')}"
     ]
     lines += _deleted_lines(report)
     if report["checkpoints"] is None:
@@ -171,8 +196,8 @@ def render(report: dict[str, Any]) -> str:
     left = report["left_after"]
     if left["items"] or left["thread_ids"]:
         lines.append(
-            f"check: a second pass still found {left['items']} items and "
-            f"{len(left['thread_ids'])} threads (a concurrent writer?); run forget again"
+            f"check: a second pass still found {count(left['items'], 'item')} and "
+            f"{count(len(left['thread_ids']), 'thread')} (a concurrent writer?); run forget again"
         )
     else:
         lines.append("check: a second pass found nothing left of this user")

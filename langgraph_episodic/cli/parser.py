@@ -79,7 +79,7 @@ def command_in(argv: Sequence[str]) -> str | None:
 
 
 def _stats(p: argparse.ArgumentParser) -> None:
-    add_target_options(p)
+    add_target_options(p, embeds=False)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=lazy_command(".commands", "run_stats"))
 
@@ -89,13 +89,13 @@ def _search(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", help="only this user's namespaces")
     p.add_argument("--limit", type=int, default=10, help="how many results (default: 10)")
     p.add_argument("--json", action="store_true", help="print JSON")
-    add_target_options(p)
+    add_target_options(p, embeds=True)
     p.set_defaults(run=lazy_command(".commands", "run_search"))
 
 
 def _export(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
-    add_target_options(p)
+    add_target_options(p, embeds=False)
     p.set_defaults(run=lazy_command(".commands", "run_export"))
 
 
@@ -113,7 +113,7 @@ def _import(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="import items whose expires_at has passed (refused by default)",
     )
-    add_target_options(p)
+    add_target_options(p, embeds=True)
     p.set_defaults(run=lazy_command(".commands", "run_import"))
 
 
@@ -136,25 +136,25 @@ def _forget(p: argparse.ArgumentParser) -> None:
         "default: <path>/checkpoints.sqlite for an embedded store, none for a server)",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_target_options(p)
+    add_target_options(p, embeds=False)
     p.set_defaults(run=lazy_command(".commands", "run_forget"))
 
 
 def _sweep(p: argparse.ArgumentParser) -> None:
-    add_target_options(p)
+    add_target_options(p, embeds=False)
     p.set_defaults(run=lazy_command(".commands", "run_sweep"))
 
 
 def _verify(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repair", action="store_true", help="remove leftovers and fix the registry")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_target_options(p)
+    add_target_options(p, embeds=False)
     p.set_defaults(run=lazy_command(".verify", "run_verify"))
 
 
 def _purge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_target_options(p)
+    add_target_options(p, embeds=False)
     p.set_defaults(run=lazy_command(".purge", "run_purge"))
 
 
@@ -181,8 +181,9 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 """Each command's help line and the function that adds its options, in the order of ``--help``."""
 
 
-def add_target_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--path`` / ``--url`` (exclusive), ``--collection`` and ``--embeddings``."""
+def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None:
+    """Add ``--path`` / ``--url`` (exclusive), ``--collection``, and ``--embeddings`` when the
+    command embeds text (``embeds``; the others never load an embedder)."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--path",
@@ -194,6 +195,8 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_COLLECTION,
         help=f"collection name inside Chroma (default: {DEFAULT_COLLECTION})",
     )
+    if not embeds:
+        return
     parser.add_argument(
         "--embeddings",
         choices=["model", "multilingual", "hash"],

@@ -92,6 +92,7 @@ def open_store(
     create: bool = False,
     read_only: bool = False,
     threads: int | None = None,
+    load: bool = True,
     **options: Any,
 ) -> ChromaStore:
     """Open the target's ``ChromaStore``.
@@ -100,7 +101,9 @@ def open_store(
     exporting, and no model load). ``create=False`` refuses a path that holds no store yet, so
     a typo in ``--path`` is reported instead of silently creating an empty store.
     ``threads`` limits the embedding model's torch threads (see :meth:`Target.index`).
-    Opening with ``semantic=True`` fails when the store's vectors have other dimensions.
+    Opening with ``semantic=True`` fails when the store's vectors have other dimensions, and
+    then loads the model (:func:`load_embedder`) unless ``load=False``: a command with more
+    checks to make first (an import's conflicts) calls :func:`load_embedder` after them.
     ``read_only=True`` (the command only reads) opens a store folder that cannot be written
     (a read-only mount, no write permission) through a temporary copy, since Chroma writes to
     its database even to read; otherwise such a folder is an error that says what to do.
@@ -110,12 +113,23 @@ def open_store(
     store = _open(target, create=create, read_only=read_only, **kwargs)
     if semantic:
         _check_dims(store, target, int(kwargs["index"]["dims"]))
-        _load_model(kwargs["index"]["embed"])
+        if load:
+            try:
+                load_embedder(store)
+            except BaseException:
+                store.close()
+                raise
     return store
 
 
-def _load_model(embed: Any) -> None:
-    """Load the embedding model now, saying so on stderr (it takes seconds on a cold start)."""
+def load_embedder(store: ChromaStore) -> None:
+    """Load the store's embedding model now, saying so on stderr (seconds on a cold start).
+
+    A cheap read comes first, so that what fails fast fails before the wait: a folder another
+    process writes (``FolderInUseError``), a server that went away.
+    """
+    store.list_namespaces(limit=1)
+    embed = store.embeddings
     load = getattr(embed, "load", None)
     if callable(load) and not getattr(embed, "loaded", True):
         print("loading the embedding model…", file=sys.stderr, flush=True)

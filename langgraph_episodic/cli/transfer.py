@@ -390,8 +390,9 @@ def resolve_conflicts(
         return [r for r in records if (r.namespace, r.key) not in taken]
     shown = [f"{'/'.join(ns)} {key!r}" for ns, key in existing[:MAX_REPORTED_ERRORS]]
     more = len(existing) - len(shown)
+    exist = "1 item exists" if len(existing) == 1 else f"{len(existing)} items exist"
     raise ImportFileError(
-        f"{len(existing)} item(s) exist already; nothing was imported. Pass --on-conflict "
+        f"{exist} already; nothing was imported. Pass --on-conflict "
         "skip (keep them) or --on-conflict overwrite (replace them):\n  "
         + "\n  ".join(shown)
         + (f"\n  ... and {more} more" if more else "")

@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict
 
 from .target import Target, open_store
+from .wording import count
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -24,7 +25,8 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**asdict(report), "ok": report.ok}, default=list))
     else:
-        print(f"{target.describe()}: {report.items} items, {report.vectors} vector records")
+        print(f"{target.describe()}: {count(report.items, 'item')}, "
+              f"{count(report.vectors, 'vector record')}")
         print(f"  orphan vectors: {report.orphan_vectors}, stale vectors: {report.stale_vectors}")
         print(f"  items missing vectors: {report.items_missing_vectors}")
         print(f"  unregistered namespaces: {len(report.unregistered_namespaces)}, "

@@ -11,7 +11,7 @@ contain ``:``.
 
 The checkpointer helper :func:`open_checkpointer` (and :func:`aopen_checkpointer`) opens SQLite
 by default (``./.episodic/checkpoints.sqlite``) and Postgres when given a ``postgresql://`` URL
-and ``langgraph-checkpoint-postgres`` is installed (``pip install langgraph-episodic[postgres]``).
+and ``langgraph-checkpoint-postgres`` is installed (``pip install -e ".[postgres]"`` in the checkout).
 """
 
 from __future__ import annotations
@@ -107,7 +107,9 @@ def _sqlite_target(target: str | Path | None) -> str:
 def _postgres_missing() -> ImportError:
     return ImportError(
         "A Postgres URL needs langgraph-checkpoint-postgres: "
-        "`pip install 'langgraph-episodic[postgres]'`, or pass a SQLite file path instead."
+        "`pip install -e '.[postgres]'` in the langgraph-episodic checkout (or "
+        "`pip install langgraph-checkpoint-postgres 'psycopg[binary]'`), or pass a SQLite file "
+        "path instead."
     )
 
 

@@ -48,6 +48,7 @@ from langgraph.store.base import (
 )
 
 from .._effects import Effect, Plan, arun, run
+from ..chroma import layout
 from ..chroma.layout import ns_from_str
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .report import ForgetReport, notify
@@ -196,9 +197,10 @@ def _delete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
 
 def _delete_leftovers(
     store: BaseStore, label: str, shapes: Sequence[Shape]
-) -> Plan[dict[Namespace, int]]:
+) -> Plan[tuple[dict[Namespace, int], int]]:
     """Delete what :func:`_leftover_records` finds: items through the store (its caches
-    follow), then the remaining vector records of the user directly."""
+    follow), then the remaining vector records of the user directly. Returns the items
+    deleted per namespace and the number of vector records deleted."""
     items, _ = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
     counts: dict[Namespace, int] = {}
     if items:
@@ -208,7 +210,23 @@ def _delete_leftovers(
     _, vector_ids = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
     if vector_ids:
         yield Effect(_delete_vector_records, _adelete_vector_records, (store, vector_ids))
-    return counts
+    return counts, len(vector_ids)
+
+
+def _count_leftovers(
+    store: BaseStore, label: str, shapes: Sequence[Shape], listed: Collection[tuple[Namespace, str]]
+) -> Plan[tuple[dict[Namespace, int], int]]:
+    """Count (do not delete) what :func:`_delete_leftovers` would delete, beside the
+    ``listed`` items: items the listing cannot reach (a namespace the registry lost, an
+    expired item not swept yet) and vector records of none of the user's items."""
+    items, vector_ids = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
+    counts: dict[Namespace, int] = {}
+    for ns, key in items:
+        if (ns, key) not in listed:
+            counts[ns] = counts.get(ns, 0) + 1
+    known = {layout.item_id(ns, key) for ns, key in (*listed, *items)}
+    orphans = sum(1 for rid in vector_ids if rid.split("#")[0].split(".")[0] not in known)
+    return counts, orphans
 
 
 async def _aleftover_records(
@@ -227,9 +245,8 @@ _SCAN_PAGE = 2000
 
 def _count_items(
     store: BaseStore, label: str, shapes: Sequence[Shape], roots: Sequence[Namespace]
-) -> Plan[dict[Namespace, int]]:
-    """Count (do not delete) the items :func:`_delete_items` would delete."""
-    counts: dict[Namespace, int] = {}
+) -> Plan[set[tuple[Namespace, str]]]:
+    """The items (namespace, key) :func:`_delete_items` would delete, not deleted."""
     seen: set[tuple[Namespace, str]] = set()
     for root in roots:
         offset = 0
@@ -238,13 +255,12 @@ def _count_items(
             (page,) = yield _batch(store, [op])
             for item in page:
                 ident = (tuple(item.namespace), item.key)
-                if ident not in seen and matches(ident[0], shapes, label):
+                if matches(ident[0], shapes, label):
                     seen.add(ident)
-                    counts[ident[0]] = counts.get(ident[0], 0) + 1
             if len(page) < PAGE_SIZE:
                 break
             offset += PAGE_SIZE
-    return counts
+    return seen
 
 
 def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: bool) -> Effect:
@@ -279,6 +295,7 @@ def _forget_plan(
     if store is None and checkpointer is None:
         raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
     counts: dict[Namespace, int] = {}
+    orphan_vectors = 0
     purges: list[Purge] = []
     if store is not None:
         sweep = _sweep(store)
@@ -287,12 +304,15 @@ def _forget_plan(
         namespaces = yield from _find_namespaces(store, label, shapes)
         roots = _roots(namespaces)
         if options.dry_run:
-            counts = yield from _count_items(store, label, shapes, roots)
+            listed = yield from _count_items(store, label, shapes, roots)
+            for ns, _key in listed:
+                counts[ns] = counts.get(ns, 0) + 1
+            leftovers, orphan_vectors = yield from _count_leftovers(store, label, shapes, listed)
         else:
             counts = yield from _delete_items(store, label, shapes, roots)
-            leftovers = yield from _delete_leftovers(store, label, shapes)
-            for ns, n in leftovers.items():
-                counts[ns] = counts.get(ns, 0) + n
+            leftovers, orphan_vectors = yield from _delete_leftovers(store, label, shapes)
+        for ns, n in leftovers.items():
+            counts[ns] = counts.get(ns, 0) + n
         if options.purge and not options.dry_run:
             purges.append((yield _purge_effect(store, options.purge)))
     thread_ids: list[str] = []
@@ -306,6 +326,7 @@ def _forget_plan(
         thread_ids=tuple(sorted(thread_ids)),
         purges=tuple(purges),
         dry_run=options.dry_run,
+        orphan_vectors=orphan_vectors,
     )
     if options.dry_run:
         return report

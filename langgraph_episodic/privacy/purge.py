@@ -92,9 +92,8 @@ def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
             f"Chroma server {host}:{port}",
             False,
             "deleted through the API; the server keeps its own write-ahead log, free pages and "
-            "vector index files: stop it, run `langgraph-episodic forget --user <user> --path "
-            "<its folder> --yes` (finds nothing left, purges the files) and start it again "
-            "(see docs/privacy.md)",
+            "vector index files: stop it, run `langgraph-episodic purge --path <its folder>` "
+            "(purges the files) and start it again (see docs/privacy.md)",
         )
     if not getattr(settings, "is_persistent", False):
         return Purge("in-memory Chroma", True, "nothing is written to disk")

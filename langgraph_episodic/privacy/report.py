@@ -29,7 +29,11 @@ class ForgetReport:
     purges: tuple[Purge, ...] = ()
     """What was purged from the files (store folder, checkpoint file), or what could not be."""
     dry_run: bool = False
-    """True: nothing was deleted; ``deleted`` and ``thread_ids`` are what would be."""
+    """True: nothing was deleted; ``deleted``, ``thread_ids`` and ``orphan_vectors`` are what
+    would be."""
+    orphan_vectors: int = 0
+    """Vector records of the user whose item was gone already (a crash leaves them, see
+    ``ChromaStore.verify``), deleted with the rest; not counted in ``deleted``."""
 
     @property
     def purged(self) -> bool:
@@ -57,6 +61,7 @@ class ForgetReport:
             "purged": self.purged,
             "purges": [p.to_dict() for p in self.purges],
             "dry_run": self.dry_run,
+            "orphan_vectors": self.orphan_vectors,
         }
 
 

@@ -70,7 +70,7 @@ def test_forget_confirmed_on_the_terminal_reports_deletion_purge_and_check(
     monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
     code, out, err = cli("forget", "--user", "alice", "--path", str(seeded_store.path))
     assert code == 0, err
-    assert "forgot user 'alice': 5 items in 2 namespaces, 1 threads" in out
+    assert "forgot user 'alice': 5 items in 2 namespaces, 1 thread" in out
     assert f"files: Chroma folder {seeded_store.path}: purged" in out
     assert f"files: SQLite checkpoints {checkpoints}: purged" in out
     assert "a second pass found nothing left" in out
@@ -80,8 +80,9 @@ def test_forget_confirmed_on_the_terminal_reports_deletion_purge_and_check(
     assert b"Miso" in data  # bob's stay
 
     code, out, _ = cli("forget", "--user", "alice", "--path", str(seeded_store.path), "--json")
-    report = json.loads(out)  # nothing to delete: no question asked, files purged again
-    assert code == 0 and report["items_deleted"] == 0 and report["purged"]
+    report = json.loads(out)  # nothing to delete: no question asked, the files left alone
+    assert code == 0 and report["items_deleted"] == 0 and report["untouched"]
+    assert report["purges"] == []
     assert report["left_after"] == {"items": 0, "thread_ids": []}
 
 
@@ -230,7 +231,7 @@ def test_import_refuses_existing_keys_by_default_and_lists_them(
                   _record(key="new"))  # fmt: skip
     path = str(seeded_store.path)
     code, _, err = cli("import", str(dump), "--path", path, *HASH)
-    assert code == 2 and "2 item(s) exist already" in err
+    assert code == 2 and "2 items exist already" in err
     assert "memories/alice 'coffee'" in err and "memories/bob 'pet'" in err
     with open_hash_store(seeded_store.path) as store:
         assert store.get(("memories", "carol"), "new") is None

@@ -167,9 +167,9 @@ def test_bad_paths_are_reported_without_a_traceback(
         path.write_text("x")
     elif setup == "empty-folder":
         path.mkdir()
-    for command in (["stats"], ["search", "x"], ["export", str(tmp_path / "o.jsonl")], ["sweep"],
-                    ["forget", "--user", "u"]):
-        code, _, err = cli(*command, "--path", str(path), *HASH)
+    for command in (["stats"], ["search", "x", *HASH], ["export", str(tmp_path / "o.jsonl")],
+                    ["sweep"], ["forget", "--user", "u"]):
+        code, _, err = cli(*command, "--path", str(path))
         assert code == 2, command
         assert message in err and "Traceback" not in err, (command, err)
     assert not (path / "chroma.sqlite3").exists()

@@ -49,18 +49,17 @@ def test_forget_on_a_server_reports_what_the_operator_must_purge(
 
     assert report.items_deleted == 10 and not report.purged
     (purge,) = report.purges
-    assert purge.target.startswith("Chroma server") and "langgraph-episodic forget" in purge.detail
+    assert purge.target.startswith("Chroma server") and "langgraph-episodic purge --path" in purge.detail
     assert store.search(("memories", "alice")) == []
     # What the server keeps: its write-ahead log still holds alice's texts (and a vector
     # index's uncleared tail may hold a copy of them: not asserted, it depends on the heap).
     assert "chroma.sqlite3" in files_containing(server.path, ALICE_WORD)
     assert any(files_containing(server.path, piece) for piece in vector_pieces(ALICE_WORD))
 
-    # The operator's procedure: stop the server, forget again on its folder, start it again.
+    # The operator's procedure: stop the server, purge its folder, start it again.
     store.close()
     server.stop()
-    code = main(["forget", "--user", "alice", "--path", str(server.path), "--yes",
-                 "--embeddings", "hash"])  # fmt: skip
+    code = main(["purge", "--path", str(server.path)])
     assert code == 0, capsys.readouterr().err
     assert files_containing(server.path, ALICE_WORD) == []
     assert not [p for piece in vector_pieces(ALICE_WORD) for p in files_containing(server.path, piece)]
