@@ -24,6 +24,7 @@ from .transfer import (
     parse_lines,
     read_file,
     resolve_conflicts,
+    split_lines,
     write_records,
 )
 
@@ -108,7 +109,7 @@ def run_import(args: argparse.Namespace) -> int:
     target = Target.from_args(args)
     if args.file == "-":
         try:
-            records = parse_lines(sys.stdin.read().splitlines())
+            records = parse_lines(split_lines(sys.stdin.read()))
         except ImportFileError as exc:
             raise CliError(f"stdin: {exc}") from exc
     else:
