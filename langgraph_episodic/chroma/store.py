@@ -65,6 +65,7 @@ from .core import (
     prepare,
     tokenized_fields,
 )
+from .index_paths import check_fields
 from .verify import VerifyReport
 
 logger = logging.getLogger(__name__)
@@ -187,7 +188,10 @@ class ChromaStore(BaseStore):
             self.index_config = IndexConfig(**config)
             self.embeddings = ensure_embeddings(config.get("embed"))
             self._baseline = baseline_for(self.embeddings)
-            self._fields = tokenized_fields(config.get("fields"))
+            fields = config.get("fields")
+            if fields is not None:
+                fields = list(check_fields(fields, "index['fields']"))
+            self._fields = tokenized_fields(fields)
         elif search_mode == "lexical":
             self._fields = tokenized_fields(None)
         self.search_mode: SearchMode = search_mode

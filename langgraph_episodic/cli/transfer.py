@@ -38,6 +38,8 @@ from typing import Any, Literal, TextIO
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
+from ..chroma.index_paths import check_fields
+
 PAGE_SIZE = 500
 """Items (and namespaces) fetched per call while enumerating a store."""
 
@@ -155,8 +157,11 @@ def _optional_timestamp(raw: Any, name: str) -> datetime | None:
 def _index(raw: Any) -> list[str] | Literal[False] | None:
     if raw is None or raw is False:
         return raw
-    if isinstance(raw, list) and all(isinstance(p, str) and p for p in raw):
-        return list(raw)
+    if isinstance(raw, list):
+        try:
+            return list(check_fields(raw, "'index'"))
+        except TypeError as exc:
+            raise ValueError(str(exc)) from None
     raise ValueError(f"'index' must be a list of field paths, false or null, got {raw!r}")
 
 

@@ -132,6 +132,7 @@ MALFORMED = {
     "bad time": _variant(updated_at="yesterday"),
     "negative ttl": _variant(ttl=-1),
     "bad index": _variant(index="text"),
+    "malformed index path": _variant(index=["text[[["]),
 }
 
 
@@ -257,23 +258,33 @@ _VALUE = st.dictionaries(
 )
 
 
+_INDEXES = st.sampled_from(
+    [None, False, [], ["text"], ["tags[*]"], ["{text,n}"], ["text", "tags[0]"], ["*"], ["absent"]]
+)
+_ITEM_VALUE = st.fixed_dictionaries(
+    {}, optional={"text": _TEXT, "tags": st.lists(_TEXT, max_size=3), "n": st.integers()}
+).flatmap(lambda fixed: _VALUE.map(lambda extra: {**extra, **fixed}))
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     items=st.dictionaries(
-        st.tuples(st.tuples(st.just("memories"), _LABEL), _TEXT.filter(bool)), _VALUE,
+        st.tuples(st.tuples(st.just("memories"), _LABEL), _TEXT.filter(bool)),
+        st.tuples(_ITEM_VALUE, _INDEXES),
         min_size=1, max_size=6,
     )
 )
 def test_the_stores_own_export_always_imports_back_byte_exact(
-    items: dict[tuple[tuple[str, ...], str], dict[str, Any]],
+    items: dict[tuple[tuple[str, ...], str], tuple[dict[str, Any], Any]],
 ) -> None:
-    """Any value, key and label (line separators included): export, import, export is exact."""
+    """Any value, key, label and index (line separators in text): export, import, export is
+    exact."""
     source = ChromaStore.ephemeral(index=INDEX)
     target = ChromaStore.ephemeral(index=INDEX)
     with tempfile.TemporaryDirectory() as folder:
         first, second = Path(folder, "first.jsonl"), Path(folder, "second.jsonl")
-        for (namespace, key), value in items.items():
-            source.put(namespace, key, value)
+        for (namespace, key), (value, index) in items.items():
+            source.put(namespace, key, value, index=index)
         assert export_file(source, first) == len(items)
         import_records(target, read_file(first))
         export_file(target, second)
