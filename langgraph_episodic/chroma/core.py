@@ -28,10 +28,14 @@ from langgraph.store.base import (
 
 from .filters import validate_filter
 from .index_paths import check_index
+from .limits import Limits
 from .values import check_text, validate_value
 
 MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
 """Longest TTL accepted: 100 years, in minutes. Use ``ttl=None`` for an item that never expires."""
+
+NO_LIMITS = Limits(max_value_bytes=None, max_indexed_bytes=None)
+"""No size limits (the store passes its own)."""
 
 Fields = list[tuple[str, Any]]
 """Index fields as (path, tokenized path) pairs, ``("$", "$")`` for the whole value."""
@@ -100,11 +104,13 @@ def prepare(
     ops: Iterable[Op],
     default_fields: Fields | None,
     redact: Callable[[Any], Any] | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> Plan:
     """Validate every op and plan the batch. Raises before anything is written.
 
     ``redact``, when given, rewrites every put value and search query after validation and
-    before anything is embedded or stored.
+    before anything is embedded or stored. ``limits`` bounds each put's value and indexed text
+    (after redaction: what would be stored and embedded).
 
     Raises:
         InvalidNamespaceError: a bad namespace (as ``BaseStore`` itself checks).
@@ -150,14 +156,21 @@ def prepare(
                 _check_ttl(op.ttl)
                 if redact is not None:
                     op = op._replace(value=validate_value(redact(op.value), where="redacted"))
+                limits.check_value(op.value, _where(op))
             plan.puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
             plan.puts[(op.namespace, op.key)] = PutPlan(op, ())
         else:
             raise TypeError(f"Unknown operation type: {type(op).__name__}.")
     for k, p in plan.puts.items():
         asked = tuple(path for path, _ in asked_fields(p.op, default_fields))
-        plan.puts[k] = PutPlan(p.op, extract_texts(p.op, default_fields), asked)
+        texts = extract_texts(p.op, default_fields)
+        limits.check_texts(texts, _where(p.op))
+        plan.puts[k] = PutPlan(p.op, texts, asked)
     return plan
+
+
+def _where(op: PutOp) -> str:
+    return f"namespace {op.namespace} key {op.key!r}"
 
 
 class NamespaceTypeError(InvalidNamespaceError, TypeError):

@@ -126,7 +126,10 @@ def run_import(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file}: {exc}") from exc
     # Records that are all `"index": false` need no embedder: no model is loaded for them.
     semantic = any(r.index is not False for r in records)
-    store = open_store(target, semantic=semantic, create=True)
+    # No size limits: an import restores what a store held, and its own export must import.
+    store = open_store(
+        target, semantic=semantic, create=True, max_value_bytes=None, max_indexed_bytes=None
+    )
     try:
         try:
             records = resolve_conflicts(store, records, args.on_conflict)

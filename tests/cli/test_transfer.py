@@ -289,3 +289,21 @@ def test_the_stores_own_export_always_imports_back_byte_exact(
         import_records(target, read_file(first))
         export_file(target, second)
         assert first.read_bytes() == second.read_bytes()
+
+
+def test_an_export_with_values_over_the_default_limits_imports_back(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Import restores what a store held (a store opened with higher limits, or written before
+    limits existed): it applies no size limits."""
+    big = {"text": "word " * 20_000, "body": "x" * (1024 * 1024)}
+    with ChromaStore.persistent(tmp_path / "store", index=INDEX, max_value_bytes=None,
+                                max_indexed_bytes=None) as store:  # fmt: skip
+        store.put(("docs",), "big", big)
+    dump = tmp_path / "dump.jsonl"
+    assert cli("export", str(dump), "--path", str(tmp_path / "store"))[0] == 0
+    code, _, err = cli("import", str(dump), "--path", str(tmp_path / "copy"), *HASH)
+    assert code == 0, err
+    with open_hash_store(tmp_path / "copy") as copy:
+        item = copy.get(("docs",), "big")
+        assert item is not None and item.value == big
