@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
 
@@ -96,3 +97,10 @@ def test_verify_lists_items_whose_index_fields_hold_no_text(store: ChromaStore) 
     store.put(NS, "found", {"title": "none"}, index=["text"])
     store.delete(NS, "found")
     assert store.verify().unsearchable_items == ()
+
+
+def test_in_memory_store_accepts_a_malformed_path_silently_the_documented_difference() -> None:
+    reference = InMemoryStore(index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+    reference.put(NS, "k", {"a": "green tea"}, index=["a[[["])
+    hits = reference.search(NS, query="green tea")
+    assert [(h.key, h.score) for h in hits] == [("k", None)]  # stored, no vector
