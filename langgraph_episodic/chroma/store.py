@@ -526,6 +526,8 @@ class ChromaStore(BaseStore):
         item no longer names (stale, left by a crash or a lost race), namespaces with items
         but no registry record, registry records without items, and latest expiries that lag.
         Searches never return such records; this removes them and says how many there were.
+        It also lists items whose index fields hold no text (``unsearchable_items``: no vector,
+        so no query finds them), without counting them against ``ok``: see :mod:`.verify`.
 
         ``grace_seconds``: on a server, vectors younger than this (default 600) are left
         alone, as they may belong to a put still running in another process. An embedded
