@@ -27,10 +27,15 @@ from langgraph.store.base import (
 )
 
 from .filters import validate_filter
+from .index_paths import check_index
+from .limits import Limits
 from .values import check_text, validate_value
 
 MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
 """Longest TTL accepted: 100 years, in minutes. Use ``ttl=None`` for an item that never expires."""
+
+NO_LIMITS = Limits(max_value_bytes=None, max_indexed_bytes=None)
+"""No size limits (the store passes its own)."""
 
 Fields = list[tuple[str, Any]]
 """Index fields as (path, tokenized path) pairs, ``("$", "$")`` for the whole value."""
@@ -43,6 +48,9 @@ class PutPlan:
     op: PutOp
     texts: tuple[tuple[str, str], ...]
     """(field path, text) pairs to embed, in order; empty for deletes and unindexed puts."""
+    asked: tuple[str, ...] = ()
+    """The field paths the put asked to index (its own or the store's); empty for deletes,
+    ``index=False`` and stores without an index. Asked but no ``texts``: no vector."""
 
 
 @dataclass
@@ -69,11 +77,19 @@ def tokenized_fields(paths: Sequence[str] | None) -> Fields:
     return [(p, p) if p == "$" else (p, tokenize_path(p)) for p in (paths or ["$"])]
 
 
+def asked_fields(op: PutOp, default_fields: Fields | None) -> Fields:
+    """The fields a put asks to index: its ``index`` paths, else the store's (an empty list
+    asks for none, as in ``InMemoryStore``)."""
+    if op.value is None or op.index is False or default_fields is None:
+        return []
+    if op.index is None:
+        return default_fields
+    return [(p, p) if p == "$" else (p, tokenize_path(p)) for p in op.index]
+
+
 def extract_texts(op: PutOp, default_fields: Fields | None) -> tuple[tuple[str, str], ...]:
     """The (path, text) pairs a put indexes, following ``InMemoryStore``'s rules."""
-    if op.value is None or op.index is False or default_fields is None:
-        return ()
-    fields = default_fields if op.index is None else tokenized_fields(list(op.index))
+    fields = asked_fields(op, default_fields)
     out: list[tuple[str, str]] = []
     for path, tokens in fields:
         texts = get_text_at_path(op.value, tokens)
@@ -88,11 +104,13 @@ def prepare(
     ops: Iterable[Op],
     default_fields: Fields | None,
     redact: Callable[[Any], Any] | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> Plan:
     """Validate every op and plan the batch. Raises before anything is written.
 
     ``redact``, when given, rewrites every put value and search query after validation and
-    before anything is embedded or stored.
+    before anything is embedded or stored. ``limits`` bounds each put's value and indexed text
+    (after redaction: what would be stored and embedded).
 
     Raises:
         InvalidNamespaceError: a bad namespace (as ``BaseStore`` itself checks).
@@ -134,16 +152,25 @@ def prepare(
                 raise InvalidNamespaceError("Namespace cannot be empty.")
             if op.value is not None:
                 validate_value(op.value, where=f"{op.namespace}/{op.key}")
+                check_index(op.index)
                 _check_ttl(op.ttl)
                 if redact is not None:
                     op = op._replace(value=validate_value(redact(op.value), where="redacted"))
+                limits.check_value(op.value, _where(op))
             plan.puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
             plan.puts[(op.namespace, op.key)] = PutPlan(op, ())
         else:
             raise TypeError(f"Unknown operation type: {type(op).__name__}.")
     for k, p in plan.puts.items():
-        plan.puts[k] = PutPlan(p.op, extract_texts(p.op, default_fields))
+        asked = tuple(path for path, _ in asked_fields(p.op, default_fields))
+        texts = extract_texts(p.op, default_fields)
+        limits.check_texts(texts, _where(p.op))
+        plan.puts[k] = PutPlan(p.op, texts, asked)
     return plan
+
+
+def _where(op: PutOp) -> str:
+    return f"namespace {op.namespace} key {op.key!r}"
 
 
 class NamespaceTypeError(InvalidNamespaceError, TypeError):

@@ -5,7 +5,8 @@ Two collections hold a store:
 * ``<name>``: one record per item. Its metadata holds the namespace, key, times, TTL, the value
   as JSON (``_value``, see :func:`.values.dumps`) and the value's scalar leaves as
   ``v.<dotted.path>`` (for filter push-down). Its embedding is a constant 1-d placeholder:
-  Chroma needs one, we never query it.
+  Chroma needs one, we never query it. An item whose put asked to index fields that held no
+  text also keeps the paths asked (``_notext``), so ``verify`` can list it.
 * ``<name>__vec``: one record per indexed text of an item (``<item id>.<tag>#<i>``), embedding =
   that text's vector, document = the text, metadata = the item's namespace (with its prefix
   keys), item id and the text's path. ``<tag>`` is new on every put and the item record holds
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -160,8 +162,10 @@ def item_metadata(
     ttl: float | None,
     n_vectors: int,
     tag: str = "",
+    no_text: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Metadata of an item record."""
+    """Metadata of an item record. ``no_text``: the field paths the put asked to index when
+    none held text (kept as ``_notext``, a JSON list, for :func:`.verify.verify` to list)."""
     leaves, complete = flatten_leaves(value)
     meta = namespace_metadata(namespace)
     meta.update(_key=key, _flat=complete)
@@ -175,6 +179,8 @@ def item_metadata(
         _nvec=n_vectors,
         _vtag=tag,
     )
+    if no_text:
+        meta["_notext"] = json.dumps(list(no_text), ensure_ascii=False)
     return meta
 
 
@@ -194,7 +200,8 @@ def namespace_metadata(namespace: tuple[str, ...]) -> dict[str, Any]:
 
 
 CACHED_KEYS = (
-    "_ns", "_key", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec", "_vtag"
+    "_ns", "_key", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec", "_vtag",
+    "_notext",
 )
 """The keys of an item record the item cache keeps: enough to rebuild the item. The others
 (prefix keys, value leaves) follow from ``_ns`` and ``_value`` (see :func:`record_keys`)."""

@@ -65,6 +65,8 @@ from .core import (
     prepare,
     tokenized_fields,
 )
+from .index_paths import check_fields
+from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
 from .verify import VerifyReport
 
 logger = logging.getLogger(__name__)
@@ -149,6 +151,12 @@ class ChromaStore(BaseStore):
             score is lowered and the best hit stays first (see :mod:`.shared_fields`). Acts
             only when the index names more than one field. On LoCoMo with the session date
             indexed: recall@5 0.612 to 0.650, recall@10 0.711 to 0.745, about 0.05 ms a search.
+        max_value_bytes: The largest value a put accepts, in UTF-8 bytes of compact JSON
+            (default 1 MiB; ``None``: no limit). A larger one is refused before anything is
+            written, the whole batch with it (see :mod:`.limits`).
+        max_indexed_bytes: The most text a put embeds and keyword-indexes, in UTF-8 bytes summed
+            over the item's index fields (default 64 KiB; ``None``: no limit). With the default
+            ``fields=["$"]`` that text is the whole value as JSON.
 
     >>> from langgraph_episodic import ChromaStore, HashEmbeddings
     >>> store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
@@ -173,9 +181,12 @@ class ChromaStore(BaseStore):
         language: Language = "auto",
         feedback: bool = False,
         field_lift: bool = True,
+        max_value_bytes: int | None = DEFAULT_MAX_VALUE_BYTES,
+        max_indexed_bytes: int | None = DEFAULT_MAX_INDEXED_BYTES,
     ) -> None:
         if search_mode not in SEARCH_MODES:
             raise ValueError(f"search_mode must be one of {SEARCH_MODES}, got {search_mode!r}.")
+        self.limits = Limits(max_value_bytes, max_indexed_bytes)
         self._client = client
         self.collection_name = collection
         config: IndexConfig | None = _default_index() if index is _DEFAULT else index
@@ -187,7 +198,10 @@ class ChromaStore(BaseStore):
             self.index_config = IndexConfig(**config)
             self.embeddings = ensure_embeddings(config.get("embed"))
             self._baseline = baseline_for(self.embeddings)
-            self._fields = tokenized_fields(config.get("fields"))
+            fields = config.get("fields")
+            if fields is not None:
+                fields = list(check_fields(fields, "index['fields']"))
+            self._fields = tokenized_fields(fields)
         elif search_mode == "lexical":
             self._fields = tokenized_fields(None)
         self.search_mode: SearchMode = search_mode
@@ -296,7 +310,7 @@ class ChromaStore(BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops in one batch (see the module docstring for the semantics)."""
-        plan = prepare(ops, self._fields, self.redact)
+        plan = prepare(ops, self._fields, self.redact, self.limits)
         doc_vectors, query_vectors = self._embed(plan)
         return self._run(plan, doc_vectors, query_vectors)
 
@@ -304,7 +318,7 @@ class ChromaStore(BaseStore):
         """Async version of :meth:`batch`. Calls made concurrently on one event loop are
         gathered into one batch (one embedding call, one worker thread hop, one pass over
         Chroma); each caller still sees its own batch's semantics (see :mod:`.coalesce`)."""
-        plan = prepare(ops, self._fields, self.redact)
+        plan = prepare(ops, self._fields, self.redact, self.limits)
         return await self._coalescer.submit(plan)
 
     async def _arun(self, plan: Plan) -> list[Result]:
@@ -512,6 +526,8 @@ class ChromaStore(BaseStore):
         item no longer names (stale, left by a crash or a lost race), namespaces with items
         but no registry record, registry records without items, and latest expiries that lag.
         Searches never return such records; this removes them and says how many there were.
+        It also lists items whose index fields hold no text (``unsearchable_items``: no vector,
+        so no query finds them), without counting them against ``ok``: see :mod:`.verify`.
 
         ``grace_seconds``: on a server, vectors younger than this (default 600) are left
         alone, as they may belong to a put still running in another process. An embedded

@@ -12,6 +12,14 @@ leftovers cost space and skew BM25 statistics. This reads every record once and 
 * registry drift: namespaces holding items without a registry record, registry records of
   empty namespaces, and records whose latest expiry is below their items'.
 
+It also lists unsearchable items: items whose put asked to index fields (its ``index=`` or the
+store's ``fields``) that hold no text in the value, so they have no vector and no query finds
+them (``get``, filters and listings still do). They are listed, not counted against ``ok``: a
+path absent from a value is legal (``InMemoryStore`` stores such an item the same way, and so
+do we), the data is as the caller wrote it, and ``repair`` cannot invent the missing text. The
+fix is the caller's: put the item again with fields it has, or with ``index=False``.
+Malformed paths never get that far: a put refuses them.
+
 With ``repair=True`` the store removes orphan and stale vectors (on a server only those older
 than a grace period, which may otherwise be a put still running elsewhere), registers and
 unregisters namespaces, fixes expiries, and reloads its in-process state.
@@ -19,6 +27,7 @@ unregisters namespaces, fixes expiries, and reloads its in-process state.
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 
@@ -47,6 +56,9 @@ class VerifyReport:
     leftover_collections: tuple[str, ...] = ()
     """Collections a rebuild killed half-way left (``<name>__rebuild``, ``<name>__retired``;
     see :mod:`.rebuild`). Opening the store removes them; ``repair`` does too."""
+    unsearchable_items: tuple[tuple[Namespace, str, tuple[str, ...]], ...] = ()
+    """(namespace, key, paths asked) of items whose index fields hold no text: no vector, so
+    no query finds them. Not counted against :attr:`ok` (see the module docstring)."""
 
     @property
     def ok(self) -> bool:
@@ -108,9 +120,13 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             )
         )
         latest: dict[Namespace, float] = {}
+        unsearchable: list[tuple[Namespace, str, tuple[str, ...]]] = []
         for meta in items.values():
             ns = layout.ns_from_str(str(meta["_ns"]))
             latest[ns] = max(layout.expiry_of(meta), latest.get(ns, 0.0))
+            if meta.get("_notext") and not int(meta.get("_nvec", 0)):
+                asked = tuple(json.loads(str(meta["_notext"])))
+                unsearchable.append((ns, str(meta["_key"]), asked))
         unregistered = tuple(sorted(ns for ns in latest if ns not in registry))
         empty = tuple(sorted(ns for ns in registry if ns not in latest))
         drift = tuple(
@@ -145,6 +161,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             repaired=repair,
             kept_recent=kept,
             leftover_collections=left,
+            unsearchable_items=tuple(sorted(unsearchable)),
         )
 
 

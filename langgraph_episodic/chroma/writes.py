@@ -95,6 +95,7 @@ def apply_puts(
                 ttl=op.ttl,
                 n_vectors=len(p.texts),
                 tag=tag if p.texts else "",
+                no_text=() if p.texts else p.asked,
             )
             item_ids.append(rid)
             item_metas.append(layout.clear_stale(dict(meta), prev))

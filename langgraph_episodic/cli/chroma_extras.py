@@ -12,6 +12,7 @@ layout shows up there.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ from langgraph.store.base import BaseStore
 from ..chroma import layout
 from ..chroma.store import ChromaStore
 
-_EXPANDED = re.compile(r"^(?P<base>.*\*.*)\.\d+$")
-"""A wildcard field path expanded per element (``tags[*].0``); the index re-expands it."""
+_EXPANDED = re.compile(r"^(?P<base>.*[*{].*)\.\d+$")
+"""A wildcard or multi-field path expanded per text (``tags[*].0``, ``{a,b}.1``); the index
+re-expands it."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,8 @@ class Extras:
     """Store-specific facts about one item."""
 
     index: list[str] | Literal[False]
-    """The field paths that were embedded, or False when the item has no vectors."""
+    """The field paths that were embedded (or asked for, when none held text), or False when
+    the item was put without an index."""
     ttl: float | None
     """TTL in minutes, or None."""
     expires_at: datetime | None
@@ -92,7 +95,7 @@ def read_extras(
     for rid, meta in metas.items():
         expires = float(meta.get("_expires", layout.NO_EXPIRY))
         out[by_id[rid]] = Extras(
-            index=_index_spec([p for _, p in sorted(paths.get(rid, []))]),
+            index=_index_spec([p for _, p in sorted(paths.get(rid, []))], meta.get("_notext")),
             ttl=layout.ttl_of(meta),
             expires_at=(
                 None
@@ -103,10 +106,11 @@ def read_extras(
     return out
 
 
-def _index_spec(paths: Sequence[str]) -> list[str] | Literal[False]:
-    """The ``index=`` list that re-creates these vector paths (False for none)."""
+def _index_spec(paths: Sequence[str], no_text: Any = None) -> list[str] | Literal[False]:
+    """The ``index=`` list that re-creates these vector paths; with none, the paths asked
+    for that held no text (``no_text``, JSON), else False."""
     if not paths:
-        return False
+        return list(json.loads(no_text)) if no_text else False
     spec: list[str] = []
     for path in paths:
         match = _EXPANDED.match(path)

@@ -24,6 +24,7 @@ from .transfer import (
     parse_lines,
     read_file,
     resolve_conflicts,
+    split_lines,
     write_records,
 )
 from .wording import count as counted
@@ -123,7 +124,7 @@ def run_import(args: argparse.Namespace) -> int:
     target = Target.from_args(args)
     if args.file == "-":
         try:
-            records = parse_lines(sys.stdin.read().splitlines())
+            records = parse_lines(split_lines(sys.stdin.read()))
         except ImportFileError as exc:
             raise CliError(f"stdin: {exc}") from exc
     else:
@@ -140,7 +141,15 @@ def run_import(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file}: {exc}") from exc
     # Records that are all `"index": false` need no embedder: no model is loaded for them.
     semantic = any(r.index is not False for r in records)
-    store = open_store(target, semantic=semantic, create=True, load=False)
+    # No size limits: an import restores what a store held, and its own export must import.
+    store = open_store(
+        target,
+        semantic=semantic,
+        create=True,
+        load=False,
+        max_value_bytes=None,
+        max_indexed_bytes=None,
+    )
     try:
         try:
             # Conflicts and a folder another process writes are found before the model loads.

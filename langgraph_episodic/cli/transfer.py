@@ -1,4 +1,4 @@
-"""Export a store to JSON lines and import it back, exactly.
+r"""Export a store to JSON lines and import it back, exactly.
 
 One line per item::
 
@@ -11,7 +11,12 @@ One line per item::
 of the import), so a hand-written file needs only ``namespace``, ``key`` and ``value``::
 
     {"namespace": ["memories", "alice"], "key": "tea", "value": {"text": "Alice drinks green tea"}}
- Import validates the whole file before it writes anything, writes every item
+
+Lines end at ``\n`` (``\r\n`` is read too) and at nothing else: U+2028, U+2029 and U+0085,
+which JSON allows raw inside strings, are written as ``\u`` escapes and read either way, so a
+store's own export always imports back, byte for byte.
+
+Import validates the whole file before it writes anything, writes every item
 in one batch (a ``ChromaStore`` checks the batch completely before its first write), recomputes
 the vectors with the target store's embedder, and then restores the original timestamps where
 the store allows it (``ChromaStore``; other stores stamp the import time).
@@ -32,6 +37,8 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
+
+from ..chroma.index_paths import check_fields
 
 PAGE_SIZE = 500
 """Items (and namespaces) fetched per call while enumerating a store."""
@@ -150,8 +157,11 @@ def _optional_timestamp(raw: Any, name: str) -> datetime | None:
 def _index(raw: Any) -> list[str] | Literal[False] | None:
     if raw is None or raw is False:
         return raw
-    if isinstance(raw, list) and all(isinstance(p, str) and p for p in raw):
-        return list(raw)
+    if isinstance(raw, list):
+        try:
+            return list(check_fields(raw, "'index'"))
+        except TypeError as exc:
+            raise ValueError(str(exc)) from None
     raise ValueError(f"'index' must be a list of field paths, false or null, got {raw!r}")
 
 
@@ -262,10 +272,22 @@ def collect_records(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[Ite
     return records
 
 
+_LINE_BREAKS_IN_STRINGS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+"""Characters JSON leaves raw inside strings that other tools take for line ends (Python's
+``str.splitlines()``, JavaScript); export writes them as escapes, which parse back the same."""
+
+
+def dump_line(record: ItemRecord) -> str:
+    """One record as one line of JSON (no line end): non-ASCII text stays readable, except the
+    characters other tools end lines at, which are escaped."""
+    text = json.dumps(record.to_dict(), ensure_ascii=False, allow_nan=False)
+    return text.translate(_LINE_BREAKS_IN_STRINGS)
+
+
 def write_records(records: Sequence[ItemRecord], out: TextIO) -> None:
     """Write records as JSON lines."""
     for record in records:
-        out.write(json.dumps(record.to_dict(), ensure_ascii=False, allow_nan=False) + "\n")
+        out.write(dump_line(record) + "\n")
 
 
 def export_file(store: BaseStore, path: Path) -> int:
@@ -293,8 +315,19 @@ def export_file(store: BaseStore, path: Path) -> int:
 # --- import ---------------------------------------------------------------------------------
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines text: split at ``\n`` only (``\r\n`` too), never at the
+    other characters ``str.splitlines()`` ends lines at (U+2028, U+2029, U+0085, ...), which
+    JSON allows raw inside strings."""
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def parse_lines(lines: Sequence[str]) -> list[ItemRecord]:
-    """Parse and validate every line; raise :class:`ImportFileError` listing all problems.
+    """Parse and validate every line (see :func:`split_lines` to split a text); raise
+    :class:`ImportFileError` listing all problems.
 
     Blank lines are skipped. The same (namespace, key) twice is an error.
     """
@@ -336,7 +369,7 @@ def read_file(path: Path) -> list[ItemRecord]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ImportFileError(f"{path} is not UTF-8 text ({exc}); nothing was imported.") from exc
-    return parse_lines(text.splitlines())
+    return parse_lines(split_lines(text))
 
 
 def check_expiry(records: Sequence[ItemRecord], *, keep_expired: bool) -> None:

@@ -13,6 +13,9 @@ from dataclasses import asdict
 from .target import Target, open_store
 from .wording import count
 
+MAX_LISTED = 20
+"""At most this many unsearchable items are listed by name (``--json`` lists all)."""
+
 
 def run_verify(args: argparse.Namespace) -> int:
     """Verify the store, optionally repairing it; print the report."""
@@ -34,6 +37,12 @@ def run_verify(args: argparse.Namespace) -> int:
               f"expiries behind: {len(report.expiry_drift)}")
         if report.leftover_collections:
             print(f"  left by an interrupted rebuild: {', '.join(report.leftover_collections)}")
+        if report.unsearchable_items:
+            print(f"  items no query finds (their index fields hold no text): "
+                  f"{len(report.unsearchable_items)}; put them again with fields they have, "
+                  "or index=False")
+            for ns, key, asked in report.unsearchable_items[:MAX_LISTED]:
+                print(f"    {'/'.join(ns)} {key!r}: index {list(asked)}")
         if report.kept_recent:
             print(f"  left alone (younger than the grace period): {report.kept_recent}")
         state = "ok" if report.ok else ("repaired" if report.repaired else "needs --repair")

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
+from langgraph_episodic import ChromaStore
 from langgraph_episodic.cli.transfer import (
     ImportFileError,
     collect_records,
+    export_file,
     import_records,
     parse_lines,
+    read_file,
     write_records,
 )
 
@@ -126,6 +132,7 @@ MALFORMED = {
     "bad time": _variant(updated_at="yesterday"),
     "negative ttl": _variant(ttl=-1),
     "bad index": _variant(index="text"),
+    "malformed index path": _variant(index=["text[[["]),
 }
 
 
@@ -191,3 +198,112 @@ def test_any_langgraph_store_round_trips_its_public_fields() -> None:
     for record in records:
         item = target.get(record.namespace, record.key)
         assert item is not None and item.value == record.value
+
+
+# --- characters str.splitlines() takes for line ends -------------------------------------------
+
+SEPARATORS = ("\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r", "\n")
+"""Every character ``str.splitlines()`` ends a line at; JSON lines end at ``\\n`` only."""
+
+
+def test_values_with_unicode_line_separators_export_and_import_byte_exact(
+    cli: Cli, tmp_path: Path
+) -> None:
+    with open_hash_store(tmp_path / "store") as store:
+        for i in range(300):
+            store.put(("memories", "alice"), f"plain{i}", {"text": f"fact {i}"})
+        for i, sep in enumerate(SEPARATORS):
+            store.put(("memories", "alice"), f"sep{i}{sep}", {"text": f"a{sep}b", f"k{sep}": sep})
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    assert cli("export", str(first), "--path", str(tmp_path / "store"))[0] == 0
+    code, _, err = cli("import", str(first), "--path", str(tmp_path / "copy"), *HASH)
+    assert code == 0, err
+    assert cli("export", str(second), "--path", str(tmp_path / "copy"))[0] == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert len(first.read_bytes().split(b"\n")) == 300 + len(SEPARATORS) + 1
+    with open_hash_store(tmp_path / "copy") as copy:
+        item = copy.get(("memories", "alice"), "sep0\u2028")
+        assert item is not None and item.value == {"text": "a\u2028b", "k\u2028": "\u2028"}
+
+
+def test_a_hand_written_file_with_raw_separators_inside_strings_imports(
+    cli: Cli, tmp_path: Path
+) -> None:
+    dump = tmp_path / "raw.jsonl"
+    lines = [
+        json.dumps({**GOOD, "key": f"k{i}", "value": {"text": f"x{sep}y"}}, ensure_ascii=False)
+        for i, sep in enumerate(SEPARATORS[:3])
+    ]
+    dump.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    assert "\u2028" in dump.read_text(encoding="utf-8")
+    code, _, err = cli("import", str(dump), "--path", str(tmp_path / "s"), *HASH)
+    assert code == 0, err
+    with open_hash_store(tmp_path / "s") as store:
+        got = store.get(("memories", "carol"), "k0")
+        assert got is not None and got.value == {"text": "x\u2028y"}
+
+
+_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",)) | st.sampled_from(SEPARATORS), max_size=12
+)
+_LABEL = _TEXT.filter(lambda s: bool(s) and "." not in s and "\x00" not in s)
+_VALUE = st.dictionaries(
+    _TEXT,
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | _TEXT,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+        max_leaves=6,
+    ),
+    max_size=4,
+)
+
+
+_INDEXES = st.sampled_from(
+    [None, False, [], ["text"], ["tags[*]"], ["{text,n}"], ["text", "tags[0]"], ["*"], ["absent"]]
+)
+_ITEM_VALUE = st.fixed_dictionaries(
+    {}, optional={"text": _TEXT, "tags": st.lists(_TEXT, max_size=3), "n": st.integers()}
+).flatmap(lambda fixed: _VALUE.map(lambda extra: {**extra, **fixed}))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    items=st.dictionaries(
+        st.tuples(st.tuples(st.just("memories"), _LABEL), _TEXT.filter(bool)),
+        st.tuples(_ITEM_VALUE, _INDEXES),
+        min_size=1, max_size=6,
+    )
+)
+def test_the_stores_own_export_always_imports_back_byte_exact(
+    items: dict[tuple[tuple[str, ...], str], tuple[dict[str, Any], Any]],
+) -> None:
+    """Any value, key, label and index (line separators in text): export, import, export is
+    exact."""
+    source = ChromaStore.ephemeral(index=INDEX)
+    target = ChromaStore.ephemeral(index=INDEX)
+    with tempfile.TemporaryDirectory() as folder:
+        first, second = Path(folder, "first.jsonl"), Path(folder, "second.jsonl")
+        for (namespace, key), (value, index) in items.items():
+            source.put(namespace, key, value, index=index)
+        assert export_file(source, first) == len(items)
+        import_records(target, read_file(first))
+        export_file(target, second)
+        assert first.read_bytes() == second.read_bytes()
+
+
+def test_an_export_with_values_over_the_default_limits_imports_back(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Import restores what a store held (a store opened with higher limits, or written before
+    limits existed): it applies no size limits."""
+    big = {"text": "word " * 20_000, "body": "x" * (1024 * 1024)}
+    with ChromaStore.persistent(tmp_path / "store", index=INDEX, max_value_bytes=None,
+                                max_indexed_bytes=None) as store:  # fmt: skip
+        store.put(("docs",), "big", big)
+    dump = tmp_path / "dump.jsonl"
+    assert cli("export", str(dump), "--path", str(tmp_path / "store"))[0] == 0
+    code, _, err = cli("import", str(dump), "--path", str(tmp_path / "copy"), *HASH)
+    assert code == 0, err
+    with open_hash_store(tmp_path / "copy") as copy:
+        item = copy.get(("docs",), "big")
+        assert item is not None and item.value == big

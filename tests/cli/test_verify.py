@@ -34,3 +34,17 @@ def test_verify_reports_then_repairs_leftover_vectors(
     assert code == 0 and "repaired" in out
     code, out, _ = cli("verify", "--path", str(path))
     assert code == 0 and out.strip().endswith("ok")
+
+
+def test_verify_lists_items_no_query_finds_without_failing(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    path = tmp_path / "db"
+    with open_hash_store(path) as store:
+        store.put(("users", "alice"), "pref", {"text": "likes tea"}, index=["text"])
+        store.put(("users", "alice"), "untexted", {"title": "likes tea"}, index=["text"])
+    code, out, _ = cli("verify", "--path", str(path))
+    assert code == 0 and out.strip().endswith("ok")
+    assert "items no query finds" in out and "users/alice 'untexted': index ['text']" in out
+    code, out, _ = cli("verify", "--path", str(path), "--json")
+    assert json.loads(out)["unsearchable_items"] == [[["users", "alice"], "untexted", ["text"]]]
