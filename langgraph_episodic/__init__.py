@@ -98,6 +98,8 @@ _EXPORTS: dict[str, str] = {
     "aresume_config": ".graph",
     "delete_user_threads": ".graph",
     "adelete_user_threads": ".graph",
+    "prune_threads": ".graph",
+    "aprune_threads": ".graph",
     "SessionInfo": ".graph",
     "UserProfiles": ".graph",
     "UserFact": ".graph",
@@ -247,6 +249,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .graph import adelete_user_threads as adelete_user_threads
     from .graph import alist_sessions as alist_sessions
     from .graph import aopen_checkpointer as aopen_checkpointer
+    from .graph import aprune_threads as aprune_threads
     from .graph import aresume_config as aresume_config
     from .graph import build_memory_graph as build_memory_graph
     from .graph import delete_user_threads as delete_user_threads
@@ -265,6 +268,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .graph import outcome_from_feedback as outcome_from_feedback
     from .graph import output_log_nodes as output_log_nodes
     from .graph import plan_compaction as plan_compaction
+    from .graph import prune_threads as prune_threads
     from .graph import recall_node as recall_node
     from .graph import recalled_episodes as recalled_episodes
     from .graph import record_episode_node as record_episode_node

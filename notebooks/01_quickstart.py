@@ -15,7 +15,8 @@ from pathlib import Path
 
 from langgraph_episodic import ChromaStore
 
-workdir = Path(tempfile.mkdtemp(prefix="episodic-quickstart-"))
+scratch = tempfile.TemporaryDirectory(prefix="episodic-quickstart-")  # removed at the end
+workdir = Path(scratch.name)
 # In your app: ChromaStore.persistent() keeps everything in ./.episodic
 store = ChromaStore.persistent(workdir / "store")
 store
@@ -152,6 +153,7 @@ reopened = ChromaStore.persistent(workdir / "store")
 print([r.key for r in reopened.search(alice, query="coffee", limit=1)])
 reopened.close()
 sessions.close()
+scratch.cleanup()  # the notebook's folder goes; nothing is left in the temp dir
 
 # %% [markdown]
 # **Next:** notebook 2 records agent runs as *episodes* and replays the ones that matter;

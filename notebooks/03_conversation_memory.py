@@ -20,7 +20,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
 
-workdir = Path(tempfile.mkdtemp(prefix="episodic-conversation-"))
+scratch = tempfile.TemporaryDirectory(prefix="episodic-conversation-")  # removed at the end
+workdir = Path(scratch.name)
 store = ChromaStore.persistent(workdir / "store", index={"dims": 64, "embed": HashEmbeddings(64)})
 
 # %% [markdown]
@@ -177,3 +178,4 @@ print(answer["messages"][-1].content)
 print(seen_prompts[-1])
 assert "ACME" in seen_prompts[-1] and len(answer["messages"]) == 2  # a new thread, remembered
 store.close()
+scratch.cleanup()  # the notebook's folder goes; nothing is left in the temp dir

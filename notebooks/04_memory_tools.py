@@ -66,7 +66,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_episodic import ChromaStore, memory_abrufen, memory_speichern, thread_config
 
-store = ChromaStore.persistent(Path(tempfile.mkdtemp(prefix="episodic-tools-")) / "store")
+scratch = tempfile.TemporaryDirectory(prefix="episodic-tools-")  # removed at the end
+store = ChromaStore.persistent(Path(scratch.name) / "store")
 agent = create_agent(model, tools=[memory_speichern, memory_abrufen], store=store, checkpointer=InMemorySaver())
 print(memory_speichern.name, "-", memory_speichern.description[:160], "...")
 
@@ -131,7 +132,7 @@ from langgraph_episodic import multilingual_index
 facts = ["Ich trinke keinen Kaffee, nur grünen Tee.", "Unser Hund ist ein Labrador namens Bruno.", "Ich wohne seit drei Jahren in Leipzig."]
 answers = {}
 for name, index in (("packaged (English) model", None), ("multilingual model", multilingual_index())):
-    folder = Path(tempfile.mkdtemp(prefix="episodic-de-")) / "store"
+    folder = Path(scratch.name) / name.split()[0] / "store"
     german_store = ChromaStore.persistent(folder, index=index) if index else ChromaStore.persistent(folder)
     speichern, abrufen = create_memory_tools(store=german_store)
     for fact in facts:
@@ -141,4 +142,5 @@ for name, index in (("packaged (English) model", None), ("multilingual model", m
     print(f"{name}:\n{answers[name]}\n")
 assert "Kaffee" in answers["multilingual model"]
 assert answers["packaged (English) model"].startswith("Keine relevanten Informationen")
+scratch.cleanup()  # the notebook's folder goes; nothing is left in the temp dir
 

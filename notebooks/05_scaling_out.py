@@ -21,7 +21,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-workdir = Path(tempfile.mkdtemp(prefix="episodic-scaling-"))
+scratch = tempfile.TemporaryDirectory(prefix="episodic-scaling-")  # removed at the end
+workdir = Path(scratch.name)
 
 
 def free_port() -> int:
@@ -205,3 +206,4 @@ for store in (on_server, worker):
 server.terminate()
 server.wait(timeout=10)
 print("server stopped with exit code", server.returncode)
+scratch.cleanup()  # the server's data and the notebook's files go; nothing is left in the temp dir

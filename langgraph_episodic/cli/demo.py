@@ -31,7 +31,7 @@ from langchain_core.runnables import RunnableConfig
 from ..episodic import Episode, Feedback, OutcomeStatus
 from ..graph.state import EpisodicState
 from . import demo_report
-from .demo_options import DEFAULT_SEED, PLOT_FILE
+from .demo_options import DEFAULT_SEED, PLOT_FILE, solver_label
 from .simulation import SimTask, World, baseline_strategy, simulated_answer
 from .target import DEFAULT_PATH, CliError, Target, open_store
 
@@ -46,6 +46,11 @@ EMBED_THREADS = 1
 encodes as fast as two, and one thread does not stall when other processes share the CPU."""
 
 SYSTEM_PROMPT = "You are a careful software engineer. Solve the coding task briefly."
+
+KEEP_CHECKPOINTS = 1
+"""Checkpoints kept of each run's thread. The demo continues from the store, not from a
+checkpoint; the latest one keeps the run's session listed and resumable. Older ones would make
+the checkpoint file grow with every task (each holds the whole state)."""
 
 
 class DemoState(EpisodicState, total=False):
@@ -213,7 +218,13 @@ def _run(
     started: float,
 ) -> int:
     from ..episodic import build_replay_context, format_replay_prompt
-    from ..graph import EpisodeMemories, open_checkpointer, thread_config
+    from ..graph import (
+        EpisodeMemories,
+        list_sessions,
+        open_checkpointer,
+        prune_threads,
+        thread_config,
+    )
 
     seed, start, runs, note = _progress(store, args.seed)
     if note:
@@ -221,6 +232,7 @@ def _run(
     world = World.from_seed(seed)
     sims = {i: world.task(i) for i in range(start, start + args.tasks)}
     config = thread_config(DEMO_USER, f"run-{runs + 1}")
+    thread_id = str(config["configurable"]["thread_id"])
     memory = EpisodeMemories(store).for_config(config)
     before = memory.count()
     print(
@@ -230,6 +242,8 @@ def _run(
     attempts: list[Attempt] = []
     try:
         with open_checkpointer(target.checkpoints()) as saver:
+            earlier = [s.thread_id for s in list_sessions(saver, DEMO_USER)]
+            prune_threads(saver, earlier, keep=KEEP_CHECKPOINTS)  # a file from an older demo
             graph = build_graph(
                 store=store,
                 checkpointer=saver,
@@ -246,7 +260,9 @@ def _run(
                         "sim_index": sim.index,
                     },
                     config,
+                    durability="exit",  # one checkpoint per task, not one per node
                 )
+                prune_threads(saver, [thread_id], keep=KEEP_CHECKPOINTS)
     finally:  # also after Ctrl-C: the next run continues after the last task played
         progress = {"seed": seed, "next_task": start + len(attempts), "runs": runs + 1}
         store.put(PROGRESS_NAMESPACE, "progress", {**progress, "policy": args.policy})
@@ -269,7 +285,7 @@ def _run(
     print(f"Replay prompt for the next task ({nxt.task.description!r}):")
     print(demo_report.indent(prompt))
     print()
-    print(demo_report.save_plot(curves, plot_path, window=window))
+    print(demo_report.save_plot(curves, plot_path, window=window, solver=solver_label(args.model)))
     print(
         f"Memory now holds {memory.count()} episodes in {target.path}; run the demo again to "
         f"continue, or inspect it with `langgraph-episodic stats --path {target.path}`. "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .parser import DEFAULT_SEED, PLOT_FILE_NAME
 
-__all__ = ["DEFAULT_SEED", "PLOT_FILE", "run", "solver_banner"]
+__all__ = ["DEFAULT_SEED", "PLOT_FILE", "run", "solver_banner", "solver_label"]
 
 PLOT_FILE = Path(PLOT_FILE_NAME)
 """Where the plot goes unless ``--plot`` says otherwise (the working folder)."""
@@ -39,3 +39,8 @@ def solver_banner(model: str | None) -> str:
         "grader (hidden per-category success rates of the strategy used), as the demo has no "
         "real test suite."
     )
+
+
+def solver_label(model: str | None) -> str:
+    """What answers and what grades, in a few words (the plot's title)."""
+    return "simulated solver" if model is None else f"{model} answers, simulated grader"

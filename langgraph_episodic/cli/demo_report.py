@@ -172,13 +172,14 @@ def indent(text: str, prefix: str = "  | ") -> str:
     return textwrap.indent(text, prefix, lambda _: True)
 
 
-def save_plot(curves: Curves, path: Path, *, window: int) -> str:
-    """Save this run's learning curves as a PNG; return a line saying where."""
+def save_plot(curves: Curves, path: Path, *, window: int, solver: str) -> str:
+    """Save this run's learning curves as a PNG, titled with ``solver`` (what answered the
+    tasks, e.g. "simulated solver"); return a line saying where."""
     from ..episodic import plot_learning_curve
 
     first = next(iter(curves.values()), [])
     span = f"tasks {first[0].index}-{first[-1].index}" if first else "no tasks"
-    title = f"Rolling success (window {window}), {span}"
+    title = f"Rolling success (window {window}), {span}, {solver}"
     path.parent.mkdir(parents=True, exist_ok=True)
     plot_learning_curve(curves, title=title, path=path, xlabel="task")
     return f"Plot of the learning curves: {path.resolve()}"

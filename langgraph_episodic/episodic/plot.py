@@ -3,10 +3,12 @@
 matplotlib is imported only when a plot is drawn, and no pyplot window or backend is touched:
 the helpers return a ``matplotlib.figure.Figure`` you can save or show.
 
-The rolling success rate is drawn from the first point whose window is full (a half-empty
-window at the start swings between 0 and 1 and means little), the x-axis shows each snapshot's
-own ``index`` (so a curve sliced from a longer history keeps its task numbers), and the legend
-sits below the axes, where it covers no line.
+The rolling success rate is drawn solid from the first point whose window is full. Before it,
+while the window still fills (the learning phase of a fresh agent), each curve is drawn faded
+over a shaded span, from its fifth episode on (the rate over the first few swings between 0 and
+1 and means little). The x-axis shows each snapshot's own ``index`` (so a curve sliced from a
+longer history keeps its task numbers), and the legend sits below the axes, where it covers no
+line.
 
 >>> from langgraph_episodic.episodic.learning import LearningSnapshot
 >>> snaps = [LearningSnapshot(i, f"e{i}", 0.0, i * 0.5, 0.5, 0.5) for i in range(1, 4)]
@@ -56,12 +58,22 @@ def plot_learning_curve(
     curves = {label: _snapshots(curve, window) for label, curve in given.items()}
     figure = _figure_class()(figsize=(8, 6.5), layout="constrained")
     top, bottom = figure.subplots(2, 1, sharex=True)
+    filling_span: list[int] = []
     for label, curve in curves.items():
         style = "--" if "oracle" in label or "best" in label else "-"
         full = _full_windows(curve)
-        top.plot([s.index for s in full], [s.rolling_success_rate for s in full], style,
-                 label=label)
+        (line,) = top.plot([s.index for s in full], [s.rolling_success_rate for s in full], style,
+                           label=label)
+        filling = _filling_window(curve, full)
+        if filling:
+            top.plot([s.index for s in filling], [s.rolling_success_rate for s in filling], style,
+                     color=line.get_color(), alpha=FILLING_ALPHA, linewidth=1)
+            filling_span = [filling[0].index, filling[-1].index]
         bottom.plot([s.index for s in curve], [s.cumulative_reward for s in curve], style)
+    if filling_span:
+        top.axvspan(*filling_span, color="0.92", zorder=0)
+        top.text(filling_span[0], 0.0, " window filling", fontsize="small", color="0.4",
+                 va="bottom")
     top.set_ylabel("rolling success rate")
     top.set_ylim(-0.02, 1.02)
     bottom.set_ylabel("cumulative reward")
@@ -73,6 +85,24 @@ def plot_learning_curve(
     if path is not None:
         figure.savefig(str(path))
     return figure
+
+
+FILLING_ALPHA = 0.45
+"""Opacity of a curve while its rolling window still fills."""
+FILLING_FROM = 5
+"""The first episode of a curve drawn while its window fills."""
+
+
+def _filling_window(
+    curve: Sequence[LearningSnapshot], full: Sequence[LearningSnapshot]
+) -> list[LearningSnapshot]:
+    """The snapshots before the first full window, from the ``FILLING_FROM``-th on, and that
+    full one (so the faded line joins the solid one); empty when every window is full."""
+    if not full or full[0] is curve[0]:
+        return []
+    start = full[0]
+    before = [s for s in curve if s.index < start.index and s.window_count >= FILLING_FROM]
+    return [*before, start] if before else []
 
 
 def _full_windows(curve: Sequence[LearningSnapshot]) -> Sequence[LearningSnapshot]:

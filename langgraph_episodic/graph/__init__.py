@@ -32,6 +32,7 @@ from .episode_nodes import (
 )
 from .namespaces import USER_LABELS, user_namespaces
 from .profiles import UserFact, UserProfiles
+from .pruning import aprune_threads, prune_threads
 from .state import EpisodicState, merge_description, merge_entities
 from .summarize import SUMMARY_MESSAGE_ID, Summarizer, extractive_summary, summarize_node
 from .threads import (
@@ -80,6 +81,7 @@ __all__ = [
     "adelete_user_threads",
     "alist_sessions",
     "aopen_checkpointer",
+    "aprune_threads",
     "aresume_config",
     "build_memory_graph",
     "delete_user_threads",
@@ -98,6 +100,7 @@ __all__ = [
     "outcome_from_feedback",
     "output_log_nodes",
     "plan_compaction",
+    "prune_threads",
     "recall_node",
     "recalled_episodes",
     "record_episode_node",

@@ -13,7 +13,7 @@ import pytest
 from langgraph_episodic import EpisodicMemory
 from langgraph_episodic.cli.demo import DEMO_USER, PROGRESS_NAMESPACE
 from langgraph_episodic.cli.simulation import CATEGORIES, STRATEGIES, World
-from langgraph_episodic.graph import list_sessions, open_checkpointer
+from langgraph_episodic.graph import list_sessions, open_checkpointer, thread_config
 
 from .conftest import HASH, CliResult, open_hash_store
 
@@ -59,6 +59,23 @@ def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
     with open_checkpointer(path / "checkpoints.sqlite") as saver:
         sessions = sorted(s.session_id for s in list_sessions(saver, DEMO_USER))
     assert sessions == ["run-1", "run-2"]
+
+
+def test_the_demo_keeps_one_checkpoint_per_run(cli: Cli, tmp_path: Path) -> None:
+    """Each task would add a checkpoint per graph step; the demo keeps only the latest of each
+    run's thread, which still resumes: its state holds the run's last task."""
+    path = tmp_path / "demo"
+    for tasks in ("10", "6"):
+        assert cli("demo", "--tasks", tasks, "--path", str(path), *HASH)[0] == 0
+    with open_checkpointer(path / "checkpoints.sqlite") as saver:
+        for run, last_task in (("run-1", 10), ("run-2", 16)):
+            config = thread_config(DEMO_USER, run)
+            assert len(list(saver.list(config))) == 1, run
+            state = saver.get_tuple(config)
+            assert state is not None
+            values = state.checkpoint["channel_values"]
+            assert values["sim_index"] == last_task - 1
+            assert World.from_seed(7).task(last_task - 1).task.description in str(values["messages"])
 
 
 def test_a_store_keeps_the_seed_of_its_first_run(cli: Cli, tmp_path: Path) -> None:

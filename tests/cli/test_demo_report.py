@@ -59,6 +59,23 @@ def test_a_second_run_reports_the_whole_run_and_continues_the_task_numbers(
     assert (tmp_path / "two.png").read_bytes().startswith(PNG_MAGIC)
 
 
+def test_the_demo_plot_title_says_the_solver_is_simulated(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import langgraph_episodic.episodic as episodic
+
+    titles: list[str] = []
+    real = episodic.plot_learning_curve
+
+    def spy(*args: object, title: str | None = None, **kwargs: object) -> object:
+        titles.append(str(title))
+        return real(*args, title=title, **kwargs)
+
+    monkeypatch.setattr(episodic, "plot_learning_curve", spy)
+    assert cli("demo", "--tasks", "12", "--path", "demo", *HASH)[0] == 0
+    assert len(titles) == 1 and "simulated solver" in titles[0].lower(), titles
+
+
 def _attempts(world: World, indices: range, pick: Callable[[World, SimTask], str]) -> list[Attempt]:
     out = []
     for i in indices:
@@ -98,15 +115,20 @@ def _curve(n: int, window: int, level: float) -> list[LearningSnapshot]:
     ]
 
 
-def test_the_plot_starts_at_a_full_window_and_its_legend_covers_no_line(tmp_path: Path) -> None:
+def test_the_plot_shows_the_filling_window_and_its_legend_covers_no_line(tmp_path: Path) -> None:
     curves = {"top line": _curve(40, 10, 0.98), "middle": _curve(40, 10, 0.5),
               "bottom line": _curve(40, 10, 0.02)}
     curves["top line"] = [LearningSnapshot(s.index, s.episode_id, 0, s.cumulative_reward, 1.0, 1.0,
                                            s.window_count) for s in curves["top line"]]
     figure = plot_learning_curve(curves, title="t", path=tmp_path / "c.png")
     top = figure.axes[0]
-    xs = [min(line.get_xdata()) for line in top.get_lines()]
-    assert xs == [110, 110, 110]  # tasks 101-109 had a window of fewer than 10
+    solid = [line for line in top.get_lines() if not line.get_label().startswith("_")]
+    faded = [line for line in top.get_lines() if line.get_label().startswith("_")]
+    assert [min(line.get_xdata()) for line in solid] == [110, 110, 110]  # full windows only
+    # tasks 101-109 had a window of fewer than 10: drawn faded, from the fifth task, joined up
+    assert [(min(line.get_xdata()), max(line.get_xdata())) for line in faded] == [(105, 110)] * 3
+    assert all(f.get_color() == s.get_color() and (f.get_alpha() or 1) < 1
+               for f, s in zip(faded, solid, strict=True))
     assert top.get_legend() is None and len(figure.legends) == 1
     figure.draw_without_rendering()
     legend_box = figure.legends[0].get_window_extent()

@@ -58,12 +58,20 @@ def test_notebook_runs(
 ) -> None:
     for key, value in OFFLINE_ENV.items():
         monkeypatch.setenv(key, value)  # the kernel inherits this process's environment
+    temp = tmp_path / "temp"  # the kernel's temporary folder (tempfile reads TMPDIR)
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    # torch keeps one cache folder per user in the temp dir ("torchinductor_<user>", made on
+    # import and reused by every later run): torch's, not the notebook's, so it goes elsewhere.
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "torch-cache"))
+    work = tmp_path / "work"
+    work.mkdir()
     notebook = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
     client = NotebookClient(
         notebook,
         timeout=CELL_TIMEOUT_S,
         kernel_name="python3",
-        resources={"metadata": {"path": str(tmp_path)}},
+        resources={"metadata": {"path": str(work)}},
     )
     client.execute()
     errors = [
@@ -83,6 +91,7 @@ def test_notebook_runs(
         and any(noise in output.get("text", "") for noise in LIBRARY_NOISE)
     ]
     assert not leaks, f"library progress bars or warnings leaked into the notebook: {leaks}"
-    assert not [p for p in tmp_path.iterdir() if p.name == ".episodic"], (
+    assert not [p for p in work.iterdir() if p.name == ".episodic"], (
         "a notebook wrote into the working folder's .episodic"
     )
+    assert sorted(p.name for p in temp.iterdir()) == [], "a notebook left files in the temp dir"

@@ -8,10 +8,14 @@ server, an API key) is fenced ```python notest, visibly, in the document itself.
 
 from __future__ import annotations
 
+import logging
 import re
+import warnings
 from pathlib import Path
 
 import pytest
+
+from langgraph_episodic import EpisodicMemory, TaskCategory
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -32,21 +36,72 @@ def test_block_extraction() -> None:
     assert python_blocks(text) == [(3, "x = 1\n"), (9, "y = x + 1\n")]
 
 
-@pytest.mark.parametrize("document", _documents(), ids=lambda p: p.name)
-def test_python_blocks_run_in_order(
-    document: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    blocks = python_blocks(document.read_text(encoding="utf-8"))
-    assert blocks, f"{document.name} has no ```python blocks (its quickstart should be one)"
+def _run_blocks(
+    name: str, blocks: list[tuple[int, str]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> dict[str, object]:
+    """Run ``blocks`` in order in one namespace; each must log no warning and raise none.
+
+    The stores the blocks open are kept under ``"_stores"`` (a later block may reuse a name)."""
     monkeypatch.chdir(tmp_path)
     for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                        "ANONYMIZED_TELEMETRY": "False", "MPLBACKEND": "Agg"}.items():
         monkeypatch.setenv(key, value)
-    namespace: dict[str, object] = {"__name__": f"{document.stem}_blocks"}
+    namespace: dict[str, object] = {"__name__": f"{Path(name).stem}_blocks"}
+    stores: list[object] = []
+    caplog.set_level(logging.WARNING)
     for line, source in blocks:
-        # A failure's traceback names the block as "<file>:<first line of the block>".
-        exec(compile(source, f"{document.name}:{line}", "exec"), namespace)
-    for value in namespace.values():  # close stores the blocks opened
-        closer = getattr(value, "close", None)
-        if callable(closer) and type(value).__name__ == "ChromaStore":
-            closer()
+        caplog.clear()
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            # A failure's traceback names the block as "<file>:<first line of the block>".
+            exec(compile(source, f"{name}:{line}", "exec"), namespace)
+        stores.extend(v for v in namespace.values()
+                      if type(v).__name__ == "ChromaStore" and v not in stores)
+        logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert not logged, f"the block at {name}:{line} logged a warning: {logged}"
+        shown = [f"{w.category.__name__}: {w.message}" for w in raised
+                 if not issubclass(w.category, ResourceWarning)]
+        assert not shown, f"the block at {name}:{line} raised a warning: {shown}"
+    namespace["_stores"] = stores
+    return namespace
+
+
+def _close_stores(namespace: dict[str, object]) -> None:
+    for store in namespace.get("_stores") or []:
+        store.close()
+
+
+@pytest.mark.parametrize("document", _documents(), ids=lambda p: p.name)
+def test_python_blocks_run_in_order_and_clean(
+    document: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    blocks = python_blocks(document.read_text(encoding="utf-8"))
+    assert blocks, f"{document.name} has no ```python blocks (its quickstart should be one)"
+    namespace = _run_blocks(document.name, blocks, monkeypatch, tmp_path, caplog)
+    _close_stores(namespace)
+
+
+def test_the_quickstart_shows_how_a_task_category_reaches_the_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The quickstart's episodes carry the category its tasks were given (a plain-string task
+    is "unknown"), and what it prints shows that category whole."""
+    line, source = python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))[0]
+    # Its own folder by absolute path: Chroma keeps one client per path string in a process,
+    # and the test above opened "./.episodic" in another working folder.
+    assert '"./.episodic"' in source
+    source = source.replace('"./.episodic"', repr(str(tmp_path / ".episodic")))
+    namespace = _run_blocks("README.md", [(line, source)], monkeypatch, tmp_path, caplog)
+    try:
+        store = namespace["store"]
+        episodes = EpisodicMemory.for_user(store, "alice").episodes()
+        categories = {e.task.category for e in episodes}
+        assert episodes and TaskCategory.UNKNOWN not in categories, categories
+        out = capsys.readouterr().out
+        for category in categories:
+            assert f"Category: {category.value}\n" in out, out
+    finally:
+        _close_stores(namespace)

@@ -28,7 +28,7 @@ from langgraph_episodic.graph._runner import MemoryNode, state_as_dict
 from .fakes import ScriptedFakeModel, ToolCallingFakeModel, structured_reply
 
 MODULES = ["namespaces", "state", "summarize", "window", "entities", "entity_rules", "threads",
-           "profiles", "working_memory", "wiring", "episode_nodes", "compaction",
+           "pruning", "profiles", "working_memory", "wiring", "episode_nodes", "compaction",
            "working_memory_nodes"]
 
 
