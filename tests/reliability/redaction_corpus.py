@@ -67,6 +67,8 @@ POSITIVE: list[tuple[str, str, str]] = [
     ("Tel.: 030\n1234567", "1234567", "[PHONE]"),
     ("Grüße, Max\n+49 30\n1234567", "1234567", "[PHONE]"),
     ("call me on +44 20 7946\n0958", "0958", "[PHONE]"),
+    ("Nummern:\n030 1234567\n040 7654321", "1234567", "[PHONE]"),
+    ("Nummern:\n030 1234567\n040 7654321", "7654321", "[PHONE]"),
     # --- IBAN ---------------------------------------------------------------------------
     ("IBAN DE89 3704 0044 0532 0130 00", "0532 0130", "[IBAN]"),
     ("Konto DE89370400440532013000", "0532013000", "[IBAN]"),
@@ -171,6 +173,8 @@ NEGATIVE: list[str] = [
     "Wir treffen uns um 10 (at) Bahnhof",
     "Look at the data: 3 dot 14",
     "Treffpunkt @ Bahnhof, Gleis 7",
+    "Visit us at www.example.com",
+    "Sign up at example.org today",
     "Mail an den Support senden",
     "email@",
     # look-alikes of IBANs and cards
