@@ -9,8 +9,9 @@ next to the redactor of an earlier revision, and how long each takes per text.
 
 Per kind: caught (the secret is gone and the kind's placeholder is there) of its cases, false
 alarms (the placeholder put into a look-alike or into another kind's case), precision and recall.
-Then the look-alikes kept unchanged, every case that differs, and the time per text (the corpus
-texts one by one, ``--repeat`` times; the best of three rounds).
+Columns: the earlier revision, the default ``Redactor()``, and ``Redactor(phone_regions=("DE",
+"US"))``. Then every case the default gets wrong, and the time per text (the corpus texts, and
+ten memories without personal data, one by one, ``--repeat`` times; the best of three rounds).
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "reliability"))
 
-from redaction_corpus import NEGATIVE, POSITIVE  # the corpus lives with the tests
+from redaction_corpus import NEGATIVE, POSITIVE, US_NATIONAL  # the corpus lives with the tests
 
-from langgraph_episodic.privacy import redact_text
+from langgraph_episodic.privacy import Redactor, redact_text
 
 ROOT = Path(__file__).resolve().parents[1]
 HAND_WRITTEN = "8f2dc76"
@@ -36,6 +37,20 @@ HAND_WRITTEN = "8f2dc76"
 
 Redact = Callable[[str], str]
 KINDS = ("[EMAIL]", "[PHONE]", "[IBAN]", "[CARD]")
+CASES = POSITIVE + US_NATIONAL
+PROSE = [
+    "User prefers dark mode and short answers.",
+    "Der Nutzer wohnt in Berlin und fährt lieber Rad als Auto.",
+    "Alice is allergic to peanuts; order vegetarian for the team lunch.",
+    "Lieblingsbuch: Der Zauberberg. Liest abends, meist zwei Kapitel.",
+    "Meeting notes: migrate the billing service before the end of the quarter.",
+    "Bob works on the search team and reviews pull requests on Fridays.",
+    "Sie möchte Antworten auf Deutsch, höflich, ohne Emojis.",
+    "Prefers Python 3.12, uses uv, deploys with Docker on 2 servers.",
+    "Termin beim Zahnarzt am 12. Mai, danach Einkauf für 4 Personen.",
+    "The user asked to be reminded about the 3 open invoices next week.",
+]
+"""Texts like the ones memory tools save: no personal data, few numbers (timed only)."""
 
 
 def load_before(rev: str) -> Redact:
@@ -61,7 +76,7 @@ def score(redact: Redact) -> dict[str, tuple[int, int, int]]:
     caught = dict.fromkeys(KINDS, 0)
     cases = dict.fromkeys(KINDS, 0)
     alarms = dict.fromkeys(KINDS, 0)
-    for text, secret, placeholder in POSITIVE:
+    for text, secret, placeholder in CASES:
         out = redact(text)
         cases[placeholder] += 1
         caught[placeholder] += secret not in out and placeholder in out
@@ -107,6 +122,7 @@ def main() -> None:
     if args.before:
         redactors[f"before ({args.before})"] = load_before(args.before)
     redactors["now"] = redact_text
+    redactors["now, phone_regions DE+US"] = Redactor(phone_regions=("DE", "US")).redact_text
     scores = {name: score(r) for name, r in redactors.items()}
 
     head = f"{'kind':<13}" + "".join(f"| {name[:34]:<34}" for name in redactors)
@@ -118,7 +134,7 @@ def main() -> None:
 
     print("\nCases the current redactor gets wrong:")
     wrong = 0
-    for text, secret, placeholder in POSITIVE:
+    for text, secret, placeholder in CASES:
         out = redact_text(text)
         if secret in out or placeholder not in out:
             wrong += 1
@@ -131,10 +147,16 @@ def main() -> None:
     if not wrong:
         print("  none")
 
-    texts = [text for text, _, _ in POSITIVE] + list(NEGATIVE)
-    print(f"\nTime per text ({len(texts)} corpus texts x {args.repeat}, best of 3):")
+    corpus = [text for text, _, _ in CASES] + list(NEGATIVE)
+    print(
+        f"\nTime per text, best of 3 ({args.repeat} passes): {len(corpus)} corpus texts | "
+        f"{len(PROSE)} memories without personal data"
+    )
     for name, redact in redactors.items():
-        print(f"  {name:<24}{per_text_us(redact, texts, args.repeat):>8.1f} µs")
+        print(
+            f"  {name:<28}{per_text_us(redact, corpus, args.repeat):>8.1f} µs"
+            f"{per_text_us(redact, PROSE, args.repeat):>10.1f} µs"
+        )
 
 
 if __name__ == "__main__":
