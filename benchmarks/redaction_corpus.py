@@ -11,7 +11,8 @@ Per kind: caught (the secret is gone and the kind's placeholder is there) of its
 alarms (the placeholder put into a look-alike or into another kind's case), precision and recall.
 Columns: the earlier revision, the default ``Redactor()``, and ``Redactor(phone_regions=("DE",
 "US"))``. Then every case the default gets wrong, and the time per text (the corpus texts, and
-ten memories without personal data, one by one, ``--repeat`` times; the best of three rounds).
+ten memories without personal data, one by one, and a long note, ``--repeat`` times; the best of
+three rounds).
 """
 
 from __future__ import annotations
@@ -148,14 +149,16 @@ def main() -> None:
         print("  none")
 
     corpus = [text for text, _, _ in CASES] + list(NEGATIVE)
+    note = [" ".join(PROSE) * 4 + " Ruf an: 030 1234567. Am 01.05.2024 um 14:30, Nr. 4711-0815."]
     print(
-        f"\nTime per text, best of 3 ({args.repeat} passes): {len(corpus)} corpus texts | "
-        f"{len(PROSE)} memories without personal data"
+        f"\nTime per text, best of 3 ({args.repeat} passes): the {len(corpus)} corpus texts | "
+        f"{len(PROSE)} memories without personal data | one note of {len(note[0])} characters"
     )
     for name, redact in redactors.items():
         print(
             f"  {name:<28}{per_text_us(redact, corpus, args.repeat):>8.1f} µs"
             f"{per_text_us(redact, PROSE, args.repeat):>10.1f} µs"
+            f"{per_text_us(redact, note, args.repeat):>10.1f} µs"
         )
 
 

@@ -56,11 +56,15 @@ _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _SPLIT_NUMBER = re.compile(rf"(?<=\d) ?(?:\r\n|[{_LINE_BREAKS}]) ?(?=[\d+(])")
 
 
-_ONE_TO_ONE = {
-    i: " " if chr(i).isspace() else "-"
-    for i in range(0x3001)
-    if (chr(i).isspace() and chr(i) not in _LINE_BREAKS) or chr(i) in _DASHES
-} | {ord(c): "-" for c in _DASHES}
+_ODD = "".join(
+    c for c in map(chr, range(0x3001)) if c.isspace() and c not in _LINE_BREAKS and c != " "
+) + "".join(_DASHES)
+_ODD_CHAR = re.compile(f"[{re.escape(_ODD)}]")
+"""Characters the view maps one to one: space-likes to a space, dashes to a hyphen."""
+
+
+def _one_to_one(text: str) -> str:
+    return _ODD_CHAR.sub(lambda m: "-" if m.group() in _DASHES else " ", text)
 
 
 def normalise(text: str) -> tuple[str, Sequence[int]]:
@@ -70,11 +74,11 @@ def normalise(text: str) -> tuple[str, Sequence[int]]:
     '030 1234'
     """
     if unicodedata.is_normalized("NFKC", text):
-        return text.translate(_ONE_TO_ONE), range(len(text))
+        return _one_to_one(text), range(len(text))
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(text):
-        mapped = unicodedata.normalize("NFKC", ch).translate(_ONE_TO_ONE)
+        mapped = _one_to_one(unicodedata.normalize("NFKC", ch))
         chars.append(mapped)
         origin.extend([i] * len(mapped))
     return "".join(chars), origin
@@ -132,20 +136,23 @@ class PhoneNumbers:
     regions: tuple[str, ...] = ("DE",)
 
     def __call__(self, view: str) -> list[Span]:
-        if not _PHONE_SHAPED.search(view):
-            return []
-        unglued = _GLUED_WORD.sub(" ", view)
-        return merge(
-            (match.start, match.end)
-            for region in self.regions
-            for match in phonenumbers.PhoneNumberMatcher(
-                unglued, region, leniency=phonenumbers.Leniency.VALID
-            )
-        )
+        found: list[Span] = []
+        for start, end in merge(
+            (max(m.start() - _CONTEXT, 0), m.end() + _CONTEXT) for m in _DIGITS.finditer(view)
+        ):
+            window = _GLUED_WORD.sub(" ", view[start:end])
+            for region in self.regions:
+                for match in phonenumbers.PhoneNumberMatcher(
+                    window, region, leniency=phonenumbers.Leniency.VALID
+                ):
+                    found.append((start + match.start, start + match.end))
+        return merge(found)
 
 
-_PHONE_SHAPED = re.compile(r"\d(?:[^\w\n]{0,3}\d){4}")
-"""At least five digits close together: text without them holds no phone number."""
+_DIGITS = re.compile(r"\d(?:[^\w\n]{0,3}\d){4,}")
+"""Five digits or more close together: the matcher reads only around them (much faster)."""
+_CONTEXT = 12
+"""Characters the matcher sees on each side (``+49 (0)``, what a number is glued to)."""
 _GLUED_WORD = re.compile(r"(?<=[^\W\d_])[^\W\d_](?=[+(]?\d)|(?<=\d)[^\W\d_](?=[^\W\d_])")
 """The letter of a word (two letters or more) that touches a digit."""
 
