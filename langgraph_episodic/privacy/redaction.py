@@ -11,12 +11,10 @@ code, national ones of :attr:`Redactor.phone_regions` (Germany unless given). IB
 digits, starting with 2-6). E-mail addresses are also caught when written as
 ``name [at] domain [dot] de``, ``name(at)domain(punkt)de`` or ``name at domain dot com``.
 
-Matching runs on a normalised view of the text, and replacements go into the original: every
-character is NFKC-normalised (full-width digits become ASCII digits), every space-like character
-but a line break becomes a space (tabs, non-breaking and thin spaces), every dash-like character
-a hyphen. A line break between two digits is read both ways, as a break and as a space, so a
-number split across lines is caught and numbers on separate lines stay separate. A number glued
-to a word (``Tel.017612345678``, ``IBANDE89...``) is still a number.
+Rules match on a normalised view of the text (``text_view.py``: full-width digits, odd spaces and
+dashes), and replacements go into the original. A line break between two digits is read both
+ways, so a number split across lines is caught and numbers on separate lines stay separate. A
+number glued to a word (``Tel.017612345678``, ``IBANDE89...``) is still a number.
 
 :class:`.RedactingStore` (``redacting_store.py``) wraps a store with a :class:`Redactor`.
 
@@ -33,75 +31,23 @@ personal data out of them), dict keys, and numbers (only strings are rewritten).
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import phonenumbers
 from stdnum import iban, luhn
 
+from .text_view import Span, join_split_numbers, merge, normalise
+
 Check = Callable[[str], bool]
 """Decides whether a regex match really is what the rule redacts (e.g. a Luhn check)."""
 
-Span = tuple[int, int]
 Finder = Callable[[str], Iterable[Span]]
 """Finds what a rule redacts in a normalised text, as (start, end) spans."""
 
 SEPARATORS = " .-/_()"
 """Where a failed match may be cut back to a shorter candidate (see :class:`RedactionRule`)."""
-
-_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")
-_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-_SPLIT_NUMBER = re.compile(rf"(?<=\d) ?(?:\r\n|[{_LINE_BREAKS}]) ?(?=[\d+(])")
-
-
-_ODD = "".join(
-    c for c in map(chr, range(0x3001)) if c.isspace() and c not in _LINE_BREAKS and c != " "
-) + "".join(_DASHES)
-_ODD_CHAR = re.compile(f"[{re.escape(_ODD)}]")
-"""Characters the view maps one to one: space-likes to a space, dashes to a hyphen."""
-
-
-def _one_to_one(text: str) -> str:
-    return _ODD_CHAR.sub(lambda m: "-" if m.group() in _DASHES else " ", text)
-
-
-def normalise(text: str) -> tuple[str, Sequence[int]]:
-    """The matching view of ``text`` and, per character of it, the index it came from.
-
-    >>> normalise("０３０\u00a01234")[0]
-    '030 1234'
-    """
-    if unicodedata.is_normalized("NFKC", text):
-        return _one_to_one(text), range(len(text))
-    chars: list[str] = []
-    origin: list[int] = []
-    for i, ch in enumerate(text):
-        mapped = _one_to_one(unicodedata.normalize("NFKC", ch))
-        chars.append(mapped)
-        origin.extend([i] * len(mapped))
-    return "".join(chars), origin
-
-
-def join_split_numbers(view: str) -> str:
-    """``view`` with each line break between two digits (and a space beside it) as spaces.
-
-    >>> join_split_numbers("Tel. 030\\n1234567\\nBerlin")
-    'Tel. 030 1234567\\nBerlin'
-    """
-    return _SPLIT_NUMBER.sub(lambda m: " " * len(m.group()), view)
-
-
-def merge(spans: Iterable[Span]) -> list[Span]:
-    """Sorted spans with overlapping ones joined."""
-    out: list[Span] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return out
 
 
 def luhn_valid(text: str) -> bool:

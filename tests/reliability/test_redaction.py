@@ -26,6 +26,7 @@ from langgraph_episodic.privacy import (
 from langgraph_episodic.privacy import forget as forget_module
 from langgraph_episodic.privacy import redacting_store as redacting_store_module
 from langgraph_episodic.privacy import redaction as redaction_module
+from langgraph_episodic.privacy import text_view as text_view_module
 
 from .conftest import hash_index, raw_records
 
@@ -260,7 +261,9 @@ def test_redacting_store_delegates_everything_else() -> None:
         plain.put(("a",), "k", {"x": 1}, ttl=5.0)
 
 
-@pytest.mark.parametrize("module", [redaction_module, redacting_store_module, forget_module])
+@pytest.mark.parametrize(
+    "module", [redaction_module, redacting_store_module, text_view_module, forget_module]
+)
 def test_docstring_examples_run(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
