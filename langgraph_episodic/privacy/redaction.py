@@ -109,7 +109,8 @@ class RedactionRule:
 
     A rule finds with either ``pattern`` or ``find`` (such as :class:`PhoneNumbers`). A
     pattern's match is replaced only when ``check`` (if given) returns True for the matched text;
-    when it does not, shorter prefixes of the match that end before a separator are tried.
+    when it does not, shorter prefixes of the match that end before a separator, or where a
+    word is glued to a digit, are tried.
     """
 
     name: str
@@ -151,7 +152,9 @@ class RedactionRule:
         if self.check is None or self.check(text[start:end]):
             return end
         for cut in range(end - 1, start, -1):
-            if text[cut] not in SEPARATORS or text[cut - 1] in SEPARATORS:
+            before, at = text[cut - 1], text[cut]
+            glued = before.isdigit() and at.isalpha()  # 013000bitte: a word glued to a number
+            if not glued and (at not in SEPARATORS or before in SEPARATORS):
                 continue
             if pattern.fullmatch(text, start, cut) and self.check(text[start:cut]):
                 return cut
