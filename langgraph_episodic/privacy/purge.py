@@ -221,7 +221,9 @@ def _merge_fulltext(con: sqlite3.Connection) -> None:
         )
 
 
-def _scrub_vector_indexes(con: sqlite3.Connection, folder: Path, collection_ids: list[str]) -> int:
+def _scrub_vector_indexes(
+    con: sqlite3.Connection, folder: Path, collection_ids: list[str]
+) -> int:
     """Zero the never-read tails of the collections' vector index files (``data_level0.bin``
     and ``length.bin``, see :mod:`.index_files`); return how many bytes. Runs inside the
     purge's write transaction, and (for a live store) under its write lock: no index flush
