@@ -251,7 +251,9 @@ class Redactor:
                     "Add a regex with Redactor().with_rule(name, pattern, replacement)."
                 )
         regions = self.phone_regions
-        regions = tuple(r.upper() for r in ((regions,) if isinstance(regions, str) else regions))
+        regions = tuple(
+            str(r).upper() for r in ((regions,) if isinstance(regions, str) else regions)
+        )
         unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
         if unknown or not regions:
             raise ValueError(

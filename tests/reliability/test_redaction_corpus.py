@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from langgraph_episodic.privacy import Redactor, iban_valid, redact_text
+from langgraph_episodic.privacy import RedactionRule, Redactor, iban_valid, redact_text
 
 from .redaction_corpus import NEGATIVE, POSITIVE, US_NATIONAL
 
@@ -51,6 +51,8 @@ def test_numbers_without_a_country_code_are_read_in_the_phone_regions_only() -> 
         Redactor(phone_regions=("Germany",))
     with pytest.raises(ValueError, match="phone_regions"):
         Redactor(phone_regions=())
+    with pytest.raises(ValueError, match="pattern or a find"):
+        RedactionRule("nothing", None, "[X]")
 
 
 def test_lines_and_glued_words_keep_their_place() -> None:
