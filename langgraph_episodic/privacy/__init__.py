@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from .forget import aforget_user, forget_user
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
+from .redacting_store import RedactingStore
 from .redaction import (
     DEFAULT_REDACTOR,
     DEFAULT_RULES,
-    RedactingStore,
     RedactionRule,
     Redactor,
     SaveRedactor,

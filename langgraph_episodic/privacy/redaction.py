@@ -1,21 +1,22 @@
 """Redact personal data (e-mail, phone, IBAN, card numbers) before anything is stored or embedded.
 
 Embeddings can leak what they encode, so redaction must run *before* a value reaches the
-embedder or the database. :class:`Redactor` holds named rules (a regex, a replacement and an
-optional check of each match); the defaults cover e-mail addresses, phone numbers, IBANs and
-card numbers. Add your own with :meth:`Redactor.with_rule`.
+embedder or the database. :class:`Redactor` holds named rules; the defaults cover e-mail
+addresses, phone numbers, IBANs and card numbers. Add your own with :meth:`Redactor.with_rule`.
 
-Matching runs on a normalised view of the text, and replacements go into the original: every
-character is NFKC-normalised (full-width digits become ASCII digits), every space-like character
-but a line break becomes a space (tabs, non-breaking and thin spaces), every dash-like character
-a hyphen. Separators between digits may be spaces, dots, slashes, underscores or hyphens, single
-or doubled. Checks keep false positives low: IBANs must pass ISO 13616's mod-97 check, card
-numbers the Luhn check (and start with 2-6, as card numbers do), phone numbers have 7-15 digits
-and are never dates. When a check fails on a match that ran into the following words or numbers,
-shorter prefixes ending at a separator are tried.
+Phone numbers are found by ``phonenumbers`` (Google's libphonenumber metadata): every number a
+matcher accepts as valid, international ones in any country and, written without a country
+code, national ones of :attr:`Redactor.phone_regions` (Germany unless given). IBANs must pass
+``python-stdnum``'s check (country format and mod 97), card numbers its Luhn check (13-19
+digits, starting with 2-6). E-mail addresses are also caught when written as
+``name [at] domain [dot] de``, ``name(at)domain(punkt)de`` or ``name at domain dot com``.
 
-:class:`RedactingStore` wraps any LangGraph store and redacts every value put into it (and every
-search query) on the way in; everything else goes straight to the inner store.
+Rules match on a normalised view of the text (``text_view.py``: full-width digits, odd spaces and
+dashes), and replacements go into the original. A line break between two digits is read both
+ways, so a number split across lines is caught and numbers on separate lines stay separate. A
+number glued to a word (``Tel.017612345678``, ``IBANDE89...``) is still a number.
+
+:class:`.RedactingStore` (``redacting_store.py``) wraps a store with a :class:`Redactor`.
 
 What is *not* redacted, on purpose: namespace labels and keys (they identify items; keep
 personal data out of them), dict keys, and numbers (only strings are rewritten).
@@ -29,51 +30,24 @@ personal data out of them), dict keys, and numbers (only strings are rewritten).
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from langgraph.store.base import BaseStore, Op, PutOp, Result, SearchOp
+import phonenumbers
+from stdnum import iban, luhn
+
+from .text_view import Span, join_split_numbers, merge, normalise
 
 Check = Callable[[str], bool]
 """Decides whether a regex match really is what the rule redacts (e.g. a Luhn check)."""
 
+Finder = Callable[[str], Iterable[Span]]
+"""Finds what a rule redacts in a normalised text, as (start, end) spans."""
+
 SEPARATORS = " .-/_()"
-"""Where a failed match may be cut back to a shorter candidate (see the module docstring)."""
-
-_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")
-
-
-@functools.lru_cache(maxsize=4096)
-def _normal_char(ch: str) -> str:
-    out = []
-    for c in unicodedata.normalize("NFKC", ch):
-        if c.isspace() and c not in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
-            c = " "
-        elif c in _DASHES:
-            c = "-"
-        out.append(c)
-    return "".join(out)
-
-
-def normalise(text: str) -> tuple[str, list[int]]:
-    """The matching view of ``text`` and, per character of it, the index it came from.
-
-    >>> normalise("０３０\u00a01234")[0]
-    '030 1234'
-    """
-    if text.isascii() and "\t" not in text:
-        return text, list(range(len(text)))
-    chars: list[str] = []
-    origin: list[int] = []
-    for i, ch in enumerate(text):
-        mapped = _normal_char(ch)
-        chars.append(mapped)
-        origin.extend([i] * len(mapped))
-    return "".join(chars), origin
+"""Where a failed match may be cut back to a shorter candidate (see :class:`RedactionRule`)."""
 
 
 def luhn_valid(text: str) -> bool:
@@ -82,92 +56,117 @@ def luhn_valid(text: str) -> bool:
     >>> luhn_valid("4111 1111 1111 1111"), luhn_valid("4111 1111 1111 1112")
     (True, False)
     """
-    digits = [int(c) for c in text if c.isdigit()]
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
+    digits = "".join(c for c in text if c.isdigit())
+    return 13 <= len(digits) <= 19 and digits.isascii() and luhn.is_valid(digits)
 
 
 def iban_valid(text: str) -> bool:
-    """Whether ``text`` (separators and case ignored) is an IBAN passing the mod-97 check.
+    """Whether ``text`` (separators and case ignored) is an IBAN: country format and mod 97.
 
     >>> iban_valid("de89-3704-0044-0532-0130-00"), iban_valid("DE89 3704 0044 0532 0130 01")
     (True, False)
     """
-    compact = "".join(c for c in text if c.isalnum()).upper()
-    if not (15 <= len(compact) <= 34 and compact[:2].isalpha() and compact[2:4].isdigit()):
-        return False
-    if not compact.isascii():
-        return False
-    rearranged = compact[4:] + compact[:4]
-    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+    compact = "".join(c for c in text if c.isalnum())
+    return compact.isascii() and iban.is_valid(compact)
 
 
-_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
+@dataclass(frozen=True)
+class PhoneNumbers:
+    """Finds phone numbers with ``phonenumbers.PhoneNumberMatcher`` (leniency ``VALID``).
+
+    Numbers with a country code (``+49``, ``0049``) are found whatever the regions; one without
+    is read as a national number of each of ``regions`` in turn. A word glued to a number
+    (``Mobil017612345678``) is read as if a space stood between them.
+    """
+
+    regions: tuple[str, ...] = ("DE",)
+
+    def __call__(self, view: str) -> list[Span]:
+        found: list[Span] = []
+        for start, end in merge(
+            (max(m.start() - _CONTEXT, 0), m.end() + _CONTEXT) for m in _DIGITS.finditer(view)
+        ):
+            window = _GLUED_WORD.sub(" ", view[start:end])
+            for region in self.regions:
+                for match in phonenumbers.PhoneNumberMatcher(
+                    window, region, leniency=phonenumbers.Leniency.VALID
+                ):
+                    found.append((start + match.start, start + match.end))
+        return merge(found)
 
 
-def phone_plausible(text: str) -> bool:
-    """7-15 digits and not a date such as ``01.02.2024``."""
-    return 7 <= sum(c.isdigit() for c in text) <= 15 and not _DATE.fullmatch(text.strip("()"))
-
-
-def card_plausible(text: str) -> bool:
-    """13-19 digits passing Luhn (the pattern already requires a first digit of 2-6)."""
-    return luhn_valid(text)
+_DIGITS = re.compile(r"\d(?:[^\w\n]{0,3}\d){4,}")
+"""Five digits or more close together: the matcher reads only around them (much faster)."""
+_CONTEXT = 12
+"""Characters the matcher sees on each side (``+49 (0)``, what a number is glued to)."""
+_GLUED_WORD = re.compile(r"(?<=[^\W\d_])[^\W\d_](?=[+(]?\d)|(?<=\d)[^\W\d_](?=[^\W\d_])")
+"""The letter of a word (two letters or more) that touches a digit."""
 
 
 @dataclass(frozen=True)
 class RedactionRule:
-    """One kind of personal data: a regex, what replaces each match, and an optional check.
+    """One kind of personal data: how to find it and what replaces each find.
 
-    A match is replaced only when ``check`` (if given) returns True for the matched text; when
-    it does not, shorter prefixes of the match that end before a separator are tried.
+    A rule finds with either ``pattern`` or ``find`` (such as :class:`PhoneNumbers`). A
+    pattern's match is replaced only when ``check`` (if given) returns True for the matched text;
+    when it does not, shorter prefixes of the match that end before a separator, or where a
+    word is glued to a digit, are tried.
     """
 
     name: str
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str] | None
     replacement: str
     check: Check | None = None
+    find: Finder | None = None
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
+    def __post_init__(self) -> None:
+        if (self.pattern is None) == (self.find is None):
+            raise ValueError(f"Redaction rule {self.name!r} needs a pattern or a find, not both.")
+
+    def spans(self, text: str) -> list[Span]:
         """Where in ``text`` (already normalised) this rule replaces, in order."""
-        found: list[tuple[int, int]] = []
+        if self.find is not None:
+            return merge(self.find(text))
+        pattern = self.pattern
+        if pattern is None:  # never: __post_init__ requires a pattern or a find
+            return []
+        found: list[Span] = []
         pos = 0
         while pos <= len(text):
-            match = self.pattern.search(text, pos)
+            match = pattern.search(text, pos)
             if match is None:
                 break
             start, end = match.span()
             if end == start:
                 pos = end + 1
                 continue
-            accepted = self._accepted_end(text, start, end)
+            accepted = self._accepted_end(pattern, text, start, end)
             if accepted is not None:
                 found.append((start, accepted))
             pos = end if accepted is None else accepted
         return found
 
-    def _accepted_end(self, text: str, start: int, end: int) -> int | None:
+    def _accepted_end(
+        self, pattern: re.Pattern[str], text: str, start: int, end: int
+    ) -> int | None:
         if self.check is None or self.check(text[start:end]):
             return end
         for cut in range(end - 1, start, -1):
-            if text[cut] not in SEPARATORS or text[cut - 1] in SEPARATORS:
+            before, at = text[cut - 1], text[cut]
+            glued = before.isdigit() and at.isalpha()  # 013000bitte: a word glued to a number
+            if not glued and (at not in SEPARATORS or before in SEPARATORS):
                 continue
-            if self.pattern.fullmatch(text, start, cut) and self.check(text[start:cut]):
+            if pattern.fullmatch(text, start, cut) and self.check(text[start:cut]):
                 return cut
         return None
 
     def apply(self, text: str) -> str:
-        """Return ``text`` with every (checked) match replaced."""
+        """Return ``text`` with every (checked) find replaced."""
         view, origin = normalise(text)
         spans = self.spans(view)
+        joined = join_split_numbers(view)
+        if joined != view:
+            spans = merge([*spans, *self.spans(joined)])
         if not spans:
             return text
         out: list[str] = []
@@ -181,50 +180,46 @@ class RedactionRule:
         return "".join(out)
 
 
-_SEP = r"[ ._/\-]{0,2}"
+_LOCAL = r"[\w.!#$%&'*+/=?^`{|}~\-]"
+_LABEL = r"[^\W_](?:[\w\-]{0,61}[^\W_])?"
+_TLD = r"(?:[^\W\d_]{2,}|xn--[a-z0-9\-]{2,})(?![\w\-])"
+
+
+def _spelled(words: str) -> str:
+    """``(at)``, ``[at]``, ``<at>``, with optional spaces around and inside."""
+    return rf" ?[\[(<] ?(?i:{words}) ?[\])>] ?"
+
 
 EMAIL = RedactionRule(
     "email",
     re.compile(
-        r"(?<![\w.!#$%&'*+/=?^`{|}~\-])"
-        r"(?:\"[^\"\n]{1,64}\"|[\w.!#$%&'*+/=?^`{|}~\-]+)"
-        r"@(?:[^\W_](?:[\w\-]{0,61}[^\W_])?\.)+(?:[^\W\d_]{2,}|xn--[a-z0-9\-]{2,})(?![\w\-])"
+        rf"(?<!{_LOCAL})(?:\"[^\"\n]{{1,64}}\"|{_LOCAL}++)(?:"
+        # name@example.de, "john doe"@example.com, jörg@müller-bau.de
+        rf"@(?:{_LABEL}\.)+{_TLD}"
+        # name [at] example [dot] de, name(at)example(punkt)de, name[at]example.org
+        rf"|{_spelled('at|ät|@')}(?:{_LABEL}(?:{_spelled('dot|punkt|[.]')}|\.| (?i:dot|punkt) ))+{_TLD}"
+        # name at example dot com, name at beispiel punkt de (never "at example.com": a website)
+        rf"| (?i:at) (?:{_LABEL} (?i:dot|punkt) )+{_TLD}"
+        r")"
     ),
     "[EMAIL]",
 )
 IBAN = RedactionRule(
     "iban",
-    # Country code, check digits, then 11-30 letters or digits, separators allowed; mod-97.
-    re.compile(r"(?i)(?<![\w])[a-z]{2}\d{2}(?:[ .\-]{0,2}[a-z0-9]){11,30}(?![a-z0-9])"),
+    # Country code, check digits, then 11-30 letters or digits, separators allowed; glued to
+    # a word is fine (IBANDE89...): the check decides.
+    re.compile(r"(?i)[a-z]{2}\d{2}(?:[ .\-]{0,2}[a-z0-9]){11,30}(?![a-z0-9])"),
     "[IBAN]",
     check=iban_valid,
 )
 CARD = RedactionRule(
     "card",
     # 13-19 digits starting with 2-6, grouped by any separators; Luhn-checked.
-    re.compile(rf"(?<![\w+])(?<!\d[ ._/\-])(?<!\d[ ._/\-]{{2}})[2-6](?:{_SEP}\d){{12,18}}(?!\d)"),
+    re.compile(r"(?<![\d+])(?<!\d[ ._/\-])(?<!\d[ ._/\-]{2})[2-6](?:[ ._/\-]{0,2}\d){12,18}(?!\d)"),
     "[CARD]",
-    check=card_plausible,
+    check=luhn_valid,
 )
-PHONE = RedactionRule(
-    "phone",
-    re.compile(
-        # Not inside a longer run of digit groups (e.g. the tail of a number that failed a check).
-        r"(?<![\w+])(?<!\d[ .\-/])(?<!\d[ .\-/]{2})(?:"
-        # international: +49 30 1234567, +49 (0)30 1234567, 0049 30 1234567, +1 (415) 555-0100
-        r"(?:\+|00)[1-9]\d{0,3}(?:[ .\-/]{0,3}(?:\(0\)|\(\d{1,5}\)|\d{1,12}+)){1,7}+"
-        # national with a leading 0: 030 1234567, (030) 123 45 67, 0151-23456789, 030/1234567
-        r"|\(?0[1-9]\d{0,4}\)?(?:[ .\-/]{0,3}\d{2,}+){1,5}+"
-        # North American: (415) 555-0100, 415-555-0100, 415.555.0100, 4155550100
-        r"|(?:\(\d{3}\)[ .\-]{0,2}|[2-9]\d{2}[ .\-]{1,2})[2-9]\d{2}[ .\-]{1,2}\d{4}"
-        r"|[2-9]\d{2}[2-9]\d{6}(?![.,]\d)"
-        r")(?!\w)"
-    ),
-    "[PHONE]",
-    check=phone_plausible,
-)
-# Possessive digit runs (``\d{1,12}+``) and group counts: a long run of digits is split into
-# groups one way only, so a failing match costs linear time, never exponential backtracking.
+PHONE = RedactionRule("phone", None, "[PHONE]", find=PhoneNumbers())
 
 DEFAULT_RULES: tuple[RedactionRule, ...] = (EMAIL, IBAN, CARD, PHONE)
 """The rules of ``Redactor()``, applied in this order (IBANs and cards before phone numbers)."""
@@ -244,16 +239,33 @@ class Redactor:
     """
 
     rules: tuple[RedactionRule, ...] = field(default=DEFAULT_RULES)
+    phone_regions: tuple[str, ...] = ("DE",)
+    """Where a phone number written without a country code is read as a national number
+    (ISO 3166 codes, each tried): ``("DE", "US")`` also finds ``(415) 555-0100``."""
 
     def __post_init__(self) -> None:
-        rules = tuple(self.rules)
-        for rule in rules:
+        for rule in self.rules:
             if not isinstance(rule, RedactionRule):
                 raise TypeError(
                     f"Redactor rules must be RedactionRule objects, got {type(rule).__name__}. "
                     "Add a regex with Redactor().with_rule(name, pattern, replacement)."
                 )
+        regions = self.phone_regions
+        regions = tuple(
+            str(r).upper() for r in ((regions,) if isinstance(regions, str) else regions)
+        )
+        unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
+        if unknown or not regions:
+            raise ValueError(
+                f"phone_regions must be ISO 3166 country codes phonenumbers knows, got "
+                f"{self.phone_regions!r}; e.g. phone_regions=('DE', 'AT', 'CH')."
+            )
+        phones = PhoneNumbers(regions)  # the phone rules read numbers in these regions
+        rules = tuple(
+            replace(r, find=phones) if isinstance(r.find, PhoneNumbers) else r for r in self.rules
+        )
         object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "phone_regions", regions)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -284,7 +296,9 @@ class Redactor:
         """A new redactor without the named rules (unknown names raise ``KeyError``)."""
         unknown = set(names) - set(self.names)
         if unknown:
-            raise KeyError(f"No redaction rules named {sorted(unknown)}; known: {list(self.names)}.")
+            raise KeyError(
+                f"No redaction rules named {sorted(unknown)}; known: {list(self.names)}."
+            )
         return replace(self, rules=tuple(r for r in self.rules if r.name not in names))
 
     def redact_text(self, text: str) -> str:
@@ -353,56 +367,3 @@ def redact_text(text: str, redactor: Redactor = DEFAULT_REDACTOR) -> str:
 def redact_value(value: Any, redactor: Redactor = DEFAULT_REDACTOR) -> Any:
     """Redact every string inside a store value (see :meth:`Redactor.redact_value`)."""
     return redactor.redact_value(value)
-
-
-class RedactingStore(BaseStore):
-    """A store wrapper that redacts every value put and every search query, then delegates.
-
-    Redaction happens before the inner store sees the op, so neither its database nor its
-    embedder ever receives the original text. Reads, deletes and listings pass through
-    unchanged; other attributes (``index_config``, ``sweep_ttl``, ``close`` ...) are the inner
-    store's. Filters are not rewritten: a filter on a redacted field matches the placeholder.
-
-    >>> from langgraph.store.memory import InMemoryStore
-    >>> store = RedactingStore(InMemoryStore())
-    >>> store.put(("users", "alice"), "contact", {"text": "write to alice@example.com"})
-    >>> store.get(("users", "alice"), "contact").value
-    {'text': 'write to [EMAIL]'}
-    """
-
-    def __init__(self, inner: BaseStore, redactor: Redactor | None = None) -> None:
-        if not isinstance(inner, BaseStore):
-            raise TypeError(
-                f"RedactingStore wraps a LangGraph BaseStore, got {type(inner).__name__}."
-            )
-        self.inner = inner
-        self.redactor = redactor or DEFAULT_REDACTOR
-        self.supports_ttl = inner.supports_ttl
-        self.ttl_config = inner.ttl_config
-
-    def _rewrite(self, ops: Iterable[Op]) -> list[Op]:
-        out: list[Op] = []
-        for op in ops:
-            if isinstance(op, PutOp) and op.value is not None:
-                op = op._replace(value=self.redactor.redact_value(op.value))
-            elif isinstance(op, SearchOp) and isinstance(op.query, str):
-                op = op._replace(query=self.redactor.redact_text(op.query))
-            out.append(op)
-        return out
-
-    def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Redact puts and queries, then run the batch on the inner store."""
-        return self.inner.batch(self._rewrite(ops))
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async version of :meth:`batch`."""
-        return await self.inner.abatch(self._rewrite(ops))
-
-    def __getattr__(self, name: str) -> Any:
-        # Only called for attributes this wrapper lacks: expose the inner store's.
-        if name == "inner" or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def __repr__(self) -> str:
-        return f"RedactingStore({self.inner!r}, rules={list(self.redactor.names)})"

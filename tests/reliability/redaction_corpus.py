@@ -1,6 +1,7 @@
 """A corpus of personal data (must be redacted) and look-alikes (must be left alone), German and
 English. Each positive is (text, secret, placeholder): after redaction no digit run or address
-of ``secret`` may remain and ``placeholder`` must appear. Each negative must come back unchanged.
+of ``secret`` may remain and ``placeholder`` must appear (for a number split across lines the
+secret is its last part). Each negative must come back unchanged.
 
 Card numbers are test numbers of the card networks, IBANs are the published example IBANs or
 ones computed to pass mod-97; phone numbers are from fictional ranges (555, 030 1234567 ...).
@@ -24,6 +25,17 @@ POSITIVE: list[tuple[str, str, str]] = [
     ("Mail: ｍａｘ@example.de", "ｍａｘ@example.de", "[EMAIL]"),
     ("<anna.schmidt@web.de>", "anna.schmidt@web.de", "[EMAIL]"),
     ("o'brien@example.ie wrote", "o'brien@example.ie", "[EMAIL]"),
+    # written so that a person can read it and a harvester cannot (the secret is the user part)
+    ("Schreib an max.mustermann [at] example [dot] de", "max.mustermann", "[EMAIL]"),
+    ("mail anna.schmidt(at)web(dot)de", "anna.schmidt", "[EMAIL]"),
+    ("Kontakt: jana.meier (at) gmx (punkt) de", "jana.meier", "[EMAIL]"),
+    ("E-Mail: info.berg[at]firma-x[punkt]de", "info.berg", "[EMAIL]"),
+    ("Meine Mail ist lena.vogt at beispiel punkt de", "lena.vogt", "[EMAIL]"),
+    ("user at example dot com is obfuscated on purpose", "user at example", "[EMAIL]"),
+    ("contact john.doe at example dot co dot uk", "john.doe", "[EMAIL]"),
+    ("write to sam_lee[at]example.org", "sam_lee", "[EMAIL]"),
+    ("reach LISA.K AT EXAMPLE DOT COM", "LISA.K", "[EMAIL]"),
+    ("peter.schulz (ät) posteo (punkt) de", "peter.schulz", "[EMAIL]"),
     # --- phone --------------------------------------------------------------------------
     ("Ruf mich an: +49 30 1234567", "1234567", "[PHONE]"),
     ("call +1 (415) 555-0100 today", "555-0100", "[PHONE]"),
@@ -31,12 +43,8 @@ POSITIVE: list[tuple[str, str, str]] = [
     ("Tel. (030) 123 45 67", "123 45 67", "[PHONE]"),
     ("Handy 0151-23456789", "23456789", "[PHONE]"),
     ("Fax 030/1234567", "1234567", "[PHONE]"),
-    ("office (415) 555-0100", "555-0100", "[PHONE]"),
-    ("cell 415-555-0100", "555-0100", "[PHONE]"),
-    ("cell 415.555.0100", "555.0100", "[PHONE]"),
     ("UK office +44 20 7946 0958", "7946 0958", "[PHONE]"),
     ("aus dem Ausland 0049 30 1234567", "1234567", "[PHONE]"),
-    ("my number is 4155550100", "4155550100", "[PHONE]"),
     ("Zentrale +49 (0)30 1234567", "1234567", "[PHONE]"),
     ("Mobil +49 151 23456789", "23456789", "[PHONE]"),
     ("Telefon 089 12345678", "12345678", "[PHONE]"),
@@ -47,6 +55,16 @@ POSITIVE: list[tuple[str, str, str]] = [
     ("+33 1 23 45 67 89 (Paris)", "23 45 67 89", "[PHONE]"),
     ("Durchwahl 030 12345-678", "12345-678", "[PHONE]"),
     ("phone: +1-202-555-0173", "555-0173", "[PHONE]"),
+    # glued to a word, split across a line break
+    ("Tel.017612345678", "017612345678", "[PHONE]"),
+    ("Mobil017612345678", "017612345678", "[PHONE]"),
+    ("Handy:+4917612345678", "4917612345678", "[PHONE]"),
+    ("erreichbar unter 0176 12345678ab 18 Uhr", "12345678", "[PHONE]"),
+    ("Tel.: 030\n1234567", "1234567", "[PHONE]"),
+    ("Grüße, Max\n+49 30\n1234567", "1234567", "[PHONE]"),
+    ("call me on +44 20 7946\n0958", "0958", "[PHONE]"),
+    ("Nummern:\n030 1234567\n040 7654321", "1234567", "[PHONE]"),
+    ("Nummern:\n030 1234567\n040 7654321", "7654321", "[PHONE]"),
     # --- IBAN ---------------------------------------------------------------------------
     ("IBAN DE89 3704 0044 0532 0130 00", "0532 0130", "[IBAN]"),
     ("Konto DE89370400440532013000", "0532013000", "[IBAN]"),
@@ -60,6 +78,12 @@ POSITIVE: list[tuple[str, str, str]] = [
     ("Österreich AT61 1904 3002 3457 3201", "3457 3201", "[IBAN]"),
     ("NL91 ABNA 0417 1643 00 please", "0417 1643", "[IBAN]"),
     (f"IBAN{NBSP}DE89{NBSP}3704{NBSP}0044{NBSP}0532{NBSP}0130{NBSP}00", "0532", "[IBAN]"),
+    ("IBANDE89370400440532013000", "0532013000", "[IBAN]"),
+    ("KontoDE89370400440532013000bitte bis Freitag", "0532013000", "[IBAN]"),
+    ("IBAN DE89 3704 0044 0532 0130 00danke", "0130 00", "[IBAN]"),
+    ("IBAN:DE89 3704 0044 0532 0130 00", "0532 0130", "[IBAN]"),
+    ("IBAN DE89 3704 0044\n0532 0130 00", "0532 0130", "[IBAN]"),
+    ("Konto\nDE89 3704\n0044 0532\n0130 00", "0130 00", "[IBAN]"),
     # --- cards --------------------------------------------------------------------------
     ("Karte 4111 1111 1111 1111", "4111 1111", "[CARD]"),
     ("card 4111111111111111", "4111111111111111", "[CARD]"),
@@ -79,6 +103,17 @@ POSITIVE: list[tuple[str, str, str]] = [
     ("JCB 3530 1113 3330 0000", "1113 3330", "[CARD]"),
     ("Diners 3056 9309 0259 04", "9309 0259", "[CARD]"),
     ("Kreditkarte: 5105-1051-0510-5100.", "1051-0510", "[CARD]"),
+    ("KarteNr4111111111111111", "4111111111111111", "[CARD]"),
+    ("Visa:4012888888881881", "4012888888881881", "[CARD]"),
+    ("Karte 4111 1111\n1111 1111", "1111\n1111", "[CARD]"),
+]
+
+US_NATIONAL: list[tuple[str, str, str]] = [
+    # North American numbers without +1: found with Redactor(phone_regions=("DE", "US"))
+    ("office (415) 555-0100", "555-0100", "[PHONE]"),
+    ("cell 415-555-0100", "555-0100", "[PHONE]"),
+    ("cell 415.555.0100", "555.0100", "[PHONE]"),
+    ("my number is 4155550100", "4155550100", "[PHONE]"),
 ]
 
 NEGATIVE: list[str] = [
@@ -140,7 +175,12 @@ NEGATIVE: list[str] = [
     # things that look like addresses or handles
     "@here please review",
     "Preis: 3 @ 4,99 €",
-    "user at example dot com is obfuscated on purpose",
+    "meet me at home, dot the i's later",
+    "Wir treffen uns um 10 (at) Bahnhof",
+    "Look at the data: 3 dot 14",
+    "Treffpunkt @ Bahnhof, Gleis 7",
+    "Visit us at www.example.com",
+    "Sign up at example.org today",
     "Mail an den Support senden",
     "email@",
     # look-alikes of IBANs and cards
@@ -152,4 +192,38 @@ NEGATIVE: list[str] = [
     "Steuerjahr 2023, Formular 1040",
     "Zählerstand 004567,8 kWh",
     "Auflage 123456 Stück",
+    # dates and times, German and ISO
+    "Lieferung am 2024-05-01",
+    "Termin 01.05.2024 um 14:30 Uhr",
+    "Zeitraum 01.01.2024-31.12.2024",
+    "von 08:15 bis 17:45",
+    "um 9.30 Uhr",
+    "Zeitstempel 2024-05-01 14:30:15",
+    # order, customer and tracking numbers, also glued to their label
+    "Bestellnr. 4711-0815",
+    "Bestellnr.47110815",
+    "Kundennummer 0012345678",
+    "Auftragsnr.2024000187",
+    "RechnungsNr20240115",
+    "Bestellung 100-2345678-9012345 versandt",
+    "DHL00340434161094042557",
+    # versions and builds
+    "Version v2.13.0 released",
+    "Python3.12.1 und pip24.0",
+    "build2024.05.01",
+    # postal codes, amounts, ISBNs
+    "D-10115 Berlin",
+    "A-1010 Wien",
+    "Betrag 1.234,56 €",
+    "EUR 1.234.567,89 überwiesen",
+    "€1.234,56 brutto",
+    "ISBN 3-16-148410-X",
+    "ISBN9783161484100",
+    # one number per line: lists, tables, signatures
+    "Menge:\n12\n34\n56",
+    "Datum:\n01.05.2024\n14:30",
+    "Summe\n1.234,56 €\n99,00 €",
+    "Artikel 1234567\n7654321 Stück",
+    "PLZ 10115\n030 Termine",
+    "Lotto 3 12 17 23 41 49",
 ]

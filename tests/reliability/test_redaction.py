@@ -6,12 +6,14 @@ import doctest
 import re
 from typing import Any
 
+import phonenumbers
 import pytest
 from fakes import RecordingEmbeddings
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
+from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
 from langgraph_episodic.privacy import (
     DEFAULT_RULES,
@@ -22,15 +24,17 @@ from langgraph_episodic.privacy import (
     redact_value,
 )
 from langgraph_episodic.privacy import forget as forget_module
+from langgraph_episodic.privacy import redacting_store as redacting_store_module
 from langgraph_episodic.privacy import redaction as redaction_module
+from langgraph_episodic.privacy import text_view as text_view_module
 
 from .conftest import hash_index, raw_records
 
 SECRETS = {
     "email": ["bob.smith+news@example.co.uk", "a@b.io", "Maria.Muster@firma-x.de"],
     "phone": ["+49 30 1234567", "+1 (415) 555-0100", "030 1234567", "(030) 123 45 67",
-              "0151-23456789", "030/1234567", "(415) 555-0100", "415-555-0100",
-              "+44 20 7946 0958"],
+              "0151-23456789", "030/1234567", "+44 20 7946 0958", "0049 89 12345678",
+              "+43 1 5123456", "+41 44 668 18 00"],
     "iban": ["DE89 3704 0044 0532 0130 00", "DE89370400440532013000",
              "GB82 WEST 1234 5698 7654 32", "FR14 2004 1010 0505 0001 3M02 606"],
     "card": ["4111 1111 1111 1111", "4111111111111111", "5555-5555-5555-4444",
@@ -147,6 +151,54 @@ def test_every_luhn_valid_card_is_redacted(body: str, sep: str) -> None:
     assert out == "pay with [CARD] today"
 
 
+REGIONS = ["DE", "DE", "DE", "AT", "CH", "GB", "FR", "IT", "NL", "PL", "US"]  # Germany most
+words = st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöüß ,.;:!?", max_size=30)
+
+
+@st.composite
+def valid_numbers(draw: st.DrawFn) -> tuple[str, phonenumbers.PhoneNumber]:
+    """A valid fixed-line or mobile number of one of REGIONS (its example number, last digits
+    drawn), as written internationally, in E.164 or, for Germany, nationally."""
+    region = draw(st.sampled_from(REGIONS))
+    kind = draw(st.sampled_from([PhoneNumberType.FIXED_LINE, PhoneNumberType.MOBILE]))
+    example = phonenumbers.example_number_for_type(region, kind)
+    assert example is not None
+    nsn = str(example.national_number)
+    tail = draw(st.text(alphabet="0123456789", min_size=3, max_size=3))
+    number = phonenumbers.parse(f"+{example.country_code}{nsn[:-3]}{tail}")
+    assume(phonenumbers.is_valid_number(number))
+    formats = [PhoneNumberFormat.INTERNATIONAL, PhoneNumberFormat.E164]
+    if region == "DE":
+        formats.append(PhoneNumberFormat.NATIONAL)
+    return phonenumbers.format_number(number, draw(st.sampled_from(formats))), number
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    prefix=words,
+    found=valid_numbers(),
+    glue=st.sampled_from([" ", "", ": ", "\n"]),
+    after=st.sampled_from([" ", ""]),
+    split=st.booleans(),
+    suffix=words,
+)
+def test_every_valid_number_is_redacted_glued_or_split_across_lines(
+    prefix: str,
+    found: tuple[str, phonenumbers.PhoneNumber],
+    glue: str,
+    after: str,
+    split: bool,
+    suffix: str,
+) -> None:
+    written, number = found
+    if split and " " in written.strip():
+        head, _, tail = written.rpartition(" ")
+        written = f"{head}\n{tail}"
+    text = f"{prefix} Tel{glue}{written}{after}bitte {suffix}"
+    out = redact_text(text)
+    assert "[PHONE]" in out and not any(c.isdigit() for c in out), (text, out, number)
+
+
 SECRET_VALUE = {
     "text": "Call Alice on +49 30 1234567 or mail alice@example.com; IBAN DE89 3704 0044 0532 "
     "0130 00; card 4111 1111 1111 1111.",
@@ -209,7 +261,9 @@ def test_redacting_store_delegates_everything_else() -> None:
         plain.put(("a",), "k", {"x": 1}, ttl=5.0)
 
 
-@pytest.mark.parametrize("module", [redaction_module, forget_module])
+@pytest.mark.parametrize(
+    "module", [redaction_module, redacting_store_module, text_view_module, forget_module]
+)
 def test_docstring_examples_run(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
