@@ -5,14 +5,14 @@ A plain module (not a fixture file): the tests import what they use by name.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+
+from script_modules import script_module
 
 from langgraph_episodic.episodic import (
     ChangeDetection,
@@ -101,12 +101,5 @@ def first_flag_time(history: list[Episode], rule: ChangeDetection) -> float | No
 @contextmanager
 def learning_benchmark(name: str) -> Iterator[ModuleType]:
     """``benchmarks/learning.py`` imported as a fresh module ``name``, removed afterwards."""
-    spec = importlib.util.spec_from_file_location(name, LEARNING_SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with script_module(name, LEARNING_SCRIPT) as module:
         yield module
-    finally:
-        del sys.modules[spec.name]

@@ -71,3 +71,18 @@ class ScriptedFakeModel(ToolCallingFakeModel):
         reply = self.respond(list(messages))
         message = AIMessage(reply) if isinstance(reply, str) else reply
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def echo_graph(checkpointer: Any) -> Any:
+    """One node answering with how many messages it has seen: a lost checkpoint shows."""
+    from langgraph.graph import StateGraph
+
+    from langgraph_episodic.graph.state import EpisodicState
+
+    def agent(state: EpisodicState) -> dict[str, Any]:
+        return {"messages": [AIMessage(f"seen {len(state['messages'])}")]}
+
+    builder = StateGraph(EpisodicState)
+    builder.add_node("agent", agent)
+    builder.set_entry_point("agent")
+    return builder.compile(checkpointer=checkpointer)

@@ -7,14 +7,13 @@ pets, and look-alikes (imperative tasks, acronyms in task text, questions, Germa
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from langgraph.store.memory import InMemoryStore
+from script_modules import script_module
 
 from langgraph_episodic.cli.simulation import World
 from langgraph_episodic.graph.entities import entity_extract_node, extract_entities_by_rules
@@ -28,15 +27,8 @@ MIN_PRECISION = 0.9
 
 @pytest.fixture(scope="module")
 def bench() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("entity_rules_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with script_module("entity_rules_benchmark", SCRIPT) as module:
         yield module
-    finally:
-        del sys.modules[spec.name]
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])

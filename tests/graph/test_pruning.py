@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from langchain_core.messages import AIMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import StateGraph
@@ -23,7 +22,6 @@ from typing_extensions import TypedDict
 
 from langgraph_episodic.graph import pruning
 from langgraph_episodic.graph.pruning import aprune_threads, prune_threads
-from langgraph_episodic.graph.state import EpisodicState
 from langgraph_episodic.graph.threads import (
     aopen_checkpointer,
     open_checkpointer,
@@ -31,17 +29,7 @@ from langgraph_episodic.graph.threads import (
     thread_config,
 )
 
-
-def echo_graph(checkpointer: Any) -> Any:
-    """One node answering with how many messages it has seen: a lost checkpoint shows."""
-
-    def agent(state: EpisodicState) -> dict[str, Any]:
-        return {"messages": [AIMessage(f"seen {len(state['messages'])}")]}
-
-    builder = StateGraph(EpisodicState)
-    builder.add_node("agent", agent)
-    builder.set_entry_point("agent")
-    return builder.compile(checkpointer=checkpointer)
+from .fakes import echo_graph
 
 
 def tid(user: str, session: str) -> str:

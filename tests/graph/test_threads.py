@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import StateGraph
 
-from langgraph_episodic.graph.state import EpisodicState
 from langgraph_episodic.graph.threads import (
     adelete_user_threads,
     alist_sessions,
@@ -28,15 +24,7 @@ from langgraph_episodic.graph.threads import (
     thread_id_for,
 )
 
-
-def echo_graph(checkpointer: Any) -> Any:
-    def agent(state: EpisodicState) -> dict[str, Any]:
-        return {"messages": [AIMessage(f"seen {len(state['messages'])}")]}
-
-    builder = StateGraph(EpisodicState)
-    builder.add_node("agent", agent)
-    builder.set_entry_point("agent")
-    return builder.compile(checkpointer=checkpointer)
+from .fakes import echo_graph
 
 
 def test_thread_config_shape() -> None:
