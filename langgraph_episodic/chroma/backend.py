@@ -63,35 +63,40 @@ class Backend:
         if system is not None:
             lifecycle.opening(system, describe(client))
         folder = FolderLock.of_client(client)
-        if folder is not None:
-            folder.open_store(id(getattr(client, "_server", client)), _spelled(client))
-        try:
-            if shared:
-                return cls._create(
-                    client, name, folder, shared=True, vector_cache_size=vector_cache_size
-                )
-            key = (
-                _system_key(client),
-                getattr(client, "tenant", ""),
-                getattr(client, "database", ""),
-                name,
-            )
-            with _OPEN_LOCK:
-                backend = _OPEN.get(key)
+        key = (
+            _system_key(client),
+            getattr(client, "tenant", ""),
+            getattr(client, "database", ""),
+            name,
+        )
+        if shared and folder is None:  # a server's store: nothing in process to share
+            return cls._create(client, name, None, shared=True, vector_cache_size=vector_cache_size)
+        with _OPEN_LOCK:  # (held while a last close forgets the folder's backends)
+            if folder is not None:
+                folder.open_store(id(getattr(client, "_server", client)), _spelled(client))
+            try:
+                backend = None if shared else _OPEN.get(key)
                 if backend is None:
                     backend = cls._create(
-                        client, name, folder, shared=False, vector_cache_size=vector_cache_size
+                        client, name, folder, shared=shared, vector_cache_size=vector_cache_size
                     )
-                    _OPEN[key] = backend
+                    if not shared:
+                        _OPEN[key] = backend
                 return backend
-        except BaseException:
-            if folder is not None:
-                folder.close_store()
-            raise
+            except BaseException:
+                if folder is not None:
+                    _close_store(folder)
+                raise
 
     @classmethod
     def _create(
-        cls, client: Any, name: str, folder: FolderLock | None, *, shared: bool, vector_cache_size: int
+        cls,
+        client: Any,
+        name: str,
+        folder: FolderLock | None,
+        *,
+        shared: bool,
+        vector_cache_size: int,
     ) -> Backend:
         from .rebuild import recover_store
 
@@ -104,11 +109,9 @@ class Backend:
         """A store of this backend closed. When it was the last store of its embedded folder
         in this process, the folder is given up and the backends of the folder are forgotten:
         a store opened later reads the folder afresh (another process may have written it)."""
-        if self.folder is None or not self.folder.close_store():
-            return
-        with _OPEN_LOCK:
-            for key in [k for k, b in _OPEN.items() if b.folder is self.folder]:
-                del _OPEN[key]
+        if self.folder is not None:
+            with _OPEN_LOCK:
+                _close_store(self.folder)
 
     # processes on one embedded folder --------------------------------------------------
 
@@ -414,6 +417,14 @@ def _version(entry: NamespaceVectors | None) -> str | None:
 
 _OPEN: weakref.WeakValueDictionary[tuple[Any, ...], Backend] = weakref.WeakValueDictionary()
 _OPEN_LOCK = threading.Lock()
+
+
+def _close_store(folder: FolderLock) -> None:
+    """Count a store of ``folder`` closed; after the last, forget the folder's backends (call
+    with ``_OPEN_LOCK`` held, so no store of the folder opens meanwhile)."""
+    if folder.close_store():
+        for key in [k for k, b in _OPEN.items() if b.folder is folder]:
+            del _OPEN[key]
 
 
 def _system_key(client: Any) -> Any:

@@ -203,6 +203,9 @@ class ChromaStore(BaseStore):
         self.ttl_config = ttl
         self.redact = redact
         self._now: Callable[[], float] = time.time
+        self._endpoint: str | None = None
+        self._sweeper: threading.Thread | None = None
+        self._sweeper_stop = threading.Event()
         self._backend = Backend.open(
             client, collection, shared=shared, vector_cache_size=vector_cache_size
         )
@@ -211,11 +214,12 @@ class ChromaStore(BaseStore):
             fork_checked=embedded_system(client) is not None,
         )
         self._coalescer = Coalescer(self._arun)
-        self._backend.state.lexical.use_language(language)
+        try:
+            self._backend.state.lexical.use_language(language)
+        except BaseException:
+            self.close()  # (gives back the folder's count this store took)
+            raise
         self.language: Language = language
-        self._endpoint: str | None = None
-        self._sweeper: threading.Thread | None = None
-        self._sweeper_stop = threading.Event()
         if ttl and ttl.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
 

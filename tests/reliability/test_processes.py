@@ -214,6 +214,19 @@ CHANGING_COMMANDS: dict[str, list[str]] = {
 }
 
 
+PURGE_IN_OTHER = """
+import json, sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma.folder_lock import FolderInUseError
+from langgraph_episodic.privacy import purge_store
+store = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+try:
+    print(json.dumps("purged: " + repr(purge_store(store))))
+except FolderInUseError as exc:
+    print(json.dumps("error: " + str(exc)))
+"""
+
+
 def _digests(folder: Path) -> dict[str, str]:
     """Each file of a store folder (but the lock file) by its content hash."""
     return {
@@ -249,6 +262,12 @@ def test_commands_that_change_files_refuse_a_folder_another_process_holds(
             if cli.returncode != 2 or "chroma run" not in cli.stderr or changed:
                 failures[name] = (cli.returncode, changed, cli.stderr[-400:])
             before = after
+        # The library call too (Chroma's own client writes to chroma.sqlite3 as it opens).
+        purge = json.loads(run_python(PURGE_IN_OTHER, str(path)).strip().splitlines()[-1])
+        after = _digests(path)
+        index_files = sorted(f for f in before if f != "chroma.sqlite3" and before[f] != after.get(f))
+        if not purge.startswith("error: ") or index_files:
+            failures["purge_store"] = (purge[:300], index_files)
     finally:
         assert holder.stdin is not None
         holder.stdin.write("done\n")

@@ -129,7 +129,7 @@ def test_a_second_chroma_client_of_an_open_folder_is_refused_with_the_fix(tmp_pa
             path=str(folder) + "/", settings=Settings(anonymized_telemetry=False)
         )
         with pytest.raises(ValueError, match=r"ChromaStore\.persistent"):
-            ChromaStore(client, index=hash_index(), collection="lifecycle")
+            ChromaStore(client, index=None, collection="lifecycle")
         assert store.get(NS, "k") is not None
     finally:
         store.close()
@@ -307,3 +307,12 @@ def test_close_waits_for_calls_in_flight_and_refuses_every_later_call(
         again.put(NS, "after", {"text": "written by a new store"})
         got = again.get(NS, "after")
         assert got is not None and got.value["text"] == "written by a new store"
+
+
+def test_a_store_that_fails_to_open_does_not_keep_the_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "db"
+    with pytest.raises(ValueError, match="language"):
+        ChromaStore.persistent(folder, index=hash_index(), collection="lifecycle", language="xx")
+    with _open(folder) as store:
+        store.put(NS, "k", {"text": "written"})
+    assert _lock_is_free(folder), "the store that failed to open still counts as open"
