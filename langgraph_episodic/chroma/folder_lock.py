@@ -13,7 +13,7 @@ path), counting the open stores of the folder; the last ``close()`` releases the
   also when a writer came and went since it opened the folder (its caches and Chroma's
   in-memory indexes may be stale: reopen the store). Each batch checks this with two
   ``flock`` calls and one small read (a few microseconds).
-
+* A command that changes files takes the lock before Chroma opens the folder (:func:`held`).
 * A child made by ``fork`` does not inherit the lock: its copy of the file descriptor is
   closed (never unlocked: that would free the parent's folder), and the parent's stores refuse
   to work there (:mod:`.lifecycle`).
