@@ -17,6 +17,8 @@ _EXPORTS: dict[str, str] = {
     "ChromaStore": ".chroma.store",
     "FolderInUseError": ".chroma.folder_lock",  # issue 13
     "IndexReadError": ".chroma.gateway",
+    "StoreClosedError": ".chroma.lifecycle",
+    "StoreForkedError": ".chroma.lifecycle",
     "VerifyReport": ".chroma.verify",  # issue 13
     "default_embeddings": ".embeddings",
     "simple_hash_embedding": ".embeddings",
@@ -178,6 +180,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._config import UserIdError as UserIdError
     from .chroma.folder_lock import FolderInUseError as FolderInUseError
     from .chroma.gateway import IndexReadError as IndexReadError
+    from .chroma.lifecycle import StoreClosedError as StoreClosedError
+    from .chroma.lifecycle import StoreForkedError as StoreForkedError
     from .chroma.store import ChromaStore as ChromaStore
     from .chroma.verify import VerifyReport as VerifyReport
     from .embeddings import HashEmbeddings as HashEmbeddings

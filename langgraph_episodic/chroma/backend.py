@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from . import layout
+from . import layout, lifecycle
+from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
 from .registry import Namespace, NamespaceInfo, record_id, records_by_namespace
 from .shared_fields import FieldView
@@ -52,34 +53,65 @@ class Backend:
     def open(
         cls, client: Any, name: str, *, shared: bool, vector_cache_size: int
     ) -> Backend:
-        """The backend of store ``name`` on ``client``, created on first use."""
-        if shared:
-            return cls._create(client, name, shared=True, vector_cache_size=vector_cache_size)
+        """The backend of store ``name`` on ``client``, created on first use; counts a store
+        of its embedded folder (give it back with :meth:`close_store`).
+
+        Raises :class:`.lifecycle.StoreForkedError` in a forked child on what its parent had
+        open, and ``ValueError`` for a second chromadb client of a folder open in this process.
+        """
+        system = embedded_system(client)
+        if system is not None:
+            lifecycle.opening(system, describe(client))
+        folder = FolderLock.of_client(client)
         key = (
             _system_key(client),
             getattr(client, "tenant", ""),
             getattr(client, "database", ""),
             name,
         )
-        with _OPEN_LOCK:
-            backend = _OPEN.get(key)
-            if backend is None:
-                backend = cls._create(
-                    client, name, shared=False, vector_cache_size=vector_cache_size
-                )
-                _OPEN[key] = backend
-            return backend
+        if shared and folder is None:  # a server's store: nothing in process to share
+            return cls._create(client, name, None, shared=True, vector_cache_size=vector_cache_size)
+        with _OPEN_LOCK:  # (held while a last close forgets the folder's backends)
+            if folder is not None:
+                folder.open_store(id(getattr(client, "_server", client)), _spelled(client))
+            try:
+                backend = None if shared else _OPEN.get(key)
+                if backend is None:
+                    backend = cls._create(
+                        client, name, folder, shared=shared, vector_cache_size=vector_cache_size
+                    )
+                    if not shared:
+                        _OPEN[key] = backend
+                return backend
+            except BaseException:
+                if folder is not None:
+                    _close_store(folder)
+                raise
 
     @classmethod
-    def _create(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
-        from .folder_lock import FolderLock
+    def _create(
+        cls,
+        client: Any,
+        name: str,
+        folder: FolderLock | None,
+        *,
+        shared: bool,
+        vector_cache_size: int,
+    ) -> Backend:
         from .rebuild import recover_store
 
         state = StoreState(shared=shared, vector_cache_size=vector_cache_size)
-        folder = FolderLock.of_client(client)
         if folder is not None:  # a rebuild killed half-way: finish or roll it back first
             recover_store(client, folder.folder, Gateway.names(name), folder.claim)
         return cls(Gateway.open(client, name), state, shared, folder, client)
+
+    def close_store(self) -> None:
+        """A store of this backend closed. When it was the last store of its embedded folder
+        in this process, the folder is given up and the backends of the folder are forgotten:
+        a store opened later reads the folder afresh (another process may have written it)."""
+        if self.folder is not None:
+            with _OPEN_LOCK:
+                _close_store(self.folder)
 
     # processes on one embedded folder --------------------------------------------------
 
@@ -387,7 +419,45 @@ _OPEN: weakref.WeakValueDictionary[tuple[Any, ...], Backend] = weakref.WeakValue
 _OPEN_LOCK = threading.Lock()
 
 
+def _close_store(folder: FolderLock) -> None:
+    """Count a store of ``folder`` closed; after the last, forget the folder's backends (call
+    with ``_OPEN_LOCK`` held, so no store of the folder opens meanwhile)."""
+    if folder.close_store():
+        for key in [k for k, b in _OPEN.items() if b.folder is folder]:
+            del _OPEN[key]
+
+
 def _system_key(client: Any) -> Any:
-    """What identifies the embedded Chroma a client talks to: its path (or "ephemeral") and
-    the live system object behind it (clients of one path share it until one is closed)."""
-    return (getattr(client, "_identifier", None), id(getattr(client, "_server", client)))
+    """What identifies the embedded Chroma a client talks to: its folder's real path (or
+    "ephemeral") and the live system object behind it (clients of one path share it until one
+    is closed)."""
+    where = folder_of(client) or getattr(client, "_identifier", None)
+    return (where, id(getattr(client, "_server", client)))
+
+
+def embedded_system(client: Any) -> str | None:
+    """The embedded Chroma a client runs in this process (its folder's real path, or
+    ``"ephemeral"``); None for a server's client."""
+    folder = folder_of(client)
+    if folder is not None:
+        return folder
+    try:
+        settings = client.get_settings()
+    except AttributeError:
+        return None
+    if str(getattr(settings, "chroma_api_impl", "")).endswith("FastAPI"):
+        return None
+    return lifecycle.EPHEMERAL
+
+
+def _spelled(client: Any) -> str:
+    try:
+        return str(client.get_settings().persist_directory)
+    except AttributeError:
+        return "?"
+
+
+def describe(client: Any) -> str:
+    """How messages name the store of ``client``."""
+    folder = folder_of(client)
+    return f"The store on the folder {folder}" if folder else "The in-memory store"

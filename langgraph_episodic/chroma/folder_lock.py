@@ -5,11 +5,18 @@ a ``ChromaStore`` keeps its caches exact by being the folder's only writer. So t
 takes an advisory lock (``flock``) on ``<folder>/langgraph-episodic.lock`` and holds it until
 every store of that folder in the process is closed (or the process ends, even by SIGKILL).
 
+One folder has one lock object in a process (:meth:`FolderLock.of_client`, by the folder's real
+path), counting the open stores of the folder; the last ``close()`` releases the lock.
+
 * A second process that writes gets :class:`FolderInUseError` naming the fix.
 * A second process that only reads gets the same error while a writer holds the folder, and
   also when a writer came and went since it opened the folder (its caches and Chroma's
   in-memory indexes may be stale: reopen the store). Each batch checks this with two
   ``flock`` calls and one small read (a few microseconds).
+* A command that changes files takes the lock before Chroma opens the folder (:func:`held`).
+* A child made by ``fork`` does not inherit the lock: its copy of the file descriptor is
+  closed (never unlocked: that would free the parent's folder), and the parent's stores refuse
+  to work there (:mod:`.lifecycle`).
 
 Many processes share a store through a Chroma server: ``chroma run --path <folder>`` and
 ``ChromaStore.http(...)`` (the command line: ``--url``).
@@ -23,6 +30,7 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,42 +43,84 @@ class FolderInUseError(RuntimeError):
     """Another process writes (or wrote) the embedded Chroma folder this store uses."""
 
 
-_HELD: dict[str, tuple[int, str]] = {}
-"""Folder -> (file descriptor holding the exclusive lock, this process's token)."""
-_HELD_LOCK = threading.Lock()
-
-
 class FolderLock:
-    """The write lock of one embedded folder, as seen by one backend."""
+    """The write lock of one embedded folder in this process: one object per folder (by its
+    real path, however a client spells it), shared by every store of the folder.
+
+    ``claim`` and ``check_readable`` run under one lock, so a read check never meets this
+    process's own claim half-way (its shared ``flock`` would conflict with the exclusive one
+    being taken and name this process as "another").
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = str(folder / LOCK_FILE)
-        self._key = os.path.realpath(folder)
-        self._seen = self._read_token()
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        """The file descriptor holding the exclusive ``flock`` while this process writes."""
+        self._seen = ""
         """The writer token on file when this process opened the folder (or last wrote it)."""
-        self.open_stores = 0
+        self._stores = 0
+        self._system: int | None = None
+        """The chromadb system (``id``) the open stores of the folder use."""
 
     @classmethod
     def of_client(cls, client: Any) -> FolderLock | None:
         """The lock of a persistent embedded client's folder; None for other clients."""
-        try:
-            settings = client.get_settings()
-        except AttributeError:
-            return None
-        if not getattr(settings, "is_persistent", False):
-            return None
-        if str(getattr(settings, "chroma_api_impl", "")).endswith("FastAPI"):
-            return None  # a server: it serialises its writers itself
-        return cls(Path(settings.persist_directory))
+        folder = folder_of(client)
+        return None if folder is None else cls.of_folder(folder)
+
+    @classmethod
+    def of_folder(cls, folder: str | Path) -> FolderLock:
+        """The lock of ``folder`` (any spelling of its path) in this process."""
+        key = os.path.realpath(folder)
+        with _LOCKS_LOCK:
+            lock = _LOCKS.get(key)
+            if lock is None:
+                lock = _LOCKS[key] = cls(Path(key))
+            return lock
+
+    # stores ----------------------------------------------------------------------------
+
+    def open_store(self, system: int | None, spelled: str = "") -> None:
+        """Count a store opened on the folder through the chromadb system ``system`` (None:
+        a holder that opens no client, see :func:`held`)."""
+        with self._lock:
+            if self._system is not None and system is not None and system != self._system:
+                raise ValueError(
+                    f"The folder {self.folder} is already open in this process through "
+                    f"another chromadb client (this one names it {spelled!r}). Two clients "
+                    "of one folder keep separate in-memory indexes that disagree: open every "
+                    "store of the folder with ChromaStore.persistent(path) (any spelling of "
+                    "the path), or pass them all the same client."
+                )
+            if not self._stores:
+                self._seen = self._read_token()
+            if system is not None:
+                self._system = system
+            self._stores += 1
+
+    def close_store(self) -> bool:
+        """A store of the folder closed; True when it was the last (the folder is given up:
+        another process may write it now)."""
+        with self._lock:
+            self._stores -= 1
+            if self._stores > 0:
+                return False
+            self._stores = 0
+            self._system = None
+            if self._fd is not None:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                os.close(self._fd)
+                self._fd = None
+            return True
 
     # writers -------------------------------------------------------------------------
 
     def claim(self) -> None:
         """Make this process the folder's writer (no-op if it is); raise if another is."""
-        with _HELD_LOCK:
-            if self._key in _HELD:
-                self._seen = _HELD[self._key][1]
+        with self._lock:
+            if self._fd is not None:
                 return
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
@@ -94,41 +144,47 @@ class FolderLock:
             except BaseException:
                 os.close(fd)
                 raise
-            _HELD[self._key] = (fd, token)
+            self._fd = fd
             self._seen = token
-
-    def release(self) -> None:
-        """Give the folder up (when the last store of it in this process closes)."""
-        with _HELD_LOCK:
-            held = _HELD.pop(self._key, None)
-            if held is not None:
-                fcntl.flock(held[0], fcntl.LOCK_UN)
-                os.close(held[0])
 
     # readers -------------------------------------------------------------------------
 
     def check_readable(self) -> None:
         """Raise unless this process may trust what it reads from the folder: it is the
         writer, or no other process writes it and none did since this process opened it."""
-        if self._key in _HELD:
-            return
-        try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError:
-            return  # never written through a ChromaStore
-        try:
+        with self._lock:
+            if self._fd is not None:
+                return
             try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise self._in_use(fd) from None
+                fd = os.open(self.path, os.O_RDONLY)
+            except FileNotFoundError:
+                return  # never written through a ChromaStore
             try:
-                on_file = _read(fd)
-                if on_file.split(" ")[-1] != self._seen.split(" ")[-1]:
-                    raise self._changed(on_file)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise self._in_use(fd) from None
+                try:
+                    on_file = _read(fd)
+                    if on_file.split(" ")[-1] != self._seen.split(" ")[-1]:
+                        raise self._changed(on_file)
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+                os.close(fd)
+
+    # a forked child --------------------------------------------------------------------
+
+    def _forget_in_child(self) -> None:
+        """In a forked child: drop the copy of the parent's lock file descriptor. It is closed,
+        not unlocked: an ``flock`` belongs to the open file both processes share, so unlocking
+        it here would free the parent's folder."""
+        if self._fd is not None:
+            os.close(self._fd)
+        self._fd = None
+        self._lock = threading.Lock()  # (the parent's may have been held by one of its threads)
+        self._stores = 0
+        self._system = None
 
     # messages ------------------------------------------------------------------------
 
@@ -161,5 +217,50 @@ class FolderLock:
         return ""
 
 
+@contextlib.contextmanager
+def held(folder: str | Path) -> Iterator[None]:
+    """Make this process the writer of ``folder`` before a store of it opens, and hold it
+    while the block runs (a store opened in the block keeps it until its ``close()``).
+
+    What a command that changes files does first: Chroma writes to its database as soon as a
+    client opens the folder, so a command refused later would already have written.
+    """
+    lock = FolderLock.of_folder(folder)
+    lock.open_store(None)
+    try:
+        lock.claim()
+        yield
+    finally:
+        lock.close_store()
+
+
+def folder_of(client: Any) -> str | None:
+    """The real path of a persistent embedded client's folder; None for other clients."""
+    try:
+        settings = client.get_settings()
+    except AttributeError:
+        return None
+    if not getattr(settings, "is_persistent", False):
+        return None
+    if str(getattr(settings, "chroma_api_impl", "")).endswith("FastAPI"):
+        return None  # a server: it serialises its writers itself
+    return os.path.realpath(settings.persist_directory)
+
+
 def _read(fd: int) -> str:
     return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+
+
+_LOCKS: dict[str, FolderLock] = {}
+"""Folder real path -> its lock in this process."""
+_LOCKS_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _LOCKS_LOCK
+    _LOCKS_LOCK = threading.Lock()
+    for lock in _LOCKS.values():
+        lock._forget_in_child()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

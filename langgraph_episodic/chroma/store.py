@@ -24,17 +24,23 @@ than the last write is dropped); writes reach Chroma in a crash-safe order (:mod
 concurrent ``abatch`` calls on one event loop are gathered into one batch (:mod:`.coalesce`).
 An embedded folder is written by one process at a time (:mod:`.folder_lock`): a second process
 gets ``FolderInUseError`` naming the fix; many processes share a store through a Chroma server.
+One folder is one store state in a process, however its path is spelled. After ``close()``
+every call raises ``StoreClosedError``; in a child made by ``fork`` an embedded store of the
+parent raises ``StoreForkedError`` (open stores after the fork, or use ``spawn``; see
+:mod:`.lifecycle`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
+import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -52,9 +58,9 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
-from . import layout, search, writes
+from . import layout, lifecycle, search, writes
 from .analysis import Language
-from .backend import Backend
+from .backend import Backend, describe, embedded_system
 from .baseline import Baseline, baseline_for
 from .coalesce import Coalescer
 from .core import (
@@ -66,6 +72,7 @@ from .core import (
     tokenized_fields,
 )
 from .index_paths import check_fields
+from .lifecycle import Calls, StoreClosedError, StoreForkedError
 from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
 from .verify import VerifyReport
 
@@ -210,18 +217,23 @@ class ChromaStore(BaseStore):
         self.ttl_config = ttl
         self.redact = redact
         self._now: Callable[[], float] = time.time
-        self._backend = Backend.open(
-            client, collection, shared=shared, vector_cache_size=vector_cache_size
-        )
-        if self._backend.folder is not None:
-            self._backend.folder.open_stores += 1
-        self._closed = False
-        self._coalescer = Coalescer(self._arun)
-        self._backend.state.lexical.use_language(language)
-        self.language: Language = language
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
+        self._backend = Backend.open(
+            client, collection, shared=shared, vector_cache_size=vector_cache_size
+        )
+        self._calls = Calls(
+            f"{describe(client)} (collection {collection!r})",
+            fork_checked=embedded_system(client) is not None,
+        )
+        self._coalescer = Coalescer(self._arun)
+        try:
+            self._backend.state.lexical.use_language(language)
+        except BaseException:
+            self.close()  # (gives back the folder's count this store took)
+            raise
+        self.language: Language = language
         if ttl and ttl.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
 
@@ -233,7 +245,11 @@ class ChromaStore(BaseStore):
         import chromadb
 
         Path(path).mkdir(parents=True, exist_ok=True)
-        client = chromadb.PersistentClient(path=str(path), settings=_settings())
+        # One folder is one Chroma system and one store state however it is spelled (a
+        # trailing slash, a symlink, ``a/../a``): Chroma tells its systems apart by the string.
+        folder = os.path.realpath(path)
+        lifecycle.refuse_inherited(folder, f"The store on the folder {folder}")
+        client = chromadb.PersistentClient(path=folder, settings=_settings())
         return cls(client, **kwargs)
 
     @classmethod
@@ -243,6 +259,7 @@ class ChromaStore(BaseStore):
         import chromadb
 
         kwargs.setdefault("collection", f"ephemeral-{uuid.uuid4().hex[:16]}")
+        lifecycle.refuse_inherited(lifecycle.EPHEMERAL, "The in-memory store")
         return cls(chromadb.EphemeralClient(settings=_settings()), **kwargs)
 
     @classmethod
@@ -310,6 +327,7 @@ class ChromaStore(BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops in one batch (see the module docstring for the semantics)."""
+        self._calls.check()
         plan = prepare(ops, self._fields, self.redact, self.limits)
         doc_vectors, query_vectors = self._embed(plan)
         return self._run(plan, doc_vectors, query_vectors)
@@ -318,6 +336,7 @@ class ChromaStore(BaseStore):
         """Async version of :meth:`batch`. Calls made concurrently on one event loop are
         gathered into one batch (one embedding call, one worker thread hop, one pass over
         Chroma); each caller still sees its own batch's semantics (see :mod:`.coalesce`)."""
+        self._calls.check()
         plan = prepare(ops, self._fields, self.redact, self.limits)
         return await self._coalescer.submit(plan)
 
@@ -399,7 +418,7 @@ class ChromaStore(BaseStore):
         doc_vectors: Mapping[str, list[float]],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
-        with self._backend.state.batches.batch():
+        with self._calls.call(), self._backend.state.batches.batch():
             return self._execute_in_gate(plan, doc_vectors, query_vectors)
 
     def _execute_in_gate(
@@ -466,13 +485,15 @@ class ChromaStore(BaseStore):
             k: (c.timestamp(), u.timestamp(), e.timestamp() if e is not None else None)
             for k, (c, u, e) in times.items()
         }
-        return writes.restore_times(self._backend, seconds)
+        with self._calls.call():
+            return writes.restore_times(self._backend, seconds)
 
     # ------------------------------------------------------------------ TTL
 
     def sweep_ttl(self) -> int:
         """Delete expired items (and their vectors and lexical entries); return how many."""
-        count = writes.sweep(self._backend, self._now())
+        with self._calls.call():
+            count = writes.sweep(self._backend, self._now())
         logger.debug("swept %d expired items", count)
         return count
 
@@ -501,6 +522,8 @@ class ChromaStore(BaseStore):
             while not self._sweeper_stop.wait(float(interval) * 60.0):
                 try:
                     self.sweep_ttl()
+                except (StoreClosedError, StoreForkedError):
+                    break
                 except Exception:  # a transient server error must not kill the sweeper
                     logger.exception("TTL sweep failed; retrying at the next interval")
             future.set_result(None)
@@ -543,7 +566,8 @@ class ChromaStore(BaseStore):
 
         if grace_seconds is None:
             grace_seconds = 600.0 if self._backend.shared else 0.0
-        return verify(self._backend, self._now(), repair=repair, grace_seconds=grace_seconds)
+        with self._calls.call():
+            return verify(self._backend, self._now(), repair=repair, grace_seconds=grace_seconds)
 
     async def averify(
         self, *, repair: bool = False, grace_seconds: float | None = None
@@ -551,16 +575,25 @@ class ChromaStore(BaseStore):
         """Async version of :meth:`verify`."""
         return await asyncio.to_thread(self.verify, repair=repair, grace_seconds=grace_seconds)
 
+    @contextlib.contextmanager
+    def _in_use(self) -> Iterator[Backend]:
+        """The backend, for one call of this store made outside :meth:`batch` (e.g. a purge):
+        raises after :meth:`close` (or in a forked child); :meth:`close` waits for it."""
+        with self._calls.call():
+            yield self._backend
+
     def close(self) -> None:
-        """Stop the sweeper and, when no other open store of this process uses the same
-        embedded folder, give up its write lock (another process may write it then)."""
+        """End the store: stop the sweeper, let calls in flight finish, and refuse every later
+        call with ``StoreClosedError``. When no other open store of this process uses the same
+        embedded folder, give up its write lock (another process may write it then).
+
+        Nothing the store does writes after ``close()`` returns. Closing twice is harmless; in
+        a forked child, ``close()`` only marks the parent's store closed there (the folder
+        stays the parent's).
+        """
         self.stop_ttl_sweeper(timeout=5)
-        folder = self._backend.folder
-        if folder is not None and not self._closed:
-            self._closed = True
-            folder.open_stores -= 1
-            if folder.open_stores <= 0:
-                folder.release()
+        if self._calls.close():
+            self._backend.close_store()
 
     def __enter__(self) -> ChromaStore:
         return self

@@ -107,6 +107,9 @@ def open_store(
     ``read_only=True`` (the command only reads) opens a store folder that cannot be written
     (a read-only mount, no write permission) through a temporary copy, since Chroma writes to
     its database even to read; otherwise such a folder is an error that says what to do.
+    Otherwise (the command changes files) the embedded folder's lock is taken before anything
+    else: while another process holds the folder, the command fails with ``FolderInUseError``
+    and touches nothing.
     """
     kwargs: dict[str, Any] = {"collection": target.collection, **options}
     kwargs["index"] = target.index(threads=threads) if semantic else None
@@ -137,6 +140,7 @@ def load_embedder(store: ChromaStore) -> None:
 
 
 def _open(target: Target, *, create: bool, read_only: bool, **kwargs: Any) -> ChromaStore:
+    from ..chroma.folder_lock import held
     from ..chroma.store import ChromaStore
 
     if target.url is not None:
@@ -151,7 +155,11 @@ def _open(target: Target, *, create: bool, read_only: bool, **kwargs: Any) -> Ch
     if path.exists() and not _writable(path):
         path = _readable_copy(path) if read_only else _refuse_read_only(path)
     try:
-        return ChromaStore.persistent(path, **kwargs)
+        if read_only:
+            return ChromaStore.persistent(path, **kwargs)
+        path.mkdir(parents=True, exist_ok=True)
+        with held(path):  # before Chroma opens the folder: it writes to it as it opens
+            return ChromaStore.persistent(path, **kwargs)
     except OSError as exc:
         raise CliError(
             f"Cannot open the embedded store at {path}: {exc}. Pass --path to a folder you "

@@ -20,7 +20,7 @@ MAX_LISTED = 20
 def run_verify(args: argparse.Namespace) -> int:
     """Verify the store, optionally repairing it; print the report."""
     target = Target.from_args(args)
-    store = open_store(target, semantic=False)
+    store = open_store(target, semantic=False, read_only=not args.repair)
     try:
         report = store.verify(repair=args.repair)
     finally:

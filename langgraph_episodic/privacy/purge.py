@@ -98,17 +98,20 @@ def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
     if not getattr(settings, "is_persistent", False):
         return Purge("in-memory Chroma", True, "nothing is written to disk")
     folder = Path(str(settings.persist_directory))
-    backend = getattr(getattr(store, "inner", store), "_backend", None)
-    if backend is None:
+    in_use = getattr(getattr(store, "inner", store), "_in_use", None)
+    if in_use is None:
         return purge_chroma_folder(folder, [str(c.id) for c in collections.values()])
-    return _purge_live(backend, client, folder, rebuild=rebuild)
+    with in_use() as backend:
+        return _purge_live(backend, client, folder, rebuild=rebuild)
 
 
 def _purge_live(backend: Any, client: Any, folder: Path, *, rebuild: bool) -> Purge:
-    """Purge the folder of a live store: rebuild, then purge the log and the files with the
-    store's writes held (no index flush can run meanwhile)."""
+    """Purge the folder of a live store: claim the folder (another process writing it gets
+    ``FolderInUseError`` and nothing is touched), rebuild, then purge the log and the files
+    with the store's writes held (no index flush can run meanwhile)."""
     from ..chroma.rebuild import rebuild_live
 
+    backend.claim_for_writing()
     kinds = _with_deleted_vectors(folder, backend.gateway)
     rebuilt = rebuild_live(backend, client, folder, kinds) if rebuild else []
     with backend.state.write_lock:

@@ -6,10 +6,13 @@
   the leftovers and ``verify(repair=True)`` leaves a store that verifies clean.
 * While one process writes a folder, another process's writes and reads (the command line
   included) fail with an error naming the fix; once it has exited, the folder is free again.
+  Every command that changes files (purge, import, forget, verify --repair, sweep) refuses
+  such a folder and leaves its files as they were.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import signal
@@ -200,3 +203,75 @@ def test_a_reader_opened_before_another_process_wrote_gets_a_clear_error(tmp_pat
         assert message.startswith("error: ") and "was written by another process" in message
     finally:
         reap(reader_proc)
+
+
+CHANGING_COMMANDS: dict[str, list[str]] = {
+    "purge": ["purge"],
+    "import": ["import", "{dump}", "--embeddings", "hash"],
+    "forget": ["forget", "--user", "nobody", "--yes"],
+    "verify --repair": ["verify", "--repair"],
+    "sweep": ["sweep"],
+}
+
+
+PURGE_IN_OTHER = """
+import json, sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma.folder_lock import FolderInUseError
+from langgraph_episodic.privacy import purge_store
+store = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+try:
+    print(json.dumps("purged: " + repr(purge_store(store))))
+except FolderInUseError as exc:
+    print(json.dumps("error: " + str(exc)))
+"""
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    """Each file of a store folder (but the lock file) by its content hash."""
+    return {
+        str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in sorted(folder.rglob("*"))
+        if f.is_file() and f.name != "langgraph-episodic.lock"
+    }
+
+
+def test_commands_that_change_files_refuse_a_folder_another_process_holds(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "db"
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(json.dumps({"namespace": ["users", "carol"], "key": "k",
+                                "value": {"text": "imported"}}) + "\n")  # fmt: skip
+    holder = popen_python(HOLDER, str(path), stdin=subprocess.PIPE)
+    failures: dict[str, object] = {}
+    try:
+        if LineReader(holder).wait_for(1, timeout=120) != ["ready"]:
+            reap(holder)
+            pytest.fail(f"holder failed:\n{stderr_of(holder)}")
+        before = _digests(path)
+        for name, argv in CHANGING_COMMANDS.items():
+            cli = subprocess.run(
+                [sys.executable, "-m", "langgraph_episodic",
+                 *(a.format(dump=dump) for a in argv), "--path", str(path)],
+                capture_output=True, text=True, env=python_env(), cwd=REPO, timeout=120,
+                check=False,
+            )  # fmt: skip
+            after = _digests(path)
+            changed = sorted(f for f in before.keys() | after.keys() if before.get(f) != after.get(f))
+            if cli.returncode != 2 or "chroma run" not in cli.stderr or changed:
+                failures[name] = (cli.returncode, changed, cli.stderr[-400:])
+            before = after
+        # The library call too (Chroma's own client writes to chroma.sqlite3 as it opens).
+        purge = json.loads(run_python(PURGE_IN_OTHER, str(path)).strip().splitlines()[-1])
+        after = _digests(path)
+        index_files = sorted(f for f in before if f != "chroma.sqlite3" and before[f] != after.get(f))
+        if not purge.startswith("error: ") or index_files:
+            failures["purge_store"] = (purge[:300], index_files)
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("done\n")
+        holder.stdin.flush()
+        holder.wait(timeout=60)
+        reap(holder)
+    assert failures == {}, f"commands that wrote a folder another process holds: {failures}"
