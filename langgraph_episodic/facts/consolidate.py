@@ -132,8 +132,8 @@ class FactWriter:
         decider: :class:`RuleDecider` (default) or :class:`.decide.ModelDecider`.
         clock: Returns the message's time (default: now, UTC).
         candidates: How many current facts each candidate search returns.
-        between_read_and_write: Called after deciding and before writing (tests use it to
-            force interleavings of concurrent writers).
+        between_read_and_write: Called after deciding (and re-reading the fact it closes),
+            just before writing; tests use it to force interleavings of concurrent writers.
     """
 
     def __init__(
@@ -201,8 +201,6 @@ class FactWriter:
                 logger.warning("fact consolidation named %r, not a shown fact; kept as new",
                                decision.target)
                 decision = Decision("new", None, "unknown target")
-            if self._pause is not None:
-                self._pause()
             if decision.target is not None:
                 item, old = records[decision.target]
                 still = yield call(store.get, store.aget, ns, item.key)
@@ -210,12 +208,14 @@ class FactWriter:
                 if again is None or not again.current or again.version != old.version:
                     logger.info("fact %r changed while deciding; deciding again", item.key)
                     continue
+            if self._pause is not None:
+                self._pause()
             outcome = yield from self._write(store, ns, fresh, decision, records, same_key, ttl)
-            yield from self._repair(store, ns, outcome, ttl)
+            yield from self._repair(store, ns, [outcome, *_doubled(records)], ttl)
             return outcome
         outcome = yield from self._write(store, ns, fresh, Decision("new", None, "contended"),
                                          {}, None, ttl)
-        yield from self._repair(store, ns, outcome, ttl)
+        yield from self._repair(store, ns, [outcome], ttl)
         return outcome
 
     def _candidates(
@@ -273,26 +273,46 @@ class FactWriter:
         return Outcome("new", key, record, reason=decision.reason)
 
     def _repair(
-        self, store: BaseStore, ns: tuple[str, ...], outcome: Outcome, ttl: float | None
+        self, store: BaseStore, ns: tuple[str, ...], lineages: Iterable[Outcome | str],
+        ttl: float | None,
     ) -> Plan[None]:
-        """Close all but the newest current version of the outcome's lineage."""
-        if outcome.record is None or outcome.action == "same":
+        """Close all but the newest current version of each lineage (of an outcome, or named)."""
+        named: list[str] = []
+        for x in lineages:
+            if isinstance(x, str):
+                named.append(x)
+            elif x.record is not None and x.action != "same":
+                named.append(x.record.lineage)
+        wanted = list(dict.fromkeys(named))
+        if not wanted:
             return
-        lineage = outcome.record.lineage
-        found = yield call(store.search, store.asearch, ns,
-                           filter={"lineage": lineage, "current": True},
-                           limit=LINEAGE_SCAN, refresh_ttl=False)
-        current = [(item.key, rec) for item in _own(found, ns)
-                   if (rec := FactRecord.from_value(item.value)) and rec.current]
-        if len(current) < 2:
-            return
-        current.sort(key=lambda pair: (pair[1].recorded_at, pair[0]))
-        winner_key, winner = current[-1]
-        puts = [_put(ns, key, rec.closed(winner.valid_from, by=winner_key), ttl)
-                for key, rec in current[:-1]]
-        logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
-                    winner_key)
-        yield call(store.batch, store.abatch, puts)
+        ops = [SearchOp(ns, filter={"lineage": lineage, "current": True}, limit=LINEAGE_SCAN,
+                        refresh_ttl=False) for lineage in wanted]
+        results = yield call(store.batch, store.abatch, ops)
+        puts = []
+        for lineage, found in zip(wanted, results, strict=True):
+            current = [(item.key, rec) for item in _own(found, ns)
+                       if (rec := FactRecord.from_value(item.value)) and rec.current]
+            if len(current) < 2:
+                continue
+            current.sort(key=lambda pair: (pair[1].recorded_at, pair[0]))
+            winner_key, winner = current[-1]
+            puts += [_put(ns, key, rec.closed(winner.valid_from, by=winner_key), ttl)
+                     for key, rec in current[:-1]]
+            logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
+                        winner_key)
+        if puts:
+            yield call(store.batch, store.abatch, puts)
+
+
+def _doubled(records: dict[str, tuple[Item, FactRecord]]) -> list[str]:
+    """Lineages with more than one current version among the candidates read (left by a
+    crash between an update's two puts, or by two processes at once)."""
+    seen: dict[str, int] = {}
+    for _, rec in records.values():
+        if rec.current:
+            seen[rec.lineage] = seen.get(rec.lineage, 0) + 1
+    return [lineage for lineage, n in seen.items() if n > 1]
 
 
 def _with(record: FactRecord, **changes: Any) -> FactRecord:
