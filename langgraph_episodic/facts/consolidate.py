@@ -36,7 +36,6 @@ from typing import Any, Protocol
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 
 from .._effects import Plan, arun, call, run
-from ..graph._keylock import alocked, locked
 from .dates import resolve_date
 from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, to_iso
 from .rules import Candidate, Decision, decide_by_rules, slot_of
@@ -134,6 +133,8 @@ class FactWriter:
         candidates: How many current facts each candidate search returns.
         between_read_and_write: Called after deciding (and re-reading the fact it closes),
             just before writing; tests use it to force interleavings of concurrent writers.
+        key: The key of a new version from its text and a scope (``""``, or the time when the
+            same text already has an older version); default: the memory tools' key.
     """
 
     def __init__(
@@ -143,11 +144,13 @@ class FactWriter:
         clock: Clock | None = None,
         candidates: int = CANDIDATES,
         between_read_and_write: Callable[[], None] | None = None,
+        key: Callable[[str, str], str] | None = None,
     ) -> None:
         self.decider: Decider = decider if decider is not None else RuleDecider()
         self.clock: Clock = clock if clock is not None else utc_now
         self.candidates = candidates
         self._pause = between_read_and_write
+        self._key: Callable[[str, str], str] = key or (lambda text, scope: memory_key(text, scope=scope))
 
     @property
     def method(self) -> str:
@@ -223,7 +226,7 @@ class FactWriter:
     ) -> Plan[tuple[list[Item], Item | None]]:
         ops: list[Any] = [
             SearchOp(ns, filter=FACT_FILTER, limit=self.candidates, query=text, refresh_ttl=False),
-            GetOp(ns, memory_key(text), refresh_ttl=False),
+            GetOp(ns, self._key(text, ""), refresh_ttl=False),
         ]
         if slot is not None:
             ops.append(SearchOp(ns, filter={**FACT_FILTER, "slot": slot},
@@ -256,12 +259,18 @@ class FactWriter:
             yield call(store.batch, store.abatch, [_put(ns, decision.target, ended, ttl)])
             return Outcome("end", decision.target, None, ended, reason=decision.reason)
         # The key of the text, unless an older version of another period holds it.
-        key = memory_key(fresh.text)
+        key = self._key(fresh.text, "")
         if same_key is not None:
-            key = memory_key(fresh.text, scope=now)
+            key = self._key(fresh.text, now)
         if decision.action == "update" and decision.target is not None:
             _, old = records[decision.target]
             record = _with(fresh, lineage=old.lineage, supersedes=decision.target)
+            if old.recorded_at > record.recorded_at:
+                # Said before the fact it would replace (a slow writer): it is history, the
+                # later statement keeps holding.
+                earlier = record.closed(old.valid_from, by=decision.target)
+                yield call(store.batch, store.abatch, [_put(ns, key, earlier, ttl)])
+                return Outcome("update", key, earlier, None, reason="older than the current fact")
             closed = old.closed(record.valid_from, by=key)
             # New version first: a reader between the two puts sees two current versions of
             # one lineage (and keeps the newest), never none.
@@ -322,10 +331,14 @@ def _with(record: FactRecord, **changes: Any) -> FactRecord:
 
 
 def _run_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
+    from ..graph._keylock import locked  # (graph's nodes import this package)
+
     with locked(key):
         return run(plan())
 
 
 async def _arun_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
+    from ..graph._keylock import alocked
+
     async with alocked(key):
         return await arun(plan())

@@ -18,7 +18,6 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
 from .._effects import Plan, call
-from ..graph._internal import internal_config, retrying
 from .rules import Candidate, Decision
 
 logger = logging.getLogger(__name__)
@@ -51,6 +50,8 @@ class FactDecision(BaseModel):
 
 def structured(model: BaseChatModel) -> Any:
     """``model`` answering :class:`FactDecision`, retried (a clear error when it cannot)."""
+    from ..graph._internal import retrying  # (graph's nodes import this package)
+
     try:
         # include_raw: an answer that does not parse comes back as data (kept as new), so only
         # failed calls are retried.
@@ -101,6 +102,8 @@ class ModelDecider:
         """Plan: the decision about ``text`` (no call when there are no candidates)."""
         if not candidates:
             return Decision("new", None, "no current facts")
+        from ..graph._internal import internal_config
+
         request = prompt(text, candidates)
         result = yield call(self._structured.invoke, self._structured.ainvoke, request,
                             internal_config("fact_consolidation"))

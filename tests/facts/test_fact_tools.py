@@ -4,7 +4,7 @@ what was true then. Every test runs on InMemoryStore and ChromaStore, sync and a
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from langgraph.store.base import BaseStore
@@ -170,6 +170,7 @@ async def test_a_memory_saved_before_facts_had_periods_is_superseded_in_place(
     store: BaseStore, call: Call, clock: Clock
 ) -> None:
     store.put(NS, memory_key("Ich wohne in München."), {"text": "Ich wohne in München.", "kind": "fact"})
+    clock.now = datetime.now(timezone.utc) + timedelta(days=1)  # said after the old put
     save, recall = tools(store, clock)
     await call(save, {"information": "Ich bin nach Berlin gezogen."}, user("alice"))
     recs = records(store)

@@ -171,3 +171,16 @@ def test_a_crash_between_the_two_puts_shows_one_current_and_is_repaired(backend:
     assert sorted(rec.text for rec in current(store)) == [MOVES[0], "Ich spiele Schach."]
 
 
+
+
+@pytest.mark.parametrize("backend", ["memory", "chroma"])
+def test_a_statement_written_after_a_later_one_becomes_history(backend: str) -> None:
+    store = make_store(backend)
+    writer = FactWriter()
+    march, june, july = (datetime(2026, m, 1, tzinfo=timezone.utc) for m in (3, 6, 7))
+    run(writer.save(store, NS, "Ich wohne in München.", said_at=march))
+    run(writer.save(store, NS, MOVES[1], said_at=july))  # Hamburg, said in July
+    run(writer.save(store, NS, MOVES[0], said_at=june))  # Berlin, said in June, written last
+    assert [rec.text for rec in current(store)] == [MOVES[1]]
+    (berlin,) = [rec for _, rec in fact_history(store, NS) if rec.text == MOVES[0]]
+    assert not berlin.current and berlin.valid_to is not None

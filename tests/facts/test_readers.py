@@ -21,3 +21,24 @@ def test_the_middleware_shows_the_current_fact_not_the_replaced_one(clock: Clock
     update = run(middleware._before_agent(state, user("alice")))
     assert "Berlin" in update["memory_context"]
     assert "München." not in update["memory_context"]
+
+
+def test_profile_facts_are_consolidated_like_the_tools_facts(clock: Clock) -> None:
+    from langgraph_episodic.facts import fact_history
+    from langgraph_episodic.graph.profiles import UserProfiles
+
+    store = make_store("chroma")
+    profiles = UserProfiles(store, clock=clock)
+    profiles.save("alice", "Lives in Munich with her partner")
+    profiles.save("alice", "Has a dog called Rex")
+    clock.set(2026, 6, 15)
+    profiles.save("alice", "Moved to Berlin last week")
+    profiles.save("alice", "Does not have a dog anymore")
+    assert [f.text for f in profiles.list("alice")] == ["Moved to Berlin last week"]
+    assert [f.text for f in profiles.search("alice", "Munich")] == ["Moved to Berlin last week"]
+    history = fact_history(store, ("user_profiles", "alice"))
+    assert sorted((r.text, r.current) for _, r in history) == [
+        ("Has a dog called Rex", False),
+        ("Lives in Munich with her partner", False), ("Moved to Berlin last week", True)]
+    assert profiles.clear("alice") == 1
+    assert fact_history(store, ("user_profiles", "alice")) == []  # the history went too
