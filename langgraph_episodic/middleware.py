@@ -60,6 +60,8 @@ from typing_extensions import NotRequired
 from ._config import USER_ID, fill_namespace, given_user_id, user_id_from
 from ._effects import Plan, arun, call, run
 from ._fence import data_notice, fence, single_line
+from .facts.recall import newest_per_lineage
+from .facts.records import CURRENT_FILTER
 from .graph._messages import as_messages, last_human_text
 from .graph._runner import resolve_store
 from .graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
@@ -190,9 +192,9 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         if self.use_memories and question:
             items = yield call(store.search, store.asearch,
                                fill_namespace(MEMORIES_NAMESPACE, config), query=question,
-                               limit=self.memory_limit)
+                               limit=self.memory_limit, filter=dict(CURRENT_FILTER))
             texts = [single_line(str(i.value.get("text") or i.value.get("content") or i.value))
-                     for i in items]
+                     for i in newest_per_lineage(items)]
             if texts:
                 blocks.append("\n".join(["Saved memories that may help:", *fence(
                     texts, label=MEMORY_LABEL, notice=data_notice("saved memories"))]))

@@ -144,3 +144,54 @@ assert "Kaffee" in answers["multilingual model"]
 assert answers["packaged (English) model"].startswith("Keine relevanten Informationen")
 scratch.cleanup()  # the notebook's folder goes; nothing is left in the temp dir
 
+
+# %% [markdown]
+# ## Facts that change: Carla moves and changes job
+#
+# A saved fact knows when it became true. When Carla says she moved, the tools do not keep two
+# addresses side by side: "Ich bin nach Berlin gezogen" replaces "Ich wohne in München" (its
+# period closes; it stays as history), "seit letzter Woche" is resolved against the time of the
+# message, and an ending ("Ich habe keinen Hund mehr") closes a fact without a successor.
+# A recall answers with what holds now; a question about the past ("früher", "vorher") adds
+# the earlier versions with their periods; `config["configurable"]["as_of"]` answers with what
+# was true then. A fixed clock stands in for the dates of the messages here.
+
+# %%
+from datetime import datetime, timezone
+
+from langgraph_episodic.facts import fact_history
+
+now = {"t": datetime(2026, 3, 10, 12, tzinfo=timezone.utc)}
+folder = Path(tempfile.mkdtemp(prefix="episodic-facts-")) / "store"
+fact_store = ChromaStore.persistent(folder)
+merken, erinnern = create_memory_tools(store=fact_store, clock=lambda: now["t"])
+carla: RunnableConfig = {"configurable": {"user_id": "carla"}}
+for fact in ["Ich wohne in München.", "Ich arbeite als Entwicklerin bei Siemens.", "Ich habe einen Hund namens Bello."]:
+    print(merken.invoke({"information": fact}, carla))
+before = erinnern.invoke({"frage": "Wo wohne ich?"}, carla)
+print(before)
+
+# %% [markdown]
+# Three months later:
+
+# %%
+now["t"] = datetime(2026, 6, 15, 12, tzinfo=timezone.utc)
+for fact in ["Ich wohne seit letzter Woche in Berlin.", "Ich arbeite jetzt bei SAP.", "Ich habe keinen Hund mehr."]:
+    print(merken.invoke({"information": fact}, carla))
+after = erinnern.invoke({"frage": "Wo wohne ich?"}, carla)
+print(after)
+history = erinnern.invoke({"frage": "Wo habe ich vor SAP gearbeitet, früher?"}, carla)
+print(history)
+print(erinnern.invoke({"frage": "Wo wohne ich?"}, {"configurable": {"user_id": "carla", "as_of": "2026-04-01T00:00:00Z"}}))
+assert "München" in before and "Berlin" in after and "München" not in after
+assert "früher: Ich arbeite als Entwicklerin bei Siemens." in history
+
+# %% [markdown]
+# The history: every version with its period (`langgraph-episodic history --user carla`
+# prints the same from the command line).
+
+# %%
+for _key, record in fact_history(fact_store, ("memories", "carla")):
+    until = record.valid_to[:10] if record.valid_to else "now"
+    print(f"{record.valid_from[:10]} .. {until:<10}  {'current ' if record.current else 'replaced' if record.ended_by is None else 'ended   '}  {record.text}")
+fact_store.close()

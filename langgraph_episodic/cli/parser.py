@@ -93,6 +93,13 @@ def _search(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=lazy_command(".commands", "run_search"))
 
 
+def _history(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--user", required=True, help="the user whose facts to list")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    add_target_options(p)
+    p.set_defaults(run=lazy_command(".history", "run_history"))
+
+
 def _export(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
     add_target_options(p, embeds=False)
@@ -166,6 +173,7 @@ def _demo(p: argparse.ArgumentParser) -> None:
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "stats": ("namespaces, item counts and skill profiles", _stats),
     "search": ("semantic search over the store", _search),
+    "history": ("a user's facts with their periods (what was true when)", _history),
     "export": ("write every item to a JSON-lines file", _export),
     "import": (
         "read a JSON-lines export (validated completely before anything is written)", _import

@@ -1,9 +1,12 @@
 """Cross-session user facts, kept in the store under ``("user_profiles", user_id)``.
 
-A fact is one short text ("prefers Python for data analysis"). Saving the same fact twice
-(ignoring case and spacing) keeps one item; facts that carry nothing (greetings, thanks, too
-short; see :func:`~langgraph_episodic.relevance.is_worth_storing`) are refused unless
-``force=True``.
+A fact is one short text ("prefers Python for data analysis") kept as a fact record with its
+period (:mod:`langgraph_episodic.facts`), consolidated on save like the memory tools' facts:
+saving the same fact twice (ignoring case and spacing) keeps one item, "Lives in Berlin now"
+replaces "Lives in Munich" (kept as history), "No longer has a dog" ends a fact. ``list`` and
+``search`` return current facts; :func:`langgraph_episodic.facts.fact_history` shows all.
+Facts that carry nothing (greetings, thanks, too short; see
+:func:`~langgraph_episodic.relevance.is_worth_storing`) are refused unless ``force=True``.
 """
 
 from __future__ import annotations
@@ -14,10 +17,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore, Item
 
 from .._config import namespace_label
 from .._fence import data_notice, fence, single_line
+from ..facts.consolidate import Clock, FactWriter
+from ..facts.decide import ModelDecider
+from ..facts.recall import newest_per_lineage
+from ..facts.records import CURRENT_FILTER, FactRecord, from_iso
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._runner import Plan, all_items, arun, call, run
@@ -43,6 +51,14 @@ class UserFact:
     def from_item(cls, item: Item) -> UserFact:
         """Read a fact from a store item written by :class:`UserProfiles`."""
         value = item.value
+        record = FactRecord.from_value(value)
+        if record is not None:  # its own times: some stores reset created_at on update
+            return cls(
+                key=item.key,
+                text=record.text,
+                created_at=from_iso(record.recorded_at).timestamp(),
+                updated_at=from_iso(record.confirmed_at or record.recorded_at).timestamp(),
+            )
         return cls(
             key=item.key,
             text=str(value.get("text", "")),
@@ -55,6 +71,15 @@ def fact_key(text: str) -> str:
     """The key a fact is stored under: a hash of its case- and space-normalised text."""
     normal = " ".join(text.lower().split())
     return hashlib.blake2b(normal.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def _scoped_key(text: str, scope: str) -> str:
+    return fact_key(text) if not scope else fact_key(f"{scope} {text}")
+
+
+def _is_current(item: Item) -> bool:
+    record = FactRecord.from_value(item.value)
+    return record is None or record.current
 
 
 def _check_user(user_id: str) -> str:
@@ -77,8 +102,14 @@ class UserProfiles:
         *,
         namespace: str = PROFILE_NAMESPACE,
         redact: SaveRedactor | None = DEFAULT_REDACTOR,
+        model: BaseChatModel | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
+        self._writer = FactWriter(ModelDecider(model) if model is not None else None,
+                                  clock=clock, key=_scoped_key)
+        """Consolidates each saved fact (rules, or one call of ``model``); ``clock`` gives
+        the time a fact became true."""
         self.namespace = namespace
         self.redact = redact
         """Applied to each fact before it is stored (default: personal data such as e-mail
@@ -93,7 +124,10 @@ class UserProfiles:
         text = redact_saved(" ".join(text.split()), self.redact)
         if not force and not is_worth_storing(text, min_chars=8, min_words=2):
             return None
-        ns, key = self._ns(user_id), key or fact_key(text)
+        ns = self._ns(user_id)
+        if key is None:
+            outcome = yield from self._writer.save(self.store, ns, text)
+            return outcome.key
         old = yield call(self.store.get, self.store.aget, ns, key)
         now = time.time()
         created = old.value.get("created_at", now) if old else now
@@ -103,23 +137,26 @@ class UserProfiles:
 
     def _list(self, user_id: str) -> Plan[builtins.list[UserFact]]:
         items = yield from all_items(self.store, self._ns(user_id))
-        facts = [UserFact.from_item(i) for i in items if i.namespace == self._ns(user_id)]
+        own = [i for i in items if i.namespace == self._ns(user_id) and _is_current(i)]
+        facts = [UserFact.from_item(i) for i in newest_per_lineage(own)]
         return sorted(facts, key=lambda f: (f.created_at, f.key))
 
     def _search(self, user_id: str, query: str, limit: int) -> Plan[builtins.list[UserFact]]:
         items = yield call(
-            self.store.search, self.store.asearch, self._ns(user_id), query=query, limit=limit
+            self.store.search, self.store.asearch, self._ns(user_id), query=query, limit=limit,
+            filter=dict(CURRENT_FILTER),
         )
-        return [UserFact.from_item(i) for i in items]
+        return [UserFact.from_item(i) for i in newest_per_lineage(items)]
 
     def _delete(self, user_id: str, key: str) -> Plan[None]:
         yield call(self.store.delete, self.store.adelete, self._ns(user_id), key)
 
     def _clear(self, user_id: str) -> Plan[int]:
-        facts = yield from self._list(user_id)
-        for fact in facts:
-            yield from self._delete(user_id, fact.key)
-        return len(facts)
+        items = yield from all_items(self.store, self._ns(user_id))
+        own = [i for i in items if i.namespace == self._ns(user_id)]
+        for item in own:  # replaced versions too: clearing leaves no history
+            yield from self._delete(user_id, item.key)
+        return sum(_is_current(i) for i in own)
 
     # --- public API ---
 
@@ -128,8 +165,9 @@ class UserProfiles:
     ) -> str | None:
         """Save a fact and return its key, or ``None`` when it is not worth storing.
 
-        Saving the same text again updates ``updated_at`` and keeps one item. Pass ``key`` to
-        overwrite a specific fact (e.g. a corrected one).
+        The fact is consolidated with the user's current ones (see the module docstring):
+        saving the same text again confirms the one item. Pass ``key`` to overwrite a
+        specific fact without consolidation (e.g. a corrected one).
         """
         return run(self._save(user_id, text, key, force))
 

@@ -8,27 +8,43 @@ either bound when the tools are made or injected by LangGraph (``ToolNode``, ``c
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from langgraph.config import get_store
-from langgraph.store.base import BaseStore, SearchItem, SearchOp
+from langgraph.store.base import BaseStore, SearchItem
 
 from .._config import fill_namespace
 from .._effects import Plan, call
+from ..facts.consolidate import Clock, FactWriter, Outcome
+from ..facts.decide import ModelDecider
+from ..facts.recall import (
+    asks_about_past,
+    describe_current,
+    describe_past,
+    held_at,
+    history_ops,
+    is_dated,
+    newest_per_lineage,
+    parse_as_of,
+    past_op,
+    record_of,
+    search_op,
+    versions,
+    wording,
+)
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._core import (
     DEFAULT_MIN_SCORE,
-    FACT_KIND,
     ShouldStore,
     build_tool_pair,
     check_k,
     format_recall,
     item_text,
-    memory_key,
     plan_save,
     resolve_texts,
 )
@@ -80,6 +96,15 @@ def _ttl_kwargs(store: BaseStore, ttl: float | None) -> dict[str, Any]:
     return {"ttl": ttl}
 
 
+def _put_ttl(store: BaseStore, ttl: float | None) -> float | None:
+    """The ttl of a put: the one asked for, else the store's default (as ``store.put`` does)."""
+    if ttl is not None:
+        return ttl
+    config = getattr(store, "ttl_config", None) or {}
+    default = config.get("default_ttl")
+    return float(default) if default is not None else None
+
+
 @dataclass(frozen=True)
 class _StoreMemory:
     """The two tools' behaviour over a store, as plans (``save``, ``recall``) run sync or async."""
@@ -95,6 +120,7 @@ class _StoreMemory:
     structured: bool = True
     entities: tuple[str, ...] | None = ENTITY_TEMPLATE
     profiles: tuple[str, ...] | None = PROFILE_TEMPLATE
+    writer: FactWriter = field(default_factory=FactWriter)
 
     def save(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
@@ -107,15 +133,11 @@ class _StoreMemory:
         if not plan.write:
             logger.debug("memory not saved in %s: %r", ns, plan.text)
             return plan.message
-        yield call(
-            target.put,
-            target.aput,
-            namespace=ns,
-            key=memory_key(plan.text),
-            value={"text": plan.text, "kind": FACT_KIND},
-            index=["text"],
-            **_ttl_kwargs(target, self.ttl),
-        )
+        _ttl_kwargs(target, self.ttl)
+        outcome = yield from self.writer.save(target, ns, plan.text,
+                                              ttl=_put_ttl(target, self.ttl))
+        logger.debug("fact %s in %s: %s (%s)", outcome.key, ns, outcome.action, outcome.reason)
+        return _saved_message(plan.message, outcome, self.texts)
         return plan.message
 
     def recall(
@@ -132,19 +154,83 @@ class _StoreMemory:
             if self.structured
             else LookupPlan((), None, frozenset())
         )
-        search = SearchOp(namespace, limit=self.k, query=question)
-        results = yield call(target.batch, target.abatch, [*lookup.ops, search])
-        first = structured_hits(lookup, results[:-1])
+        as_of = parse_as_of(config.get("configurable", {}).get("as_of"))
+        past = as_of is None and asks_about_past(question)
+        ops: list[Any] = [*lookup.ops, search_op(namespace, question, self.k, as_of=as_of)]
+        if past:
+            ops.append(past_op(namespace, question, self.k))
+        results = yield call(target.batch, target.abatch, ops)
+        n = len(lookup.ops)
+        first = structured_hits(lookup, results[:n])
         seen = {(item.namespace, item.key) for item in first}
-        found: list[SearchItem] = results[-1]
+        found: list[SearchItem] = results[n]
+        if as_of is not None:
+            found = held_at(found, as_of, self.k)
         kept = [
             item
-            for item in found
+            for item in newest_per_lineage(found)
             if (item.namespace, item.key) not in seen
             and (self.min_score is None or item.score is None or item.score >= self.min_score)
         ]
-        texts = [item_text(item.value) for item in [*first, *kept][: self.k]]
-        return format_recall(texts, texts=self.texts)
+        chosen = [*first, *kept][: self.k]
+        words = wording(self.texts.locale)
+        earlier: dict[tuple[tuple[str, ...], str], list[str]] = {}
+        if past:
+            earlier = yield from _earlier_versions(target, chosen, results[n + 1], words,
+                                                   self.min_score)
+        lines: list[str] = []
+        for item in chosen:
+            rec = record_of(item)
+            if rec is None:
+                lines.append(item_text(item.value))
+                continue
+            lines.append(describe_current(rec, words, dated=past or is_dated(rec))
+                         if rec.current else describe_past(rec, words))
+            lines.extend(earlier.pop((tuple(item.namespace), rec.lineage), []))
+        for rest in earlier.values():
+            lines.extend(rest)
+        return format_recall(lines, texts=self.texts)
+
+
+def _earlier_versions(
+    store: BaseStore,
+    chosen: list[Any],
+    past_hits: list[SearchItem],
+    words: Any,
+    min_score: float | None,
+) -> Plan[dict[tuple[tuple[str, ...], str], list[str]]]:
+    """Plan: the earlier versions of the chosen facts and of replaced facts matching the
+    question, as answer lines per (namespace, lineage)."""
+    wanted: dict[tuple[tuple[str, ...], str], None] = {}
+    for item in [*chosen, *past_hits]:
+        rec = record_of(item)
+        if rec is None:
+            continue
+        if item in past_hits and min_score is not None and item.score is not None and (
+                item.score < min_score):
+            continue
+        wanted[(tuple(item.namespace), rec.lineage)] = None
+    if not wanted:
+        return {}
+    ops = [op for ns, lineage in wanted for op in history_ops(ns, [lineage])]
+    found = yield call(store.batch, store.abatch, ops)
+    lines: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for (ns, lineage), listing in zip(wanted, found, strict=True):
+        own = [item for item in listing if tuple(item.namespace) == ns]
+        lines[(ns, lineage)] = [describe_past(rec, words) for _, rec in versions(own)
+                                if not rec.current]
+    return lines
+
+
+def _saved_message(message: str, outcome: Outcome, texts: ToolTexts) -> str:
+    """What the save tool answers: the saved text, and what it replaced or ended."""
+    if outcome.action == "update" and outcome.replaced is not None:
+        return f"{message} {texts.replaced.format(old=outcome.replaced.text)}"
+    if outcome.action == "end" and outcome.replaced is not None:
+        return texts.ended.format(old=outcome.replaced.text)
+    if outcome.action == "same":
+        return f"{message} {texts.known}"
+    return message
 
 
 def create_memory_tools(
@@ -161,6 +247,8 @@ def create_memory_tools(
     structured: bool = True,
     entities: tuple[str, ...] | None = ENTITY_TEMPLATE,
     profiles: tuple[str, ...] | None = PROFILE_TEMPLATE,
+    model: BaseChatModel | None = None,
+    clock: Clock | None = None,
 ) -> tuple[StructuredTool, StructuredTool]:
     """Return the tools ``(save, recall)`` over a LangGraph store, each sync and async.
 
@@ -197,13 +285,25 @@ def create_memory_tools(
             (and are not subject to ``min_score``).
         entities: Namespace template of the user's entities (``None``: do not look them up).
         profiles: Namespace template of the user's profile facts (``None``: do not look).
+        model: A chat model with structured output that decides how a new fact relates to
+            the user's current ones (one call per save that has candidates); ``None`` decides
+            by German and English rules. See ``docs/facts.md``.
+        clock: Returns the message's time (timezone-aware), against which "seit gestern" or
+            "last March" are resolved; default: now.
 
     A recall searches the filled namespace as a prefix (whole segments), so memories other
     components keep under the same user's sub-namespaces are found too; values without a
     ``text`` field show their ``content`` or their JSON.
 
-    Saving the same fact again (up to case and spacing) overwrites the one memory, so its
-    ``updated_at`` moves; the value is ``{"text": ..., "kind": "fact"}`` with ``text`` indexed.
+    A save is consolidated with the user's current facts (``docs/facts.md``): the same fact
+    again (up to case and spacing, or the same content on the same topic) confirms the one
+    memory, so its ``updated_at`` moves; an update ("Ich bin nach Berlin gezogen") closes the
+    old fact's period and keeps it as history; an ending ("Ich habe keinen Hund mehr") closes
+    it with no successor. The value is a :class:`~langgraph_episodic.facts.FactRecord`
+    (``text``, ``kind="fact"``, ``valid_from``, ``valid_to``, ``current``, ...) with ``text``
+    indexed. A recall returns current facts only; a question about the past ("früher", "used
+    to") adds earlier versions with their periods, and ``config["configurable"]["as_of"]``
+    (a datetime or ISO string) answers with what was true then.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> save, recall = create_memory_tools(store=InMemoryStore())
@@ -229,6 +329,7 @@ def create_memory_tools(
         structured=structured,
         entities=None if entities is None else tuple(entities),
         profiles=None if profiles is None else tuple(profiles),
+        writer=FactWriter(ModelDecider(model) if model is not None else None, clock=clock),
     )
     return build_tool_pair(
         words, save=memory.save, recall=memory.recall, inject_store=store is None

@@ -70,6 +70,7 @@ def _argv_for(command: str, store: Path, work: Path) -> list[str]:
         "export": ["export", str(work / "out.jsonl"), "--path", str(store)],
         "import": ["import", str(plain), "--path", str(work / "fresh")],
         "forget": ["forget", "--user", "bob", "--path", str(store)],
+        "history": ["history", "--user", "alice", "--path", str(store)],
         "sweep": ["sweep", "--path", str(store)],
     }
     argv = known.get(command, [command, "--path", str(store)])

@@ -68,7 +68,9 @@ async def test_save_answers_and_recall_lists_the_fact(store: BaseStore, call: Ca
     found = await call(recall, {"frage": "Welche Sprache bevorzugt der Nutzer?"}, user("alice"))
     assert bullets(found) == [FACTS[0]]
     stored = store.search(("memories", "alice"))
-    assert [item.value for item in stored] == [{"text": FACTS[0], "kind": "fact"}]
+    assert [(item.value["text"], item.value["kind"], item.value["current"]) for item in stored] == [
+        (FACTS[0], "fact", True)
+    ]
 
 
 async def test_recall_on_empty_memory_says_nothing_found(store: BaseStore, call: Call) -> None:
@@ -101,7 +103,8 @@ async def test_saving_the_same_fact_twice_keeps_one_memory(store: BaseStore, cal
     first = store.search(("memories", "alice"))
     again = "  der nutzer   WOHNT in Hamburg. "
     stored = "der nutzer WOHNT in Hamburg."
-    assert await call(save, {"information": again}, user("alice")) == f"Gespeichert: {stored}"
+    answer = await call(save, {"information": again}, user("alice"))
+    assert answer == f"Gespeichert: {stored} (war schon bekannt)"
     second = store.search(("memories", "alice"))
     assert len(first) == len(second) == 1
     assert second[0].key == first[0].key == memory_key("Der Nutzer wohnt in Hamburg.")

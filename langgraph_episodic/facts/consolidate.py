@@ -1,0 +1,344 @@
+"""Consolidation on write: a new fact is compared with the user's current facts and is the
+same, an update, new, or an ending.
+
+One save, :meth:`FactWriter.save`, is a plan (:mod:`langgraph_episodic._effects`):
+
+1. Read the candidates in one batch: the store's search for the text among the namespace's
+   current facts, the current facts on the same topic (``slot``, a filter), and the key the
+   text would have.
+2. Decide (rules, or one structured model call over exactly those candidates).
+3. Write in one batch, the new version first, then the old one closed. A reader between the
+   two puts (or after a crash between them, on a store whose batches are not atomic) sees two
+   current versions of one lineage, never none; every reader keeps only the newest current
+   version of a lineage (:func:`.recall.newest_per_lineage`), and the next save in the
+   namespace closes the older one for good. ``ChromaStore`` writes the item records of one
+   batch in one upsert, so its readers see both changes at once.
+4. Repair: the lineage's current versions are read again; if another writer added one at the
+   same moment, all but the newest are closed (by ``recorded_at``, then key), by every writer
+   alike, so concurrent writers converge on one current version without losing the newer.
+
+In one process, the saves of one namespace are serialised by a lock (threads and asyncio
+tasks alike, :mod:`langgraph_episodic.graph._keylock`), so two writers never decide on the
+same old state. Across processes (a Chroma server) the store has no compare-and-swap: before
+writing, the writer re-reads the version it is closing and decides again if someone changed
+it, and step 4 repairs the remaining window. Nothing is ever deleted here: superseding only
+closes a period.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
+
+from .._effects import Plan, arun, call, run
+from .dates import resolve_date
+from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, to_iso
+from .rules import Candidate, Decision, decide_by_rules, slot_of
+
+logger = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+"""Returns "now" (timezone-aware); injectable so that tests run on a fixed clock."""
+
+CANDIDATES = 8
+"""Current facts a new one is compared with, per search (by text, and by topic)."""
+ATTEMPTS = 3
+"""How often a save decides again when the fact it would close changed meanwhile."""
+LINEAGE_SCAN = 50
+
+
+def memory_key(text: str, *, scope: str = "") -> str:
+    """The tools' key of a fact (:func:`langgraph_episodic.tools._core.memory_key`), so a
+    memory saved before facts had periods is found under its key."""
+    from ..tools._core import memory_key as tools_key  # the tools import this module
+
+    return tools_key(text, scope=scope)
+
+
+def utc_now() -> datetime:
+    """The default clock."""
+    return datetime.now(timezone.utc)
+
+
+class Decider(Protocol):
+    """Decides what a new fact is relative to the shown candidates (rules or a model)."""
+
+    method: str
+
+    def decide(self, text: str, candidates: Sequence[Candidate]) -> Plan[Decision]: ...
+
+
+class RuleDecider:
+    """The rule path (:func:`.rules.decide_by_rules`)."""
+
+    method = "rules"
+
+    def decide(self, text: str, candidates: Sequence[Candidate]) -> Plan[Decision]:
+        """Plan without effects: the rules' decision."""
+        return decide_by_rules(text, candidates)
+        yield  # a plan: a generator with no effects
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a save did. ``action``: ``"same"``, ``"update"``, ``"new"`` or ``"end"``.
+
+    ``record`` is the version written or confirmed (None for an ending), ``replaced`` the
+    version closed (None for new and same), ``key`` the key of ``record`` (or of the ended
+    fact).
+    """
+
+    action: str
+    key: str
+    record: FactRecord | None
+    replaced: FactRecord | None = None
+    reason: str = ""
+
+
+FACT_FILTER: dict[str, Any] = {"kind": FACT_KIND, **CURRENT_FILTER}
+"""Current fact records (and facts saved before they had periods)."""
+
+
+def _record(item: Item) -> FactRecord | None:
+    return FactRecord.from_value(item.value) or legacy_record(item.key, item.value, item.created_at)
+
+
+def _own(items: Iterable[Item | None], ns: tuple[str, ...]) -> list[Item]:
+    """Items of exactly ``ns`` (a search also returns sub-namespaces), once each, in order."""
+    seen: set[str] = set()
+    kept = []
+    for item in items:
+        if item is None or tuple(item.namespace) != ns or item.key in seen:
+            continue
+        seen.add(item.key)
+        kept.append(item)
+    return kept
+
+
+def _put(ns: tuple[str, ...], key: str, record: FactRecord, ttl: float | None) -> PutOp:
+    return PutOp(ns, key, record.to_value(), index=["text"], ttl=ttl)
+
+
+class FactWriter:
+    """Saves facts with consolidation on write (see the module docstring).
+
+    Args:
+        decider: :class:`RuleDecider` (default) or :class:`.decide.ModelDecider`.
+        clock: Returns the message's time (default: now, UTC).
+        candidates: How many current facts each candidate search returns.
+        between_read_and_write: Called after deciding (and re-reading the fact it closes),
+            just before writing; tests use it to force interleavings of concurrent writers.
+        key: The key of a new version from its text and a scope (``""``, or the time when the
+            same text already has an older version); default: the memory tools' key.
+    """
+
+    def __init__(
+        self,
+        decider: Decider | None = None,
+        *,
+        clock: Clock | None = None,
+        candidates: int = CANDIDATES,
+        between_read_and_write: Callable[[], None] | None = None,
+        key: Callable[[str, str], str] | None = None,
+    ) -> None:
+        self.decider: Decider = decider if decider is not None else RuleDecider()
+        self.clock: Clock = clock if clock is not None else utc_now
+        self.candidates = candidates
+        self._pause = between_read_and_write
+        self._key: Callable[[str, str], str] = key or (lambda text, scope: memory_key(text, scope=scope))
+
+    @property
+    def method(self) -> str:
+        """``"rules"`` or ``"model"``."""
+        return self.decider.method
+
+    def save(
+        self,
+        store: BaseStore,
+        ns: tuple[str, ...],
+        text: str,
+        *,
+        said_at: datetime | None = None,
+        ttl: float | None = None,
+    ) -> Plan[Outcome]:
+        """Plan: save ``text`` in ``ns``, consolidated with the current facts there, under the
+        namespace's lock."""
+        when = said_at if said_at is not None else self.clock()
+        lock_key = ("facts", id(store), ns)
+        outcome: Outcome = yield call(
+            _run_locked, _arun_locked, lock_key,
+            lambda: self._save(store, ns, text, when, ttl),
+        )
+        return outcome
+
+    def _save(
+        self, store: BaseStore, ns: tuple[str, ...], text: str, said_at: datetime,
+        ttl: float | None,
+    ) -> Plan[Outcome]:
+        resolved = resolve_date(text, said_at)
+        now = to_iso(said_at)
+        slot = slot_of(text)
+        fresh = FactRecord(
+            text=text, lineage="", valid_from=to_iso(resolved.when), recorded_at=now,
+            precision=resolved.precision, date_expression=resolved.expression,
+            date_note=resolved.note, method=self.method, slot=slot,
+        )
+        for _attempt in range(ATTEMPTS):
+            items, same_key = yield from self._candidates(store, ns, text, slot)
+            if same_key is not None:
+                record = _record(same_key)
+                if record is not None and record.current:
+                    confirmed = record.confirmed(now, text)  # the latest wording wins
+                    yield call(store.batch, store.abatch, [_put(ns, same_key.key, confirmed, ttl)])
+                    return Outcome("same", same_key.key, confirmed, reason="same text")
+            records = {item.key: (item, rec) for item in items if (rec := _record(item))}
+            shown = [Candidate(key, rec.text, rec.slot or slot_of(rec.text))
+                     for key, (_, rec) in records.items()]
+            decision = yield from self.decider.decide(text, shown)
+            if decision.target is not None and decision.target not in records:
+                logger.warning("fact consolidation named %r, not a shown fact; kept as new",
+                               decision.target)
+                decision = Decision("new", None, "unknown target")
+            if decision.target is not None:
+                item, old = records[decision.target]
+                still = yield call(store.get, store.aget, ns, item.key)
+                again = _record(still) if still is not None else None
+                if again is None or not again.current or again.version != old.version:
+                    logger.info("fact %r changed while deciding; deciding again", item.key)
+                    continue
+            if self._pause is not None:
+                self._pause()
+            outcome = yield from self._write(store, ns, fresh, decision, records, same_key, ttl)
+            yield from self._repair(store, ns, [outcome, *_doubled(records)], ttl)
+            return outcome
+        outcome = yield from self._write(store, ns, fresh, Decision("new", None, "contended"),
+                                         {}, None, ttl)
+        yield from self._repair(store, ns, [outcome], ttl)
+        return outcome
+
+    def _candidates(
+        self, store: BaseStore, ns: tuple[str, ...], text: str, slot: str | None
+    ) -> Plan[tuple[list[Item], Item | None]]:
+        ops: list[Any] = [
+            SearchOp(ns, filter=FACT_FILTER, limit=self.candidates, query=text, refresh_ttl=False),
+            GetOp(ns, self._key(text, ""), refresh_ttl=False),
+        ]
+        if slot is not None:
+            ops.append(SearchOp(ns, filter={**FACT_FILTER, "slot": slot},
+                                limit=self.candidates, refresh_ttl=False))
+        results = yield call(store.batch, store.abatch, ops)
+        by_topic = results[2] if slot is not None else []
+        # Same-topic facts first: they are the ones a single-valued topic replaces.
+        items = _own([*by_topic, *results[0]], ns)
+        return items, results[1]
+
+    def _write(
+        self,
+        store: BaseStore,
+        ns: tuple[str, ...],
+        fresh: FactRecord,
+        decision: Decision,
+        records: dict[str, tuple[Item, FactRecord]],
+        same_key: Item | None,
+        ttl: float | None,
+    ) -> Plan[Outcome]:
+        now = fresh.recorded_at
+        if decision.action == "same" and decision.target is not None:
+            _, old = records[decision.target]
+            confirmed = old.confirmed(now)
+            yield call(store.batch, store.abatch, [_put(ns, decision.target, confirmed, ttl)])
+            return Outcome("same", decision.target, confirmed, reason=decision.reason)
+        if decision.action == "end" and decision.target is not None:
+            _, old = records[decision.target]
+            ended = old.closed(fresh.valid_from, ended_by=fresh.text)
+            yield call(store.batch, store.abatch, [_put(ns, decision.target, ended, ttl)])
+            return Outcome("end", decision.target, None, ended, reason=decision.reason)
+        # The key of the text, unless an older version of another period holds it.
+        key = self._key(fresh.text, "")
+        if same_key is not None:
+            key = self._key(fresh.text, now)
+        if decision.action == "update" and decision.target is not None:
+            _, old = records[decision.target]
+            record = _with(fresh, lineage=old.lineage, supersedes=decision.target)
+            if old.recorded_at > record.recorded_at:
+                # Said before the fact it would replace (a slow writer): it is history, the
+                # later statement keeps holding.
+                earlier = record.closed(old.valid_from, by=decision.target)
+                yield call(store.batch, store.abatch, [_put(ns, key, earlier, ttl)])
+                return Outcome("update", key, earlier, None, reason="older than the current fact")
+            closed = old.closed(record.valid_from, by=key)
+            # New version first: a reader between the two puts sees two current versions of
+            # one lineage (and keeps the newest), never none.
+            yield call(store.batch, store.abatch,
+                       [_put(ns, key, record, ttl), _put(ns, decision.target, closed, ttl)])
+            return Outcome("update", key, record, closed, reason=decision.reason)
+        record = _with(fresh, lineage=key)
+        yield call(store.batch, store.abatch, [_put(ns, key, record, ttl)])
+        return Outcome("new", key, record, reason=decision.reason)
+
+    def _repair(
+        self, store: BaseStore, ns: tuple[str, ...], lineages: Iterable[Outcome | str],
+        ttl: float | None,
+    ) -> Plan[None]:
+        """Close all but the newest current version of each lineage (of an outcome, or named)."""
+        named: list[str] = []
+        for x in lineages:
+            if isinstance(x, str):
+                named.append(x)
+            elif x.record is not None and x.action != "same":
+                named.append(x.record.lineage)
+        wanted = list(dict.fromkeys(named))
+        if not wanted:
+            return
+        ops = [SearchOp(ns, filter={"lineage": lineage, "current": True}, limit=LINEAGE_SCAN,
+                        refresh_ttl=False) for lineage in wanted]
+        results = yield call(store.batch, store.abatch, ops)
+        puts = []
+        for lineage, found in zip(wanted, results, strict=True):
+            current = [(item.key, rec) for item in _own(found, ns)
+                       if (rec := FactRecord.from_value(item.value)) and rec.current]
+            if len(current) < 2:
+                continue
+            current.sort(key=lambda pair: (pair[1].recorded_at, pair[0]))
+            winner_key, winner = current[-1]
+            puts += [_put(ns, key, rec.closed(winner.valid_from, by=winner_key), ttl)
+                     for key, rec in current[:-1]]
+            logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
+                        winner_key)
+        if puts:
+            yield call(store.batch, store.abatch, puts)
+
+
+def _doubled(records: dict[str, tuple[Item, FactRecord]]) -> list[str]:
+    """Lineages with more than one current version among the candidates read (left by a
+    crash between an update's two puts, or by two processes at once)."""
+    seen: dict[str, int] = {}
+    for _, rec in records.values():
+        if rec.current:
+            seen[rec.lineage] = seen.get(rec.lineage, 0) + 1
+    return [lineage for lineage, n in seen.items() if n > 1]
+
+
+def _with(record: FactRecord, **changes: Any) -> FactRecord:
+    from dataclasses import replace
+
+    return replace(record, **changes)
+
+
+def _run_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
+    from ..graph._keylock import locked  # (graph's nodes import this package)
+
+    with locked(key):
+        return run(plan())
+
+
+async def _arun_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
+    from ..graph._keylock import alocked
+
+    async with alocked(key):
+        return await arun(plan())

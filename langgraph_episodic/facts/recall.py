@@ -1,0 +1,251 @@
+"""Reading facts back: what is true now (the default), what was true at a moment (``as_of``),
+and a fact's earlier versions (its history).
+
+Replaced versions are excluded by the search filter (:data:`.records.CURRENT_FILTER`), not by
+re-ranking, so a stale fact can never outrank the current one: it is not a candidate. The ops
+are built here and run by the caller in its own batch; the functions reading results are pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from langgraph.store.base import BaseStore, Item, SearchOp
+
+from .._effects import Plan, arun, call, run
+from .dates import format_date
+from .records import CURRENT_FILTER, FACT_KIND, FactRecord, from_iso, to_iso
+
+AS_OF_FACTOR = 10
+"""An ``as_of`` search reads this many times ``k`` fact versions, to keep ``k`` that held then."""
+HISTORY_SCAN = 50
+"""Most versions read per fact's history."""
+
+_PAST = re.compile(
+    r"\b(?:früher|vorher|zuvor|davor|damals|ehemals|ehemalig\w*|bis wann|seit wann|wann (?:habe|hatte|bin|war|wurde|hast|hat|ist)|"
+    r"vorige[nmrs]?|wohnte|arbeitete|hatte|war ich|gewohnt|gearbeitet|"
+    r"before|used to|when did|until when|since when|previously|formerly|earlier|former|"
+    r"did i (?:live|work|have|use)|was i|lived|worked)\b",
+    re.IGNORECASE | re.UNICODE,
+)
+
+T = TypeVar("T", bound=Item)
+
+
+def asks_about_past(question: str) -> bool:
+    """True when a question is about earlier states ("früher", "bis wann", "used to", "when
+    did I"): the recall then adds each fact's earlier versions.
+
+    >>> asks_about_past("Wo habe ich früher gewohnt?"), asks_about_past("Wo wohne ich?")
+    (True, False)
+    >>> asks_about_past("Where did I use to work?")
+    True
+    """
+    return _PAST.search(question) is not None
+
+
+def record_of(item: Item) -> FactRecord | None:
+    """The fact record in a store item (None for other memories)."""
+    return FactRecord.from_value(item.value)
+
+
+def newest_per_lineage(items: Iterable[T]) -> list[T]:
+    """``items`` with, per lineage, only the newest current version (in their order).
+
+    Two current versions of one lineage exist only for a moment (between the two puts of an
+    update, or two writers at once); a reader then keeps the one recorded last.
+    """
+    items = list(items)
+    newest: dict[str, tuple[str, str]] = {}
+    for item in items:
+        rec = record_of(item)
+        if rec is None or not rec.current:
+            continue
+        mark = (rec.recorded_at, item.key)
+        if rec.lineage not in newest or mark > newest[rec.lineage]:
+            newest[rec.lineage] = mark
+    kept = []
+    for item in items:
+        rec = record_of(item)
+        if rec is not None and rec.current and newest[rec.lineage][1] != item.key:
+            continue
+        kept.append(item)
+    return kept
+
+
+def search_op(
+    ns: tuple[str, ...], query: str | None, k: int, *, as_of: datetime | None = None
+) -> SearchOp:
+    """The search for facts true now (``as_of=None``) or at ``as_of``; other memories under
+    ``ns`` are found as before when ``as_of`` is None."""
+    if as_of is None:
+        return SearchOp(ns, filter=dict(CURRENT_FILTER), limit=k, query=query)
+    # Periods are checked on the results (:func:`held_at`): ``InMemoryStore`` compares
+    # ``$lte`` as numbers only, so the ISO times cannot be filtered there.
+    return SearchOp(ns, filter={"kind": FACT_KIND}, limit=k * AS_OF_FACTOR, query=query)
+
+
+def past_op(ns: tuple[str, ...], query: str | None, k: int) -> SearchOp:
+    """The search for replaced or ended versions matching ``query``."""
+    return SearchOp(ns, filter={"kind": FACT_KIND, "current": False}, limit=k, query=query)
+
+
+def held_at(items: Iterable[T], as_of: datetime, k: int) -> list[T]:
+    """The first ``k`` of ``items`` that were true at ``as_of``."""
+    moment = to_iso(as_of)
+    kept = []
+    for item in items:
+        rec = record_of(item)
+        if rec is not None and rec.holds_at(moment):
+            kept.append(item)
+        if len(kept) == k:
+            break
+    return kept
+
+
+def history_ops(ns: tuple[str, ...], lineages: Iterable[str]) -> list[SearchOp]:
+    """One listing per lineage: all its versions."""
+    return [SearchOp(tuple(ns), filter={"lineage": lineage}, limit=HISTORY_SCAN,
+                     refresh_ttl=False) for lineage in dict.fromkeys(lineages)]
+
+
+def versions(found: Iterable[Item]) -> list[tuple[str, FactRecord]]:
+    """The versions in ``found``, oldest first (by when they became true, then recorded)."""
+    pairs = [(item.key, rec) for item in found if (rec := record_of(item)) is not None]
+    pairs.sort(key=lambda pair: (pair[1].valid_from, pair[1].recorded_at, pair[0]))
+    return pairs
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How periods read in an answer, per language."""
+
+    locale: str
+    since: str
+    period: str
+    open_period: str
+    earlier: str
+    ended: str
+
+
+WORDINGS = {
+    "de": Wording("de", "seit {start}", "{start} bis {end}", "seit {start}", "früher: ",
+                  "beendet"),
+    "en": Wording("en", "since {start}", "{start} to {end}", "since {start}", "earlier: ",
+                  "ended"),
+}
+
+
+def wording(locale: str) -> Wording:
+    """The wording for ``locale`` (German unless it is English)."""
+    return WORDINGS["en" if locale.lower().startswith("en") else "de"]
+
+
+def _date(text: str, precision: str, locale: str) -> str:
+    return format_date(from_iso(text), "year" if precision == "year" else "month", locale=locale)
+
+
+def describe_current(rec: FactRecord, words: Wording, *, dated: bool) -> str:
+    """A current fact's line: its text, and ``(seit März 2026)`` when ``dated``."""
+    if not dated:
+        return rec.text
+    return f"{rec.text} ({words.since.format(start=_date(rec.valid_from, rec.precision, words.locale))})"
+
+
+def describe_past(rec: FactRecord, words: Wording) -> str:
+    """A replaced or ended version's line: ``früher: ... (März 2026 bis Juni 2026)``."""
+    start = _date(rec.valid_from, rec.precision, words.locale)
+    if rec.valid_to is None:
+        period = words.open_period.format(start=start)
+    else:
+        period = words.period.format(start=start, end=_date(rec.valid_to, "month", words.locale))
+    if rec.ended_by is not None:
+        period = f"{period}, {words.ended}"
+    return f"{words.earlier}{rec.text} ({period})"
+
+
+def is_dated(rec: FactRecord) -> bool:
+    """Whether a current fact's answer line names its start: when it replaced an earlier
+    version, or its text named a time."""
+    return rec.supersedes is not None or rec.date_expression is not None
+
+
+def fact_history_plan(
+    store: BaseStore, ns: tuple[str, ...], *, limit: int = 1000
+) -> Plan[list[tuple[str, FactRecord]]]:
+    """Plan: every version of every fact in ``ns`` (exactly), grouped by lineage, each
+    lineage oldest first, lineages by their first version."""
+    found = yield call(store.search, store.asearch, ns, filter={"kind": FACT_KIND},
+                       limit=limit, refresh_ttl=False)
+    own = [item for item in found if tuple(item.namespace) == tuple(ns)]
+    groups: dict[str, list[tuple[str, FactRecord]]] = {}
+    for key, rec in versions(own):
+        groups.setdefault(rec.lineage, []).append((key, rec))
+    return [pair for group in groups.values() for pair in group]
+
+
+def fact_history(
+    store: BaseStore, ns: Sequence[str], *, limit: int = 1000
+) -> list[tuple[str, FactRecord]]:
+    """Every version of every fact saved in ``ns``: ``(key, record)`` pairs, each fact's
+    versions oldest first.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> fact_history(InMemoryStore(), ("memories", "alice"))
+    []
+    """
+    return run(fact_history_plan(store, tuple(ns), limit=limit))
+
+
+async def afact_history(
+    store: BaseStore, ns: Sequence[str], *, limit: int = 1000
+) -> list[tuple[str, FactRecord]]:
+    """Async version of :func:`fact_history`."""
+    return await arun(fact_history_plan(store, tuple(ns), limit=limit))
+
+
+def facts_plan(
+    store: BaseStore, ns: tuple[str, ...], query: str | None, k: int,
+    as_of: datetime | None,
+) -> Plan[list[tuple[str, FactRecord]]]:
+    """Plan: up to ``k`` facts of ``ns`` true now (or at ``as_of``), best match first."""
+    found = yield call(store.batch, store.abatch, [search_op(ns, query, k, as_of=as_of)])
+    items = [item for item in found[0] if record_of(item) is not None]
+    items = held_at(items, as_of, k) if as_of is not None else newest_per_lineage(items)[:k]
+    return [(item.key, rec) for item in items if (rec := record_of(item)) is not None]
+
+
+def current_facts(
+    store: BaseStore, ns: Sequence[str], query: str | None = None, *, k: int = 10,
+    as_of: datetime | None = None,
+) -> list[tuple[str, FactRecord]]:
+    """Up to ``k`` facts of ``ns`` that are true now, or were at ``as_of``, best match for
+    ``query`` first (newest first without one)."""
+    return run(facts_plan(store, tuple(ns), query, k, as_of))
+
+
+async def acurrent_facts(
+    store: BaseStore, ns: Sequence[str], query: str | None = None, *, k: int = 10,
+    as_of: datetime | None = None,
+) -> list[tuple[str, FactRecord]]:
+    """Async version of :func:`current_facts`."""
+    return await arun(facts_plan(store, tuple(ns), query, k, as_of))
+
+
+def parse_as_of(value: Any) -> datetime | None:
+    """``config["configurable"]["as_of"]`` as a datetime: a datetime or an ISO string."""
+    if value is None or isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return from_iso(value)
+        except ValueError:
+            raise ValueError(
+                f"as_of={value!r} is not an ISO date; pass a datetime or e.g. "
+                "'2026-03-01T00:00:00Z'."
+            ) from None
+    raise TypeError(f"as_of must be a datetime or an ISO string, got {type(value).__name__}.")

@@ -1,0 +1,29 @@
+"""The public names of ``langgraph_episodic.facts`` and the doctests of its modules."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+import langgraph_episodic.facts as facts
+
+MODULES = ["dates", "records", "rules", "decide", "consolidate", "recall"]
+
+
+def test_public_names() -> None:
+    assert sorted(facts.__all__) == sorted([
+        "CURRENT_FILTER", "Candidate", "Clock", "Decision", "FactDecision", "FactRecord",
+        "FactWriter", "ModelDecider", "Outcome", "ResolvedDate", "RuleDecider",
+        "acurrent_facts", "afact_history", "asks_about_past", "current_facts",
+        "decide_by_rules", "fact_history", "format_date", "is_ending", "resolve_date", "slot_of",
+    ])
+    assert all(hasattr(facts, name) for name in facts.__all__)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str) -> None:
+    module = importlib.import_module(f"langgraph_episodic.facts.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0

@@ -1,0 +1,47 @@
+"""The rule path decides each of the four cases, in German and English, and names only a
+candidate it was given."""
+
+from __future__ import annotations
+
+import pytest
+
+from langgraph_episodic.facts import Candidate, decide_by_rules, slot_of
+
+
+def cands(*texts: str) -> list[Candidate]:
+    return [Candidate(f"k{i}", t, slot_of(t)) for i, t in enumerate(texts)]
+
+
+CASES = [
+    # (new text, current facts, action, index of the target)
+    ("Ich wohne in München.", ["Ich wohne in München."], "same", 0),
+    ("Ich lebe in München.", ["Ich wohne in München."], "same", 0),
+    ("I live in Munich.", ["I live in Munich"], "same", 0),
+    ("Ich bin nach Berlin gezogen.", ["Ich mag Jazz.", "Ich wohne in München."], "update", 1),
+    ("Ich arbeite jetzt bei SAP.", ["Ich arbeite bei Siemens.", "Ich habe einen Hund."], "update", 0),
+    ("Mein Lieblingsessen ist Sushi.", ["Mein Lieblingsessen ist Pizza."], "update", 0),
+    ("I moved to Berlin.", ["I live in Munich.", "I play chess."], "update", 0),
+    ("I now work at Globex.", ["I work at Initech.", "I play chess."], "update", 0),
+    ("My favourite colour is green.", ["My favourite colour is blue."], "update", 0),
+    ("Ich habe keinen Hund mehr.", ["Ich wohne in Köln.", "Ich habe einen Hund namens Bello."], "end", 1),
+    ("Ich habe gekündigt.", ["Ich arbeite bei Siemens."], "end", 0),
+    ("I quit my job.", ["I play chess.", "I work at Initech."], "end", 1),
+    ("I don't have a cat anymore.", ["I have a cat called Tom."], "end", 0),
+    ("I no longer play tennis.", ["I play tennis on Sundays."], "end", 0),
+    ("Ich habe eine Katze.", ["Ich habe einen Hund namens Bello."], "new", None),
+    ("Ich spreche Spanisch.", ["Ich spreche Deutsch.", "Ich wohne in Köln."], "new", None),
+    ("I have a cat.", ["I have a dog."], "new", None),
+    ("I play the guitar.", ["I live in Munich."], "new", None),
+    ("Ich habe keine Katze mehr.", ["Ich wohne in Köln."], "new", None),
+]
+
+
+@pytest.mark.parametrize(("text", "current", "action", "target"), CASES)
+def test_rule_decisions(text: str, current: list[str], action: str, target: int | None) -> None:
+    decision = decide_by_rules(text, cands(*current))
+    assert (decision.action, decision.target) == (action, None if target is None else f"k{target}")
+
+
+def test_without_candidates_everything_is_new() -> None:
+    assert decide_by_rules("Ich bin nach Berlin gezogen.", []).action == "new"
+    assert decide_by_rules("I quit my job.", []).action == "new"

@@ -1,0 +1,54 @@
+"""On a Chroma server: two clients (as two processes have: no shared lock, each its own
+caches) update the same fact at the same moment; both pass their re-read before either
+writes. They converge on one current version, the newer, and keep the other as history."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
+
+import pytest
+
+from langgraph_episodic import ChromaStore
+from langgraph_episodic._effects import run
+from langgraph_episodic.facts import FactWriter, fact_history
+from tests.reliability.conftest import ServerProcess, server
+from tests.tools.conftest import hash_index
+
+__all__ = ["server"]
+
+NS = ("memories", "alice")
+MOVES = {"Ich bin nach Berlin gezogen.": 6, "Ich bin nach Hamburg gezogen.": 7}
+
+
+@pytest.mark.server
+def test_two_server_clients_converge_on_the_newer_version(server: ServerProcess) -> None:
+    host, port = server.host, server.port
+
+    def client() -> ChromaStore:
+        return ChromaStore.http(host, port, collection="facts", index=hash_index())
+
+    first = client()
+    run(FactWriter().save(first, NS, "Ich wohne in München.",
+                          said_at=datetime(2026, 3, 1, tzinfo=timezone.utc)))
+    both_checked = threading.Barrier(2)
+    writer = FactWriter(between_read_and_write=lambda: both_checked.wait(30))
+    clients = [client(), client()]
+
+    def move(store: ChromaStore, text: str) -> None:
+        when = datetime(2026, MOVES[text], 1, tzinfo=timezone.utc)
+        run(writer.save(store, NS, text, said_at=when))
+
+    threads = [threading.Thread(target=move, args=(c, t))
+               for c, t in zip(clients, MOVES, strict=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    reader = client()
+    history = fact_history(reader, NS)
+    assert len(history) == 3
+    assert [rec.text for _, rec in history if rec.current] == ["Ich bin nach Hamburg gezogen."]
+    assert all(rec.valid_to is not None for _, rec in history if not rec.current)
+    for store in (first, *clients, reader):
+        store.close()
