@@ -96,7 +96,7 @@ def _search(p: argparse.ArgumentParser) -> None:
 def _history(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="the user whose facts to list")
     p.add_argument("--json", action="store_true", help="print JSON")
-    add_target_options(p)
+    add_target_options(p, embeds=False)
     p.set_defaults(run=lazy_command(".history", "run_history"))
 
 

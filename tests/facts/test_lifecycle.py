@@ -14,7 +14,7 @@ from langgraph_episodic.cli.transfer import collect_records, import_records
 from langgraph_episodic.facts import fact_history
 from langgraph_episodic.privacy import forget_user
 from langgraph_episodic.tools import create_memory_tools
-from tests.cli.conftest import HASH, CliResult, cli
+from tests.cli.conftest import CliResult, cli
 from tests.reliability.test_forget_on_disk import scan
 
 from .conftest import Clock, user
@@ -70,7 +70,7 @@ def test_history_command_lists_the_periods(
     store = ChromaStore.persistent(tmp_path / "store", index=INDEX)
     moved(store)
     store.close()
-    code, out, err = cli("history", "--user", "alice", "--path", str(tmp_path / "store"), *HASH)
+    code, out, err = cli("history", "--user", "alice", "--path", str(tmp_path / "store"))
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "memories/alice"
@@ -78,5 +78,5 @@ def test_history_command_lists_the_periods(
                for ln in lines), out
     assert any(MARK_NEW in ln and "2026-06-15 .. now" in ln and "current" in ln for ln in lines)
     assert any("ended by: Ich habe keinen Hund mehr." in ln for ln in lines), out
-    code, out, _ = cli("history", "--user", "nobody", "--path", str(tmp_path / "store"), *HASH)
+    code, out, _ = cli("history", "--user", "nobody", "--path", str(tmp_path / "store"))
     assert (code, out.strip()) == (0, "No facts stored for this user.")
