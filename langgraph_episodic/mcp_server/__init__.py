@@ -9,7 +9,7 @@ user is the one the server was started for; over streamable HTTP it is the beare
 
 from __future__ import annotations
 
-INSTALL_HINT = 'pip install "langgraph-episodic[mcp]" (in a checkout: pip install -e ".[mcp]")'
+INSTALL_HINT = 'in the checkout, pip install -e ".[mcp]"'
 
 
 def _require_mcp() -> None:

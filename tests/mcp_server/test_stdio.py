@@ -187,3 +187,35 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+MISSING_SDK = (
+    "import sys; sys.modules['mcp'] = None; "  # as if the [mcp] extra were not installed
+    "from langgraph_episodic.cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_without_the_extra_the_command_names_the_install(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", MISSING_SDK, "mcp", "--user", "alice", "--path", str(tmp_path)],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert 'pip install -e ".[mcp]"' in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_second_server_on_the_same_folder_says_it_is_in_use(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+
+    async def second_while_first_runs() -> subprocess.CompletedProcess[str]:
+        async with session(store, "alice"):
+            argv = cli("mcp", "--user", "bob", "--path", str(store), "--embeddings", "hash")
+            return await asyncio.to_thread(
+                subprocess.run, argv, capture_output=True, text=True, timeout=60,
+                stdin=subprocess.DEVNULL,
+            )
+
+    done = asyncio.run(second_while_first_runs())
+    assert done.returncode == 2, done.stderr
+    assert "being written by another process" in done.stderr and "--url" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
