@@ -228,3 +228,21 @@ def test_short_tokens_are_refused_without_printing_them(tmp_path: Path) -> None:
                               "hash"), capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 2
     assert "fewer than 16" in done.stderr and "abc123" not in done.stderr
+
+
+async def test_two_users_at_once_stay_apart(http_server: HttpServer) -> None:
+    """Ten saves and recalls of alice and bob interleaved on one server."""
+    async def user(token: str, name: str) -> list[str]:
+        async with session(http_server, token) as client:
+            await asyncio.gather(*(
+                text(client, "memory_speichern", {"information": f"{name} besitzt Buch {i}."})
+                for i in range(10)
+            ))
+            return await asyncio.gather(*(
+                text(client, "memory_abrufen", {"frage": f"besitzt Buch {i}"}) for i in range(10)
+            ))
+
+    alice, bob = await asyncio.gather(user(ALICE_TOKEN, "Alice"), user(BOB_TOKEN, "Bob"))
+    assert all("Alice besitzt" in a and "Bob" not in a for a in alice), alice
+    assert all("Bob besitzt" in b and "Alice" not in b for b in bob), bob
+    assert http_server.alive()
