@@ -3,8 +3,9 @@
 The tools are the LangChain tools of :func:`~langgraph_episodic.create_memory_tools`, bound
 to one store and run through the official MCP Python SDK: ``memory_speichern`` /
 ``memory_abrufen`` (``save_memory`` / ``recall_memory`` in English) and, when allowed,
-``memory_vergessen`` / ``forget_memory``, which forgets the caller's own data. Over stdio the
-user is the one the server was started for; over streamable HTTP it is the bearer token's.
+``memory_vergessen`` / ``forget_memory``, which forgets the caller's own data. There is no
+history tool yet. Over stdio the user is the one the server was started for; over streamable
+HTTP it is the bearer token's.
 """
 
 from __future__ import annotations

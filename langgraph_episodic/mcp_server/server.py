@@ -35,7 +35,7 @@ from starlette.types import Receive, Scope, Send
 
 from .. import __version__
 from .tokens import TokenTable
-from .toolset import MemoryToolset
+from .toolset import MemoryToolset, ToolCallError
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,13 @@ def build_server(toolset: MemoryToolset, user_of: UserOf) -> Server[Any, Any]:
 
     @server.call_tool()
     async def call_tool(name: str, arguments: dict[str, Any]) -> list[types.ContentBlock]:
-        answer = await toolset.call(name, arguments, user=user_of(server))
+        try:
+            answer = await toolset.call(name, arguments, user=user_of(server))
+        except ToolCallError:
+            raise  # the client's mistake: the SDK answers it as a tool error
+        except Exception:
+            logger.exception("tool %s failed", name)  # then the SDK answers a tool error
+            raise
         return [types.TextContent(type="text", text=answer)]
 
     return server

@@ -10,11 +10,11 @@ The user is never a tool argument: the schemas refuse any key but the tool's own
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 from pydantic import BaseModel
@@ -67,9 +67,9 @@ def input_schema(tool: BaseTool) -> dict[str, Any]:
     return {**schema, "type": "object", "properties": properties, "additionalProperties": False}
 
 
-def config_for(user: str) -> dict[str, Any]:
+def config_for(user: str) -> RunnableConfig:
     """The run config a tool call of ``user`` gets: only the user id, from the server."""
-    return {"configurable": {"user_id": user}}
+    return RunnableConfig(configurable={"user_id": user})
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,12 @@ class MemoryToolset:
     """The tools one MCP server offers over one store: save and recall, optionally forget."""
 
     store: BaseStore
-    locale: str = "de"
-    allow_forget: bool = False
-    tools: Sequence[BaseTool] = field(default=())
+    tools: tuple[BaseTool, ...]
+    """The LangChain tools served as they are, in the order clients see them."""
+    read_only: frozenset[str] = frozenset()
+    """Names of the tools that only read (MCP's ``readOnlyHint``)."""
     forget: ForgetTexts | None = None
+    """The forget tool's texts when it is offered, else None."""
 
     @classmethod
     def create(
@@ -90,18 +92,16 @@ class MemoryToolset:
         save, recall = create_memory_tools(store=store, locale=locale, **options)
         return cls(
             store=store,
-            locale=locale,
-            allow_forget=allow_forget,
             tools=(save, recall),
+            read_only=frozenset({recall.name}),
             forget=forget_texts_for(locale) if allow_forget else None,
         )
 
     def listed(self) -> list[McpTool]:
         """The tools in the order clients see them: save, recall, then forget (if allowed)."""
-        save, recall = self.tools
         found = [
-            McpTool(save.name, save.description, input_schema(save), False, False),
-            McpTool(recall.name, recall.description, input_schema(recall), True, False),
+            McpTool(t.name, t.description, input_schema(t), t.name in self.read_only, False)
+            for t in self.tools
         ]
         if self.forget is not None:
             found.append(
@@ -121,7 +121,7 @@ class MemoryToolset:
         for tool in self.tools:
             if tool.name == name:
                 _check(arguments, input_schema(tool))
-                answer = await tool.ainvoke(dict(arguments), config=config_for(user))  # type: ignore[arg-type]  # a plain dict is a RunnableConfig
+                answer = await tool.ainvoke(dict(arguments), config=config_for(user))
                 return str(answer)
         names = ", ".join(t.name for t in self.listed())
         raise ToolCallError(f"Unknown tool {name!r}; this server has: {names}.")
