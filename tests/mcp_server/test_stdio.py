@@ -132,8 +132,13 @@ CLIENT = textwrap.dedent(
             async with ClientSession(read, write) as client:
                 await client.initialize()
                 await client.call_tool("memory_speichern", {"information": "Alice fährt Rad."})
+                pending = asyncio.create_task(  # in flight when the client is killed
+                    client.call_tool("memory_speichern", {"information": "Alice mag Jazz."})
+                )
+                await asyncio.sleep(0)
                 print("ready", flush=True)
                 await asyncio.sleep(600)
+                await pending
 
     asyncio.run(main())
     """
@@ -141,8 +146,9 @@ CLIENT = textwrap.dedent(
 
 
 def test_a_killed_client_ends_its_server_and_frees_the_folder(tmp_path: Path) -> None:
-    """SIGKILL the client mid-session: its server sees stdin close, exits, and releases the
-    folder lock, so the next server opens the same store and finds the saved memory."""
+    """SIGKILL the client with a call in flight: its server sees stdin close, exits, and
+    releases the folder lock, so the next server opens the same store and finds the memory
+    saved before (the one in flight may or may not have been saved)."""
     store = tmp_path / "store"
     argv = cli("mcp", "--user", "alice", "--path", str(store), "--embeddings", "hash")
     client = subprocess.Popen([sys.executable, "-c", CLIENT, *argv], stdout=subprocess.PIPE,

@@ -112,3 +112,34 @@ async def test_a_call_without_a_user_is_refused() -> None:
     toolset = MemoryToolset.create(InMemoryStore())
     with pytest.raises(ToolCallError, match="user"):
         await toolset.call("memory_abrufen", {"frage": "x"}, user="")
+
+
+def test_the_schema_follows_the_tool_it_serves() -> None:
+    """A tool with other arguments (as the facts work may add) is served with them: the MCP
+    schema is derived from the LangChain tool, not written down twice."""
+    from langchain_core.tools import StructuredTool
+
+    def note(text: str, valid_from: str | None = None, weight: int = 1) -> str:
+        """Note something."""
+        return text
+
+    tool = StructuredTool.from_function(note)
+    (listed,) = MemoryToolset(store=InMemoryStore(), tools=(tool,)).listed()
+    props = listed.input_schema["properties"]
+    assert sorted(props) == ["text", "valid_from", "weight"]
+    assert listed.input_schema["required"] == ["text"]
+    assert props["text"]["maxLength"] == MAX_ARGUMENT_CHARS
+    assert props["weight"]["type"] == "integer"
+
+
+async def test_arguments_of_a_served_tool_are_validated_by_its_own_schema() -> None:
+    from langchain_core.tools import StructuredTool
+
+    def note(text: str, weight: int = 1) -> str:
+        """Note something."""
+        return f"{text}:{weight}"
+
+    toolset = MemoryToolset(store=InMemoryStore(), tools=(StructuredTool.from_function(note),))
+    assert await toolset.call("note", {"text": "a", "weight": 2}, user="alice") == "a:2"
+    with pytest.raises(ToolCallError, match="integer"):
+        await toolset.call("note", {"text": "a", "weight": "2"}, user="alice")
