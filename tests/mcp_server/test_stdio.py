@@ -225,3 +225,17 @@ def test_a_second_server_on_the_same_folder_says_it_is_in_use(tmp_path: Path) ->
     assert done.returncode == 2, done.stderr
     assert "being written by another process" in done.stderr and "--url" in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+@pytest.mark.model
+async def test_the_packaged_model_is_the_default(tmp_path: Path) -> None:
+    argv = cli("mcp", "--user", "alice", "--path", str(tmp_path / "store"))
+    server = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
+    async with (
+        stdio_client(server) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await asyncio.wait_for(client.initialize(), 90)
+        await text(client, "memory_speichern", {"information": "Alice drinks green tea."})
+        answer = await text(client, "memory_abrufen", {"frage": "What does Alice drink?"})
+        assert "Alice drinks green tea." in answer
