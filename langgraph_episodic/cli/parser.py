@@ -31,6 +31,13 @@ DEFAULT_TASKS = 120
 DEFAULT_SEED = 7
 """The demo's seed of the hidden success rates and the task stream."""
 
+DEFAULT_MCP_HOST = "127.0.0.1"
+DEFAULT_MCP_PORT = 8765
+"""Where ``mcp --http`` listens unless ``--host`` / ``--port`` say otherwise."""
+
+MCP_TOKENS_ENV = "EPISODIC_MCP_TOKENS"
+"""The environment variable with ``mcp --http``'s bearer tokens (``token:user,...``)."""
+
 PLOT_FILE_NAME = "learning_curve.png"
 """Where the demo's plot goes unless ``--plot`` says otherwise (the working folder)."""
 
@@ -165,6 +172,41 @@ def _purge(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=lazy_command(".purge", "run_purge"))
 
 
+def _mcp(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--user", help="the user whose memory a stdio server serves (required without --http)"
+    )
+    p.add_argument(
+        "--http",
+        action="store_true",
+        help="serve streamable HTTP at http://HOST:PORT/mcp, the user from each request's "
+        f"bearer token (tokens from ${MCP_TOKENS_ENV} or --tokens-file); default: stdio",
+    )
+    p.add_argument("--host", default=DEFAULT_MCP_HOST, help=f"HTTP host (default: {DEFAULT_MCP_HOST})")
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_MCP_PORT, help=f"HTTP port (default: {DEFAULT_MCP_PORT})"
+    )
+    p.add_argument(
+        "--tokens-file",
+        metavar="FILE",
+        help="bearer tokens for --http, one TOKEN:USER per line",
+    )
+    p.add_argument(
+        "--locale",
+        choices=["de", "en"],
+        default="de",
+        help="tool names and texts: memory_speichern/memory_abrufen (de, default) or "
+        "save_memory/recall_memory (en)",
+    )
+    p.add_argument(
+        "--allow-forget",
+        action="store_true",
+        help="add the tool memory_vergessen/forget_memory: deletes the caller's own data",
+    )
+    add_target_options(p, embeds=True)
+    p.set_defaults(run=lazy_command(".mcp", "run_mcp"))
+
+
 def _demo(p: argparse.ArgumentParser) -> None:
     add_demo_arguments(p)
     p.set_defaults(run=lazy_command(".demo_options", "run"))
@@ -184,6 +226,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "sweep": ("delete expired (TTL) items now", _sweep),
     "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
     "purge": ("remove deleted data from the files now (rebuilds vector indexes)", _purge),
+    "mcp": ("serve the memory tools to MCP clients (stdio or HTTP; the [mcp] extra)", _mcp),
     "demo": ("watch an agent learn from its episodes (simulated by default)", _demo),
 }
 """Each command's help line and the function that adds its options, in the order of ``--help``."""

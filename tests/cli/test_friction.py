@@ -287,8 +287,8 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
     return dict(action.choices)
 
 
-EMBEDDING_COMMANDS = {"search", "import", "demo"}
-"""The commands that embed text (an import embeds what it writes)."""
+EMBEDDING_COMMANDS = {"search", "import", "demo", "mcp"}
+"""The commands that embed text (an import embeds what it writes, mcp what its tools save)."""
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

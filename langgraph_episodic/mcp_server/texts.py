@@ -1,0 +1,59 @@
+"""Name, description and answers of the MCP server's forget tool, in German and English.
+
+The save and recall tools bring their own texts (:mod:`langgraph_episodic.tools.texts`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ForgetTexts:
+    """What a model reads from the forget tool; ``done`` has ``{items}`` and ``{namespaces}``."""
+
+    name: str
+    description: str
+    done: str
+    nothing: str
+
+
+GERMAN_FORGET = ForgetTexts(
+    name="memory_vergessen",
+    description=(
+        "Löscht alles, was im Langzeitgedächtnis über diesen Nutzer gespeichert ist, endgültig "
+        "(gespeicherte Informationen, Episoden, Arbeitsgedächtnis). Nur verwenden, wenn der "
+        "Nutzer ausdrücklich verlangt, dass alles über ihn vergessen wird; nicht, um einzelne "
+        "Informationen zu korrigieren."
+    ),
+    done=(
+        "Vergessen: Alles über diesen Nutzer ist endgültig gelöscht (Einträge: {items}, "
+        "Bereiche: {namespaces})."
+    ),
+    nothing="Nichts zu vergessen: Über diesen Nutzer ist nichts gespeichert.",
+)
+
+ENGLISH_FORGET = ForgetTexts(
+    name="forget_memory",
+    description=(
+        "Deletes everything this user's long-term memory holds about them, for good (saved "
+        "information, episodes, working memory). Use it only when the user explicitly asks "
+        "for everything about them to be forgotten; not to correct single facts."
+    ),
+    done=(
+        "Forgotten: everything about this user is deleted for good (items: {items}, "
+        "namespaces: {namespaces})."
+    ),
+    nothing="Nothing to forget: nothing is stored about this user.",
+)
+
+
+FORGET_LOCALES: dict[str, ForgetTexts] = {"de": GERMAN_FORGET, "en": ENGLISH_FORGET}
+
+
+def forget_texts_for(locale: str) -> ForgetTexts:
+    """The forget tool's texts for ``locale``, read as :func:`~..tools.texts_for` reads it."""
+    from ..tools.texts import texts_for
+
+    texts_for(locale)  # the same error for an unknown locale
+    return FORGET_LOCALES[locale.lower().replace("_", "-").split("-")[0]]

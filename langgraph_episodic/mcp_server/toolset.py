@@ -1,0 +1,143 @@
+"""The memory tools as MCP sees them: names, descriptions, JSON schemas, and one call per user.
+
+The save and recall tools are the very ``StructuredTool`` objects :func:`create_memory_tools`
+returns, bound to the server's store: an MCP call runs ``tool.ainvoke(arguments, config)`` with
+``config["configurable"]["user_id"]`` set to the caller, so redaction on save, the relevance
+floor, the "nothing relevant" answer and the structured lookup are the LangChain tools' own.
+The user is never a tool argument: the schemas refuse any key but the tool's own argument.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from langgraph.store.base import BaseStore
+from pydantic import BaseModel
+
+from ..privacy import aforget_user
+from ..tools import create_memory_tools
+from .texts import ForgetTexts, forget_texts_for
+
+logger = logging.getLogger(__name__)
+
+MAX_ARGUMENT_CHARS = 4000
+"""The longest string a client may pass as a tool argument (a fact is one sentence; a longer
+text is refused with an error instead of being embedded)."""
+
+
+EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+"""The schema of a tool without arguments (forget)."""
+
+
+class ToolCallError(ValueError):
+    """A call the server refuses: an unknown tool or arguments that do not fit its schema."""
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """One tool as listed to MCP clients."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+    destructive: bool
+
+
+def input_schema(tool: BaseTool) -> dict[str, Any]:
+    """The JSON schema MCP clients see for ``tool``: its model-visible arguments (the LangChain
+    tool's own schema, without ``config`` and the injected store), every string at most
+    :data:`MAX_ARGUMENT_CHARS` long, no other keys allowed."""
+    call_schema = tool.tool_call_schema
+    if isinstance(call_schema, dict):
+        schema = dict(call_schema)
+    elif issubclass(call_schema, BaseModel):
+        schema = call_schema.model_json_schema()
+    else:  # a pydantic v1 model
+        schema = call_schema.schema()
+    properties = {
+        name: {**prop, "maxLength": MAX_ARGUMENT_CHARS} if prop.get("type") == "string" else prop
+        for name, prop in schema.get("properties", {}).items()
+    }
+    return {**schema, "type": "object", "properties": properties, "additionalProperties": False}
+
+
+def config_for(user: str) -> RunnableConfig:
+    """The run config a tool call of ``user`` gets: only the user id, from the server."""
+    return RunnableConfig(configurable={"user_id": user})
+
+
+@dataclass(frozen=True)
+class MemoryToolset:
+    """The tools one MCP server offers over one store: save and recall, optionally forget."""
+
+    store: BaseStore
+    tools: tuple[BaseTool, ...]
+    """The LangChain tools served as they are, in the order clients see them."""
+    read_only: frozenset[str] = frozenset()
+    """Names of the tools that only read (MCP's ``readOnlyHint``)."""
+    forget: ForgetTexts | None = None
+    """The forget tool's texts when it is offered, else None."""
+
+    @classmethod
+    def create(
+        cls, store: BaseStore, *, locale: str = "de", allow_forget: bool = False, **options: Any
+    ) -> MemoryToolset:
+        """Bind :func:`create_memory_tools` (``options`` are its keyword arguments) to ``store``."""
+        save, recall = create_memory_tools(store=store, locale=locale, **options)
+        return cls(
+            store=store,
+            tools=(save, recall),
+            read_only=frozenset({recall.name}),
+            forget=forget_texts_for(locale) if allow_forget else None,
+        )
+
+    def listed(self) -> list[McpTool]:
+        """The tools in the order clients see them: save, recall, then forget (if allowed)."""
+        found = [
+            McpTool(t.name, t.description, input_schema(t), t.name in self.read_only, False)
+            for t in self.tools
+        ]
+        if self.forget is not None:
+            found.append(
+                McpTool(self.forget.name, self.forget.description, EMPTY_SCHEMA, False, True)
+            )
+        return found
+
+    async def call(self, name: str, arguments: dict[str, Any], *, user: str) -> str:
+        """Run tool ``name`` for ``user``; return its answer. ``arguments`` were validated
+        against the listed schema by the MCP server; they are checked again here, so a caller
+        that skips that validation cannot reach the tools with other keys or types."""
+        if not user:
+            raise ToolCallError("No user for this call; the server must name one.")
+        if self.forget is not None and name == self.forget.name:
+            _check(arguments, EMPTY_SCHEMA)
+            return await self._forget(user)
+        for tool in self.tools:
+            if tool.name == name:
+                _check(arguments, input_schema(tool))
+                answer = await tool.ainvoke(dict(arguments), config=config_for(user))
+                return str(answer)
+        names = ", ".join(t.name for t in self.listed())
+        raise ToolCallError(f"Unknown tool {name!r}; this server has: {names}.")
+
+    async def _forget(self, user: str) -> str:
+        assert self.forget is not None
+        report = await aforget_user(user, store=self.store)
+        logger.info("forgot %d items in %d namespaces", report.items_deleted, len(report.namespaces))
+        if not report.items_deleted:
+            return self.forget.nothing
+        return self.forget.done.format(items=report.items_deleted, namespaces=len(report.namespaces))
+
+
+def _check(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Refuse ``arguments`` that do not fit ``schema`` (other keys, wrong types, too long)."""
+    try:
+        jsonschema.validate(instance=arguments, schema=schema)
+    except jsonschema.ValidationError as exc:
+        raise ToolCallError(f"Invalid arguments: {exc.message}") from None
