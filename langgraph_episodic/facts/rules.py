@@ -67,8 +67,11 @@ _ENDING_WORDS = frozenset(
 _TIME_STEMS = frozenset(
     _GERMAN.stemWord(w) for w in ["seit", "jetzt", "nun", "inzwischen", "mittlerweile", "neuerdings"]
 ) | frozenset(_ENGLISH.stemWord(w) for w in ["since", "now", "currently", "recently"])
-_FRAME_WORDS = frozenset(
-    ["ist", "sind", "bin", "war", "heißt", "lautet", "is", "are", "am", "was", "gern", "gerne", "mag", "like", "likes", "love", "loves"]
+_FRAME_WORDS = frozenset(["ist", "sind", "bin", "war", "heißt", "lautet", "is", "are", "am", "was"])
+"""Copulas: "X ist A" then "X ist B" says the same thing of another object. Verbs of liking are
+not among them: one likes many things at once."""
+_LIKING = frozenset(
+    ["gern", "gerne", "mag", "mögen", "liebe", "like", "likes", "love", "loves", "enjoy", "enjoys"]
 )
 
 
@@ -158,6 +161,8 @@ def _same_frame(new: str, old: str) -> bool:
     if len(a) - prefix > 3 or len(b) - prefix > 3:
         return False
     shared = a[:prefix]
+    if any(w in _LIKING for w in shared):
+        return False
     return any(w in _FRAME_WORDS for w in shared) or len(tokenize(" ".join(shared))) >= 2
 
 

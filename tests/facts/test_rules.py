@@ -33,6 +33,12 @@ CASES = [
     ("I have a cat.", ["I have a dog."], "new", None),
     ("I play the guitar.", ["I live in Munich."], "new", None),
     ("Ich habe keine Katze mehr.", ["Ich wohne in Köln."], "new", None),
+    # Liking is many-valued: a second thing one likes replaces nothing.
+    ("Ich mag Jazz.", ["Ich mag Tee."], "new", None),
+    ("Alice mag Jazz.", ["Alice mag Tee."], "new", None),
+    ("Ich trinke gerne Kaffee.", ["Ich trinke gerne Tee."], "new", None),
+    ("I like jazz.", ["I like tea."], "new", None),
+    ("I love hiking.", ["I love sailing."], "new", None),
 ]
 
 
