@@ -158,6 +158,22 @@ def _purge(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=lazy_command(".purge", "run_purge"))
 
 
+def _ui(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--port", type=int, default=8765, help="port on 127.0.0.1 (default: 8765; 0: any free)"
+    )
+    p.add_argument(
+        "--read-only", action="store_true", help="browse and search only: no edit, delete, forget"
+    )
+    p.add_argument(
+        "--checkpoints",
+        help="checkpoint database whose threads forgetting a user deletes (default: "
+        "<path>/checkpoints.sqlite for an embedded store, none for a server)",
+    )
+    add_target_options(p, embeds=True)
+    p.set_defaults(run=lazy_command(".ui", "run_ui"))
+
+
 def _demo(p: argparse.ArgumentParser) -> None:
     add_demo_arguments(p)
     p.set_defaults(run=lazy_command(".demo_options", "run"))
@@ -176,6 +192,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "sweep": ("delete expired (TTL) items now", _sweep),
     "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
     "purge": ("remove deleted data from the files now (rebuilds vector indexes)", _purge),
+    "ui": ("browse, search, edit and forget memories in the browser (local)", _ui),
     "demo": ("watch an agent learn from its episodes (simulated by default)", _demo),
 }
 """Each command's help line and the function that adds its options, in the order of ``--help``."""
