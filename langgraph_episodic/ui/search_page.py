@@ -39,7 +39,8 @@ def search(request: Request) -> Response:
     query = request.query_params.get("q", "")
     user = request.query_params.get("user", "") or None
     floor = _float(request, "floor")
-    limit = _float(request, "limit") or 10
+    given = _float(request, "limit")
+    limit = 10.0 if given is None else given
     if limit != int(limit) or not 1 <= limit <= MAX_LIMIT:
         raise HTTPException(400, f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     hits = None
