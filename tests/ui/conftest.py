@@ -66,11 +66,30 @@ def make_inspector(path: Path, *, read_only: bool = False) -> tuple[Starlette, S
     return create_app(settings, secrets=secrets), secrets, store
 
 
+def make_thread(checkpoints: Path, user: str, session: str) -> None:
+    """A checkpointed conversation thread ``"<user>:<session>"``."""
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    from langgraph_episodic.graph.threads import open_checkpointer, thread_config
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("echo", lambda state: {"messages": [("ai", "ok")]})
+    builder.add_edge(START, "echo")
+    with open_checkpointer(checkpoints) as saver:
+        builder.compile(checkpointer=saver).invoke(
+            {"messages": [("user", "hi")]}, thread_config(user, session)
+        )
+
+
 @pytest.fixture
 def seeded(tmp_path: Path) -> Path:
+    """The seeded store at ``tmp_path / "store"``, with threads ``alice:s1`` and ``bob:s1``
+    in its ``checkpoints.sqlite``."""
     path = tmp_path / "store"
     with ChromaStore.persistent(path, index=INDEX) as store:
         seed(store)
+    make_thread(path / "checkpoints.sqlite", "alice", "s1")
+    make_thread(path / "checkpoints.sqlite", "bob", "s1")
     return path
 
 

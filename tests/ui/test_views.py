@@ -121,6 +121,7 @@ def test_forget_previews_then_needs_the_typed_user_id(inspector: Inspector) -> N
     preview = inspector.client.get("/forget?user=alice").text
     assert "Nothing has been deleted yet" in preview
     assert re.search(r"memories/alice</td><td class=\"num\">5<", preview)
+    assert "1 conversation thread(s)" in preview and "alice:s1" in preview
     assert inspector.store.get(("memories", "alice"), "coffee") is not None
     wrong = _post(inspector, "/forget/confirm", user="alice", confirm="alice2")
     assert wrong.status_code == 400 and "nothing was deleted" in wrong.text
@@ -128,7 +129,8 @@ def test_forget_previews_then_needs_the_typed_user_id(inspector: Inspector) -> N
     done = _post(inspector, "/forget/confirm", user="alice", confirm="alice")
     assert done.status_code == 200
     report = html.unescape(done.text)
-    assert "forgot user 'alice': 6 items in 2 namespaces" in report
+    assert "forgot user 'alice': 6 items in 2 namespaces, 1 thread" in report
+    assert "thread alice:s1" in report and "bob:s1" not in report
     assert "a second pass found nothing left" in report
     assert inspector.store.search(("memories", "alice")) == []
     assert inspector.store.get(("memories", "alice2"), "tea") is not None
