@@ -40,8 +40,8 @@ def run_ui(args: argparse.Namespace) -> int:
         from ..ui import Secrets, Settings, create_app
     except ImportError as exc:
         raise CliError(
-            f"The inspector needs the [ui] extra ({exc.name} is missing): "
-            'pip install "langgraph-episodic[ui]"'
+            f"The inspector needs the [ui] extra ({exc.name} is missing): in the checkout, "
+            'pip install -e ".[ui]"'
         ) from exc
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port must be between 0 and 65535, got {args.port}.")

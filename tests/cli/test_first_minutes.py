@@ -80,7 +80,7 @@ def _argv_for(command: str, store: Path, work: Path) -> list[str]:
 
 
 def _commands_without_embedding() -> list[str]:
-    return ["--help", "--version", *(c for c in _subparsers() if c not in {"search", "demo"})]
+    return ["--help", "--version", *(c for c in _subparsers() if c not in {"search", "demo", "ui"})]
 
 
 @pytest.mark.parametrize("command", _commands_without_embedding())

@@ -287,8 +287,8 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
     return dict(action.choices)
 
 
-EMBEDDING_COMMANDS = {"search", "import", "demo"}
-"""The commands that embed text (an import embeds what it writes)."""
+EMBEDDING_COMMANDS = {"search", "import", "demo", "ui"}
+"""The commands that embed text (an import embeds what it writes, the inspector its edits)."""
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
