@@ -23,6 +23,8 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 COOKIE = "lge_token"
+"""The cookie's name, followed by the server's port: cookies are not kept apart by port, so two
+inspectors on one machine each keep their own."""
 TOKEN_PARAM = "token"
 CSRF_FIELD = "csrf"
 SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -79,11 +81,12 @@ class TokenGate:
             if self.secrets.token_ok(given) and request.method in SAFE_METHODS:
                 response = RedirectResponse(_without_token(request), status_code=303)
                 response.set_cookie(
-                    COOKIE, self.secrets.token, httponly=True, samesite="strict", path="/"
+                    cookie_name(scope), self.secrets.token, httponly=True, samesite="strict",
+                    path="/",
                 )
             else:
                 response = PlainTextResponse(REFUSED, status_code=403)
-        elif not self.secrets.token_ok(request.cookies.get(COOKIE)):
+        elif not self.secrets.token_ok(request.cookies.get(cookie_name(scope))):
             response = PlainTextResponse(REFUSED, status_code=403)
         elif request.method not in SAFE_METHODS | {"POST"}:
             response = PlainTextResponse("405 Method Not Allowed", status_code=405)
@@ -100,6 +103,12 @@ class TokenGate:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def cookie_name(scope: Scope) -> str:
+    """The access cookie's name for the server this request reached (``lge_token_8765``)."""
+    server = scope.get("server") or ("", 0)
+    return f"{COOKIE}_{server[1]}"
 
 
 def _without_token(request: Request) -> str:

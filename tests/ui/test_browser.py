@@ -36,7 +36,7 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def page(browser: object, served: Served) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1200, "height": 760})  # type: ignore[attr-defined]
+    context = browser.new_context(viewport={"width": 1200, "height": 760})
     page = context.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -55,11 +55,11 @@ def shots(tmp_path: Path) -> Path:
 
 
 def snap(page: object, folder: Path, name: str) -> None:
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
 def test_refused_without_the_token_opened_with_it(browser: object, served: Served, shots: Path) -> None:
-    context = browser.new_context(viewport={"width": 1200, "height": 300})  # type: ignore[attr-defined]
+    context = browser.new_context(viewport={"width": 1200, "height": 300})
     page = context.new_page()
     response = page.goto(served.base)
     assert response.status == 403 and "access token" in page.content()

@@ -6,16 +6,19 @@ import html
 import re
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 from langgraph.store.base import PutOp
 
+from langgraph_episodic import ChromaStore
 from langgraph_episodic.cli.transfer import parse_lines
 from langgraph_episodic.ui.data import PAGE_SIZE, user_id_of
 from langgraph_episodic.ui.security import CSRF_FIELD
 
-from .conftest import Inspector, Served, python_env
+from .conftest import INDEX, Inspector, Served, python_env, seed, serve, stop
 
 KEY = re.compile(r'class="key" href="[^"]*key=([^"&]+)"')
 
@@ -147,6 +150,34 @@ def test_the_command_serves_with_a_token(served: Served) -> None:
     with httpx.Client(base_url=served.base) as client:
         assert client.get(f"/?token={served.token}", follow_redirects=True).status_code == 200
         assert "alice" in client.get("/").text
+
+
+def test_the_command_serves_a_chroma_server(chroma_server: Any) -> None:
+    """``--url``: the inspector on a Chroma server's store (each test its own collection)."""
+    collection = f"ui_{uuid.uuid4().hex[:12]}"
+    with ChromaStore.from_url(chroma_server.url, collection=collection, index=INDEX) as store:
+        seed(store)
+    running = serve("--url", chroma_server.url, "--collection", collection, "--embeddings", "hash")
+    try:
+        with httpx.Client(base_url=running.base) as client:
+            client.get(f"/?token={running.token}", follow_redirects=True)
+            assert f"server {chroma_server.url}" in client.get("/").text
+            page = client.get("/search?q=espresso&limit=1").text
+            assert KEY.findall(page) == ["coffee"]
+            form = {"ns": ["memories", "bob"], "key": "pet", CSRF_FIELD: _csrf(client)}
+            assert client.post("/item/delete", data=form).status_code == 303
+    finally:
+        stop(running.proc)
+    with ChromaStore.from_url(chroma_server.url, collection=collection, index=INDEX) as store:
+        assert store.get(("memories", "bob"), "pet") is None
+        assert store.get(("memories", "alice"), "coffee") is not None
+
+
+def _csrf(client: httpx.Client) -> str:
+    page = client.get("/item?ns=memories&ns=bob&key=pet").text
+    match = re.search(rf'name="{CSRF_FIELD}" value="([^"]+)"', page)
+    assert match
+    return match.group(1)
 
 
 def test_the_command_names_the_fix_for_a_port_in_use(seeded: Path, served: Served) -> None:
