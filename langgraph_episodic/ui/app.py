@@ -35,7 +35,11 @@ async def _store_error(request: Request, exc: Exception) -> Response:
     from ..cli.target import CliError
 
     if isinstance(exc, FolderInUseError):
-        return render(request, "error.html", 409, title="Store folder in use", message=str(exc))
+        return render(
+            request, "error.html", 409, title="Store folder in use", message=str(exc),
+            hint="For the inspector, opening the store again means restarting "
+            "`langgraph-episodic ui` once the other process is done.",
+        )
     if isinstance(exc, CliError):
         return render(request, "error.html", 400, title="Cannot do that", message=str(exc))
     return render(request, "error.html", 502, title="The store failed", message=str(exc))

@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .conftest import PAYLOADS, Served
+from langgraph_episodic.cli.transfer import parse_lines
+
+from .conftest import PAYLOADS, Served, python_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -156,3 +160,38 @@ def test_script_in_memories_stays_inert(page: object) -> None:
         assert json.dumps(PAYLOADS[key])[1:-1] in page.locator("pre.value").inner_text()
         assert page.locator("form.edit textarea").input_value() == PAYLOADS[key]
     assert page.dialogs == []
+
+
+def test_export_downloads_the_users_items(page: object, tmp_path: Path) -> None:
+    page.goto(f"{page.base}user?id=bob")
+    with page.expect_download() as download:
+        page.click("text=Export this user's data")
+    saved = tmp_path / "bob.jsonl"
+    download.value.save_as(saved)
+    assert download.value.suggested_filename == "export-bob.jsonl"
+    records = parse_lines(saved.read_text("utf-8").splitlines())
+    assert [(r.namespace, r.key) for r in records] == [(("memories", "bob"), "pet")]
+
+
+WRITER = """
+import sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+store = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+store.put(("memories", "carol"), "k", {"text": "written by another process"})
+store.close()
+"""
+
+
+def test_a_folder_another_process_wrote_shows_the_message(
+    page: object, seeded: Path, shots: Path
+) -> None:
+    subprocess.run(
+        [sys.executable, "-c", WRITER, str(seeded)], env=python_env(), check=True, timeout=120
+    )
+    response = page.goto(page.base)
+    assert response.status == 409
+    message = page.locator(".error").inner_text()
+    assert "was written by another process" in message and "chroma run --path" in message
+    assert "restarting `langgraph-episodic ui`" in page.locator(".hint").inner_text()
+    assert "Traceback" not in page.content()
+    snap(page, shots, "folder-in-use")
