@@ -114,7 +114,9 @@ def cookie_name(scope: Scope) -> str:
 def _without_token(request: Request) -> str:
     """The request's path and query without the token (where its redirect goes)."""
     kept = [(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_PARAM]
-    return request.url.path + (f"?{urlencode(kept)}" if kept else "")
+    # "//host/..." or "/\\host" would send the browser to another host: keep one leading "/".
+    path = "/" + request.url.path.lstrip("/\\")
+    return path + (f"?{urlencode(kept)}" if kept else "")
 
 
 async def check_csrf(request: Request) -> None:

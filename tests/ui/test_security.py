@@ -161,3 +161,30 @@ def test_a_folder_another_process_writes_shows_the_fix(inspector: Inspector) -> 
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=60)
+
+
+def test_the_token_redirect_stays_on_this_server(inspector: Inspector) -> None:
+    """A request for the path ``//evil.example/x?token=...`` (sent raw: clients normalise
+    it) must not redirect to ``//evil.example/x``, which a browser reads as another host."""
+    import anyio
+
+    sent: list[dict[str, object]] = []
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": "//evil.example/x", "raw_path": b"//evil.example/x",
+        "query_string": f"token={inspector.secrets.token}".encode(), "root_path": "",
+        "headers": [(b"host", b"127.0.0.1")], "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 5000),
+    }
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    anyio.run(inspector.client.app, scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    headers = dict(start["headers"])
+    assert start["status"] == 303
+    assert not headers[b"location"].startswith(b"//"), headers[b"location"]
