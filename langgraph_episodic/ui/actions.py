@@ -1,8 +1,10 @@
 """What changes the store: edit an item's text, delete an item, forget a user; and export.
 
 Every change is a POST whose form carries the CSRF token (:func:`.security.check_csrf`), and
-none is possible when the inspector runs ``--read-only``. Forgetting shows a dry run first
-and deletes only after the user id is typed in again.
+none is possible when the inspector runs ``--read-only``. An edit names the ``updated_at`` its
+page showed and is refused when the item changed since (a stale page never overwrites a newer
+write; the check and the put are two calls, so a write landing between them still loses).
+Forgetting shows a dry run first and deletes only after the user id is typed in again.
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ async def edit(request: Request) -> Response:
         raise HTTPException(404, f"No item {key!r} in namespace {'/'.join(ns)} (deleted?).")
     if not isinstance(row.item.value.get("text"), str):
         raise HTTPException(400, "This item's value has no text field to edit.")
+    if str(form.get("seen", "")) != row.item.updated_at.isoformat():
+        raise HTTPException(
+            409,
+            "The item changed since you opened it (another writer updated it); nothing was "
+            "saved. Reload the page to see the new text, then edit that.",
+        )
     await run_in_threadpool(data.rewrite_text, store, row, text)
     return RedirectResponse(f"/item?{_query(ns, key=key, notice='edited')}", status_code=303)
 

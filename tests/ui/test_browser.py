@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_episodic.cli.transfer import parse_lines
+from langgraph_episodic.cli.transfer import parse_lines  # noqa: E402
 
-from .conftest import PAYLOADS, Served, python_env
+from .conftest import PAYLOADS, Served, python_env  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 
 if not CHROMIUM.is_file():  # a visible failure, never a silent skip
     raise RuntimeError(f"tests/ui/test_browser.py needs {CHROMIUM}: apt-get install -y chromium")
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+from playwright import sync_api  # noqa: E402  (after the check above: its message first)
 
 
 @pytest.fixture(scope="module")

@@ -87,7 +87,8 @@ def test_an_edit_is_embedded_again_and_keeps_created_at(inspector: Inspector) ->
     inspector.login()
     before = inspector.store.get(("memories", "alice"), "editor")
     response = _post(inspector, "/item/edit", ns=["memories", "alice"], key="editor",
-                     text="Alice switched to Helix keybindings")
+                     text="Alice switched to Helix keybindings",
+                     seen=before.updated_at.isoformat())
     assert response.status_code == 200 and "embedded again" in response.text
     after = inspector.store.get(("memories", "alice"), "editor")
     assert after.value["text"] == "Alice switched to Helix keybindings"
@@ -95,6 +96,19 @@ def test_an_edit_is_embedded_again_and_keeps_created_at(inspector: Inspector) ->
     page = inspector.client.get("/search?q=helix+keybindings&limit=1").text
     assert KEY.findall(page) == ["editor"]
     assert "TTL 600" in inspector.client.get("/item?ns=memories&ns=alice&key=editor").text
+
+
+def test_an_edit_of_a_stale_page_is_refused(inspector: Inspector) -> None:
+    """The agent updated the memory after the page was opened: the edit would overwrite it."""
+    inspector.login()
+    page = inspector.client.get("/item?ns=memories&ns=alice&key=coffee").text
+    seen = re.search(r'name="seen" value="([^"]+)"', page)
+    assert seen
+    inspector.store.put(("memories", "alice"), "coffee", {"text": "Alice now drinks tea"})
+    response = _post(inspector, "/item/edit", ns=["memories", "alice"], key="coffee",
+                     text="Alice drinks ristretto", seen=html.unescape(seen.group(1)))
+    assert response.status_code == 409 and "changed since" in response.text
+    assert inspector.store.get(("memories", "alice"), "coffee").value["text"] == "Alice now drinks tea"
 
 
 def test_delete_removes_the_item_only(inspector: Inspector) -> None:
