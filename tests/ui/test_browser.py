@@ -17,17 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright import sync_api
 
-from langgraph_episodic.cli.transfer import parse_lines  # noqa: E402
+from langgraph_episodic.cli.transfer import parse_lines
 
-from .conftest import PAYLOADS, Served, python_env  # noqa: E402
+from .conftest import PAYLOADS, Served, python_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 
 if not CHROMIUM.is_file():  # a visible failure, never a silent skip
     raise RuntimeError(f"tests/ui/test_browser.py needs {CHROMIUM}: apt-get install -y chromium")
 
-from playwright import sync_api  # noqa: E402  (after the check above: its message first)
 
 
 @pytest.fixture(scope="module")
