@@ -207,6 +207,22 @@ def _mcp(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=lazy_command(".mcp", "run_mcp"))
 
 
+def _ui(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--port", type=int, default=8765, help="port on 127.0.0.1 (default: 8765; 0: any free)"
+    )
+    p.add_argument(
+        "--read-only", action="store_true", help="browse and search only: no edit, delete, forget"
+    )
+    p.add_argument(
+        "--checkpoints",
+        help="checkpoint database whose threads forgetting a user deletes (default: "
+        "<path>/checkpoints.sqlite for an embedded store, none for a server)",
+    )
+    add_target_options(p, embeds=True)
+    p.set_defaults(run=lazy_command(".ui", "run_ui"))
+
+
 def _demo(p: argparse.ArgumentParser) -> None:
     add_demo_arguments(p)
     p.set_defaults(run=lazy_command(".demo_options", "run"))
@@ -227,6 +243,9 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
     "purge": ("remove deleted data from the files now (rebuilds vector indexes)", _purge),
     "mcp": ("serve the memory tools to MCP clients (stdio or HTTP; the [mcp] extra)", _mcp),
+
+
+    "ui": ("browse, search, edit and forget memories in the browser (local)", _ui),
     "demo": ("watch an agent learn from its episodes (simulated by default)", _demo),
 }
 """Each command's help line and the function that adds its options, in the order of ``--help``."""

@@ -81,9 +81,10 @@ def _argv_for(command: str, store: Path, work: Path) -> list[str]:
 
 
 def _commands_without_embedding() -> list[str]:
-    # mcp embeds what its tools save and serves until its client leaves: tests/mcp_server
+    # mcp and ui serve until stopped (tests/mcp_server, tests/ui); both embed what they save
     return [
-        "--help", "--version", *(c for c in _subparsers() if c not in {"search", "demo", "mcp"})
+        "--help", "--version",
+        *(c for c in _subparsers() if c not in {"search", "demo", "mcp", "ui"}),
     ]
 
 

@@ -287,8 +287,9 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
     return dict(action.choices)
 
 
-EMBEDDING_COMMANDS = {"search", "import", "demo", "mcp"}
-"""The commands that embed text (an import embeds what it writes, mcp what its tools save)."""
+EMBEDDING_COMMANDS = {"search", "import", "demo", "mcp", "ui"}
+"""The commands that embed text (an import embeds what it writes, mcp what its tools save, the
+inspector its edits)."""
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

@@ -1,0 +1,78 @@
+"""The inspector's Starlette app: :func:`create_app` over an open store.
+
+The app only reads and writes through the store's public API and the privacy and command-line
+helpers, so it can be mounted into another ASGI server as it is. Routes live in
+:mod:`.browse` (users, namespaces, items), :mod:`.search_page` (the search playground) and
+:mod:`.actions` (edit, delete, export, forget); access control in :mod:`.security`.
+"""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from . import actions, browse, search_page
+from .pages import HERE, Settings, render, templates
+from .security import LOOPBACK_HOSTS, Secrets, TokenGate
+
+__all__ = ["Settings", "create_app"]
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return render(request, "error.html", exc.status_code, title="Refused", message=exc.detail)
+
+
+async def _store_error(request: Request, exc: Exception) -> Response:
+    """A store that cannot answer: the error's message (it names the fix), no traceback."""
+    from ..chroma.folder_lock import FolderInUseError
+    from ..cli.target import CliError
+
+    if isinstance(exc, FolderInUseError):
+        return render(
+            request, "error.html", 409, title="Store folder in use", message=str(exc),
+            hint="For the inspector, opening the store again means restarting "
+            "`langgraph-episodic ui` once the other process is done.",
+        )
+    if isinstance(exc, CliError):
+        return render(request, "error.html", 400, title="Cannot do that", message=str(exc))
+    return render(request, "error.html", 502, title="The store failed", message=str(exc))
+
+
+def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlette:
+    """The inspector over ``settings.store``; ``secrets`` holds its access and CSRF tokens."""
+    from chromadb.errors import ChromaError
+
+    from ..chroma.folder_lock import FolderInUseError
+    from ..cli.target import CliError
+
+    secrets = secrets or Secrets()
+    app = Starlette(
+        routes=[
+            *browse.routes,
+            *search_page.routes,
+            *actions.routes,
+            Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+            Route("/favicon.ico", browse.no_icon),
+        ],
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS)),
+            Middleware(TokenGate, secrets_=secrets),
+        ],
+        exception_handlers={
+            HTTPException: _http_error,
+            FolderInUseError: _store_error,
+            CliError: _store_error,
+            ChromaError: _store_error,
+        },
+    )
+    app.state.settings = settings
+    app.state.secrets = secrets
+    app.state.templates = templates()
+    return app

@@ -1,0 +1,87 @@
+"""Browsing: users -> a user's namespaces -> a namespace's items (paged) -> one item."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from . import data
+from .pages import notice, render
+
+
+def namespace_of(request: Request) -> tuple[str, ...]:
+    """The ``ns`` query (or form) labels, in order; 400 when there are none."""
+    labels = tuple(request.query_params.getlist("ns"))
+    if not labels or not all(labels):
+        raise HTTPException(400, "Name the namespace: ?ns=<label>&ns=<label>...")
+    return labels
+
+
+def home(request: Request) -> Response:
+    store = request.app.state.settings.store
+    return render(request, "home.html", overview=data.overview(store))
+
+
+def user(request: Request) -> Response:
+    label = request.query_params.get("id", "")
+    if not label:
+        raise HTTPException(400, "Name the user: ?id=<user label>")
+    store = request.app.state.settings.store
+    namespaces = data.user_namespaces(store, label)
+    return render(
+        request,
+        "user.html",
+        label=label,
+        user_id=data.user_id_of(label),
+        namespaces=namespaces,
+    )
+
+
+def namespace(request: Request) -> Response:
+    ns = namespace_of(request)
+    try:
+        offset = max(0, int(request.query_params.get("offset", "0")))
+    except ValueError:
+        raise HTTPException(400, "offset must be a whole number") from None
+    page = data.items_page(request.app.state.settings.store, ns, offset)
+    return render(
+        request,
+        "namespace.html",
+        ns=ns,
+        page=page,
+        page_size=data.PAGE_SIZE,
+        notice=notice(request),
+    )
+
+
+def item(request: Request) -> Response:
+    ns = namespace_of(request)
+    key = request.query_params.get("key", "")
+    row = data.item_row(request.app.state.settings.store, ns, key) if key else None
+    if row is None:
+        raise HTTPException(404, f"No item {key!r} in namespace {'/'.join(ns)}.")
+    return render(
+        request,
+        "item.html",
+        ns=ns,
+        row=row,
+        editable=isinstance(row.item.value.get("text"), str),
+        value_json=json.dumps(row.item.value, indent=2, ensure_ascii=False),
+        notice=notice(request),
+    )
+
+
+def no_icon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
+routes = [
+    Route("/", home, name="home"),
+    Route("/user", user, name="user"),
+    Route("/namespace", namespace, name="namespace"),
+    Route("/item", item, name="item"),
+]

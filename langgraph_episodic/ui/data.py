@@ -1,0 +1,189 @@
+"""What the inspector's pages show, read from a store through the public ``BaseStore`` API.
+
+Plain functions returning frozen records; the routes render them. Users are the labels in the
+user's place of the namespaces this library writes, ``(kind, user, ...)``
+(:data:`langgraph_episodic.privacy.DEFAULT_SHAPES`), so a user's page lists exactly the
+namespaces ``forget`` deletes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from langgraph.store.base import BaseStore, Item, SearchItem
+
+from .._config import namespace_label
+from ..cli import chroma_extras
+from ..cli.browse import value_text
+from ..cli.transfer import ItemRecord, iter_namespace, list_all_namespaces
+from ..privacy.shapes import DEFAULT_SHAPES, matches
+
+Namespace = tuple[str, ...]
+
+PAGE_SIZE = 50
+"""Items per page of a namespace."""
+
+
+@dataclass(frozen=True)
+class UserSummary:
+    label: str
+    """The user's namespace label, as stored."""
+    namespaces: int
+    user_id: str | None
+    """The user id ``forget`` takes (the label decoded), None when the label is not one that
+    :func:`~langgraph_episodic._config.namespace_label` makes."""
+
+
+@dataclass(frozen=True)
+class Overview:
+    users: tuple[UserSummary, ...]
+    other: tuple[Namespace, ...]
+    """Namespaces with no user label (a single label)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One item as a page lists it."""
+
+    item: Item
+    text: str
+    expires_at: datetime | None
+    ttl: float | None
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: tuple[Row, ...]
+    offset: int
+    more: bool
+
+
+def user_id_of(label: str) -> str | None:
+    """The user id whose :func:`namespace_label` is ``label``, or None."""
+    decoded = (
+        label.replace("%2E", ".").replace("%2A", "*").replace("%00", "\x00").replace("%25", "%")
+    )
+    try:
+        return decoded if namespace_label(decoded) == label else None
+    except ValueError:
+        return None
+
+
+def overview(store: BaseStore) -> Overview:
+    """Every user (with the number of their namespaces) and the namespaces of no user."""
+    users: dict[str, int] = {}
+    other: list[Namespace] = []
+    for ns in list_all_namespaces(store):
+        if len(ns) >= 2:
+            users[ns[1]] = users.get(ns[1], 0) + 1
+        else:
+            other.append(ns)
+    return Overview(
+        users=tuple(UserSummary(label, n, user_id_of(label)) for label, n in sorted(users.items())),
+        other=tuple(other),
+    )
+
+
+def user_namespaces(store: BaseStore, label: str) -> list[tuple[Namespace, int]]:
+    """The user's namespaces (those ``forget`` deletes) with their item counts."""
+    found = [ns for ns in list_all_namespaces(store) if matches(ns, DEFAULT_SHAPES, label)]
+    return [(ns, sum(1 for _ in iter_namespace(store, ns))) for ns in found]
+
+
+def _extras(store: BaseStore, items: Sequence[Item]) -> dict[Any, chroma_extras.Extras]:
+    if not chroma_extras.supported(store) or not items:
+        return {}
+    return chroma_extras.read_extras(store, [(tuple(it.namespace), it.key) for it in items])
+
+
+def _rows(store: BaseStore, items: Sequence[Item]) -> tuple[Row, ...]:
+    extras = _extras(store, items)
+    rows = []
+    for it in items:
+        extra = extras.get((tuple(it.namespace), it.key))
+        rows.append(
+            Row(
+                item=it,
+                text=value_text(it.value),
+                expires_at=None if extra is None else extra.expires_at,
+                ttl=None if extra is None else extra.ttl,
+            )
+        )
+    return tuple(rows)
+
+
+def items_page(store: BaseStore, namespace: Namespace, offset: int, limit: int = PAGE_SIZE) -> Page:
+    """Items whose namespace is exactly ``namespace``, newest first, one page."""
+    got = list(itertools.islice(iter_namespace(store, namespace), offset, offset + limit + 1))
+    return Page(rows=_rows(store, got[:limit]), offset=offset, more=len(got) > limit)
+
+
+def item_row(store: BaseStore, namespace: Namespace, key: str) -> Row | None:
+    item = store.get(namespace, key, refresh_ttl=False)
+    return None if item is None else _rows(store, [item])[0]
+
+
+def search_hits(
+    store: BaseStore, query: str, *, label: str | None, limit: int, floor: float | None
+) -> list[SearchItem]:
+    """The best ``limit`` hits for ``query`` (in the user's namespaces when ``label`` is
+    given), keeping those scored at least ``floor``."""
+    if label is None:
+        hits = list(store.search((), query=query, limit=limit, refresh_ttl=False))
+    else:
+        hits = []
+        for ns, _count in user_namespaces(store, label):
+            hits.extend(
+                h
+                for h in store.search(ns, query=query, limit=limit, refresh_ttl=False)
+                if tuple(h.namespace) == ns
+            )
+        hits.sort(key=lambda h: -(h.score if h.score is not None else float("-inf")))
+        hits = hits[:limit]
+    if floor is not None:
+        hits = [h for h in hits if h.score is not None and h.score >= floor]
+    return hits
+
+
+def user_records(store: BaseStore, label: str) -> list[ItemRecord]:
+    """The user's items as export records (the format of ``langgraph-episodic export``)."""
+    items = [it for ns, _ in user_namespaces(store, label) for it in iter_namespace(store, ns)]
+    extras = _extras(store, items)
+    records = []
+    for it in items:
+        extra = extras.get((tuple(it.namespace), it.key))
+        records.append(
+            ItemRecord(
+                namespace=tuple(it.namespace),
+                key=it.key,
+                value=it.value,
+                created_at=it.created_at,
+                updated_at=it.updated_at,
+                index=None if extra is None else extra.index,
+                ttl=None if extra is None else extra.ttl,
+                expires_at=None if extra is None else extra.expires_at,
+            )
+        )
+    return records
+
+
+def rewrite_text(store: BaseStore, row: Row, text: str) -> None:
+    """Put the item again with its text replaced, keeping its index fields and TTL, so the
+    store embeds the new text (``created_at`` is kept by stores that keep it)."""
+    value = dict(row.item.value)
+    value["text"] = text
+    extras = _extras(store, [row.item]).get((tuple(row.item.namespace), row.item.key))
+    if extras is None:
+        store.put(tuple(row.item.namespace), row.item.key, value)
+        return
+    store.put(
+        tuple(row.item.namespace),
+        row.item.key,
+        value,
+        index=extras.index,
+        ttl=extras.ttl,
+    )

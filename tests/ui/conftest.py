@@ -1,0 +1,170 @@
+"""Fixtures for the inspector's tests.
+
+``inspector`` is the app over a seeded embedded store (64-dim ``HashEmbeddings``) behind a
+``TestClient`` that has not shown the token yet; ``login(client)`` shows it. ``served`` runs
+the real command, ``langgraph-episodic ui --port 0``, in a subprocess and yields its URL.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.ui import Secrets, Settings, create_app
+
+REPO = Path(__file__).resolve().parents[2]
+INDEX = {"dims": 64, "embed": HashEmbeddings(64)}
+
+SCRIPT = "<script>window.__xss = 'script'; alert('script')</script>"
+IMG = "<img src=x onerror=\"window.__xss = 'img'; alert('img')\">"
+LINK = "<a href=\"javascript:alert('link')\">click me</a> javascript:alert('bare')"
+PAYLOADS = {"xss-script": SCRIPT, "xss-img": IMG, "xss-link": LINK}
+"""Memories whose text tries to run script in the page that shows them."""
+
+
+def seed(store: ChromaStore) -> None:
+    store.put(("memories", "alice"), "coffee", {"text": "Alice drinks espresso without sugar"})
+    store.put(("memories", "alice"), "editor", {"text": "Alice writes code in Neovim"}, ttl=600)
+    for key, text in PAYLOADS.items():
+        store.put(("memories", "alice"), key, {"text": text})
+    store.put(("episodes", "alice"), "ep1", {"task": "fix the parser", "reward": 1.0})
+    store.put(("memories", "alice2"), "tea", {"text": "Alice2 drinks green tea"})
+    store.put(("memories", "bob"), "pet", {"text": "Bob has a cat called Miso"})
+    store.put(("notes",), "plain", {"text": "a note of nobody"})
+
+
+@dataclass
+class Inspector:
+    client: TestClient
+    secrets: Secrets
+    store: ChromaStore
+    path: Path
+
+    def login(self) -> None:
+        response = self.client.get(f"/?token={self.secrets.token}")
+        assert response.status_code == 200
+
+
+def make_inspector(path: Path, *, read_only: bool = False) -> tuple[Starlette, Secrets, ChromaStore]:
+    store = ChromaStore.persistent(path, index=INDEX)
+    secrets = Secrets()
+    settings = Settings(
+        store=store, where=f"embedded store {path}", read_only=read_only,
+        checkpoints=path / "checkpoints.sqlite",
+    )
+    return create_app(settings, secrets=secrets), secrets, store
+
+
+def make_thread(checkpoints: Path, user: str, session: str) -> None:
+    """A checkpointed conversation thread ``"<user>:<session>"``."""
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    from langgraph_episodic.graph.threads import open_checkpointer, thread_config
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("echo", lambda state: {"messages": [("ai", "ok")]})
+    builder.add_edge(START, "echo")
+    with open_checkpointer(checkpoints) as saver:
+        builder.compile(checkpointer=saver).invoke(
+            {"messages": [("user", "hi")]}, thread_config(user, session)
+        )
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Path:
+    """The seeded store at ``tmp_path / "store"``, with threads ``alice:s1`` and ``bob:s1``
+    in its ``checkpoints.sqlite``."""
+    path = tmp_path / "store"
+    with ChromaStore.persistent(path, index=INDEX) as store:
+        seed(store)
+    make_thread(path / "checkpoints.sqlite", "alice", "s1")
+    make_thread(path / "checkpoints.sqlite", "bob", "s1")
+    return path
+
+
+@pytest.fixture
+def inspector(seeded: Path) -> Iterator[Inspector]:
+    app, secrets, store = make_inspector(seeded)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        yield Inspector(client, secrets, store, seeded)
+    store.close()
+
+
+@pytest.fixture
+def read_only_inspector(seeded: Path) -> Iterator[Inspector]:
+    app, secrets, store = make_inspector(seeded, read_only=True)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        yield Inspector(client, secrets, store, seeded)
+    store.close()
+
+
+def python_env() -> dict[str, str]:
+    env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "PYTHONUNBUFFERED": "1"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+    return env
+
+
+URL = re.compile(r"(http://127\.0\.0\.1:\d+/)\?token=([\w-]+)")
+
+
+@dataclass
+class Served:
+    base: str
+    token: str
+    proc: subprocess.Popen[str]
+
+
+def serve(*args: str, timeout: float = 120.0) -> Served:
+    """Start ``langgraph-episodic ui *args --port 0``; return once it printed its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "langgraph_episodic", "ui", "--port", "0", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=python_env(), cwd=REPO,
+    )
+    found: list[re.Match[str]] = []
+    done = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            match = URL.search(line)
+            if match:
+                found.append(match)
+                done.set()
+        done.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    done.wait(timeout)
+    if not found:
+        stop(proc)
+        raise AssertionError(f"ui did not print its URL: {proc.stderr.read() if proc.stderr else ''}")
+    return Served(found[0].group(1), found[0].group(2), proc)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def served(seeded: Path) -> Iterator[Served]:
+    running = serve("--path", str(seeded), "--embeddings", "hash")
+    try:
+        yield running
+    finally:
+        stop(running.proc)

@@ -1,0 +1,197 @@
+"""The inspector in a real browser: Debian's Chromium driven by Playwright, against the real
+command (``langgraph-episodic ui --port 0`` in a subprocess).
+
+Needs ``/usr/bin/chromium`` (``apt-get install chromium``); Playwright's own browser download
+is never used. Screenshots of each view go to ``$LGE_UI_SCREENSHOTS`` when set (the README's
+``docs/ui/*.png`` are made with ``LGE_UI_SCREENSHOTS=docs/ui``), else to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright import sync_api
+
+from langgraph_episodic.cli.transfer import parse_lines
+
+from .conftest import PAYLOADS, Served, python_env
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+if not CHROMIUM.is_file():  # a visible failure, never a silent skip
+    raise RuntimeError(f"tests/ui/test_browser.py needs {CHROMIUM}: apt-get install -y chromium")
+
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: object, served: Served) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1200, "height": 760})
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.dialogs = dialogs
+    page.base = served.base
+    page.goto(f"{served.base}?token={served.token}")
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("LGE_UI_SCREENSHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def snap(page: object, folder: Path, name: str) -> None:
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def test_refused_without_the_token_opened_with_it(browser: object, served: Served, shots: Path) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 300})
+    page = context.new_page()
+    response = page.goto(served.base)
+    assert response.status == 403 and "access token" in page.content()
+    snap(page, shots, "refused")
+    page.goto(f"{served.base}?token={served.token}")
+    assert page.url == served.base  # the token left the address bar
+    assert page.locator("a.user").all_inner_texts() == ["alice", "alice2", "bob"]
+    context.close()
+
+
+def test_browse_to_an_item(page: object, shots: Path) -> None:
+    snap(page, shots, "users")
+    page.click("a.user >> text=alice")
+    assert page.locator("h1").inner_text() == "User alice"
+    snap(page, shots, "user")
+    page.click("a.namespace >> text=memories/alice")
+    assert page.locator("table.items tbody tr").count() == 5
+    snap(page, shots, "namespace")
+    page.click("a.key >> text=coffee")
+    assert "Alice drinks espresso without sugar" in page.locator("pre.value").inner_text()
+    snap(page, shots, "item")
+
+
+def test_search(page: object, shots: Path) -> None:
+    page.click("nav >> text=Search")
+    page.fill("input[name=q]", "espresso")
+    page.fill("input[name=limit]", "3")
+    page.click("form.search button")
+    assert page.locator("ol.hits a.key").first.inner_text() == "memories/alice/coffee"
+    assert page.locator("ol.hits li").count() == 3
+    snap(page, shots, "search")
+
+
+def test_edit_then_search_finds_the_new_text(page: object) -> None:
+    page.goto(f"{page.base}item?ns=memories&ns=alice&key=editor")
+    page.fill("form.edit textarea", "Alice switched to Helix keybindings")
+    page.click("form.edit button")
+    assert "embedded again" in page.locator(".notice").inner_text()
+    assert "Helix" in page.locator("pre.value").inner_text()
+    page.goto(f"{page.base}search?q=helix+keybindings&limit=1")
+    assert page.locator("ol.hits a.key").all_inner_texts() == ["memories/alice/editor"]
+
+
+def test_delete(page: object) -> None:
+    page.goto(f"{page.base}item?ns=memories&ns=bob&key=pet")
+    page.click("form.delete button")
+    assert "Deleted the item" in page.locator(".notice").inner_text()
+    assert page.goto(f"{page.base}item?ns=memories&ns=bob&key=pet").status == 404
+
+
+def test_forget_with_preview_and_confirmation(page: object, shots: Path) -> None:
+    page.goto(f"{page.base}user?id=alice")
+    page.click("text=Forget this user…")
+    assert "Nothing has been deleted yet" in page.content()
+    assert page.locator("table.preview tfoot .num").inner_text() == "6"
+    assert "alice:s1" in page.locator("main").inner_text()
+    snap(page, shots, "forget-preview")
+    page.goto(f"{page.base}namespace?ns=memories&ns=alice")  # still all there
+    assert page.locator("table.items tbody tr").count() == 5
+    page.go_back()
+    page.fill("input[name=confirm]", "alice2")
+    page.click("form.forget button")
+    assert "nothing was deleted" in page.locator(".error").inner_text()
+    page.goto(f"{page.base}namespace?ns=memories&ns=alice")
+    assert page.locator("table.items tbody tr").count() == 5
+    page.goto(f"{page.base}forget?user=alice")
+    page.fill("input[name=confirm]", "alice")
+    page.click("form.forget button")
+    report = page.locator("pre.report").inner_text()
+    assert "forgot user 'alice': 6 items in 2 namespaces, 1 thread" in report
+    assert "a second pass found nothing left of this user" in report
+    snap(page, shots, "forgotten")
+    page.goto(page.base)
+    assert page.locator("a.user").all_inner_texts() == ["alice2", "bob"]
+
+
+def test_script_in_memories_stays_inert(page: object) -> None:
+    """The payloads are shown as text on every view that shows them; none becomes an element,
+    none runs (no dialog, no global set), no link points at ``javascript:``."""
+    lists = ["namespace?ns=memories&ns=alice", "search?q=alert+click+javascript&limit=20"]
+    items = {key: f"item?ns=memories&ns=alice&key={key}" for key in PAYLOADS}
+    for view in [*lists, *items.values()]:
+        page.goto(page.base + view)
+        page.wait_for_load_state("load")
+        assert page.evaluate("typeof window.__xss") == "undefined", view
+        assert page.locator("main script, main img, main iframe, main a:text('click me')").count() == 0
+        hrefs = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
+        assert not [h for h in hrefs if h and re.match(r"\s*javascript:", h, re.I)], view
+        if view in lists:
+            shown = page.locator("main").inner_text()
+            assert all(payload in shown for payload in PAYLOADS.values()), view
+    for key, view in items.items():
+        page.goto(page.base + view)
+        assert json.dumps(PAYLOADS[key])[1:-1] in page.locator("pre.value").inner_text()
+        assert page.locator("form.edit textarea").input_value() == PAYLOADS[key]
+    assert page.dialogs == []
+
+
+def test_export_downloads_the_users_items(page: object, tmp_path: Path) -> None:
+    page.goto(f"{page.base}user?id=bob")
+    with page.expect_download() as download:
+        page.click("text=Export this user's data")
+    saved = tmp_path / "bob.jsonl"
+    download.value.save_as(saved)
+    assert download.value.suggested_filename == "export-bob.jsonl"
+    records = parse_lines(saved.read_text("utf-8").splitlines())
+    assert [(r.namespace, r.key) for r in records] == [(("memories", "bob"), "pet")]
+
+
+WRITER = """
+import sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+store = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+store.put(("memories", "carol"), "k", {"text": "written by another process"})
+store.close()
+"""
+
+
+def test_a_folder_another_process_wrote_shows_the_message(
+    page: object, seeded: Path, shots: Path
+) -> None:
+    subprocess.run(
+        [sys.executable, "-c", WRITER, str(seeded)], env=python_env(), check=True, timeout=120
+    )
+    response = page.goto(page.base)
+    assert response.status == 409
+    message = page.locator(".error").inner_text()
+    assert "was written by another process" in message and "chroma run --path" in message
+    assert "restarting `langgraph-episodic ui`" in page.locator(".hint").inner_text()
+    assert "Traceback" not in page.content()
+    snap(page, shots, "folder-in-use")

@@ -1,0 +1,212 @@
+"""What the inspector's pages show and what its actions do, through HTTP."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from langgraph.store.base import PutOp
+
+from langgraph_episodic import ChromaStore
+from langgraph_episodic.cli.transfer import parse_lines
+from langgraph_episodic.ui.data import PAGE_SIZE, user_id_of
+from langgraph_episodic.ui.security import CSRF_FIELD
+
+from .conftest import INDEX, Inspector, Served, python_env, seed, serve, stop
+
+KEY = re.compile(r'class="key" href="[^"]*key=([^"&]+)"')
+
+
+def test_users_then_namespaces_then_items(inspector: Inspector) -> None:
+    inspector.login()
+    home = inspector.client.get("/").text
+    assert re.findall(r'class="user" href="/user\?id=([^"]+)"', home) == ["alice", "alice2", "bob"]
+    assert "notes" in home  # a namespace of no user
+    user = inspector.client.get("/user?id=alice").text
+    assert "episodes/alice" in user and "memories/alice" in user and "alice2" not in user
+    page = inspector.client.get("/namespace?ns=memories&ns=alice").text
+    assert sorted(KEY.findall(page)) == sorted(
+        ["coffee", "editor", "xss-script", "xss-img", "xss-link"]
+    )
+
+
+def test_a_namespace_is_paged(inspector: Inspector) -> None:
+    inspector.login()
+    keys = {f"k{i:03d}" for i in range(PAGE_SIZE * 2 + 7)}
+    inspector.store.batch([PutOp(("memories", "dave"), k, {"text": f"note {k}"}) for k in keys])
+    seen: list[str] = []
+    offset, pages = 0, 0
+    while True:
+        page = inspector.client.get(f"/namespace?ns=memories&ns=dave&offset={offset}").text
+        found = KEY.findall(page)
+        seen.extend(found)
+        pages += 1
+        if "older →" not in page:
+            break
+        assert len(found) == PAGE_SIZE
+        offset += PAGE_SIZE
+    assert pages == 3 and len(seen) == len(keys) and set(seen) == keys
+
+
+def test_an_item_shows_its_value_times_and_expiry(inspector: Inspector) -> None:
+    inspector.login()
+    page = inspector.client.get("/item?ns=memories&ns=alice&key=editor").text
+    item = inspector.store.get(("memories", "alice"), "editor")
+    assert "Neovim" in page and item.created_at.isoformat() in page
+    assert "TTL 600" in page and "never" not in page.split("expires")[1].split("</dd>")[0]
+    missing = inspector.client.get("/item?ns=memories&ns=alice&key=nope")
+    assert missing.status_code == 404 and "nope" in missing.text
+
+
+def test_search_finds_and_the_floor_drops(inspector: Inspector) -> None:
+    inspector.login()
+    page = inspector.client.get("/search?q=espresso+sugar&limit=3").text
+    assert KEY.findall(page)[0] == "coffee"
+    scores = [float(s) for s in re.findall(r'class="score">([\d.]+)<', page)]
+    assert len(scores) == 3 and scores == sorted(scores, reverse=True)
+    floor = (scores[0] + scores[1]) / 2
+    page = inspector.client.get(f"/search?q=espresso+sugar&limit=3&floor={floor}").text
+    assert KEY.findall(page) == ["coffee"]
+    assert "parts are not exposed" in page  # the hybrid score's parts are not shown
+    of_bob = inspector.client.get("/search?q=espresso+cat&user=bob").text
+    assert KEY.findall(of_bob) == ["pet"]
+    assert inspector.client.get("/search?q=x&limit=0").status_code == 400
+
+
+def _post(inspector: Inspector, path: str, **form: object) -> httpx.Response:
+    return inspector.client.post(path, data={**form, CSRF_FIELD: inspector.secrets.csrf})
+
+
+def test_an_edit_is_embedded_again_and_keeps_created_at(inspector: Inspector) -> None:
+    inspector.login()
+    before = inspector.store.get(("memories", "alice"), "editor")
+    response = _post(inspector, "/item/edit", ns=["memories", "alice"], key="editor",
+                     text="Alice switched to Helix keybindings",
+                     seen=before.updated_at.isoformat())
+    assert response.status_code == 200 and "embedded again" in response.text
+    after = inspector.store.get(("memories", "alice"), "editor")
+    assert after.value["text"] == "Alice switched to Helix keybindings"
+    assert after.created_at == before.created_at and after.updated_at > before.updated_at
+    page = inspector.client.get("/search?q=helix+keybindings&limit=1").text
+    assert KEY.findall(page) == ["editor"]
+    assert "TTL 600" in inspector.client.get("/item?ns=memories&ns=alice&key=editor").text
+
+
+def test_an_edit_of_a_stale_page_is_refused(inspector: Inspector) -> None:
+    """The agent updated the memory after the page was opened: the edit would overwrite it."""
+    inspector.login()
+    page = inspector.client.get("/item?ns=memories&ns=alice&key=coffee").text
+    seen = re.search(r'name="seen" value="([^"]+)"', page)
+    assert seen
+    inspector.store.put(("memories", "alice"), "coffee", {"text": "Alice now drinks tea"})
+    response = _post(inspector, "/item/edit", ns=["memories", "alice"], key="coffee",
+                     text="Alice drinks ristretto", seen=html.unescape(seen.group(1)))
+    assert response.status_code == 409 and "changed since" in response.text
+    assert inspector.store.get(("memories", "alice"), "coffee").value["text"] == "Alice now drinks tea"
+
+
+def test_delete_removes_the_item_only(inspector: Inspector) -> None:
+    inspector.login()
+    response = _post(inspector, "/item/delete", ns=["memories", "alice"], key="coffee")
+    assert response.status_code == 200 and "Deleted the item" in response.text
+    assert inspector.store.get(("memories", "alice"), "coffee") is None
+    assert inspector.store.get(("memories", "alice"), "editor") is not None
+
+
+def test_export_is_the_users_items_in_the_export_format(inspector: Inspector) -> None:
+    inspector.login()
+    response = inspector.client.get("/export?user=alice")
+    assert response.headers["content-disposition"] == 'attachment; filename="export-alice.jsonl"'
+    records = parse_lines(response.text.splitlines())
+    got = {(r.namespace, r.key) for r in records}
+    assert got == {
+        (("episodes", "alice"), "ep1"),
+        *((("memories", "alice"), k) for k in ("coffee", "editor", "xss-script", "xss-img", "xss-link")),
+    }
+    editor = next(r for r in records if r.key == "editor")
+    assert editor.ttl == 600 and editor.expires_at is not None
+
+
+def test_forget_previews_then_needs_the_typed_user_id(inspector: Inspector) -> None:
+    inspector.login()
+    preview = inspector.client.get("/forget?user=alice").text
+    assert "Nothing has been deleted yet" in preview
+    assert re.search(r"memories/alice</td><td class=\"num\">5<", preview)
+    assert "1 conversation thread(s)" in preview and "alice:s1" in preview
+    assert inspector.store.get(("memories", "alice"), "coffee") is not None
+    wrong = _post(inspector, "/forget/confirm", user="alice", confirm="alice2")
+    assert wrong.status_code == 400 and "nothing was deleted" in wrong.text
+    assert inspector.store.get(("memories", "alice"), "coffee") is not None
+    done = _post(inspector, "/forget/confirm", user="alice", confirm="alice")
+    assert done.status_code == 200
+    report = html.unescape(done.text)
+    assert "forgot user 'alice': 6 items in 2 namespaces, 1 thread" in report
+    assert "thread alice:s1" in report and "bob:s1" not in report
+    assert "a second pass found nothing left" in report
+    assert inspector.store.search(("memories", "alice")) == []
+    assert inspector.store.get(("memories", "alice2"), "tea") is not None
+    assert inspector.store.get(("memories", "bob"), "pet") is not None
+
+
+def test_a_user_label_decodes_to_the_user_id_forget_takes() -> None:
+    assert user_id_of("a%2Eb@x%2Eorg") == "a.b@x.org"
+    assert user_id_of("50%off") is None  # not a label namespace_label makes
+
+
+def test_the_command_serves_with_a_token(served: Served) -> None:
+    assert httpx.get(served.base).status_code == 403
+    with httpx.Client(base_url=served.base) as client:
+        assert client.get(f"/?token={served.token}", follow_redirects=True).status_code == 200
+        assert "alice" in client.get("/").text
+
+
+def test_the_command_serves_a_chroma_server(chroma_server: Any) -> None:
+    """``--url``: the inspector on a Chroma server's store (each test its own collection)."""
+    collection = f"ui_{uuid.uuid4().hex[:12]}"
+    with ChromaStore.from_url(chroma_server.url, collection=collection, index=INDEX) as store:
+        seed(store)
+    running = serve("--url", chroma_server.url, "--collection", collection, "--embeddings", "hash")
+    try:
+        with httpx.Client(base_url=running.base) as client:
+            client.get(f"/?token={running.token}", follow_redirects=True)
+            assert f"server {chroma_server.url}" in client.get("/").text
+            page = client.get("/search?q=espresso&limit=1").text
+            assert KEY.findall(page) == ["coffee"]
+            form = {"ns": ["memories", "bob"], "key": "pet", CSRF_FIELD: _csrf(client)}
+            assert client.post("/item/delete", data=form).status_code == 303
+    finally:
+        stop(running.proc)
+    with ChromaStore.from_url(chroma_server.url, collection=collection, index=INDEX) as store:
+        assert store.get(("memories", "bob"), "pet") is None
+        assert store.get(("memories", "alice"), "coffee") is not None
+
+
+def _csrf(client: httpx.Client) -> str:
+    page = client.get("/item?ns=memories&ns=bob&key=pet").text
+    match = re.search(rf'name="{CSRF_FIELD}" value="([^"]+)"', page)
+    assert match
+    return match.group(1)
+
+
+def test_the_command_names_the_fix_for_a_port_in_use(seeded: Path, served: Served) -> None:
+    port = served.base.rsplit(":", 1)[1].strip("/")
+    done = subprocess.run(
+        [sys.executable, "-m", "langgraph_episodic", "ui", "--path", str(seeded), "--embeddings",
+         "hash", "--port", port, "--read-only"],
+        capture_output=True, text=True, env=python_env(), timeout=120, check=False,
+    )
+    assert done.returncode == 2 and "--port 0 picks a free one" in done.stderr, done.stderr
+
+
+def test_the_command_refuses_a_folder_that_is_no_store(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "langgraph_episodic", "ui", "--path", str(tmp_path / "none")],
+        capture_output=True, text=True, env=python_env(), timeout=120, check=False,
+    )
+    assert done.returncode == 2 and "No store at" in done.stderr and "Traceback" not in done.stderr
