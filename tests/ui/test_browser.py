@@ -21,7 +21,7 @@ from playwright import sync_api
 
 from langgraph_episodic.cli.transfer import parse_lines
 
-from .conftest import PAYLOADS, Served, python_env
+from .conftest import PAYLOADS, Served, python_env, serve, stop
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -182,16 +182,38 @@ store.close()
 """
 
 
-def test_a_folder_another_process_wrote_shows_the_message(
-    page: object, seeded: Path, shots: Path
-) -> None:
-    subprocess.run(
-        [sys.executable, "-c", WRITER, str(seeded)], env=python_env(), check=True, timeout=120
+def test_an_inspector_that_can_edit_holds_the_folder(served: Served, seeded: Path) -> None:
+    """One writer per folder: while an inspector that may edit runs, another process's write is
+    refused with the fix, and the inspector goes on serving."""
+    done = subprocess.run(
+        [sys.executable, "-c", WRITER, str(seeded)], env=python_env(), capture_output=True,
+        text=True, timeout=120,
     )
-    response = page.goto(page.base)
-    assert response.status == 409
-    message = page.locator(".error").inner_text()
-    assert "was written by another process" in message and "chroma run --path" in message
-    assert "restarting `langgraph-episodic ui`" in page.locator(".hint").inner_text()
-    assert "Traceback" not in page.content()
-    snap(page, shots, "folder-in-use")
+    assert done.returncode != 0 and "FolderInUseError" in done.stderr
+    assert f"pid {served.proc.pid}" in done.stderr and "chroma run --path" in done.stderr
+    assert served.proc.poll() is None
+
+
+def test_a_folder_another_process_wrote_shows_the_message(
+    browser: object, seeded: Path, shots: Path
+) -> None:
+    """A read-only inspector does not hold the folder; after another process wrote it, every
+    page names the fix instead of showing what may be stale."""
+    served = serve("--path", str(seeded), "--embeddings", "hash", "--read-only")
+    context = browser.new_context(viewport={"width": 1200, "height": 760})
+    try:
+        page = context.new_page()
+        page.goto(f"{served.base}?token={served.token}")
+        subprocess.run(
+            [sys.executable, "-c", WRITER, str(seeded)], env=python_env(), check=True, timeout=120
+        )
+        response = page.goto(served.base)
+        assert response.status == 409
+        message = page.locator(".error").inner_text()
+        assert "was written by another process" in message and "chroma run --path" in message
+        assert "restarting `langgraph-episodic ui`" in page.locator(".hint").inner_text()
+        assert "Traceback" not in page.content()
+        snap(page, shots, "folder-in-use")
+    finally:
+        context.close()
+        stop(served.proc)
