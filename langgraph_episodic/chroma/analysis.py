@@ -91,11 +91,11 @@ def detect(tokens: list[str]) -> Literal["en", "de"]:
     >>> detect(words("Müller"))
     'de'
     """
-    german = sum(t in _GERMAN_HINTS for t in tokens)
-    english = sum(t in _ENGLISH_HINTS for t in tokens)
+    german = sum(map(_GERMAN_HINTS.__contains__, tokens))
+    english = sum(map(_ENGLISH_HINTS.__contains__, tokens))
     if german != english:
         return "de" if german > english else "en"
-    return "de" if any(ch in _GERMAN_LETTERS for t in tokens for ch in t) else "en"
+    return "en" if _GERMAN_LETTERS.isdisjoint("".join(tokens)) else "de"
 
 
 _local = threading.local()

@@ -19,11 +19,6 @@ from . import layout
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-PAGE = 2000
-"""Records per paged read. One read of 100k records fails with "too many SQL variables"; pages
-of 5,000 left 59 MiB more resident after loading 10k texts than pages of 2,000 (0.88 s either
-way), and pages of 1,000 took 1.2 s."""
-
 INDEX_RACES = ("Error finding id", "Error getting embedding")
 """What Chroma (1.5, embedded and ``chroma run`` alike) raises, as an ``InternalError``, when a
 read that touches its vector index runs while a delete is being applied: a read with
@@ -88,6 +83,36 @@ def get_whole(collection: Any, **kwargs: Any) -> Any:
             n = 0 if embs is None else len(embs)
             raise TornRead(f"{len(got['ids'])} records came with {n} embeddings")
     return got
+
+
+def read_pages(
+    collection: Any, where: dict[str, Any] | None, include: list[str], page: int, what: str
+) -> Iterator[Any]:
+    """Every record of ``collection`` matching ``where``, as ``get`` answers of at most
+    ``page`` records each, in Chroma's order (one unpaged ``get`` would be the same records).
+
+    Chroma builds one SQL statement per ``get`` and binds a variable per record returned
+    with metadata or documents, per id asked for and per ``$in`` value; SQLite refuses more
+    than 32,766 ("too many SQL variables"), so ``page`` is at most the client's
+    ``get_max_batch_size()``. The first page is read with ``limit``; when it is full, the ids
+    of every match are read (ids alone bind no variable per record) and the rest is fetched
+    by id. Pages by ``offset`` would re-walk every record before each page (the time grows
+    with the square of the namespace), and ids combined with the ``where`` made Chroma
+    evaluate the filter again for every id. A record written after the ids were read is not
+    in the answer, one deleted since is absent: the caller's version check decides whether
+    what it read may be kept, as for any read outside the write lock."""
+    first = index_read(
+        partial(get_whole, collection, where=where, include=include, limit=page), what
+    )
+    yield first
+    if len(first["ids"]) < page:
+        return
+    done = set(first["ids"])
+    ids = [rid for rid in collection.get(where=where, include=[])["ids"] if rid not in done]
+    for start in range(0, len(ids), page):
+        yield index_read(
+            partial(get_whole, collection, ids=ids[start : start + page], include=include), what
+        )
 
 
 @dataclass(frozen=True)
@@ -157,20 +182,13 @@ class Gateway:
     def read_items(self, where: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
         """(record id, metadata) of every item record matching ``where``, read in pages."""
         out: list[tuple[str, dict[str, Any]]] = []
-        while True:
-            got = self.items.get(where=where, include=["metadatas"], limit=PAGE, offset=len(out))
+        for got in read_pages(self.items, where, ["metadatas"], self.max_batch, "item records"):
             out.extend(zip(got["ids"], got["metadatas"] or [], strict=True))
-            if len(got["ids"]) < PAGE:
-                return out
+        return out
 
     def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
-        """Record ids of every item record matching ``where``."""
-        out: list[str] = []
-        while True:
-            got = self.items.get(where=where, include=[], limit=PAGE, offset=len(out))
-            out.extend(got["ids"])
-            if len(got["ids"]) < PAGE:
-                return out
+        """Record ids of every item record matching ``where`` (ids alone need no pages)."""
+        return list(self.items.get(where=where, include=[])["ids"])
 
     def has_items(self, ns: tuple[str, ...]) -> bool:
         """Whether namespace ``ns`` holds at least one item record."""
@@ -245,66 +263,52 @@ class Gateway:
 
     def read_vectors(self, where: dict[str, Any] | None, *, embeddings: bool) -> list[VectorRow]:
         """Vector records matching ``where`` (text always; embeddings when asked), in pages."""
-        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
-        out: list[VectorRow] = []
-        while True:
-            got = index_read(
-                partial(
-                    get_whole, self.vectors, where=where, include=include, limit=PAGE,
-                    offset=len(out),
-                ),
-                "vector records",
-            )
-            embs = got.get("embeddings")
-            for n, (vid, doc, meta) in enumerate(
-                zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=True)
-            ):
-                out.append(
-                    VectorRow(
-                        vid,
-                        layout.ns_from_str(str(meta["_ns"])),
-                        doc or "",
-                        embs[n] if embs is not None else None,
-                        str(meta.get("_path") or ""),
-                    )
-                )
-            if len(got["ids"]) < PAGE:
-                return out
-
-    def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
-        """The vector records of one namespace, in one read (one user's namespace fits one
-        read)."""
-        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
-        got = index_read(
-            partial(get_whole, self.vectors, where={"_ns": layout.ns_str(ns)}, include=include),
-            f"the vectors of namespace {ns}",
-        )
-        embs = got.get("embeddings") if embeddings else None
-        metas = got.get("metadatas") or [None] * len(got["ids"])
         return [
-            VectorRow(
-                vid,
-                ns,
-                doc or "",
-                embs[n] if embs is not None else None,
-                str((meta or {}).get("_path") or ""),
-            )
-            for n, (vid, doc, meta) in enumerate(
-                zip(got["ids"], got["documents"] or [], metas, strict=True)
-            )
+            VectorRow(vid, layout.ns_from_str(str(meta["_ns"])), text, emb, path)
+            for vid, meta, text, emb, path in self._vector_rows(where, embeddings, "vector records")
         ]
 
-    def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
-        """(vector id, embedding) of every vector record of the given items."""
-        got = index_read(
-            partial(
-                get_whole, self.vectors, where={"_item": {"$in": list(iids)}},
-                include=["embeddings"],
-            ),
-            "the vectors of items",
+    def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
+        """The vector records of one namespace, in pages (a shared namespace can hold millions)."""
+        rows = self._vector_rows(
+            {"_ns": layout.ns_str(ns)}, embeddings, f"the vectors of namespace {ns}"
         )
-        embs = got["embeddings"] if got["embeddings"] is not None else []
-        return list(zip(got["ids"], embs, strict=True))
+        return [VectorRow(vid, ns, text, emb, path) for vid, _, text, emb, path in rows]
+
+    def _vector_rows(
+        self, where: dict[str, Any] | None, embeddings: bool, what: str
+    ) -> Iterator[tuple[str, Mapping[str, Any], str, Any, str]]:
+        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
+        for got in read_pages(self.vectors, where, include, self.max_batch, what):
+            embs = got.get("embeddings") if embeddings else None
+            metas = got.get("metadatas") or [None] * len(got["ids"])
+            for n, (vid, doc, meta) in enumerate(
+                zip(got["ids"], got["documents"] or [], metas, strict=True)
+            ):
+                meta = meta or {}
+                emb = embs[n] if embs is not None else None
+                yield vid, meta, doc or "", emb, str(meta.get("_path") or "")
+
+    def vector_ids(self) -> list[str]:
+        """Every vector record id (ids alone need no pages)."""
+        return list(self.vectors.get(include=[])["ids"])
+
+    def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
+        """(vector id, embedding) of every vector record of the given items (a ``$in`` of at
+        most a batch of them per read)."""
+        out: list[tuple[str, Any]] = []
+        unique = list(dict.fromkeys(iids))
+        for part in self._chunks(unique):
+            got = index_read(
+                partial(
+                    get_whole, self.vectors, where={"_item": {"$in": unique[part]}},
+                    include=["embeddings"],
+                ),
+                "the vectors of items",
+            )
+            embs = got["embeddings"] if got["embeddings"] is not None else []
+            out.extend(zip(got["ids"], embs, strict=True))
+        return out
 
     def query_vectors(
         self, qvec: Any, depth: int, where: dict[str, Any] | None
@@ -330,13 +334,18 @@ class Gateway:
         self, *, ids: Sequence[str] | None = None, where: dict[str, Any] | None = None
     ) -> list[Mapping[str, Any]]:
         """Registry record metadata, by record ids or by ``where`` (all when neither)."""
+        out: list[Mapping[str, Any]] = []
         if ids is not None:
-            if not ids:
-                return []
-            got = self.namespaces.get(ids=list(ids), include=["metadatas"])
-        else:
-            got = self.namespaces.get(where=where, include=["metadatas"])
-        return list(got["metadatas"] or [])
+            unique = list(dict.fromkeys(ids))
+            for part in self._chunks(unique):
+                got = self.namespaces.get(ids=unique[part], include=["metadatas"])
+                out.extend(got["metadatas"] or [])
+            return out
+        for got in read_pages(
+            self.namespaces, where, ["metadatas"], self.max_batch, "registry records"
+        ):
+            out.extend(got["metadatas"] or [])
+        return out
 
     def upsert_registry(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
         for part in self._chunks(ids):

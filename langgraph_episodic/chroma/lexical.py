@@ -456,8 +456,22 @@ class LexicalIndex:
         """A namespace's shard built from ``(doc_id, text)`` documents (no lock: to hand to
         :meth:`put_shard`)."""
         shard = _Shard()
+        postings, terms, lengths = shard.postings, shard.terms, shard.lengths
         for doc_id, text in docs:
-            shard.add(doc_id, self.tokenizer(text))
+            tokens = self.tokenizer(text)
+            if doc_id in terms:  # a later duplicate wins, as with add()
+                shard.discard(doc_id)
+            # add() inlined: a new shard shares no posting with a frozen one (the first search
+            # of a large namespace spends most of its time here and in the tokenizer).
+            counts = Counter(tokens)
+            for term, tf in counts.items():
+                posting = postings.get(term)
+                if posting is None:
+                    posting = postings[term] = {}
+                posting[doc_id] = tf
+            terms[doc_id] = tuple(counts)
+            lengths[doc_id] = len(tokens)
+            shard.total_length += len(tokens)
         return shard
 
     def put_shard(self, namespace: Namespace, shard: _Shard) -> None:

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 
 from . import layout
 from .backend import Backend
-from .gateway import PAGE
 from .registry import Namespace, NamespaceInfo, record, record_id, records_by_namespace
 
 
@@ -84,12 +83,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         left = _rebuild_leftovers(b, repair=repair)
         gw = b.gateway
         items = dict(gw.read_items(None))
-        vector_ids: list[str] = []
-        while True:
-            got = gw.vectors.get(include=[], limit=PAGE, offset=len(vector_ids))
-            vector_ids.extend(got["ids"])
-            if len(got["ids"]) < PAGE:
-                break
+        vector_ids = gw.vector_ids()
         registry = records_by_namespace(gw.registry_records())
 
         present = set(vector_ids)

@@ -1,0 +1,236 @@
+"""First search in one large namespace against raw chromadb reading that namespace.
+
+A shared knowledge namespace or a long-lived agent puts every item into one namespace. The
+store's first search there reads the namespace's vector records from Chroma (texts, field
+paths, and the vectors when they fit the cache) and builds its keyword index; later searches
+use what it keeps. This prints, per size, the first search (hybrid, the default, and lexical)
+in a fresh process (after a search in another, one-item namespace) against raw chromadb reading the same records of the same collection in
+pages of ``get_max_batch_size()``: by offset (``limit``/``offset``, the obvious loop) and by
+ids (the ids of the namespace first, then the records by id, as the store reads).
+
+Items: synthetic sentences of 6-14 words drawn from a 20,000-word vocabulary (Zipf-like),
+deterministic per index; vectors: a seeded random unit vector of ``--dims`` dimensions per
+item (no model), so the build is fast and the store's own cost is what is measured. The
+store lives in a temporary folder on ``/dev/shm`` when there is one (else the system's temp
+folder), built once per size; each measurement runs in its own child process (the cells
+alternate, the table shows medians). Usage::
+
+    python benchmarks/large_namespace.py                       # 1k, 10k, 100k, 3 runs each
+    python benchmarks/large_namespace.py --sizes 1000 10000 --runs 5
+    python benchmarks/large_namespace.py --sizes 1000000 --runs 1 --no-offset
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _locomo_data import format_table
+
+NS = ("shared", "knowledge")
+WARM = ("shared", "warm-up")
+"""A namespace of one item, searched first in each child, so the process's one-time costs
+(imports, analyzers) are not counted as the large namespace's."""
+COLLECTION = "large"
+VOCABULARY = 20_000
+QUERIES = ("w17 w230 w4410", "w3 w1200", "w58 w9 w777 w15000")
+
+
+def text_of(i: int) -> str:
+    """Item ``i``'s text: 6-14 Zipf-distributed words of the vocabulary, deterministic."""
+    rng = np.random.default_rng(i)
+    words = np.minimum(rng.zipf(1.3, size=6 + i % 9), VOCABULARY) - 1
+    return " ".join(f"w{w}" for w in words)
+
+
+class IndexVectors(Embeddings):
+    """A seeded random unit vector per item, looked up by its text's item index (``#<i>``
+    ends every stored text); the query's vector is seeded by its text."""
+
+    def __init__(self, dims: int) -> None:
+        self.dims = dims
+
+    def _unit(self, seed: int) -> list[float]:
+        v = np.random.default_rng(seed).standard_normal(self.dims)
+        return list(v / np.linalg.norm(v))
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._unit(int(t.rsplit("#", 1)[1])) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._unit(10**9 + sum(map(ord, text)))
+
+
+def _store(path: Path, dims: int, **options: Any) -> Any:
+    from langgraph_episodic import ChromaStore
+
+    index = {"dims": dims, "embed": IndexVectors(dims), "fields": ["text"]}
+    return ChromaStore.persistent(path, collection=COLLECTION, index=index, **options)
+
+
+def build(path: Path, size: int, dims: int) -> float:
+    """Put ``size`` items into ``NS`` of a new store at ``path``; the seconds it took."""
+    from langgraph.store.base import PutOp
+
+    store = _store(path, dims)
+    start = time.perf_counter()
+    batch = 5_000
+    for first in range(0, size, batch):
+        ops = [
+            PutOp(NS, f"k{i:07d}", {"text": f"{text_of(i)} #{i}", "n": i})
+            for i in range(first, min(size, first + batch))
+        ]
+        store.batch(ops)
+    took = time.perf_counter() - start
+    store.put(WARM, "only", {"text": f"{text_of(0)} #0", "n": 0})
+    store.close()
+    return took
+
+
+def cell_store(path: Path, dims: int, mode: str) -> dict[str, Any]:
+    """A fresh store's first search (then a second one) in ``NS``."""
+    store = _store(path, dims, search_mode=mode)
+    store.search(WARM, query=QUERIES[2], limit=10)
+    start = time.perf_counter()
+    found = store.search(NS, query=QUERIES[0], limit=10)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    store.search(NS, query=QUERIES[1], limit=10)
+    second = time.perf_counter() - start
+    store.close()
+    return {"seconds": first, "second": second, "found": len(found)}
+
+
+def cell_raw(path: Path, how: str) -> dict[str, Any]:
+    """Raw chromadb reading the namespace's vector records (texts, metadata, vectors)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from langgraph_episodic.chroma import layout
+
+    client = chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False)
+    )
+    vectors = client.get_collection(f"{COLLECTION}__vec")
+    page = int(client.get_max_batch_size())
+    where = {"_ns": layout.ns_str(NS)}
+    include: Any = ["documents", "metadatas", "embeddings"]
+    start = time.perf_counter()
+    records = 0
+    if how == "offset":
+        while True:
+            got = vectors.get(where=where, include=include, limit=page, offset=records)
+            records += len(got["ids"])
+            if len(got["ids"]) < page:
+                break
+    else:
+        ids = vectors.get(where=where, include=[])["ids"]
+        for first in range(0, len(ids), page):
+            records += len(vectors.get(ids=ids[first : first + page], include=include)["ids"])
+    return {"seconds": time.perf_counter() - start, "records": records}
+
+
+def _child(args: list[str]) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--cell", *args], capture_output=True, text=True, check=False
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"cell {args} failed:\n{out.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--runs", type=int, default=3, help="child processes per cell")
+    parser.add_argument("--dims", type=int, default=16)
+    parser.add_argument("--no-offset", action="store_true", help="skip raw reads by offset")
+    parser.add_argument("--cell", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.cell:
+        kind, path, *rest = args.cell
+        result = cell_raw(Path(path), rest[0]) if kind == "raw" else cell_store(
+            Path(path), int(rest[0]), rest[1]
+        )
+        print(json.dumps(result))
+        return
+    root = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+    rows = []
+    for size in args.sizes:
+        folder = Path(tempfile.mkdtemp(prefix="large-ns-", dir=root))
+        try:
+            built = build(folder / "db", size, args.dims)
+            print(f"{size:,} items built in {built:.1f} s", file=sys.stderr, flush=True)
+            cells: dict[str, list[str]] = {
+                "hybrid": ["store", str(folder / "db"), str(args.dims), "hybrid"],
+                "lexical": ["store", str(folder / "db"), str(args.dims), "lexical"],
+                "raw ids": ["raw", str(folder / "db"), "ids"],
+            }
+            if not args.no_offset:
+                cells["raw offset"] = ["raw", str(folder / "db"), "offset"]
+            times: dict[str, list[float]] = {name: [] for name in cells}
+            second: list[float] = []
+            for _ in range(args.runs):
+                for name, cell in cells.items():
+                    got = _child(cell)
+                    if got.get("records", size) != size:
+                        raise RuntimeError(f"{name} read {got['records']} of {size} records")
+                    times[name].append(got["seconds"])
+                    if name == "hybrid":
+                        second.append(got["second"])
+            med = {name: statistics.median(ts) for name, ts in times.items()}
+            raw = min(v for k, v in med.items() if k.startswith("raw"))
+            rows.append(
+                [
+                    f"{size:,}",
+                    f"{built:.0f}",
+                    f"{med['raw ids']:.2f}",
+                    f"{med['raw offset']:.2f}" if "raw offset" in med else "-",
+                    f"{med['hybrid']:.2f}",
+                    f"{med['hybrid'] / raw:.2f}",
+                    f"{med['lexical']:.2f}",
+                    f"{med['lexical'] / raw:.2f}",
+                    f"{statistics.median(second) * 1000:.1f}",
+                ]
+            )
+            print(format_table(HEADERS, rows[-1:]), file=sys.stderr, flush=True)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"\nOne namespace, {args.dims}-dim vectors, medians of {args.runs} child processes "
+        f"per cell; load average at the end {load} ({os.cpu_count()} cores)."
+    )
+    print(format_table(HEADERS, rows))
+
+
+HEADERS = [
+    "items",
+    "build (s)",
+    "raw by ids (s)",
+    "raw by offset (s)",
+    "first search hybrid (s)",
+    "x raw",
+    "first search lexical (s)",
+    "x raw",
+    "second search hybrid (ms)",
+]
+"""Columns; "x raw" divides by the faster of the two raw reads."""
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The fast paths of a namespace's first load give what the plain code gave: language
+detection over a text's words, and a lexical shard built in one pass instead of one ``add`` a
+document (kept here as the reference)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langgraph_episodic.chroma import analysis
+from langgraph_episodic.chroma.analysis import detect, words
+from langgraph_episodic.chroma.lexical import LexicalIndex, _Shard
+
+WORDS = st.sampled_from(
+    ["ich", "und", "the", "is", "müller", "straße", "haus", "dog", "in", "was", "an", "x", ""]
+)
+
+
+def reference_detect(tokens: list[str]) -> str:
+    """The plain code :func:`detect` replaced."""
+    german = sum(t in analysis._GERMAN_HINTS for t in tokens)
+    english = sum(t in analysis._ENGLISH_HINTS for t in tokens)
+    if german != english:
+        return "de" if german > english else "en"
+    return "de" if any(ch in analysis._GERMAN_LETTERS for t in tokens for ch in t) else "en"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS | st.text(max_size=8), max_size=12))
+def test_detect_equals_the_plain_code(tokens: list[str]) -> None:
+    assert detect(tokens) == reference_detect(tokens)
+    text = " ".join(tokens)
+    assert detect(words(text)) == reference_detect(words(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.lists(WORDS, max_size=8)),
+        max_size=10,
+    )
+)
+def test_a_built_shard_equals_one_built_by_add(docs: list[tuple[str, list[str]]]) -> None:
+    index = LexicalIndex()
+    texts = [(doc_id, " ".join(ws)) for doc_id, ws in docs]
+    built = index.build_shard(texts)
+    reference = _Shard()
+    for doc_id, text in texts:
+        reference.add(doc_id, index.tokenizer(text))
+    assert built.postings == reference.postings
+    assert [list(p) for p in built.postings.values()] == [
+        list(p) for p in reference.postings.values()
+    ]  # the same order too (ties fall by position)
+    assert list(built.postings) == list(reference.postings)
+    assert built.terms == reference.terms and list(built.terms) == list(reference.terms)
+    assert built.lengths == reference.lengths and list(built.lengths) == list(reference.lengths)
+    assert built.total_length == reference.total_length
