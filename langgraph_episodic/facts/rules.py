@@ -10,7 +10,11 @@ user's current ones.
 * **update**: the text is about a single-valued topic (where one lives, where one works, one's
   partner, car, diet, name, age, a favourite thing) and a current fact is about the same
   topic, or the two sentences say the same thing about different objects ("Mein
-  Lieblingsessen ist Pizza" / "... ist Sushi"): the new one replaces it.
+  Lieblingsessen ist Pizza" / "... ist Sushi", or "... zwei Tassen Kaffee" / "... nur noch
+  eine Tasse Kaffee"): the new one replaces it. A switch replaces the fact naming what it
+  switched from ("von VS Code auf Neovim umgestiegen", "statt Klavier", "switched from the
+  iPhone", "instead of the violin").
+* A fact is never closed by one about another known topic (shifts are not the employer).
 * **new** otherwise: both stay current (a second pet, another language one speaks).
 
 The topic (``slot``) is stored with every fact, so the same-topic candidates are found by a
