@@ -124,50 +124,32 @@ def successors(
     listings: Sequence[Sequence[Item]] = (),
 ) -> list[SearchItem]:
     """``current_hits`` with each replaced version of ``past_hits`` standing in for its
-    lineage's current version (found among ``current_hits``, or in ``listings``, the results
-    of :func:`successor_ops`): that version takes the replaced version's score when it is
-    higher, and the list is ordered by score again (stable). Replaced versions are never in
-    the result; a lineage with no current version (an ended fact) adds nothing."""
-    by_lineage: dict[tuple[tuple[str, ...], str], SearchItem] = {}
-    for item in current_hits:
-        rec = record_of(item)
-        if rec is not None and rec.current:
-            by_lineage.setdefault((tuple(item.namespace), rec.lineage), item)
+    lineage's current version (among ``current_hits``, or read by :func:`successor_ops`:
+    ``lineages`` and their ``listings``). That version takes the replaced version's score when
+    it is higher, and the list is ordered by score again (stable). Replaced versions are never
+    in the result; a lineage with no current version (an ended fact) adds nothing."""
+    fetched: list[Item] = []
     for (ns, lineage), listing in zip(lineages, listings, strict=True):
-        own = newest_per_lineage(
-            [i for i in listing if tuple(i.namespace) == ns
-             and (rec := record_of(i)) is not None and rec.current and rec.lineage == lineage])
-        if own:
-            i = own[0]
-            by_lineage[(ns, lineage)] = SearchItem(i.namespace, i.key, i.value, i.created_at,
-                                                   i.updated_at, score=None)
-    lifted: dict[tuple[tuple[str, ...], str], float] = {}
-    for item in past_hits:
+        own = [i for i in listing if tuple(i.namespace) == ns
+               and (rec := record_of(i)) is not None and rec.current and rec.lineage == lineage]
+        fetched += newest_per_lineage(own)[:1]
+    best: dict[tuple[tuple[str, ...], str], float] = {}
+    for hit in past_hits:
+        rec = record_of(hit)
+        if rec is not None and not rec.current and hit.score is not None:
+            mark = (tuple(hit.namespace), rec.lineage)
+            best[mark] = max(best.get(mark, hit.score), hit.score)
+    ranked = []
+    for item in [*current_hits, *fetched]:
         rec = record_of(item)
-        if rec is None or rec.current or item.score is None:
-            continue
-        mark = (tuple(item.namespace), rec.lineage)
-        if mark in by_lineage:
-            lifted[mark] = max(lifted.get(mark, item.score), item.score)
-    if not lifted:
-        return list(current_hits)
-    result: dict[tuple[tuple[str, ...], str], SearchItem] = {}
-    for item in list(current_hits) + [by_lineage[m] for m in lifted]:
-        rec = record_of(item)
-        if rec is None or not rec.current:
-            result[(tuple(item.namespace), "key:" + item.key)] = item
-            continue
-        mark = (tuple(item.namespace), rec.lineage)
-        if mark in result and result[mark].key != item.key:
-            result[(tuple(item.namespace), "key:" + item.key)] = item  # a doubled lineage
-            continue
-        score = item.score
-        if mark in lifted and (score is None or lifted[mark] > score):
-            score = lifted[mark]
-        result.setdefault(mark, SearchItem(item.namespace, item.key, item.value,
-                                           item.created_at, item.updated_at, score=score))
-    ranked = list(result.values())
-    ranked.sort(key=lambda i: -(i.score if i.score is not None else float("-inf")))
+        score = item.score if isinstance(item, SearchItem) else None
+        if rec is not None and rec.current:
+            lifted = best.get((tuple(item.namespace), rec.lineage))
+            if lifted is not None and (score is None or lifted > score):
+                score = lifted
+        ranked.append(SearchItem(item.namespace, item.key, item.value, item.created_at,
+                                 item.updated_at, score=score))
+    ranked.sort(key=lambda i: -i.score if i.score is not None else float("inf"))
     return ranked
 
 

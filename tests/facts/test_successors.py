@@ -59,6 +59,11 @@ def test_an_update_that_shares_no_words_with_the_question_is_found_through_its_l
     texts = [rec.text for _, rec in found]
     assert texts[0] == "Ich bin von VS Code auf Neovim umgestiegen."
     assert "Ich programmiere am liebsten mit VS Code." not in texts
+    _, recall = create_memory_tools(store=store, min_score=None, k=3)
+    answer = recall.invoke({"frage": "Mit welchem Editor programmiere ich?"}, user("alice"))
+    lines = answer.splitlines()[1:]
+    assert lines[0].startswith("- Ich bin von VS Code auf Neovim umgestiegen.")
+    assert "Ich programmiere am liebsten mit VS Code." not in answer
 
 
 def test_the_replaced_version_itself_is_never_shown(clock: Clock) -> None:
