@@ -2,8 +2,13 @@
 and a fact's earlier versions (its history).
 
 Replaced versions are excluded by the search filter (:data:`.records.CURRENT_FILTER`), not by
-re-ranking, so a stale fact can never outrank the current one: it is not a candidate. The ops
-are built here and run by the caller in its own batch; the functions reading results are pure.
+re-ranking, so a stale fact can never outrank the current one: it is not a candidate. A
+question may still be worded like an earlier version ("Mit welchem Editor programmiere ich?"
+after "Ich programmiere mit VS Code" became "Ich bin auf Neovim umgestiegen"): replaced
+versions that match it stand in for their lineage's current version (:func:`successors`),
+which takes the replaced version's score when that is higher; the replaced version itself is
+never shown, and an ended fact (no current version) brings nothing back. The ops are built
+here and run by the caller in its own batch; the functions reading results are pure.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from langgraph.store.base import BaseStore, Item, SearchOp
+from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 
 from .._effects import Plan, arun, call, run
 from .dates import format_date
@@ -92,6 +97,60 @@ def search_op(
 def past_op(ns: tuple[str, ...], query: str | None, k: int) -> SearchOp:
     """The search for replaced or ended versions matching ``query``."""
     return SearchOp(ns, filter={"kind": FACT_KIND, "current": False}, limit=k, query=query)
+
+
+def successor_ops(
+    past_hits: Iterable[Item], current_hits: Iterable[Item]
+) -> tuple[list[tuple[tuple[str, ...], str]], list[SearchOp]]:
+    """The lineages of replaced versions in ``past_hits`` whose current version is not among
+    ``current_hits``, and one op per lineage reading its current version."""
+    present = {(tuple(i.namespace), rec.lineage) for i in current_hits
+               if (rec := record_of(i)) is not None and rec.current}
+    wanted: dict[tuple[tuple[str, ...], str], None] = {}
+    for item in past_hits:
+        rec = record_of(item)
+        if rec is not None and not rec.current and (tuple(item.namespace), rec.lineage) not in present:
+            wanted[(tuple(item.namespace), rec.lineage)] = None
+    lineages = list(wanted)
+    ops = [SearchOp(ns, filter={"lineage": lineage, "current": True}, limit=HISTORY_SCAN,
+                    refresh_ttl=False) for ns, lineage in lineages]
+    return lineages, ops
+
+
+def successors(
+    current_hits: Sequence[SearchItem],
+    past_hits: Sequence[SearchItem],
+    lineages: Sequence[tuple[tuple[str, ...], str]] = (),
+    listings: Sequence[Sequence[Item]] = (),
+) -> list[SearchItem]:
+    """``current_hits`` with each replaced version of ``past_hits`` standing in for its
+    lineage's current version (among ``current_hits``, or read by :func:`successor_ops`:
+    ``lineages`` and their ``listings``). That version takes the replaced version's score when
+    it is higher, and the list is ordered by score again (stable). Replaced versions are never
+    in the result; a lineage with no current version (an ended fact) adds nothing."""
+    fetched: list[Item] = []
+    for (ns, lineage), listing in zip(lineages, listings, strict=True):
+        own = [i for i in listing if tuple(i.namespace) == ns
+               and (rec := record_of(i)) is not None and rec.current and rec.lineage == lineage]
+        fetched += newest_per_lineage(own)[:1]
+    best: dict[tuple[tuple[str, ...], str], float] = {}
+    for hit in past_hits:
+        rec = record_of(hit)
+        if rec is not None and not rec.current and hit.score is not None:
+            mark = (tuple(hit.namespace), rec.lineage)
+            best[mark] = max(best.get(mark, hit.score), hit.score)
+    ranked = []
+    for item in [*current_hits, *fetched]:
+        rec = record_of(item)
+        score = item.score if isinstance(item, SearchItem) else None
+        if rec is not None and rec.current:
+            lifted = best.get((tuple(item.namespace), rec.lineage))
+            if lifted is not None and (score is None or lifted > score):
+                score = lifted
+        ranked.append(SearchItem(item.namespace, item.key, item.value, item.created_at,
+                                 item.updated_at, score=score))
+    ranked.sort(key=lambda i: -i.score if i.score is not None else float("inf"))
+    return ranked
 
 
 def held_at(items: Iterable[T], as_of: datetime, k: int) -> list[T]:
@@ -174,6 +233,15 @@ def is_dated(rec: FactRecord) -> bool:
     return rec.supersedes is not None or rec.date_expression is not None
 
 
+def successors_plan(
+    store: BaseStore, current_hits: Sequence[SearchItem], past_hits: Sequence[SearchItem]
+) -> Plan[list[SearchItem]]:
+    """Plan: :func:`successors`, reading the current versions it needs in one batch."""
+    lineages, ops = successor_ops(past_hits, current_hits)
+    listings = (yield call(store.batch, store.abatch, ops)) if ops else []
+    return successors(current_hits, past_hits, lineages, listings)
+
+
 def fact_history_plan(
     store: BaseStore, ns: tuple[str, ...], *, limit: int = 1000
 ) -> Plan[list[tuple[str, FactRecord]]]:
@@ -212,9 +280,16 @@ def facts_plan(
     store: BaseStore, ns: tuple[str, ...], query: str | None, k: int,
     as_of: datetime | None,
 ) -> Plan[list[tuple[str, FactRecord]]]:
-    """Plan: up to ``k`` facts of ``ns`` true now (or at ``as_of``), best match first."""
-    found = yield call(store.batch, store.abatch, [search_op(ns, query, k, as_of=as_of)])
-    items = [item for item in found[0] if record_of(item) is not None]
+    """Plan: up to ``k`` facts of ``ns`` true now (or at ``as_of``), best match first; now,
+    replaced versions matching ``query`` stand in for their current ones (:func:`successors`)."""
+    ops = [search_op(ns, query, k, as_of=as_of)]
+    if as_of is None and query:
+        ops.append(past_op(ns, query, k))
+    found = yield call(store.batch, store.abatch, ops)
+    hits: list[SearchItem] = found[0]
+    if len(found) > 1:
+        hits = yield from successors_plan(store, hits, found[1])
+    items = [item for item in hits if record_of(item) is not None]
     items = held_at(items, as_of, k) if as_of is not None else newest_per_lineage(items)[:k]
     return [(item.key, rec) for item in items if (rec := record_of(item)) is not None]
 

@@ -10,7 +10,11 @@ user's current ones.
 * **update**: the text is about a single-valued topic (where one lives, where one works, one's
   partner, car, diet, name, age, a favourite thing) and a current fact is about the same
   topic, or the two sentences say the same thing about different objects ("Mein
-  Lieblingsessen ist Pizza" / "... ist Sushi"): the new one replaces it.
+  Lieblingsessen ist Pizza" / "... ist Sushi", or "... zwei Tassen Kaffee" / "... nur noch
+  eine Tasse Kaffee"): the new one replaces it. A switch replaces the fact naming what it
+  switched from ("von VS Code auf Neovim umgestiegen", "statt Klavier", "switched from the
+  iPhone", "instead of the violin").
+* A fact is never closed by one about another known topic (shifts are not the employer).
 * **new** otherwise: both stay current (a second pet, another language one speaks).
 
 The topic (``slot``) is stored with every fact, so the same-topic candidates are found by a
@@ -38,17 +42,19 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("residence", r"\b(?:wohne|wohnt|wohnen|lebe|lebt|wohnort|wohnhaft|umgezogen|gezogen|"
                       r"ziehe|zog|weggezogen|ausgezogen|live|lives|living|lived|moved|move|"
                       r"relocated|reside|resides|home town|hometown)\b"),
+        # Shifts before work: "I work night shifts now" is not a new employer.
+        ("shift", r"schicht(?:en|dienst)?\b|\bshifts?\b"),
         ("work", r"\b(?:arbeite|arbeitet|arbeitete|angestellt|beschäftigt|job|stelle|"
                  r"arbeitgeber|gekündigt|work|works|working|worked|employed|employer|"
                  r"joined|hired|quit)\b"),
         ("partner", r"\b(?:verheiratet|verlobt|freundin|ehefrau|ehemann|partnerin|partner|"
                     r"geschieden|getrennt|single|married|engaged|wife|husband|girlfriend|"
-                    r"boyfriend|divorced|broke up)\b"),
+                    r"boyfriend|divorced|broke up|mit \w+ zusammen|zusammen mit|together with)\b"),
         ("car", r"\b(?:auto|fahre ein|fahre einen|wagen|car|drive a|drive an|drives a)\b"),
         ("diet", r"\b(?:vegetarier\w*|veganer\w*|vegan|fleisch|vegetarian|meat)\b"),
         ("phone", r"\b(?:handynummer|telefonnummer|phone number|mobile number)\b"),
         ("study", r"\b(?:studiere|studiert|studium|study|studying|studies|university|"
-                  r"universität)\b"),
+                  r"universität|studiengang|degree|master'?s|bachelor'?s|phd)\b"),
     )
 )
 _FAVOURITE = re.compile(r"\blieblings[-\s]?(\w+)|\bfavou?rite\s+(\w+)", re.IGNORECASE | re.UNICODE)
@@ -61,6 +67,29 @@ _ENDING = re.compile(
     re.IGNORECASE | re.UNICODE,
 )
 _REPLACEMENT = re.compile(r"\b(?:sondern|stattdessen|instead|but now|jetzt|now)\b", re.IGNORECASE)
+_SWITCH = tuple(
+    re.compile(pattern, re.IGNORECASE | re.UNICODE)
+    for pattern in (
+        r"\bvon\s+(?P<old>[^,.;]+?)\s+(?:auf|zu|zum|zur|nach|in)\s+[^,.;]+?\s+"
+        r"(?:umgestiegen|gewechselt|umgezogen|gezogen|umgesattelt)\b",
+        r"\b(?:statt|anstatt|anstelle von|anstelle|nicht mehr)\s+(?P<old>[^,.;]+?)"
+        r"(?:,|\.|;|$|\s+sondern\b)",
+        r"\b(?:switched|changed|moved|went|upgraded|converted)\s+(?:over\s+)?from\s+"
+        r"(?P<old>[^,.;]+?)\s+to\b",
+        r"\b(?:instead of|rather than|in place of)\s+(?P<old>[^,.;]+)",
+    )
+)
+"""A switch names the old object: "von VS Code auf Neovim umgestiegen", "statt Klavier",
+"switched from the iPhone to a Pixel", "instead of the violin"."""
+_CHANGE_WORDS = ("nur noch", "jetzt", "nun", "inzwischen", "mittlerweile", "neuerdings",
+                 "now", "only", "these days", "currently", "nowadays")
+"""Words saying that a statement changed; dropped before two statements are compared."""
+_CHANGE = re.compile(r"\b(?:" + "|".join(_CHANGE_WORDS) + r")\b", re.IGNORECASE | re.UNICODE)
+_COMPATIBLE = re.compile(
+    r"\b(?:auch|außerdem|zusätzlich|zweite[nmrs]?|(?<!nur )noch eine?[nmrs]?|also|too|as well|another|"
+    r"second|additionally)\b", re.IGNORECASE | re.UNICODE)
+"""Words saying that a statement adds to what holds ("auch", "a second", "too")."""
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 _ENDING_WORDS = frozenset(
     ["mehr", "länger", "gekündigt", "aufgehört", "getrennt", "verkauft", "weggezogen", "ausgezogen", "gestorben", "verstorben", "abgeschafft", "longer", "anymore", "quit", "left", "sold", "broke", "stopped", "gave", "died", "passed", "divorced", "moved", "away"]
 )
@@ -103,17 +132,18 @@ def _is_german(text: str) -> bool:
     return de > en
 
 
-def stems(text: str) -> list[str]:
-    """The text's content words, stop words dropped and stemmed (German or English)."""
-    stemmer = _GERMAN if _is_german(text) else _ENGLISH
+def stems(text: str, *, like: str | None = None) -> list[str]:
+    """The text's content words, stop words dropped and stemmed (German or English, by the
+    language of ``like`` when given: a part of a sentence is stemmed as the sentence)."""
+    stemmer = _GERMAN if _is_german(like if like is not None else text) else _ENGLISH
     return [stemmer.stemWord(w) for w in tokenize(text)]
 
 
 def _topic_free(text: str) -> set[str]:
-    """The content stems of ``text`` without its topic words and numbers (dates, ages)."""
+    """The content stems of ``text`` without its topic words and numbers (years; an age is a topic word)."""
     for _, pattern in _SLOTS:
         text = pattern.sub(" ", text)
-    return {s for s in stems(text) if not s.isdigit() and s not in _TIME_STEMS}
+    return {s for s in stems(text) if not _YEAR.match(s) and s not in _TIME_STEMS}
 
 
 def slot_of(text: str) -> str | None:
@@ -148,22 +178,55 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text.casefold())
 
 
+def _conflict(a: str | None, b: str | None) -> bool:
+    """Two facts about different known topics: one never closes the other."""
+    return a is not None and b is not None and a != b
+
+
 def _same_frame(new: str, old: str) -> bool:
     """Two sentences that say the same thing about different objects: a shared beginning of
     at least two words holding a content word or a copula, then one differing tail of at
-    most three words each ("Mein Lieblingsessen ist Pizza" / "... ist Sushi")."""
-    a, b = _words(new), _words(old)
+    most three words each ("Mein Lieblingsessen ist Pizza" / "... ist Sushi"). When the new
+    one says it changed ("nur noch", "jetzt", "only ... now"), those words are dropped and
+    the two may also share an end ("Ich trinke morgens zwei Tassen Kaffee" / "... nur noch
+    eine Tasse Kaffee"). A statement that adds ("auch", "too", "a second") is no update."""
+    if _COMPATIBLE.search(new):
+        return False
+    changed = _CHANGE.search(new) is not None
+    a, b = _words(_CHANGE.sub(" ", new)), _words(old)
     prefix = 0
     while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
         prefix += 1
-    if prefix < 2 or prefix == len(a) or prefix == len(b):
+    suffix = 0
+    if changed:
+        while (suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]):
+            suffix += 1
+    if prefix < 2 or prefix + suffix >= min(len(a), len(b)):
         return False
-    if len(a) - prefix > 3 or len(b) - prefix > 3:
+    if len(a) - prefix - suffix > 3 or len(b) - prefix - suffix > 3:
         return False
-    shared = a[:prefix]
-    if any(w in _LIKING for w in shared):
+    shared = a[:prefix] + a[len(a) - suffix:]
+    if any(w in _LIKING for w in a[:prefix]):
         return False
-    return any(w in _FRAME_WORDS for w in shared) or len(tokenize(" ".join(shared))) >= 2
+    return any(w in _FRAME_WORDS for w in a[:prefix]) or len(tokenize(" ".join(shared))) >= 2
+
+
+def _switched_from(text: str, candidates: Sequence[Candidate], slot: str | None) -> Candidate | None:
+    """The candidate naming the old object of a switch in ``text`` (most shared words)."""
+    old: set[str] = set()
+    for pattern in _SWITCH:
+        for match in pattern.finditer(text):
+            old |= set(stems(match.group("old"), like=text)) - _TIME_STEMS
+    if not old:
+        return None
+    best, shared = None, 0
+    for c in candidates:
+        if _conflict(slot, c.slot):
+            continue
+        n = len(old & set(stems(c.text)))
+        if n > shared:
+            best, shared = c, n
+    return best
 
 
 def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
@@ -189,9 +252,12 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
             if slot is not None and c.slot == slot:
                 return Decision("end", c.key, f"ends topic: {slot}")
         for c in candidates:
-            if content & set(stems(c.text)):
+            if content & set(stems(c.text)) and not _conflict(slot, c.slot):
                 return Decision("end", c.key, "ends a fact with a shared word")
         return Decision("new", None, "an ending with nothing to end")
+    switched = _switched_from(text, candidates, slot)
+    if switched is not None:
+        return Decision("update", switched.key, "switched from what it names")
     if slot is not None:
         for c in candidates:
             if c.slot == slot:
@@ -199,6 +265,6 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
                     return Decision("same", c.key, f"same topic and content: {slot}")
                 return Decision("update", c.key, f"same topic: {slot}")
     for c in candidates:
-        if _same_frame(text, c.text):
+        if c.slot == slot and _same_frame(text, c.text):
             return Decision("update", c.key, "same statement, another object")
     return Decision("new", None, "no current fact on this topic")

@@ -33,6 +33,7 @@ from ..facts.recall import (
     past_op,
     record_of,
     search_op,
+    successors_plan,
     versions,
     wording,
 )
@@ -157,7 +158,7 @@ class _StoreMemory:
         as_of = parse_as_of(config.get("configurable", {}).get("as_of"))
         past = as_of is None and asks_about_past(question)
         ops: list[Any] = [*lookup.ops, search_op(namespace, question, self.k, as_of=as_of)]
-        if past:
+        if as_of is None:
             ops.append(past_op(namespace, question, self.k))
         results = yield call(target.batch, target.abatch, ops)
         n = len(lookup.ops)
@@ -166,6 +167,8 @@ class _StoreMemory:
         found: list[SearchItem] = results[n]
         if as_of is not None:
             found = held_at(found, as_of, self.k)
+        else:
+            found = yield from successors_plan(target, found, results[n + 1])
         kept = [
             item
             for item in newest_per_lineage(found)

@@ -1,0 +1,82 @@
+"""The tuning set of the rule path: update, ending and new statements written for the rules
+(German and English), separate from the benchmark's timelines. Each case names the current
+facts, the new statement, and what the rules must do: switches ("von X auf Y umgestiegen",
+"switched from X to Y", "statt", "instead of") replace the fact naming the old object; a
+changed amount ("nur noch", "only ... now") replaces the same statement; a fact is never
+closed by a statement about another topic ("Ich bin Veganerin" does not end "Ich bin mit Anna
+zusammen", "I work night shifts now" does not replace the employer)."""
+
+from __future__ import annotations
+
+import pytest
+
+from langgraph_episodic.facts import Candidate, decide_by_rules, slot_of
+
+
+def cands(*texts: str) -> list[Candidate]:
+    return [Candidate(f"k{i}", t, slot_of(t)) for i, t in enumerate(texts)]
+
+
+UPDATES = [
+    # (current facts, new statement, index of the fact it replaces)
+    (["Ich wohne in Köln.", "Ich benutze Firefox als Browser."],
+     "Ich bin von Firefox auf Chrome umgestiegen.", 1),
+    (["Ich nutze Windows.", "Ich habe einen Hund."], "Ich habe von Windows zu Linux gewechselt.", 0),
+    (["Ich spiele Geige."], "Ich spiele jetzt Cello statt Geige.", 0),
+    (["Ich esse mittags in der Kantine.", "Ich lese gern Krimis."],
+     "Ich lese jetzt lieber Fantasy anstatt Krimis.", 1),
+    (["Ich trinke abends zwei Gläser Wasser."], "Ich trinke abends nur noch ein Glas Wasser.", 0),
+    (["Ich lese abends drei Seiten."], "Ich lese abends nur noch eine Seite.", 0),
+    (["Meine Telefonnummer ist 0171 2345."], "Meine Telefonnummer ist jetzt 0160 9876.", 0),
+    (["Meine Kundennummer lautet 12345."], "Meine Kundennummer lautet jetzt 67890.", 0),
+    (["Ich bin mit Lisa zusammen."], "Ich bin mit Lisa verlobt.", 0),
+    (["Ich arbeite bei der Telekom.", "Ich arbeite in der Frühschicht."],
+     "Ich arbeite jetzt in der Spätschicht.", 1),
+    (["Ich wohne in Köln."], "Ich bin von Köln nach Bonn gezogen.", 0),
+    (["I live in Leeds.", "I use Firefox."], "I switched from Firefox to Safari.", 1),
+    (["I play the guitar."], "I play the drums instead of the guitar now.", 0),
+    (["I walk five kilometres a day."], "I only walk two kilometres a day now.", 0),
+    (["My phone number is 555 1234."], "My phone number is now 555 9876.", 0),
+    (["I am studying law."], "I switched my degree to economics.", 0),
+    (["I drink coffee every morning."], "I drink tea instead of coffee every morning.", 0),
+    (["I work at Google.", "I work night shifts."], "I work early shifts now.", 1),
+    (["I live in Leeds.", "I use vim."], "I moved from vim to Emacs.", 1),
+]
+
+ENDINGS = [
+    (["Ich wohne in Köln.", "Ich gehe gern schwimmen."], "Ich gehe nicht mehr schwimmen.", 1),
+    (["Ich rauche.", "Ich spiele Handball."], "Ich spiele kein Handball mehr.", 1),
+    (["I live in Leeds.", "I go climbing on Fridays."], "I no longer go climbing.", 1),
+    (["I own a bike.", "I work at Google."], "I sold my bike.", 0),
+]
+
+NEW = [
+    (["Ich arbeite bei Bosch.", "Ich bin mit Anna zusammen."], "Ich bin Veganerin."),
+    (["Ich arbeite bei der Telekom."], "Ich arbeite jetzt in der Spätschicht."),
+    (["Ich habe eine Katze."], "Ich habe auch einen Hamster."),
+    (["Ich spreche Englisch."], "Ich spreche jetzt auch Italienisch."),
+    (["Ich lese gern Krimis."], "Ich spreche Französisch."),
+    (["I work at Google."], "I work night shifts now."),
+    (["I am vegetarian.", "I am married to Sam."], "I am a nurse."),
+    (["I have a dog called Max."], "I also have a cat."),
+    (["I use a Samsung phone."], "I am learning Spanish."),
+    (["I speak French."], "I now speak some Italian too."),
+]
+
+
+@pytest.mark.parametrize(("current", "text", "target"), UPDATES)
+def test_updates(current: list[str], text: str, target: int) -> None:
+    decision = decide_by_rules(text, cands(*current))
+    assert (decision.action, decision.target) == ("update", f"k{target}"), decision.reason
+
+
+@pytest.mark.parametrize(("current", "text", "target"), ENDINGS)
+def test_endings(current: list[str], text: str, target: int) -> None:
+    decision = decide_by_rules(text, cands(*current))
+    assert (decision.action, decision.target) == ("end", f"k{target}"), decision.reason
+
+
+@pytest.mark.parametrize(("current", "text"), NEW)
+def test_new_statements_close_nothing(current: list[str], text: str) -> None:
+    decision = decide_by_rules(text, cands(*current))
+    assert (decision.action, decision.target) == ("new", None), decision.reason
