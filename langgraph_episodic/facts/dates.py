@@ -44,6 +44,7 @@ _PATTERNS: tuple[re.Pattern[str], ...] = tuple(
         r"\b\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}\b",
         rf"\b\d{{1,2}}\.?\s+(?:{_MONTHS})\s+\d{{4}}\b",
         rf"\b(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+        rf"\b(?:seit|since|for)\s+(?:{_COUNT})\s+(?:{_UNITS})\b",
         rf"\b(?:vor\s+(?:{_COUNT})\s+(?:{_UNITS}))\b",
         rf"\b(?:(?:{_COUNT})\s+(?:{_UNITS})\s+ago)\b",
         rf"\b(?:{_LAST})\s+(?:woche|monat|jahr|week|month|year|{_DAYS}|{_MONTHS})\b",
@@ -81,6 +82,9 @@ _GERMAN_FORMS = (
     (re.compile(rf"\b(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?|last|past)\s+((?:{_DAYS}|{_MONTHS}))\b", re.I),
      r"\1"),
     (re.compile(r"\b(?:anfang|mitte|ende|early|mid|late)\s+", re.I), ""),
+    # A duration up to now ("seit drei Jahren", "for two years") began that long ago.
+    (re.compile(rf"\bseit\s+((?:{_COUNT})\s+(?:{_UNITS}))\b", re.I), r"vor \1"),
+    (re.compile(rf"\b(?:since|for)\s+((?:{_COUNT})\s+(?:{_UNITS}))\b", re.I), r"\1 ago"),
     (re.compile(r"\bvor\s+(?:einem|einer|eins)\b", re.I), "vor 1"),
     (re.compile(r"\bmaerz\b", re.I), "März"),
 )
@@ -140,6 +144,11 @@ def _normalised(expression: str) -> str:
 
 
 def _precision(expression: str) -> str:
+    duration = re.search(rf"\b(?:{_COUNT})\s+({_UNITS})\b", expression, re.I)
+    if duration is not None:
+        unit = duration.group(1).casefold()
+        return "year" if unit.startswith(("jahr", "year")) else (
+            "month" if unit.startswith(("monat", "month")) else "day")
     if re.search(r"\d{1,2}\.\s?\d{1,2}\.|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+[a-zä]|[a-z]\s+\d{1,2}(?:st|nd|rd|th)?,", expression, re.I):
         return "day"
     if re.search(rf"\b(?:{_MONTHS}|monat|month)\b", expression, re.I):
@@ -152,7 +161,8 @@ def _precision(expression: str) -> str:
 def _parse(expression: str, base: datetime, languages: list[str], future: bool) -> datetime | None:
     import dateparser  # imported on first use: loading its language data takes about 0.5 s
 
-    relative = _RELATIVE.search(expression) is not None and _MONTH.search(expression) is None
+    normalised = _normalised(expression)
+    relative = _RELATIVE.search(normalised) is not None and _MONTH.search(expression) is None
     settings: dict[str, Any] = {
         "RELATIVE_BASE": base.replace(tzinfo=None),
         "PREFER_DATES_FROM": "future" if future else "past",
@@ -164,7 +174,7 @@ def _parse(expression: str, base: datetime, languages: list[str], future: bool) 
         # "März", "2019": the period's start, not today's day of that month.
         settings["PREFER_DAY_OF_MONTH"] = "first"
         settings["PREFER_MONTH_OF_YEAR"] = "first"
-    found = dateparser.parse(_normalised(expression), languages=languages, settings=settings)
+    found = dateparser.parse(normalised, languages=languages, settings=settings)
     if found is None:
         return None
     if (_LAST_MONTH.search(expression) and (found.year, found.month) == (base.year, base.month)):
@@ -204,7 +214,10 @@ def resolve_date(text: str, said_at: datetime) -> ResolvedDate:
     hint = _UNRESOLVED_HINT.search(text)
     if hint is not None:
         phrase = hint.group(0)
-        when = _parse(hint.group(1), base, languages, future)
+        # A bare count ("seit drei ..." of no known unit) is no date: dateparser would read it as
+        # a day of this month.
+        countless = re.fullmatch(_COUNT, hint.group(1), re.IGNORECASE) is None
+        when = _parse(hint.group(1), base, languages, future) if countless else None
         if when is not None:
             return ResolvedDate(when, phrase, _precision(hint.group(1)))
         return ResolvedDate(base, phrase, "day", note=f"Datum nicht erkannt: {phrase!r}")

@@ -146,11 +146,43 @@ def _topic_free(text: str) -> set[str]:
     return {s for s in stems(text) if not _YEAR.match(s) and s not in _TIME_STEMS}
 
 
+_POSSESSED = re.compile(
+    r"^\W*(?:mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|my|our)\s+(\w+)",
+    re.IGNORECASE | re.UNICODE,
+)
+_NAMED = re.compile(
+    r"^\W*([A-ZÄÖÜ][\w-]+)\s+(?:wohnt|lebt|arbeitet|studiert|zog|ist|hat|lives|works|studies|"
+    r"moved|is|has)\b",
+    re.UNICODE,
+)
+_SELF = frozenset(["ich", "wir", "i", "we", "mein", "meine", "my", "our", "unser", "unsere"])
+
+
+def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
+    """The stem of the person or thing a fact is about when that is not the user ("Meine
+    Schwester lebt in Wien", "My brother works at Google", "Anna lebt in Wien"); None for the
+    user's own facts, also when the noun names the topic itself (``topic``: "Mein Wohnort ist
+    Berlin", "My employer is Initech")."""
+    possessed = _POSSESSED.match(text)
+    if possessed is not None:
+        noun = possessed.group(1)
+        if topic.search(noun):
+            return None
+        return (_GERMAN if _is_german(text) else _ENGLISH).stemWord(noun.casefold())
+    named = _NAMED.match(text)
+    if named is not None and named.group(1).casefold() not in _SELF:
+        return named.group(1).casefold()
+    return None
+
+
 def slot_of(text: str) -> str | None:
-    """The single-valued topic a fact is about, or None (see the module docstring).
+    """The single-valued topic a fact is about, or None (see the module docstring). A fact
+    about somebody else has that person's topic: the sister's home is not the user's.
 
     >>> slot_of("Ich bin nach Berlin gezogen."), slot_of("My favourite food is sushi.")
     ('residence', 'favourite:food')
+    >>> slot_of("Meine Schwester lebt in Wien."), slot_of("Mein Wohnort ist jetzt Bonn.")
+    ('residence:schwest', 'residence')
     """
     favourite = _FAVOURITE.search(text)
     if favourite is not None:
@@ -159,7 +191,8 @@ def slot_of(text: str) -> str | None:
         return f"favourite:{stemmer.stemWord(word)}"
     for name, pattern in _SLOTS:
         if pattern.search(text):
-            return name
+            other = _other_subject(text, pattern)
+            return name if other is None else f"{name}:{other}"
     return None
 
 

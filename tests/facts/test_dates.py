@@ -25,7 +25,18 @@ CASES = [
     ("Since 2019 I drive a Tesla.", date(2019, 1, 1), "2019"),
     ("I moved to Paris in May.", date(2026, 5, 1), "May"),
     ("Since last year I have been vegetarian.", date(2025, 6, 15), "last year"),
+    # A duration up to now began that long before the message.
+    ("Ich wohne seit drei Jahren in Leipzig.", date(2023, 6, 15), "seit drei Jahren"),
+    ("Ich bin seit einem Jahr verheiratet.", date(2025, 6, 15), "seit einem Jahr"),
+    ("Ich arbeite seit 2 Monaten bei SAP.", date(2026, 4, 15), "seit 2 Monaten"),
+    ("I have lived in Leeds for three years.", date(2023, 6, 15), "for three years"),
+    ("I have been vegan for two weeks.", date(2026, 6, 1), "for two weeks"),
 ]
+
+
+def test_a_bare_count_after_seit_is_no_day_of_the_month() -> None:
+    resolved = resolve_date("Ich trinke seit drei Stunden nur Wasser.", SAID)
+    assert resolved.when == SAID and resolved.note is not None
 
 
 @pytest.mark.parametrize(("text", "expected", "expression"), CASES)

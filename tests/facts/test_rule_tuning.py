@@ -41,6 +41,11 @@ UPDATES = [
     (["I drink coffee every morning."], "I drink tea instead of coffee every morning.", 0),
     (["I work at Google.", "I work night shifts."], "I work early shifts now.", 1),
     (["I live in Leeds.", "I use vim."], "I moved from vim to Emacs.", 1),
+    # A fact about somebody else replaces that person's fact, not the user's.
+    (["Ich wohne in Leipzig.", "Meine Schwester wohnt in Wien."],
+     "Meine Schwester ist nach Graz gezogen.", 1),
+    (["I work at SAP.", "My brother works at Google."], "My brother works at Apple now.", 1),
+    (["Ich wohne in Leipzig."], "Mein Wohnort ist jetzt Bonn.", 0),
 ]
 
 ENDINGS = [
@@ -61,6 +66,12 @@ NEW = [
     (["I have a dog called Max."], "I also have a cat."),
     (["I use a Samsung phone."], "I am learning Spanish."),
     (["I speak French."], "I now speak some Italian too."),
+    # Somebody else's home, job or partner is not the user's.
+    (["Ich wohne seit drei Jahren in Leipzig."], "Meine Schwester Anna lebt in Wien."),
+    (["Ich arbeite bei Bosch."], "Meine Frau arbeitet bei SAP."),
+    (["Ich wohne in Köln."], "Anna lebt in Wien."),
+    (["I live in Leeds."], "My sister lives in Vienna."),
+    (["I work at Initech."], "My husband works at Globex."),
 ]
 
 
