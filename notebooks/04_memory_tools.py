@@ -142,7 +142,6 @@ for name, index in (("packaged (English) model", None), ("multilingual model", m
     print(f"{name}:\n{answers[name]}\n")
 assert "Kaffee" in answers["multilingual model"]
 assert answers["packaged (English) model"].startswith("Keine relevanten Informationen")
-scratch.cleanup()  # the notebook's folder goes; nothing is left in the temp dir
 
 
 # %% [markdown]
@@ -162,7 +161,7 @@ from datetime import datetime, timezone
 from langgraph_episodic.facts import fact_history
 
 now = {"t": datetime(2026, 3, 10, 12, tzinfo=timezone.utc)}
-folder = Path(tempfile.mkdtemp(prefix="episodic-facts-")) / "store"
+folder = Path(scratch.name) / "facts"
 fact_store = ChromaStore.persistent(folder)
 merken, erinnern = create_memory_tools(store=fact_store, clock=lambda: now["t"])
 carla: RunnableConfig = {"configurable": {"user_id": "carla"}}
@@ -195,3 +194,4 @@ for _key, record in fact_history(fact_store, ("memories", "carla")):
     until = record.valid_to[:10] if record.valid_to else "now"
     print(f"{record.valid_from[:10]} .. {until:<10}  {'current ' if record.current else 'replaced' if record.ended_by is None else 'ended   '}  {record.text}")
 fact_store.close()
+scratch.cleanup()  # the notebook's folder goes; nothing is left in the temp dir

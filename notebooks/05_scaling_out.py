@@ -148,7 +148,7 @@ from langgraph_episodic.cli.main import main as cli
 
 embedded.close()
 dump = workdir / "store.jsonl"
-assert cli(["export", str(dump), "--path", str(workdir / "embedded"), "--embeddings", "hash"]) == 0
+assert cli(["export", str(dump), "--path", str(workdir / "embedded")]) == 0
 assert cli(["import", str(dump), "--url", url, "--collection", "migrated", "--embeddings", "hash"]) == 0
 assert cli(["stats", "--url", url, "--collection", "migrated"]) == 0
 
