@@ -210,3 +210,35 @@ def test_the_command_refuses_a_folder_that_is_no_store(tmp_path: Path) -> None:
         capture_output=True, text=True, env=python_env(), timeout=120, check=False,
     )
     assert done.returncode == 2 and "No store at" in done.stderr and "Traceback" not in done.stderr
+
+
+HOLDER = """
+import sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+store = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+store.put(("memories", "carol"), "k", {"text": "held by another process"})
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_the_command_on_a_folder_another_process_holds_exits_with_the_fix(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True, env=python_env(),
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        done = subprocess.run(
+            [sys.executable, "-m", "langgraph_episodic", "ui", "--path", str(folder),
+             "--embeddings", "hash", "--port", "0"],
+            capture_output=True, text=True, env=python_env(), timeout=120, check=False,
+        )
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"pid {holder.pid}" in done.stderr and "chroma run --path" in done.stderr
+    assert "Traceback" not in done.stderr
