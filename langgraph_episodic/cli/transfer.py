@@ -246,11 +246,16 @@ def iter_items(store: BaseStore, *, page_size: int = PAGE_SIZE) -> Iterator[Item
 
 def collect_records(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[ItemRecord]:
     """Every item of the store as an :class:`ItemRecord`, with store extras where known."""
-    items = list(iter_items(store, page_size=page_size))
-    extras: dict[Any, Any] = {}
+    return records_of(store, list(iter_items(store, page_size=page_size)))
+
+
+def records_of(store: BaseStore, items: Sequence[Item]) -> list[ItemRecord]:
+    """``items`` as :class:`ItemRecord` s, with the store's extras (index fields, TTL, expiry)
+    where it keeps them."""
     from . import chroma_extras
 
-    if chroma_extras.supported(store):
+    extras: dict[Any, Any] = {}
+    if chroma_extras.supported(store) and items:
         keys = [(tuple(it.namespace), it.key) for it in items]
         extras = chroma_extras.read_extras(store, keys)
     records = []

@@ -19,7 +19,7 @@ from langgraph.store.base import BaseStore, Item, SearchItem
 from .._config import namespace_label
 from ..cli import chroma_extras
 from ..cli.browse import value_text
-from ..cli.transfer import ItemRecord, iter_namespace, list_all_namespaces
+from ..cli.transfer import ItemRecord, iter_namespace, list_all_namespaces, records_of
 from ..privacy.shapes import DEFAULT_SHAPES, matches
 
 Namespace = tuple[str, ...]
@@ -152,23 +152,7 @@ def search_hits(
 def user_records(store: BaseStore, label: str) -> list[ItemRecord]:
     """The user's items as export records (the format of ``langgraph-episodic export``)."""
     items = [it for ns, _ in user_namespaces(store, label) for it in iter_namespace(store, ns)]
-    extras = _extras(store, items)
-    records = []
-    for it in items:
-        extra = extras.get((tuple(it.namespace), it.key))
-        records.append(
-            ItemRecord(
-                namespace=tuple(it.namespace),
-                key=it.key,
-                value=it.value,
-                created_at=it.created_at,
-                updated_at=it.updated_at,
-                index=None if extra is None else extra.index,
-                ttl=None if extra is None else extra.ttl,
-                expires_at=None if extra is None else extra.expires_at,
-            )
-        )
-    return records
+    return records_of(store, items)
 
 
 def rewrite_text(store: BaseStore, row: Row, text: str) -> None:
