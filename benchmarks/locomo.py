@@ -44,8 +44,8 @@ from _locomo_data import (
 )
 from _locomo_speed import interleaved
 
-from langgraph_episodic.chroma.fusion import METHODS, fuse, missing_ids
-from langgraph_episodic.chroma.lexical import STOPWORDS, LexicalIndex, tokenize
+from langgraph_episodic.chroma.ranking.fusion import METHODS, fuse, missing_ids
+from langgraph_episodic.chroma.ranking.lexical import STOPWORDS, LexicalIndex, tokenize
 
 TOP_K = max(KS)
 PUT_BATCH = 64

@@ -37,9 +37,9 @@ import numpy as np
 from _embed_cache import CachedEmbeddings
 from _locomo_data import DEFAULT_DATA, Conversation, RecallTally, format_table, load_conversations
 
-from langgraph_episodic.chroma.analysis import analyzer
-from langgraph_episodic.chroma.fusion import LEXICAL_WEIGHT
-from langgraph_episodic.chroma.lexical import LexicalIndex
+from langgraph_episodic.chroma.ranking.analysis import analyzer
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 
 TOP = 10
 TUNE, HELD = {0, 2, 4}, {1, 3}

@@ -5,7 +5,7 @@ Every turn is put into a ``ChromaStore`` (one namespace per conversation, value
 session date) and ``["text", "time", "time"]`` (the date with weight 2 in the lexical text);
 every question then goes through ``store.search(..., limit=10)`` under each variant:
 
-* the lift (:mod:`langgraph_episodic.chroma.shared_fields`) off and on, over a grid of
+* the lift (:mod:`langgraph_episodic.chroma.ranking.shared_fields`) off and on, over a grid of
   ``m`` (best hits naming their values) and ``w`` (the lift's weight);
 * pseudo-relevance feedback (``feedback=True``), for reference;
 * "lexical date lift": the same lifted rule, but a memory's share is the lexical share of a
@@ -31,7 +31,7 @@ from _embed_cache import CachedEmbeddings
 from _locomo_data import DEFAULT_DATA, Conversation, RecallTally, format_table, load_conversations
 
 from langgraph_episodic.chroma import layout, shared_fields
-from langgraph_episodic.chroma.fusion import lexical_share
+from langgraph_episodic.chroma.ranking.fusion import lexical_share
 
 TUNE, HELD = {0, 2, 4}, {1, 3}
 PUT_BATCH = 64

@@ -30,9 +30,9 @@ from _locomo_data import (
     load_conversations,
 )
 
-from langgraph_episodic.chroma.analysis import analyzer
-from langgraph_episodic.chroma.fusion import LEXICAL_WEIGHT, fuse, lexical_share
-from langgraph_episodic.chroma.lexical import LexicalIndex, tokenize
+from langgraph_episodic.chroma.ranking.analysis import analyzer
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT, fuse, lexical_share
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, tokenize
 from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
 
 TOP = max(KS)

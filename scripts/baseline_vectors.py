@@ -1,9 +1,9 @@
-"""Rebuild ``langgraph_episodic/chroma/baseline_data.py``: the packaged model's mean vectors.
+"""Rebuild ``langgraph_episodic/chroma/ranking/baseline_data.py``: the packaged model's mean vectors.
 
 Embeds our own background sentences (``benchmarks/data/background_de.txt`` and
 ``background_en.txt``, CC0: ordinary things a user tells or asks an assistant, written for this
 project) with the packaged all-MiniLM-L6-v2 and writes their mean per language (see
-:mod:`langgraph_episodic.chroma.baseline`). Run it again only if the packaged model changes:
+:mod:`langgraph_episodic.chroma.ranking.baseline`). Run it again only if the packaged model changes:
 
     python scripts/baseline_vectors.py
 """
@@ -16,7 +16,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "benchmarks" / "data"
-TARGET = ROOT / "langgraph_episodic" / "chroma" / "baseline_data.py"
+TARGET = ROOT / "langgraph_episodic" / "chroma" / "ranking" / "baseline_data.py"
 LANGUAGES = ("de", "en")
 
 

@@ -9,7 +9,7 @@ the expansion query finds, is then lifted toward the best hit's score:
     score = first + w * expansion_share * (best - first)
 
 with ``first`` the hybrid score for the question, ``best`` the first score of the best live
-hit, ``expansion_share`` the lexical share of the expansion query (:func:`.fusion.lexical_share`,
+hit, ``expansion_share`` the lexical share of the expansion query (:func:`.ranking.fusion.lexical_share`,
 in ``[0, 1]``) and ``w =`` :data:`FEEDBACK_WEIGHT` (``< 1``). So:
 
 * no score is lowered, and none reaches ``best``: the best hit stays first with its score, and a
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .lexical import LexicalIndex, Namespace
+from .ranking.lexical import LexicalIndex, Namespace
 
 FEEDBACK_DOCS = 5
 """How many of the best live hits feed the expansion (chosen on LoCoMo tuning conversations)."""

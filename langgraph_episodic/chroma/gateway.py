@@ -2,7 +2,7 @@
 
 Nothing here is cached or locked: every method is one or a few Chroma calls, chunked to the
 client's batch limit and paged where Chroma needs it. The in-process state lives in
-:mod:`.state`; the order in which writes reach Chroma is decided in :mod:`.writes`.
+:mod:`.caches`; the order in which writes reach Chroma is decided in :mod:`.writes`.
 """
 
 from __future__ import annotations

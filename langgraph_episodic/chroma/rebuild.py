@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from .gateway import Gateway, get_whole, index_read
 
 if TYPE_CHECKING:
-    from .backend import Backend
+    from .reads import Backend
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ and ``_exp``: the latest expiry of its items, so a namespace whose items have al
 not listed even before a sweep.
 
 :class:`RegistryMirror` is the in-process copy. It does no locking and no I/O: the store's
-state (:mod:`.state`) owns it under its one lock and hands readers copies of what they ask for.
+state (:mod:`.caches`) owns it under its one lock and hands readers copies of what they ask for.
 An embedded store is its only writer, so its mirror is read once and then kept current by its
 own writes. A store on a server re-reads the records it needs, because other processes write.
 

@@ -1,10 +1,10 @@
 """The read side of ``ChromaStore.search``: dense, lexical and hybrid ranking, and scans.
 
-* Dense: the namespaces under the prefix are ranked exactly in process (:mod:`.vector_cache`);
+* Dense: the namespaces under the prefix are ranked exactly in process (:mod:`.ranking.vectors`);
   a scope larger than the cache, or with many namespaces not loaded yet, goes to Chroma's index
   (restricted to the prefix only). Either way the filter is checked on each candidate.
-* Lexical: BM25 over the same namespaces (:mod:`.lexical`).
-* Hybrid: both rankings fused (:mod:`.hybrid_ranking`, :mod:`.fusion`).
+* Lexical: BM25 over the same namespaces (:mod:`.ranking.lexical`).
+* Hybrid: both rankings fused (:mod:`.ranking.hybrid`, :mod:`.ranking.fusion`).
 * No query: live items under the prefix that match the filter, newest first: a walk over the
   namespaces' listings held in process (:meth:`.Backend.listings`, kept sorted on write) that
   stops after the page, or a read of Chroma.
@@ -28,17 +28,18 @@ from typing import Any, NamedTuple
 import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
 
-from . import layout, shared_fields
-from .backend import Backend
+from . import layout
+from .caches import Listing
 from .core import newest_first
 from .feedback import FEEDBACK_DOCS, expansion_terms, rescore_arrays
 from .filters import combine, matches, value_where
-from .fusion import LEXICAL_WEIGHT, fuse_calibrated, lexical_shares
-from .hybrid_ranking import aligned_ranking, dense_scores, first_ranking
-from .lexical import LexicalIndex, TermScores
-from .state import Listing
+from .ranking import shared_fields
+from .ranking.fusion import LEXICAL_WEIGHT, fuse_calibrated, lexical_shares
+from .ranking.hybrid import aligned_ranking, dense_scores, first_ranking
+from .ranking.lexical import LexicalIndex, TermScores
+from .ranking.vectors import BlockView, QueryCosines, rank
+from .reads import Backend
 from .values import loads
-from .vector_cache import BlockView, QueryCosines, rank
 
 MIN_DEPTH = 20
 """How deep each ranking goes before fusion (at least; ``2 * (offset + limit) + 10`` for deeper
@@ -284,11 +285,11 @@ def hybrid(
     lift: str | None = None,
 ) -> list[Hit]:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
-    the same scale for every query and namespace (see :mod:`.fusion` for what it means).
-    ``baseline``: the question's baseline cosine (:mod:`.baseline`; ``0`` for embedders without
+    the same scale for every query and namespace (see :mod:`.ranking.fusion` for what it means).
+    ``baseline``: the question's baseline cosine (:mod:`.ranking.baseline`; ``0`` for embedders without
     one); the cosine enters the score measured from it. ``feedback``: re-rank with
     pseudo-relevance feedback (:mod:`.feedback`). ``lift``: the primary field's path, to lift
-    memories sharing another field's value with the best hits (:mod:`.shared_fields`)."""
+    memories sharing another field's value with the best hits (:mod:`.ranking.shared_fields`)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
     while True:
@@ -371,7 +372,7 @@ def _with_feedback(
         )
         shares = question_scores.of(found)
         cosine = np.array([cosines.get(key, 0.0) for key in found], dtype=np.float64)
-        if baseline < 1.0:  # as :func:`.baseline.above_baseline`
+        if baseline < 1.0:  # as :func:`.ranking.baseline.above_baseline`
             cosine = (cosine - baseline) / (1.0 - baseline)
         first.update(
             fuse_calibrated(

@@ -14,12 +14,12 @@ Where it deliberately differs from ``InMemoryStore`` (each is tested):
 * Negative ``limit`` / ``offset`` raise ``ValueError`` (``InMemoryStore`` slices from the end).
 * TTL is supported (``supports_ttl = True``); expired items are never returned.
 * ``search_mode="hybrid"`` (the default) fuses BM25 and dense rankings; its score is
-  ``0.35 * cosine + 0.65 * lexical share`` (:mod:`.fusion`), in ``[0, 1]`` and on the same
+  ``0.35 * cosine + 0.65 * lexical share`` (:mod:`.ranking.fusion`), in ``[0, 1]`` and on the same
   scale for every query and namespace. ``search_mode="dense"`` returns cosine similarity, as
   ``InMemoryStore``.
 
 Concurrency: the store is safe to share between threads and asyncio tasks. Its in-process
-state has one owner (:mod:`.state`, one lock, readers work on snapshots, a write-back older
+state has one owner (:mod:`.caches`, one lock, readers work on snapshots, a write-back older
 than the last write is dropped); writes reach Chroma in a crash-safe order (:mod:`.writes`);
 concurrent ``abatch`` calls on one event loop are gathered into one batch (:mod:`.coalesce`).
 An embedded folder is written by one process at a time (:mod:`.folder_lock`): a second process
@@ -59,9 +59,6 @@ from langgraph.store.base import (
 )
 
 from . import layout, lifecycle, search, writes
-from .analysis import Language
-from .backend import Backend, describe, embedded_system
-from .baseline import Baseline, baseline_for
 from .coalesce import Coalescer
 from .core import (
     Fields,
@@ -74,6 +71,9 @@ from .core import (
 from .index_paths import check_fields
 from .lifecycle import Calls, StoreClosedError, StoreForkedError
 from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
+from .ranking.analysis import Language
+from .ranking.baseline import Baseline, baseline_for
+from .reads import Backend, describe, embedded_system
 from .verify import VerifyReport
 
 logger = logging.getLogger(__name__)
@@ -141,9 +141,9 @@ class ChromaStore(BaseStore):
             ``langgraph_episodic.privacy`` (e-mail addresses, phone numbers, IBANs, cards).
         language: How the keyword side analyzes text: ``"auto"`` (the default: English or
             German detected per text, each stemmed with its Snowball stemmer), ``"en"`` or
-            ``"de"`` (see :mod:`.analysis`). Stores sharing one embedded Chroma must agree.
+            ``"de"`` (see :mod:`.ranking.analysis`). Stores sharing one embedded Chroma must agree.
             With the packaged model it also picks the mean vector a question's cosine is
-            measured from in hybrid scores (:mod:`.baseline`; ``"auto"``: the question's).
+            measured from in hybrid scores (:mod:`.ranking.baseline`; ``"auto"``: the question's).
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
         feedback: Hybrid search re-ranks with pseudo-relevance feedback: terms of the best
@@ -155,7 +155,7 @@ class ChromaStore(BaseStore):
         field_lift: With more than one indexed field (``fields=["text", "time"]``), hybrid
             search lifts memories holding the exact value of a field other than the first
             (the same date, place, project) as the best hits toward the best hit's score; no
-            score is lowered and the best hit stays first (see :mod:`.shared_fields`). Acts
+            score is lowered and the best hit stays first (see :mod:`.ranking.shared_fields`). Acts
             only when the index names more than one field. On LoCoMo with the session date
             indexed: recall@5 0.612 to 0.650, recall@10 0.711 to 0.745, about 0.05 ms a search.
         max_value_bytes: The largest value a put accepts, in UTF-8 bytes of compact JSON

@@ -32,7 +32,7 @@ import uuid
 from dataclasses import dataclass
 
 from . import layout
-from .backend import Backend
+from .reads import Backend
 from .registry import Namespace, NamespaceInfo, record, record_id, records_by_namespace
 
 

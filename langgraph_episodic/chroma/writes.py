@@ -2,7 +2,7 @@
 
 Writes of one process are serialised by the state's ``write_lock``; each reaches Chroma in an
 order that a kill at any moment (SIGKILL, power loss) leaves safe, then is applied to the
-in-process state in one step (:meth:`.state.StoreState.commit`):
+in-process state in one step (:meth:`.caches.StoreState.commit`):
 
 1. The registry record of every namespace receiving an item is written first, so an item is
    never unlisted (a crash here leaves, at worst, an empty namespace listed).
@@ -29,10 +29,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import layout
-from .backend import Backend
+from .caches import Commit
 from .core import Plan
+from .reads import Backend
 from .registry import Namespace, NamespaceInfo, record, record_id
-from .state import Commit
 
 
 def apply_puts(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import snowballstemmer
 
-from ..chroma.lexical import tokenize
+from ..chroma.ranking.lexical import tokenize
 
 _GERMAN = snowballstemmer.stemmer("german")
 _ENGLISH = snowballstemmer.stemmer("english")

@@ -30,7 +30,7 @@ ShouldStore = Callable[[str], bool]
 
 DEFAULT_MIN_SCORE = 0.10
 """The recall tools' relevance floor on ``ChromaStore``'s hybrid score (with the packaged model
-its cosine is measured from the question's baseline, :mod:`..chroma.baseline`). Chosen on the
+its cosine is measured from the question's baseline, :mod:`..chroma.ranking.baseline`). Chosen on the
 tune half of our German and English memory sets (``benchmarks/german.py``) as the lowest floor
 at which about half of the questions about things never said come back empty in both
 languages; on the whole sets 0.10 empties 57 % (German) and 60 % (English) of them, English

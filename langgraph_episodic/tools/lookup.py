@@ -28,7 +28,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import GetOp, Item, SearchOp
 
 from .._config import MissingConfigError, fill_namespace
-from ..chroma.lexical import STOPWORDS
+from ..chroma.ranking.lexical import STOPWORDS
 from ..graph.namespaces import ENTITIES, USER_PROFILES
 
 ENTITY_TEMPLATE: tuple[str, ...] = (ENTITIES, "{user_id}")

@@ -169,8 +169,8 @@ def test_the_common_options_defaults_are_the_code_defaults() -> None:
 
 
 def test_the_store_section_states_the_hybrid_score_the_code_computes() -> None:
-    """Calibrated fusion (docs/retrieval.md, chroma/fusion.py), not min-max."""
-    from langgraph_episodic.chroma.fusion import LEXICAL_WEIGHT
+    """Calibrated fusion (docs/retrieval.md, chroma/ranking/fusion.py), not min-max."""
+    from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 
     text = " ".join(section("The store").split())
     dense, lexical = round(1 - LEXICAL_WEIGHT, 2), round(LEXICAL_WEIGHT, 2)

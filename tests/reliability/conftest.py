@@ -338,7 +338,7 @@ def _find(obj: Any, cls: type, depth: int = 3) -> Any:
 
 def lexical_doc_count(store: Any, namespace: tuple[str, ...]) -> int:
     """Documents a ChromaStore's in-process BM25 index holds for ``namespace``."""
-    from langgraph_episodic.chroma.lexical import LexicalIndex
+    from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 
     index: LexicalIndex = _find(store, LexicalIndex)
     return index.doc_count([namespace])
@@ -346,7 +346,7 @@ def lexical_doc_count(store: Any, namespace: tuple[str, ...]) -> int:
 
 def cached_vector_rows(store: Any, namespace: tuple[str, ...]) -> int:
     """Vectors a ChromaStore's in-process vector cache holds for ``namespace``."""
-    from langgraph_episodic.chroma.vector_cache import VectorCache
+    from langgraph_episodic.chroma.ranking.vectors import VectorCache
 
     cache: VectorCache = _find(store, VectorCache)
     entry = cache.get(namespace)

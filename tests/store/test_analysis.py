@@ -1,11 +1,17 @@
-"""German and English tokenisation of the lexical side (:mod:`langgraph_episodic.chroma.analysis`)."""
+"""German and English tokenisation of the lexical side (:mod:`langgraph_episodic.chroma.ranking.analysis`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from langgraph_episodic.chroma.analysis import analyze, analyzer, compound_heads, detect, words
-from langgraph_episodic.chroma.lexical import LexicalIndex
+from langgraph_episodic.chroma.ranking.analysis import (
+    analyze,
+    analyzer,
+    compound_heads,
+    detect,
+    words,
+)
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 
 
 def test_german_is_stemmed_umlauts_and_sharp_s_folded() -> None:

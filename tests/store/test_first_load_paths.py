@@ -7,9 +7,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma import analysis
-from langgraph_episodic.chroma.analysis import detect, words
-from langgraph_episodic.chroma.lexical import LexicalIndex, _Shard
+from langgraph_episodic.chroma.ranking import analysis
+from langgraph_episodic.chroma.ranking.analysis import detect, words
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, _Shard
 
 WORDS = st.sampled_from(
     ["ich", "und", "the", "is", "müller", "straße", "haus", "dog", "in", "was", "an", "x", ""]

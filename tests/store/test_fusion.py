@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma.fusion import METHODS, RRF_K, FusionMethod, fuse, missing_ids
+from langgraph_episodic.chroma.ranking.fusion import METHODS, RRF_K, FusionMethod, fuse, missing_ids
 
 DENSE = [("a", 0.91), ("b", 0.80), ("c", 0.55), ("d", 0.40)]
 LEXICAL = [("a", 12.0), ("e", 9.5), ("c", 4.0), ("b", 0.0)]
@@ -161,7 +161,7 @@ def test_bad_arguments_name_the_fix() -> None:
 def test_docstring_examples_run() -> None:
     import doctest
 
-    from langgraph_episodic.chroma import fusion
+    from langgraph_episodic.chroma.ranking import fusion
 
     result = doctest.testmod(fusion, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

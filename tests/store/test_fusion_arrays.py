@@ -14,19 +14,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma import hybrid_ranking
-from langgraph_episodic.chroma.backend import Backend
-from langgraph_episodic.chroma.baseline import above_baseline
 from langgraph_episodic.chroma.feedback import rescore, rescore_arrays
-from langgraph_episodic.chroma.fusion import (
+from langgraph_episodic.chroma.ranking import hybrid as hybrid_ranking
+from langgraph_episodic.chroma.ranking.baseline import above_baseline
+from langgraph_episodic.chroma.ranking.fusion import (
     LEXICAL_WEIGHT,
     fuse,
     fuse_calibrated,
     lexical_share,
     missing_ids,
 )
-from langgraph_episodic.chroma.lexical import LexicalIndex
-from langgraph_episodic.chroma.vector_cache import NamespaceVectors, QueryCosines
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, QueryCosines
+from langgraph_episodic.chroma.reads import Backend
 
 IDS = [f"d{i}" for i in range(14)]
 # Few distinct values, so that exact ties (score, rank, id) happen often.
@@ -198,6 +198,6 @@ def test_first_ranking_equals_the_pipeline_before(
     top=st.floats(-1.0, 40.0, allow_nan=False),
 )
 def test_lexical_shares_are_lexical_share_of_each_score(bm25: list[float], top: float) -> None:
-    from langgraph_episodic.chroma.fusion import lexical_share, lexical_shares
+    from langgraph_episodic.chroma.ranking.fusion import lexical_share, lexical_shares
 
     assert lexical_shares(bm25, top).tolist() == [lexical_share(s, top) for s in bm25]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from langgraph_episodic.chroma.lexical import LexicalIndex, s_stem, tokenize
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, s_stem, tokenize
 
 from ._support import CHROMA_BACKENDS, PERSISTENT, FakeClock, backend_param
 
@@ -404,7 +404,7 @@ def test_store_lexical_index_is_rebuilt_on_reopen(make_store: Any, reopen: Any) 
 def test_docstring_examples_run() -> None:
     import doctest
 
-    from langgraph_episodic.chroma import lexical
+    from langgraph_episodic.chroma.ranking import lexical
 
     result = doctest.testmod(lexical, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

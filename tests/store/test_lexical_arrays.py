@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma.lexical import LexicalIndex, _Shard
-from langgraph_episodic.chroma.vector_cache import (
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, _Shard
+from langgraph_episodic.chroma.ranking.vectors import (
     NamespaceVectors,
     QueryCosines,
     rank,

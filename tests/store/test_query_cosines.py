@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma.vector_cache import (
+from langgraph_episodic.chroma.ranking.vectors import (
     BlockView,
     NamespaceVectors,
     QueryCosines,

@@ -195,7 +195,7 @@ def test_get_does_not_write_back_a_value_older_than_a_concurrent_put() -> None:
 def test_put_landing_while_a_search_rebuilds_the_vector_block_is_not_lost() -> None:
     """A dense search compacting a namespace's vectors while a put lands must not drop the
     put's vector (before: its version was bumped, so the stale block looked fresh for good)."""
-    from langgraph_episodic.chroma import vector_cache
+    from langgraph_episodic.chroma.ranking import vectors as vector_cache
 
     store = ChromaStore.ephemeral(index=_index(), search_mode="dense")
     ns = ("users", "alice")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from langgraph_episodic.chroma.vector_cache import NamespaceVectors, rank, similarities
+from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, rank, similarities
 
 from ._support import CHROMA_BACKENDS, hash_index
 

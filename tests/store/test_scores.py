@@ -12,7 +12,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
-from langgraph_episodic.chroma.fusion import LEXICAL_WEIGHT
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.episodic import EpisodicMemory
 from langgraph_episodic.episodic.records import Episode, Feedback, TaskDescription
 

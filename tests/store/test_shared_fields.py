@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma import backend as backend_module
 from langgraph_episodic.chroma import layout
-from langgraph_episodic.chroma.shared_fields import FieldIndex, field_key, lift, shares
+from langgraph_episodic.chroma import reads as backend_module
+from langgraph_episodic.chroma.ranking.shared_fields import FieldIndex, field_key, lift, shares
 
 from ._support import CHROMA_BACKENDS, EPHEMERAL, PERSISTENT, Orthogonal, backend_param
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from langgraph_episodic.chroma.vector_cache import GEMV_ROWS, NamespaceVectors, cosines, rank
+from langgraph_episodic.chroma.ranking.vectors import GEMV_ROWS, NamespaceVectors, cosines, rank
 
 
 def _unit_rows(n: int, dims: int, seed: int) -> np.ndarray:

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import layout
-from .backend import Backend
+from .. import layout
+from ..reads import Backend
 from .fusion import LEXICAL_WEIGHT, fuse_aligned, lexical_shares
 from .lexical import TermScores
-from .vector_cache import BlockView, NamespaceVectors, QueryCosines, similarities
+from .vectors import BlockView, NamespaceVectors, QueryCosines, similarities
 
 
 def dense_scores(

@@ -5,7 +5,7 @@ When a store indexes more than one field (``fields=["text", "time"]``), the firs
 memory's content and the others describe its context. After the hybrid ranking, the best live
 hits for the question (at most :data:`LIFT_DOCS`) name their context values; every candidate
 of the ranking that holds one of those exact values in the same namespace is lifted toward the
-best hit's score, as feedback does (``lifted`` in :mod:`.feedback`):
+best hit's score, as feedback does (``lifted`` in :mod:`..feedback`):
 
     score = first + w * share * (best - first)
 
@@ -39,9 +39,9 @@ from typing import Any
 
 from langgraph.store.base import SearchOp
 
-from . import layout
-from .filters import matches
-from .values import loads
+from .. import layout
+from ..filters import matches
+from ..values import loads
 
 LIFT_DOCS = 3
 """How many of the best live hits name the context values (chosen on LoCoMo tuning

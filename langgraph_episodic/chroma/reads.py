@@ -1,5 +1,5 @@
 """What a ``ChromaStore`` works on: a stateless Chroma :class:`.gateway.Gateway` and the
-in-process :class:`.state.StoreState`, plus the reads that fill the state from Chroma.
+in-process :class:`.caches.StoreState`, plus the reads that fill the state from Chroma.
 
 A read that misses the state goes to Chroma outside the state's lock and offers its answer
 back under the lock, where it is kept only if no write landed in between (the namespace's
@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 
 from . import layout, lifecycle
+from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
+from .ranking.shared_fields import FieldView
+from .ranking.vectors import BlockView, NamespaceVectors, Rebuild
 from .registry import Namespace, NamespaceInfo, record_id, records_by_namespace
-from .shared_fields import FieldView
-from .state import Listing, StoreState, slim
-from .vector_cache import BlockView, NamespaceVectors, Rebuild
 
 _unkept = threading.local()
 """Per thread: the lexical and field shards the last :meth:`Backend.scope` built from Chroma but
@@ -393,7 +393,7 @@ class Backend:
         return self.state.lexical.snapshot(namespaces, getattr(_unkept, "lexical", None))
 
     def field_view(self, namespaces: Sequence[Namespace]) -> FieldView:
-        """A snapshot of the namespaces' secondary-field values (:mod:`.shared_fields`)."""
+        """A snapshot of the namespaces' secondary-field values (:mod:`.ranking.shared_fields`)."""
         return self.state.fields.snapshot(namespaces, getattr(_unkept, "fields", None))
 
 

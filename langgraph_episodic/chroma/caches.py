@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import layout
-from .lexical import LexicalIndex
+from .ranking.lexical import LexicalIndex
+from .ranking.shared_fields import FieldIndex
+from .ranking.vectors import VectorCache
 from .registry import Namespace, RegistryMirror
-from .shared_fields import FieldIndex
-from .vector_cache import VectorCache
 
 
 def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -154,7 +154,7 @@ class StoreState:
         self.vectors = VectorCache(vector_cache_size)
         self.lexical = LexicalIndex(lock=self.lock)
         self.fields = FieldIndex(lock=self.lock)
-        """Memories by exact secondary-field value (:mod:`.shared_fields`), kept with the
+        """Memories by exact secondary-field value (:mod:`.ranking.shared_fields`), kept with the
         lexical shards: loaded, changed and dropped with them, at ``lexical_versions``."""
         self.lexical_versions: dict[Namespace, str] = {}
         self.oversized: set[Namespace] = set()
