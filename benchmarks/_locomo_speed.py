@@ -22,27 +22,23 @@ from langchain_core.embeddings import Embeddings
 
 PUT_BATCH = 64
 
-STORES: tuple[tuple[str, list[str], str, bool, bool], ...] = (
-    ("dense", ["text"], "dense", False, True),
-    ("hybrid", ["text"], "hybrid", False, True),
-    ("hybrid+feedback", ["text"], "hybrid", True, True),
-    ("dated dense", ["text", "time"], "dense", False, True),
-    ("dated hybrid", ["text", "time"], "hybrid", False, True),
-    ("dated hybrid, no lift", ["text", "time"], "hybrid", False, False),
-    ("dated hybrid+feedback, no lift", ["text", "time"], "hybrid", True, False),
-    ("dense, model", ["text"], "dense", False, True),
-    ("hybrid, model", ["text"], "hybrid", False, True),
+STORES: tuple[tuple[str, list[str], str, bool], ...] = (
+    ("dense", ["text"], "dense", True),
+    ("hybrid", ["text"], "hybrid", True),
+    ("dated dense", ["text", "time"], "dense", True),
+    ("dated hybrid", ["text", "time"], "hybrid", True),
+    ("dated hybrid, no lift", ["text", "time"], "hybrid", False),
+    ("dense, model", ["text"], "dense", True),
+    ("hybrid, model", ["text"], "hybrid", True),
 )
-"""(label, indexed fields, search mode, feedback, field_lift) of each store; "dated" = the
+"""(label, indexed fields, search mode, field_lift) of each store; "dated" = the
 session date indexed too (``fields=["text", "time"]``), where the shared-field lift (on by
 default) acts; ", model": the question embedded by the model."""
 
 RATIOS: tuple[tuple[str, str], ...] = (
     ("hybrid", "dense"),
-    ("hybrid+feedback", "dense"),
     ("dated hybrid", "dated dense"),
     ("dated hybrid, no lift", "dated dense"),
-    ("dated hybrid+feedback, no lift", "dated dense"),
     ("hybrid, model", "dense, model"),
 )
 """(numerator, denominator): queries/s of the first over the second."""
@@ -86,10 +82,10 @@ def interleaved(
     """Per run: ms per search of each store and the queries/s ratios; returns the tables."""
     dims = len(embedder.embed_query("probe"))
     stores = []
-    for label, fields, mode, feedback, lift in STORES:
+    for label, fields, mode, lift in STORES:
         embed = ModelQueries(embedder) if label.endswith(", model") else embedder
         index = {"dims": dims, "embed": embed, "fields": fields}
-        store = open_store(index=index, search_mode=mode, feedback=feedback, field_lift=lift)
+        store = open_store(index=index, search_mode=mode, field_lift=lift)
         _load(store, conversations)
         stores.append((label, store))
     questions = [(("locomo", c.sample_id), q.question) for c in conversations for q in c.questions]

@@ -225,9 +225,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             body.append([lang, f"after, language={lang!r}", f"{floor}", *row])
         dense = through_store(data, embedder, search_mode="dense")
         body.append([lang, "ChromaStore dense (raw cosine)", "0.3", *measure(data, dense, [0.3])[0]])
-        feedback = through_store(data, embedder, feedback=True)
-        for floor, row in zip((0.0, 0.1), measure(data, feedback, (0.0, 0.1)), strict=True):
-            body.append([lang, "after, feedback=True", f"{floor}", *row])
         # The multilingual embedder (Universal Sentence Encoder Multilingual v3): the same store
         # code, plain cosines (it needs no language baseline), the same floors.
         multi = through_store(data, multilingual)

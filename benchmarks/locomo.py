@@ -208,21 +208,6 @@ def store_rows(
                     conversations,
                 )
             )
-        for fields in (["text"], ["text", "time"]):
-
-            def make_feedback(fields: list[str] = fields) -> Any:
-                return open_store(
-                    index={**index, "fields": fields}, feedback=True, field_lift=False
-                )
-
-            label = "+".join(fields)
-            rows.append(
-                run_store(
-                    f"ChromaStore hybrid, fields {label}, feedback=True, no lift ({where})",
-                    make_feedback,
-                    conversations,
-                )
-            )
     rows.append(
         run_store(
             "InMemoryStore (same embedder)", lambda: InMemoryStore(index=index), conversations

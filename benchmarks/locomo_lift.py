@@ -7,13 +7,12 @@ every question then goes through ``store.search(..., limit=10)`` under each vari
 
 * the lift (:mod:`langgraph_episodic.chroma.ranking.shared_fields`) off and on, over a grid of
   ``m`` (best hits naming their values) and ``w`` (the lift's weight);
-* pseudo-relevance feedback (``feedback=True``), for reference;
 * "lexical date lift": the same lifted rule, but a memory's share is the lexical share of a
   query made of the best hits' date *tokens* (their BM25 over the lexical index), instead of
   an exact match of the value.
 
 Settings are chosen on the *tuning* conversations (1st, 3rd, 5th) by R@10 (then R@5) and
-reported on all five and on the *held-out* 2nd and 4th, as ``locomo_feedback.py`` does.
+reported on all five and on the *held-out* 2nd and 4th.
 
     python benchmarks/locomo_lift.py --data ../shared/data/locomo/locomo10-dev.json
 """
@@ -159,15 +158,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         stores[label] = store
     rows: list[tuple[str, list[RecallTally]]] = []
 
-    def measure(label: str, store: Any, *, lift: bool, feedback: bool = False) -> list[RecallTally]:
-        store.field_lift, store.feedback = lift, feedback
+    def measure(label: str, store: Any, *, lift: bool) -> list[RecallTally]:
+        store.field_lift = lift
         tallies = run(store, conversations)
         rows.append((label, tallies))
         return tallies
 
     measure("text (default search, lift inactive)", stores["text"], lift=True)
     measure("text+date, no lift", stores["text+date"], lift=False)
-    measure("text+date, feedback=True, no lift", stores["text+date"], lift=False, feedback=True)
     measure("text+date x2 (date weight 2), no lift", stores["text+date x2"], lift=False)
     for name in ("text+date", "text+date x2"):
         grid = []
@@ -175,25 +173,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             for w in GRID_W:
                 with _settings(m, w):
                     store = stores[name]
-                    store.field_lift, store.feedback = True, False
+                    store.field_lift = True
                     grid.append((m, w, run(store, conversations)))
         for m, w, tallies in grid:
             rows.append((f"{name}, lift m={m} w={w}", tallies))
         m, w, _ = max(grid, key=lambda g: (summary(g[2], TUNE)["R@10"], summary(g[2], TUNE)["R@5"]))
         print(f"best on tuning for {name}: m={m} w={w}")
-        if name == "text+date":
-            with _settings(m, w):
-                measure(
-                    f"{name}, lift m={m} w={w} + feedback=True",
-                    stores[name],
-                    lift=True,
-                    feedback=True,
-                )
     store = stores["text+date"]
     for m in GRID_M:
         for w in GRID_W:
             with _settings(m, w):
-                store.field_lift, store.feedback = True, False
+                store.field_lift = True
                 lexical = _LexicalDateShares(store, conversations)
                 rows.append((f"lexical date lift m={m} w={w}", run(store, conversations, lexical)))
     headers = ["variant", "R@1", "R@5", "R@10", "R@5 tune", "R@10 tune", "R@5 held", "R@10 held"]

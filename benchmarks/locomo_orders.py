@@ -4,7 +4,7 @@
     python benchmarks/locomo_orders.py --compare before.json after.json
 
 The dump holds, for every question of the file (the development half by default) and for each
-store (lexical, hybrid, hybrid with feedback, and the same two with the session date indexed,
+store (lexical, hybrid, and hybrid with the session date indexed,
 ``fields=["text", "time"]``), the keys and scores of two pages: ``limit=10`` and ``limit=5,
 offset=3``. ``--compare`` counts the orders that differ per store and the largest score
 difference. Query vectors come from the benchmark's file cache (``.cache/``), as in
@@ -24,14 +24,12 @@ from _embed_cache import CachedEmbeddings
 from _locomo_data import DEFAULT_DATA, load_conversations
 from _locomo_speed import _load
 
-STORES: tuple[tuple[str, list[str], str, bool], ...] = (
-    ("lexical", ["text"], "lexical", False),
-    ("hybrid", ["text"], "hybrid", False),
-    ("hybrid+feedback", ["text"], "hybrid", True),
-    ("dated hybrid", ["text", "time"], "hybrid", False),
-    ("dated hybrid+feedback", ["text", "time"], "hybrid", True),
+STORES: tuple[tuple[str, list[str], str], ...] = (
+    ("lexical", ["text"], "lexical"),
+    ("hybrid", ["text"], "hybrid"),
+    ("dated hybrid", ["text", "time"], "hybrid"),
 )
-"""(label, indexed fields, search mode, feedback) of each store."""
+"""(label, indexed fields, search mode) of each store."""
 
 PAGES: tuple[tuple[int, int], ...] = ((10, 0), (5, 3))
 """(limit, offset) of each page asked per question."""
@@ -46,9 +44,9 @@ def dump(data: Path, limit_conversations: int | None) -> dict[str, list[list[lis
     embedder = CachedEmbeddings(default_embeddings())
     dims = len(embedder.embed_query("probe"))
     out: dict[str, list[list[list[Any]]]] = {}
-    for label, fields, mode, feedback in STORES:
+    for label, fields, mode in STORES:
         index = {"dims": dims, "embed": embedder, "fields": fields}
-        store = ChromaStore.ephemeral(index=index, search_mode=mode, feedback=feedback)
+        store = ChromaStore.ephemeral(index=index, search_mode=mode)
         _load(store, conversations)
         pages: list[list[list[Any]]] = []
         for conv in conversations:

@@ -31,12 +31,10 @@ from langgraph.store.base import SearchItem, SearchOp
 from . import layout
 from .caches import Listing
 from .core import newest_first
-from .feedback import FEEDBACK_DOCS, expansion_terms, rescore_arrays
 from .filters import combine, matches, value_where
 from .ranking import shared_fields
-from .ranking.fusion import LEXICAL_WEIGHT, fuse_calibrated, lexical_shares
-from .ranking.hybrid import aligned_ranking, dense_scores, first_ranking
-from .ranking.lexical import LexicalIndex, TermScores
+from .ranking.hybrid import aligned_ranking, first_ranking
+from .ranking.lexical import LexicalIndex
 from .ranking.vectors import BlockView, QueryCosines, rank
 from .reads import Backend
 from .values import loads
@@ -281,14 +279,12 @@ def hybrid(
     now: float,
     baseline: float = 0.0,
     *,
-    feedback: bool = False,
     lift: str | None = None,
 ) -> list[Hit]:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
     the same scale for every query and namespace (see :mod:`.ranking.fusion` for what it means).
     ``baseline``: the question's baseline cosine (:mod:`.ranking.baseline`; ``0`` for embedders without
-    one); the cosine enters the score measured from it. ``feedback``: re-rank with
-    pseudo-relevance feedback (:mod:`.feedback`). ``lift``: the primary field's path, to lift
+    one); the cosine enters the score measured from it. ``lift``: the primary field's path, to lift
     memories sharing another field's value with the best hits (:mod:`.ranking.shared_fields`)."""
     need = op.offset + op.limit
     depth = max(2 * need + 10, MIN_DEPTH)
@@ -296,7 +292,7 @@ def hybrid(
         namespaces, views = b.scope(op.namespace_prefix, vectors=True, lexical=True)
         lexical_view = b.lexical_view(namespaces)
         # The question is analyzed and scored once for every lexical step (ranking, the dense
-        # candidates' scores, the maximum, and feedback).
+        # candidates' scores and the maximum).
         terms = Counter(lexical_view.tokenizer(op.query or ""))
         question = lexical_view.score_terms(terms, namespaces)
         # With cached vectors, the cosines are computed once for the ranking and every lookup.
@@ -316,17 +312,6 @@ def hybrid(
             fused = first_ranking(
                 b, (qvec, baseline), cosines, dense_ranked, question, lexical_ranked, 2 * depth
             )
-        if feedback:
-            fused = _with_feedback(
-                b,
-                op,
-                (qvec, baseline),
-                now,
-                (namespaces, cosines, lexical_view),
-                (terms, question),
-                fused,
-                depth,
-            )
         if lift is not None:
             sources = shared_fields.live_best(b.fetch, fused, op, now, shared_fields.LIFT_DOCS)
             fused = shared_fields.lift(fused, sources, b.field_view(namespaces), lift)
@@ -335,59 +320,3 @@ def hybrid(
             break
         depth *= 4
     return kept[op.offset : need]
-
-
-def _with_feedback(
-    b: Backend,
-    op: SearchOp,
-    question_vector: tuple[np.ndarray, float],
-    now: float,
-    scope: tuple[list[tuple[str, ...]], QueryCosines | None, LexicalIndex],
-    question: tuple[Counter[str], TermScores],
-    fused: list[tuple[str, float]],
-    depth: int,
-) -> list[tuple[str, float]]:
-    """``fused`` re-ranked with pseudo-relevance feedback from its best live hits (those the
-    filter admits, so a filtered-out memory never shapes the answer). ``scope``: the searched
-    namespaces, the question's cosines over their cached vectors (None: Chroma's index answers)
-    and their lexical snapshot; ``question_vector``: the question's
-    vector and baseline cosine; ``question``: the question's terms and their scores."""
-    qvec, baseline = question_vector
-    namespaces, cosines_of, view = scope
-    question_terms, question_scores = question
-    hits = resolve(b, fused, op, now, FEEDBACK_DOCS)
-    key_of = {layout.split_entry_key(key)[0]: key for key, _ in fused}
-    source = [(key_of[h.rid], h.item.score or 0.0) for h in hits if h.rid in key_of]
-    if not source:
-        return fused
-    terms = expansion_terms(view, namespaces, source, exclude=question_terms)
-    if not terms:
-        return fused
-    first = dict(fused)
-    expansion = view.score_terms(terms, namespaces)
-    found = [key for key, _ in expansion.top(depth) if key not in first]
-    if found:  # the new candidates' score for the question itself, as fused above
-        cosines = (
-            cosines_of.of(found) if cosines_of is not None else dense_scores(b, qvec, found, None)
-        )
-        shares = question_scores.of(found)
-        cosine = np.array([cosines.get(key, 0.0) for key in found], dtype=np.float64)
-        if baseline < 1.0:  # as :func:`.ranking.baseline.above_baseline`
-            cosine = (cosine - baseline) / (1.0 - baseline)
-        first.update(
-            fuse_calibrated(
-                found,
-                cosine,
-                found,
-                lexical_shares([shares.get(key, 0.0) for key in found], question_scores.max_score),
-                limit=len(found),
-                weight=LEXICAL_WEIGHT,
-            )
-        )
-    of = expansion.of(first)
-    return rescore_arrays(
-        list(first),
-        np.fromiter(first.values(), dtype=np.float64, count=len(first)),
-        source[0][1],
-        lexical_shares([of.get(key, 0.0) for key in first], expansion.max_score),
-    )

@@ -146,12 +146,6 @@ class ChromaStore(BaseStore):
             measured from in hybrid scores (:mod:`.ranking.baseline`; ``"auto"``: the question's).
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
-        feedback: Hybrid search re-ranks with pseudo-relevance feedback: terms of the best
-            hits (not of the question) lift memories that share their context, e.g. the same
-            date when dates are indexed, toward the best hit's score; no score is lowered and
-            the best hit stays first (see :mod:`.feedback`). Off by default: on LoCoMo it
-            lifts recall@10 only with the session date indexed (0.709 to about 0.74), and it
-            adds a second lexical pass to every search; ``field_lift`` does better there.
         field_lift: With more than one indexed field (``fields=["text", "time"]``), hybrid
             search lifts memories holding the exact value of a field other than the first
             (the same date, place, project) as the best hits toward the best hit's score; no
@@ -186,7 +180,6 @@ class ChromaStore(BaseStore):
         vector_cache_size: int = 200_000,
         redact: Callable[[Any], Any] | None = None,
         language: Language = "auto",
-        feedback: bool = False,
         field_lift: bool = True,
         max_value_bytes: int | None = DEFAULT_MAX_VALUE_BYTES,
         max_indexed_bytes: int | None = DEFAULT_MAX_INDEXED_BYTES,
@@ -212,7 +205,6 @@ class ChromaStore(BaseStore):
         elif search_mode == "lexical":
             self._fields = tokenized_fields(None)
         self.search_mode: SearchMode = search_mode
-        self.feedback = feedback
         self.field_lift = field_lift
         self.ttl_config = ttl
         self.redact = redact
@@ -468,7 +460,7 @@ class ChromaStore(BaseStore):
             shift = self._baseline.of(qvec, op.query or "", self.language) if self._baseline else 0.0
             fields = self._fields or []
             lift = fields[0][0] if self.field_lift and len(fields) > 1 else None
-            return search.hybrid(b, op, qvec, now, shift, feedback=self.feedback, lift=lift)
+            return search.hybrid(b, op, qvec, now, shift, lift=lift)
         if use_dense and qvec is not None:
             return search.dense(b, op, qvec, now)
         if use_lexical:

@@ -1,6 +1,5 @@
 """The array paths of hybrid search (issue 16, fourth speed pass) against the code they replaced,
-kept here as the reference: calibrated fusion over arrays equals ``fuse``; feedback's
-re-scoring over arrays equals ``rescore``; and a hybrid search's first ranking (both the
+kept here as the reference: calibrated fusion over arrays equals ``fuse``; and a hybrid search's first ranking (both the
 aligned path of one namespace with one vector per item and the general one) equals the
 pipeline before the pass (``missing_ids``, the per-id lookups, ``fuse``), order and scores."""
 
@@ -14,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma.feedback import rescore, rescore_arrays
 from langgraph_episodic.chroma.ranking import hybrid as hybrid_ranking
 from langgraph_episodic.chroma.ranking.baseline import above_baseline
 from langgraph_episodic.chroma.ranking.fusion import (
@@ -67,27 +65,6 @@ def test_calibrated_fusion_over_arrays_rejects_what_fuse_rejects() -> None:
         fuse_calibrated(["a"], np.array([np.nan]), [], np.zeros(0), limit=3)
     with pytest.raises(ValueError, match="weight"):
         fuse_calibrated(["a"], np.array([0.5]), [], np.zeros(0), limit=3, weight=1.5)
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    scores=st.dictionaries(
-        st.sampled_from(IDS), st.sampled_from([0.0, 0.05, 0.2, 0.4, 0.6, 0.7]), max_size=14
-    ),
-    shares=st.dictionaries(st.sampled_from(IDS), st.sampled_from([0.0, 0.3, 0.5, 1.0, 1.2])),
-    best=st.sampled_from([0.0, 0.4, 0.6]),
-)
-def test_rescore_over_arrays_equals_rescore(
-    scores: dict[str, float], shares: dict[str, float], best: float
-) -> None:
-    ids = list(scores)
-    got = rescore_arrays(
-        ids,
-        np.array([scores[d] for d in ids], dtype=np.float64),
-        best,
-        np.array([shares.get(d, 0.0) for d in ids], dtype=np.float64),
-    )
-    assert got == rescore(scores, best, shares)
 
 
 # --- a hybrid search's first ranking against the pipeline before the pass -----------------

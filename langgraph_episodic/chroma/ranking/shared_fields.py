@@ -5,7 +5,7 @@ When a store indexes more than one field (``fields=["text", "time"]``), the firs
 memory's content and the others describe its context. After the hybrid ranking, the best live
 hits for the question (at most :data:`LIFT_DOCS`) name their context values; every candidate
 of the ranking that holds one of those exact values in the same namespace is lifted toward the
-best hit's score, as feedback does (``lifted`` in :mod:`..feedback`):
+best hit's score:
 
     score = first + w * share * (best - first)
 
@@ -19,13 +19,12 @@ hit stays first with its score, a floor keeps its meaning, and the returned scor
 results are ordered by. A value held by more than :data:`MAX_GROUP` memories of a namespace
 (a category most memories have) tells nothing and is skipped.
 
-It does what feedback's gain on LoCoMo turned out to be (its expansion terms were mostly the
-best hits' session date) without a second lexical pass: a look-up in :class:`FieldIndex`, a map
+It is a look-up in :class:`FieldIndex`, not a second lexical pass: a map
 ``(namespace, field, value) -> memories`` kept current on every write and delete under the
 store's lock. Values are kept as 64-bit digests of their whitespace-folded, case-folded text,
 never as text. Readers score a snapshot: a namespace's shard is frozen when a reader takes it
 and a write changes a copy (as the lexical shards, :mod:`.lexical`), so a reader never sees a
-half-applied write. Measured in ``docs/benchmarks.md`` ("LoCoMo, fourth pass").
+half-applied write. Measured by ``benchmarks/locomo_lift.py``.
 """
 
 from __future__ import annotations
@@ -305,7 +304,7 @@ def lift(
 ) -> list[tuple[str, float]]:
     """``fused`` (best first) re-ranked by the lift: the ``sources`` (best live hits, best
     first) lift the candidates sharing their values outside the field ``primary``, as
-    feedback's ``lifted`` rule does (a score at or above ``best`` is kept as it is). Ties keep
+    the module docstring says (a score at or above ``best`` is kept as it is). Ties keep
     the order of ``fused``. Only candidates of ``fused`` are lifted: also scoring the memories
     found only through a shared value measured the same recall on LoCoMo at twice the cost.
     ``weight``: ``w`` (default :data:`LIFT_WEIGHT`).
