@@ -81,7 +81,7 @@ class _LexicalDateShares:
         primary: str,
         among: Any = None,
     ) -> dict[str, float]:
-        index = self.store._backend.lexical_view([self.ns])
+        index = self.store._backend.scope(self.ns, vectors=False).lexical
         total = sum(max(s, 0.0) for _, s in sources)
         terms: Counter[str] = Counter()
         for key, score in sources:

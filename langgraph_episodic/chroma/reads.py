@@ -23,18 +23,28 @@ from . import layout, lifecycle
 from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
+from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldView
 from .ranking.vectors import BlockView, NamespaceVectors, Rebuild
 from .registry import Namespace, NamespaceInfo, record_id, records_by_namespace
 
-_unkept = threading.local()
-"""Per thread: the lexical and field shards the last :meth:`Backend.scope` built from Chroma but
-could not keep (a write landed while it read), for :meth:`Backend.lexical_view` and
-:meth:`Backend.field_view` of the same search. Without them that search scored the namespace
-with no lexical side at all (every BM25 score 0; 1-2 of 1,200 searches racing writes)."""
-
 race_hook: Any = None
 """Tests only: called as ``race_hook(step)`` between a read of Chroma and its write-back."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A snapshot of the namespaces one search ranks over (:meth:`Backend.scope`)."""
+
+    namespaces: list[Namespace]
+    vectors: list[BlockView] | None
+    """Views of their cached vectors; None when Chroma's index answers (or none were asked)."""
+    lexical: LexicalIndex | None
+    """Their lexical shards (None when not asked), to score outside the lock. It includes the
+    shards this search read from Chroma but could not keep (a write landed while it read):
+    without them the search scored those namespaces with no lexical side at all."""
+    fields: FieldView | None
+    """Their secondary-field values (:mod:`.ranking.shared_fields`; None when not asked)."""
 
 
 @dataclass
@@ -50,9 +60,7 @@ class Backend:
     """The chromadb client (a rebuild creates, renames and drops collections through it)."""
 
     @classmethod
-    def open(
-        cls, client: Any, name: str, *, shared: bool, vector_cache_size: int
-    ) -> Backend:
+    def open(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
         """The backend of store ``name`` on ``client``, created on first use; counts a store
         of its embedded folder (give it back with :meth:`close_store`).
 
@@ -241,13 +249,12 @@ class Backend:
     # vectors and lexical shards ----------------------------------------------------------
 
     def scope(
-        self, prefix: Namespace, *, vectors: bool, lexical: bool = True
-    ) -> tuple[list[Namespace], list[BlockView] | None]:
-        """Namespaces under ``prefix``, with their lexical shards loaded (with ``lexical``) and
-        views of their vectors (with ``vectors``). The views are None when Chroma's index must
-        answer instead: the scope exceeds the cache, or too many of its namespaces are not
-        loaded."""
-        _unkept.lexical, _unkept.fields = {}, {}
+        self, prefix: Namespace, *, vectors: bool, lexical: bool = True, fields: bool = False
+    ) -> Scope:
+        """Namespaces under ``prefix``, with a snapshot of their lexical shards (with
+        ``lexical``), views of their vectors (with ``vectors``) and of their field values (with
+        ``fields``). The views are None when Chroma's index must answer instead: the scope
+        exceeds the cache, or too many of its namespaces are not loaded."""
         infos = self.namespaces(prefix)
         state = self.state
         with state.lock:
@@ -269,15 +276,24 @@ class Backend:
             stale_lex = {  # (a namespace whose vectors load gets its shard from the same read)
                 ns: info.version
                 for ns, info in infos.items()
-                if (lexical or ns in stale_vec)
-                and state.lexical_versions.get(ns) != info.version
+                if (lexical or ns in stale_vec) and state.lexical_versions.get(ns) != info.version
             }
+        namespaces = list(infos)
         if not vectors and not lexical:
-            return list(infos), None
-        loaded = self._load(prefix, stale_vec, stale_lex) if (stale_vec or stale_lex) else {}
-        if not vectors:
-            return list(infos), None
-        return list(infos), self._views(prefix, infos, loaded)
+            return Scope(namespaces, None, None, None)
+        loaded, unkept = (
+            self._load(prefix, stale_vec, stale_lex) if (stale_vec or stale_lex) else ({}, {})
+        )
+        views = self._views(prefix, infos, loaded) if vectors else None
+        unkept_lexical = {ns: shards[0] for ns, shards in unkept.items()}
+        return Scope(
+            namespaces,
+            views,
+            state.lexical.snapshot(namespaces, unkept_lexical) if lexical else None,
+            state.fields.snapshot(namespaces, {ns: s[1] for ns, s in unkept.items()})
+            if fields
+            else None,
+        )
 
     def _views(
         self,
@@ -318,16 +334,19 @@ class Backend:
         prefix: Namespace,
         vectors: Mapping[Namespace, str],
         lexical: Mapping[Namespace, str],
-    ) -> dict[Namespace, NamespaceVectors]:
+    ) -> tuple[dict[Namespace, NamespaceVectors], dict[Namespace, tuple[Any, Any]]]:
         """Read the given namespaces' vector records (with embeddings for ``vectors``), build
         blocks and shards outside the lock, and keep those whose version is still current.
-        Returns the blocks built (kept or not: a search uses what it read)."""
+        Returns the blocks built (kept or not: a search uses what it read) and the (lexical,
+        field) shards built but not kept."""
         wanted = {**lexical, **vectors}
         with_embeddings = bool(vectors)
         if len(wanted) > _PAGED_LOAD_FROM:
             # One paged read of the prefix (one read per namespace cost about 150 ms each at
             # 100k items).
-            rows = self.gateway.read_vectors(layout.prefix_where(prefix), embeddings=with_embeddings)
+            rows = self.gateway.read_vectors(
+                layout.prefix_where(prefix), embeddings=with_embeddings
+            )
         else:
             rows = []
             for ns in wanted:
@@ -363,6 +382,7 @@ class Backend:
         field_shards = {ns: self.state.fields.build_shard(d) for ns, d in field_docs.items()}
         _pause("load")
         state = self.state
+        unkept: dict[Namespace, tuple[Any, Any]] = {}
         with state.lock:
             for ns, shard in shards.items():
                 if self._current(ns, lexical[ns]):
@@ -370,14 +390,13 @@ class Backend:
                     state.fields.put_shard(ns, field_shards[ns])
                     state.lexical_versions[ns] = lexical[ns]
                 else:  # this search still scores what it read (as with vectors)
-                    _unkept.lexical[ns] = shard
-                    _unkept.fields[ns] = field_shards[ns]
+                    unkept[ns] = (shard, field_shards[ns])
             for ns, block in blocks.items():
                 if self._current(ns, block.version):
                     state.vectors.put(ns, block)
             if budget < 0:
                 state.oversized.add(prefix)
-        return blocks
+        return blocks, unkept
 
     def _current(self, ns: Namespace, version: str) -> bool:
         """Whether data read for ``version`` of ``ns`` may be kept (call under the lock).
@@ -387,14 +406,6 @@ class Backend:
             return True
         info = self.state.registry.get(ns)
         return info is not None and info.version == version
-
-    def lexical_view(self, namespaces: Sequence[Namespace]) -> Any:
-        """A snapshot of the namespaces' lexical shards, to score outside the lock."""
-        return self.state.lexical.snapshot(namespaces, getattr(_unkept, "lexical", None))
-
-    def field_view(self, namespaces: Sequence[Namespace]) -> FieldView:
-        """A snapshot of the namespaces' secondary-field values (:mod:`.ranking.shared_fields`)."""
-        return self.state.fields.snapshot(namespaces, getattr(_unkept, "fields", None))
 
 
 def _pause(step: str) -> None:

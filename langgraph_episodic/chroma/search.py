@@ -1,29 +1,31 @@
-"""The read side of ``ChromaStore.search``: dense, lexical and hybrid ranking, and scans.
+"""The read side of ``ChromaStore.search``: one entry, :func:`run`, for every search.
 
 * Dense: the namespaces under the prefix are ranked exactly in process (:mod:`.ranking.vectors`);
   a scope larger than the cache, or with many namespaces not loaded yet, goes to Chroma's index
   (restricted to the prefix only). Either way the filter is checked on each candidate.
 * Lexical: BM25 over the same namespaces (:mod:`.ranking.lexical`).
-* Hybrid: both rankings fused (:mod:`.ranking.hybrid`, :mod:`.ranking.fusion`).
+* Hybrid: both rankings fused by the pure stages of :mod:`.ranking.hybrid`, then re-ranked by
+  the shared-field lift (:mod:`.ranking.shared_fields`).
 * No query: live items under the prefix that match the filter, newest first: a walk over the
   namespaces' listings held in process (:meth:`.Backend.listings`, kept sorted on write) that
   stops after the page, or a read of Chroma.
 
-Every candidate is then checked exactly (expiry, filter) before it is returned, and a ranked
-candidate only if the vectors or text it was ranked by carry its item's current tag
-(``_vtag``): a vector left behind by a crashed or concurrent write never answers a search.
-A candidate can also fail that check because its item was rewritten after the ranking's
-snapshot was taken; :func:`settled` then ranks again, so a search racing an update finds the
-item (old or new value) instead of missing it.
+This module does the I/O around the ranking: it takes the snapshot of the scope
+(:meth:`.Backend.scope`), reads the cosines the snapshot lacks from Chroma, and checks ranked
+candidates against their records in :func:`resolve`. Every candidate is checked exactly (expiry,
+filter) before it is returned, and a ranked candidate only if the vectors or text it was ranked
+by carry its item's current tag (``_vtag``): a vector left behind by a crashed or concurrent
+write never answers a search. A candidate can also fail that check because its item was
+rewritten after the ranking's snapshot was taken; :func:`run` then ranks again, so a search
+racing an update finds the item (old or new value) instead of missing it.
 """
 
 from __future__ import annotations
 
 import heapq
-import threading
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
@@ -33,29 +35,85 @@ from .caches import Listing
 from .core import newest_first
 from .filters import combine, matches, value_where
 from .ranking import shared_fields
-from .ranking.hybrid import aligned_ranking, first_ranking
-from .ranking.lexical import LexicalIndex
-from .ranking.vectors import BlockView, QueryCosines, rank
-from .reads import Backend
+from .ranking.hybrid import Fused, Question, aligned, analyse, candidates, complete
+from .ranking.vectors import BlockView, NamespaceVectors, QueryCosines, rank, similarities
+from .reads import Backend, Scope
 from .values import loads
 
 MIN_DEPTH = 20
-"""How deep each ranking goes before fusion (at least; ``2 * (offset + limit) + 10`` for deeper
-pages). The fusion study on LoCoMo found depths 10, 20 and 100 within 0.008 of each other
-(``docs/benchmarks.md``), and through the store 30 against 100 gave recall within 0.002 while a
-hybrid search over one user's 100 documents took about half the time."""
+"""How deep each ranking goes before its candidates are checked, at least. The fusion study on
+LoCoMo found depths 10, 20 and 100 within 0.008 of each other, and through the store 30 against
+100 gave recall within 0.002 while a hybrid search over one user's 100 documents took about
+half the time."""
+
+
+def first_depth(need: int) -> int:
+    """How deep a ranking goes first for a page ending at ``need``: twice the page and ten
+    more, so that candidates :func:`resolve` drops (expired, filtered out, rewritten) rarely
+    leave the page short; a short page ranks again four times deeper."""
+    return max(2 * need + 10, MIN_DEPTH)
+
+
+def read_chunk(need: int, filtered: bool) -> int:
+    """How many ranked candidates :func:`resolve` reads at first for ``need`` hits: with a
+    filter twice as many (at least :data:`MIN_DEPTH`), since it may reject many; without, two
+    more than needed (an expired or rewritten one costs no second read). Each further read
+    doubles."""
+    return max(2 * need, MIN_DEPTH) if filtered else need + 2
 
 
 RERANKS = 3
-"""How many times :func:`settled` ranks again when items were rewritten during a search."""
+"""How many times :func:`run` ranks again when items were rewritten during a search."""
 
-_missed = threading.local()
-"""Per thread, for :func:`settled`: ``{record id: (ranked tag, namespace)}`` of the candidates
-:func:`resolve` dropped because their item names another tag now, and did not find under it."""
+Missed = Mapping[str, tuple[str, tuple[str, ...]]]
+"""``{record id: (ranked tag, namespace)}`` of candidates :func:`resolve` dropped because their
+item names another tag now, and did not find under it."""
 
 
-def settled(b: Backend, run: Callable[[], list[Hit]]) -> list[Hit]:
-    """``run()`` (one search), run again while it missed items rewritten after its snapshot.
+@dataclass(frozen=True)
+class Method:
+    """How a search ranks: its kind, the question's baseline cosine (hybrid; ``0`` for
+    embedders without one, :mod:`.ranking.baseline`) and the primary field's path when the
+    shared-field lift acts (:mod:`.ranking.shared_fields`)."""
+
+    kind: Literal["hybrid", "dense", "lexical", "scan"]
+    baseline: float = 0.0
+    lift: str | None = None
+
+
+class Hit(NamedTuple):
+    """A search result with its record id and TTL (for refreshing it on read)."""
+
+    item: SearchItem
+    rid: str
+    ttl: float | None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What :func:`resolve` found: the hits with the entry keys they were ranked by, the
+    candidates it missed (see :data:`Missed`) and the record ids it accepted."""
+
+    hits: list[Hit]
+    keys: list[str]
+    missed: Missed
+    accepted: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One search's page with the stages' products (for :meth:`.ChromaStore.explain`)."""
+
+    page: list[Hit]
+    missed: Missed
+    fused: Fused | None = None
+    """The hybrid stages' fusion (None for other kinds)."""
+    lifted: list[tuple[str, float]] | None = None
+    """The ranking after the lift (None when it did not act)."""
+
+
+def run(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
+    """One search, ranked again while it missed items rewritten after its snapshot.
 
     A search ranks a snapshot, then reads the ranked items' records; an item updated in between
     names a new tag, fails the check of :func:`resolve` and was dropped: the search answered as
@@ -73,16 +131,16 @@ def settled(b: Backend, run: Callable[[], list[Hit]]) -> list[Hit]:
     """
     state = b.state
     before: dict[str, tuple[str, tuple[str, ...]]] = {}
+    ranked = Ranked([], {})
     for attempt in range(RERANKS + 1):
         generation = state.generation
-        _missed.found = {}
-        hits = run()
-        missed: dict[str, tuple[str, tuple[str, ...]]] = _missed.found
+        ranked = _once(b, op, qvec, now, method)
+        missed = ranked.missed
         if not missed or attempt == RERANKS:
-            return hits
+            return ranked
         if b.shared:
             if missed.items() <= before.items():
-                return hits
+                return ranked
             before.update(missed)
             with state.lock:
                 for _, ns in missed.values():
@@ -90,19 +148,20 @@ def settled(b: Backend, run: Callable[[], list[Hit]]) -> list[Hit]:
             continue
         with state.write_lock:  # a write in flight commits before the generations are compared
             if state.generation == generation:
-                return hits
+                return ranked
             # Rank again holding the write lock: no write of this process can overtake it.
-            _missed.found = {}
-            return run()
-    return hits
+            return _once(b, op, qvec, now, method)
+    return ranked
 
 
-class Hit(NamedTuple):
-    """A search result with its record id and TTL (for refreshing it on read)."""
-
-    item: SearchItem
-    rid: str
-    ttl: float | None
+def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
+    if method.kind == "hybrid" and qvec is not None:
+        return hybrid(b, op, qvec, now, method)
+    if method.kind == "dense" and qvec is not None:
+        return dense(b, op, qvec, now)
+    if method.kind == "lexical":
+        return lexical(b, op, now)
+    return Ranked(scan(b, op, now), {})
 
 
 def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -> list[Hit]:
@@ -158,24 +217,29 @@ def _stream(
 
 def resolve(
     b: Backend, ranked: Sequence[tuple[str, float]], op: SearchOp, now: float, need: int
-) -> list[Hit]:
+) -> Resolved:
     """Live items matching the filter, in rank order, until ``need`` are found.
 
-    Candidates are fetched in chunks, so a page of 10 reads about 20 records rather than the
-    whole candidate list; a selective filter or expired items make it read further.
+    Candidates are fetched in chunks (:func:`read_chunk`), so a page of 10 reads about 12
+    records rather than the whole candidate list; a selective filter or expired items make it
+    read further.
     """
     out: list[Hit] = []
+    keys: list[str] = []
     accepted: set[str] = set()
-    missed: dict[str, tuple[str, tuple[str, ...]]] = getattr(_missed, "found", {})
-    chunk = max(2 * need, 20) if op.filter else need + 2
+    missed: dict[str, tuple[str, tuple[str, ...]]] = {}
+    chunk = read_chunk(need, bool(op.filter))
     start = 0
     while start < len(ranked) and len(out) < need:
-        part = [(*layout.split_entry_key(key), score) for key, score in ranked[start : start + chunk]]
-        metas = b.fetch([rid for rid, _, _ in part])
-        for rid, tag, score in part:
+        part = [
+            (key, *layout.split_entry_key(key), score)
+            for key, score in ranked[start : start + chunk]
+        ]
+        metas = b.fetch([rid for _, rid, _, _ in part])
+        for key, rid, tag, score in part:
             meta = metas.get(rid)
             if meta is None or layout.vector_tag(meta) != tag:
-                if meta is not None and rid not in accepted:  # see settled()
+                if meta is not None and rid not in accepted:  # see run()
                     missed[rid] = (tag, layout.ns_from_str(str(meta["_ns"])))
                 continue  # no item, or ranked by vectors / text of another value
             accepted.add(rid)
@@ -183,11 +247,22 @@ def resolve(
             hit = _hit(rid, meta, score, op, now)
             if hit is not None:
                 out.append(hit)
+                keys.append(key)
                 if len(out) >= need:
                     break
         start += chunk
         chunk *= 2
-    return out
+    return Resolved(out, keys, missed, frozenset(accepted))
+
+
+def _merge(missed: Missed, resolved: Resolved) -> Missed:
+    """The misses of a search that resolved again: those of the last resolve, and the earlier
+    ones it did not accept."""
+    if not missed:
+        return resolved.missed
+    kept = {rid: v for rid, v in missed.items() if rid not in resolved.accepted}
+    kept.update(resolved.missed)
+    return kept
 
 
 def _hit(
@@ -227,29 +302,24 @@ def dense_ranking(
     return sorted(best.items(), key=lambda kv: -kv[1]), len(found) >= depth
 
 
-def lexical_ranking(
-    op: SearchOp, depth: int, namespaces: list[tuple[str, ...]], view: LexicalIndex
-) -> list[tuple[str, float]]:
-    """Entry keys by BM25 score over ``namespaces`` (a snapshot of their shards)."""
-    return view.search(op.query or "", namespaces, depth)
-
-
-def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> list[Hit]:
+def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> Ranked:
     """Cosine-ranked page; as ``InMemoryStore``, a short page is filled with unindexed items."""
     need = op.offset + op.limit
-    depth = max(2 * need + 10, 20)
+    depth = first_depth(need)
+    missed: Missed = {}
     while True:
-        _, views = b.scope(op.namespace_prefix, vectors=True, lexical=False)
+        views = b.scope(op.namespace_prefix, vectors=True, lexical=False).vectors
         ranked, more = dense_ranking(b, op, qvec, depth, views)
-        kept = resolve(b, ranked, op, now, need)
-        if len(kept) >= need or not more:
+        resolved = resolve(b, ranked, op, now, need)
+        missed = _merge(missed, resolved)
+        if len(resolved.hits) >= need or not more:
             break
         depth *= 4
-    page = kept[op.offset : need]
+    page = resolved.hits[op.offset : need]
     if len(page) < op.limit and _may_hold_unindexed(b, op.namespace_prefix):
         filler = op._replace(offset=0, limit=op.limit - len(page))
         page.extend(scan(b, filler, now, unscored_only=True))
-    return page
+    return Ranked(page, missed)
 
 
 def _may_hold_unindexed(b: Backend, prefix: tuple[str, ...]) -> bool:
@@ -258,65 +328,93 @@ def _may_hold_unindexed(b: Backend, prefix: tuple[str, ...]) -> bool:
     return any(info.unindexed for info in b.namespaces(prefix).values())
 
 
-def lexical(b: Backend, op: SearchOp, now: float) -> list[Hit]:
+def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
     """BM25-ranked page."""
     need = op.offset + op.limit
-    depth = max(2 * need + 10, MIN_DEPTH)
+    depth = first_depth(need)
+    missed: Missed = {}
     while True:
-        namespaces, _ = b.scope(op.namespace_prefix, vectors=False)
-        ranked = lexical_ranking(op, depth, namespaces, b.lexical_view(namespaces))
-        kept = resolve(b, ranked, op, now, need)
-        if len(kept) >= need or len(ranked) < depth:
+        scope = b.scope(op.namespace_prefix, vectors=False)
+        assert scope.lexical is not None
+        ranked = scope.lexical.search(op.query or "", scope.namespaces, depth)
+        resolved = resolve(b, ranked, op, now, need)
+        missed = _merge(missed, resolved)
+        if len(resolved.hits) >= need or len(ranked) < depth:
             break
         depth *= 4
-    return kept[op.offset : need]
+    return Ranked(resolved.hits[op.offset : need], missed)
 
 
-def hybrid(
-    b: Backend,
-    op: SearchOp,
-    qvec: np.ndarray,
-    now: float,
-    baseline: float = 0.0,
-    *,
-    lift: str | None = None,
-) -> list[Hit]:
+def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Method) -> Ranked:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
-    the same scale for every query and namespace (see :mod:`.ranking.fusion` for what it means).
-    ``baseline``: the question's baseline cosine (:mod:`.ranking.baseline`; ``0`` for embedders without
-    one); the cosine enters the score measured from it. ``lift``: the primary field's path, to lift
-    memories sharing another field's value with the best hits (:mod:`.ranking.shared_fields`)."""
+    the same scale for every query and namespace (see :mod:`.ranking.fusion` for what it
+    means), the cosine measured from ``method.baseline``; then lifted by shared field values
+    when ``method.lift`` names the primary field."""
     need = op.offset + op.limit
-    depth = max(2 * need + 10, MIN_DEPTH)
+    depth = first_depth(need)
+    missed: Missed = {}
+    lift = method.lift
     while True:
-        namespaces, views = b.scope(op.namespace_prefix, vectors=True, lexical=True)
-        lexical_view = b.lexical_view(namespaces)
-        # The question is analyzed and scored once for every lexical step (ranking, the dense
-        # candidates' scores and the maximum).
-        terms = Counter(lexical_view.tokenizer(op.query or ""))
-        question = lexical_view.score_terms(terms, namespaces)
-        # With cached vectors, the cosines are computed once for the ranking and every lookup.
-        cosines = QueryCosines(views, qvec) if views is not None else None
-        aligned = aligned_ranking(cosines, question, bool(terms), baseline, depth)
-        if aligned is not None:
-            fused, more_dense, n_lexical = aligned
-        else:
-            if cosines is not None:
-                dense_ranked = cosines.top(depth)
-                more_dense = len(dense_ranked[0]) >= depth
-            else:
-                ranked, more_dense = dense_ranking(b, op, qvec, depth, None)
-                dense_ranked = [key for key, _ in ranked], np.array([c for _, c in ranked])
-            lexical_ranked = question.top(depth) if terms else []
-            n_lexical = len(lexical_ranked)
-            fused = first_ranking(
-                b, (qvec, baseline), cosines, dense_ranked, question, lexical_ranked, 2 * depth
-            )
-        if lift is not None:
-            sources = shared_fields.live_best(b.fetch, fused, op, now, shared_fields.LIFT_DOCS)
-            fused = shared_fields.lift(fused, sources, b.field_view(namespaces), lift)
-        kept = resolve(b, fused, op, now, need)
-        if len(kept) >= need or (not more_dense and n_lexical < depth):
+        scope = b.scope(op.namespace_prefix, vectors=True, lexical=True, fields=lift is not None)
+        assert scope.lexical is not None
+        question = analyse(op.query or "", scope.lexical, scope.namespaces)
+        fused = first_ranking(b, scope, question, qvec, method.baseline, op, depth)
+        ranking: list[tuple[str, float]] = fused.ranking
+        lifted = None
+        if lift is not None and scope.fields is not None:
+            best = resolve(b, ranking, op, now, shared_fields.LIFT_DOCS)
+            sources = [
+                (key, hit.item.score or 0.0) for key, hit in zip(best.keys, best.hits, strict=True)
+            ]
+            ranking = lifted = shared_fields.lift(ranking, sources, scope.fields, lift)
+        resolved = resolve(b, ranking, op, now, need)
+        missed = _merge(missed, resolved)
+        if len(resolved.hits) >= need or (not fused.more_dense and fused.n_lexical < depth):
             break
         depth *= 4
-    return kept[op.offset : need]
+    return Ranked(resolved.hits[op.offset : need], missed, fused, lifted)
+
+
+def first_ranking(
+    b: Backend,
+    scope: Scope,
+    question: Question,
+    qvec: np.ndarray,
+    baseline: float,
+    op: SearchOp,
+    depth: int,
+) -> Fused:
+    """The hybrid stages over the scope's snapshot; the dense side from Chroma's index, and the
+    cosines of lexical-only candidates read from Chroma, when its vectors are not cached."""
+    # With cached vectors, the cosines are computed once for the ranking and every lookup.
+    cosines = QueryCosines(scope.vectors, qvec) if scope.vectors is not None else None
+    found = aligned(cosines, question, baseline, depth)
+    if found is not None:
+        return found
+    if cosines is not None:
+        dense_ranked = cosines.top(depth)
+        more_dense = len(dense_ranked[0]) >= depth
+    else:
+        ranked, more_dense = dense_ranking(b, op, qvec, depth, None)
+        dense_ranked = [key for key, _ in ranked], np.array([c for _, c in ranked])
+    lexical_ranked = question.scores.top(depth) if question.terms else []
+    gathered = candidates(dense_ranked, lexical_ranked, more_dense)
+    if cosines is not None:
+        extra = cosines.at(gathered.need_cosine)
+    else:
+        read = _cosines_from_chroma(b, qvec, gathered.need_cosine)
+        extra = list(read), np.fromiter(read.values(), np.float64, len(read))
+    return complete(gathered, extra, question, baseline, 2 * depth)
+
+
+def _cosines_from_chroma(b: Backend, qvec: np.ndarray, keys: Sequence[str]) -> dict[str, float]:
+    """Best cosine similarity of each given entry key, its vectors read from Chroma (those
+    without vectors are left out)."""
+    if not keys:
+        return {}
+    iids = list(dict.fromkeys(layout.split_entry_key(k)[0] for k in keys))
+    block = NamespaceVectors("")
+    for vid, emb in b.gateway.vectors_of_items(iids):
+        iid = layout.split_entry_key(layout.split_vector_id(vid)[0])[0]
+        block.replace_item_rows(iid, [(vid, emb)])
+    return similarities([block.current_view()], qvec, keys)

@@ -42,7 +42,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -437,7 +436,7 @@ class ChromaStore(BaseStore):
                     refresh[rid] = (gop.namespace, now + ttl * 60.0)
         for i, sop in plan.searches:
             qvec = query_vectors.get(sop.query or "")
-            hits = search.settled(b, partial(self._search, sop, qvec, now))
+            hits = search.run(b, sop, qvec, now, self._method(sop, qvec)).page
             results[i] = [h.item for h in hits]
             for h in hits:
                 if sop.refresh_ttl and h.ttl is not None:
@@ -451,21 +450,21 @@ class ChromaStore(BaseStore):
             writes.apply_puts(b, plan, doc_vectors, now)
         return results
 
-    def _search(self, op: SearchOp, qvec: np.ndarray | None, now: float) -> list[search.Hit]:
+    def _method(self, op: SearchOp, qvec: np.ndarray | None) -> search.Method:
+        """How this store ranks ``op`` (its mode, the question's baseline, the lift)."""
         mode = self.search_mode
-        b = self._backend
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
         if use_lexical and use_dense and qvec is not None:
             shift = self._baseline.of(qvec, op.query or "", self.language) if self._baseline else 0.0
             fields = self._fields or []
             lift = fields[0][0] if self.field_lift and len(fields) > 1 else None
-            return search.hybrid(b, op, qvec, now, shift, lift=lift)
-        if use_dense and qvec is not None:
-            return search.dense(b, op, qvec, now)
+            return search.Method("hybrid", shift, lift)
+        if use_dense:
+            return search.Method("dense")
         if use_lexical:
-            return search.lexical(b, op, now)
-        return search.scan(b, op, now)
+            return search.Method("lexical")
+        return search.Method("scan")
 
     def restore_times(
         self,

@@ -6,7 +6,7 @@ pipeline before the pass (``missing_ids``, the per-id lookups, ``fuse``), order 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,7 +24,6 @@ from langgraph_episodic.chroma.ranking.fusion import (
 )
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, QueryCosines
-from langgraph_episodic.chroma.reads import Backend
 
 IDS = [f"d{i}" for i in range(14)]
 # Few distinct values, so that exact ties (score, rank, id) happen often.
@@ -145,28 +144,23 @@ def test_first_ranking_equals_the_pipeline_before(
     question = index.score_terms(terms, [ns])
     expected = reference_first_ranking(cosines, question, terms, baseline, depth)
 
-    aligned = hybrid_ranking.aligned_ranking(cosines, question, bool(terms), baseline, depth)
+    analysed = hybrid_ranking.Question(terms, question)
+    aligned = hybrid_ranking.aligned(cosines, analysed, baseline, depth)
     if cosines.single() is not None and question.single() is not None:
         # one namespace (one view, one shard): the aligned path serves
         assert aligned is not None
-        fused, more_dense, n_lexical = aligned
-        assert fused == expected
-        assert more_dense == (len(cosines.rank(depth)) >= depth)
-        assert n_lexical == len(question.top(depth) if terms else [])
+        assert aligned.ranking == expected
+        assert aligned.more_dense == (len(cosines.rank(depth)) >= depth)
+        assert aligned.n_lexical == len(question.top(depth) if terms else [])
     else:
         assert aligned is None
     dense_ranked = cosines.top(depth)
     lexical_ranked = question.top(depth) if terms else []
-    general = hybrid_ranking.first_ranking(
-        cast(Backend, None),  # the backend is only read when no vectors are cached
-        (np.zeros(6), baseline),
-        cosines,
-        dense_ranked,
-        question,
-        lexical_ranked,
-        2 * depth,
+    gathered = hybrid_ranking.candidates(dense_ranked, lexical_ranked, False)
+    general = hybrid_ranking.complete(
+        gathered, cosines.at(gathered.need_cosine), analysed, baseline, 2 * depth
     )
-    assert general == expected
+    assert general.ranking == expected
 
 
 @settings(max_examples=100, deadline=None)

@@ -5,7 +5,7 @@ ranked items' records and keeps a candidate only if the vectors or text it was r
 the item's current tag. An update landing between the two made the item fail that check: the
 search answered as if the item did not exist (found by a test of the shared-field lift;
 measured on a small store: 1-4 of 600 searches racing 200 updates, in lexical mode an empty
-answer). :func:`search.settled` now ranks again when this process committed a write during
+answer). :func:`search.run` ranks again when this process committed a write during
 the search.
 """
 
@@ -111,13 +111,13 @@ def test_a_candidate_that_fails_the_tag_check_without_a_write_is_not_ranked_agai
 
     monkeypatch.setattr(Backend, "fetch", fetch)
     runs = []
-    real_run = ChromaStore._search
+    real_once = search._once
 
-    def counted(self: ChromaStore, *args: Any) -> Any:
+    def counted(*args: Any) -> Any:
         runs.append(1)
-        return real_run(self, *args)
+        return real_once(*args)
 
-    monkeypatch.setattr(ChromaStore, "_search", counted)
+    monkeypatch.setattr(search, "_once", counted)
     hits = store.search(NS, query="kayak trip", limit=3)
     assert "trip" not in [h.key for h in hits]  # its tag does not match: never answered
     assert len(runs) == (2 if shared else 1)

@@ -25,11 +25,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
 from .analysis import Language, detect, words
+
+Cosine = TypeVar("Cosine", float, np.ndarray)
 
 
 @dataclass(frozen=True)
@@ -77,15 +79,16 @@ def baseline_for(embeddings: Any) -> Baseline | None:
     return packaged_baseline() if getattr(embeddings, "is_packaged", False) is True else None
 
 
-def above_baseline(cosine: float, baseline: float) -> float:
-    """A cosine measured from the question's baseline: ``(cosine - b) / (1 - b)``.
+def above_baseline(cosine: Cosine, baseline: float) -> Cosine:
+    """A cosine (or an array of them) measured from the question's baseline:
+    ``(cosine - b) / (1 - b)``. The one place this formula is written.
 
     Increasing in ``cosine``; ``1`` stays ``1``; ``b = 0`` (no baseline) leaves the cosine as it
-    is, and so does a degenerate ``b >= 1``.
+    is, and so does a degenerate ``b`` (``>= 1``, or NaN).
 
     >>> round(above_baseline(0.55, 0.5), 6), above_baseline(0.3, 0.0)
     (0.1, 0.3)
     """
-    if baseline >= 1.0:
+    if not baseline < 1.0:
         return cosine
     return (cosine - baseline) / (1.0 - baseline)

@@ -1,54 +1,107 @@
-"""The first ranking of a hybrid search: dense and BM25 candidates, each scored on both sides,
-fused into one calibrated score (see :mod:`.fusion`), over arrays.
+"""The first ranking of a hybrid search as pure stages over a snapshot of the scope.
 
-:func:`aligned_ranking` is the usual case (one namespace, its vectors cached: candidates matched
-by position); :func:`first_ranking` the general one (candidates matched by id). Both give the
-order and scores of :func:`.fusion.fuse` with ``method="calibrated"`` (pinned by
-``tests/store/test_fusion_arrays.py``).
+1. :func:`analyse`: the question's terms and every document's BM25 for them (one pass).
+2. :func:`candidates`: the dense side's best entries and the lexical side's, gathered.
+3. :func:`complete`: every candidate scored on both sides (a document found by one side only
+   is not the other side's worst), the cosine measured from the question's baseline
+   (:func:`.baseline.above_baseline`) and BM25 as the lexical share, then fused
+   (:func:`.fusion.fuse_aligned`).
+
+:func:`aligned` is stages 2 and 3 for the usual scope, one namespace with its vectors cached:
+candidates matched by position instead of by id, the same ranking. The cosines of lexical-only
+candidates come from the snapshot when the vectors are cached; otherwise :mod:`..search` reads
+them from Chroma between :func:`candidates` and :func:`complete`. Nothing here does I/O.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from .. import layout
-from ..reads import Backend
+from .baseline import above_baseline
 from .fusion import LEXICAL_WEIGHT, fuse_aligned, lexical_shares
-from .lexical import TermScores
-from .vectors import BlockView, NamespaceVectors, QueryCosines, similarities
+from .lexical import LexicalIndex, Namespace, TermScores
+from .vectors import QueryCosines
 
 
-def dense_scores(
-    b: Backend, qvec: np.ndarray, item_ids: Sequence[str], views: list[BlockView] | None
-) -> dict[str, float]:
-    """Best cosine similarity of each given item (those without vectors are left out)."""
-    if not item_ids:
-        return {}
-    if views is not None:
-        return similarities(views, qvec, item_ids)
-    iids = list(dict.fromkeys(layout.split_entry_key(k)[0] for k in item_ids))
-    block = NamespaceVectors("")
-    for vid, emb in b.gateway.vectors_of_items(iids):
-        iid = layout.split_entry_key(layout.split_vector_id(vid)[0])[0]
-        block.replace_item_rows(iid, [(vid, emb)])
-    return similarities([block.current_view()], qvec, item_ids)
+@dataclass(frozen=True)
+class Question:
+    """The question as the lexical side sees it: its analyzed terms and their BM25 scores."""
+
+    terms: Counter[str]
+    scores: TermScores
 
 
-def aligned_ranking(
+def analyse(query: str, lexical: LexicalIndex, namespaces: Sequence[Namespace]) -> Question:
+    """Stage 1: the question analyzed and scored once for every lexical step."""
+    terms = Counter(lexical.tokenizer(query))
+    return Question(terms, lexical.score_terms(terms, namespaces))
+
+
+@dataclass(frozen=True)
+class Fused:
+    """Stage 3's result: the fused ranking and what each candidate's score is made of."""
+
+    ranking: list[tuple[str, float]]
+    """``(entry key, score)`` best first, at most the limit asked."""
+    ids: Sequence[str]
+    """Every candidate's entry key."""
+    dense: tuple[np.ndarray, np.ndarray]
+    """``(candidate index, raw cosine)`` of the candidates with a vector."""
+    lexical: tuple[np.ndarray, np.ndarray]
+    """``(candidate index, lexical share)`` of the candidates with a BM25 score."""
+    baseline: float
+    more_dense: bool
+    """Whether the dense side filled its depth (a deeper ranking could add more)."""
+    n_lexical: int
+    """How many candidates the lexical side gave (a full depth: a deeper one could add more)."""
+
+    def parts(self) -> dict[str, tuple[float | None, float | None]]:
+        """Each candidate's ``(raw cosine, lexical share)``; None where it has no such score."""
+        cosine: dict[int, float] = dict(
+            zip(self.dense[0].tolist(), self.dense[1].tolist(), strict=True)
+        )
+        share: dict[int, float] = dict(
+            zip(self.lexical[0].tolist(), self.lexical[1].tolist(), strict=True)
+        )
+        return {key: (cosine.get(n), share.get(n)) for n, key in enumerate(self.ids)}
+
+
+def _fuse(
+    ids: Sequence[str],
+    dense: tuple[list[int], np.ndarray],
+    lexical: tuple[list[int], np.ndarray],
+    baseline: float,
+    limit: int,
+    more: tuple[bool, int],
+) -> Fused:
+    """Calibrate both sides and fuse them (the end of stage 3)."""
+    dense_at = np.asarray(dense[0], dtype=np.intp)
+    lexical_at = np.asarray(lexical[0], dtype=np.intp)
+    ranking = fuse_aligned(
+        ids,
+        (dense_at, above_baseline(dense[1], baseline)),
+        (lexical_at, lexical[1]),
+        limit=limit,
+        weight=LEXICAL_WEIGHT,
+    )
+    return Fused(ranking, ids, (dense_at, dense[1]), (lexical_at, lexical[1]), baseline, *more)
+
+
+def aligned(
     cosines: QueryCosines | None,
-    question: TermScores,
-    has_terms: bool,
+    question: Question,
     baseline: float,
     depth: int,
-) -> tuple[list[tuple[str, float]], bool, int] | None:
-    """:func:`first_ranking` of the usual scope, one namespace with its vectors cached: the
-    two sides' candidates matched by document position (:meth:`.lexical._Arrays.aligned`)
-    instead of by id; the same ranking, with whether the dense side could go deeper and how
-    many lexical candidates there were. None for any other scope."""
+) -> Fused | None:
+    """Stages 2 and 3 for one namespace with its vectors cached: the two sides' candidates
+    matched by document position (:meth:`.lexical._Arrays.aligned`) instead of by id; the same
+    ranking as :func:`candidates` then :func:`complete`. None for any other scope."""
     dense_side = cosines.single() if cosines is not None else None
-    lexical_side = question.single()
+    lexical_side = question.scores.single()
     if cosines is None or dense_side is None or lexical_side is None:
         return None
     (view, flat), (arrays, scores) = dense_side, lexical_side
@@ -57,7 +110,7 @@ def aligned_ranking(
     dense_rows = rows.tolist()
     n_dense = len(dense_rows)
     dense_positions = position_of[rows].tolist()
-    positions = question.top_positions(depth) if has_terms else []
+    positions = question.scores.top_positions(depth) if question.terms else []
     slot = {j: n for n, j in enumerate(dense_positions) if j >= 0}
     owners, doc_ids = view.owners, arrays.ids
     ids = [owners[row] for row in dense_rows]
@@ -80,46 +133,49 @@ def aligned_ranking(
         if found != keys:  # (not expected: every one has a row, in first-row order)
             return None
     cosine = np.concatenate([cosine, extra_cosine])
-    if baseline < 1.0:  # as :func:`.baseline.above_baseline`
-        cosine = (cosine - baseline) / (1.0 - baseline)
     # The dense-only candidates' BM25, in dense order (as :meth:`TermScores.of`).
     in_lexical = set(lexical_at)
     dense_only = [(n, j) for n, j in enumerate(dense_positions) if j >= 0 and n not in in_lexical]
     bm25 = scores[positions + [j for _, j in dense_only]]
-    share = lexical_shares(bm25, question.max_score)
+    share = lexical_shares(bm25, question.scores.max_score)
     dense_at = list(range(n_dense))
     dense_at.extend(n for _, n in only)
     lexical_at.extend(n for n, _ in dense_only)
-    fused = fuse_aligned(
-        ids,
-        (np.asarray(dense_at, dtype=np.intp), cosine),
-        (np.asarray(lexical_at, dtype=np.intp), share),
-        limit=2 * depth,
-        weight=LEXICAL_WEIGHT,
-    )
-    return fused, n_dense >= depth, len(positions)
+    return _fuse(
+        ids, (dense_at, cosine), (lexical_at, share), baseline, 2 * depth,
+        (n_dense >= depth, len(positions)),
+    )  # fmt: skip
 
 
-def first_ranking(
-    b: Backend,
-    question_vector: tuple[np.ndarray, float],
-    cosines: QueryCosines | None,
+@dataclass(frozen=True)
+class Candidates:
+    """Stage 2's result: both sides' candidates gathered by id."""
+
+    ids: list[str]
+    """Every candidate: the dense side's in its order, then the lexical-only ones."""
+    dense_cosine: np.ndarray
+    """The dense side's cosines (its candidates are ``ids[:len(dense_cosine)]``)."""
+    lexical_at: list[int]
+    """The lexical side's candidates (indexes into ``ids``), in its order."""
+    bm25: list[float]
+    """The lexical side's BM25 scores."""
+    more_dense: bool
+
+    @property
+    def need_cosine(self) -> list[str]:
+        """The lexical-only candidates, which need a cosine."""
+        return self.ids[len(self.dense_cosine) :]
+
+
+def candidates(
     dense_ranked: tuple[list[str], np.ndarray],
-    question: TermScores,
     lexical_ranked: list[tuple[str, float]],
-    limit: int,
-) -> list[tuple[str, float]]:
-    """Both rankings fused. Every candidate is scored on both sides (a document found by one
-    side only is not the other side's worst: with min-max fusion this lifted LoCoMo recall@1
-    from 0.27 to 0.31), the cosine measured from the question's baseline and BM25 as the
-    lexical share, and fused as :func:`.fusion.fuse` with ``method="calibrated"`` would
-    (:func:`.fusion.fuse_aligned`: the same order and scores, over arrays).
-    ``dense_ranked``: the dense side's entry keys and cosines, best first."""
-    qvec, baseline = question_vector
-    ids, cosine = dense_ranked
-    n_dense = len(ids)
-    ids = list(ids)
-    slot = dict(zip(ids, range(n_dense), strict=True))
+    more_dense: bool,
+) -> Candidates:
+    """Stage 2: the dense side's entry keys and cosines (best first) and the lexical side's
+    ``(entry key, BM25)``, gathered into one candidate list."""
+    ids = list(dense_ranked[0])
+    slot = dict(zip(ids, range(len(ids)), strict=True))
     lexical_at = []
     for doc_id, _ in lexical_ranked:
         n = slot.get(doc_id)
@@ -127,29 +183,35 @@ def first_ranking(
             n = slot[doc_id] = len(ids)
             ids.append(doc_id)
         lexical_at.append(n)
-    # As :func:`.fusion.missing_ids`: the lexical-only candidates need a cosine, the dense-only
-    # ones a BM25 score (each in its side's order).
-    matched = set(lexical_at)
-    need_lexical = [ids[n] for n in range(n_dense) if n not in matched]
-    if cosines is not None:
-        found, extra_cosine = cosines.at(ids[n_dense:])
-    else:
-        extra = dense_scores(b, qvec, ids[n_dense:], None)
-        found, extra_cosine = list(extra), np.fromiter(extra.values(), np.float64, len(extra))
-    dense_at = list(range(n_dense))
-    dense_at.extend(slot[key] for key in found)
-    cosine = np.concatenate([cosine, extra_cosine])
-    if baseline < 1.0:  # as :func:`.baseline.above_baseline`
-        cosine = (cosine - baseline) / (1.0 - baseline)
-    found, extra_bm25 = question.at(need_lexical)
-    lexical_at.extend(slot[key] for key in found)
-    bm25 = np.concatenate([[score for _, score in lexical_ranked], extra_bm25])
-    share = lexical_shares(bm25, question.max_score)
-    return fuse_aligned(
-        ids,
-        (np.asarray(dense_at, dtype=np.intp), cosine),
-        (np.asarray(lexical_at, dtype=np.intp), share),
-        limit=limit,
-        weight=LEXICAL_WEIGHT,
+    return Candidates(
+        ids, dense_ranked[1], lexical_at, [score for _, score in lexical_ranked], more_dense
     )
 
+
+def complete(
+    found: Candidates,
+    cosines: tuple[list[str], np.ndarray],
+    question: Question,
+    baseline: float,
+    limit: int,
+) -> Fused:
+    """Stage 3: ``cosines`` are the lexical-only candidates' ``(keys with a vector, cosines)``
+    (from the snapshot, or read from Chroma); the dense-only ones get their BM25 here, each
+    side in its order; then both sides are calibrated and fused."""
+    ids, n_dense = found.ids, len(found.dense_cosine)
+    slot = {key: n for n, key in enumerate(ids)}
+    matched = set(found.lexical_at)
+    need_lexical = [ids[n] for n in range(n_dense) if n not in matched]
+    with_vector, extra_cosine = cosines
+    dense_at = list(range(n_dense))
+    dense_at.extend(slot[key] for key in with_vector)
+    cosine = np.concatenate([found.dense_cosine, extra_cosine])
+    with_terms, extra_bm25 = question.scores.at(need_lexical)
+    lexical_at = list(found.lexical_at)
+    lexical_at.extend(slot[key] for key in with_terms)
+    bm25 = np.concatenate([found.bm25, extra_bm25])
+    share = lexical_shares(bm25, question.scores.max_score)
+    return _fuse(
+        ids, (dense_at, cosine), (lexical_at, share), baseline, limit,
+        (found.more_dense, len(found.bm25)),
+    )  # fmt: skip
