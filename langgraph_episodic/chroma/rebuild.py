@@ -33,14 +33,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .gateway import Gateway, get_whole, index_read
 
-if TYPE_CHECKING:
-    from .reads import Backend
-
 logger = logging.getLogger(__name__)
+
+
+class Rebuilt(Protocol):
+    """What a live rebuild works on: a store's gateway (swapped while it copies) and state
+    (its locks), and the claim of its folder (a :class:`.reads.Backend` is one)."""
+
+    gateway: Gateway
+    state: Any
+
+    def claim_for_writing(self) -> None: ...
 
 REBUILD_SUFFIX = "__rebuild"
 RETIRED_SUFFIX = "__retired"
@@ -272,7 +279,7 @@ def _plain(gateway: Gateway, **changes: Any) -> Gateway:
     return Gateway(**{**fields, **changes})
 
 
-def rebuild_live(b: Backend, client: Any, folder: Path, kinds: Iterable[str]) -> list[str]:
+def rebuild_live(b: Rebuilt, client: Any, folder: Path, kinds: Iterable[str]) -> list[str]:
     """Rebuild the store's collections ``kinds`` (``"items"``, ``"vectors"``, ``"namespaces"``)
     while the store stays in use; return the names rebuilt.
 
@@ -288,7 +295,7 @@ def rebuild_live(b: Backend, client: Any, folder: Path, kinds: Iterable[str]) ->
         return [_rebuild_one(b, client, folder, kind) for kind in kinds]
 
 
-def _rebuild_one(b: Backend, client: Any, folder: Path, kind: str) -> str:
+def _rebuild_one(b: Rebuilt, client: Any, folder: Path, kind: str) -> str:
     """Rebuild one collection (see :func:`rebuild_live`); return its name."""
     with b.state.write_lock:
         b.claim_for_writing()

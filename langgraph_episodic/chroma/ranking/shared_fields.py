@@ -32,15 +32,9 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
-
-from langgraph.store.base import SearchOp
-
-from .. import layout
-from ..filters import matches
-from ..values import loads
 
 LIFT_DOCS = 3
 """How many of the best live hits name the context values (chosen on LoCoMo tuning
@@ -261,38 +255,6 @@ def shares(
                 if other != doc_id:
                     out[other] = out.get(other, 0.0) + part
     return {doc_id: min(1.0, share) for doc_id, share in out.items()}
-
-
-def live_best(
-    fetch: Callable[[Sequence[str]], Mapping[str, Mapping[str, Any]]],
-    ranked: Sequence[tuple[str, float]],
-    op: SearchOp,
-    now: float,
-    m: int,
-) -> list[tuple[str, float]]:
-    """The first ``m`` ``(entry key, score)`` of ``ranked`` that a search could return: the
-    item exists with the key's tag, has not expired and matches the filter (so a memory the
-    filter hides never shapes the answer). ``fetch``: item records by id."""
-    out: list[tuple[str, float]] = []
-    start, chunk = 0, 2 * m
-    while start < len(ranked) and len(out) < m:
-        part = ranked[start : start + chunk]
-        iids = [layout.split_entry_key(key)[0] for key, _ in part]
-        metas = fetch(iids)
-        for (key, score), iid in zip(part, iids, strict=True):
-            meta = metas.get(iid)
-            if meta is None or layout.vector_tag(meta) != layout.split_entry_key(key)[1]:
-                continue
-            if layout.expired(layout.expiry_of(meta), now):
-                continue
-            if op.filter and not matches(loads(meta["_value"]), op.filter):
-                continue
-            out.append((key, score))
-            if len(out) >= m:
-                break
-        start += chunk
-        chunk *= 2
-    return out
 
 
 def lift(
