@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -106,6 +106,8 @@ class Ranked:
 
     page: list[Hit]
     missed: Missed
+    keys: list[str] = field(default_factory=list)
+    """Hybrid: the entry key each hit of the page was ranked by."""
     fused: Fused | None = None
     """The hybrid stages' fusion (None for other kinds)."""
     lifted: list[tuple[str, float]] | None = None
@@ -372,7 +374,9 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Metho
         if len(resolved.hits) >= need or (not fused.more_dense and fused.n_lexical < depth):
             break
         depth *= 4
-    return Ranked(resolved.hits[op.offset : need], missed, fused, lifted)
+    return Ranked(
+        resolved.hits[op.offset : need], missed, resolved.keys[op.offset : need], fused, lifted
+    )
 
 
 def first_ranking(

@@ -67,6 +67,7 @@ from .core import (
     prepare,
     tokenized_fields,
 )
+from .explain import Explanation, explanation
 from .index_paths import check_fields
 from .lifecycle import Calls, StoreClosedError, StoreForkedError
 from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
@@ -465,6 +466,40 @@ class ChromaStore(BaseStore):
         if use_lexical:
             return search.Method("lexical")
         return search.Method("scan")
+
+    def explain(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        floor: float | None = None,
+    ) -> Explanation:
+        """The hits of ``search(namespace_prefix, query=..., filter=..., limit=..., offset=...)``
+        with what each score is made of (cosine, lexical share, shared-field lift; see
+        :mod:`.explain`), computed by the same ranking as the search. ``floor`` marks the hits
+        under it (``below_floor``). It never refreshes a TTL.
+
+        >>> from langgraph_episodic import ChromaStore, HashEmbeddings
+        >>> store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
+        >>> store.put(("users", "alice"), "pref", {"text": "likes dark roast coffee"})
+        >>> [(h.item.key, h.rank) for h in store.explain(("users",), query="coffee").hits]
+        [('pref', 1)]
+        """
+        self._calls.check()
+        op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
+        plan = prepare([op], self._fields, self.redact, self.limits)
+        _, query_vectors = self._embed(plan)
+        ((_, sop),) = plan.searches
+        qvec = query_vectors.get(sop.query or "")
+        method = self._method(sop, qvec)
+        with self._calls.call(), self._backend.state.batches.batch():
+            self._backend.check_readable()
+            ranked = search.run(self._backend, sop, qvec, self._now(), method)
+        return explanation(ranked, method, sop.offset, floor)
 
     def restore_times(
         self,
