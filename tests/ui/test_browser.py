@@ -94,6 +94,11 @@ def test_search(page: object, shots: Path) -> None:
     page.click("form.search button")
     assert page.locator("ol.hits a.key").first.inner_text() == "memories/alice/coffee"
     assert page.locator("ol.hits li").count() == 3
+    # every hit shows what its score is made of
+    first = page.locator("ol.hits li").first.locator("table.breakdown")
+    assert first.is_visible()
+    assert "lexical share" in first.inner_text() and "cosine" in first.inner_text()
+    assert page.locator("ol.hits table.breakdown").count() == 3
     snap(page, shots, "search")
 
 

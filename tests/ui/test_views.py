@@ -73,7 +73,11 @@ def test_search_finds_and_the_floor_drops(inspector: Inspector) -> None:
     floor = (scores[0] + scores[1]) / 2
     page = inspector.client.get(f"/search?q=espresso+sugar&limit=3&floor={floor}").text
     assert KEY.findall(page) == ["coffee"]
-    assert "parts are not exposed" in page  # the hybrid score's parts are not shown
+    # each hit's score parts, and the hits the floor removed with theirs
+    assert page.count('class="breakdown"') == 3
+    assert "lexical share" in page and "shared-field lift" in page
+    under = page.split("Under the floor")[1]
+    assert len(re.findall(r'class="under" href=', under)) == 2
     of_bob = inspector.client.get("/search?q=espresso+cat&user=bob").text
     assert KEY.findall(of_bob) == ["pet"]
     assert inspector.client.get("/search?q=x&limit=0").status_code == 400
