@@ -24,10 +24,11 @@ from typing import Protocol
 
 import numpy as np
 from _embed_cache import CachedEmbeddings
+from _fusion_reference import lexical_share
 
 from langgraph_episodic.chroma.ranking.analysis import analyzer, detect, words
 from langgraph_episodic.chroma.ranking.baseline import above_baseline, packaged_baseline
-from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT, lexical_share
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 
 NS = ("memories", "user")

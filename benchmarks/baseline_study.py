@@ -31,16 +31,12 @@ from pathlib import Path
 
 import numpy as np
 from _embed_cache import CachedEmbeddings
+from _fusion_reference import fuse, lexical_share, missing_ids
 from _locomo_data import DEFAULT_DATA, RecallTally, format_table, load_conversations
 from german import SETS, EvalSet, load, tune_half
 
 from langgraph_episodic.chroma.ranking.analysis import detect, words
-from langgraph_episodic.chroma.ranking.fusion import (
-    LEXICAL_WEIGHT,
-    fuse,
-    lexical_share,
-    missing_ids,
-)
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 
 DATA = Path(__file__).resolve().parent / "data"

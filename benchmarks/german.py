@@ -44,11 +44,12 @@ from typing import Any
 import _german_variants as variants
 import numpy as np
 from _embed_cache import CachedEmbeddings
+from _fusion_reference import fuse, lexical_share
 from _locomo_data import format_table
 from langchain_core.embeddings import Embeddings
 
 from langgraph_episodic.chroma.ranking.analysis import analyzer
-from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT, fuse, lexical_share
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, tokenize
 
 DATA = Path(__file__).resolve().parent / "data"

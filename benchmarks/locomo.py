@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 from _embed_cache import CachedEmbeddings
+from _fusion_reference import METHODS, fuse, missing_ids
 from _locomo_data import (
     CATEGORIES,
     DEFAULT_DATA,
@@ -44,7 +45,6 @@ from _locomo_data import (
 )
 from _locomo_speed import interleaved
 
-from langgraph_episodic.chroma.ranking.fusion import METHODS, fuse, missing_ids
 from langgraph_episodic.chroma.ranking.lexical import STOPWORDS, LexicalIndex, tokenize
 
 TOP_K = max(KS)

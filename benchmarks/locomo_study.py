@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from _embed_cache import CachedEmbeddings
+from _fusion_reference import fuse, lexical_share
 from _locomo_data import (
     DEFAULT_DATA,
     KS,
@@ -31,7 +32,7 @@ from _locomo_data import (
 )
 
 from langgraph_episodic.chroma.ranking.analysis import analyzer
-from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT, fuse, lexical_share
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, tokenize
 from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
 

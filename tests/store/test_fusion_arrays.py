@@ -15,15 +15,11 @@ from hypothesis import strategies as st
 
 from langgraph_episodic.chroma.ranking import hybrid as hybrid_ranking
 from langgraph_episodic.chroma.ranking.baseline import above_baseline
-from langgraph_episodic.chroma.ranking.fusion import (
-    LEXICAL_WEIGHT,
-    fuse,
-    fuse_calibrated,
-    lexical_share,
-    missing_ids,
-)
+from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, QueryCosines
+
+from ._references import fusion as reference
 
 IDS = [f"d{i}" for i in range(14)]
 # Few distinct values, so that exact ties (score, rank, id) happen often.
@@ -47,8 +43,8 @@ def test_calibrated_fusion_over_arrays_equals_fuse(
     limit: int,
     weight: float,
 ) -> None:
-    expected = fuse(dense, lexical, limit=limit, method="calibrated", weight=weight)
-    got = fuse_calibrated(
+    expected = reference.fuse(dense, lexical, limit=limit, method="calibrated", weight=weight)
+    got = reference.fuse_calibrated(
         [d for d, _ in dense],
         np.array([v for _, v in dense], dtype=np.float64),
         [d for d, _ in lexical],
@@ -61,9 +57,9 @@ def test_calibrated_fusion_over_arrays_equals_fuse(
 
 def test_calibrated_fusion_over_arrays_rejects_what_fuse_rejects() -> None:
     with pytest.raises(ValueError, match="NaN"):
-        fuse_calibrated(["a"], np.array([np.nan]), [], np.zeros(0), limit=3)
+        reference.fuse_calibrated(["a"], np.array([np.nan]), [], np.zeros(0), limit=3)
     with pytest.raises(ValueError, match="weight"):
-        fuse_calibrated(["a"], np.array([0.5]), [], np.zeros(0), limit=3, weight=1.5)
+        reference.fuse_calibrated(["a"], np.array([0.5]), [], np.zeros(0), limit=3, weight=1.5)
 
 
 # --- a hybrid search's first ranking against the pipeline before the pass -----------------
@@ -75,17 +71,17 @@ def reference_first_ranking(
     """The first ranking of ``search.hybrid`` before the fourth speed pass, verbatim."""
     dense_ranked = cosines.rank(depth)
     lexical_ranked = question.top(depth) if terms else []
-    need_dense, need_lexical = missing_ids(dense_ranked, lexical_ranked)
+    need_dense, need_lexical = reference.missing_ids(dense_ranked, lexical_ranked)
     extra_dense = cosines.of(need_dense)
     extra_lexical = question.of(need_lexical)
     top = question.max_score
-    return fuse(
+    return reference.fuse(
         [
             (doc_id, above_baseline(cosine, baseline))
             for doc_id, cosine in [*dense_ranked, *extra_dense.items()]
         ],
         [
-            (doc_id, lexical_share(score, top))
+            (doc_id, reference.lexical_share(score, top))
             for doc_id, score in [*lexical_ranked, *extra_lexical.items()]
         ],
         limit=2 * depth,
@@ -169,6 +165,6 @@ def test_first_ranking_equals_the_pipeline_before(
     top=st.floats(-1.0, 40.0, allow_nan=False),
 )
 def test_lexical_shares_are_lexical_share_of_each_score(bm25: list[float], top: float) -> None:
-    from langgraph_episodic.chroma.ranking.fusion import lexical_share, lexical_shares
+    from langgraph_episodic.chroma.ranking.fusion import lexical_shares
 
-    assert lexical_shares(bm25, top).tolist() == [lexical_share(s, top) for s in bm25]
+    assert lexical_shares(bm25, top).tolist() == [reference.lexical_share(s, top) for s in bm25]

@@ -513,7 +513,7 @@ class LexicalIndex:
         ``sum over query terms of idf(t) * (k1 + 1)`` (a term's part never exceeds it).
 
         Dividing a score by it gives the idf-weighted share of the query a document matches,
-        in ``[0, 1]``, with the same meaning for every query (see :func:`.fusion.lexical_share`).
+        in ``[0, 1]``, with the same meaning for every query (see :func:`.fusion.lexical_shares`).
         Terms no document holds count too: a query half made of unknown words matches at most
         half. ``0.0`` when the query has no terms.
         """
