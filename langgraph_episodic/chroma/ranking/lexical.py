@@ -586,19 +586,6 @@ class LexicalIndex:
             scored.append((arrays, np.bincount(where, weights=part, minlength=n), matched))
         return TermScores(scored, total * (k1 + 1.0))
 
-    def term_frequencies(
-        self, namespaces: Iterable[Namespace], doc_id: str
-    ) -> tuple[dict[str, int], int]:
-        """A document's terms with their counts, and its length in terms (``({}, 0)`` when the
-        document is not in ``namespaces``)."""
-        with self._lock:
-            for shard in self._select(namespaces):
-                terms = shard.terms.get(doc_id)
-                if terms is not None:
-                    counts = {term: shard.postings[term][doc_id] for term in terms}
-                    return counts, shard.lengths[doc_id]
-        return {}, 0
-
     def _select(self, namespaces: Iterable[Namespace]) -> list[_Shard]:
         keys = dict.fromkeys(tuple(ns) for ns in namespaces)
         return [self._shards[ns] for ns in keys if ns in self._shards]
