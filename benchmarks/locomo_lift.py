@@ -30,7 +30,8 @@ from _embed_cache import CachedEmbeddings
 from _fusion_reference import lexical_share
 from _locomo_data import DEFAULT_DATA, Conversation, RecallTally, format_table, load_conversations
 
-from langgraph_episodic.chroma import layout, shared_fields
+from langgraph_episodic.chroma import layout
+from langgraph_episodic.chroma.ranking import shared_fields
 
 TUNE, HELD = {0, 2, 4}, {1, 3}
 PUT_BATCH = 64
