@@ -381,3 +381,16 @@ class _FunctionEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+__all__ = [
+    "MODEL_DIMS",
+    "HashEmbeddings",
+    "LocalEmbeddings",
+    "SentenceTransformerEmbeddings",
+    "as_embeddings",
+    "default_embeddings",
+    "packaged_model_path",
+    "simple_hash_embedding",
+    "torch_threads",
+]

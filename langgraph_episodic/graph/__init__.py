@@ -6,7 +6,7 @@ each user's sessions in their own threads (:func:`thread_config`, :func:`open_ch
 and keep cross-session facts (:class:`UserProfiles`) and working memory
 (:class:`CustomerHistory`, :class:`OutputLog`) in the store.
 
-The names below are also exported from ``langgraph_episodic`` itself.
+The most used of these are also exported from ``langgraph_episodic`` itself (see docs/api.md).
 """
 
 from __future__ import annotations

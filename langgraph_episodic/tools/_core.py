@@ -26,7 +26,7 @@ from .._fence import single_line
 from .texts import ToolTexts, texts_for
 
 ShouldStore = Callable[[str], bool]
-"""Decides whether a text is worth storing (see :func:`langgraph_episodic.is_worth_storing`)."""
+"""Decides whether a text is worth storing (see :func:`langgraph_episodic.relevance.is_worth_storing`)."""
 
 DEFAULT_MIN_SCORE = 0.10
 """The recall tools' relevance floor on ``ChromaStore``'s hybrid score (with the packaged model

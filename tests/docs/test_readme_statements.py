@@ -346,7 +346,7 @@ def test_policy_names_and_the_default_policy_are_the_codes() -> None:
 
 
 def test_the_strategy_pool_the_readme_lists_is_the_codes() -> None:
-    from langgraph_episodic import STRATEGY_POOL
+    from langgraph_episodic.episodic import STRATEGY_POOL
 
     listed = re.search(r"`STRATEGY_POOL` \(([^)]+)\)", readme())
     assert listed and [s.strip() for s in listed.group(1).split(",")] == list(STRATEGY_POOL)

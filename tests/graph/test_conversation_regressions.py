@@ -15,14 +15,8 @@ from langgraph.graph import StateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_episodic import (
-    CustomerHistory,
-    EpisodicState,
-    OutputLog,
-    add_memory_nodes,
-    build_memory_graph,
-    entity_extract_node,
-)
+from langgraph_episodic import EpisodicState, add_memory_nodes, build_memory_graph
+from langgraph_episodic.graph import CustomerHistory, OutputLog, entity_extract_node
 from langgraph_episodic.graph.entities import statements
 from langgraph_episodic.graph.summarize import Summarizer, summarize_node
 from langgraph_episodic.graph.window import sliding_window_node
@@ -214,7 +208,7 @@ def test_history_and_output_log_wire_as_nodes() -> None:
     store = InMemoryStore()
     agent = ScriptedFakeModel(respond=lambda msgs: "Your order ships today.")
     builder = StateGraph(EpisodicState)
-    from langgraph_episodic import memory_agent_node
+    from langgraph_episodic.graph import memory_agent_node
 
     builder.add_node("agent", memory_agent_node(agent))
     add_memory_nodes(builder, "agent", store=store, episodes=False, summarize=False,
