@@ -164,6 +164,9 @@ class ChromaStore(BaseStore):
         max_indexed_bytes: The most text a put embeds and keyword-indexes, in UTF-8 bytes summed
             over the item's index fields (default 64 KiB; ``None``: no limit). With the default
             ``fields=["$"]`` that text is the whole value as JSON.
+        clock: Where the store reads the time, in epoch seconds (default ``time.time``): the
+            ``created_at`` / ``updated_at`` stamps, TTL expiry, the sweep and ``verify``'s grace
+            period. Pass a settable clock to test expiry without sleeping.
 
     >>> from langgraph_episodic import ChromaStore, HashEmbeddings
     >>> store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
@@ -190,6 +193,7 @@ class ChromaStore(BaseStore):
         field_lift: bool = True,
         max_value_bytes: int | None = DEFAULT_MAX_VALUE_BYTES,
         max_indexed_bytes: int | None = DEFAULT_MAX_INDEXED_BYTES,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if search_mode not in SEARCH_MODES:
             raise ValueError(f"search_mode must be one of {SEARCH_MODES}, got {search_mode!r}.")
@@ -216,7 +220,7 @@ class ChromaStore(BaseStore):
         self.field_lift = field_lift
         self.ttl_config = ttl
         self.redact = redact
-        self._now: Callable[[], float] = time.time
+        self.clock: Callable[[], float] = clock
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
@@ -430,7 +434,7 @@ class ChromaStore(BaseStore):
         b = self._backend
         b.check_readable()
         results: list[Result] = [None] * plan.n_ops
-        now = self._now()
+        now = self.clock()
         refresh: dict[str, tuple[tuple[str, ...], float]] = {}
         if plan.gets:
             ids = [layout.item_id(op.namespace, op.key) for _, op in plan.gets]
@@ -493,7 +497,7 @@ class ChromaStore(BaseStore):
     def sweep_ttl(self) -> int:
         """Delete expired items (and their vectors and lexical entries); return how many."""
         with self._calls.call():
-            count = writes.sweep(self._backend, self._now())
+            count = writes.sweep(self._backend, self.clock())
         logger.debug("swept %d expired items", count)
         return count
 
@@ -567,7 +571,7 @@ class ChromaStore(BaseStore):
         if grace_seconds is None:
             grace_seconds = 600.0 if self._backend.shared else 0.0
         with self._calls.call():
-            return verify(self._backend, self._now(), repair=repair, grace_seconds=grace_seconds)
+            return verify(self._backend, self.clock(), repair=repair, grace_seconds=grace_seconds)
 
     async def averify(
         self, *, repair: bool = False, grace_seconds: float | None = None
