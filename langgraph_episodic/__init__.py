@@ -39,6 +39,10 @@ _EXPORTS: dict[str, str] = {
     "EpisodicState": ".graph",
     "thread_config": ".graph",
     "open_checkpointer": ".graph",
+    "WindowOptions": ".graph",
+    "SummaryOptions": ".graph",
+    "EntityOptions": ".graph",
+    "EpisodeOptions": ".graph",
     # --- create_agent middleware ---
     "EpisodicMemoryMiddleware": ".middleware",
     # --- tools ---
@@ -106,8 +110,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .episodic import build_replay_context as build_replay_context
     from .episodic import format_replay_prompt as format_replay_prompt
     from .episodic import select_strategy as select_strategy
+    from .graph import EntityOptions as EntityOptions
+    from .graph import EpisodeOptions as EpisodeOptions
     from .graph import EpisodicState as EpisodicState
     from .graph import MemoryNodeNames as MemoryNodeNames
+    from .graph import SummaryOptions as SummaryOptions
+    from .graph import WindowOptions as WindowOptions
     from .graph import add_memory_nodes as add_memory_nodes
     from .graph import build_memory_graph as build_memory_graph
     from .graph import open_checkpointer as open_checkpointer

@@ -58,7 +58,7 @@ for budget in (200, 100, 50):
 # whose memory to use.
 
 # %%
-from langgraph_episodic import build_memory_graph, open_checkpointer, thread_config
+from langgraph_episodic import WindowOptions, build_memory_graph, open_checkpointer, thread_config
 
 replies = itertools.cycle(["Noted.", "Good to know.", "Thanks, I'll remember that.", "Understood."])
 alice_says = [
@@ -72,7 +72,7 @@ alice_says = [
 
 with open_checkpointer(workdir / "checkpoints.sqlite") as saver:
     graph = build_memory_graph(GenericFakeChatModel(messages=replies), store=store, checkpointer=saver,
-                               episodes=False, window_tokens=2000)
+                               episodes=False, window=WindowOptions(max_tokens=2000))
     monday = thread_config("alice", "monday")
     for text in alice_says:
         state = graph.invoke({"messages": [("user", text)]}, monday)

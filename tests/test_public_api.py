@@ -36,8 +36,12 @@ TOP_LEVEL = {
     "format_replay_prompt",
     "select_strategy",
     # graph nodes and the graph builder
+    "EntityOptions",
+    "EpisodeOptions",
     "EpisodicState",
     "MemoryNodeNames",
+    "SummaryOptions",
+    "WindowOptions",
     "add_memory_nodes",
     "build_memory_graph",
     "open_checkpointer",

@@ -31,6 +31,7 @@ from .episode_nodes import (
     task_from_state,
 )
 from .namespaces import USER_LABELS, user_namespaces
+from .options import EntityOptions, EpisodeOptions, SummaryOptions, WindowOptions
 from .profiles import UserFact, UserProfiles
 from .pruning import aprune_threads, prune_threads
 from .state import EpisodicState, merge_description, merge_entities
@@ -64,7 +65,9 @@ __all__ = [
     "USER_LABELS",
     "Compaction",
     "CustomerHistory",
+    "EntityOptions",
     "EpisodeMemories",
+    "EpisodeOptions",
     "EpisodicState",
     "ExtractedEntities",
     "ExtractedEntity",
@@ -74,9 +77,11 @@ __all__ = [
     "OutputLog",
     "SessionInfo",
     "Summarizer",
+    "SummaryOptions",
     "Turn",
     "UserFact",
     "UserProfiles",
+    "WindowOptions",
     "add_memory_nodes",
     "adelete_user_threads",
     "alist_sessions",
