@@ -221,10 +221,9 @@ def test_every_node_option_is_reachable_through_add_memory_nodes() -> None:
     builder = StateGraph(EpisodicState)
     builder.add_node("agent", lambda state: {"messages": [AIMessage("ok")]})
     add_memory_nodes(builder, "agent", summarize=False, entities=False,
-                     episodes=EpisodeOptions(max_prompt_chars=10, score=lambda s: {"reward": 1.0}))
+                     episodes=EpisodeOptions(max_prompt_chars=10))
     graph = builder.compile(store=store)
     cfg_ = {"configurable": {"user_id": "u", "thread_id": "t"}}
-    graph.invoke({"messages": [("user", "Sort a long list of numbers.")]}, cfg_)
     with pytest.raises(ValueError, match="max_chars=10 is too small"):
         graph.invoke({"messages": [("user", "Sort a long list of numbers.")]}, cfg_)
 
