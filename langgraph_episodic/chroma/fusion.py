@@ -2,10 +2,10 @@
 
 Hybrid search takes the top candidates of each side, and then (this matters most) scores every
 candidate on *both* sides: the dense similarity of documents found only by BM25 and the BM25
-score of documents found only by the embedding (:func:`missing_ids` says which). On LoCoMo this
-completion lifts min-max fusion's recall@1 from 0.27-0.28 to 0.31 (see ``docs/benchmarks.md``);
-without it a document missing from one list is scored as that list's worst, and the weak
-side's top hit ties with the strong side's.
+score of documents found only by the embedding (:func:`missing_ids` says which). Without this
+completion a document missing from one list is scored as that list's worst, and the weak side's
+top hit ties with the strong side's; what it gains on LoCoMo is in ``docs/benchmarks.md``
+("Retrieval quality").
 
 Methods (all return ``(doc_id, score)`` best first, scores in ``[0, 1]``, higher is better;
 ``weight`` is the lexical share, ``0.5`` weighs both sides equally):
@@ -23,10 +23,10 @@ Methods (all return ``(doc_id, score)`` best first, scores in ``[0, 1]``, higher
   unrelated memory scores low (typically under 0.1 with MiniLM) even when it is the best there
   is, the same memory scores the same whichever namespaces are searched alongside it (up to the
   BM25 statistics of the searched namespaces), and a floor such as ``min_score=0.2`` means the
-  same for every query. On LoCoMo its recall equals min-max fusion's (0.707 against 0.706
-  R@10 with the same analyzer; ``docs/benchmarks.md``).
+  same for every query. On LoCoMo its recall matches min-max fusion's with the same analyzer
+  (``docs/benchmarks.md``, "Retrieval quality").
 
-- ``"minmax"`` (``fuse``'s default; the store's hybrid search until issue 16): each side's scores rescaled to ``[0, 1]`` by the minimum and maximum
+- ``"minmax"`` (``fuse``'s default; the store's earlier hybrid search): each side's scores rescaled to ``[0, 1]`` by the minimum and maximum
   over the candidates, then ``(1 - weight) * dense + weight * lexical``. ``1.0`` means "best
   candidate on both sides". Scores are relative to one query's candidates, so they rank
   results but do not compare across queries.

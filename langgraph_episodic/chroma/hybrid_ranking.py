@@ -110,8 +110,8 @@ def first_ranking(
     limit: int,
 ) -> list[tuple[str, float]]:
     """Both rankings fused. Every candidate is scored on both sides (a document found by one
-    side only is not the other side's worst: with min-max fusion this lifted LoCoMo recall@1
-    from 0.27 to 0.31), the cosine measured from the question's baseline and BM25 as the
+    side only is not the other side's worst; see :mod:`.fusion` and ``docs/benchmarks.md``,
+    "Retrieval quality"), the cosine measured from the question's baseline and BM25 as the
     lexical share, and fused as :func:`.fusion.fuse` with ``method="calibrated"`` would
     (:func:`.fusion.fuse_aligned`: the same order and scores, over arrays).
     ``dense_ranked``: the dense side's entry keys and cosines, best first."""

@@ -42,9 +42,8 @@ from .vector_cache import BlockView, QueryCosines, rank
 
 MIN_DEPTH = 20
 """How deep each ranking goes before fusion (at least; ``2 * (offset + limit) + 10`` for deeper
-pages). The fusion study on LoCoMo found depths 10, 20 and 100 within 0.008 of each other
-(``docs/benchmarks.md``), and through the store 30 against 100 gave recall within 0.002 while a
-hybrid search over one user's 100 documents took about half the time."""
+pages). On LoCoMo deeper rankings gave nearly the same recall at a higher cost (the fusion
+study and the store runs in ``docs/benchmarks.md``, "Retrieval quality")."""
 
 
 RERANKS = 3
@@ -122,8 +121,8 @@ def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -
                 if len(hits) >= need:
                     break
         return hits[op.offset : need]
-    # Expiry is checked here, not in the ``where``: a range condition made Chroma's get
-    # about 1.6x slower (measured: 57 vs 93 ms for one namespace of a 10k-item store).
+    # Expiry is checked here, not in the ``where``: a range condition makes Chroma's get
+    # markedly slower (docs/benchmarks.md, "Throughput").
     where = combine(
         layout.prefix_where(op.namespace_prefix),
         value_where(op.filter),
@@ -211,8 +210,8 @@ def dense_ranking(
     if views is not None:
         ranked = rank(views, qvec, depth)
         return ranked, len(ranked) >= depth
-    # A prefix covering every namespace needs no ``where``: Chroma's filtered query cost
-    # 329 ms at 100k items against 3.6 ms unfiltered.
+    # A prefix covering every namespace needs no ``where``: Chroma's filtered query costs
+    # many times its unfiltered one at 100k items (docs/benchmarks.md, "Throughput").
     # The value filter is not pushed down here: both paths then rank the same candidates (by
     # namespace only) and :func:`resolve` checks the filter exactly, so a search gives the same
     # answer whether or not its namespaces are cached.
