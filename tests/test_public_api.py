@@ -69,8 +69,8 @@ TOP_LEVEL = {
     "StoreForkedError",
     "UserIdError",
 }
-"""The product's names. A change here is a change of the public surface: say so in CHANGELOG.md
-and docs/api.md."""
+"""The product's names. A change here is a change of the public surface: update docs/api.md and
+say so in the changelog."""
 
 SUBPACKAGES = (
     "langgraph_episodic.chroma",

@@ -25,7 +25,7 @@ best hits' session date) without a second lexical pass: a look-up in :class:`Fie
 store's lock. Values are kept as 64-bit digests of their whitespace-folded, case-folded text,
 never as text. Readers score a snapshot: a namespace's shard is frozen when a reader takes it
 and a write changes a copy (as the lexical shards, :mod:`.lexical`), so a reader never sees a
-half-applied write. Measured in ``docs/benchmarks.md`` ("LoCoMo, fourth pass").
+half-applied write. Measured in ``docs/benchmarks.md`` ("Retrieval quality").
 """
 
 from __future__ import annotations
