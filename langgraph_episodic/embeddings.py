@@ -40,8 +40,8 @@ THREADS_ENV = "LANGGRAPH_EPISODIC_TORCH_THREADS"
 
 DEFAULT_THREADS = 1
 """torch threads of an encode unless told otherwise: on our 2-core machines two threads were
-never faster (``docs/benchmarks.md``), and with the other core busy a query took 3.7 s on two
-threads against 0.11 s on one."""
+never faster, and with the other core busy they were many times slower than one
+(``docs/benchmarks.md``, "Throughput")."""
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -381,3 +381,16 @@ class _FunctionEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+__all__ = [
+    "MODEL_DIMS",
+    "HashEmbeddings",
+    "LocalEmbeddings",
+    "SentenceTransformerEmbeddings",
+    "as_embeddings",
+    "default_embeddings",
+    "packaged_model_path",
+    "simple_hash_embedding",
+    "torch_threads",
+]

@@ -131,3 +131,11 @@ def multilingual_index(fields: Sequence[str] = ("$",)) -> IndexConfig:
     'job'
     """
     return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings(), "fields": list(fields)}
+
+
+__all__ = [
+    "MULTILINGUAL_DIMS",
+    "MultilingualEmbeddings",
+    "multilingual_embeddings",
+    "multilingual_index",
+]

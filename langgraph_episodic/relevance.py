@@ -41,3 +41,6 @@ def is_worth_storing(text: str, *, min_chars: int = 12, min_words: int = 3) -> b
     if len(words) < min_words:
         return False
     return not all(word in TRIVIAL_WORDS for word in words)
+
+
+__all__ = ["TRIVIAL_WORDS", "is_worth_storing"]

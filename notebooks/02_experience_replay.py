@@ -83,7 +83,7 @@ print(memory.count(), "episodes;", "short-term window:", [e.episode_id for e in 
 # `floor` keeps old but excellent experience from vanishing completely.
 
 # %%
-from langgraph_episodic import decay_factor
+from langgraph_episodic.episodic import decay_factor
 
 for label, age in [("0 h", 0), ("12 h", 12 * HOUR), ("1 day", DAY), ("2 days", 2 * DAY), ("1 week", 7 * DAY)]:
     print(f"{label:>7}: {decay_factor(NOW - age, NOW):.3f}")
@@ -124,7 +124,7 @@ assert results[0].episode.episode_id == "ep-000"
 # `ReplayWeights` to change the ranking, e.g. to favour what happened lately:
 
 # %%
-from langgraph_episodic import ReplayWeights, weights_for_size
+from langgraph_episodic.episodic import ReplayWeights, weights_for_size
 
 for n in (5, 50, 500):
     print(f"{n:>4} episodes ->", weights_for_size(n))
@@ -149,7 +149,7 @@ print(format_replay_prompt(build_replay_context(results), query, max_chars=1200)
 # ## Skill profiles: where is the agent strong or weak?
 
 # %%
-from langgraph_episodic import identify_weak_skills
+from langgraph_episodic.episodic import identify_weak_skills
 
 profiles = memory.skill_profiles()
 for category, profile in sorted(profiles.items(), key=lambda kv: kv[0].value):
@@ -196,7 +196,11 @@ print("thompson, 12 draws:", picks)
 # %%
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_episodic import complexity_strategy, compute_learning_curve, plot_learning_curve
+from langgraph_episodic.episodic import (
+    complexity_strategy,
+    compute_learning_curve,
+    plot_learning_curve,
+)
 
 hidden_best = {TaskCategory.DEBUGGING: "defensive", TaskCategory.TESTING: "example_driven", TaskCategory.REFACTORING: "conservative"}
 stream_rng = random.Random(0)
@@ -250,7 +254,7 @@ assert curves["thompson"][-1].rolling_success_rate > curves["no memory"][-1].rol
 # (`retry=True`, the default), the flagged one last.
 
 # %%
-from langgraph_episodic import EvidenceDecay
+from langgraph_episodic.episodic import EvidenceDecay
 
 later_best = {TaskCategory.DEBUGGING: "iterative", TaskCategory.TESTING: "defensive", TaskCategory.REFACTORING: "example_driven"}
 drift_rng = random.Random(2)

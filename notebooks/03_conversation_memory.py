@@ -58,7 +58,7 @@ for budget in (200, 100, 50):
 # whose memory to use.
 
 # %%
-from langgraph_episodic import build_memory_graph, open_checkpointer, thread_config
+from langgraph_episodic import WindowOptions, build_memory_graph, open_checkpointer, thread_config
 
 replies = itertools.cycle(["Noted.", "Good to know.", "Thanks, I'll remember that.", "Understood."])
 alice_says = [
@@ -72,7 +72,7 @@ alice_says = [
 
 with open_checkpointer(workdir / "checkpoints.sqlite") as saver:
     graph = build_memory_graph(GenericFakeChatModel(messages=replies), store=store, checkpointer=saver,
-                               episodes=False, window_tokens=2000)
+                               episodes=False, window=WindowOptions(max_tokens=2000))
     monday = thread_config("alice", "monday")
     for text in alice_says:
         state = graph.invoke({"messages": [("user", text)]}, monday)
@@ -92,7 +92,7 @@ assert "ACME" in state["entities"] and state["summary"]
 # empty conversation but the entities come back from the store; Bob sees none of it.
 
 # %%
-from langgraph_episodic import list_sessions, resume_config
+from langgraph_episodic.graph import list_sessions, resume_config
 
 with open_checkpointer(workdir / "checkpoints.sqlite") as saver:
     graph = build_memory_graph(GenericFakeChatModel(messages=replies), store=store, checkpointer=saver,
@@ -116,7 +116,7 @@ assert "ACME" in tuesday["entities"] and "ACME" not in bob.get("entities", {})
 # system prompt in any later session.
 
 # %%
-from langgraph_episodic import UserProfiles
+from langgraph_episodic.graph import UserProfiles
 
 profiles = UserProfiles(store)
 profiles.save("alice", "Prefers Python for data analysis")

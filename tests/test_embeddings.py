@@ -13,8 +13,14 @@ import numpy as np
 import pytest
 import torch
 
-from langgraph_episodic import as_embeddings, default_embeddings, simple_hash_embedding
-from langgraph_episodic.embeddings import MODEL_DIMS, HashEmbeddings, SentenceTransformerEmbeddings
+from langgraph_episodic import default_embeddings
+from langgraph_episodic.embeddings import (
+    MODEL_DIMS,
+    HashEmbeddings,
+    SentenceTransformerEmbeddings,
+    as_embeddings,
+    simple_hash_embedding,
+)
 
 
 @pytest.mark.model
@@ -162,7 +168,7 @@ def test_the_packaged_model_loads_offline_quietly_without_env_vars() -> None:
 
 
 def test_hash_embedding_is_deterministic_across_processes() -> None:
-    code = "from langgraph_episodic import simple_hash_embedding as h; print(h('fix the bug', 16))"
+    code = "from langgraph_episodic.embeddings import simple_hash_embedding as h; print(h('fix the bug', 16))"
     runs = {
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         for _ in range(2)

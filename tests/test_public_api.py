@@ -1,5 +1,7 @@
-"""The public surface: ``__all__`` and the ``TYPE_CHECKING`` imports match the lazy export
-table (the one list of names), and every name imports; importing the package stays light."""
+"""The public surface: the top-level names are the product's (pinned below), ``__all__`` and the
+``TYPE_CHECKING`` imports match the lazy export table, every name imports, every subpackage lists
+its names in ``__all__``, docs/api.md lists every public name; importing the package stays
+light."""
 
 from __future__ import annotations
 
@@ -9,7 +11,119 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import langgraph_episodic
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TOP_LEVEL = {
+    # the store
+    "ChromaStore",
+    # embeddings
+    "HashEmbeddings",
+    "MultilingualEmbeddings",
+    "default_embeddings",
+    "multilingual_index",
+    # episodic memory
+    "Episode",
+    "EpisodicMemory",
+    "Feedback",
+    "OutcomeStatus",
+    "TaskCategory",
+    "TaskDescription",
+    "build_replay_context",
+    "format_replay_prompt",
+    "select_strategy",
+    # graph nodes and the graph builder
+    "EntityOptions",
+    "EpisodeOptions",
+    "EpisodicState",
+    "MemoryNodeNames",
+    "SummaryOptions",
+    "WindowOptions",
+    "add_memory_nodes",
+    "build_memory_graph",
+    "open_checkpointer",
+    "thread_config",
+    # middleware
+    "EpisodicMemoryMiddleware",
+    # tools
+    "create_memory_tools",
+    "create_vectorstore_memory_tools",
+    "memory_abrufen",
+    "memory_speichern",
+    # privacy
+    "RedactingStore",
+    "Redactor",
+    "aforget_user",
+    "forget_user",
+    # errors
+    "EpisodeConflictError",
+    "EpisodeSchemaError",
+    "FolderInUseError",
+    "IndexReadError",
+    "MemoryStoreMissingError",
+    "MissingConfigError",
+    "StoreClosedError",
+    "StoreForkedError",
+    "UserIdError",
+}
+"""The product's names. A change here is a change of the public surface: update docs/api.md and
+say so in the changelog."""
+
+SUBPACKAGES = (
+    "langgraph_episodic.chroma",
+    "langgraph_episodic.embeddings",
+    "langgraph_episodic.episodic",
+    "langgraph_episodic.facts",
+    "langgraph_episodic.graph",
+    "langgraph_episodic.middleware",
+    "langgraph_episodic.multilingual",
+    "langgraph_episodic.privacy",
+    "langgraph_episodic.relevance",
+    "langgraph_episodic.server",
+    "langgraph_episodic.tools",
+    "langgraph_episodic.ui",
+)
+"""The public subpackages and modules, each with ``__all__`` (``mcp_server`` needs the ``[mcp]``
+extra and is listed in docs/api.md by hand)."""
+
+
+def test_the_top_level_names_are_the_products() -> None:
+    assert set(langgraph_episodic._EXPORTS) == TOP_LEVEL
+    assert len(TOP_LEVEL) <= 45, "a surface a user can hold in mind"
+
+
+@pytest.mark.parametrize("module", SUBPACKAGES)
+def test_each_subpackage_lists_its_names(module: str) -> None:
+    imported = importlib.import_module(module)
+    names = imported.__all__
+    assert names, module
+    for name in names:
+        assert getattr(imported, name) is not None, f"{module}.{name}"
+
+
+def test_every_top_level_name_comes_from_its_subpackage_too() -> None:
+    """A name leaves the top level without leaving users: each is public in a subpackage."""
+    for name, module in langgraph_episodic._EXPORTS.items():
+        if module == "._config":
+            continue  # the config errors live in a private module; the top level is their home
+        package = "langgraph_episodic." + module.lstrip(".").split(".")[0]
+        public = importlib.import_module(package)
+        assert name in public.__all__, f"{name} missing from {package}.__all__"
+
+
+def test_api_docs_list_every_public_name() -> None:
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    missing = [
+        f"{module}.{name}"
+        for module in SUBPACKAGES
+        for name in importlib.import_module(module).__all__
+        if f"`{name}`" not in text
+    ]
+    missing += [name for name in TOP_LEVEL if f"`{name}`" not in text]
+    assert missing == [], "add these to docs/api.md"
 
 
 def test_all_matches_the_export_table() -> None:

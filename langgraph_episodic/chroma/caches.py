@@ -161,8 +161,8 @@ class StoreState:
         """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
         self.item_cache_size = item_cache_size
         """Item records kept by an embedded store (its own writes keep them exact), each with
-        only :data:`.layout.CACHED_KEYS`: about 730 bytes each, 73 MB when full. A miss costs
-        a Chroma read (0.5 ms at 100k items)."""
+        only :data:`.layout.CACHED_KEYS` (under a kilobyte each). A miss costs a Chroma
+        read."""
         self._items: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.listing_cache_size = listing_cache_size
         """Item records an embedded store keeps in namespace listings, for searches without a

@@ -265,8 +265,9 @@ class Backend:
                     _version(state.vectors.get(ns)) != info.version for ns, info in infos.items()
                 )
                 if unloaded > _LAZY_VECTOR_LIMIT:
-                    # Loading this many namespaces' vectors first took 26 s at 100k items;
-                    # Chroma's index answers this query, and namespaces load as users search.
+                    # Loading this many namespaces' vectors first takes seconds at 100k items
+                    # (docs/benchmarks.md, "Throughput"); Chroma's index answers this query,
+                    # and namespaces load as users search.
                     vectors = False
             stale_vec = {
                 ns: info.version
@@ -342,8 +343,8 @@ class Backend:
         wanted = {**lexical, **vectors}
         with_embeddings = bool(vectors)
         if len(wanted) > _PAGED_LOAD_FROM:
-            # One paged read of the prefix (one read per namespace cost about 150 ms each at
-            # 100k items).
+            # One paged read of the prefix: one read per namespace costs a Chroma round trip
+            # each, which adds up at 100k items (docs/benchmarks.md, "Throughput").
             rows = self.gateway.read_vectors(
                 layout.prefix_where(prefix), embeddings=with_embeddings
             )

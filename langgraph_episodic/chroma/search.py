@@ -41,10 +41,9 @@ from .reads import Backend, Scope
 from .values import loads
 
 MIN_DEPTH = 20
-"""How deep each ranking goes before its candidates are checked, at least. The fusion study on
-LoCoMo found depths 10, 20 and 100 within 0.008 of each other, and through the store 30 against
-100 gave recall within 0.002 while a hybrid search over one user's 100 documents took about
-half the time."""
+"""How deep each ranking goes before its candidates are checked, at least. On LoCoMo deeper
+rankings gave nearly the same recall at a higher cost (the fusion study and the store runs in
+``docs/benchmarks.md``, "Retrieval quality")."""
 
 
 def first_depth(need: int) -> int:
@@ -182,8 +181,8 @@ def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -
                 if len(hits) >= need:
                     break
         return hits[op.offset : need]
-    # Expiry is checked here, not in the ``where``: a range condition made Chroma's get
-    # about 1.6x slower (measured: 57 vs 93 ms for one namespace of a 10k-item store).
+    # Expiry is checked here, not in the ``where``: a range condition makes Chroma's get
+    # markedly slower (docs/benchmarks.md, "Throughput").
     where = combine(
         layout.prefix_where(op.namespace_prefix),
         value_where(op.filter),
@@ -287,8 +286,8 @@ def dense_ranking(
     if views is not None:
         ranked = rank(views, qvec, depth)
         return ranked, len(ranked) >= depth
-    # A prefix covering every namespace needs no ``where``: Chroma's filtered query cost
-    # 329 ms at 100k items against 3.6 ms unfiltered.
+    # A prefix covering every namespace needs no ``where``: Chroma's filtered query costs
+    # many times its unfiltered one at 100k items (docs/benchmarks.md, "Throughput").
     # The value filter is not pushed down here: both paths then rank the same candidates (by
     # namespace only) and :func:`resolve` checks the filter exactly, so a search gives the same
     # answer whether or not its namespaces are cached.

@@ -150,14 +150,17 @@ class ChromaStore(BaseStore):
             search lifts memories holding the exact value of a field other than the first
             (the same date, place, project) as the best hits toward the best hit's score; no
             score is lowered and the best hit stays first (see :mod:`.ranking.shared_fields`). Acts
-            only when the index names more than one field. On LoCoMo with the session date
-            indexed: recall@5 0.612 to 0.650, recall@10 0.711 to 0.745, about 0.05 ms a search.
+            only when the index names more than one field. What it gains on LoCoMo with the
+            session date indexed: ``docs/retrieval.md``, "Shared-field lift".
         max_value_bytes: The largest value a put accepts, in UTF-8 bytes of compact JSON
             (default 1 MiB; ``None``: no limit). A larger one is refused before anything is
             written, the whole batch with it (see :mod:`.limits`).
         max_indexed_bytes: The most text a put embeds and keyword-indexes, in UTF-8 bytes summed
             over the item's index fields (default 64 KiB; ``None``: no limit). With the default
             ``fields=["$"]`` that text is the whole value as JSON.
+        clock: Where the store reads the time, in epoch seconds (default ``time.time``): the
+            ``created_at`` / ``updated_at`` stamps, TTL expiry, the sweep and ``verify``'s grace
+            period. Pass a settable clock to test expiry without sleeping.
 
     >>> from langgraph_episodic import ChromaStore, HashEmbeddings
     >>> store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
@@ -183,6 +186,7 @@ class ChromaStore(BaseStore):
         field_lift: bool = True,
         max_value_bytes: int | None = DEFAULT_MAX_VALUE_BYTES,
         max_indexed_bytes: int | None = DEFAULT_MAX_INDEXED_BYTES,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if search_mode not in SEARCH_MODES:
             raise ValueError(f"search_mode must be one of {SEARCH_MODES}, got {search_mode!r}.")
@@ -208,7 +212,7 @@ class ChromaStore(BaseStore):
         self.field_lift = field_lift
         self.ttl_config = ttl
         self.redact = redact
-        self._now: Callable[[], float] = time.time
+        self.clock: Callable[[], float] = clock
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
@@ -422,7 +426,7 @@ class ChromaStore(BaseStore):
         b = self._backend
         b.check_readable()
         results: list[Result] = [None] * plan.n_ops
-        now = self._now()
+        now = self.clock()
         refresh: dict[str, tuple[tuple[str, ...], float]] = {}
         if plan.gets:
             ids = [layout.item_id(op.namespace, op.key) for _, op in plan.gets]
@@ -498,7 +502,7 @@ class ChromaStore(BaseStore):
         method = self._method(sop, qvec)
         with self._calls.call(), self._backend.state.batches.batch():
             self._backend.check_readable()
-            ranked = search.run(self._backend, sop, qvec, self._now(), method)
+            ranked = search.run(self._backend, sop, qvec, self.clock(), method)
         return explanation(ranked, method, sop.offset, floor)
 
     def restore_times(
@@ -519,7 +523,7 @@ class ChromaStore(BaseStore):
     def sweep_ttl(self) -> int:
         """Delete expired items (and their vectors and lexical entries); return how many."""
         with self._calls.call():
-            count = writes.sweep(self._backend, self._now())
+            count = writes.sweep(self._backend, self.clock())
         logger.debug("swept %d expired items", count)
         return count
 
@@ -593,7 +597,7 @@ class ChromaStore(BaseStore):
         if grace_seconds is None:
             grace_seconds = 600.0 if self._backend.shared else 0.0
         with self._calls.call():
-            return verify(self._backend, self._now(), repair=repair, grace_seconds=grace_seconds)
+            return verify(self._backend, self.clock(), repair=repair, grace_seconds=grace_seconds)
 
     async def averify(
         self, *, repair: bool = False, grace_seconds: float | None = None

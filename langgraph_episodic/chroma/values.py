@@ -77,8 +77,8 @@ def dumps(value: Mapping[str, Any]) -> str:
 def loads(text: str) -> dict[str, Any]:
     """Parse a value stored by :func:`dumps`.
 
-    orjson parses JSON about 4x faster than the standard library (a parse sits under every
-    search result), but it turns integers beyond 64 bits into floats: such values carry the
+    orjson parses JSON several times faster than the standard library (a parse sits under
+    every search result), but it turns integers beyond 64 bits into floats: such values carry the
     :data:`EXACT` prefix and take the standard library.
     """
     if text.startswith(EXACT):

@@ -156,7 +156,7 @@ def _register(
         out[ns] = info
         if old is None or info.expires > old.expires or info.unindexed != old.unindexed:
             # (An embedded store skips unchanged records: only this process reads versions,
-            # and a registry upsert was 9-30 ms of a single put.)
+            # and a registry upsert is a large share of a single put's time.)
             ids.append(record_id(ns))
             metas.append(record(ns, info))
     b.gateway.upsert_registry(ids, metas)

@@ -21,18 +21,17 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
-from ..episodic import Episode, Feedback, OutcomeStatus
+from ..episodic import Episode
 from ..graph.state import EpisodicState
 from . import demo_report
-from .demo_options import DEFAULT_SEED, PLOT_FILE, solver_label
-from .simulation import SimTask, World, baseline_strategy, simulated_answer
+from .parser import DEFAULT_SEED, PLOT_FILE_NAME
+from .simulation import Attempt, SimTask, World, baseline_strategy, simulated_answer
 from .target import DEFAULT_PATH, CliError, Target, open_store
 
 logger = logging.getLogger(__name__)
@@ -57,32 +56,6 @@ class DemoState(EpisodicState, total=False):
     """The memory state plus the index of the simulated task being worked on."""
 
     sim_index: int
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One task as played by one policy."""
-
-    sim: SimTask
-    strategy: str
-    feedback: Feedback
-    outcome: OutcomeStatus
-
-    @property
-    def success(self) -> bool:
-        """Whether all tests passed."""
-        return self.outcome is OutcomeStatus.SUCCESS
-
-    def episode(self, label: str) -> Episode:
-        """As an (unstored) ``Episode``, for learning curves."""
-        return Episode(
-            episode_id=f"{label}-{self.sim.index}",
-            task=self.sim.task,
-            solution="",
-            feedback=self.feedback,
-            outcome=self.outcome,
-            strategy_used=self.strategy,
-        )
 
 
 def _chat_model(name: str | None) -> Any:
@@ -197,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--tasks must be at least 1, got {args.tasks}.")
     started = time.perf_counter()
     path = Path(args.path) if args.path else DEFAULT_PATH
-    plot_path = Path(args.plot) if args.plot else PLOT_FILE
+    plot_path = Path(args.plot or PLOT_FILE_NAME)
     if plot_path.suffix.lower() != ".png":
         raise CliError(f"--plot must name a .png file, got {plot_path}.")
     model = _chat_model(args.model)
@@ -285,7 +258,7 @@ def _run(
     print(f"Replay prompt for the next task ({nxt.task.description!r}):")
     print(demo_report.indent(prompt))
     print()
-    print(demo_report.save_plot(curves, plot_path, window=window, solver=solver_label(args.model)))
+    print(demo_report.save_plot(curves, plot_path, window=window, solver=demo_report.solver_label(args.model)))
     print(
         f"Memory now holds {memory.count()} episodes in {target.path}; run the demo again to "
         f"continue, or inspect it with `langgraph-episodic stats --path {target.path}`. "

@@ -1,20 +1,15 @@
 """The demo's entry point and banner, kept apart from :mod:`.demo` so that the demo says what
 it is about to do before importing LangGraph, the memory nodes and the model takes its time.
-Its options are in :mod:`.parser`."""
+Its options are in :mod:`.parser`; it imports :mod:`.demo` only when the demo runs, and
+:mod:`.demo` never imports it back."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from importlib import import_module
-from pathlib import Path
 
-from .parser import DEFAULT_SEED, PLOT_FILE_NAME
-
-__all__ = ["DEFAULT_SEED", "PLOT_FILE", "run", "solver_banner", "solver_label"]
-
-PLOT_FILE = Path(PLOT_FILE_NAME)
-"""Where the plot goes unless ``--plot`` says otherwise (the working folder)."""
+__all__ = ["run", "solver_banner"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,8 +34,3 @@ def solver_banner(model: str | None) -> str:
         "grader (hidden per-category success rates of the strategy used), as the demo has no "
         "real test suite."
     )
-
-
-def solver_label(model: str | None) -> str:
-    """What answers and what grades, in a few words (the plot's title)."""
-    return "simulated solver" if model is None else f"{model} answers, simulated grader"

@@ -18,8 +18,7 @@ from ..episodic import (
 )
 
 if TYPE_CHECKING:
-    from .demo import Attempt
-    from .simulation import World
+    from .simulation import Attempt, World
 
 CURVE_ROWS = 10
 """Rows of the printed learning curve."""
@@ -183,3 +182,8 @@ def save_plot(curves: Curves, path: Path, *, window: int, solver: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     plot_learning_curve(curves, title=title, path=path, xlabel="task")
     return f"Plot of the learning curves: {path.resolve()}"
+
+
+def solver_label(model: str | None) -> str:
+    """What answers and what grades, in a few words (the plot's title)."""
+    return "simulated solver" if model is None else f"{model} answers, simulated grader"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..episodic import (
     STRATEGY_POOL,
+    Episode,
     Feedback,
     OutcomeStatus,
     TaskCategory,
@@ -128,3 +129,29 @@ def simulated_answer(sim: SimTask, strategy: str, instruction: str) -> str:
         f"[simulated solver] Task {sim.index}: {sim.task.description}. "
         f"Worked with the {strategy} strategy ({instruction.split('.')[0].lower()})."
     )
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One task as played by one policy."""
+
+    sim: SimTask
+    strategy: str
+    feedback: Feedback
+    outcome: OutcomeStatus
+
+    @property
+    def success(self) -> bool:
+        """Whether all tests passed."""
+        return self.outcome is OutcomeStatus.SUCCESS
+
+    def episode(self, label: str) -> Episode:
+        """As an (unstored) ``Episode``, for learning curves."""
+        return Episode(
+            episode_id=f"{label}-{self.sim.index}",
+            task=self.sim.task,
+            solution="",
+            feedback=self.feedback,
+            outcome=self.outcome,
+            strategy_used=self.strategy,
+        )

@@ -6,7 +6,7 @@ similarity, recency, reward and outcome), render them for a prompt
 (:func:`format_replay_prompt`), pick a strategy from experience (:func:`select_strategy`) and
 watch the agent learn (:func:`compute_learning_curve`).
 
-The names below are also exported from ``langgraph_episodic`` itself.
+The most used of these are also exported from ``langgraph_episodic`` itself (see docs/api.md).
 """
 
 from __future__ import annotations

@@ -159,7 +159,7 @@ def _precision(expression: str) -> str:
 
 
 def _parse(expression: str, base: datetime, languages: list[str], future: bool) -> datetime | None:
-    import dateparser  # imported on first use: loading its language data takes about 0.5 s
+    import dateparser  # imported on first use: loading its language data takes a while
 
     normalised = _normalised(expression)
     relative = _RELATIVE.search(normalised) is not None and _MONTH.search(expression) is None

@@ -6,7 +6,7 @@ each user's sessions in their own threads (:func:`thread_config`, :func:`open_ch
 and keep cross-session facts (:class:`UserProfiles`) and working memory
 (:class:`CustomerHistory`, :class:`OutputLog`) in the store.
 
-The names below are also exported from ``langgraph_episodic`` itself.
+The most used of these are also exported from ``langgraph_episodic`` itself (see docs/api.md).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from .episode_nodes import (
     task_from_state,
 )
 from .namespaces import USER_LABELS, user_namespaces
+from .options import EntityOptions, EpisodeOptions, SummaryOptions, WindowOptions
 from .profiles import UserFact, UserProfiles
 from .pruning import aprune_threads, prune_threads
 from .state import EpisodicState, merge_description, merge_entities
@@ -64,7 +65,9 @@ __all__ = [
     "USER_LABELS",
     "Compaction",
     "CustomerHistory",
+    "EntityOptions",
     "EpisodeMemories",
+    "EpisodeOptions",
     "EpisodicState",
     "ExtractedEntities",
     "ExtractedEntity",
@@ -74,9 +77,11 @@ __all__ = [
     "OutputLog",
     "SessionInfo",
     "Summarizer",
+    "SummaryOptions",
     "Turn",
     "UserFact",
     "UserProfiles",
+    "WindowOptions",
     "add_memory_nodes",
     "adelete_user_threads",
     "alist_sessions",

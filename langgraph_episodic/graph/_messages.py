@@ -11,7 +11,6 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
-    ToolMessage,
     convert_to_messages,
 )
 
@@ -58,28 +57,3 @@ def leading_system_count(messages: Sequence[BaseMessage]) -> int:
     while n < len(messages) and isinstance(messages[n], SystemMessage):
         n += 1
     return n
-
-
-def safe_cut(messages: Sequence[BaseMessage], cut: int) -> int:
-    """Move ``cut`` back until ``messages[cut:]`` holds every tool call's AI message.
-
-    Keeps an AI message with tool calls (including parallel ones) together with all its
-    ``ToolMessage``s: no ``ToolMessage`` at or after the cut may answer a call issued before it.
-    """
-    cut = max(0, min(cut, len(messages)))
-    issuer: dict[str, int] = {}
-    for i, message in enumerate(messages):
-        if isinstance(message, AIMessage):
-            for tool_call in message.tool_calls:
-                if tool_call.get("id"):
-                    issuer[str(tool_call["id"])] = i
-    while True:
-        moved = cut
-        while moved > 0 and moved < len(messages) and isinstance(messages[moved], ToolMessage):
-            moved -= 1
-        for message in messages[moved:]:
-            if isinstance(message, ToolMessage):
-                moved = min(moved, issuer.get(message.tool_call_id, moved))
-        if moved == cut:
-            return cut
-        cut = moved

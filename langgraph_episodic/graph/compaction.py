@@ -52,20 +52,8 @@ def check_size(size: ContextSize, what: str) -> ContextSize:
     return size
 
 
-def normalize_trigger(
-    trigger: ContextSize | Sequence[ContextSize] | None,
-    *,
-    max_messages: int | None = None,
-    max_tokens: int | None = None,
-) -> list[ContextSize]:
-    """``trigger`` as a list of sizes (any one triggers); ``None``: from the shorthands."""
-    if trigger is None:
-        out: list[ContextSize] = []
-        if max_messages is not None:
-            out.append(("messages", max_messages))
-        if max_tokens is not None:
-            out.append(("tokens", max_tokens))
-        return out
+def normalize_trigger(trigger: ContextSize | Sequence[ContextSize]) -> list[ContextSize]:
+    """``trigger`` as a list of checked sizes (any one triggers)."""
     if isinstance(trigger, tuple) and trigger and isinstance(trigger[0], str):
         return [check_size(cast(ContextSize, trigger), "trigger")]
     return [check_size(t, "trigger") for t in cast(Sequence[ContextSize], trigger)]

@@ -26,7 +26,7 @@ file that has already grown, prune it and then run
 :func:`~langgraph_episodic.privacy.purge_checkpoints` (``VACUUM``).
 
 >>> from langgraph.graph import MessagesState, StateGraph
->>> from langgraph_episodic import open_checkpointer, prune_threads, thread_config
+>>> from langgraph_episodic.graph import open_checkpointer, prune_threads, thread_config
 >>> builder = StateGraph(MessagesState)
 >>> _ = builder.add_node("echo", lambda state: {})
 >>> _ = builder.set_entry_point("echo")

@@ -308,14 +308,11 @@ def compaction_update(
 def summarize_node(
     *,
     model: BaseChatModel | None = None,
-    trigger: ContextSize | Sequence[ContextSize] | None = None,
-    keep: ContextSize | None = None,
+    trigger: ContextSize | Sequence[ContextSize] = ("messages", 10),
+    keep: ContextSize = ("messages", 4),
     max_summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
     max_input_tokens: int = DEFAULT_INPUT_TOKENS,
     token_counter: TokenCounter | None = None,
-    max_messages: int | None = 10,
-    max_tokens: int | None = None,
-    keep_last: int = 4,
     max_summary_chars: int | None = None,
     name: str = "summarize",
 ) -> MemoryNode:
@@ -324,13 +321,11 @@ def summarize_node(
     Args:
         model: Any LangChain chat model; ``None`` writes an extractive summary.
         trigger: When to summarise: ``("messages", n)`` or ``("tokens", n)`` (more than that
-            after the system prompt), or a list of them (any one). Default: from
-            ``max_messages`` / ``max_tokens``.
+            after the system prompt), or a list of them (any one).
         keep: What stays verbatim: ``("messages", n)`` (at least n) or ``("tokens", n)`` (at
-            most n; the latest turn always stays). Default: ``("messages", keep_last)``.
+            most n; the latest turn always stays).
         max_summary_tokens, max_input_tokens: The bounds of the summary and of one request.
         token_counter: Counts tokens of a message list; default ``count_tokens_approximately``.
-        max_messages, max_tokens, keep_last: Shorthand for ``trigger`` and ``keep``.
         max_summary_chars: Character cap of the extractive summary (default: 4 per token).
         name: The node's name.
 
@@ -342,14 +337,11 @@ def summarize_node(
     >>> update["summary"].splitlines()[1:]  # at least two messages stay: ["Question 2.", ...]
     ['Human: Question 0.', 'Human: Question 1.']
     """
-    if keep_last < 0:
-        raise ValueError(f"keep_last must be >= 0, got {keep_last}.")
-    triggers = normalize_trigger(trigger, max_messages=max_messages, max_tokens=max_tokens)
+    triggers = normalize_trigger(trigger)
     if not triggers:
-        raise ValueError("Set a trigger (or max_messages / max_tokens), otherwise the node "
+        raise ValueError("Set a trigger, e.g. trigger=('messages', 10); otherwise the node "
                          "never summarises.")
-    triggers = [check_size(t, "trigger") for t in triggers]
-    kept_size = check_size(keep or ("messages", keep_last), "keep")
+    kept_size = check_size(keep, "keep")
     summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
                             max_input_tokens=max_input_tokens, token_counter=token_counter,
                             max_summary_chars=max_summary_chars)

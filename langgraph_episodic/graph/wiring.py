@@ -12,11 +12,10 @@ with a simple chat agent (:func:`memory_agent_node`) when you pass a chat model.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, SystemMessage
@@ -26,23 +25,24 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from .._fence import data_notice, fence, single_line
-from ..episodic.strategy import DEFAULT_POLICY
 from ._messages import as_messages
 from ._runner import MemoryNode, Plan, call
-from .compaction import ContextSize, TokenCounter
+from .compaction import TokenCounter
 from .entities import entity_extract_node, load_entities_node
 from .episode_nodes import (
     EpisodeMemories,
-    Scorer,
     recall_node,
     record_episode_node,
     select_strategy_node,
 )
+from .options import EntityOptions, EpisodeOptions, SummaryOptions, WindowOptions
 from .state import EpisodicState
-from .summarize import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, summarize_node
+from .summarize import summarize_node
 from .window import sliding_window_node
 from .working_memory import CustomerHistory, OutputLog
 from .working_memory_nodes import history_nodes, output_log_nodes
+
+Option = TypeVar("Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions)
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,20 @@ class MemoryNodeNames:
     """Nodes that run after the agent, in order; route your agent's exit to ``after[0]``."""
 
 
+def _group(value: Option | bool, default: type[Option], keyword: str) -> Option | None:
+    """The options of one group of nodes: ``True`` its defaults, ``False`` left out."""
+    if value is True:
+        return default()
+    if value is False or value is None:
+        return None
+    if not isinstance(value, default):
+        raise TypeError(
+            f"{keyword}= takes True, False or a {default.__name__}, got {value!r}; e.g. "
+            f"{keyword}={default.__name__}(...) from langgraph_episodic.graph."
+        )
+    return value
+
+
 def add_memory_nodes(
     builder: StateGraph[Any, Any, Any, Any],
     agent: str,
@@ -62,28 +76,21 @@ def add_memory_nodes(
     model: BaseChatModel | None = None,
     store: BaseStore | None = None,
     memories: EpisodeMemories | None = None,
-    window_tokens: int | None = 2000,
-    summarize: bool = True,
-    summary_trigger: ContextSize | Sequence[ContextSize] = ("messages", 10),
-    summary_keep: ContextSize = ("messages", 4),
-    summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
-    summary_input_tokens: int = DEFAULT_INPUT_TOKENS,
     token_counter: TokenCounter | None = None,
-    entities: bool = True,
-    entity_limit: int = 50,
-    episodes: bool = True,
-    policy: str = DEFAULT_POLICY,
-    rng: random.Random | None = None,
-    top_k: int = 3,
-    score: Scorer | None = None,
+    window: WindowOptions | bool = True,
+    summarize: SummaryOptions | bool = True,
+    entities: EntityOptions | bool = True,
+    episodes: EpisodeOptions | bool = True,
     history: CustomerHistory | None = None,
     output_log: OutputLog | None = None,
-    node_options: Mapping[str, Mapping[str, Any]] | None = None,
     connect_agent: bool = True,
     start: str = START,
     end: str = END,
 ) -> MemoryNodeNames:
     """Add the memory nodes and edges around the already-added node ``agent``.
+
+    Each group of nodes is one keyword: ``True`` adds it with its defaults, ``False`` leaves it
+    out, an options record (:mod:`~langgraph_episodic.graph.options`) adds it with those.
 
     Args:
         builder: A ``StateGraph`` whose state has the :class:`EpisodicState` keys.
@@ -91,29 +98,15 @@ def add_memory_nodes(
         model: Chat model for the summary and entity extraction (``None``: offline fallbacks).
         store: The store; default: the one the graph is compiled with.
         memories: Shared episodic memories; default one per call of this function.
-        window_tokens: Token budget of the sliding window (``None`` leaves the window out).
-            With ``summarize`` on, what the window drops is folded into the summary first.
-        summarize: Leave out the summary (then the window drops messages unsummarised).
-        summary_trigger: When the summarise node runs: ``("messages", n)``, ``("tokens", n)``
-            or a list of them (any one).
-        summary_keep: What it keeps verbatim: ``("messages", n)`` or ``("tokens", n)``.
-        summary_tokens, summary_input_tokens: Bounds of the summary and of one summary request.
         token_counter: Counts tokens for the window and the summary.
-        entities: Leave out the entity nodes (load before the agent, extract after it).
-        entity_limit: How many stored entities a new session loads.
-        episodes: Leave out the episodic nodes (recall, strategy, record).
-        policy: Strategy policy: ``"thompson"`` (default; Thompson sampling over weighted
-            evidence, which explores and re-learns after a change) or ``"greedy"`` (the seed's
-            three-level rule). Without ``rng`` each choice is seeded from the task and the
-            user's evidence (the same memory and task give the same strategy); pass
-            ``rng=random.Random(seed)`` for a seeded stream of draws.
-        top_k: How many past episodes the recall node puts in the replay prompt.
-        score: Scoring function for the record-episode node. Without one the graph is
-            chat-first: episodes are recorded and a strategy chosen only when the input carries
-            ``feedback`` / ``outcome`` (or names a ``task``).
+        window: The sliding window (:class:`WindowOptions`). With the summary on, what the
+            window drops is folded into the summary first; without it, dropped unsummarised.
+        summarize: The running summary (:class:`SummaryOptions`).
+        entities: The entity nodes, load before the agent and extract after it
+            (:class:`EntityOptions`).
+        episodes: The episodic nodes, recall and strategy before the agent and record after
+            it (:class:`EpisodeOptions`).
         history, output_log: Wire a :class:`CustomerHistory` / :class:`OutputLog` as nodes.
-        node_options: Any other factory option, by node name, e.g.
-            ``{"recall": {"max_prompt_chars": 4000}, "entity_extract": {"source": "last"}}``.
         connect_agent: Add the edge ``agent -> after[0]``. Pass ``False`` when your agent
             leaves through a conditional edge (e.g. a tool loop) and route it yourself.
         start, end: Where the chain starts and ends (default ``START`` and ``END``).
@@ -121,7 +114,7 @@ def add_memory_nodes(
     >>> builder = StateGraph(EpisodicState)
     >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
     <langgraph.graph.state.StateGraph object at ...>
-    >>> names = add_memory_nodes(builder, "agent")
+    >>> names = add_memory_nodes(builder, "agent", summarize=SummaryOptions(keep=("messages", 6)))
     >>> names.before, names.after
     (('sliding_window', 'load_entities', 'recall', 'select_strategy'), ('record_episode', 'summarize', 'entity_extract'))
     """
@@ -130,27 +123,22 @@ def add_memory_nodes(
             f"Add your agent node first (builder.add_node({agent!r}, ...)); the builder has "
             f"{sorted(builder.nodes) or 'no nodes'}."
         )
-    extra = {k: dict(v) for k, v in (node_options or {}).items()}
-    known = {"sliding_window", "load_entities", "recall", "select_strategy", "record_episode",
-             "summarize", "entity_extract"}
-    if set(extra) - known:
-        raise ValueError(f"node_options has unknown nodes {sorted(set(extra) - known)}; "
-                         f"use {sorted(known)}.")
-
-    def opts(name: str, **defaults: Any) -> dict[str, Any]:
-        return {**defaults, **extra.get(name, {})}
-
+    win = _group(window, WindowOptions, "window")
+    summ = _group(summarize, SummaryOptions, "summarize")
+    ent = _group(entities, EntityOptions, "entities")
+    epi = _group(episodes, EpisodeOptions, "episodes")
     shared = memories or EpisodeMemories(store)
-    summary = {"model": model, "max_summary_tokens": summary_tokens,
-               "max_input_tokens": summary_input_tokens, "token_counter": token_counter}
+    bounds = summ or SummaryOptions()
+    summary: dict[str, Any] = {"model": model, "max_summary_tokens": bounds.max_summary_tokens,
+               "max_input_tokens": bounds.max_input_tokens, "token_counter": token_counter}
     before: list[tuple[str, MemoryNode]] = []
     after: list[tuple[str, MemoryNode]] = []
-    if window_tokens is not None:
-        before.append(("sliding_window", sliding_window_node(**opts(
-            "sliding_window", max_tokens=window_tokens, summarize=summarize, **summary))))
-    if entities:
-        before.append(("load_entities", load_entities_node(**opts(
-            "load_entities", store=store, limit=entity_limit))))
+    if win is not None:
+        before.append(("sliding_window", sliding_window_node(
+            max_tokens=win.max_tokens, summarize=summ is not None, **summary)))
+    if ent is not None:
+        before.append(("load_entities", load_entities_node(
+            store=store, namespace=ent.namespace, limit=ent.limit)))
     if history is not None:
         load_history, save_history = history_nodes(history)
         before.append(("load_history", load_history))
@@ -159,19 +147,22 @@ def add_memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
-    if episodes:
-        before.append(("recall", recall_node(**opts("recall", memories=shared, top_k=top_k))))
-        before.append(("select_strategy", select_strategy_node(**opts(
-            "select_strategy", memories=shared, policy=policy, rng=rng,
-            require_signal=score is None))))
-        after.insert(0, ("record_episode", record_episode_node(**opts(
-            "record_episode", memories=shared, score=score))))
-    if summarize:
-        after.append(("summarize", summarize_node(**opts(
-            "summarize", trigger=summary_trigger, keep=summary_keep, **summary))))
-    if entities:
-        after.append(("entity_extract", entity_extract_node(**opts(
-            "entity_extract", model=model, store=store, load_limit=entity_limit))))
+    if epi is not None:
+        before.append(("recall", recall_node(
+            memories=shared, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
+            min_score=epi.min_score)))
+        before.append(("select_strategy", select_strategy_node(
+            memories=shared, policy=epi.policy, rng=epi.rng, pool=epi.pool,
+            similar_k=epi.similar_k, require_signal=epi.score is None)))
+        after.insert(0, ("record_episode", record_episode_node(
+            memories=shared, score=epi.score)))
+    if summ is not None:
+        after.append(("summarize", summarize_node(trigger=summ.trigger, keep=summ.keep,
+                                                  **summary)))
+    if ent is not None:
+        after.append(("entity_extract", entity_extract_node(
+            model=model, store=store, namespace=ent.namespace, source=ent.source,
+            load_limit=ent.limit, redact=ent.redact)))
     for name, node in (*before, *after):
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")

@@ -1,6 +1,6 @@
 """Privacy: forget a user everywhere, and redact personal data before it is stored or embedded.
 
-The names below are also exported from ``langgraph_episodic`` itself.
+The most used of these are also exported from ``langgraph_episodic`` itself (see docs/api.md).
 """
 
 from __future__ import annotations

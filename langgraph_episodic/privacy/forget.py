@@ -374,8 +374,8 @@ def forget_user(
 
     With ``purge=True`` (the default) the files are purged afterwards: an embedded Chroma folder
     loses the deleted records' write-ahead log rows and free pages, each of its collections whose
-    vector index holds deleted vectors is rebuilt (the store stays usable; the rebuild takes
-    about 2 s per 1,000 items, see ``docs/privacy.md``), a SQLite checkpoint file is vacuumed;
+    vector index holds deleted vectors is rebuilt (the store stays usable; how long the rebuild
+    takes: ``docs/privacy.md``), a SQLite checkpoint file is vacuumed;
     ``report.purges`` says what was purged and what could not be (a Chroma server, Postgres: see
     ``docs/privacy.md``). ``purge="defer"`` skips the rebuilds (``report.purged`` is then False
     until ``purge_store(store)`` or ``langgraph-episodic purge`` runs, e.g. nightly). Run it

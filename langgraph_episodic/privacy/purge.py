@@ -74,8 +74,7 @@ def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
 
     ``rebuild=True`` also rebuilds each collection whose vector index holds deleted vectors
     (see :mod:`langgraph_episodic.chroma.rebuild`): the store stays usable meanwhile (writes
-    wait only for short steps; the rebuild takes about 2 s per 1,000 items, see
-    ``docs/privacy.md``).
+    wait only for short steps; how long the rebuild takes: ``docs/privacy.md``).
     ``rebuild=False`` leaves them and reports ``purged=False``: run it again with the default
     later (or ``langgraph-episodic purge``).
     """

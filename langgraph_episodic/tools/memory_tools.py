@@ -139,7 +139,6 @@ class _StoreMemory:
                                               ttl=_put_ttl(target, self.ttl))
         logger.debug("fact %s in %s: %s (%s)", outcome.key, ns, outcome.action, outcome.reason)
         return _saved_message(plan.message, outcome, self.texts)
-        return plan.message
 
     def recall(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]

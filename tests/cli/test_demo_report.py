@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from langgraph_episodic.cli import demo_report
-from langgraph_episodic.cli.demo import Attempt
-from langgraph_episodic.cli.simulation import SimTask, World
+from langgraph_episodic.cli.simulation import Attempt, SimTask, World
 from langgraph_episodic.episodic import LearningSnapshot, plot_learning_curve
 
 from .conftest import HASH, CliResult

@@ -338,15 +338,18 @@ def test_policy_names_and_the_default_policy_are_the_codes() -> None:
     assert default, "the README says which policy the library uses by default"
     import inspect
 
-    for fn in (select_strategy, add_memory_nodes):
-        assert inspect.signature(fn).parameters["policy"].default == default.group(1)
+    from langgraph_episodic import EpisodeOptions
+
+    assert inspect.signature(select_strategy).parameters["policy"].default == default.group(1)
+    assert EpisodeOptions().policy == default.group(1)  # what add_memory_nodes uses
+    assert inspect.signature(add_memory_nodes).parameters["episodes"].default is True
     assert set(typing.get_args(Policy)) == set(options_of("demo")["--policy"].choices or ())
     demo_default = re.search(r'the demo\'s is `"(\w+)"`', text)
     assert demo_default and demo_default.group(1) == options_of("demo")["--policy"].default
 
 
 def test_the_strategy_pool_the_readme_lists_is_the_codes() -> None:
-    from langgraph_episodic import STRATEGY_POOL
+    from langgraph_episodic.episodic import STRATEGY_POOL
 
     listed = re.search(r"`STRATEGY_POOL` \(([^)]+)\)", readme())
     assert listed and [s.strip() for s in listed.group(1).split(",")] == list(STRATEGY_POOL)

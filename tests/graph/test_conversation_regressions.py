@@ -15,13 +15,13 @@ from langgraph.graph import StateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_episodic import (
+from langgraph_episodic import EpisodicState, add_memory_nodes, build_memory_graph
+from langgraph_episodic.graph import (
     CustomerHistory,
-    EpisodicState,
     OutputLog,
-    add_memory_nodes,
-    build_memory_graph,
+    SummaryOptions,
     entity_extract_node,
+    record_episode_node,
 )
 from langgraph_episodic.graph.entities import statements
 from langgraph_episodic.graph.summarize import Summarizer, summarize_node
@@ -90,7 +90,7 @@ def test_regression_graph_streams_no_internal_call_and_no_summary() -> None:
         ScriptedFakeModel(respond=lambda m: "Noted.", disable_streaming=True),
         model=ScriptedFakeModel(respond=internal, disable_streaming=True),
         store=InMemoryStore(), checkpointer=InMemorySaver(), episodes=False,
-        summary_trigger=("messages", 4), summary_keep=("messages", 2))
+        summarize=SummaryOptions(trigger=("messages", 4), keep=("messages", 2)))
     seen = []
     for i in range(6):
         seen += list(graph.stream({"messages": [("user", f"I work at ACME, note {i}.")]},
@@ -189,13 +189,43 @@ def test_chat_first_a_plain_chat_gets_no_strategy_instruction() -> None:
 
 
 def test_every_node_option_is_reachable_through_add_memory_nodes() -> None:
+    """Each field of an options record is a parameter of the node factory it configures, and
+    ``add_memory_nodes`` passes it on (the recall node refuses a 10-character prompt bound)."""
+    import dataclasses
+    import inspect
+
+    from langgraph_episodic.graph import (
+        EntityOptions,
+        EpisodeOptions,
+        WindowOptions,
+        entity_extract_node,
+        load_entities_node,
+        recall_node,
+        select_strategy_node,
+        sliding_window_node,
+        summarize_node,
+    )
+
+    factories = {
+        WindowOptions: [sliding_window_node],
+        SummaryOptions: [summarize_node],
+        EntityOptions: [load_entities_node, entity_extract_node],
+        EpisodeOptions: [recall_node, select_strategy_node, record_episode_node],
+    }
+    renamed = {"limit": "load_limit"}  # entity_extract_node's name for the load limit
+    for options, nodes in factories.items():
+        params = set().union(*(inspect.signature(f).parameters for f in nodes))
+        for field in dataclasses.fields(options):
+            assert field.name in params or renamed.get(field.name) in params, field.name
+    store = InMemoryStore()
     builder = StateGraph(EpisodicState)
     builder.add_node("agent", lambda state: {"messages": [AIMessage("ok")]})
-    add_memory_nodes(builder, "agent", node_options={"recall": {"max_prompt_chars": 10}})
-    other = StateGraph(EpisodicState)
-    other.add_node("agent", lambda state: {})
-    with pytest.raises(ValueError, match="unknown nodes"):
-        add_memory_nodes(other, "agent", node_options={"nope": {}})
+    add_memory_nodes(builder, "agent", summarize=False, entities=False,
+                     episodes=EpisodeOptions(max_prompt_chars=10))
+    graph = builder.compile(store=store)
+    cfg_ = {"configurable": {"user_id": "u", "thread_id": "t"}}
+    with pytest.raises(ValueError, match="max_chars=10 is too small"):
+        graph.invoke({"messages": [("user", "Sort a long list of numbers.")]}, cfg_)
 
 
 def test_output_log_caps_what_it_stores() -> None:
@@ -214,7 +244,7 @@ def test_history_and_output_log_wire_as_nodes() -> None:
     store = InMemoryStore()
     agent = ScriptedFakeModel(respond=lambda msgs: "Your order ships today.")
     builder = StateGraph(EpisodicState)
-    from langgraph_episodic import memory_agent_node
+    from langgraph_episodic.graph import memory_agent_node
 
     builder.add_node("agent", memory_agent_node(agent))
     add_memory_nodes(builder, "agent", store=store, episodes=False, summarize=False,

@@ -28,7 +28,12 @@ from langgraph_episodic.episodic import (
     select_strategy,
 )
 from langgraph_episodic.episodic.skills import SkillTally
-from langgraph_episodic.graph import EpisodicState, add_memory_nodes, thread_config
+from langgraph_episodic.graph import (
+    EpisodeOptions,
+    EpisodicState,
+    add_memory_nodes,
+    thread_config,
+)
 
 HIDDEN_BEST = "example_driven"
 """The only strategy that solves the scripted tasks; neither the complexity rule nor the
@@ -43,8 +48,8 @@ def _graph(store: InMemoryStore, **options: Any) -> Any:
 
     builder = StateGraph(EpisodicState)
     builder.add_node("agent", agent)
-    add_memory_nodes(builder, "agent", window_tokens=None, summarize=False, entities=False,
-                     **options)
+    add_memory_nodes(builder, "agent", window=False, summarize=False, entities=False,
+                     episodes=EpisodeOptions(**options))
     return builder.compile(store=store)
 
 

@@ -81,7 +81,7 @@ def build(models: Models, store: BaseStore, checkpointer: Any) -> tuple[Any, Epi
     builder.add_node(select_strategy_node(memories=memories))
     builder.add_node(memory_agent_node(models.agent))
     builder.add_node(record_episode_node(memories=memories, score=score))
-    builder.add_node(summarize_node(model=models.summary, max_messages=6, keep_last=2))
+    builder.add_node(summarize_node(trigger=("messages", 6), keep=("messages", 2), model=models.summary))
     builder.add_node(entity_extract_node(model=models.entities))
     chain = [START, "sliding_window", "recall", "select_strategy", "agent", "record_episode",
              "summarize", "entity_extract", END]

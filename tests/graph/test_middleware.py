@@ -21,7 +21,8 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 
-from langgraph_episodic import EpisodicMemoryMiddleware, UserProfiles
+from langgraph_episodic import EpisodicMemoryMiddleware
+from langgraph_episodic.graph import UserProfiles
 
 from .conftest import cfg
 from .fakes import ScriptedFakeModel, ToolCallingFakeModel, structured_reply

@@ -30,7 +30,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import add_messages
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_episodic import EpisodicMemoryMiddleware
+from langgraph_episodic import EpisodicMemoryMiddleware, SummaryOptions, WindowOptions
 from langgraph_episodic.graph.summarize import summarize_node
 from langgraph_episodic.graph.window import sliding_window_node
 from langgraph_episodic.graph.wiring import memory_system_prompt
@@ -220,8 +220,10 @@ def test_default_wiring_keeps_every_fact_over_long_conversations(turns: list[Tur
         return {"messages": out}
 
     graph = build_memory_graph(agent, store=InMemoryStore(), checkpointer=InMemorySaver(),
-                               episodes=False, entities=False, window_tokens=400,
-                               summary_tokens=20_000, summary_input_tokens=40_000)
+                               episodes=False, entities=False,
+                               window=WindowOptions(max_tokens=400),
+                               summarize=SummaryOptions(max_summary_tokens=20_000,
+                                                        max_input_tokens=40_000))
     config: Any = {"configurable": {"user_id": "u", "thread_id": "t"}}
     said: set[str] = set()
     for turn in turns:

@@ -66,13 +66,13 @@ def assert_tool_groups_whole(messages: list[BaseMessage]) -> None:
 
 
 def test_below_threshold_nothing_happens() -> None:
-    node = summarize_node(max_messages=10)
+    node = summarize_node(trigger=("messages", 10))
     assert node.invoke({"messages": conversation(5)}) == {}
 
 
 def test_summarises_all_but_last_k_and_keeps_the_summary_in_its_own_key() -> None:
     msgs = [SystemMessage("You are helpful.", id="sys"), *conversation(6)]
-    update = summarize_node(max_messages=10, keep_last=4).invoke({"messages": msgs})
+    update = summarize_node(trigger=("messages", 10), keep=("messages", 4)).invoke({"messages": msgs})
     after = apply(msgs, update)
     assert [m.id for m in after] == ["sys", "h4", "a4", "h5", "a5"]
     assert update["summary"].startswith(EXTRACTIVE_HEADER)
@@ -86,12 +86,12 @@ def test_summarises_all_but_last_k_and_keeps_the_summary_in_its_own_key() -> Non
 
 def test_a_legacy_summary_message_is_removed() -> None:
     msgs = [SystemMessage("old summary", id=SUMMARY_MESSAGE_ID), *conversation(6)]
-    update = summarize_node(max_messages=10, keep_last=4).invoke({"messages": msgs})
+    update = summarize_node(trigger=("messages", 10), keep=("messages", 4)).invoke({"messages": msgs})
     assert SUMMARY_MESSAGE_ID not in [m.id for m in apply(msgs, update)]
 
 
 def test_second_summary_builds_on_the_first() -> None:
-    node = summarize_node(max_messages=6, keep_last=2)
+    node = summarize_node(trigger=("messages", 6), keep=("messages", 2))
     msgs = conversation(4)
     first = node.invoke({"messages": msgs})
     msgs = apply(msgs, first)
@@ -121,7 +121,7 @@ def test_regression_tool_turn_is_kept_whole_and_starts_with_the_human_question()
     question; the window then dropped it unsummarised."""
     msgs = [*conversation(3), h("Weather in Berlin?", "hq"), ai("", "ac", "c1"),
             tool("c1", "t1"), ai("12 degrees.", "af"), h("Thanks!", "hl"), ai("Welcome.", "al")]
-    update = summarize_node(max_messages=8, keep_last=5).invoke({"messages": msgs})
+    update = summarize_node(trigger=("messages", 8), keep=("messages", 5)).invoke({"messages": msgs})
     after = apply(msgs, update)
     assert isinstance(after[0], HumanMessage)
     assert [m.id for m in after] == ["hq", "ac", "t1", "af", "hl", "al"]
@@ -174,7 +174,7 @@ def test_never_drops_the_latest_human_message() -> None:
 def test_node_in_graph_with_tool_calls_leaves_a_valid_history() -> None:
     msgs = [*conversation(4), h("Check.", "hq"), ai("", "ac", "c1", "c2"), tool("c1", "t1"),
             tool("c2", "t2"), ai("Checked.", "af")]
-    update = summarize_node(max_messages=8, keep_last=2).invoke({"messages": msgs})
+    update = summarize_node(trigger=("messages", 8), keep=("messages", 2)).invoke({"messages": msgs})
     after = apply(msgs, update)
     assert_tool_groups_whole(after)
     assert "hq" in [m.id for m in after]
@@ -182,7 +182,7 @@ def test_node_in_graph_with_tool_calls_leaves_a_valid_history() -> None:
 
 def test_token_budget_triggers_summary() -> None:
     msgs = [h("word " * 200, "h0"), ai("ok.", "a0"), h("Next.", "h1"), ai("Fine.", "a1")]
-    assert summarize_node(max_messages=50).invoke({"messages": msgs}) == {}
+    assert summarize_node(trigger=("messages", 50)).invoke({"messages": msgs}) == {}
     update = summarize_node(trigger=("tokens", 100), keep=("tokens", 50)).invoke(
         {"messages": msgs})
     assert [m.id for m in apply(msgs, update)] == ["h1", "a1"]
@@ -196,15 +196,14 @@ def test_custom_token_counter_is_used() -> None:
         return 1000 * len(messages)
 
     msgs = conversation(2)
-    update = summarize_node(max_messages=None, max_tokens=3000, keep_last=1,
-                            token_counter=counter).invoke({"messages": msgs})
+    update = summarize_node(trigger=("tokens", 3000), keep=("messages", 1), token_counter=counter).invoke({"messages": msgs})
     assert calls and update["messages"]
 
 
 def test_llm_path_sends_old_summary_and_dropped_messages() -> None:
     model = RecordingFakeModel(messages=replies("Alice asked four questions."))
     msgs = conversation(6)
-    update = summarize_node(model=model, max_messages=10, keep_last=4).invoke(
+    update = summarize_node(trigger=("messages", 10), keep=("messages", 4), model=model).invoke(
         {"messages": msgs, "summary": "Earlier: Alice said hello."}
     )
     assert update["summary"] == "Alice asked four questions."
@@ -216,7 +215,7 @@ def test_llm_path_sends_old_summary_and_dropped_messages() -> None:
 
 async def test_async_llm_path_matches_sync() -> None:
     model = RecordingFakeModel(messages=replies("S1", "S1"))
-    node = summarize_node(model=model, max_messages=4, keep_last=2)
+    node = summarize_node(trigger=("messages", 4), keep=("messages", 2), model=model)
     msgs = conversation(3)
     sync_update = node.invoke({"messages": msgs})
     async_update = await node.ainvoke({"messages": msgs})
@@ -228,7 +227,7 @@ async def test_async_llm_path_matches_sync() -> None:
 
 def test_extractive_summary_is_capped_dropping_oldest_lines() -> None:
     msgs = [h(f"Sentence number {i} is here.", f"h{i}") for i in range(40)] + [h("Last.", "hz")]
-    update = summarize_node(max_messages=5, keep_last=1, max_summary_chars=300).invoke(
+    update = summarize_node(trigger=("messages", 5), keep=("messages", 1), max_summary_chars=300).invoke(
         {"messages": msgs}
     )
     assert len(update["summary"]) <= 300
@@ -237,10 +236,12 @@ def test_extractive_summary_is_capped_dropping_oldest_lines() -> None:
 
 
 def test_settings_are_validated() -> None:
-    with pytest.raises(ValueError, match="trigger"):
-        summarize_node(max_messages=None, max_tokens=None)
-    with pytest.raises(ValueError, match="keep_last"):
-        summarize_node(keep_last=-1)
+    with pytest.raises(ValueError, match="Set a trigger"):
+        summarize_node(trigger=[])
+    with pytest.raises(ValueError, match="keep"):
+        summarize_node(keep=("messages", -1))
+    with pytest.raises(TypeError, match="max_messages"):
+        summarize_node(max_messages=10)  # type: ignore[call-arg]  # the old shorthand is gone
     with pytest.raises(ValueError, match="'messages', n"):
         summarize_node(trigger=("turns", 3))  # type: ignore[arg-type]  # the bad input under test
     with pytest.raises(ValueError, match="twice"):
@@ -249,7 +250,7 @@ def test_settings_are_validated() -> None:
 
 async def test_graph_runs_summary_sync_and_async() -> None:
     builder = StateGraph(EpisodicState)
-    builder.add_node(summarize_node(max_messages=4, keep_last=2))
+    builder.add_node(summarize_node(trigger=("messages", 4), keep=("messages", 2)))
     builder.set_entry_point("summarize")
     graph = builder.compile()
     out = graph.invoke({"messages": conversation(3)})

@@ -19,16 +19,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore, Item
 
 from langgraph_episodic import (
-    CustomerHistory,
     EpisodicMemoryMiddleware,
     MissingConfigError,
     UserIdError,
-    UserProfiles,
     _config,
     build_memory_graph,
     create_memory_tools,
 )
 from langgraph_episodic._config import fill_namespace, user_id_from
+from langgraph_episodic.graph import CustomerHistory, UserProfiles
 from langgraph_episodic.graph.working_memory_nodes import history_nodes
 
 from .fakes import ScriptedFakeModel

@@ -16,6 +16,7 @@ from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel
 
 from langgraph_episodic.graph import (
+    EpisodeOptions,
     EpisodicState,
     add_memory_nodes,
     build_memory_graph,
@@ -61,8 +62,8 @@ def test_add_memory_nodes_passes_policy_rng_and_top_k() -> None:
     for _ in range(2):
         builder = StateGraph(EpisodicState)
         builder.add_node("agent", lambda state: {"messages": [AIMessage("ok")]})
-        add_memory_nodes(builder, "agent", policy="thompson", rng=random.Random(11), top_k=1,
-                         summarize=False, entities=False)
+        add_memory_nodes(builder, "agent", summarize=False, entities=False,
+                         episodes=EpisodeOptions(policy="thompson", rng=random.Random(11), top_k=1))
         graph = builder.compile(store=store)
         picks.append([graph.invoke({"task": f"task {i}", "messages": [("user", f"task {i}")]},
                                    thread_config(f"u{len(picks)}", "s"))["strategy"]
@@ -77,13 +78,15 @@ def test_add_memory_nodes_options_and_errors() -> None:
     with pytest.raises(ValueError, match="Add your agent node first"):
         add_memory_nodes(builder, "agent")
     builder.add_node("agent", lambda state: {})
-    names = add_memory_nodes(builder, "agent", window_tokens=None, summarize=False,
+    names = add_memory_nodes(builder, "agent", window=False, summarize=False,
                              episodes=False, connect_agent=False)
     assert names.before == ("load_entities",) and names.after == ("entity_extract",)
     assert ("agent", "entity_extract") not in builder.edges
     assert ("entity_extract", "__end__") in builder.edges
     with pytest.raises(ValueError, match="already has a node"):
-        add_memory_nodes(builder, "agent", window_tokens=None, summarize=False, episodes=False)
+        add_memory_nodes(builder, "agent", window=False, summarize=False, episodes=False)
+    with pytest.raises(TypeError, match=r"episodes=EpisodeOptions\(\.\.\.\)"):
+        add_memory_nodes(builder, "agent", episodes={"top_k": 1})  # type: ignore[arg-type]
 
 
 def test_prebuilt_graph_runs_offline_with_sqlite(tmp_path: Path) -> None:
@@ -92,7 +95,7 @@ def test_prebuilt_graph_runs_offline_with_sqlite(tmp_path: Path) -> None:
     with open_checkpointer(tmp_path / "cp.sqlite") as saver:
         graph = build_memory_graph(agent, store=store, checkpointer=saver,
                                    system_prompt="You are a coding assistant.",
-                                   score=lambda s: {"reward": 1.0})
+                                   episodes=EpisodeOptions(score=lambda s: {"reward": 1.0}))
         out = graph.invoke({"messages": [HumanMessage("I use Python at ACME. Count words.")]},
                            thread_config("alice", "s1"))
     assert out["messages"][-1].content == "Use collections.Counter."

@@ -8,6 +8,7 @@ threads), then ``forget_user`` runs, then every read path is tried: ``get``, ``s
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -51,6 +52,7 @@ from langgraph_episodic.tools import create_memory_tools
 from .conftest import (
     all_items,
     cached_vector_rows,
+    hash_index,
     lexical_doc_count,
     make_store,
     raw_records,
@@ -277,17 +279,21 @@ def test_many_items_and_deep_namespaces_are_all_deleted(chroma: Any) -> None:
     assert all_items(chroma) == {(("memories", "alice2"), "k0"): {"text": "kept"}}
 
 
-def test_expired_but_unswept_items_are_deleted_too(chroma: Any) -> None:
+def test_expired_but_unswept_items_are_deleted_too() -> None:
     """An item past its TTL is invisible to search, yet still on disk until swept."""
-    chroma.put(("memories", "alice"), "old", {"text": "xylophone"}, ttl=1.0)
-    chroma.put(("memories", "bob"), "old", {"text": "marzipan"}, ttl=1.0)
-    clock = chroma._now
-    chroma._now = lambda: clock() + 3600.0
+    from langgraph_episodic import ChromaStore
+
+    later = [0.0]
+    chroma = ChromaStore.ephemeral(index=hash_index(), clock=lambda: time.time() + later[0])
     try:
+        chroma.put(("memories", "alice"), "old", {"text": "xylophone"}, ttl=1.0)
+        chroma.put(("memories", "bob"), "old", {"text": "marzipan"}, ttl=1.0)
+        later[0] = 3600.0
         forget_user("alice", store=chroma)
+        later[0] = 0.0
+        assert "xylophone" not in repr(raw_records(chroma))
     finally:
-        chroma._now = clock
-    assert "xylophone" not in repr(raw_records(chroma))
+        chroma.close()
 
 
 def test_nodes_forget_what_they_cached(kind: str) -> None:

@@ -24,7 +24,11 @@ def test_examples_run(code: str) -> None:
 
 
 def test_privacy_names_are_exported() -> None:
+    import langgraph_episodic.privacy as privacy
+
     for name in ("forget_user", "aforget_user", "on_forget", "ForgetReport", "Redactor",
                  "RedactionRule", "RedactingStore", "redact_text", "redact_value"):  # fmt: skip
-        assert name in langgraph_episodic.__all__
-        assert getattr(langgraph_episodic, name) is not None
+        assert name in privacy.__all__
+        assert getattr(privacy, name) is not None
+    for name in ("forget_user", "aforget_user", "Redactor", "RedactingStore"):
+        assert getattr(langgraph_episodic, name) is getattr(privacy, name)

@@ -2,7 +2,7 @@
 vector records, the in-process lexical index and vector cache. Working memory (the customer
 history) expires by default, end to end.
 
-Time is moved by overriding the store's clock (``store._now``), never by sleeping.
+Time is moved by setting the clock the store was made with (``clock=``), never by sleeping.
 """
 
 from __future__ import annotations
@@ -30,11 +30,23 @@ OTHER = ("working_memory", "bob")
 def make(search_mode: str = "hybrid", ttl: Any = None) -> Any:
     from langgraph_episodic import ChromaStore
 
-    return ChromaStore.ephemeral(index=hash_index(), search_mode=search_mode, ttl=ttl)
+    return ChromaStore.ephemeral(
+        index=hash_index(), search_mode=search_mode, ttl=ttl, clock=Clock(time.time())
+    )
+
+
+class Clock:
+    """A settable epoch-seconds clock for the store's ``clock=``."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def at(store: Any, when: float) -> None:
-    store._now = lambda: when
+    store.clock.now = when  # the Clock the store was made with
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "lexical", "dense"])

@@ -17,7 +17,8 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import GetOp
 
-from langgraph_episodic import ChromaStore, EpisodeMemories, HashEmbeddings, build_memory_graph
+from langgraph_episodic import ChromaStore, HashEmbeddings, build_memory_graph
+from langgraph_episodic.graph import EpisodeMemories
 
 from .conftest import EXAMPLE
 

@@ -109,7 +109,7 @@ def tick() -> None:
 
 
 class FakeClock:
-    """A settable epoch-seconds clock to install as ``store._now``."""
+    """A settable epoch-seconds clock to pass as ``ChromaStore(clock=...)``."""
 
     def __init__(self, start: float | None = None) -> None:
         self.now = time.time() if start is None else start

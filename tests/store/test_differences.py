@@ -238,13 +238,13 @@ def test_reput_replaces_old_vectors(store: BaseStore, backend: str) -> None:
         assert stale[0].score is None
 
 
-# --- the clock: ChromaStore reads time through store._now ----------------------------------------
+# --- the clock: ChromaStore reads time from its clock= ------------------------------------------
 
 
 @pytest.mark.parametrize("backend", CHROMA_BACKENDS)
-def test_timestamps_come_from_the_store_clock(store: BaseStore) -> None:
+def test_timestamps_come_from_the_store_clock(make_store: Any) -> None:
     clock = FakeClock(start=1_700_000_000.0)
-    store._now = clock  # the clock hook ChromaStore documents for tests
+    store = make_store(clock=clock)
     store.put(NS, "k", {"v": 1})
     clock.advance(seconds=90)
     store.put(NS, "k", {"v": 2})

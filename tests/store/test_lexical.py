@@ -374,8 +374,7 @@ def test_store_expired_items_are_not_found_before_or_after_a_sweep(
     make_store: Any, mode: str
 ) -> None:
     clock = FakeClock()
-    store = make_store(search_mode=mode)
-    store._now = clock  # the store's clock, as in test_ttl.py
+    store = make_store(search_mode=mode, clock=clock)
     store.put(SHOP, "brief", {"text": "temporary wifi password zebra42"}, ttl=1)
     store.put(SHOP, "stays", {"text": "permanent wifi password zebra42"})
     clock.advance(minutes=2)

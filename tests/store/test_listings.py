@@ -63,8 +63,7 @@ def test_listings_follow_puts_updates_and_deletes(make_store: Any) -> None:
 
 def test_listings_follow_ttl_refreshes_and_sweeps(make_store: Any) -> None:
     clock = FakeClock()
-    store = make_store(ttl={"default_ttl": 1.0, "refresh_on_read": True})
-    store._now = clock
+    store = make_store(ttl={"default_ttl": 1.0, "refresh_on_read": True}, clock=clock)
     store.put(USERS[0], "keep", {"text": "read again"})
     store.put(USERS[0], "drop", {"text": "never read"})
     assert {r.key for r in store.search(USERS[0], refresh_ttl=False)} == {"keep", "drop"}

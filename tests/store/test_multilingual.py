@@ -18,10 +18,10 @@ from langgraph_episodic import (
     ChromaStore,
     MultilingualEmbeddings,
     default_embeddings,
-    multilingual_embeddings,
     multilingual_index,
 )
 from langgraph_episodic import multilingual as multilingual_module
+from langgraph_episodic.multilingual import multilingual_embeddings
 from langgraph_episodic.tools import create_memory_tools
 from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
 

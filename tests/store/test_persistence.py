@@ -112,10 +112,11 @@ def test_timestamps_survive_reopen_exactly(fast_tmp_path: Path) -> None:
     # not move a timestamp to the next microsecond.
     stamps = [1_796_010_742.0 + i * 0.1234567 + 0.0000005 for i in range(40)]
     client = _client(fast_tmp_path)
-    store = ChromaStore(client, index=hash_index(), search_mode="dense")
+    clock = FakeClock()
+    store = ChromaStore(client, index=hash_index(), search_mode="dense", clock=clock)
     before = {}
     for i, stamp in enumerate(stamps):
-        store._now = FakeClock(start=stamp)
+        clock.now = stamp
         store.put(NS, f"k{i}", {"i": i})
         item = store.get(NS, f"k{i}")
         assert item is not None
@@ -228,14 +229,12 @@ def test_default_index_dense_scores_are_model_cosines(fast_tmp_path: Path) -> No
 @pytest.mark.parametrize("backend", [backend_param(PERSISTENT)])
 def test_reopen_helper_keeps_items_ttl_and_unindexed_items(make_store: Any, reopen: Any) -> None:
     clock = FakeClock()
-    store = make_store(index=hash_index(fields=["text"]))
-    store._now = clock
+    store = make_store(index=hash_index(fields=["text"]), clock=clock)
     _write(store)
     store.put(NS, "raw", {"text": "I love pizza too"}, index=False)
     store.put(NS, "brief", {"text": "short lived"}, ttl=1)
     before = _snapshot(store, "pizza love")
-    reopened = reopen(store)
-    reopened._now = clock
+    reopened = reopen(store)  # with the same options, the clock too
     after = _snapshot(reopened, "pizza love")
     assert after["items"] == before["items"]
     assert_scores_close(after["scores"], before["scores"], tol=1e-5)

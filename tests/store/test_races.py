@@ -313,11 +313,12 @@ def test_a_sweep_never_deletes_an_item_another_process_just_put_again(
 ) -> None:
     """On a server, a sweep reads the expired items, then deletes them; another process that
     puts one of them again (no TTL now) in between must keep it, with its vectors."""
-    sweeper = make_store(index=_index())
-    writer = make_store.twin(sweeper)
+    later = [0.0]
+    sweeper = make_store(index=_index(), clock=lambda: time.time() + later[0])
+    writer = make_store.twin(sweeper, clock=time.time)
     ns = ("users", "alice")
     sweeper.put(ns, "note", {"text": "an expiring draft about basalt"}, ttl=1)
-    sweeper._now = lambda: time.time() + 120  # the sweeper's clock: the item has expired
+    later[0] = 120.0  # the sweeper's clock: the item has expired
     gateway = sweeper._backend.gateway
     read_items = type(gateway).read_items
 

@@ -21,7 +21,14 @@ from langgraph_episodic.chroma import layout
 from langgraph_episodic.chroma import reads as backend_module
 from langgraph_episodic.chroma.ranking.shared_fields import FieldIndex, field_key, lift, shares
 
-from ._support import CHROMA_BACKENDS, EPHEMERAL, PERSISTENT, Orthogonal, backend_param
+from ._support import (
+    CHROMA_BACKENDS,
+    EPHEMERAL,
+    PERSISTENT,
+    FakeClock,
+    Orthogonal,
+    backend_param,
+)
 
 INDEX: dict[str, Any] = {"dims": 2, "embed": Orthogonal(), "fields": ["text", "time"]}
 NS = ("memories", "alice")
@@ -141,13 +148,14 @@ def test_a_filtered_out_memory_lifts_nothing(make_store: Any) -> None:
 
 
 def test_an_expired_memory_lifts_nothing(make_store: Any) -> None:
-    store = _fill(make_store, {}, ttl={"default_ttl": 1.0})
-    plain = _fill(make_store, {}, ttl={"default_ttl": 1.0}, field_lift=False)
+    clock = FakeClock()
+    store = _fill(make_store, {}, ttl={"default_ttl": 1.0}, clock=clock)
+    plain = _fill(make_store, {}, ttl={"default_ttl": 1.0}, field_lift=False, clock=clock)
     for s in (store, plain):
         s.put(NS, "trip", DAY_TRIP["trip"], ttl=1.0)
         s.put(NS, "fish", DAY_TRIP["fish"], ttl=None)
         s.put(NS, "report", DAY_TRIP["report"], ttl=None)
-        s._now = lambda: 10_000_000_000.0  # far after the trip's expiry
+    clock.now = 10_000_000_000.0  # far after the trip's expiry
     assert "trip" not in dict(_ranked(store, "kayak trip"))
     assert _ranked(store, "kayak trip") == _ranked(plain, "kayak trip")
 
@@ -157,7 +165,8 @@ def test_an_expired_memory_lifts_nothing(make_store: Any) -> None:
 
 @pytest.mark.parametrize("backend", [backend_param(EPHEMERAL), backend_param(PERSISTENT)])
 def test_the_map_follows_puts_updates_deletes_and_sweeps(make_store: Any) -> None:
-    store = _fill(make_store, DAY_TRIP, ttl={"default_ttl": 600.0})
+    clock = FakeClock()
+    store = _fill(make_store, DAY_TRIP, ttl={"default_ttl": 600.0}, clock=clock)
     store.search(NS, query="kayak")  # loads the namespace's shards
     memories = dict(DAY_TRIP)
     assert _groups(store) == _expected(memories)
@@ -171,8 +180,7 @@ def test_the_map_follows_puts_updates_deletes_and_sweeps(make_store: Any) -> Non
     store.put(NS, "short", {"text": "Short-lived note", "time": "1 Jan 2024"}, ttl=1.0)
     store.search(NS, query="note")
     assert field_key("time", "1 Jan 2024") in store._backend.state.fields.groups_of(NS)
-    real_now = store._now
-    store._now = lambda: real_now() + 3600.0
+    clock.advance(seconds=3600.0)
     assert store.sweep_ttl() == 1
     assert _groups(store) == _expected(memories)
 
@@ -409,9 +417,8 @@ def test_the_map_equals_the_stored_memories_after_any_writes(ops: list[Any]) -> 
     and searches: the map of a loaded namespace always equals one built from what is stored."""
     from langgraph_episodic.chroma.store import ChromaStore
 
-    store = ChromaStore.ephemeral(index=INDEX, ttl={"default_ttl": 600.0})
     clock = [1_000_000.0]
-    store._now = lambda: clock[0]
+    store = ChromaStore.ephemeral(index=INDEX, ttl={"default_ttl": 600.0}, clock=lambda: clock[0])
     memories: dict[str, dict[str, str]] = {}
     expires: dict[str, float] = {}
     try:

@@ -66,8 +66,7 @@ class StoreModel(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.clock = FakeClock()
-        self.store = ChromaStore.ephemeral(index=self.index, search_mode="dense")
-        self.store._now = self.clock
+        self.store = ChromaStore.ephemeral(index=self.index, search_mode="dense", clock=self.clock)
         self.model: dict[Ref, tuple[dict[str, Any], float | None, float | None]] = {}
 
     def teardown(self) -> None:

@@ -1,8 +1,8 @@
 """TTL on ChromaStore: per-put ``ttl``, ``TTLConfig`` defaults, refresh on read, sweeping.
 
-Time is simulated: the store reads the time through ``store._now`` (epoch seconds), which the
-tests replace with a :class:`FakeClock`. To see that a sweep really deleted an item (and did not
-just hide it), a second store over the same data reads it with a clock that has not moved.
+Time is simulated: the store reads the time from its ``clock=`` (epoch seconds), here a
+:class:`FakeClock`. To see that a sweep really deleted an item (and did not just hide it), a
+second store over the same data reads it with the real clock, which has not moved.
 """
 
 from __future__ import annotations
@@ -33,9 +33,7 @@ def ttl_store(make_store: Any, clock: FakeClock) -> Any:
     """``ttl_store(**ttl_config)``: a store on the fake clock."""
 
     def build(**ttl: Any) -> BaseStore:
-        store = make_store(ttl=ttl or None)
-        store._now = clock
-        return store
+        return make_store(ttl=ttl or None, clock=clock)
 
     return build
 
@@ -94,7 +92,7 @@ def test_sweep_deletes_expired_items_and_counts_them(
     assert store.sweep_ttl() == 2
     assert store.sweep_ttl() == 0
     # really gone, not hidden: a store whose clock did not move cannot see them either
-    observer = make_store.twin(store)
+    observer = make_store.twin(store, clock=time.time)
     assert not _alive(observer, "a") and not _alive(observer, "b")
     assert _alive(observer, "c") and _alive(observer, "d")
     assert key_set(store.search(NS)) == {"c", "d"}
@@ -194,7 +192,7 @@ def test_background_sweeper_deletes_expired_items(
     store = ttl_store()
     store.put(NS, "soon", {"v": 1}, ttl=1)
     store.put(NS, "kept", {"v": 2})
-    observer = make_store.twin(store)
+    observer = make_store.twin(store, clock=time.time)
     assert _alive(observer, "soon")
     clock.advance(minutes=2)
     future = store.start_ttl_sweeper(sweep_interval_minutes=0.001)
@@ -208,9 +206,8 @@ def test_background_sweeper_deletes_expired_items(
 
 
 def test_sweeper_starts_from_the_ttl_config(make_store: Any, clock: FakeClock) -> None:
-    store = make_store(ttl={"default_ttl": 1, "sweep_interval_minutes": 0.001})
-    store._now = clock
-    observer = make_store.twin(store, ttl=None)
+    store = make_store(ttl={"default_ttl": 1, "sweep_interval_minutes": 0.001}, clock=clock)
+    observer = make_store.twin(store, ttl=None, clock=time.time)
     store.put(NS, "soon", {"v": 1})
     clock.advance(minutes=2)
     assert _wait_until(lambda: not _alive(observer, "soon")), "configured sweeper did not run"

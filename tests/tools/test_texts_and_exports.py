@@ -29,7 +29,6 @@ TOP_LEVEL = {
     "memory_speichern",
     "memory_abrufen",
     "MemoryStoreMissingError",
-    "ToolTexts",
 }
 
 

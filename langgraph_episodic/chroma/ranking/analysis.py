@@ -18,7 +18,7 @@ An analyzer turns a text into index terms:
 
 Query and documents go through the same analyzer; in ``"auto"`` mode each is detected on its
 own, which is right for the usual case (a German question about German memories).
-Measured effects are in ``docs/benchmarks.md`` ("Retrieval quality, issue 16").
+Measured effects are in ``docs/benchmarks.md`` ("Retrieval quality" and "German and English").
 """
 
 from __future__ import annotations

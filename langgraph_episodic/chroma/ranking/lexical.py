@@ -321,8 +321,9 @@ class LexicalIndex:
 
     Args:
         k1: Term-frequency saturation (Lucene's default, 1.2).
-        b: Length normalisation, 0 (none) to 1 (full). 0.3, not Lucene's 0.75: on LoCoMo's
-            short turns it gave BM25 recall@10 0.642 against 0.626 (``docs/benchmarks.md``).
+        b: Length normalisation, 0 (none) to 1 (full). 0.3, not Lucene's 0.75: conversation
+            turns are short and alike in length, and the lower value measured better on LoCoMo
+            (``docs/benchmarks.md``, "Retrieval quality").
         tokenizer: ``str -> list[str]``; defaults to :func:`.analysis.analyze` with the
             language detected per text (Snowball stemming, German compounds);
             :func:`tokenize` is the plain one (no stemming).

@@ -1,8 +1,8 @@
 """Per-namespace vectors held in process, for exact dense search without a Chroma filter.
 
-A Chroma query restricted by a metadata ``where`` (one user's namespace) cost 30-120 ms in our
-measurements against about 1 ms unrestricted, because Chroma materialises the matching ids
-first. Most agent searches are scoped to one user, so the store keeps each searched namespace's
+A Chroma query restricted by a metadata ``where`` (one user's namespace) costs many times an
+unrestricted one, because Chroma materialises the matching ids first (``docs/benchmarks.md``,
+"Throughput"). Most agent searches are scoped to one user, so the store keeps each searched namespace's
 normalised vectors as one float32 matrix and ranks them with a matrix product: exact (the same
 scores as ``InMemoryStore``) and fast. The cache holds at most ``max_vectors`` vectors, least
 recently used namespaces first out; a scope larger than that falls back to Chroma's index.
@@ -430,10 +430,9 @@ class QueryCosines:
 
 GEMV_ROWS = 1024
 """Rows per matrix-vector product. Above about 1,100 rows of 384 dimensions OpenBLAS splits
-one product over its threads, and on a busy machine waking them cost about 15 ms per product
-(1,360 rows: 15 ms against 36 us in two single-threaded blocks; measured on 2 shared cores at
-load 7, ``docs/benchmarks.md``). Blocks of this size stay on the calling thread, without
-changing any process-wide thread setting."""
+one product over its threads, and on a busy machine waking them costs far more than the
+product itself (``docs/benchmarks.md``, "Throughput"). Blocks of this size stay on the calling
+thread, without changing any process-wide thread setting."""
 
 
 def cosines(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
