@@ -27,6 +27,8 @@ from langgraph.store.base import BaseStore
 
 from .._fence import data_notice, fence, single_line
 from ..episodic.strategy import DEFAULT_POLICY
+from ..formation import DeferredFormation, resolve_defer
+from ..formation.nodes import queue_formation_node
 from ._messages import as_messages
 from ._runner import MemoryNode, Plan, call
 from .compaction import ContextSize, TokenCounter
@@ -53,6 +55,9 @@ class MemoryNodeNames:
     """Nodes that run before the agent, in order."""
     after: tuple[str, ...]
     """Nodes that run after the agent, in order; route your agent's exit to ``after[0]``."""
+    formation: DeferredFormation | None = None
+    """The background formation with ``defer=``: :meth:`~DeferredFormation.close` it at
+    shutdown."""
 
 
 def add_memory_nodes(
@@ -82,6 +87,7 @@ def add_memory_nodes(
     connect_agent: bool = True,
     start: str = START,
     end: str = END,
+    defer: bool | DeferredFormation = False,
 ) -> MemoryNodeNames:
     """Add the memory nodes and edges around the already-added node ``agent``.
 
@@ -117,6 +123,13 @@ def add_memory_nodes(
         connect_agent: Add the edge ``agent -> after[0]``. Pass ``False`` when your agent
             leaves through a conditional edge (e.g. a tool loop) and route it yourself.
         start, end: Where the chain starts and ends (default ``START`` and ``END``).
+        defer: Form the memory after the turn (:mod:`langgraph_episodic.formation`): one node,
+            ``queue_formation``, replaces ``record_episode`` and ``entity_extract`` after the
+            agent; it writes the turn to a queue in the store and the run returns, and a
+            background worker extracts the entities and records the episode. ``True`` uses
+            a default :class:`~langgraph_episodic.formation.DeferredFormation` (closed at
+            exit); pass your own to choose the debounce and to close it. The summary (a
+            state update) still runs in the turn.
 
     >>> builder = StateGraph(EpisodicState)
     >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
@@ -159,19 +172,26 @@ def add_memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
+    formation = resolve_defer(defer)
     if episodes:
         before.append(("recall", recall_node(**opts("recall", memories=shared, top_k=top_k))))
         before.append(("select_strategy", select_strategy_node(**opts(
             "select_strategy", memories=shared, policy=policy, rng=rng,
             require_signal=score is None))))
-        after.insert(0, ("record_episode", record_episode_node(**opts(
-            "record_episode", memories=shared, score=score))))
+        record = record_episode_node(**opts("record_episode", memories=shared, score=score))
+        if formation is None:
+            after.insert(0, ("record_episode", record))
     if summarize:
         after.append(("summarize", summarize_node(**opts(
             "summarize", trigger=summary_trigger, keep=summary_keep, **summary))))
-    if entities:
+    if entities and formation is None:
         after.append(("entity_extract", entity_extract_node(**opts(
             "entity_extract", model=model, store=store, load_limit=entity_limit))))
+    if formation is not None:
+        after.append(("queue_formation", queue_formation_node(
+            formation, store=store, model=model if entities else None, entities=entities,
+            record=record if episodes else None, score=score,
+            entity_options=extra.get("entity_extract", {}))))
     for name, node in (*before, *after):
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")
@@ -184,7 +204,7 @@ def add_memory_nodes(
         edges += pairwise([*chain_after, end])
     for a, b in edges:
         builder.add_edge(a, b)
-    return MemoryNodeNames(tuple(n for n, _ in before), tuple(chain_after))
+    return MemoryNodeNames(tuple(n for n, _ in before), tuple(chain_after), formation)
 
 
 ENTITIES_LABEL = "KNOWN ENTITIES"

@@ -1,0 +1,122 @@
+"""What a deferred formation does with a user's pending turns: entities, then episodes.
+
+:class:`Former` takes one user's pending turns, oldest first, and forms them as the inline
+nodes would, with two differences that make a burst cheap and a replay harmless:
+
+- The entities of all the turns come from *one* extraction over their texts, in turn order
+  (ten quick turns cost one model call, not ten); each entity is then merged as the inline
+  node merges it, under the same per-entity lock.
+- Every entity it writes carries ``formed_through``, the key of the newest pending turn it
+  includes. An entity that already carries a key at or after the batch's is left alone: a
+  batch replayed after a crash (formed, not yet deleted) writes nothing twice, and an older
+  batch never overwrites what a newer one wrote.
+
+Episodes are recorded by the record-episode node's own plan, whose episode id is
+deterministic: recording a replayed turn again keeps one episode.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from .._config import fill_namespace
+from .._effects import Plan, call, run
+from ..graph._keylock import locked
+from ..graph._runner import MemoryNode
+from ..graph.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity
+from ..graph.state import entity_key
+from .pending import PendingTurn
+
+logger = logging.getLogger(__name__)
+
+FORMED_THROUGH = "formed_through"
+"""Key in a formed entity's value: the newest pending turn (its queue key) it includes."""
+
+
+@dataclass(frozen=True)
+class Formed:
+    """What one batch formed: entity names written, entity names skipped as already formed,
+    episodes recorded."""
+
+    entities: tuple[str, ...]
+    skipped: tuple[str, ...]
+    episodes: int
+
+
+class Former:
+    """Forms one user's pending turns (see the module docstring).
+
+    Args:
+        writer: The entity extractor and merger (``None``: no entities).
+        record: The record-episode node (``None``: no episodes).
+        namespace: Namespace template of the entities.
+    """
+
+    def __init__(self, writer: EntityWriter | None, record: MemoryNode | None, *,
+                 namespace: tuple[str, ...] = ENTITY_NAMESPACE) -> None:
+        self.writer, self.record, self.namespace = writer, record, namespace
+
+    def form(self, store: BaseStore, turns: Sequence[PendingTurn]) -> Formed:
+        """Form ``turns`` (one user's, oldest first) into ``store``."""
+        written: list[str] = []
+        skipped: list[str] = []
+        episodes = 0
+        if self.writer is not None:
+            for ns, group in _by_namespace(turns, self.namespace).items():
+                done, left = self._entities(store, ns, group)
+                written += done
+                skipped += left
+        if self.record is not None:
+            for turn in turns:
+                if turn.episode is not None:
+                    update = run(self.record._plan(dict(turn.episode), turn.config()))
+                    episodes += bool(update.get("episode_id"))
+        return Formed(tuple(written), tuple(skipped), episodes)
+
+    def _entities(self, store: BaseStore, ns: tuple[str, ...],
+                  turns: Sequence[PendingTurn]) -> tuple[list[str], list[str]]:
+        assert self.writer is not None
+        text = "\n".join(t.text for t in turns if t.text.strip())
+        if not text:
+            return [], []
+        through = turns[-1].key
+        extracted = run(self.writer.extract(text))
+        written: list[str] = []
+        skipped: list[str] = []
+        for entity in extracted:
+            key = entity_key(entity.name)
+            if not key or not entity.description.strip():
+                continue
+            with locked((id(store), ns, key)):
+                name = run(self._merge_one(store, ns, key, entity, through))
+            (written if name is not None else skipped).append(entity.name.strip())
+        return written, skipped
+
+    def _merge_one(self, store: BaseStore, ns: tuple[str, ...], key: str,
+                   entity: ExtractedEntity, through: str) -> Plan[str | None]:
+        assert self.writer is not None
+        old = yield call(store.get, store.aget, ns, key)
+        if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
+            return None  # this batch (or a newer one) is in it already
+        display = old.value.get("name", entity.name.strip()) if old else entity.name.strip()
+        merged = yield from self.writer._merged(
+            old.value.get("description") if old else None, entity.description.strip())
+        value: dict[str, Any] = {
+            "name": display, "description": merged, "text": f"{display}: {merged}",
+            "method": self.writer.method, "updated_at": time.time(), FORMED_THROUGH: through}
+        yield call(store.put, store.aput, ns, key, value)
+        return str(display)
+
+
+def _by_namespace(turns: Sequence[PendingTurn],
+                  template: tuple[str, ...]) -> dict[tuple[str, ...], list[PendingTurn]]:
+    groups: dict[tuple[str, ...], list[PendingTurn]] = {}
+    for turn in turns:
+        groups.setdefault(fill_namespace(template, turn.config()), []).append(turn)
+    return groups
