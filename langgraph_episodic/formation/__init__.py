@@ -9,6 +9,7 @@ user's burst of turns into one batch (:mod:`.former`). See ``docs/deferred.md``.
 """
 
 from .former import FORMED_THROUGH, Formed, Former
+from .nodes import queue_formation_node
 from .pending import PENDING, PendingTurn, pending_namespace
 from .worker import DeferredFormation, resolve_defer
 
@@ -20,5 +21,6 @@ __all__ = [
     "Former",
     "PendingTurn",
     "pending_namespace",
+    "queue_formation_node",
     "resolve_defer",
 ]

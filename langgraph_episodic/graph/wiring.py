@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, SystemMessage
@@ -27,8 +27,6 @@ from langgraph.store.base import BaseStore
 
 from .._fence import data_notice, fence, single_line
 from ..episodic.strategy import DEFAULT_POLICY
-from ..formation import DeferredFormation, resolve_defer
-from ..formation.nodes import queue_formation_node
 from ._messages import as_messages
 from ._runner import MemoryNode, Plan, call
 from .compaction import ContextSize, TokenCounter
@@ -45,6 +43,9 @@ from .summarize import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, summarize_n
 from .window import sliding_window_node
 from .working_memory import CustomerHistory, OutputLog
 from .working_memory_nodes import history_nodes, output_log_nodes
+
+if TYPE_CHECKING:
+    from ..formation import DeferredFormation
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,8 @@ def add_memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
+    from ..formation import queue_formation_node, resolve_defer  # it builds on these nodes
+
     formation = resolve_defer(defer)
     if episodes:
         before.append(("recall", recall_node(**opts("recall", memories=shared, top_k=top_k))))
