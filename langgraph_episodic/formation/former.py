@@ -86,27 +86,32 @@ class Former:
         if not text:
             return [], []
         through = turns[-1].key
-        extracted = run(self.writer.extract(text))
+        by_key: dict[str, list[ExtractedEntity]] = {}
+        for entity in run(self.writer.extract(text)):
+            key = entity_key(entity.name)
+            if key and entity.description.strip():
+                by_key.setdefault(key, []).append(entity)
         written: list[str] = []
         skipped: list[str] = []
-        for entity in extracted:
-            key = entity_key(entity.name)
-            if not key or not entity.description.strip():
-                continue
+        for key, mentions in by_key.items():
             with locked((id(store), ns, key)):
-                name = run(self._merge_one(store, ns, key, entity, through))
-            (written if name is not None else skipped).append(entity.name.strip())
+                name = run(self._merge_one(store, ns, key, mentions, through))
+            (written if name is not None else skipped).append(mentions[0].name.strip())
         return written, skipped
 
     def _merge_one(self, store: BaseStore, ns: tuple[str, ...], key: str,
-                   entity: ExtractedEntity, through: str) -> Plan[str | None]:
+                   mentions: Sequence[ExtractedEntity], through: str) -> Plan[str | None]:
+        """Plan: merge one entity's mentions (in turn order) into the stored entity, in one
+        write; ``None`` when the stored entity already includes this batch."""
         assert self.writer is not None
         old = yield call(store.get, store.aget, ns, key)
         if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
             return None  # this batch (or a newer one) is in it already
-        display = old.value.get("name", entity.name.strip()) if old else entity.name.strip()
-        merged = yield from self.writer._merged(
-            old.value.get("description") if old else None, entity.description.strip())
+        display = old.value.get("name", mentions[0].name.strip()) if old else (
+            mentions[0].name.strip())
+        merged: str | None = old.value.get("description") if old else None
+        for mention in mentions:
+            merged = yield from self.writer._merged(merged, mention.description.strip())
         value: dict[str, Any] = {
             "name": display, "description": merged, "text": f"{display}: {merged}",
             "method": self.writer.method, "updated_at": time.time(), FORMED_THROUGH: through}
