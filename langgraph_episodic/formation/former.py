@@ -20,10 +20,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
 
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, GetOp, PutOp
 
 from .._config import fill_namespace
 from .._effects import Plan, call, run
@@ -91,32 +91,40 @@ class Former:
             key = entity_key(entity.name)
             if key and entity.description.strip():
                 by_key.setdefault(key, []).append(entity)
+        with ExitStack() as held:  # every entity's lock, in one order: no deadlock
+            for key in sorted(by_key):
+                held.enter_context(locked((id(store), ns, key)))
+            return run(self._merge(store, ns, by_key, through))
+
+    def _merge(self, store: BaseStore, ns: tuple[str, ...],
+               by_key: dict[str, list[ExtractedEntity]],
+               through: str) -> Plan[tuple[list[str], list[str]]]:
+        """Plan: merge each entity's mentions (in turn order) into the stored entity; one read
+        and one write for all of them. An entity that already includes this batch is skipped."""
+        assert self.writer is not None
+        keys = list(by_key)
+        found = yield call(store.batch, store.abatch, [GetOp(ns, k) for k in keys])
         written: list[str] = []
         skipped: list[str] = []
-        for key, mentions in by_key.items():
-            with locked((id(store), ns, key)):
-                name = run(self._merge_one(store, ns, key, mentions, through))
-            (written if name is not None else skipped).append(mentions[0].name.strip())
+        puts: list[PutOp] = []
+        for key, old in zip(keys, found, strict=True):
+            mentions = by_key[key]
+            if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
+                skipped.append(mentions[0].name.strip())  # this batch (or a newer) is in it
+                continue
+            display = str(old.value.get("name", mentions[0].name.strip()) if old
+                          else mentions[0].name.strip())
+            merged: str | None = old.value.get("description") if old else None
+            for mention in mentions:
+                merged = yield from self.writer._merged(merged, mention.description.strip())
+            puts.append(PutOp(ns, key, {
+                "name": display, "description": merged, "text": f"{display}: {merged}",
+                "method": self.writer.method, "updated_at": time.time(),
+                FORMED_THROUGH: through}))
+            written.append(display)
+        if puts:
+            yield call(store.batch, store.abatch, puts)
         return written, skipped
-
-    def _merge_one(self, store: BaseStore, ns: tuple[str, ...], key: str,
-                   mentions: Sequence[ExtractedEntity], through: str) -> Plan[str | None]:
-        """Plan: merge one entity's mentions (in turn order) into the stored entity, in one
-        write; ``None`` when the stored entity already includes this batch."""
-        assert self.writer is not None
-        old = yield call(store.get, store.aget, ns, key)
-        if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
-            return None  # this batch (or a newer one) is in it already
-        display = old.value.get("name", mentions[0].name.strip()) if old else (
-            mentions[0].name.strip())
-        merged: str | None = old.value.get("description") if old else None
-        for mention in mentions:
-            merged = yield from self.writer._merged(merged, mention.description.strip())
-        value: dict[str, Any] = {
-            "name": display, "description": merged, "text": f"{display}: {merged}",
-            "method": self.writer.method, "updated_at": time.time(), FORMED_THROUGH: through}
-        yield call(store.put, store.aput, ns, key, value)
-        return str(display)
 
 
 def _by_namespace(turns: Sequence[PendingTurn],
