@@ -53,7 +53,7 @@ class SlowMemoryModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "slow-scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> SlowMemoryModel:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> SlowMemoryModel:
         return self
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
@@ -81,7 +81,8 @@ def agent_node(delay_s: float) -> Any:
     return agent
 
 
-def run_mode(mode: str, args: argparse.Namespace, folder: Path) -> list[object]:
+def run_mode(mode: str, args: argparse.Namespace,
+             folder: Path) -> tuple[str, float, float, int, object]:
     store = ChromaStore.persistent(str(folder / mode), index={"dims": 64,
                                                               "embed": HashEmbeddings(64)})
     model = SlowMemoryModel(delay_s=args.memory_s)
@@ -119,7 +120,7 @@ def run_mode(mode: str, args: argparse.Namespace, folder: Path) -> list[object]:
     store.close()
     latencies.sort()
     p90 = latencies[min(len(latencies) - 1, round(0.9 * (len(latencies) - 1)))]
-    return [mode, statistics.median(latencies), p90, model.calls, stored_after]
+    return mode, statistics.median(latencies), p90, model.calls, stored_after
 
 
 def main() -> None:
@@ -133,9 +134,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         rows = [run_mode(mode, args, Path(tmp)) for mode in ("agent alone", "deferred",
                                                             "inline")]
-    alone = float(rows[0][1])  # type: ignore[arg-type]
-    table = [[r[0], r[1], r[2], f"{float(r[1]) / alone:.2f}x", r[3],  # type: ignore[arg-type]
-              r[4]] for r in rows]
+    alone = rows[0][1]
+    table = [[mode, p50, p90, f"{p50 / alone:.2f}x", calls, stored]
+             for mode, p50, p90, calls, stored in rows]
     print(f"{args.turns} turns in a burst, agent {args.agent_s} s, memory model "
           f"{args.memory_s} s per call, debounce {args.debounce} s; load: "
           f"{os.getloadavg()[0]:.1f}")

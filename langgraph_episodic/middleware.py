@@ -182,8 +182,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self._score = score
         self._redact = redact
         self.formation = resolve_defer(defer)
-        self._former = Former(EntityWriter(model) if entities else None,
-                              self._record if episodes else None)
+        self._former = Former(EntityWriter(model) if entities else None, episodes=episodes,
+                              memories=shared, score=score)
         if self.formation is not None and store is not None:
             self.formation.bind(store, self._former)
 

@@ -30,6 +30,12 @@ from .._effects import Plan, call, run
 from ..graph._keylock import locked
 from ..graph._runner import MemoryNode
 from ..graph.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity
+from ..graph.episode_nodes import (
+    EPISODE_NAMESPACE,
+    EpisodeMemories,
+    Scorer,
+    record_episode_node,
+)
 from ..graph.state import entity_key
 from .pending import PendingTurn
 
@@ -54,13 +60,32 @@ class Former:
 
     Args:
         writer: The entity extractor and merger (``None``: no entities).
-        record: The record-episode node (``None``: no episodes).
+        episodes: Record the queued episodes.
+        memories: The episodic memories the turn recalled from (their store, namespace and
+            options); with no store of their own, the store the batch is formed in.
+        score: The record-episode node's score function.
         namespace: Namespace template of the entities.
     """
 
-    def __init__(self, writer: EntityWriter | None, record: MemoryNode | None, *,
+    def __init__(self, writer: EntityWriter | None, *, episodes: bool = True,
+                 memories: EpisodeMemories | None = None, score: Scorer | None = None,
                  namespace: tuple[str, ...] = ENTITY_NAMESPACE) -> None:
-        self.writer, self.record, self.namespace = writer, record, namespace
+        self.writer, self.episodes, self.namespace = writer, episodes, namespace
+        self._memories, self._score = memories, score
+        self._records: dict[int, MemoryNode] = {}
+
+    def _record(self, store: BaseStore) -> MemoryNode:
+        """The record-episode node for ``store`` (the worker has no graph to take it from)."""
+        node = self._records.get(id(store))
+        if node is None:
+            memories = self._memories
+            if memories is None or memories.store is None:
+                options = memories.options if memories is not None else {}
+                namespace = memories.namespace if memories is not None else EPISODE_NAMESPACE
+                memories = EpisodeMemories(store, namespace=namespace, **options)
+            node = self._records[id(store)] = record_episode_node(memories=memories,
+                                                                  score=self._score)
+        return node
 
     def form(self, store: BaseStore, turns: Sequence[PendingTurn]) -> Formed:
         """Form ``turns`` (one user's, oldest first) into ``store``."""
@@ -72,10 +97,11 @@ class Former:
                 done, left = self._entities(store, ns, group)
                 written += done
                 skipped += left
-        if self.record is not None:
+        if self.episodes:
             for turn in turns:
                 if turn.episode is not None:
-                    update = run(self.record._plan(dict(turn.episode), turn.config()))
+                    record = self._record(store)
+                    update = run(record._plan(dict(turn.episode), turn.config()))
                     episodes += bool(update.get("episode_id"))
         return Formed(tuple(written), tuple(skipped), episodes)
 

@@ -11,7 +11,7 @@ from langchain_core.runnables import RunnableConfig
 from .._effects import Plan
 from ..graph._runner import MemoryNode, resolve_store
 from ..graph.entities import ENTITY_NAMESPACE, EntityWriter
-from ..graph.episode_nodes import Scorer
+from ..graph.episode_nodes import EpisodeMemories, Scorer
 from ..privacy.redaction import DEFAULT_REDACTOR
 from .former import Former
 from .queueing import queue_turn
@@ -20,11 +20,12 @@ from .worker import DeferredFormation
 
 def queue_formation_node(
     formation: DeferredFormation, *, store: Any = None, model: BaseChatModel | None = None,
-    entities: bool = True, record: MemoryNode | None = None, score: Scorer | None = None,
+    entities: bool = True, episodes: bool = True, memories: EpisodeMemories | None = None,
+    score: Scorer | None = None,
     entity_options: Mapping[str, Any] | None = None, name: str = "queue_formation",
 ) -> MemoryNode:
     """The node that queues this turn's formation (entities with ``entities``, the episode
-    with ``record``) for ``formation``'s worker.
+    with ``episodes``, into ``memories``) for ``formation``'s worker.
 
     ``entity_options`` are the entity-extract node's options that matter here:
     ``namespace``, ``source`` and ``redact``.
@@ -35,12 +36,13 @@ def queue_formation_node(
     if source not in ("human", "last"):
         raise ValueError(f"source must be 'human' or 'last', got {source!r}.")
     redact = options.get("redact", DEFAULT_REDACTOR)
-    former = Former(EntityWriter(model) if entities else None, record, namespace=namespace)
+    former = Former(EntityWriter(model) if entities else None, episodes=episodes,
+                    memories=memories, score=score, namespace=namespace)
     if store is not None:
         formation.bind(store, former)
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        episode = record is not None and (score is not None or state.get("feedback") is not None)
+        episode = episodes and (score is not None or state.get("feedback") is not None)
         return (yield from queue_turn(formation, resolve_store(store), former, state, config,
                                       entities=entities, episode=episode, redact=redact,
                                       source=source))

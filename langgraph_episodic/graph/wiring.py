@@ -181,9 +181,9 @@ def add_memory_nodes(
         before.append(("select_strategy", select_strategy_node(**opts(
             "select_strategy", memories=shared, policy=policy, rng=rng,
             require_signal=score is None))))
-        record = record_episode_node(**opts("record_episode", memories=shared, score=score))
         if formation is None:
-            after.insert(0, ("record_episode", record))
+            after.insert(0, ("record_episode", record_episode_node(**opts(
+                "record_episode", memories=shared, score=score))))
     if summarize:
         after.append(("summarize", summarize_node(**opts(
             "summarize", trigger=summary_trigger, keep=summary_keep, **summary))))
@@ -193,7 +193,7 @@ def add_memory_nodes(
     if formation is not None:
         after.append(("queue_formation", queue_formation_node(
             formation, store=store, model=model if entities else None, entities=entities,
-            record=record if episodes else None, score=score,
+            episodes=episodes, memories=shared, score=score,
             entity_options=extra.get("entity_extract", {}))))
     for name, node in (*before, *after):
         if name in builder.nodes:

@@ -131,7 +131,7 @@ def test_close_with_a_timeout_leaves_the_rest_in_the_store_for_the_next_start() 
 
 
 def test_a_replayed_or_older_batch_never_overwrites_a_newer_one(store: BaseStore) -> None:
-    former = Former(EntityWriter(None), None)
+    former = Former(EntityWriter(None), episodes=False)
     config = thread_config("alice", "s1")
     old = PendingTurn.of_run(config, "alice", text="I work at ACME in Berlin.", episode=None)
     new = PendingTurn.of_run(config, "alice", text="I work at ACME in Vienna now.",
@@ -175,3 +175,16 @@ def test_an_episode_with_feedback_is_recorded_once_after_the_turn() -> None:
     assert formation.close(timeout=10)
     episodes = store.search(("episodes", "alice"), limit=10)
     assert [e.value["solution"] for e in episodes] == ["Noted."]
+
+
+def test_the_middleware_on_the_agents_own_store_records_the_episode_afterwards() -> None:
+    store = InMemoryStore()
+    formation = DeferredFormation(debounce=0.0)
+    agent = create_agent(ScriptedChatModel(script=["Use sorted()."]), tools=[], store=store,
+                         middleware=[EpisodicMemoryMiddleware(profile=False, memories=False,
+                                                              defer=formation)])
+    agent.invoke({"messages": [("user", "Sort a list of numbers")],
+                  "feedback": {"reward": 1.0}}, thread_config("alice", "s1"))
+    assert formation.close(timeout=10)
+    assert [e.value["solution"] for e in store.search(("episodes", "alice"), limit=10)] == [
+        "Use sorted()."]

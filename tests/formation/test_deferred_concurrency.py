@@ -12,7 +12,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
@@ -66,22 +66,15 @@ def test_ten_users_in_bursts_keep_every_fact_their_own_and_in_order(
                                store=store, summarize=False, episodes=False, defer=formation)
     users = [f"u{n}" for n in range(USERS)]
     barrier = threading.Barrier(USERS)
-    errors: list[BaseException] = []
 
     def chat(user: str) -> None:
-        try:
-            barrier.wait()
-            for text in turns_of(user):
-                graph.invoke({"messages": [("user", text)]}, thread_config(user, "burst"))
-        except BaseException as exc:  # reported below, with the user
-            errors.append(exc)
+        barrier.wait()
+        for text in turns_of(user):
+            graph.invoke({"messages": [("user", text)]}, thread_config(user, "burst"))
 
-    threads = [threading.Thread(target=chat, args=(u,)) for u in users]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not errors, errors
+    with ThreadPoolExecutor(USERS) as pool:
+        for done in [pool.submit(chat, u) for u in users]:
+            done.result(timeout=120)  # re-raises what a user's thread raised
     assert formation.close(timeout=60), "the worker drained the queue"
     assert store.search((PENDING,), limit=1000) == []
 
