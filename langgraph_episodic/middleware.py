@@ -62,7 +62,7 @@ from ._effects import Plan, arun, call, run
 from ._fence import data_notice, fence, single_line
 from .facts.recall import newest_per_lineage
 from .facts.records import CURRENT_FILTER
-from .formation import DeferredFormation, Former, resolve_defer
+from .formation import Former, Scheduler, resolve_defer
 from .formation.queueing import queue_turn
 from .graph._messages import as_messages, last_human_text
 from .graph._runner import resolve_store
@@ -161,7 +161,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         top_k: int = 3,
         score: Scorer | None = None,
         redact: SaveRedactor | None = DEFAULT_REDACTOR,
-        defer: bool | DeferredFormation = False,
+        defer: bool | Scheduler = False,
     ) -> None:
         super().__init__()
         self.store = store

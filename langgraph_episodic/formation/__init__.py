@@ -11,15 +11,20 @@ user's burst of turns into one batch (:mod:`.former`). See ``docs/deferred.md``.
 from .former import FORMED_THROUGH, Formed, Former
 from .nodes import queue_formation_node
 from .pending import PENDING, PendingTurn, pending_namespace
-from .worker import DeferredFormation, resolve_defer
+from .server import FORMATION_ASSISTANT, ServerFormation, formation_graph
+from .worker import DeferredFormation, Scheduler, resolve_defer
 
 __all__ = [
+    "FORMATION_ASSISTANT",
     "FORMED_THROUGH",
     "PENDING",
     "DeferredFormation",
     "Formed",
     "Former",
     "PendingTurn",
+    "Scheduler",
+    "ServerFormation",
+    "formation_graph",
     "pending_namespace",
     "queue_formation_node",
     "resolve_defer",

@@ -15,11 +15,11 @@ from ..graph.episode_nodes import EpisodeMemories, Scorer
 from ..privacy.redaction import DEFAULT_REDACTOR
 from .former import Former
 from .queueing import queue_turn
-from .worker import DeferredFormation
+from .worker import Scheduler
 
 
 def queue_formation_node(
-    formation: DeferredFormation, *, store: Any = None, model: BaseChatModel | None = None,
+    formation: Scheduler, *, store: Any = None, model: BaseChatModel | None = None,
     entities: bool = True, episodes: bool = True, memories: EpisodeMemories | None = None,
     score: Scorer | None = None,
     entity_options: Mapping[str, Any] | None = None, name: str = "queue_formation",

@@ -16,12 +16,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
 from .._config import user_id_from
-from .._effects import Plan
+from .._effects import Plan, call
 from ..graph._messages import as_messages, last_human_index, message_text
 from ..privacy.redaction import SaveRedactor, redact_saved
 from .former import Former
 from .pending import PendingTurn, enqueue
-from .worker import DeferredFormation
+from .worker import Scheduler
 
 EPISODE_KEYS = ("task", "strategy", "iterations", "outcome")
 
@@ -59,7 +59,7 @@ def source_text(state: Mapping[str, Any], source: str = "human") -> str:
 
 
 def queue_turn(
-    formation: DeferredFormation, store: BaseStore, former: Former,
+    formation: Scheduler, store: BaseStore, former: Former,
     state: Mapping[str, Any], config: RunnableConfig, *,
     entities: bool, episode: bool, redact: SaveRedactor | None, source: str = "human",
 ) -> Plan[dict[str, Any]]:
@@ -72,5 +72,5 @@ def queue_turn(
         return {}
     formation.bind(store, former)
     yield from enqueue(store, PendingTurn.of_run(config, user_id, text=text, episode=snapshot))
-    formation.notify(user_id)
+    yield call(formation.notify, formation.anotify, user_id)
     return {"feedback": None, "outcome": None} if snapshot is not None else {}

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from langgraph.store.base import BaseStore
 
@@ -107,6 +108,10 @@ class DeferredFormation:
     def notify(self, user_id: str) -> None:
         """A turn of ``user_id`` was queued: (re)start the user's debounce."""
         self._schedule(namespace_label(user_id))
+
+    async def anotify(self, user_id: str) -> None:
+        """Async version of :meth:`notify` (it does not block)."""
+        self.notify(user_id)
 
     def _schedule(self, user: str, first: float | None = None) -> None:
         now = time.monotonic()
@@ -228,7 +233,18 @@ class DeferredFormation:
         return drained
 
 
-def resolve_defer(defer: bool | DeferredFormation | None) -> DeferredFormation | None:
+class Scheduler(Protocol):
+    """What ``defer=`` takes: :class:`DeferredFormation` (a thread in this process) or
+    :class:`~langgraph_episodic.formation.server.ServerFormation` (the LangGraph server's
+    run queue)."""
+
+    def bind(self, store: BaseStore, former: Former) -> None: ...
+    def notify(self, user_id: str) -> None: ...
+    async def anotify(self, user_id: str) -> None: ...
+    def close(self, timeout: float | None = None) -> bool: ...
+
+
+def resolve_defer(defer: bool | Scheduler | None) -> Scheduler | None:
     """The ``defer=`` keyword: ``False``/``None`` off, ``True`` a default instance closed at
     exit, or the caller's own instance."""
     if defer is None or defer is False:
@@ -237,7 +253,8 @@ def resolve_defer(defer: bool | DeferredFormation | None) -> DeferredFormation |
         formation = DeferredFormation()
         atexit.register(formation.close)
         return formation
-    if isinstance(defer, DeferredFormation):
+    if all(callable(getattr(defer, name, None)) for name in ("bind", "notify", "anotify")):
         return defer
-    raise TypeError(f"defer must be a bool or a DeferredFormation, got {type(defer).__name__}.")
+    raise TypeError(f"defer must be a bool, a DeferredFormation or a ServerFormation, got "
+                    f"{type(defer).__name__}.")
 

@@ -45,7 +45,7 @@ from .working_memory import CustomerHistory, OutputLog
 from .working_memory_nodes import history_nodes, output_log_nodes
 
 if TYPE_CHECKING:
-    from ..formation import DeferredFormation
+    from ..formation import Scheduler
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class MemoryNodeNames:
     """Nodes that run before the agent, in order."""
     after: tuple[str, ...]
     """Nodes that run after the agent, in order; route your agent's exit to ``after[0]``."""
-    formation: DeferredFormation | None = None
+    formation: Scheduler | None = None
     """The background formation with ``defer=``: :meth:`~DeferredFormation.close` it at
     shutdown."""
 
@@ -88,7 +88,7 @@ def add_memory_nodes(
     connect_agent: bool = True,
     start: str = START,
     end: str = END,
-    defer: bool | DeferredFormation = False,
+    defer: bool | Scheduler = False,
 ) -> MemoryNodeNames:
     """Add the memory nodes and edges around the already-added node ``agent``.
 
