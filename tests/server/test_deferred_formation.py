@@ -73,3 +73,4 @@ def test_a_deferred_run_returns_and_the_server_forms_the_memory_afterwards(
     assert result["left"] == [], "the formation run emptied the queue"
     assert "ACME" in result["after"]["messages"][-1]["content"]
     server.stop()  # fails the test if a process is left behind
+    assert "Traceback" not in server.log_text(), server.log_text()[-5000:]
