@@ -1,11 +1,12 @@
-"""The background worker of deferred formation: one thread, fed from the store's queue.
+"""The background worker of deferred formation: a few threads, fed from the store's queue.
 
 A deferred turn writes its :class:`~.pending.PendingTurn` to the store and calls
 :meth:`DeferredFormation.notify`; the turn then returns. The worker thread forms a user's
 pending turns once the user has been quiet for ``debounce`` seconds (or the oldest has waited
 ``max_wait``), all of them in one batch, oldest first (:class:`~.former.Former`), and deletes
-them from the queue only after they are formed. One thread forms every user, one user at a
-time, so a user's turns are always formed in the order they were answered.
+them from the queue only after they are formed. ``workers`` threads form different users at
+once; a user is formed by one thread at a time, so a user's turns are always formed in the
+order they were answered.
 
 When it starts (:meth:`DeferredFormation.bind`, on the first deferred turn or when the store is
 known up front) it schedules every user that still has pending turns in the store: what a
@@ -58,24 +59,28 @@ class DeferredFormation:
         max_wait: A user who never pauses is formed anyway once their oldest pending turn has
             waited this long.
         close_timeout: Default of :meth:`close`'s ``timeout``.
+        workers: Threads forming different users at once (the memory model's calls wait on
+            the network, so a few threads keep one slow user from delaying the others).
         on_formed: Called in the worker thread after each batch, with the user's label, the
             number of turns and what was formed (for metrics and tests).
     """
 
     def __init__(self, *, debounce: float = 1.0, max_wait: float = 30.0,
-                 close_timeout: float = 10.0,
+                 close_timeout: float = 10.0, workers: int = 4,
                  on_formed: Callable[[str, int, Formed], None] | None = None) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}.")
         if debounce < 0 or max_wait < debounce:
             raise ValueError(f"Need 0 <= debounce <= max_wait, got debounce={debounce}, "
                              f"max_wait={max_wait}.")
         self.debounce, self.max_wait, self.close_timeout = debounce, max_wait, close_timeout
-        self.on_formed = on_formed
+        self.on_formed, self.workers = on_formed, workers
         self._store: BaseStore | None = None
         self._former: Former | None = None
         self._due: dict[str, _Due] = {}
-        self._busy: str | None = None
+        self._busy: set[str] = set()
         self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._draining = False
         self._closed = False
         self._recovering = False
@@ -97,9 +102,11 @@ class DeferredFormation:
                 raise RuntimeError("This DeferredFormation is closed; make a new one.")
             self._store, self._former = store, former
             self._recovering = True
-            self._thread = threading.Thread(target=self._loop, name="episodic-formation",
-                                            daemon=True)
-            self._thread.start()
+            self._threads = [threading.Thread(target=self._loop, args=(i == 0,), daemon=True,
+                                              name=f"episodic-formation-{i}")
+                             for i in range(self.workers)]
+        for thread in self._threads:
+            thread.start()
 
     @property
     def bound(self) -> bool:
@@ -136,16 +143,17 @@ class DeferredFormation:
         """Wait for the next user that is due (and its failures so far); ``None`` once closed."""
         with self._cond:
             while not self._closed:
-                if not self._due:
+                free = [(u, d) for u, d in self._due.items() if u not in self._busy]
+                if not free:  # nothing due, or only users another worker is forming
                     self._cond.wait()
                     continue
-                user, due = min(self._due.items(), key=lambda pair: self._when(pair[1]))
+                user, due = min(free, key=lambda pair: self._when(pair[1]))
                 wait = self._when(due) - time.monotonic()
                 if wait > 0:
                     self._cond.wait(wait)
                     continue
                 del self._due[user]
-                self._busy = user
+                self._busy.add(user)
                 return user, due.failures
             return None
 
@@ -155,15 +163,16 @@ class DeferredFormation:
         for user in pending_users(self._store):
             self._schedule(user, first=0.0)
 
-    def _loop(self) -> None:
-        try:
-            self._recover()
-        except Exception:  # the queue stays in the store; the next start tries again
-            logger.exception("deferred formation could not list the pending turns")
-        finally:
-            with self._cond:
-                self._recovering = False
-                self._cond.notify_all()
+    def _loop(self, recover: bool) -> None:
+        if recover:
+            try:
+                self._recover()
+            except Exception:  # the queue stays in the store; the next start tries again
+                logger.exception("deferred formation could not list the pending turns")
+            finally:
+                with self._cond:
+                    self._recovering = False
+                    self._cond.notify_all()
         while (picked := self._next()) is not None:
             user, failures = picked
             try:
@@ -176,7 +185,7 @@ class DeferredFormation:
                     self._due.setdefault(user, _Due(now, now)).failures = failures + 1
             finally:
                 with self._cond:
-                    self._busy = None
+                    self._busy.discard(user)
                     self._cond.notify_all()
 
     def _form(self, user: str) -> None:
@@ -195,19 +204,19 @@ class DeferredFormation:
     def idle(self) -> bool:
         """True when nothing is scheduled or being formed in this process."""
         with self._cond:
-            return not self._due and self._busy is None and not self._recovering
+            return not self._due and not self._busy and not self._recovering
 
     def flush(self, timeout: float | None = None) -> bool:
         """Form everything scheduled now, ignoring the debounce; wait up to ``timeout``
         seconds. Returns True when nothing is left scheduled."""
-        if self._thread is None:
+        if not self._threads:
             return True
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             self._draining = True
             self._cond.notify_all()
             try:
-                while self._due or self._busy is not None or self._recovering:
+                while self._due or self._busy or self._recovering:
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:
                         return False
@@ -227,9 +236,10 @@ class DeferredFormation:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
-            thread = self._thread
-        if thread is not None and drained:
-            thread.join(timeout=1.0)
+            threads = list(self._threads)
+        if drained:
+            for thread in threads:
+                thread.join(timeout=1.0)
         return drained
 
 
