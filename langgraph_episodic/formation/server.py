@@ -15,6 +15,7 @@ turn scheduled: a burst is formed once, after its last turn.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 import uuid
@@ -31,6 +32,8 @@ from ..graph.entities import ENTITY_NAMESPACE, EntityWriter
 from ..graph.episode_nodes import EpisodeMemories, Scorer
 from .former import Former
 from .pending import pending_turns, remove
+
+logger = logging.getLogger(__name__)
 
 FORMATION_ASSISTANT = "memory_formation"
 """The graph id :class:`ServerFormation` runs by default (its key in ``langgraph.json``)."""
@@ -75,11 +78,15 @@ class ServerFormation:
 
             self._client = get_client()
         thread_id = formation_thread_id(user_id)
-        await self._client.threads.create(thread_id=thread_id, if_exists="do_nothing",
-                                          metadata={"purpose": "memory formation"})
-        await self._client.runs.create(
-            thread_id, self.assistant_id, input={"user_id": user_id},
-            multitask_strategy="enqueue", after_seconds=math.ceil(max(0.0, self.debounce)))
+        try:
+            await self._client.threads.create(thread_id=thread_id, if_exists="do_nothing",
+                                              metadata={"purpose": "memory formation"})
+            await self._client.runs.create(
+                thread_id, self.assistant_id, input={"user_id": user_id},
+                multitask_strategy="enqueue", after_seconds=math.ceil(max(0.0, self.debounce)))
+        except Exception:  # the turn is queued in the store: the user's next run forms it
+            logger.exception("could not schedule the memory formation of %r; it stays queued "
+                             "until the user's next turn schedules one", user_id)
 
     def close(self, timeout: float | None = None) -> bool:
         """The queue is the server's: nothing to drain here."""
