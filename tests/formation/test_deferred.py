@@ -7,6 +7,7 @@ test observes rather than a timing it hopes for.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -188,3 +189,14 @@ def test_the_middleware_on_the_agents_own_store_records_the_episode_afterwards()
     assert formation.close(timeout=10)
     assert [e.value["solution"] for e in store.search(("episodes", "alice"), limit=10)] == [
         "Use sorted()."]
+
+
+def test_an_async_turn_queues_without_blocking_and_is_formed_afterwards() -> None:
+    store = InMemoryStore()
+    formation = DeferredFormation(debounce=0.0)
+    graph = build_memory_graph(answer, store=store, summarize=False, episodes=False,
+                               defer=formation)
+    asyncio.run(graph.ainvoke({"messages": [("user", ALICE)]}, thread_config("alice", "s1")))
+    assert formation.close(timeout=10)
+    assert sorted(entities(store, "alice")) == ["ACME", "LangGraph"]
+    assert pending(store) == []
