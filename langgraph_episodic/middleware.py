@@ -62,10 +62,12 @@ from ._effects import Plan, arun, call, run
 from ._fence import data_notice, fence, single_line
 from .facts.recall import newest_per_lineage
 from .facts.records import CURRENT_FILTER
+from .formation import Former, Scheduler, resolve_defer
+from .formation.queueing import queue_turn
 from .graph._messages import as_messages, last_human_text
 from .graph._runner import resolve_store
 from .graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
-from .graph.entities import ENTITY_NAMESPACE, entity_extract_node, load_entities
+from .graph.entities import ENTITY_NAMESPACE, EntityWriter, entity_extract_node, load_entities
 from .graph.episode_nodes import EpisodeMemories, Scorer, recall_node, record_episode_node
 from .graph.profiles import UserProfiles
 from .graph.state import merge_entities
@@ -128,6 +130,12 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         redact: Applied to the user's text before entities are extracted and saved (default:
             e-mail addresses, phone numbers, IBANs and card numbers; ``None`` turns it off; see
             :func:`~langgraph_episodic.privacy.redact_saved`).
+        defer: Form the memory after the turn (see :mod:`langgraph_episodic.formation`):
+            ``after_agent`` only queues the turn in the store and the run returns; entity
+            extraction and episode recording run in a background worker. ``True`` uses a
+            default :class:`~langgraph_episodic.formation.DeferredFormation`; pass your own
+            to set the debounce and to :meth:`close` it. With ``defer`` the entities load
+            from the store on every turn, so formed facts reach a running thread too.
     """
 
     state_schema = EpisodicMemoryState
@@ -153,6 +161,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         top_k: int = 3,
         score: Scorer | None = None,
         redact: SaveRedactor | None = DEFAULT_REDACTOR,
+        defer: bool | Scheduler = False,
     ) -> None:
         super().__init__()
         self.store = store
@@ -171,13 +180,25 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self._recall = recall_node(memories=shared, top_k=top_k)
         self._record = record_episode_node(memories=shared, score=score)
         self._score = score
+        self._redact = redact
+        self.formation = resolve_defer(defer)
+        self._former = Former(EntityWriter(model) if entities else None, episodes=episodes,
+                              memories=shared, score=score)
+        if self.formation is not None and store is not None:
+            self.formation.bind(store, self._former)
+
+    def close(self, timeout: float | None = None) -> bool:
+        """Form what is still queued, for up to ``timeout`` seconds, and stop the worker
+        (see :meth:`DeferredFormation.close`); True when nothing is left. Without ``defer``
+        there is nothing to do."""
+        return True if self.formation is None else self.formation.close(timeout)
 
     # --- plans (one body for sync and async) ---
 
     def _before_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         store = resolve_store(self.store)
         update: dict[str, Any] = {}
-        if self.use_entities and not state.get("entities"):
+        if self.use_entities and (self.formation is not None or not state.get("entities")):
             loaded = yield from load_entities(store, fill_namespace(ENTITY_NAMESPACE, config),
                                               self.entity_limit)
             if loaded:
@@ -214,10 +235,17 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         return update or None
 
     def _after_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        episode = self.use_episodes and (self._score is not None
+                                         or state.get("feedback") is not None)
+        if self.formation is not None:
+            return (yield from queue_turn(self.formation, resolve_store(self.store),
+                                          self._former, state, config,
+                                          entities=self.use_entities, episode=episode,
+                                          redact=self._redact))
         update: dict[str, Any] = {}
         if self.use_entities:
             update.update((yield from self._extract._plan(state, config)))
-        if self.use_episodes and (self._score is not None or state.get("feedback") is not None):
+        if episode:
             update.update((yield from self._record._plan(state, config)))
         return update
 

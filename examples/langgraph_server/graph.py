@@ -10,6 +10,9 @@ its memory, so the app runs with no API key.
 
 A run records an episode when its input carries feedback for the answer, e.g.
 ``{"messages": [...], "feedback": {"reward": 1.0}}``.
+
+With ``EPISODIC_DEFER=1`` the run returns once the agent has answered, and the server forms the
+memory afterwards as a background run of ``formation`` (see the README).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import os
 from typing import Any
 
 from langgraph_episodic import build_memory_graph
+from langgraph_episodic.formation import ServerFormation, formation_graph
 
 
 def offline_agent(state: dict[str, Any]) -> dict[str, Any]:
@@ -39,4 +43,9 @@ def _chat_model() -> Any:
 
 
 model = _chat_model()
-graph = build_memory_graph(model or offline_agent, model=model)
+deferred = os.environ.get("EPISODIC_DEFER", "").strip().lower() in ("1", "true", "yes")
+graph = build_memory_graph(model or offline_agent, model=model,
+                           defer=ServerFormation() if deferred else False)
+formation = formation_graph(model=model)
+"""The memory-formation graph ``ServerFormation`` runs in the background (register it in
+``langgraph.json`` as ``memory_formation`` when ``EPISODIC_DEFER`` is on; see the README)."""

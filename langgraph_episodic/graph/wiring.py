@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, SystemMessage
@@ -44,6 +44,9 @@ from .working_memory_nodes import history_nodes, output_log_nodes
 
 Option = TypeVar("Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions)
 
+if TYPE_CHECKING:
+    from ..formation import Scheduler
+
 
 @dataclass(frozen=True)
 class MemoryNodeNames:
@@ -53,6 +56,9 @@ class MemoryNodeNames:
     """Nodes that run before the agent, in order."""
     after: tuple[str, ...]
     """Nodes that run after the agent, in order; route your agent's exit to ``after[0]``."""
+    formation: Scheduler | None = None
+    """The background formation with ``defer=``: :meth:`~DeferredFormation.close` it at
+    shutdown."""
 
 
 def _group(value: Option | bool, default: type[Option], keyword: str) -> Option | None:
@@ -86,6 +92,7 @@ def add_memory_nodes(
     connect_agent: bool = True,
     start: str = START,
     end: str = END,
+    defer: bool | Scheduler = False,
 ) -> MemoryNodeNames:
     """Add the memory nodes and edges around the already-added node ``agent``.
 
@@ -110,6 +117,13 @@ def add_memory_nodes(
         connect_agent: Add the edge ``agent -> after[0]``. Pass ``False`` when your agent
             leaves through a conditional edge (e.g. a tool loop) and route it yourself.
         start, end: Where the chain starts and ends (default ``START`` and ``END``).
+        defer: Form the memory after the turn (:mod:`langgraph_episodic.formation`): one node,
+            ``queue_formation``, replaces ``record_episode`` and ``entity_extract`` after the
+            agent; it writes the turn to a queue in the store and the run returns, and a
+            background worker extracts the entities and records the episode. ``True`` uses
+            a default :class:`~langgraph_episodic.formation.DeferredFormation` (closed at
+            exit); pass your own to choose the debounce and to close it. The summary (a
+            state update) still runs in the turn.
 
     >>> builder = StateGraph(EpisodicState)
     >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
@@ -147,6 +161,9 @@ def add_memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
+    from ..formation import queue_formation_node, resolve_defer  # it builds on these nodes
+
+    formation = resolve_defer(defer)
     if epi is not None:
         before.append(("recall", recall_node(
             memories=shared, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
@@ -154,15 +171,25 @@ def add_memory_nodes(
         before.append(("select_strategy", select_strategy_node(
             memories=shared, policy=epi.policy, rng=epi.rng, pool=epi.pool,
             similar_k=epi.similar_k, require_signal=epi.score is None)))
-        after.insert(0, ("record_episode", record_episode_node(
-            memories=shared, score=epi.score)))
+        if formation is None:
+            after.insert(0, ("record_episode", record_episode_node(
+                memories=shared, score=epi.score)))
     if summ is not None:
         after.append(("summarize", summarize_node(trigger=summ.trigger, keep=summ.keep,
                                                   **summary)))
-    if ent is not None:
+    if ent is not None and formation is None:
         after.append(("entity_extract", entity_extract_node(
             model=model, store=store, namespace=ent.namespace, source=ent.source,
             load_limit=ent.limit, redact=ent.redact)))
+    if formation is not None:
+        entity_options = (
+            {"namespace": ent.namespace, "source": ent.source, "redact": ent.redact}
+            if ent is not None else {}
+        )
+        after.append(("queue_formation", queue_formation_node(
+            formation, store=store, model=model if ent is not None else None,
+            entities=ent is not None, episodes=epi is not None, memories=shared,
+            score=epi.score if epi is not None else None, entity_options=entity_options)))
     for name, node in (*before, *after):
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")
@@ -175,7 +202,7 @@ def add_memory_nodes(
         edges += pairwise([*chain_after, end])
     for a, b in edges:
         builder.add_edge(a, b)
-    return MemoryNodeNames(tuple(n for n, _ in before), tuple(chain_after))
+    return MemoryNodeNames(tuple(n for n, _ in before), tuple(chain_after), formation)
 
 
 ENTITIES_LABEL = "KNOWN ENTITIES"

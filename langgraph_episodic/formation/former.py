@@ -1,0 +1,161 @@
+"""What a deferred formation does with a user's pending turns: entities, then episodes.
+
+:class:`Former` takes one user's pending turns, oldest first, and forms them as the inline
+nodes would, with two differences that make a burst cheap and a replay harmless:
+
+- The entities of all the turns come from *one* extraction over their texts, in turn order
+  (ten quick turns cost one model call, not ten); each entity is then merged as the inline
+  node merges it, under the same per-entity lock.
+- Every entity it writes carries ``formed_through``, the key of the newest pending turn it
+  includes. An entity that already carries a key at or after the batch's is left alone: a
+  batch replayed after a crash (formed, not yet deleted) writes nothing twice, and an older
+  batch never overwrites what a newer one wrote.
+
+Episodes are recorded by the record-episode node's own plan, whose episode id is
+deterministic: recording a replayed turn again keeps one episode.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+from langgraph.store.base import BaseStore, GetOp, PutOp
+
+from .._config import fill_namespace
+from .._effects import Plan, call, run
+from ..graph._keylock import locked
+from ..graph._runner import MemoryNode
+from ..graph.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity
+from ..graph.episode_nodes import (
+    EPISODE_NAMESPACE,
+    EpisodeMemories,
+    Scorer,
+    record_episode_node,
+)
+from ..graph.state import entity_key
+from .pending import PendingTurn
+
+logger = logging.getLogger(__name__)
+
+FORMED_THROUGH = "formed_through"
+"""Key in a formed entity's value: the newest pending turn (its queue key) it includes."""
+
+
+@dataclass(frozen=True)
+class Formed:
+    """What one batch formed: entity names written, entity names skipped as already formed,
+    episodes recorded."""
+
+    entities: tuple[str, ...]
+    skipped: tuple[str, ...]
+    episodes: int
+
+
+class Former:
+    """Forms one user's pending turns (see the module docstring).
+
+    Args:
+        writer: The entity extractor and merger (``None``: no entities).
+        episodes: Record the queued episodes.
+        memories: The episodic memories the turn recalled from (their store, namespace and
+            options); with no store of their own, the store the batch is formed in.
+        score: The record-episode node's score function.
+        namespace: Namespace template of the entities.
+    """
+
+    def __init__(self, writer: EntityWriter | None, *, episodes: bool = True,
+                 memories: EpisodeMemories | None = None, score: Scorer | None = None,
+                 namespace: tuple[str, ...] = ENTITY_NAMESPACE) -> None:
+        self.writer, self.episodes, self.namespace = writer, episodes, namespace
+        self._memories, self._score = memories, score
+        self._records: dict[int, MemoryNode] = {}
+
+    def _record(self, store: BaseStore) -> MemoryNode:
+        """The record-episode node for ``store`` (the worker has no graph to take it from)."""
+        node = self._records.get(id(store))
+        if node is None:
+            memories = self._memories
+            if memories is None or memories.store is None:
+                options = memories.options if memories is not None else {}
+                namespace = memories.namespace if memories is not None else EPISODE_NAMESPACE
+                memories = EpisodeMemories(store, namespace=namespace, **options)
+            node = self._records[id(store)] = record_episode_node(memories=memories,
+                                                                  score=self._score)
+        return node
+
+    def form(self, store: BaseStore, turns: Sequence[PendingTurn]) -> Formed:
+        """Form ``turns`` (one user's, oldest first) into ``store``."""
+        written: list[str] = []
+        skipped: list[str] = []
+        episodes = 0
+        if self.writer is not None:
+            for ns, group in _by_namespace(turns, self.namespace).items():
+                done, left = self._entities(store, ns, group)
+                written += done
+                skipped += left
+        if self.episodes:
+            for turn in turns:
+                if turn.episode is not None:
+                    record = self._record(store)
+                    update = run(record._plan(dict(turn.episode), turn.config()))
+                    episodes += bool(update.get("episode_id"))
+        return Formed(tuple(written), tuple(skipped), episodes)
+
+    def _entities(self, store: BaseStore, ns: tuple[str, ...],
+                  turns: Sequence[PendingTurn]) -> tuple[list[str], list[str]]:
+        assert self.writer is not None
+        text = "\n".join(t.text for t in turns if t.text.strip())
+        if not text:
+            return [], []
+        through = turns[-1].key
+        by_key: dict[str, list[ExtractedEntity]] = {}
+        for entity in run(self.writer.extract(text)):
+            key = entity_key(entity.name)
+            if key and entity.description.strip():
+                by_key.setdefault(key, []).append(entity)
+        with ExitStack() as held:  # every entity's lock, in one order: no deadlock
+            for key in sorted(by_key):
+                held.enter_context(locked((id(store), ns, key)))
+            return run(self._merge(store, ns, by_key, through))
+
+    def _merge(self, store: BaseStore, ns: tuple[str, ...],
+               by_key: dict[str, list[ExtractedEntity]],
+               through: str) -> Plan[tuple[list[str], list[str]]]:
+        """Plan: merge each entity's mentions (in turn order) into the stored entity; one read
+        and one write for all of them. An entity that already includes this batch is skipped."""
+        assert self.writer is not None
+        keys = list(by_key)
+        found = yield call(store.batch, store.abatch, [GetOp(ns, k) for k in keys])
+        written: list[str] = []
+        skipped: list[str] = []
+        puts: list[PutOp] = []
+        for key, old in zip(keys, found, strict=True):
+            mentions = by_key[key]
+            if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
+                skipped.append(mentions[0].name.strip())  # this batch (or a newer) is in it
+                continue
+            display = str(old.value.get("name", mentions[0].name.strip()) if old
+                          else mentions[0].name.strip())
+            merged: str | None = old.value.get("description") if old else None
+            for mention in mentions:
+                merged = yield from self.writer._merged(merged, mention.description.strip())
+            puts.append(PutOp(ns, key, {
+                "name": display, "description": merged, "text": f"{display}: {merged}",
+                "method": self.writer.method, "updated_at": time.time(),
+                FORMED_THROUGH: through}))
+            written.append(display)
+        if puts:
+            yield call(store.batch, store.abatch, puts)
+        return written, skipped
+
+
+def _by_namespace(turns: Sequence[PendingTurn],
+                  template: tuple[str, ...]) -> dict[tuple[str, ...], list[PendingTurn]]:
+    groups: dict[tuple[str, ...], list[PendingTurn]] = {}
+    for turn in turns:
+        groups.setdefault(fill_namespace(template, turn.config()), []).append(turn)
+    return groups

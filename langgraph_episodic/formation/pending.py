@@ -1,0 +1,124 @@
+"""The durable queue of deferred formation: one store item per answered turn.
+
+Before a deferred turn returns, what its formation needs (the user's redacted text for the
+entities, the state an episode is recorded from, the config values that fill the namespaces)
+is written as one item under ``("_pending", user_id, thread_id)`` in the store the memory
+lives in. The worker (:mod:`.worker`) forms it later and deletes it afterwards, so a process
+killed between the answer and the formation loses nothing: the next start finds the item.
+
+Keys sort in the order the turns were answered (``<nanoseconds>-<random>``), so reading a
+user's items and sorting them by key gives the turns in order.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore, Item, PutOp
+
+from .._config import USER_ID, configurable, namespace_label
+from .._effects import Plan, call, run
+from ..graph._runner import all_items
+
+PENDING = "_pending"
+"""First label of the queue's namespaces, ``(PENDING, user_id, thread_id)``."""
+
+
+def pending_key(clock_ns: int | None = None) -> str:
+    """A key that sorts after every key made before it in this process (and, clock allowing,
+    in any other)."""
+    stamp = time.time_ns() if clock_ns is None else clock_ns
+    return f"{stamp:020d}-{uuid.uuid4().hex[:12]}"
+
+
+def _plain(conf: Mapping[str, Any]) -> dict[str, Any]:
+    """The config values a namespace template can name (plain scalars, no LangGraph internals)."""
+    return {k: v for k, v in conf.items()
+            if not k.startswith(("__", "checkpoint_")) and isinstance(v, str | int | float | bool)}
+
+
+@dataclass(frozen=True)
+class PendingTurn:
+    """One answered turn whose memory is still to be formed."""
+
+    user_id: str
+    thread_id: str
+    key: str
+    """Sorts in turn order (:func:`pending_key`)."""
+    text: str = ""
+    """The user's message, redacted, for the entities (empty: no entities to form)."""
+    episode: dict[str, Any] | None = None
+    """The state an episode is recorded from (``None``: no episode this turn)."""
+    configurable: dict[str, Any] = field(default_factory=dict)
+    """The run's ``config["configurable"]`` scalars, to fill namespace templates."""
+    enqueued_at: float = 0.0
+
+    @property
+    def namespace(self) -> tuple[str, ...]:
+        return pending_namespace(self.user_id, self.thread_id)
+
+    def config(self) -> RunnableConfig:
+        """The config the formation runs with: the run's values, the user pinned."""
+        return {"configurable": {**self.configurable, USER_ID: self.user_id,
+                                 "thread_id": self.thread_id}}
+
+    def to_value(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "thread_id": self.thread_id, "text": self.text,
+                "episode": self.episode, "configurable": self.configurable,
+                "enqueued_at": self.enqueued_at}
+
+    @classmethod
+    def from_item(cls, item: Item) -> PendingTurn:
+        value = item.value
+        return cls(user_id=str(value["user_id"]), thread_id=str(value["thread_id"]),
+                   key=item.key, text=str(value.get("text") or ""),
+                   episode=value.get("episode"),
+                   configurable=dict(value.get("configurable") or {}),
+                   enqueued_at=float(value.get("enqueued_at") or 0.0))
+
+    @classmethod
+    def of_run(cls, config: RunnableConfig, user_id: str, *, text: str,
+               episode: dict[str, Any] | None) -> PendingTurn:
+        conf = configurable(config)
+        return cls(user_id=user_id, thread_id=str(conf.get("thread_id") or ""),
+                   key=pending_key(), text=text, episode=episode,
+                   configurable=_plain(conf), enqueued_at=time.time())
+
+
+def pending_namespace(user_id: str, thread_id: str) -> tuple[str, str, str]:
+    """``(PENDING, user_id, thread_id)`` (a run without a thread id queues under ``"-"``)."""
+    return (PENDING, namespace_label(user_id), namespace_label(thread_id or "-"))
+
+
+def enqueue(store: BaseStore, turn: PendingTurn) -> Plan[None]:
+    """Plan: write ``turn`` to the queue (not indexed: nobody searches it by meaning)."""
+    yield call(store.put, store.aput, turn.namespace, turn.key, turn.to_value(), index=False)
+
+
+def pending_users(store: BaseStore) -> list[str]:
+    """The users with pending turns (the ``user_id`` labels of the queue's namespaces)."""
+    users: list[str] = []
+    offset = 0
+    while True:
+        page = store.list_namespaces(prefix=(PENDING,), max_depth=2, limit=500, offset=offset)
+        users += [ns[1] for ns in page if len(ns) >= 2]
+        if len(page) < 500:
+            return sorted(set(users))
+        offset += len(page)
+
+
+def pending_turns(store: BaseStore, user_label: str) -> list[PendingTurn]:
+    """All pending turns of one user (every thread), oldest first."""
+    items = run(all_items(store, (PENDING, user_label)))
+    return sorted((PendingTurn.from_item(i) for i in items), key=lambda t: t.key)
+
+
+def remove(store: BaseStore, turns: list[PendingTurn]) -> None:
+    """Delete formed turns from the queue (one batch)."""
+    if turns:
+        store.batch([PutOp(t.namespace, t.key, None) for t in turns])
