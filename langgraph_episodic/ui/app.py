@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import actions, browse, search_page
+from . import actions, browse, episodes_page, facts_page, search_page, threads_page, verify_page
 from .pages import HERE, Settings, render, templates
 from .security import LOOPBACK_HOSTS, Secrets, TokenGate
 
@@ -58,6 +58,10 @@ def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlet
             *browse.routes,
             *search_page.routes,
             *actions.routes,
+            *episodes_page.routes,
+            *facts_page.routes,
+            *threads_page.routes,
+            *verify_page.routes,
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
             Route("/favicon.ico", browse.no_icon),
         ],

@@ -70,7 +70,7 @@ def test_refused_without_the_token_opened_with_it(browser: object, served: Serve
     snap(page, shots, "refused")
     page.goto(f"{served.base}?token={served.token}")
     assert page.url == served.base  # the token left the address bar
-    assert page.locator("a.user").all_inner_texts() == ["alice", "alice2", "bob"]
+    assert page.locator("a.user").all_inner_texts() == ["alice", "alice2", "bob", "dana"]
     context.close()
 
 
@@ -137,7 +137,7 @@ def test_forget_with_preview_and_confirmation(page: object, shots: Path) -> None
     assert "a second pass found nothing left of this user" in report
     snap(page, shots, "forgotten")
     page.goto(page.base)
-    assert page.locator("a.user").all_inner_texts() == ["alice2", "bob"]
+    assert page.locator("a.user").all_inner_texts() == ["alice2", "bob", "dana"]
 
 
 def test_script_in_memories_stays_inert(page: object) -> None:
