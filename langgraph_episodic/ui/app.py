@@ -19,7 +19,7 @@ from starlette.staticfiles import StaticFiles
 
 from . import actions, browse, episodes_page, facts_page, search_page, threads_page, verify_page
 from .pages import HERE, Settings, render, templates
-from .security import LOOPBACK_HOSTS, Secrets, TokenGate
+from .security import LOOPBACK_HOSTS, OwnerGate, Secrets, TokenGate
 
 __all__ = ["Settings", "create_app"]
 
@@ -47,12 +47,30 @@ async def _store_error(request: Request, exc: Exception) -> Response:
 
 def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlette:
     """The inspector over ``settings.store``; ``secrets`` holds its access and CSRF tokens."""
+    secrets = secrets or Secrets()
+    return _build(
+        settings,
+        secrets,
+        [
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS)),
+            Middleware(TokenGate, secrets_=secrets),
+        ],
+    )
+
+
+def create_user_app(settings: Settings, *, secrets: Secrets) -> Starlette:
+    """The inspector without its own access token, for a server whose auth has already said
+    who the user is: it serves only requests whose scope names that user
+    (:data:`.access.OWNER_KEY`), set by :class:`.deployment.DeploymentInspector`."""
+    return _build(settings, secrets, [Middleware(OwnerGate)])
+
+
+def _build(settings: Settings, secrets: Secrets, middleware: list[Middleware]) -> Starlette:
     from chromadb.errors import ChromaError
 
     from ..chroma.folder_lock import FolderInUseError
     from ..cli.target import CliError
 
-    secrets = secrets or Secrets()
     app = Starlette(
         routes=[
             *browse.routes,
@@ -65,10 +83,7 @@ def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlet
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
             Route("/favicon.ico", browse.no_icon),
         ],
-        middleware=[
-            Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS)),
-            Middleware(TokenGate, secrets_=secrets),
-        ],
+        middleware=middleware,
         exception_handlers={
             HTTPException: _http_error,
             FolderInUseError: _store_error,
