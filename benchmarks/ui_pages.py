@@ -111,6 +111,13 @@ PAGES = {
     "search (all users)": "/search?q=memory+of+a+user&limit=10",
     "search (one user)": "/search?q=memory&user=u0001&limit=10",
     "forget preview": "/forget?user=u0001",
+    "episodes": "/episodes?user=u0001",
+    "episodes + replay prompt": "/episodes?user=u0001&task=parsing+task&category=debugging",
+    "learning": "/learning?user=u0001",
+    "learning curve (PNG)": "/learning/curve.png?user=u0001",
+    "facts and entities": "/facts?user=u0001&as_of=2026-01-01",
+    "conversations": "/threads?user=u0001",
+    "verify page": "/verify",
 }
 
 
