@@ -55,6 +55,7 @@ from .report import ForgetReport, notify
 from .shapes import (
     DEFAULT_SHAPES,
     PROTECTED_LABELS,
+    USER,
     Shape,
     check_shapes,
     fill,
@@ -161,21 +162,77 @@ def _delete_items(
     return counts
 
 
+def _known_labels(store: BaseStore, prefix: Namespace) -> set[str]:
+    """The labels that follow ``prefix`` in the store's namespace registry (paged)."""
+    labels: set[str] = set()
+    offset = 0
+    while True:
+        page = store.list_namespaces(
+            prefix=prefix or None, max_depth=len(prefix) + 1, limit=PAGE_SIZE, offset=offset
+        )
+        labels.update(ns[len(prefix)] for ns in page if len(ns) > len(prefix))
+        if len(page) < PAGE_SIZE:
+            return labels
+        offset += PAGE_SIZE
+
+
+def _user_prefixes(store: BaseStore, shape: Shape, label: str) -> list[Namespace]:
+    """Every namespace prefix ending in the user's label that ``shape`` allows, a ``"*"``
+    filled with the labels the registry knows at that place (and, first, this library's
+    kinds: :data:`PROTECTED_LABELS`)."""
+    prefixes: list[Namespace] = [()]
+    for place, part in enumerate(fill(shape, label)[: shape.index(USER) + 1]):
+        if part != "*":
+            prefixes = [(*p, part) for p in prefixes]
+            continue
+        grown: list[Namespace] = []
+        for p in prefixes:
+            known = _known_labels(store, p) | (set(PROTECTED_LABELS) if place == 0 else set())
+            grown.extend((*p, other) for other in sorted(known) if other != "*")
+        prefixes = grown
+    return prefixes
+
+
+def _user_where(store: BaseStore, label: str, shapes: Sequence[Shape]) -> dict[str, Any] | None:
+    """A Chroma ``where`` matching the records of the user's namespaces (a superset: exact
+    matching follows), or None when the user has none the registry knows of."""
+    by_depth: dict[int, list[str]] = {}
+    for shape in shapes:
+        for prefix in _user_prefixes(store, shape, label):
+            by_depth.setdefault(len(prefix), []).append(layout.ns_str(prefix))
+    clauses: list[dict[str, Any]] = [
+        {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
+    ]
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$or": clauses}
+
+
 def _leftover_records(
-    store: BaseStore, label: str, shapes: Sequence[Shape]
+    store: BaseStore, label: str, shapes: Sequence[Shape], scoped: bool = False
 ) -> tuple[list[tuple[Namespace, str]], list[str]]:
     """Records of the user that the namespace listing cannot reach, read from a ChromaStore's
     raw collections: items of namespaces the registry lost and vector records whose item is
     gone (a crash between a store's writes leaves them; see ``ChromaStore.verify``).
-    Returns (item namespace and key, vector record ids); empty for other stores."""
+    Returns (item namespace and key, vector record ids); empty for other stores.
+
+    ``scoped`` (the dry run) reads only the records of the user's namespaces whose kinds the
+    registry or this library knows (a ``where`` on them, paged), so a preview does not grow
+    with the store; forgetting itself reads the collections whole, and so also finds a lost
+    namespace of a kind nobody else has."""
     collections = getattr(store, "collections", None)
     if not isinstance(collections, dict):
+        return [], []
+    where = _user_where(store, label, shapes) if scoped else None
+    if scoped and where is None:
         return [], []
     found: dict[str, list[tuple[str, Mapping[str, Any]]]] = {"items": [], "vectors": []}
     for kind, rows in found.items():
         offset = 0
         while True:
-            got = collections[kind].get(include=["metadatas"], limit=_SCAN_PAGE, offset=offset)
+            got = collections[kind].get(
+                where=where, include=["metadatas"], limit=_SCAN_PAGE, offset=offset
+            )
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
                 ns = meta.get("_ns") if meta else None
                 if isinstance(ns, str) and matches(ns_from_str(ns), shapes, label):
@@ -219,7 +276,9 @@ def _count_leftovers(
     """Count (do not delete) what :func:`_delete_leftovers` would delete, beside the
     ``listed`` items: items the listing cannot reach (a namespace the registry lost, an
     expired item not swept yet) and vector records of none of the user's items."""
-    items, vector_ids = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
+    items, vector_ids = yield Effect(
+        _leftover_records, _aleftover_records, (store, label, shapes, True)
+    )
     counts: dict[Namespace, int] = {}
     for ns, key in items:
         if (ns, key) not in listed:
@@ -230,9 +289,9 @@ def _count_leftovers(
 
 
 async def _aleftover_records(
-    store: BaseStore, label: str, shapes: Sequence[Shape]
+    store: BaseStore, label: str, shapes: Sequence[Shape], scoped: bool = False
 ) -> tuple[list[tuple[Namespace, str]], list[str]]:
-    return await asyncio.to_thread(_leftover_records, store, label, shapes)
+    return await asyncio.to_thread(_leftover_records, store, label, shapes, scoped)
 
 
 async def _adelete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:

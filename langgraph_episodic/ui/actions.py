@@ -23,7 +23,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from . import data
-from .pages import Settings, render
+from .access import check_namespace, check_user
+from .pages import Settings, render, root
 from .security import check_csrf
 
 
@@ -54,6 +55,7 @@ def _query(ns: tuple[str, ...], **extra: str) -> str:
 async def edit(request: Request) -> Response:
     form = await _writable_form(request)
     ns, key = _item_of(form)
+    check_namespace(request, ns)
     text = str(form.get("text", ""))
     if not text.strip():
         raise HTTPException(400, "The new text is empty; to remove the item, delete it.")
@@ -70,21 +72,26 @@ async def edit(request: Request) -> Response:
             "saved. Reload the page to see the new text, then edit that.",
         )
     await run_in_threadpool(data.rewrite_text, store, row, text)
-    return RedirectResponse(f"/item?{_query(ns, key=key, notice='edited')}", status_code=303)
+    return RedirectResponse(
+        f"{root(request)}/item?{_query(ns, key=key, notice='edited')}", status_code=303
+    )
 
 
 async def delete(request: Request) -> Response:
     form = await _writable_form(request)
     ns, key = _item_of(form)
+    check_namespace(request, ns)
     await run_in_threadpool(_settings(request).store.delete, ns, key)
-    return RedirectResponse(f"/namespace?{_query(ns, notice='deleted')}", status_code=303)
+    return RedirectResponse(
+        f"{root(request)}/namespace?{_query(ns, notice='deleted')}", status_code=303
+    )
 
 
 def _label(request: Request, value: Any) -> str:
     label = str(value or "")
     if not label:
         raise HTTPException(400, "Name the user: ?user=<user label>")
-    return label
+    return check_user(request, label)
 
 
 def export(request: Request) -> Response:

@@ -17,9 +17,9 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import actions, browse, search_page
+from . import actions, browse, episodes_page, facts_page, search_page, threads_page, verify_page
 from .pages import HERE, Settings, render, templates
-from .security import LOOPBACK_HOSTS, Secrets, TokenGate
+from .security import LOOPBACK_HOSTS, OwnerGate, Secrets, TokenGate
 
 __all__ = ["Settings", "create_app"]
 
@@ -47,24 +47,43 @@ async def _store_error(request: Request, exc: Exception) -> Response:
 
 def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlette:
     """The inspector over ``settings.store``; ``secrets`` holds its access and CSRF tokens."""
+    secrets = secrets or Secrets()
+    return _build(
+        settings,
+        secrets,
+        [
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS)),
+            Middleware(TokenGate, secrets_=secrets),
+        ],
+    )
+
+
+def create_user_app(settings: Settings, *, secrets: Secrets) -> Starlette:
+    """The inspector without its own access token, for a server whose auth has already said
+    who the user is: it serves only requests whose scope names that user
+    (:data:`.access.OWNER_KEY`), set by :class:`.deployment.DeploymentInspector`."""
+    return _build(settings, secrets, [Middleware(OwnerGate)])
+
+
+def _build(settings: Settings, secrets: Secrets, middleware: list[Middleware]) -> Starlette:
     from chromadb.errors import ChromaError
 
     from ..chroma.folder_lock import FolderInUseError
     from ..cli.target import CliError
 
-    secrets = secrets or Secrets()
     app = Starlette(
         routes=[
             *browse.routes,
             *search_page.routes,
             *actions.routes,
+            *episodes_page.routes,
+            *facts_page.routes,
+            *threads_page.routes,
+            *verify_page.routes,
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
             Route("/favicon.ico", browse.no_icon),
         ],
-        middleware=[
-            Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS)),
-            Middleware(TokenGate, secrets_=secrets),
-        ],
+        middleware=middleware,
         exception_handlers={
             HTTPException: _http_error,
             FolderInUseError: _store_error,

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from . import data
-from .pages import notice, render
+from .access import check_namespace, check_user, owner
+from .pages import notice, render, root
 
 
 def namespace_of(request: Request) -> tuple[str, ...]:
@@ -18,18 +20,36 @@ def namespace_of(request: Request) -> tuple[str, ...]:
     labels = tuple(request.query_params.getlist("ns"))
     if not labels or not all(labels):
         raise HTTPException(400, "Name the namespace: ?ns=<label>&ns=<label>...")
-    return labels
+    return check_namespace(request, labels)
+
+
+def offset_of(request: Request) -> int:
+    """The ``offset`` query as a whole number >= 0 (0 when absent); 400 otherwise."""
+    try:
+        return max(0, int(request.query_params.get("offset", "0")))
+    except ValueError:
+        raise HTTPException(400, "offset must be a whole number") from None
 
 
 def home(request: Request) -> Response:
+    mine = owner(request)
+    if mine is not None:  # in a deployment: the only user there is to see
+        return RedirectResponse(f"{root(request)}/user?{urlencode({'id': mine})}", 303)
     store = request.app.state.settings.store
-    return render(request, "home.html", overview=data.overview(store))
+    offset = offset_of(request)
+    overview = data.overview(store)
+    shown = overview.users[offset : offset + data.USERS_PER_PAGE]
+    return render(
+        request, "home.html", overview=overview, users=shown, offset=offset,
+        more=offset + len(shown) < len(overview.users), page_size=data.USERS_PER_PAGE,
+    )
 
 
 def user(request: Request) -> Response:
     label = request.query_params.get("id", "")
     if not label:
         raise HTTPException(400, "Name the user: ?id=<user label>")
+    check_user(request, label)
     store = request.app.state.settings.store
     namespaces = data.user_namespaces(store, label)
     return render(
@@ -38,15 +58,13 @@ def user(request: Request) -> Response:
         label=label,
         user_id=data.user_id_of(label),
         namespaces=namespaces,
+        cap=data.COUNT_CAP,
     )
 
 
 def namespace(request: Request) -> Response:
     ns = namespace_of(request)
-    try:
-        offset = max(0, int(request.query_params.get("offset", "0")))
-    except ValueError:
-        raise HTTPException(400, "offset must be a whole number") from None
+    offset = offset_of(request)
     page = data.items_page(request.app.state.settings.store, ns, offset)
     return render(
         request,

@@ -26,6 +26,10 @@ Namespace = tuple[str, ...]
 
 PAGE_SIZE = 50
 """Items per page of a namespace."""
+USERS_PER_PAGE = 100
+"""Users per page of the home page."""
+COUNT_CAP = 1000
+"""A namespace's items are counted up to this many ("1000+" beyond)."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +92,18 @@ def overview(store: BaseStore) -> Overview:
     )
 
 
+def user_namespace_list(store: BaseStore, label: str) -> list[Namespace]:
+    """The user's namespaces (those ``forget`` deletes)."""
+    return [ns for ns in list_all_namespaces(store) if matches(ns, DEFAULT_SHAPES, label)]
+
+
 def user_namespaces(store: BaseStore, label: str) -> list[tuple[Namespace, int]]:
-    """The user's namespaces (those ``forget`` deletes) with their item counts."""
-    found = [ns for ns in list_all_namespaces(store) if matches(ns, DEFAULT_SHAPES, label)]
-    return [(ns, sum(1 for _ in iter_namespace(store, ns))) for ns in found]
+    """The user's namespaces with their item counts, each counted up to :data:`COUNT_CAP`
+    (a count of ``COUNT_CAP + 1`` means more)."""
+    return [
+        (ns, sum(1 for _ in itertools.islice(iter_namespace(store, ns), COUNT_CAP + 1)))
+        for ns in user_namespace_list(store, label)
+    ]
 
 
 def _extras(store: BaseStore, items: Sequence[Item]) -> dict[Any, chroma_extras.Extras]:
@@ -136,7 +148,7 @@ def search_hits(
         hits = list(store.search((), query=query, limit=limit, refresh_ttl=False))
     else:
         hits = []
-        for ns, _count in user_namespaces(store, label):
+        for ns in user_namespace_list(store, label):
             hits.extend(
                 h
                 for h in store.search(ns, query=query, limit=limit, refresh_ttl=False)
@@ -151,7 +163,7 @@ def search_hits(
 
 def user_records(store: BaseStore, label: str) -> list[ItemRecord]:
     """The user's items as export records (the format of ``langgraph-episodic export``)."""
-    items = [it for ns, _ in user_namespaces(store, label) for it in iter_namespace(store, ns)]
+    items = [it for ns in user_namespace_list(store, label) for it in iter_namespace(store, ns)]
     return records_of(store, items)
 
 

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
 from ..cli.browse import value_text
+from .access import owner
 from .security import CSRF_FIELD
 
 HERE = Path(__file__).parent
@@ -50,14 +51,23 @@ def templates() -> Jinja2Templates:
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> Response:
     settings: Settings = request.app.state.settings
     base = {
+        "root": root(request),
         "where": settings.where,
         "read_only": settings.read_only,
+        "owner": owner(request),
+        "can_verify": not settings.read_only and owner(request) is None,
         "csrf": request.app.state.secrets.csrf,
         "csrf_field": CSRF_FIELD,
     }
     return request.app.state.templates.TemplateResponse(
         request, name, {**base, **context}, status_code=status_code
     )
+
+
+def root(request: Request) -> str:
+    """The path the app is mounted at ("" at the server's root, "/inspector" in a deployment):
+    every link and form target of the pages starts with it."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
 
 
 def notice(request: Request) -> str | None:

@@ -95,14 +95,74 @@ class TokenGate:
             await response(scope, receive, send)
             return
 
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers += [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
-                message = {**message, "headers": headers}
-            await send(message)
+        await self.app(scope, receive, with_headers(send))
 
-        await self.app(scope, receive, send_with_headers)
+
+def with_headers(send: Send) -> Send:
+    """``send`` that adds the security headers (:data:`HEADERS`) to the response."""
+
+    async def send_with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            headers += [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return send_with_headers
+
+
+class OwnerGate:
+    """ASGI middleware for the inspector inside a deployment: only requests whose scope names
+    the authenticated user's label (:data:`.access.OWNER_KEY`), GET, HEAD and POST only, and
+    the security headers on every answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from .access import OWNER_KEY
+
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        response: Response | None = None
+        if not isinstance(scope.get(OWNER_KEY), str):
+            response = PlainTextResponse(
+                "403 Forbidden: no authenticated user. The inspector in a deployment needs the "
+                'deployment\'s auth on its routes: "http": {"enable_custom_route_auth": true}.',
+                status_code=403,
+            )
+        elif scope.get("method") not in SAFE_METHODS | {"POST"}:
+            response = PlainTextResponse("405 Method Not Allowed", status_code=405)
+        else:
+            refused = not_yours(Request(scope), str(scope[OWNER_KEY]))
+            if refused is not None:
+                response = PlainTextResponse(f"403 Forbidden: {refused}", status_code=403)
+        if response is not None:
+            response.headers.update(HEADERS)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, with_headers(send))
+
+
+def not_yours(request: Request, owner: str) -> str | None:
+    """Why the query of ``request`` reaches beyond ``owner``'s memory, or None when it does
+    not: every ``user`` and ``id`` must be the owner, every ``ns`` the owner's, and a search
+    names its user (a search of all users is no user's page). The pages check the same
+    again; this covers every route, whatever it reads."""
+    query = request.query_params
+    for name in ("user", "id"):
+        for given in query.getlist(name):
+            if given != owner:
+                return f"user {given!r} is not you; you may only see your own memory ({owner!r})."
+    labels = query.getlist("ns")
+    if labels and (len(labels) < 2 or labels[1] != owner):
+        return f"namespace {'/'.join(labels)} is not yours; yours are <kind>/{owner}/..."
+    path, mount = request.url.path, str(request.scope.get("root_path", ""))
+    route = path[len(mount):] if mount and path.startswith(mount) else path
+    if route.rstrip("/") == "/search" and "user" not in query:
+        return f"a search covers one user's memory here: add ?user={owner}."
+    return None
 
 
 def cookie_name(scope: Scope) -> str:

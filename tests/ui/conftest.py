@@ -33,6 +33,85 @@ PAYLOADS = {"xss-script": SCRIPT, "xss-img": IMG, "xss-link": LINK}
 """Memories whose text tries to run script in the page that shows them."""
 
 
+def seed_dana(store: ChromaStore) -> None:
+    """Dana: episodes (one with a payload as task), facts with periods (a move, a payload),
+    a profile fact, entities (one a payload)."""
+    from langgraph_episodic.episodic.memory import EpisodicMemory
+    from langgraph_episodic.episodic.records import (
+        Episode,
+        Feedback,
+        OutcomeStatus,
+        TaskCategory,
+        TaskDescription,
+    )
+    from langgraph_episodic.facts.records import FactRecord
+
+    memory = EpisodicMemory(store, ("episodes", "dana"))
+    outcomes = [OutcomeStatus.FAILURE, OutcomeStatus.SUCCESS, OutcomeStatus.SUCCESS]
+    for i in range(12):
+        category = TaskCategory.DEBUGGING if i % 2 else TaskCategory.CODE_GENERATION
+        memory.record(Episode.new(
+            TaskDescription(f"fix the csv parser bug {i}" if i % 2 else f"write a sort {i}",
+                            category),
+            f"solution {i}", Feedback(reward=1.0 if outcomes[i % 3] is OutcomeStatus.SUCCESS
+                                      else 0.0, message="tests"),
+            outcomes[i % 3], strategy_used="iterative" if i % 3 else "defensive",
+            timestamp=1_700_000_000 + 3600 * i, episode_id=f"ep{i:02d}",
+        ))
+    memory.record(Episode.new(
+        TaskDescription(SCRIPT, TaskCategory.DEBUGGING), IMG, Feedback(reward=0.5, message=LINK),
+        OutcomeStatus.PARTIAL, strategy_used="iterative", timestamp=1_700_100_000,
+        episode_id="ep-xss",
+    ))
+    berlin = FactRecord(
+        text="Dana lives in Berlin", lineage="home", valid_from="2024-01-01T00:00:00+00:00",
+        recorded_at="2024-01-02T00:00:00+00:00", valid_to="2025-06-01T00:00:00+00:00",
+        current=False, superseded_by="home-2", slot="residence",
+    )
+    vienna = FactRecord(
+        text="Dana lives in Vienna", lineage="home", valid_from="2025-06-01T00:00:00+00:00",
+        recorded_at="2025-06-02T00:00:00+00:00", supersedes="home-1", slot="residence",
+    )
+    payload = FactRecord(
+        text=SCRIPT, lineage="xss", valid_from="2025-01-01T00:00:00+00:00",
+        recorded_at="2025-01-01T00:00:00+00:00",
+    )
+    store.put(("memories", "dana"), "home-1", berlin.to_value())
+    store.put(("memories", "dana"), "home-2", vienna.to_value())
+    store.put(("memories", "dana"), "fact-xss", payload.to_value())
+    store.put(("user_profiles", "dana"), "short", {"text": "Dana prefers short answers"})
+    store.put(("entities", "dana"), "acme", {
+        "name": "ACME", "description": "Dana's employer.", "text": "ACME: Dana's employer.",
+        "method": "rules",
+    })
+    store.put(("entities", "dana"), "xss", {
+        "name": IMG, "description": LINK, "text": LINK, "method": "rules",
+    })
+
+
+def make_summarised_thread(checkpoints: Path, user: str, session: str) -> None:
+    """A thread whose state holds a summary of messages that left the window, and a payload."""
+    from langgraph.graph import START, StateGraph
+
+    from langgraph_episodic.graph.state import EpisodicState
+    from langgraph_episodic.graph.threads import open_checkpointer, thread_config
+
+    def answer(state: EpisodicState) -> dict[str, object]:
+        return {
+            "messages": [("ai", f"Here is the fix. {SCRIPT}")],
+            "summary": "The user asked about the csv parser; the agent suggested a test.",
+            "summary_info": {"summarized_messages": 4, "method": "extractive"},
+        }
+
+    builder = StateGraph(EpisodicState)
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "answer")
+    with open_checkpointer(checkpoints) as saver:
+        builder.compile(checkpointer=saver).invoke(
+            {"messages": [("user", f"why does it fail? {IMG}")]}, thread_config(user, session)
+        )
+
+
 def seed(store: ChromaStore) -> None:
     store.put(("memories", "alice"), "coffee", {"text": "Alice drinks espresso without sugar"})
     store.put(("memories", "alice"), "editor", {"text": "Alice writes code in Neovim"}, ttl=600)
@@ -83,13 +162,15 @@ def make_thread(checkpoints: Path, user: str, session: str) -> None:
 
 @pytest.fixture
 def seeded(tmp_path: Path) -> Path:
-    """The seeded store at ``tmp_path / "store"``, with threads ``alice:s1`` and ``bob:s1``
-    in its ``checkpoints.sqlite``."""
+    """The seeded store at ``tmp_path / "store"``, with threads ``alice:s1``, ``bob:s1`` and
+    ``dana:debug`` (summarised) in its ``checkpoints.sqlite``."""
     path = tmp_path / "store"
     with ChromaStore.persistent(path, index=INDEX) as store:
         seed(store)
+        seed_dana(store)
     make_thread(path / "checkpoints.sqlite", "alice", "s1")
     make_thread(path / "checkpoints.sqlite", "bob", "s1")
+    make_summarised_thread(path / "checkpoints.sqlite", "dana", "debug")
     return path
 
 

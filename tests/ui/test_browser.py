@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from playwright import sync_api
@@ -70,7 +71,7 @@ def test_refused_without_the_token_opened_with_it(browser: object, served: Serve
     snap(page, shots, "refused")
     page.goto(f"{served.base}?token={served.token}")
     assert page.url == served.base  # the token left the address bar
-    assert page.locator("a.user").all_inner_texts() == ["alice", "alice2", "bob"]
+    assert page.locator("a.user").all_inner_texts() == ["alice", "alice2", "bob", "dana"]
     context.close()
 
 
@@ -142,7 +143,7 @@ def test_forget_with_preview_and_confirmation(page: object, shots: Path) -> None
     assert "a second pass found nothing left of this user" in report
     snap(page, shots, "forgotten")
     page.goto(page.base)
-    assert page.locator("a.user").all_inner_texts() == ["alice2", "bob"]
+    assert page.locator("a.user").all_inner_texts() == ["alice2", "bob", "dana"]
 
 
 def test_script_in_memories_stays_inert(page: object) -> None:
@@ -222,3 +223,82 @@ def test_a_folder_another_process_wrote_shows_the_message(
     finally:
         context.close()
         stop(served.proc)
+
+
+def test_episodes_and_the_replay_prompt(page: object, shots: Path) -> None:
+    page.goto(f"{page.base}user?id=dana")
+    page.click("nav.user-views >> text=Episodes")
+    assert page.locator("table.episodes tbody tr").count() == 13
+    page.fill("input[name=task]", "the csv parser fails")
+    page.select_option("select[name=category]", "debugging")
+    page.click("form.replay button")
+    first = page.locator("table.recalled tbody tr").first.inner_text()
+    assert "csv parser" in first
+    prompt = page.locator("pre.prompt").inner_text()
+    assert prompt.startswith("Current task: the csv parser fails") and "Category: debugging" in prompt
+    snap(page, shots, "episodes")
+
+
+def test_learning_profile_choice_and_curve(page: object, shots: Path) -> None:
+    page.goto(f"{page.base}learning?user=dana")
+    rows = page.locator("table.profiles tbody tr").all_inner_texts()
+    assert [r.split()[0] for r in rows] == ["code_generation", "debugging"]
+    names = page.locator(".pick .strategy-name").all_inner_texts()
+    assert len(names) == 2 and all(n in ("iterative", "defensive") for n in names)
+    assert page.locator(".pick .reason").first.inner_text().strip()
+    width = page.eval_on_selector("img.curve", "img => img.complete && img.naturalWidth")
+    assert width and width > 100  # the PNG loaded (the CSP allows images from the app only)
+    snap(page, shots, "learning")
+
+
+def test_facts_with_periods_and_entities(page: object, shots: Path) -> None:
+    page.goto(f"{page.base}facts?user=dana")
+    history = page.locator("table.facts-history").inner_text()
+    assert "Dana lives in Berlin" in history and "replaced" in history
+    assert "Dana lives in Vienna" in history and "2025-06-01" in history
+    page.fill("input[name=as_of]", "2024-06-01")
+    page.click("form.search button")
+    assert page.locator("ul.held").inner_text().startswith("Dana lives in Berlin")
+    assert "Dana prefers short answers" in page.locator("ul.profile").inner_text()
+    assert "ACME" in page.locator("table.entities").inner_text()
+    snap(page, shots, "facts")
+
+
+def test_a_conversation_read_only(page: object, shots: Path) -> None:
+    page.goto(f"{page.base}threads?user=dana")
+    page.click("a.session >> text=debug")
+    assert "csv parser" in page.locator("pre.summary").inner_text()
+    kinds = page.locator("ol.messages li .role").all_inner_texts()
+    assert [k.lower() for k in kinds] == ["human", "ai"]
+    assert page.locator("main form").count() == 0  # nothing to change here
+    snap(page, shots, "conversation")
+
+
+def test_verify_then_repair(page: object, shots: Path) -> None:
+    page.click("nav >> text=Verify")
+    page.click("form.verify button")
+    report = page.locator("pre.report").inner_text()
+    assert "ok" in report.split()[-1] and "orphan vectors: 0" in report
+    snap(page, shots, "verify")
+
+
+def test_script_in_the_new_views_stays_inert(page: object) -> None:
+    """Dana's episode, fact, entity and conversation carry the payloads: shown as text, none
+    runs, no element made of them, no ``javascript:`` link."""
+    views = [
+        "episodes?user=dana", "episodes?user=dana&task=alert+script&category=debugging",
+        "learning?user=dana&task=" + quote(PAYLOADS["xss-img"]) + "&category=debugging",
+        "facts?user=dana", "facts?user=dana&as_of=2025-03-01",
+        "thread?user=dana&session=debug",
+    ]
+    for view in views:
+        page.goto(page.base + view)
+        page.wait_for_load_state("load")
+        assert page.evaluate("typeof window.__xss") == "undefined", view
+        assert page.locator("main script, main iframe, main a:text('click me')").count() == 0
+        assert page.locator("main img:not(.curve)").count() == 0, view
+        hrefs = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
+        assert not [h for h in hrefs if h and re.match(r"\s*javascript:", h, re.I)], view
+        shown = page.locator("main").inner_text()
+        assert any(payload in shown for payload in PAYLOADS.values()), view
+    assert page.dialogs == []

@@ -21,9 +21,16 @@ PAGES = [
     "/search?q=espresso",
     "/export?user=alice",
     "/forget?user=alice",
+    "/episodes?user=dana",
+    "/learning?user=dana",
+    "/learning/curve.png?user=dana",
+    "/facts?user=dana",
+    "/threads?user=dana",
+    "/thread?user=dana&session=debug",
+    "/verify",
     "/static/style.css",
 ]
-POSTS = ["/item/edit", "/item/delete", "/forget/confirm"]
+POSTS = ["/item/edit", "/item/delete", "/forget/confirm", "/verify"]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -120,6 +127,51 @@ def test_memory_text_is_escaped(inspector: Inspector, path: str, key: str) -> No
     assert "<script" not in page.lower() and "<img" not in page.lower()
     assert 'href="javascript' not in page.lower()
     assert payload in html.unescape(page), "the memory is shown, as text"
+
+
+NEW_VIEWS = [
+    "/episodes?user=dana", "/episodes?user=dana&task=alert+script&category=debugging",
+    "/facts?user=dana", "/facts?user=dana&as_of=2025-03-01",
+    "/thread?user=dana&session=debug",
+]
+
+
+@pytest.mark.parametrize("path", NEW_VIEWS)
+def test_memory_text_is_escaped_in_the_new_views(inspector: Inspector, path: str) -> None:
+    """Dana's episode, fact, entity and conversation hold the payloads."""
+    inspector.login()
+    page = inspector.client.get(path).text
+    main = page[page.index("<main>"):]
+    assert "<script" not in main.lower() and "<img src=x" not in main.lower()
+    assert 'href="javascript' not in main.lower()
+    shown = html.unescape(main)
+    assert any(payload in shown for payload in PAYLOADS.values()), "the memory is shown, as text"
+
+
+def test_a_typed_task_is_escaped(inspector: Inspector) -> None:
+    inspector.login()
+    from urllib.parse import quote
+
+    page = inspector.client.get(
+        f"/learning?user=dana&task={quote(PAYLOADS['xss-img'])}&category=debugging"
+    ).text
+    assert "<img src=x" not in page and PAYLOADS["xss-img"] in html.unescape(page)
+
+
+def test_verify_needs_the_csrf_token(inspector: Inspector) -> None:
+    inspector.login()
+    assert inspector.client.post("/verify", data={"repair": "1"}).status_code == 403
+    assert ">Verify<" in inspector.client.get("/").text
+    form = {"repair": "1", CSRF_FIELD: inspector.secrets.csrf}
+    assert "ok" in inspector.client.post("/verify", data=form).text
+
+
+def test_verify_is_absent_read_only(read_only_inspector: Inspector) -> None:
+    read_only_inspector.login()
+    assert ">Verify<" not in read_only_inspector.client.get("/").text
+    assert read_only_inspector.client.get("/verify").status_code == 403
+    form = {"repair": "1", CSRF_FIELD: read_only_inspector.secrets.csrf}
+    assert read_only_inspector.client.post("/verify", data=form).status_code == 403
 
 
 def test_read_only_shows_no_change_and_refuses_one(read_only_inspector: Inspector) -> None:

@@ -26,7 +26,7 @@ KEY = re.compile(r'class="key" href="[^"]*key=([^"&]+)"')
 def test_users_then_namespaces_then_items(inspector: Inspector) -> None:
     inspector.login()
     home = inspector.client.get("/").text
-    assert re.findall(r'class="user" href="/user\?id=([^"]+)"', home) == ["alice", "alice2", "bob"]
+    assert re.findall(r'class="user" href="/user\?id=([^"]+)"', home) == ["alice", "alice2", "bob", "dana"]
     assert "notes" in home  # a namespace of no user
     user = inspector.client.get("/user?id=alice").text
     assert "episodes/alice" in user and "memories/alice" in user and "alice2" not in user

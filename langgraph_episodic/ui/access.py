@@ -1,0 +1,46 @@
+"""Whose memory a request may reach.
+
+Run locally (``langgraph-episodic ui``) the holder of the access token sees every user. Mounted
+into a LangGraph server deployment (:mod:`.deployment`) each request belongs to the user the
+deployment's auth authenticated: :func:`owner` is that user's namespace label, and every page
+and action that names another user or another user's namespace is refused with 403, before
+the store is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+OWNER_KEY = "langgraph_episodic.owner"
+"""The ASGI scope key holding the authenticated user's label (absent when run locally)."""
+
+
+def owner(request: Request) -> str | None:
+    """The label of the only user this request may see, or None (every user)."""
+    label = request.scope.get(OWNER_KEY)
+    return label if isinstance(label, str) else None
+
+
+def check_user(request: Request, label: str) -> str:
+    """``label``, or 403 when the request belongs to another user."""
+    mine = owner(request)
+    if mine is not None and label != mine:
+        raise HTTPException(
+            403, f"403 Forbidden: user {label!r} is not you; you may only see your own memory "
+            f"(user {mine!r}).",
+        )
+    return label
+
+
+def check_namespace(request: Request, ns: Sequence[str]) -> tuple[str, ...]:
+    """``ns``, or 403 when its user label (second place) is not the request's user."""
+    mine = owner(request)
+    if mine is not None and (len(ns) < 2 or ns[1] != mine):
+        raise HTTPException(
+            403, f"403 Forbidden: namespace {'/'.join(ns)} is not yours; yours are "
+            f"<kind>/{mine}/...",
+        )
+    return tuple(ns)

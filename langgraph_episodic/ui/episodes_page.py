@@ -1,0 +1,197 @@
+"""Episodes and learning: what the agent did for a user, and what it learned from it.
+
+* ``/episodes?user=L``: the user's episodes (task, category, outcome, reward, strategy), newest
+  first, one page at a time; with ``task=...`` also the episodes recall would replay for that
+  task (their priority components) and the replay prompt the agent would get
+  (:func:`~langgraph_episodic.episodic.replay.format_replay_prompt`).
+* ``/learning?user=L``: the skill profile per category, the strategy
+  :func:`~langgraph_episodic.episodic.strategy.select_strategy` would pick now for a task of
+  each category (or the task typed in) and why, and the learning curve as a picture
+  (``/learning/curve.png``, drawn by :func:`~langgraph_episodic.episodic.plot.plot_learning_curve`
+  without any display).
+
+Episodes are read from ``("episodes", L)``, the namespace ``EpisodicMemory.for_user`` and the
+graph's record-episode node write. The learning page reads at most :data:`LEARNING_CAP`
+episodes (the newest), so it stays bounded on a long history.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from langgraph.store.base import BaseStore, Item
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..cli.transfer import iter_namespace
+from ..episodic.learning import LearningSnapshot, compute_learning_curve
+from ..episodic.memory import EpisodicMemory
+from ..episodic.priority import PrioritizedResult
+from ..episodic.records import Episode, EpisodeSchemaError, TaskCategory, TaskDescription
+from ..episodic.replay import build_replay_context, format_replay_prompt
+from ..episodic.skills import SkillProfile, compute_skill_profiles
+from ..episodic.strategy import StrategyChoice, select_strategy
+from ..graph.namespaces import EPISODES
+from .access import check_user
+from .browse import offset_of
+from .pages import render
+
+PAGE_SIZE = 50
+"""Episodes per page."""
+REPLAY_K = 5
+"""Episodes recalled for the typed task (the graph's recall node's default)."""
+LEARNING_CAP = 2000
+"""Most episodes (the newest) the learning page and its curve read."""
+MAX_TASK_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    key: str
+    episode: Episode | None
+    """None when the item is not a readable episode (``problem`` says why)."""
+    problem: str = ""
+
+    @property
+    def when(self) -> datetime | None:
+        if self.episode is None:
+            return None
+        return datetime.fromtimestamp(self.episode.timestamp, tz=timezone.utc)
+
+
+def _row(item: Item) -> EpisodeRow:
+    try:
+        return EpisodeRow(item.key, Episode.from_dict(item.value))
+    except (EpisodeSchemaError, ValueError, TypeError) as exc:
+        return EpisodeRow(item.key, None, str(exc))
+
+
+def episodes_page(store: BaseStore, label: str, offset: int) -> tuple[list[EpisodeRow], bool]:
+    """One page of the user's episode items (newest written first) and whether more follow."""
+    got = list(itertools.islice(
+        iter_namespace(store, (EPISODES, label)), offset, offset + PAGE_SIZE + 1
+    ))
+    return [_row(item) for item in got[:PAGE_SIZE]], len(got) > PAGE_SIZE
+
+
+def newest_episodes(store: BaseStore, label: str) -> list[Episode]:
+    """At most :data:`LEARNING_CAP` readable episodes of the user, oldest first."""
+    items = itertools.islice(iter_namespace(store, (EPISODES, label)), LEARNING_CAP)
+    rows = [_row(item) for item in items]
+    found = [row.episode for row in rows if row.episode is not None]
+    return sorted(found, key=lambda e: (e.timestamp, e.episode_id))
+
+
+def _task(request: Request) -> TaskDescription | None:
+    text = request.query_params.get("task", "").strip()
+    if not text:
+        return None
+    if len(text) > MAX_TASK_CHARS:
+        raise HTTPException(400, f"The task is longer than {MAX_TASK_CHARS} characters.")
+    raw = request.query_params.get("category", "") or TaskCategory.UNKNOWN.value
+    try:
+        category = TaskCategory(raw)
+    except ValueError:
+        known = ", ".join(c.value for c in TaskCategory)
+        raise HTTPException(400, f"Unknown category {raw!r}; one of: {known}.") from None
+    return TaskDescription(text, category)
+
+
+def _memory(store: BaseStore, label: str) -> EpisodicMemory:
+    return EpisodicMemory(store, (EPISODES, label), short_term_limit=0)
+
+
+def replay(store: BaseStore, label: str, task: TaskDescription) -> tuple[
+    list[PrioritizedResult], str
+]:
+    """What recall would replay for ``task`` (best first) and the prompt it makes."""
+    results = _memory(store, label).recall(task, top_k=REPLAY_K)
+    return results, format_replay_prompt(build_replay_context(results), task)
+
+
+def _user(request: Request) -> str:
+    label = request.query_params.get("user", "")
+    if not label:
+        raise HTTPException(400, "Name the user: ?user=<user label>")
+    return check_user(request, label)
+
+
+def episodes(request: Request) -> Response:
+    label = _user(request)
+    store = request.app.state.settings.store
+    offset = offset_of(request)
+    rows, more = episodes_page(store, label, offset)
+    task = _task(request)
+    recalled, prompt = replay(store, label, task) if task is not None else ([], "")
+    return render(
+        request, "episodes.html", label=label, rows=rows, offset=offset, more=more,
+        page_size=PAGE_SIZE, task=task, recalled=recalled, prompt=prompt,
+        categories=[c.value for c in TaskCategory],
+    )
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The strategy the agent would choose now for ``task``."""
+
+    task: TaskDescription
+    choice: StrategyChoice
+
+
+def picks(
+    store: BaseStore, label: str, profiles: dict[TaskCategory, SkillProfile],
+    task: TaskDescription | None,
+) -> list[Pick]:
+    """The strategy for the typed ``task``, or for a new task of each profiled category."""
+    memory = _memory(store, label)
+    tasks = [task] if task is not None else [
+        TaskDescription(f"a new {category.value} task", category) for category in profiles
+    ]
+    return [Pick(t, select_strategy(t, memory)) for t in tasks]
+
+
+def learning(request: Request) -> Response:
+    label = _user(request)
+    store = request.app.state.settings.store
+    history = newest_episodes(store, label)
+    profiles = compute_skill_profiles(history)
+    task = _task(request)
+    return render(
+        request, "learning.html", label=label, count=len(history), cap=LEARNING_CAP,
+        profiles=sorted(profiles.values(), key=lambda p: p.category.value),
+        picks=picks(store, label, profiles, task), task=task,
+        categories=[c.value for c in TaskCategory],
+    )
+
+
+def curve_png(curve: Sequence[LearningSnapshot], title: str) -> bytes:
+    """The learning curve as a PNG (matplotlib's Agg canvas: no display, no pyplot)."""
+    from ..episodic.plot import plot_learning_curve
+
+    figure = plot_learning_curve(list(curve), title=title)
+    figure.set_size_inches(8, 5)
+    out = io.BytesIO()
+    figure.savefig(out, format="png", dpi=80)
+    return out.getvalue()
+
+
+def curve(request: Request) -> Response:
+    label = _user(request)
+    history = newest_episodes(request.app.state.settings.store, label)
+    if not history:
+        raise HTTPException(404, f"User {label!r} has no episodes, so there is no curve.")
+    png = curve_png(compute_learning_curve(history), f"learning curve of {label}")
+    return Response(png, media_type="image/png")
+
+
+routes = [
+    Route("/episodes", episodes, name="episodes"),
+    Route("/learning", learning, name="learning"),
+    Route("/learning/curve.png", curve, name="learning_curve"),
+]

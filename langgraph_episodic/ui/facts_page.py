@@ -1,0 +1,145 @@
+"""``/facts?user=L``: what the agent knows about a user, and since when.
+
+* Facts with a period (saved by the memory tools, :mod:`langgraph_episodic.facts`): every
+  version of each fact in each of the user's namespaces, oldest first, with its validity
+  period (``valid_from`` .. ``valid_to``) and what replaced or ended it; with ``as_of=DATE``
+  also the facts that were true then (:func:`~langgraph_episodic.facts.recall.current_facts`).
+* Profile facts (``("user_profiles", L)``, :class:`~langgraph_episodic.graph.profiles.UserProfiles`).
+* Entities (``("entities", L)``, the entity-extract node): name and merged description.
+
+Each list is bounded: :data:`FACTS_CAP` versions per namespace, one page of profile facts and
+of entities (``offset`` pages both).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from datetime import datetime
+
+from langgraph.store.base import BaseStore, Item
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..cli.transfer import iter_namespace
+from ..facts.recall import current_facts, fact_history, parse_as_of
+from ..facts.records import FactRecord
+from ..graph.namespaces import ENTITIES, USER_PROFILES
+from ..graph.profiles import UserFact
+from . import data
+from .access import check_user
+from .browse import offset_of
+from .pages import render
+
+FACTS_CAP = 500
+"""Most fact versions read per namespace."""
+AS_OF_K = 50
+"""Most facts listed as true at a moment, per namespace."""
+PAGE_SIZE = 50
+"""Profile facts and entities per page."""
+
+Namespace = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Version:
+    key: str
+    record: FactRecord
+
+    @property
+    def state(self) -> str:
+        if self.record.current:
+            return "current"
+        return "ended" if self.record.ended_by is not None else "replaced"
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """One fact's versions, oldest first."""
+
+    namespace: Namespace
+    versions: tuple[Version, ...]
+
+
+def histories(store: BaseStore, namespaces: list[Namespace]) -> list[Lineage]:
+    """Every fact of these namespaces as its lineage of versions."""
+    found: list[Lineage] = []
+    for ns in namespaces:
+        groups: dict[str, list[Version]] = {}
+        for key, rec in fact_history(store, ns, limit=FACTS_CAP):
+            groups.setdefault(rec.lineage, []).append(Version(key, rec))
+        found.extend(Lineage(ns, tuple(v)) for v in groups.values())
+    return found
+
+
+def held_then(
+    store: BaseStore, namespaces: list[Namespace], as_of: datetime
+) -> list[tuple[Namespace, Version]]:
+    """The facts that were true at ``as_of``, per namespace."""
+    return [
+        (ns, Version(key, rec))
+        for ns in namespaces
+        for key, rec in current_facts(store, ns, k=AS_OF_K, as_of=as_of)
+    ]
+
+
+@dataclass(frozen=True)
+class Entity:
+    key: str
+    name: str
+    description: str
+    method: str
+
+
+def _page(store: BaseStore, ns: Namespace, offset: int) -> tuple[list[Item], bool]:
+    got = list(itertools.islice(iter_namespace(store, ns), offset, offset + PAGE_SIZE + 1))
+    return got[:PAGE_SIZE], len(got) > PAGE_SIZE
+
+
+def _entity(item: Item) -> Entity:
+    value = item.value
+    return Entity(
+        key=item.key,
+        name=str(value.get("name", item.key)),
+        description=str(value.get("description", value.get("text", ""))),
+        method=str(value.get("method", "")),
+    )
+
+
+def _as_of(request: Request) -> datetime | None:
+    raw = request.query_params.get("as_of", "").strip()
+    if not raw:
+        return None
+    if len(raw) == 10:  # a bare date: the start of that day, UTC
+        raw += "T00:00:00+00:00"
+    try:
+        return parse_as_of(raw)
+    except ValueError:
+        raise HTTPException(
+            400, f"as_of={raw!r} is not a date; use e.g. 2026-03-01 or 2026-03-01T12:00:00Z."
+        ) from None
+
+
+def facts(request: Request) -> Response:
+    label = request.query_params.get("user", "")
+    if not label:
+        raise HTTPException(400, "Name the user: ?user=<user label>")
+    check_user(request, label)
+    store = request.app.state.settings.store
+    offset = offset_of(request)
+    as_of = _as_of(request)
+    namespaces = data.user_namespace_list(store, label)
+    profile_items, more_profile = _page(store, (USER_PROFILES, label), offset)
+    entity_items, more_entities = _page(store, (ENTITIES, label), offset)
+    return render(
+        request, "facts.html", label=label, lineages=histories(store, namespaces),
+        as_of=as_of, held=held_then(store, namespaces, as_of) if as_of else [],
+        profile=[(UserFact.from_item(it), FactRecord.from_value(it.value)) for it in profile_items],
+        entities=[_entity(it) for it in entity_items], offset=offset,
+        more=more_profile or more_entities, page_size=PAGE_SIZE,
+    )
+
+
+routes = [Route("/facts", facts, name="facts")]

@@ -1,0 +1,56 @@
+"""The forget preview (``forget_user(..., dry_run=True)``) reads only what belongs to the user.
+
+The inspector shows it before every forget, so it must not grow with the whole store: its scan
+of the raw collections for a crash's leftovers goes through a ``where`` on the user's
+namespaces, page by page, and still finds the user's leftovers there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from langgraph_episodic.chroma import layout
+from langgraph_episodic.chroma.store import ChromaStore
+from langgraph_episodic.embeddings import HashEmbeddings
+from langgraph_episodic.privacy import forget_user
+from langgraph_episodic.privacy.shapes import DEFAULT_SHAPES, matches
+
+
+def _record_reads(store: ChromaStore) -> list[str]:
+    """Wrap the raw collections' ``get`` so every namespace it returns is recorded."""
+    seen: list[str] = []
+    for name in ("items", "vectors"):
+        collection = store.collections[name]
+        original = collection.get
+
+        def get(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            got = _original(*args, **kwargs)
+            seen.extend(str(m.get("_ns")) for m in got["metadatas"] or [] if m)
+            return got
+
+        collection.get = get  # type: ignore[method-assign]
+    return seen
+
+
+def test_the_preview_reads_no_other_users_records(tmp_path: Path) -> None:
+    store = ChromaStore.persistent(tmp_path, index={"dims": 64, "embed": HashEmbeddings(64)})
+    try:
+        for user in ("alice", "bob", "carol"):
+            for i in range(30):
+                store.put(("memories", user), f"m{i}", {"text": f"{user} note {i}"})
+        store.put(("episodes", "alice"), "e1", {"text": "alice episode"})
+        vectors = store.collections["vectors"]
+        one = vectors.get(where={"_ns": "memories.alice"}, limit=1,
+                          include=["embeddings", "metadatas"])  # fmt: skip
+        ghost = layout.vector_id(layout.item_id(("memories", "alice"), "ghost"), 0, "deadbeef")
+        vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])],
+                    metadatas=[dict(one["metadatas"][0])], documents=["orphan"])  # fmt: skip
+        seen = _record_reads(store)
+        report = forget_user("alice", store=store, dry_run=True)
+        assert report.items_deleted == 31 and report.orphan_vectors == 1
+        strangers = {ns for ns in seen if not matches(layout.ns_from_str(ns), DEFAULT_SHAPES, "alice")}
+        assert strangers == set(), f"the preview read other users' records: {sorted(strangers)}"
+        assert store.get(("memories", "alice"), "m1") is not None  # a dry run deletes nothing
+    finally:
+        store.close()
