@@ -32,7 +32,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import build_corpus, table
 from _locomo_data import DEFAULT_DATA
-
 from langgraph.store.base import PutOp
 
 SHAPES = ("as-found", "busy", "torch-8")
