@@ -53,7 +53,7 @@ class Machine:
 def choose_threads(texts: int, machine: Machine, *, small_call: int = 8) -> int:
     """torch threads for an encode of ``texts`` texts on ``machine``.
 
-    >>> choose_threads(500, Machine(cpus=8, load=0.3, own=0.0, torch_default=8))
+    >>> choose_threads(500, Machine(cpus=8, load=0.2, own=0.0, torch_default=8))
     8
     >>> choose_threads(500, Machine(cpus=8, load=6.0, own=0.0, torch_default=8))
     2
