@@ -91,6 +91,66 @@ def measure(backend: str, total: int) -> dict[str, float]:
     return asyncio.run(_measure(backend, total))
 
 
+async def _one_task(store: Any, task: int, keys: int) -> int:
+    """One task's share of the mix: the six ops of each of its keys, one after another."""
+    done = 0
+    for i in range(keys):
+        m = i % ROUNDS
+        ns, key = ("test", "foo", "bar", "baz", str(m % 2)), f"t{task}-key{i}"
+        await store.aput(ns, key, value={"foo": "bar" + str(i)})
+        await store.aget(ns, key)
+        await store.alist_namespaces(prefix=None, max_depth=m + 1)
+        await store.asearch(("test",))
+        await store.aput(ns, key, value={"foo": "bar" + str(i)})
+        await store.adelete(ns, key)
+        done += 6
+    return done
+
+
+async def _measure_tasks(backend: str, tasks: int, total: int) -> dict[str, float]:
+    async with FACTORIES[backend]() as store:
+        keys = max(1, total // (6 * tasks))
+        await _one_task(store, -1, 2)  # warm up
+        started, cpu = time.perf_counter(), time.process_time()
+        counts = await asyncio.gather(*(_one_task(store, t, keys) for t in range(tasks)))
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    ops = float(sum(counts))
+    return {"ops": ops, "seconds": wall, "cpu": cpu, "ops_s": ops / wall}
+
+
+def run_tasks(
+    tasks: list[int], backends: list[str], total: int, rounds: int = 2
+) -> dict[str, dict[int, dict[str, float]]]:
+    """The mix run by ``tasks`` concurrent tasks (each awaiting its ops one by one), about
+    ``total`` ops per cell; backends alternate within each round, the best round is kept."""
+    out: dict[str, dict[int, dict[str, float]]] = {}
+    for n in tasks:
+        for r in range(rounds):
+            for backend in backends if r % 2 == 0 else backends[::-1]:
+                cell = asyncio.run(_measure_tasks(backend, n, total))
+                best = out.setdefault(backend, {}).get(n)
+                if best is None or cell["ops_s"] > best["ops_s"]:
+                    out[backend][n] = cell
+                print(f"  {backend:>13} {n:>4} tasks: {cell['ops_s']:>10,.0f} ops/s "
+                      f"({cell['seconds']:.1f} s wall, {cell['cpu']:.1f} s CPU)", flush=True)  # fmt: skip
+    return out
+
+
+def tasks_table(results: dict[str, dict[int, dict[str, float]]], tasks: list[int]) -> str:
+    """A markdown table: ops/s per backend and task count, and ChromaStore / AsyncSqliteStore."""
+    lines = [
+        "| tasks | " + " | ".join(f"{b} (ops/s)" for b in results) + " | chroma / async-sqlite |",
+        "|---:|" + "---:|" * (len(results) + 1),
+    ]
+    for n in tasks:
+        row = [f"{results[b][n]['ops_s']:,.0f}" if n in results[b] else "-" for b in results]
+        chroma = results.get("chroma-eph", {}).get(n)
+        sqlite = results.get("async-sqlite", {}).get(n)
+        ratio = f"{chroma['ops_s'] / sqlite['ops_s']:.2f}x" if chroma and sqlite else "-"
+        lines.append(f"| {n} | " + " | ".join(row) + f" | {ratio} |")
+    return "\n".join(lines)
+
+
 def run(sizes: list[int], backends: list[str]) -> dict[str, dict[int, dict[str, float]]]:
     """Every (backend, size) cell, printing progress as it goes."""
     out: dict[str, dict[int, dict[str, float]]] = {}

@@ -4,6 +4,7 @@
     python benchmarks/throughput.py --quick         # 1k items only (about 2 minutes)
     python benchmarks/throughput.py --sizes 1000,10000 --budget-minutes 10
     python benchmarks/throughput.py --async-mix 12000,60000   # LangGraph's async op mix only
+    python benchmarks/throughput.py --async-tasks 1,10,100    # the same mix by 1/10/100 tasks
 
 Every (backend, size) cell runs in its own child process, so peak memory is its own. Item
 texts are LoCoMo turns (plus recombined sentences beyond the 2,760 real ones), queries are
@@ -84,8 +85,17 @@ def main(argv: list[str] | None = None) -> int:
         help="only the async op mix of LangGraph's test_large_batches_async at these op counts "
         "(e.g. 12000,60000): ChromaStore vs AsyncSqliteStore vs InMemoryStore",
     )  # fmt: skip
+    parser.add_argument(
+        "--async-tasks", default=None, metavar="TASKS",
+        help="only the async op mix run by this many concurrent tasks each (e.g. 1,10,100), "
+        "about --async-ops ops per cell",
+    )  # fmt: skip
+    parser.add_argument("--async-ops", type=int, default=3000, help=argparse.SUPPRESS)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.async_tasks:
+        return async_tasks([int(s) for s in args.async_tasks.split(",") if s], args.backends,
+                           args.async_ops)  # fmt: skip
     if args.async_mix:
         return async_mix([int(s) for s in args.async_mix.split(",") if s], args.backends)
     if args.child:
@@ -121,6 +131,19 @@ def async_mix(sizes: list[int], backends: str | None) -> int:
     print(f"Async op mix of test_large_batches_async; load {os.getloadavg()[0]:.1f}", flush=True)
     results = _async_mix.run(sizes, chosen)
     print(_async_mix.table(results, sizes))
+    return 0
+
+
+def async_tasks(tasks: list[int], backends: str | None, total: int) -> int:
+    """Run and print the async op mix by concurrent tasks (see ``_async_mix.run_tasks``)."""
+    import _async_mix
+
+    chosen = backends.split(",") if backends else ["chroma-eph", "async-sqlite"]
+    print(f"Async op mix by concurrent tasks, ~{total} ops per cell; load {os.getloadavg()}",
+          flush=True)  # fmt: skip
+    results = _async_mix.run_tasks(tasks, chosen, total)
+    print(_async_mix.tasks_table(results, tasks))
+    print(f"load average at the end {os.getloadavg()}")
     return 0
 
 

@@ -8,7 +8,8 @@ The embedder is a good guest in its user's process: it loads the model from a lo
 ``local_files_only=True`` (no environment variables set), hides the library's own progress bar
 and notebook warnings only while its own load runs (no global warnings filter, no logging
 settings changed), and sets a torch thread count only around its own encode calls, restoring
-the caller's setting afterwards.
+the caller's setting afterwards (:mod:`.encode_threads`). Unless told a count, each call takes
+its threads from the machine as it is then: its CPUs and their load.
 """
 
 from __future__ import annotations
@@ -30,18 +31,16 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from .encode_threads import choose_threads, machine_now, torch_threads
+
 logger = logging.getLogger(__name__)
 
 MODEL_DIMS = 384
 """Dimensions of the packaged all-MiniLM-L6-v2 vectors."""
 
 THREADS_ENV = "LANGGRAPH_EPISODIC_TORCH_THREADS"
-"""Environment variable read (never set) for the default number of torch threads of an encode."""
-
-DEFAULT_THREADS = 1
-"""torch threads of an encode unless told otherwise: on our 2-core machines two threads were
-never faster, and with the other core busy they were many times slower than one
-(``docs/benchmarks.md``, "Throughput")."""
+"""Environment variable read (never set) for the torch threads of an encode: a count, ``0``
+(leave torch alone) or ``auto`` (the default: chosen per call, :func:`.choose_threads`)."""
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -107,12 +106,14 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
         device: Where the model runs: ``"cpu"`` (default), ``"cuda"``, ``"cuda:1"``, ``"mps"``
             ..., or ``None`` to let sentence-transformers pick the best one available.
         num_threads: torch threads for large calls (puts). ``None`` reads
-            ``LANGGRAPH_EPISODIC_TORCH_THREADS``, else :data:`DEFAULT_THREADS`; ``0`` never
-            touches torch's setting. torch's thread count is process-wide: it is set when one of
-            our encode calls starts and the caller's count is restored when the last one ends,
-            so other torch work running at that very moment shares our setting.
-        query_threads: torch threads for small calls (queries, up to ``small_call`` texts);
-            ``num_threads`` by default.
+            ``LANGGRAPH_EPISODIC_TORCH_THREADS``; unset or ``auto``, each call chooses from the
+            machine as it is then (:func:`~langgraph_episodic.encode_threads.choose_threads`:
+            torch's own count on a quiet machine, the cores the other processes leave free on a
+            busy one). ``0`` never touches torch's setting. A count is set in the encoding
+            thread for that call only and the thread's own count is put back afterwards
+            (:func:`~langgraph_episodic.encode_threads.torch_threads`).
+        query_threads: torch threads for small calls (queries, up to ``small_call`` texts):
+            ``num_threads`` when that is given, else one.
         small_call: The most texts a call may hold to count as small.
         batch_size: Texts per forward pass.
     """
@@ -130,13 +131,14 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
         self.model_path = Path(model_path) if model_path else packaged_model_path()
         self.device = device
         if num_threads is None:
-            env_threads = os.environ.get(THREADS_ENV)
-            num_threads = int(env_threads) if env_threads else DEFAULT_THREADS
+            num_threads = _threads_from_env()
         for name, value in (("num_threads", num_threads), ("query_threads", query_threads)):
             if value is not None and value < 0:
                 raise ValueError(f"{name} must be 0 (leave torch alone) or more, got {value}.")
         self.num_threads = num_threads
+        """The pinned count of large calls, or ``None``: chosen per call."""
         self.query_threads = num_threads if query_threads is None else query_threads
+        """The pinned count of small calls, or ``None``: chosen per call (one thread)."""
         self.small_call = small_call
         self.batch_size = batch_size
         self._model: Any = None
@@ -171,10 +173,16 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
         _ = self.model
         return self
 
+    def threads_for(self, texts: int) -> int:
+        """torch threads of a call of ``texts`` texts: the pinned count, or chosen now."""
+        pinned = self.query_threads if texts <= self.small_call else self.num_threads
+        if pinned is not None:
+            return pinned
+        return choose_threads(texts, machine_now(), small_call=self.small_call)
+
     def _vectors(self, texts: list[str]) -> Any:
         model = self.model
-        threads = self.query_threads if len(texts) <= self.small_call else self.num_threads
-        with torch_threads(threads):
+        with torch_threads(self.threads_for(len(texts))):
             return model.encode(
                 texts,
                 batch_size=self.batch_size,
@@ -182,6 +190,19 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
+
+
+def _threads_from_env() -> int | None:
+    value = os.environ.get(THREADS_ENV, "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(
+            f"{THREADS_ENV}={value!r} is not a thread count. Set it to a count, to 0 (leave "
+            "torch's setting alone) or to 'auto' (chosen per call from the machine), or unset it."
+        ) from None
 
 
 _LOAD_LOCK = threading.Lock()
@@ -244,40 +265,6 @@ def _quiet_transformers_bars() -> Iterator[None]:
         current = set_hook(previous)
         if current is not hook:  # someone installed their own hook meanwhile: keep theirs
             set_hook(current)
-
-
-_threads_lock = threading.Lock()
-_threads_active = 0
-_threads_saved = 0
-
-
-@contextmanager
-def torch_threads(threads: int | None) -> Iterator[None]:
-    """Run the body with ``threads`` torch threads, then restore the caller's setting.
-
-    Overlapping bodies (our encodes in several threads) share one saved value: the first to
-    enter saves torch's setting and the last to leave restores it. ``0`` or ``None`` leaves
-    torch alone.
-    """
-    global _threads_active, _threads_saved
-    if not threads:
-        yield
-        return
-    import torch
-
-    with _threads_lock:
-        if _threads_active == 0:
-            _threads_saved = torch.get_num_threads()
-        _threads_active += 1
-        if torch.get_num_threads() != threads:
-            torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        with _threads_lock:
-            _threads_active -= 1
-            if _threads_active == 0 and torch.get_num_threads() != _threads_saved:
-                torch.set_num_threads(_threads_saved)
 
 
 @lru_cache(maxsize=1)

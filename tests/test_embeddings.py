@@ -78,6 +78,41 @@ def test_zero_threads_leaves_torch_alone(caller_threads: int) -> None:
         SentenceTransformerEmbeddings(num_threads=-1)
 
 
+def test_by_default_each_call_takes_its_threads_from_the_machine(
+    caller_threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unpinned, a large call gets the caller's count on a quiet 16-CPU machine, one thread when
+    every core is busy, and the free cores in between; a query gets one thread."""
+    from langgraph_episodic import encode_threads
+
+    monkeypatch.delenv("LANGGRAPH_EPISODIC_TORCH_THREADS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    load = [0.0]
+    monkeypatch.setattr(os, "getloadavg", lambda: (load[0], 0.0, 0.0))
+    monkeypatch.setattr(encode_threads._OWN_LOAD, "sample", lambda: 0.0)
+    emb = SentenceTransformerEmbeddings()
+    emb._model = recorder = _ThreadRecorder()
+    batch = [f"text number {i}" for i in range(50)]
+    for load[0] in (0.2, 16.0, 14.0):
+        emb.embed_documents(batch)
+    emb.embed_query("one query")
+    assert recorder.seen == [caller_threads, 1, 2, 1]
+    assert torch.get_num_threads() == caller_threads
+
+
+def test_a_pinned_count_wins_over_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (100.0, 0.0, 0.0))
+    monkeypatch.setenv("LANGGRAPH_EPISODIC_TORCH_THREADS", "2")
+    from_env = SentenceTransformerEmbeddings()
+    assert (from_env.threads_for(50), from_env.threads_for(1)) == (2, 2)
+    assert SentenceTransformerEmbeddings(num_threads=3).threads_for(50) == 3
+    monkeypatch.setenv("LANGGRAPH_EPISODIC_TORCH_THREADS", "auto")
+    assert SentenceTransformerEmbeddings().threads_for(50) == 1  # load 100: busy
+    monkeypatch.setenv("LANGGRAPH_EPISODIC_TORCH_THREADS", "many")
+    with pytest.raises(ValueError, match=r"LANGGRAPH_EPISODIC_TORCH_THREADS='many'.*auto"):
+        SentenceTransformerEmbeddings()
+
+
 def test_overlapping_encodes_restore_the_callers_setting(caller_threads: int) -> None:
     """Two encodes in two threads, both inside torch at once: the caller's count comes back."""
     sys.setswitchinterval(1e-6)

@@ -57,7 +57,7 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
-from . import layout, lifecycle, search, writes
+from . import layout, lifecycle, memory_budget, search, writes
 from .coalesce import Coalescer
 from .core import (
     Fields,
@@ -146,6 +146,8 @@ class ChromaStore(BaseStore):
             measured from in hybrid scores (:mod:`.ranking.baseline`; ``"auto"``: the question's).
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
+            ``None`` (the default) follows the machine: 5% of the memory available when the
+            store opens, between 10,000 and 200,000 vectors (:mod:`.memory_budget`).
         field_lift: With more than one indexed field (``fields=["text", "time"]``), hybrid
             search lifts memories holding the exact value of a field other than the first
             (the same date, place, project) as the best hits toward the best hit's score; no
@@ -180,7 +182,7 @@ class ChromaStore(BaseStore):
         ttl: TTLConfig | None = None,
         search_mode: SearchMode = "hybrid",
         shared: bool = False,
-        vector_cache_size: int = 200_000,
+        vector_cache_size: int | None = None,
         redact: Callable[[Any], Any] | None = None,
         language: Language = "auto",
         field_lift: bool = True,
@@ -216,6 +218,9 @@ class ChromaStore(BaseStore):
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
+        if vector_cache_size is None:
+            dims = self.index_config.get("dims") if self.index_config is not None else None
+            vector_cache_size = memory_budget.vector_cache_size(dims, memory_budget.available_memory())
         self._backend = Backend.open(
             client, collection, shared=shared, vector_cache_size=vector_cache_size
         )

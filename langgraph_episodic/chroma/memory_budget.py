@@ -1,0 +1,59 @@
+"""How much the in-process vector cache may hold, from the machine's available memory.
+
+The cache (:mod:`.vector_cache`) keeps searched namespaces' vectors as float32 matrices. Its
+size was a fixed count; at 384 dims its 200,000 vectors take about 300 MB, which is more than a
+small machine should give one cache. The default now follows the memory available when the
+store opens: at most :data:`VECTOR_CACHE_SHARE` of it, between :data:`MIN_CACHED_VECTORS` and
+:data:`MAX_CACHED_VECTORS` vectors. A scope larger than the cache is searched through Chroma's
+index, so a smaller cache is slower for large scopes, never wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+VECTOR_CACHE_SHARE = 0.05
+"""The part of the available memory the vector cache may use by default."""
+
+MAX_CACHED_VECTORS = 200_000
+"""The most vectors the default cache holds, however much memory there is."""
+
+MIN_CACHED_VECTORS = 10_000
+"""The fewest vectors the default cache holds, however little memory there is."""
+
+ROW_OVERHEAD_BYTES = 100
+"""Bytes a cached vector costs besides its floats (its row's owner key)."""
+
+ASSUMED_DIMS = 384
+"""Vector size assumed when the index does not say (the packaged model's)."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available for new allocations (Linux ``MemAvailable``; elsewhere the
+    physical memory), or ``None`` when the platform tells neither."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def vector_cache_size(dims: int | None, available: int | None) -> int:
+    """The default vector cache size (vectors) for ``dims``-d vectors and ``available`` bytes.
+
+    >>> vector_cache_size(384, 8 * 2**30)
+    200000
+    >>> vector_cache_size(384, 1 * 2**30)
+    32816
+    """
+    if available is None:
+        return MAX_CACHED_VECTORS
+    per_vector = 4 * (dims or ASSUMED_DIMS) + ROW_OVERHEAD_BYTES
+    fits = int(available * VECTOR_CACHE_SHARE / per_vector)
+    return max(MIN_CACHED_VECTORS, min(MAX_CACHED_VECTORS, fits))

@@ -1,0 +1,218 @@
+"""torch threads of one encode: chosen from the machine at call time, set for that call only.
+
+:func:`choose_threads` is the decision, a pure function of the call's size and the machine's
+shape (:class:`Machine`: the CPUs this process may use, the 1-minute load average, this
+process's own share of that load, and torch's thread count in the calling thread). On a quiet
+machine a large call gets torch's own default (never more threads than CPUs); on a busy one it
+gets the cores the other processes leave free, and at least one. A small call (a query) runs on
+one thread: it gains little from more, and a thread that has to wait for a busy core stalls the
+others at every step (with the other core of two busy, a query took 3.7 s on two threads against
+0.11 s on one).
+
+:func:`torch_threads` applies a count around one encode and puts everything back afterwards
+(see its docstring for what exactly "everything" is with torch's OpenMP threads).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
+
+_T = TypeVar("_T")
+
+FREE_CORE_SLACK = 0.25
+"""How much of a core the other processes may use for it to still count as free: a count of
+``cpus - load`` is rounded down unless the remainder is at least ``1 - FREE_CORE_SLACK``."""
+
+LOAD_WINDOW_S = 60.0
+"""Time constant of the kernel's 1-minute load average, used to average our own CPU use alike."""
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the thread decision looks at, read when a call starts (:func:`machine_now`)."""
+
+    cpus: int
+    """CPUs this process may run on (its affinity mask; ``os.cpu_count()`` where there is none)."""
+    load: float | None
+    """The machine's 1-minute load average, or ``None`` where the platform has none."""
+    own: float
+    """This process's own part of ``load``: its CPU use over about the last minute, in cores."""
+    torch_default: int
+    """torch's thread count in the calling thread: the caller's setting or torch's default."""
+
+
+def choose_threads(texts: int, machine: Machine, *, small_call: int = 8) -> int:
+    """torch threads for an encode of ``texts`` texts on ``machine``.
+
+    >>> choose_threads(500, Machine(cpus=8, load=0.2, own=0.0, torch_default=8))
+    8
+    >>> choose_threads(500, Machine(cpus=8, load=6.0, own=0.0, torch_default=8))
+    2
+    >>> choose_threads(1, Machine(cpus=8, load=0.0, own=0.0, torch_default=8))
+    1
+    """
+    if texts <= small_call:
+        return 1
+    cap = max(1, min(machine.cpus, machine.torch_default))
+    if machine.load is None:
+        return cap
+    others = max(0.0, machine.load - machine.own)
+    free = machine.cpus - others
+    return max(1, min(cap, math.floor(free + FREE_CORE_SLACK)))
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        try:
+            return max(1, len(affinity(0)))
+        except OSError:  # pragma: no cover - a platform that has the call but refuses it
+            pass
+    return max(1, os.cpu_count() or 1)
+
+
+def load_average() -> float | None:
+    """The 1-minute load average, or ``None`` (Windows has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - not on Linux or macOS
+        return None
+
+
+class OwnLoad:
+    """This process's CPU use, averaged over time the way the kernel averages its load.
+
+    The load average counts our own threads too; subtracting this leaves the other processes'
+    part. The first reading spreads the CPU used since this object was made over at least a
+    minute; later readings follow an exponential average with the load average's time constant.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._wall = time.monotonic()
+        self._cpu = time.process_time()
+        self._avg: float | None = None
+
+    def sample(self) -> float:
+        """Our CPU use in cores, averaged over about the last minute."""
+        with self._lock:
+            wall, cpu = time.monotonic(), time.process_time()
+            elapsed, used = wall - self._wall, cpu - self._cpu
+            if self._avg is None:
+                self._avg = used / max(LOAD_WINDOW_S, elapsed)
+            elif elapsed > 0:
+                weight = 1.0 - math.exp(-elapsed / LOAD_WINDOW_S)
+                self._avg += weight * (used / elapsed - self._avg)
+            self._wall, self._cpu = wall, cpu
+            return self._avg
+
+
+_OWN_LOAD = OwnLoad()
+
+
+def machine_now() -> Machine:
+    """The machine as it is now, seen from the calling thread."""
+    import torch
+
+    return Machine(
+        cpus=usable_cpus(),
+        load=load_average(),
+        own=_OWN_LOAD.sample(),
+        torch_default=torch.get_num_threads(),
+    )
+
+
+class _Scopes:
+    """Book-keeping of the :func:`torch_threads` bodies running now (under ``lock``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.active = 0
+        self.outer = 0
+        """The count the first of the overlapping bodies found: the process's own setting."""
+        self.imposed: Counter[int] = Counter()
+        """The counts the running bodies set."""
+        self.written = 0
+        """The count our last ``set_num_threads`` call wrote (torch keeps it for new threads)."""
+        self.seen = threading.local()
+
+
+_SCOPES = _Scopes()
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """Run the body with ``threads`` torch threads in this thread, then put back the caller's.
+
+    ``0`` or ``None`` leaves torch alone, and so does a count the thread already has. torch's
+    CPU builds keep a thread count per thread (OpenMP's) and one for threads that start torch
+    work later; ``set_num_threads`` writes both. So, for bodies running in several threads at
+    once (our encodes, concurrent):
+
+    * each body runs with its own count, and its thread gets back the count it had;
+    * a thread that first used torch while one of our bodies ran (and so inherited its count)
+      gets the process's setting back when it runs a body of its own;
+    * when the last body ends, threads that start torch work later get the process's setting
+      again, unless somebody else changed it meanwhile: then theirs is kept.
+
+    While a body runs, a thread that starts torch work for the first time inherits the body's
+    count; this is the one thing torch does not let a caller scope more tightly.
+    """
+    if not threads:
+        yield
+        return
+    import torch
+
+    scopes = _SCOPES
+    with scopes.lock:
+        mine = actual = torch.get_num_threads()
+        if scopes.active and scopes.imposed[mine] and not getattr(scopes.seen, "known", False):
+            mine = scopes.outer  # started torch during one of our bodies: it inherited our count
+        scopes.seen.known = True
+        change = actual != threads or mine != actual
+        if change:
+            if scopes.active == 0:
+                scopes.outer = mine
+            scopes.active += 1
+            scopes.imposed[threads] += 1
+            torch.set_num_threads(threads)
+            scopes.written = threads
+    if not change:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with scopes.lock:
+            scopes.active -= 1
+            scopes.imposed[threads] -= 1
+            later = _in_fresh_thread(torch.get_num_threads)  # what threads starting now get
+            torch.set_num_threads(mine)
+            if later != scopes.written:  # somebody else set torch's threads meanwhile
+                want: int | None = later
+            else:
+                want = scopes.outer if scopes.active == 0 else None
+            scopes.written = mine
+            if want is not None and want != mine:
+                _in_fresh_thread(partial(torch.set_num_threads, want))
+                scopes.written = want
+
+
+def _in_fresh_thread(call: Callable[[], _T]) -> _T:
+    """``call()`` in a new thread: it reads or writes the count torch gives threads that start
+    torch work (a new thread inherits it) without changing any running thread's own count."""
+    out: list[_T] = []
+    worker = threading.Thread(target=lambda: out.append(call()), name="torch-threads", daemon=True)
+    worker.start()
+    worker.join()
+    return out[0]

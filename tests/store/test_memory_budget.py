@@ -1,0 +1,57 @@
+"""The vector cache's default size follows the machine's available memory and the vector size."""
+
+from __future__ import annotations
+
+import pytest
+
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import memory_budget
+from langgraph_episodic.chroma.memory_budget import (
+    MAX_CACHED_VECTORS,
+    MIN_CACHED_VECTORS,
+    VECTOR_CACHE_SHARE,
+    vector_cache_size,
+)
+
+GIB = 2**30
+
+
+@pytest.mark.parametrize("dims", [16, 64, 384, 1536])
+@pytest.mark.parametrize("available", [GIB // 4, GIB, 4 * GIB, 64 * GIB])
+def test_the_cache_takes_a_share_of_the_available_memory_within_bounds(
+    dims: int, available: int
+) -> None:
+    size = vector_cache_size(dims, available)
+    assert MIN_CACHED_VECTORS <= size <= MAX_CACHED_VECTORS
+    if MIN_CACHED_VECTORS < size < MAX_CACHED_VECTORS:
+        assert size * 4 * dims <= VECTOR_CACHE_SHARE * available
+
+
+def test_less_memory_or_larger_vectors_give_a_smaller_cache() -> None:
+    assert vector_cache_size(384, GIB) < vector_cache_size(384, 4 * GIB)
+    assert vector_cache_size(1536, 4 * GIB) < vector_cache_size(384, 4 * GIB)
+    assert vector_cache_size(384, 64 * GIB) == MAX_CACHED_VECTORS
+    assert vector_cache_size(None, None) == MAX_CACHED_VECTORS
+
+
+def test_the_store_default_follows_the_machine_and_a_given_size_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    index = {"dims": 64, "embed": HashEmbeddings(64)}
+    for available in (GIB // 2, 16 * GIB):
+        monkeypatch.setattr(memory_budget, "available_memory", lambda a=available: a)
+        store = ChromaStore.ephemeral(index=index)
+        try:
+            assert store._backend.state.vectors.max_vectors == vector_cache_size(64, available)
+        finally:
+            store.close()
+    store = ChromaStore.ephemeral(index=index, vector_cache_size=1234)
+    try:
+        assert store._backend.state.vectors.max_vectors == 1234
+    finally:
+        store.close()
+
+
+def test_available_memory_is_read_from_the_machine() -> None:
+    available = memory_budget.available_memory()
+    assert available is None or available > 0
