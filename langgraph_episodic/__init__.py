@@ -118,7 +118,6 @@ _EXPORTS: dict[str, str] = {
     "extractive_summary": ".graph",
     "is_question": ".graph",
     "memory_system_prompt": ".graph",
-    "merge_description": ".graph",
     "outcome_from_feedback": ".graph",
     "recalled_episodes": ".graph",
     "task_from_state": ".graph",
@@ -266,7 +265,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .graph import load_entities_node as load_entities_node
     from .graph import memory_agent_node as memory_agent_node
     from .graph import memory_system_prompt as memory_system_prompt
-    from .graph import merge_description as merge_description
     from .graph import merge_entities as merge_entities
     from .graph import open_checkpointer as open_checkpointer
     from .graph import outcome_from_feedback as outcome_from_feedback
