@@ -24,6 +24,7 @@ from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 from .._effects import Plan, arun, call, run
 from .dates import format_date
 from .records import CURRENT_FILTER, FACT_KIND, FactRecord, from_iso, to_iso
+from .rules import topic_of_question
 
 AS_OF_FACTOR = 10
 """An ``as_of`` search reads this many times ``k`` fact versions, to keep ``k`` that held then."""
@@ -97,6 +98,18 @@ def search_op(
 def past_op(ns: tuple[str, ...], query: str | None, k: int) -> SearchOp:
     """The search for replaced or ended versions matching ``query``."""
     return SearchOp(ns, filter={"kind": FACT_KIND, "current": False}, limit=k, query=query)
+
+
+def topic_past_op(ns: tuple[str, ...], question: str, k: int) -> SearchOp | None:
+    """The search for the replaced or ended versions of the single-valued topic ``question``
+    asks about (:func:`.rules.topic_of_question`), by filter: found also when the question
+    shares no word with them ("Welches Auto hatte ich früher?" finds "Ich fahre einen VW
+    Golf."). None when the question names no such topic."""
+    topic = topic_of_question(question)
+    if topic is None:
+        return None
+    return SearchOp(ns, filter={"kind": FACT_KIND, "slot": topic, "current": False},
+                    limit=k, query=question, refresh_ttl=False)
 
 
 def successor_ops(
