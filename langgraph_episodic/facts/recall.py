@@ -240,6 +240,23 @@ def describe_past(rec: FactRecord, words: Wording) -> str:
     return f"{words.earlier}{rec.text} ({period})"
 
 
+def describe_history(pairs: Iterable[tuple[str, FactRecord]], words: Wording) -> list[str]:
+    """The lines of a history (:func:`fact_history`'s pairs): per fact, its current version
+    first (``... (seit Juni 2026)``), then its earlier ones (``früher: ... (März 2026 bis Juni
+    2026)``), newest first; an ended fact has only earlier lines."""
+    groups: dict[str, list[FactRecord]] = {}
+    for _, rec in pairs:
+        groups.setdefault(rec.lineage, []).append(rec)
+    lines: list[str] = []
+    for group in groups.values():
+        ordered = sorted(group, key=lambda r: (r.valid_from, r.recorded_at), reverse=True)
+        for rec in ordered:
+            if rec.current:
+                lines.append(describe_current(rec, words, dated=True))
+        lines += [describe_past(rec, words) for rec in ordered if not rec.current]
+    return lines
+
+
 def is_dated(rec: FactRecord) -> bool:
     """Whether a current fact's answer line names its start: when it replaced an earlier
     version, or its text named a time."""
