@@ -14,10 +14,12 @@ from .recall import (
     afact_history,
     asks_about_past,
     current_facts,
+    describe_history,
     fact_history,
+    wording,
 )
 from .records import CURRENT_FILTER, FactRecord
-from .rules import Candidate, Decision, decide_by_rules, is_ending, slot_of
+from .rules import Candidate, Decision, decide_by_rules, is_ending, slot_of, topic_of_question
 
 __all__ = [
     "CURRENT_FILTER",
@@ -36,9 +38,12 @@ __all__ = [
     "asks_about_past",
     "current_facts",
     "decide_by_rules",
+    "describe_history",
     "fact_history",
     "format_date",
     "is_ending",
     "resolve_date",
     "slot_of",
+    "topic_of_question",
+    "wording",
 ]

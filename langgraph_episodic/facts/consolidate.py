@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
+from langgraph.store.base import NOT_PROVIDED, BaseStore, GetOp, Item, NotProvided, PutOp, SearchOp
 
 from .._effects import Plan, arun, call, run
 from .dates import resolve_date
@@ -124,6 +124,27 @@ def _put(ns: tuple[str, ...], key: str, record: FactRecord, ttl: float | None) -
     return PutOp(ns, key, record.to_value(), index=["text"], ttl=ttl)
 
 
+def _renewal(ns: tuple[str, ...], lineage: str, ttl: float | None) -> list[SearchOp]:
+    """The read that renews the expiry of a fact's earlier versions (none without a TTL).
+
+    It runs in the same batch as the write, before its puts: the earlier versions' expiry
+    moves to now plus their TTL, the one the written version gets.
+    """
+    if ttl is None:
+        return []
+    return [SearchOp(ns, filter={"lineage": lineage, "current": False}, limit=LINEAGE_SCAN,
+                     refresh_ttl=True)]
+
+
+def _resolve_ttl(store: BaseStore, ttl: float | NotProvided | None) -> float | None:
+    """``ttl``, or the store's ``default_ttl`` when none was given (as ``store.put`` does)."""
+    if not isinstance(ttl, NotProvided):
+        return ttl
+    config = getattr(store, "ttl_config", None) or {}
+    default = config.get("default_ttl")
+    return float(default) if default is not None else None
+
+
 class FactWriter:
     """Saves facts with consolidation on write (see the module docstring).
 
@@ -164,21 +185,35 @@ class FactWriter:
         text: str,
         *,
         said_at: datetime | None = None,
-        ttl: float | None = None,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+        subject: str | None = None,
+        subject_name: str | None = None,
     ) -> Plan[Outcome]:
         """Plan: save ``text`` in ``ns``, consolidated with the current facts there, under the
-        namespace's lock."""
+        namespace's lock.
+
+        ``ttl`` (minutes; default: the store's ``default_ttl``) applies to the version written
+        and to every version of the fact it touches: an update, a confirmation or an ending
+        renews the expiry of the fact's earlier versions too, so its history lives as long
+        as the fact and goes with it.
+
+        ``subject`` (an entity's key, ``subject_name`` its name) keeps the fact apart from the
+        facts of ``ns`` about other subjects: only facts about the same subject are candidates,
+        and the key of the new version depends on it.
+        """
         when = said_at if said_at is not None else self.clock()
+        minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
+        about = Subject(subject, subject_name or subject) if subject else None
         outcome: Outcome = yield call(
             _run_locked, _arun_locked, lock_key,
-            lambda: self._save(store, ns, text, when, ttl),
+            lambda: self._save(store, ns, text, when, minutes, about),
         )
         return outcome
 
     def _save(
         self, store: BaseStore, ns: tuple[str, ...], text: str, said_at: datetime,
-        ttl: float | None,
+        ttl: float | None, about: Subject | None = None,
     ) -> Plan[Outcome]:
         resolved = resolve_date(text, said_at)
         now = to_iso(said_at)
@@ -187,14 +222,17 @@ class FactWriter:
             text=text, lineage="", valid_from=to_iso(resolved.when), recorded_at=now,
             precision=resolved.precision, date_expression=resolved.expression,
             date_note=resolved.note, method=self.method, slot=slot,
+            subject=about.key if about else None, subject_name=about.name if about else None,
         )
         for _attempt in range(ATTEMPTS):
-            items, same_key = yield from self._candidates(store, ns, text, slot)
+            items, same_key = yield from self._candidates(store, ns, text, slot, about)
             if same_key is not None:
                 record = _record(same_key)
                 if record is not None and record.current:
                     confirmed = record.confirmed(now, text)  # the latest wording wins
-                    yield call(store.batch, store.abatch, [_put(ns, same_key.key, confirmed, ttl)])
+                    yield call(store.batch, store.abatch,
+                               [*_renewal(ns, record.lineage, ttl),
+                                _put(ns, same_key.key, confirmed, ttl)])
                     return Outcome("same", same_key.key, confirmed, reason="same text")
             records = {item.key: (item, rec) for item in items if (rec := _record(item))}
             shown = [Candidate(key, rec.text, rec.slot or slot_of(rec.text))
@@ -222,14 +260,16 @@ class FactWriter:
         return outcome
 
     def _candidates(
-        self, store: BaseStore, ns: tuple[str, ...], text: str, slot: str | None
+        self, store: BaseStore, ns: tuple[str, ...], text: str, slot: str | None,
+        about: Subject | None,
     ) -> Plan[tuple[list[Item], Item | None]]:
+        where = {**FACT_FILTER, **({"subject": about.key} if about else {})}
         ops: list[Any] = [
-            SearchOp(ns, filter=FACT_FILTER, limit=self.candidates, query=text, refresh_ttl=False),
-            GetOp(ns, self._key(text, ""), refresh_ttl=False),
+            SearchOp(ns, filter=where, limit=self.candidates, query=text, refresh_ttl=False),
+            GetOp(ns, self._key(text, _scope(about, "")), refresh_ttl=False),
         ]
         if slot is not None:
-            ops.append(SearchOp(ns, filter={**FACT_FILTER, "slot": slot},
+            ops.append(SearchOp(ns, filter={**where, "slot": slot},
                                 limit=self.candidates, refresh_ttl=False))
         results = yield call(store.batch, store.abatch, ops)
         by_topic = results[2] if slot is not None else []
@@ -251,17 +291,20 @@ class FactWriter:
         if decision.action == "same" and decision.target is not None:
             _, old = records[decision.target]
             confirmed = old.confirmed(now)
-            yield call(store.batch, store.abatch, [_put(ns, decision.target, confirmed, ttl)])
+            yield call(store.batch, store.abatch,
+                       [*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, confirmed, ttl)])
             return Outcome("same", decision.target, confirmed, reason=decision.reason)
         if decision.action == "end" and decision.target is not None:
             _, old = records[decision.target]
             ended = old.closed(fresh.valid_from, ended_by=fresh.text)
-            yield call(store.batch, store.abatch, [_put(ns, decision.target, ended, ttl)])
+            yield call(store.batch, store.abatch,
+                       [*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, ended, ttl)])
             return Outcome("end", decision.target, None, ended, reason=decision.reason)
         # The key of the text, unless an older version of another period holds it.
-        key = self._key(fresh.text, "")
+        about = Subject(fresh.subject, fresh.subject_name or fresh.subject) if fresh.subject else None
+        key = self._key(fresh.text, _scope(about, ""))
         if same_key is not None:
-            key = self._key(fresh.text, now)
+            key = self._key(fresh.text, _scope(about, now))
         if decision.action == "update" and decision.target is not None:
             _, old = records[decision.target]
             record = _with(fresh, lineage=old.lineage, supersedes=decision.target)
@@ -269,13 +312,15 @@ class FactWriter:
                 # Said before the fact it would replace (a slow writer): it is history, the
                 # later statement keeps holding.
                 earlier = record.closed(old.valid_from, by=decision.target)
-                yield call(store.batch, store.abatch, [_put(ns, key, earlier, ttl)])
+                yield call(store.batch, store.abatch,
+                           [*_renewal(ns, old.lineage, ttl), _put(ns, key, earlier, ttl)])
                 return Outcome("update", key, earlier, None, reason="older than the current fact")
             closed = old.closed(record.valid_from, by=key)
             # New version first: a reader between the two puts sees two current versions of
             # one lineage (and keeps the newest), never none.
             yield call(store.batch, store.abatch,
-                       [_put(ns, key, record, ttl), _put(ns, decision.target, closed, ttl)])
+                       [*_renewal(ns, old.lineage, ttl), _put(ns, key, record, ttl),
+                        _put(ns, decision.target, closed, ttl)])
             return Outcome("update", key, record, closed, reason=decision.reason)
         record = _with(fresh, lineage=key)
         yield call(store.batch, store.abatch, [_put(ns, key, record, ttl)])
@@ -312,6 +357,21 @@ class FactWriter:
                         winner_key)
         if puts:
             yield call(store.batch, store.abatch, puts)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a fact is about when it is not the user: an entity's key and name."""
+
+    key: str
+    name: str
+
+
+def _scope(about: Subject | None, scope: str) -> str:
+    """The scope of a new version's key: the subject's key, then the time when given."""
+    if about is None:
+        return scope
+    return f"{about.key} {scope}".strip()
 
 
 def _doubled(records: dict[str, tuple[Item, FactRecord]]) -> list[str]:

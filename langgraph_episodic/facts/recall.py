@@ -24,6 +24,7 @@ from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 from .._effects import Plan, arun, call, run
 from .dates import format_date
 from .records import CURRENT_FILTER, FACT_KIND, FactRecord, from_iso, to_iso
+from .rules import topic_of_question
 
 AS_OF_FACTOR = 10
 """An ``as_of`` search reads this many times ``k`` fact versions, to keep ``k`` that held then."""
@@ -97,6 +98,18 @@ def search_op(
 def past_op(ns: tuple[str, ...], query: str | None, k: int) -> SearchOp:
     """The search for replaced or ended versions matching ``query``."""
     return SearchOp(ns, filter={"kind": FACT_KIND, "current": False}, limit=k, query=query)
+
+
+def topic_past_op(ns: tuple[str, ...], question: str, k: int) -> SearchOp | None:
+    """The search for the replaced or ended versions of the single-valued topic ``question``
+    asks about (:func:`.rules.topic_of_question`), by filter: found also when the question
+    shares no word with them ("Welches Auto hatte ich früher?" finds "Ich fahre einen VW
+    Golf."). None when the question names no such topic."""
+    topic = topic_of_question(question)
+    if topic is None:
+        return None
+    return SearchOp(ns, filter={"kind": FACT_KIND, "slot": topic, "current": False},
+                    limit=k, query=question, refresh_ttl=False)
 
 
 def successor_ops(
@@ -225,6 +238,23 @@ def describe_past(rec: FactRecord, words: Wording) -> str:
     if rec.ended_by is not None:
         period = f"{period}, {words.ended}"
     return f"{words.earlier}{rec.text} ({period})"
+
+
+def describe_history(pairs: Iterable[tuple[str, FactRecord]], words: Wording) -> list[str]:
+    """The lines of a history (:func:`fact_history`'s pairs): per fact, its current version
+    first (``... (seit Juni 2026)``), then its earlier ones (``früher: ... (März 2026 bis Juni
+    2026)``), newest first; an ended fact has only earlier lines."""
+    groups: dict[str, list[FactRecord]] = {}
+    for _, rec in pairs:
+        groups.setdefault(rec.lineage, []).append(rec)
+    lines: list[str] = []
+    for group in groups.values():
+        ordered = sorted(group, key=lambda r: (r.valid_from, r.recorded_at), reverse=True)
+        for rec in ordered:
+            if rec.current:
+                lines.append(describe_current(rec, words, dated=True))
+        lines += [describe_past(rec, words) for rec in ordered if not rec.current]
+    return lines
 
 
 def is_dated(rec: FactRecord) -> bool:

@@ -55,7 +55,9 @@ class FactRecord:
     ``"favourite:food"``; None for none): consolidation finds same-topic facts by filtering on it.
     ``version`` counts the changes of this item (1 when written, +1 when confirmed or closed):
     a writer that read version ``n`` and finds another version later knows someone else
-    changed it meanwhile.
+    changed it meanwhile. ``subject`` is the key of the entity a fact is about (``"acme"``;
+    None for a fact about the user) and ``subject_name`` its name as first written: facts of
+    one namespace about different subjects are consolidated separately.
     """
 
     text: str
@@ -74,6 +76,8 @@ class FactRecord:
     method: str = "rules"
     slot: str | None = None
     version: int = 1
+    subject: str | None = None
+    subject_name: str | None = None
     kind: str = FACT_KIND
 
     def to_value(self) -> dict[str, Any]:

@@ -196,6 +196,38 @@ def slot_of(text: str) -> str | None:
     return None
 
 
+_QUESTION_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE | re.UNICODE))
+    for name, pattern in (
+        # Past participles ask about a topic that a statement's present tense names; in a
+        # statement they mislead ("Ich bin es gewohnt", "vegan gelebt"), so only questions.
+        ("residence", r"\b(?:wo|wohin|where)\b.*\b(?:(?<!es )gewohnt|gelebt|lived|stayed)\b"),
+        ("work", r"\b(?:wo|bei wem|für wen|where|who|which company)\b.*\b(?:gearbeitet|"
+                 r"angestellt|beschäftigt|worked|employed)\b|\b(?:arbeitgeber|employer)\b"),
+        ("partner", r"\b(?:mit wem|who)\b.*\b(?:zusammen|verheiratet|verlobt|together|"
+                    r"married|engaged|dating|dated)\b"),
+    )
+)
+
+
+def topic_of_question(question: str) -> str | None:
+    """The single-valued topic a question asks about (as :func:`slot_of` finds it in a
+    statement), or None: recall uses it to find the topic's earlier versions by filter.
+
+    >>> topic_of_question("Wo habe ich früher gewohnt?"), topic_of_question("Welches Auto hatte ich?")
+    ('residence', 'car')
+    >>> topic_of_question("Mit wem war ich früher zusammen?")
+    'partner'
+    """
+    slot = slot_of(question)
+    if slot is not None:
+        return slot
+    for name, pattern in _QUESTION_TOPICS:
+        if pattern.search(question):
+            return name
+    return None
+
+
 def is_ending(text: str) -> bool:
     """True when the text says that something stopped, without saying what holds instead.
 

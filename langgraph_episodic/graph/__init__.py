@@ -34,7 +34,7 @@ from .namespaces import USER_LABELS, user_namespaces
 from .options import EntityOptions, EpisodeOptions, SummaryOptions, WindowOptions
 from .profiles import UserFact, UserProfiles
 from .pruning import aprune_threads, prune_threads
-from .state import EpisodicState, merge_description, merge_entities
+from .state import EpisodicState, merge_entities
 from .summarize import SUMMARY_MESSAGE_ID, Summarizer, extractive_summary, summarize_node
 from .threads import (
     SessionInfo,
@@ -99,7 +99,6 @@ __all__ = [
     "load_entities_node",
     "memory_agent_node",
     "memory_system_prompt",
-    "merge_description",
     "merge_entities",
     "open_checkpointer",
     "outcome_from_feedback",

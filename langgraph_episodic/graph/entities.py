@@ -1,28 +1,35 @@
 """The entity-extract node: remember who and what the user talks about, across sessions.
 
 From the last human message (or the last message, ``source="last"``) the node extracts entities
-(name, one-sentence description), merges each description into the one already stored, and
-persists them in the store under ``("entities", user_id)``. The merged entities are written to
-``state["entities"]``. :func:`load_entities_node` loads a user's stored entities *before* the
-agent runs, so a new session knows them from its first answer.
+(name, one sentence saying what the text tells about it) and saves each sentence as a **fact
+about the entity** (:mod:`langgraph_episodic.facts`, ``subject`` = the entity's key) in the
+store under ``("entities", user_id)``: the same records and the same consolidation on write as
+the memory tools' facts. A sentence that says the same as a current fact confirms it; one that
+changes it ("Alice works at Globex now" after "Alice works at ACME") closes the old version
+(kept as history, with its period) and becomes current; one that ends it closes it. The
+entity's own item (key: its lowercased name) holds its name and its **description**, the
+current facts about it joined newest first, rebuilt after every save; that description is what
+``state["entities"]`` and :func:`load_entities_node` carry, and what the memory tools' lookup
+by name finds. ``facts.fact_history(store, ("entities", user_id))`` lists every version with
+its period, ``facts.current_facts(..., as_of=...)`` what was true at a moment.
 
 With a chat model the model sees the whole message and decides what is a statement (questions
 are ignored by instruction, not by a filter), extraction uses structured output
-(``with_structured_output``), and a new fact about a known entity is merged by the model
-*rewriting* the description (so "no longer at ACME, now at Globex" replaces "works at ACME").
-Without one a rule-based extractor runs (:mod:`.entity_rules`), and says so in each stored item
-(``"method": "rules"``): it skips questions and requests ("Find and fix the crash in the CSV
-export", "Bitte fasse das zusammen"), takes names from phrases like "my name is", "I use",
-"ich arbeite bei", from words written like names (``LangGraph``, ``AWS``, ``GPT-4``, but not
-API or CSV), from capitalised words in English and, in German, where every noun is
-capitalised, only from a name's position ("mein Hund Bello", "Frau Weber", "in Wien"). The
-description is the clause a name came from, merged newest first with near-duplicates dropped
-(:func:`merge_description`).
+(``with_structured_output``), and consolidation is one structured call over the entity's
+current facts (:class:`~langgraph_episodic.facts.ModelDecider`). Without one a rule-based
+extractor runs (:mod:`.entity_rules`), and says so in each entity's item (``"method":
+"rules"``): it skips questions and requests ("Find and fix the crash in the CSV export",
+"Bitte fasse das zusammen"), takes names from phrases like "my name is", "I use", "ich arbeite
+bei", from words written like names (``LangGraph``, ``AWS``, ``GPT-4``, but not API or CSV),
+from capitalised words in English and, in German, where every noun is capitalised, only from a
+name's position ("mein Hund Bello", "Frau Weber", "in Wien"); the facts are then consolidated
+by the facts' rules. An entity stored before entities had facts keeps its description: it
+becomes the entity's first fact when the entity is next mentioned.
 
-Each read-merge-write of one entity holds a lock per (store, namespace, key) in this process
+Each save of one entity holds a lock per (store, namespace, key) in this process
 (:mod:`langgraph_episodic.graph._keylock`), so concurrent sessions of one user keep every fact.
-Across processes the store offers no compare-and-swap: two processes merging the same entity at
-the same moment can lose one side (the next mention merges it again).
+Across processes the facts converge as the memory tools' do (``docs/facts.md``); the entity's
+item is rebuilt from its facts at its next mention.
 
 Internal model calls are retried and tagged so they never reach ``stream_mode="messages"``.
 """
@@ -32,15 +39,20 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from datetime import timezone
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, Item
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
+from ..facts.consolidate import Clock, FactWriter
+from ..facts.decide import ModelDecider
+from ..facts.recall import newest_per_lineage
+from ..facts.records import FACT_KIND, FactRecord
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._internal import internal_config, retrying
@@ -49,7 +61,7 @@ from ._messages import as_messages, last_human_index, message_text
 from ._runner import MemoryNode, Plan, arun, call, resolve_store, run
 from .entity_rules import QUESTION_WORDS, find_names, is_question, statements
 from .namespaces import ENTITIES
-from .state import entity_key, merge_description
+from .state import entity_key
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +69,6 @@ __all__ = [
     "ENTITY_INSTRUCTIONS",
     "ENTITY_NAMESPACE",
     "QUESTION_WORDS",
-    "REWRITE_INSTRUCTIONS",
     "EntityWriter",
     "ExtractedEntities",
     "ExtractedEntity",
@@ -78,13 +89,6 @@ ENTITY_INSTRUCTIONS = (
     "language, saying what the text tells about it. Ignore anything only asked about. Return "
     "an empty list when there is nothing."
 )
-REWRITE_INSTRUCTIONS = (
-    "You keep a short description of an entity up to date. Rewrite the known description with "
-    "the new information into one to three sentences in the text's language. When the new "
-    "information contradicts the old (a correction, a change), keep only the new. Answer with "
-    "the description only."
-)
-
 
 
 class ExtractedEntity(BaseModel):
@@ -137,16 +141,27 @@ def _source_text(messages: Sequence[BaseMessage], source: str) -> str:
     return "" if i is None else message_text(messages[i])
 
 
-class EntityWriter:
-    """Extracts entities from a text and merges them into a user's stored entities.
+DESCRIPTION_FACTS = 10
+"""An entity's description joins at most this many of its current facts (the newest)."""
+ENTITY_KIND = "entity"
+"""The ``kind`` of an entity's item (its name and current description)."""
+SUBJECT_SCAN = 200
+"""Most current facts read about one entity when its description is rebuilt."""
 
-    Shared by :func:`entity_extract_node` and the middleware. ``model=None``: rules.
+
+class EntityWriter:
+    """Extracts entities from a text and saves what it says about each as a fact about it.
+
+    Shared by :func:`entity_extract_node` and the middleware. ``model=None``: rules (for the
+    extraction and the consolidation); a model extracts and decides (one structured call per
+    fact that has candidates, :class:`~langgraph_episodic.facts.ModelDecider`). ``clock`` gives
+    the time a fact became true (default: now).
     """
 
-    def __init__(self, model: BaseChatModel | None = None) -> None:
+    def __init__(self, model: BaseChatModel | None = None, *, clock: Clock | None = None) -> None:
         self.method = "rules" if model is None else "llm"
         self._structured = _structured(model) if model is not None else None
-        self._rewriter = retrying(model) if model is not None else None
+        self._facts = FactWriter(ModelDecider(model) if model is not None else None, clock=clock)
 
     def extract(self, text: str) -> Plan[list[ExtractedEntity]]:
         """Plan: the entities ``text`` states something about."""
@@ -162,42 +177,82 @@ class EntityWriter:
                             internal_config("entities"))
         return _as_entities(result)
 
-    def _merged(self, old: str | None, new: str) -> Plan[str]:
-        if self._rewriter is None or not old or merge_description(old, new) == old:
-            return merge_description(old, new)
-        request = [SystemMessage(REWRITE_INSTRUCTIONS),
-                   HumanMessage(f"Known description:\n{old}\n\nNew information:\n{new}")]
-        response = yield call(self._rewriter.invoke, self._rewriter.ainvoke, request,
-                              internal_config("entity_rewrite"))
-        return message_text(response) or merge_description(old, new)
-
-    def _merge_one(
+    def _save_one(
         self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity
-    ) -> Plan[tuple[str, str]]:
+    ) -> Plan[tuple[str, str | None]]:
         name_, key = entity.name.strip(), entity_key(entity.name)
-        old = yield call(store.get, store.aget, ns, key)
-        display = old.value.get("name", name_) if old else name_
-        merged = yield from self._merged(old.value.get("description") if old else None,
-                                         entity.description.strip())
-        value = {"name": display, "description": merged, "text": f"{display}: {merged}",
-                 "method": self.method, "updated_at": time.time()}
+        card = yield call(store.get, store.aget, ns, key)
+        display = str(card.value.get("name", name_)) if card else name_
+        if card is not None and card.value.get("kind") != ENTITY_KIND:
+            yield from self._adopt(store, ns, card, key, display)
+        yield from self._facts.save(store, ns, entity.description.strip(), subject=key,
+                                    subject_name=display)
+        description = yield from self._rebuild(store, ns, key, display)
+        return display, description
+
+    def _adopt(
+        self, store: BaseStore, ns: tuple[str, ...], card: Item, key: str, display: str
+    ) -> Plan[None]:
+        """An entity stored before entities had facts: its description becomes its first
+        fact (said when it was last updated), so nothing stored is lost."""
+        old = card.value.get("description")
+        if isinstance(old, str) and old.strip():
+            when = card.updated_at if card.updated_at.tzinfo else card.updated_at.replace(
+                tzinfo=timezone.utc)
+            yield from self._facts.save(store, ns, old.strip(), said_at=when, subject=key,
+                                        subject_name=display)
+
+    def _rebuild(
+        self, store: BaseStore, ns: tuple[str, ...], key: str, display: str
+    ) -> Plan[str | None]:
+        """Plan: write the entity's item from its current facts (None: it has none left and
+        its item is deleted)."""
+        facts = yield from entity_facts(store, ns, key)
+        if not facts:
+            yield call(store.delete, store.adelete, ns, key)
+            return None
+        description = describe(facts)
+        value = {"name": display, "description": description, "text": f"{display}: {description}",
+                 "method": self.method, "updated_at": time.time(), "kind": ENTITY_KIND,
+                 "facts": len(facts)}
         yield call(store.put, store.aput, ns, key, value)
-        return display, merged
+        return description
 
     def merge(
         self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity]
-    ) -> Plan[dict[str, str]]:
-        """Plan: merge ``entities`` into the store, each under its lock; return name -> text."""
-        update: dict[str, str] = {}
+    ) -> Plan[dict[str, str | None]]:
+        """Plan: save ``entities``' facts, each entity under its lock; return name -> its
+        current description (None when none of its facts holds any more)."""
+        update: dict[str, str | None] = {}
         for entity in entities:
             key = entity_key(entity.name)
             if not key or not entity.description.strip():
                 continue
             lock_key = (id(store), ns, key)
-            display, merged = yield call(_run_locked, _arun_locked, lock_key,
-                                         lambda e=entity: self._merge_one(store, ns, e))
-            update[display] = merged
+            display, description = yield call(_run_locked, _arun_locked, lock_key,
+                                              lambda e=entity: self._save_one(store, ns, e))
+            update[display] = description
         return update
+
+
+def entity_facts(
+    store: BaseStore, ns: tuple[str, ...], key: str
+) -> Plan[list[FactRecord]]:
+    """Plan: the current facts about the entity ``key`` in ``ns``, newest first."""
+    found = yield call(store.search, store.asearch, ns,
+                       filter={"kind": FACT_KIND, "subject": key, "current": True},
+                       limit=SUBJECT_SCAN, refresh_ttl=False)
+    own = [item for item in newest_per_lineage(found) if tuple(item.namespace) == ns]
+    records = [rec for item in own if (rec := FactRecord.from_value(item.value)) and rec.current]
+    records.sort(key=lambda r: max(r.recorded_at, r.confirmed_at or ""), reverse=True)
+    return records
+
+
+def describe(facts: Sequence[FactRecord]) -> str:
+    """An entity's description: its current facts, newest first, each ending in a stop."""
+    texts = [" ".join(f.text.split()) for f in facts[:DESCRIPTION_FACTS]]
+    return " ".join(t if t.endswith((".", "!", "?")) or i == len(texts) - 1 else t + "."
+                    for i, t in enumerate(texts))
 
 
 def _run_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
@@ -216,7 +271,8 @@ def load_entities(
     """Plan: up to ``limit`` of the user's stored entities, name -> description."""
     if limit <= 0:
         return {}
-    items = yield call(store.search, store.asearch, ns, limit=limit)
+    items = yield call(store.search, store.asearch, ns, limit=limit,
+                       filter={"kind": {"$ne": FACT_KIND}})
     return {item.value["name"]: item.value["description"] for item in items
             if "name" in item.value and "description" in item.value}
 
@@ -288,9 +344,9 @@ def entity_extract_node(
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         ns = fill_namespace(namespace, config)
         the_store = resolve_store(store)
-        update: dict[str, str] = {}
+        update: dict[str, str | None] = {}
         if not state.get("entities"):
-            update = yield from load_entities(the_store, ns, load_limit)
+            update.update((yield from load_entities(the_store, ns, load_limit)))
         text = _source_text(as_messages(state.get("messages")), source)
         text = redact_saved(text, redact)
         extracted = yield from writer.extract(text)

@@ -7,67 +7,10 @@ feedback are kept as the dicts of their records (``TaskDescription.to_dict()`` .
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
 from langgraph.graph import MessagesState
-
-MAX_DESCRIPTION_SENTENCES = 10
-"""An entity description keeps at most this many sentences (the oldest are dropped first)."""
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
-
-
-def _norm(text: str) -> str:
-    return _NON_WORD.sub(" ", text.lower()).strip()
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if _norm(s)]
-
-
-NEAR_DUPLICATE = 0.8
-"""An older sentence with more than this share of its words in one newer sentence is dropped."""
-
-
-def _near_duplicate(older: str, newer: str) -> bool:
-    old_words, new_words = set(older.split()), set(newer.split())
-    return bool(old_words) and len(old_words & new_words) > NEAR_DUPLICATE * len(old_words)
-
-
-def merge_description(old: str | None, new: str | None) -> str:
-    """Merge a new entity description into an existing one: newest fact first, near-duplicates
-    dropped.
-
-    The sentences of ``new`` come first, then those of ``old`` that no newer sentence already
-    says (more than 80% of an older sentence's words, ignoring case and punctuation, in one newer
-    sentence): a correction that restates the old fact ("no longer at ACME, now at Globex")
-    replaces it. At most :data:`MAX_DESCRIPTION_SENTENCES` are kept, the oldest dropped first.
-    Merging is idempotent: ``merge_description(a, merge_description(a, b)) ==
-    merge_description(a, b)``.
-
-    >>> merge_description("Alice is a developer.", "Alice is a developer at ACME.")
-    'Alice is a developer at ACME.'
-    >>> merge_description("Alice works at ACME.", "Alice no longer works at ACME, now at Globex.")
-    'Alice no longer works at ACME, now at Globex.'
-    >>> merge_description("Alice likes tea.", "Alice has a cat.")
-    'Alice has a cat. Alice likes tea.'
-    """
-    kept: list[str] = []
-    norms: list[str] = []
-    for sentence in [*_sentences(new or ""), *_sentences(old or "")]:
-        norm = _norm(sentence)
-        if any(norm == other or _near_duplicate(norm, other) for other in norms):
-            continue
-        kept.append(sentence)
-        norms.append(norm)
-    merged = kept[:MAX_DESCRIPTION_SENTENCES]
-    return " ".join(
-        s if i == len(merged) - 1 or s.endswith((".", "!", "?")) else s + "."
-        for i, s in enumerate(merged)
-    )
 
 
 def entity_key(name: str) -> str:
@@ -81,8 +24,8 @@ def merge_entities(
     """Reducer for ``entities``: ``right``'s descriptions replace ``left``'s, by name.
 
     Names match case-insensitively and keep their first spelling; ``None`` in ``right``
-    removes an entity. The nodes write each entity's full description as merged in the store
-    (:func:`merge_description`, or a model's rewrite), so the newest write is the whole truth.
+    removes an entity. The nodes write each entity's full description (its current facts, as
+    rebuilt in the store), so the newest write is the whole truth.
 
     >>> merge_entities({"Alice": "A developer."}, {"alice": "A developer at ACME.", "Bob": "x"})
     {'Alice': 'A developer at ACME.', 'Bob': 'x'}

@@ -19,9 +19,13 @@ from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 from pydantic import BaseModel
 
+from .._config import fill_namespace
+from .._fence import single_line
+from ..facts.recall import afact_history, describe_history, wording
 from ..privacy import aforget_user
 from ..tools import create_memory_tools
-from .texts import ForgetTexts, forget_texts_for
+from ..tools.memory_tools import DEFAULT_NAMESPACE
+from .texts import ForgetTexts, HistoryTexts, forget_texts_for, history_texts_for
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +35,7 @@ text is refused with an error instead of being embedded)."""
 
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
-"""The schema of a tool without arguments (forget)."""
+"""The schema of a tool without arguments (history, forget)."""
 
 
 class ToolCallError(ValueError):
@@ -83,26 +87,43 @@ class MemoryToolset:
     """Names of the tools that only read (MCP's ``readOnlyHint``)."""
     forget: ForgetTexts | None = None
     """The forget tool's texts when it is offered, else None."""
+    history: HistoryTexts | None = None
+    """The history tool's texts when it is offered, else None."""
+    namespace: tuple[str, ...] = DEFAULT_NAMESPACE
+    """The tools' namespace template; the history lists the facts saved there."""
+    locale: str = "de"
 
     @classmethod
     def create(
-        cls, store: BaseStore, *, locale: str = "de", allow_forget: bool = False, **options: Any
+        cls, store: BaseStore, *, locale: str = "de", allow_forget: bool = False,
+        history: bool = True, **options: Any,
     ) -> MemoryToolset:
-        """Bind :func:`create_memory_tools` (``options`` are its keyword arguments) to ``store``."""
+        """Bind :func:`create_memory_tools` (``options`` are its keyword arguments) to ``store``.
+
+        ``history``: offer the read-only history tool (the caller's facts with their periods).
+        """
         save, recall = create_memory_tools(store=store, locale=locale, **options)
         return cls(
             store=store,
             tools=(save, recall),
             read_only=frozenset({recall.name}),
             forget=forget_texts_for(locale) if allow_forget else None,
+            history=history_texts_for(locale) if history else None,
+            namespace=tuple(options.get("namespace", DEFAULT_NAMESPACE)),
+            locale=locale,
         )
 
     def listed(self) -> list[McpTool]:
-        """The tools in the order clients see them: save, recall, then forget (if allowed)."""
+        """The tools in the order clients see them: save, recall, history, then forget (if
+        allowed)."""
         found = [
             McpTool(t.name, t.description, input_schema(t), t.name in self.read_only, False)
             for t in self.tools
         ]
+        if self.history is not None:
+            found.append(
+                McpTool(self.history.name, self.history.description, EMPTY_SCHEMA, True, False)
+            )
         if self.forget is not None:
             found.append(
                 McpTool(self.forget.name, self.forget.description, EMPTY_SCHEMA, False, True)
@@ -118,6 +139,9 @@ class MemoryToolset:
         if self.forget is not None and name == self.forget.name:
             _check(arguments, EMPTY_SCHEMA)
             return await self._forget(user)
+        if self.history is not None and name == self.history.name:
+            _check(arguments, EMPTY_SCHEMA)
+            return await self._history(user)
         for tool in self.tools:
             if tool.name == name:
                 _check(arguments, input_schema(tool))
@@ -125,6 +149,16 @@ class MemoryToolset:
                 return str(answer)
         names = ", ".join(t.name for t in self.listed())
         raise ToolCallError(f"Unknown tool {name!r}; this server has: {names}.")
+
+    async def _history(self, user: str) -> str:
+        """The caller's facts in the tools' namespace (filled for ``user`` as the tools fill
+        it), each with its period, as quoted data."""
+        assert self.history is not None
+        ns = fill_namespace(self.namespace, config_for(user))
+        lines = describe_history(await afact_history(self.store, ns), wording(self.locale))
+        if not lines:
+            return self.history.nothing
+        return "\n".join([self.history.header, *(f"- {single_line(line)}" for line in lines)])
 
     async def _forget(self, user: str) -> str:
         assert self.forget is not None

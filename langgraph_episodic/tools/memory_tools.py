@@ -8,6 +8,7 @@ either bound when the tools are made or injected by LangGraph (``ToolNode``, ``c
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..facts.recall import (
     record_of,
     search_op,
     successors_plan,
+    topic_past_op,
     versions,
     wording,
 )
@@ -159,6 +161,9 @@ class _StoreMemory:
         ops: list[Any] = [*lookup.ops, search_op(namespace, question, self.k, as_of=as_of)]
         if as_of is None:
             ops.append(past_op(namespace, question, self.k))
+        topic = topic_past_op(namespace, question, self.k) if past else None
+        if topic is not None:
+            ops.append(topic)
         results = yield call(target.batch, target.abatch, ops)
         n = len(lookup.ops)
         first = structured_hits(lookup, results[:n])
@@ -178,8 +183,9 @@ class _StoreMemory:
         words = wording(self.texts.locale)
         earlier: dict[tuple[tuple[str, ...], str], list[str]] = {}
         if past:
+            on_topic = list(results[n + 2]) if topic is not None else []
             earlier = yield from _earlier_versions(target, chosen, results[n + 1], words,
-                                                   self.min_score)
+                                                   self.min_score, on_topic)
         lines: list[str] = []
         for item in chosen:
             rec = record_of(item)
@@ -200,10 +206,16 @@ def _earlier_versions(
     past_hits: list[SearchItem],
     words: Any,
     min_score: float | None,
+    on_topic: Sequence[SearchItem] = (),
 ) -> Plan[dict[tuple[tuple[str, ...], str], list[str]]]:
-    """Plan: the earlier versions of the chosen facts and of replaced facts matching the
-    question, as answer lines per (namespace, lineage)."""
+    """Plan: the earlier versions of the chosen facts, of replaced facts matching the
+    question, and of the question's topic (``on_topic``: found by filter, no score needed),
+    as answer lines per (namespace, lineage)."""
     wanted: dict[tuple[tuple[str, ...], str], None] = {}
+    for item in on_topic:
+        rec = record_of(item)
+        if rec is not None:
+            wanted[(tuple(item.namespace), rec.lineage)] = None
     for item in [*chosen, *past_hits]:
         rec = record_of(item)
         if rec is None:

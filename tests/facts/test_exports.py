@@ -17,7 +17,8 @@ def test_public_names() -> None:
         "CURRENT_FILTER", "Candidate", "Clock", "Decision", "FactDecision", "FactRecord",
         "FactWriter", "ModelDecider", "Outcome", "ResolvedDate", "RuleDecider",
         "acurrent_facts", "afact_history", "asks_about_past", "current_facts",
-        "decide_by_rules", "fact_history", "format_date", "is_ending", "resolve_date", "slot_of",
+        "decide_by_rules", "describe_history", "fact_history", "format_date", "is_ending",
+        "resolve_date", "slot_of", "topic_of_question", "wording",
     ])
     assert all(hasattr(facts, name) for name in facts.__all__)
 

@@ -202,3 +202,21 @@ async def test_consolidation_never_reaches_another_users_facts(
     await call(save, {"information": "Ich bin nach Berlin gezogen."}, user("alice"))
     (bob,) = [FactRecord.from_value(i.value) for i in store.search(("memories", "bob"))]
     assert bob is not None and bob.current
+
+
+async def test_a_question_about_a_topics_past_finds_versions_sharing_no_word_with_it(
+    store: BaseStore, call: Call, clock: Clock
+) -> None:
+    save, recall = create_memory_tools(store=store, clock=clock)  # the default min_score
+    await call(save, {"information": "Ich fahre einen Opel Corsa."}, user("alice"))
+    await call(save, {"information": "Ich spiele dienstags Badminton."}, user("alice"))
+    clock.set(2026, 6, 15)
+    saved = await call(save, {"information": "Mein Auto ist jetzt ein Skoda Octavia."},
+                       user("alice"))
+    assert "Opel" in saved  # replaced
+    found = await call(recall, {"frage": "Welchen Wagen hatte ich vorher?"}, user("alice"))
+    assert "früher: Ich fahre einen Opel Corsa. (März 2026 bis Juni 2026)" in bullets(found)
+    english = await call(recall, {"frage": "What car did I use to drive?"}, user("alice"))
+    assert "Opel Corsa" in english
+    other = await call(recall, {"frage": "Welchen Wagen hatte ich vorher?"}, user("bob"))
+    assert "Opel" not in other

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from langgraph_episodic.facts import Candidate, decide_by_rules, slot_of
+from langgraph_episodic.facts import Candidate, asks_about_past, decide_by_rules, slot_of
+from langgraph_episodic.facts.rules import topic_of_question
 
 
 def cands(*texts: str) -> list[Candidate]:
@@ -91,3 +92,40 @@ def test_endings(current: list[str], text: str, target: int) -> None:
 def test_new_statements_close_nothing(current: list[str], text: str) -> None:
     decision = decide_by_rules(text, cands(*current))
     assert (decision.action, decision.target) == ("new", None), decision.reason
+
+
+PAST_QUESTIONS = [
+    # (an earlier statement, a question about the past that must find its topic)
+    ("Ich wohne in Freiburg.", "Wo habe ich vorher gewohnt?"),
+    ("Ich lebe in Graz.", "Wo hatte ich davor gelebt?"),
+    ("Ich arbeite bei der Post.", "Bei wem habe ich früher gearbeitet?"),
+    ("Ich arbeite als Koch im Adler.", "Wo war ich vorher angestellt?"),
+    ("Ich bin mit Tim zusammen.", "Mit wem war ich damals zusammen?"),
+    ("Ich fahre einen alten Passat.", "Welchen Wagen hatte ich vorher?"),
+    ("Ich fahre einen Opel Corsa.", "Bis wann hatte ich das Auto?"),
+    ("Ich studiere Jura in Köln.", "Was habe ich vorher studiert?"),
+    ("Meine Handynummer ist 0151 2233.", "Welche Handynummer hatte ich früher?"),
+    ("Mein Lieblingsfilm ist Alien.", "Was war vorher mein Lieblingsfilm?"),
+    ("Ich bin Vegetarier.", "Seit wann bin ich kein Vegetarier mehr?"),
+    ("I live in Bristol.", "Where did I live before?"),
+    ("I work for Acme Corp.", "Which company did I work for previously?"),
+    ("I am married to Sam.", "Who was I married to before?"),
+    ("I drive a Ford Fiesta.", "What car did I use to drive?"),
+    ("My favourite band is Blur.", "What was my favourite band before?"),
+    ("I am studying biology.", "What did I study before?"),
+]
+
+
+@pytest.mark.parametrize(("statement", "question"), PAST_QUESTIONS)
+def test_a_question_about_the_past_names_the_statements_topic(
+    statement: str, question: str
+) -> None:
+    assert asks_about_past(question)
+    assert topic_of_question(question) == slot_of(statement) is not None
+
+
+@pytest.mark.parametrize("question", ["Wo bin ich es gewohnt, einzukaufen?",
+                                      "Was habe ich früher gern gelesen?",
+                                      "What did I use to read?"])
+def test_a_question_without_a_single_valued_topic_names_none(question: str) -> None:
+    assert topic_of_question(question) is None

@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.store.base import BaseStore
 
 from langgraph_episodic import MissingConfigError
+from langgraph_episodic.facts import afact_history
 from langgraph_episodic.graph.entities import (
     entity_extract_node,
     extract_entities_by_rules,
@@ -123,20 +124,23 @@ def test_llm_path_uses_structured_output(store: BaseStore) -> None:
     assert item is not None and item.value["method"] == "llm"
 
 
-async def test_async_llm_path(store: BaseStore) -> None:
+async def test_async_llm_path_decides_over_the_entitys_facts(store: BaseStore) -> None:
     model = ToolCallingFakeModel(messages=replies(
         structured_reply("ExtractedEntities", entities=[{"name": "Bob", "description": "Bob is a manager."}]),
-        structured_reply("ExtractedEntities", entities=[{"name": "bob", "description": "Bob likes tea."}]),
-        "Bob is a manager who likes tea.",  # the model rewrites the known description
+        structured_reply("ExtractedEntities", entities=[{"name": "bob", "description": "Bob leads the sales team now."}]),
+        structured_reply("FactDecision", action="update", fact=1),  # replaces fact 1 shown
     ))
     node = entity_extract_node(model=model, store=store)
     await node.ainvoke(node_state("Bob is my manager."), cfg())
-    update = await node.ainvoke(node_state("Bob likes tea.", entities={"Bob": "Bob is a manager."}), cfg())
-    assert update["entities"] == {"Bob": "Bob is a manager who likes tea."}
-    rewrite = "\n".join(str(m.content) for m in model.sent[2])
-    assert "Bob is a manager." in rewrite and "Bob likes tea." in rewrite
+    update = await node.ainvoke(node_state("Bob leads sales now.", entities={"Bob": "Bob is a manager."}), cfg())
+    assert update["entities"] == {"Bob": "Bob leads the sales team now."}
+    shown = "\n".join(str(m.content) for m in model.sent[2])
+    assert "1. Bob is a manager." in shown and "Bob leads the sales team now." in shown
     item = await store.aget(("entities", "alice"), "bob")
-    assert item is not None and item.value["name"] == "Bob"
+    assert item is not None and item.value["name"] == "Bob" and item.value["method"] == "llm"
+    history = await afact_history(store, ("entities", "alice"))
+    assert [(r.text, r.current) for _, r in history] == [
+        ("Bob is a manager.", False), ("Bob leads the sales team now.", True)]
 
 
 async def test_async_rules_path(store: BaseStore) -> None:

@@ -4,61 +4,9 @@ from __future__ import annotations
 
 from typing import get_type_hints
 
-from hypothesis import example, given
-from hypothesis import strategies as st
 from langgraph.graph import StateGraph
 
-from langgraph_episodic.graph.state import (
-    MAX_DESCRIPTION_SENTENCES,
-    EpisodicState,
-    merge_description,
-    merge_entities,
-)
-
-sentences = st.lists(
-    st.sampled_from(["Alice likes tea.", "She works at ACME.", "Alice likes tea a lot.",
-                     "She lives in Berlin.", "alice likes tea", "Bob is her manager."]),
-    max_size=5,
-).map(" ".join)
-
-
-def test_merge_appends_only_new_sentences() -> None:
-    merged = merge_description("Alice likes tea.", "Alice likes tea. She works at ACME.")
-    assert merged == "Alice likes tea. She works at ACME."
-
-
-def test_merge_ignores_case_and_punctuation_repeats() -> None:
-    assert merge_description("Alice likes tea.", "ALICE likes tea!") == "ALICE likes tea!"
-
-
-def test_longer_sentence_replaces_the_one_it_extends() -> None:
-    merged = merge_description("Alice is a developer. She likes tea.", "Alice is a developer at ACME.")
-    assert merged == "Alice is a developer at ACME. She likes tea."
-
-
-def test_description_keeps_the_newest_sentences() -> None:
-    text = None
-    for i in range(MAX_DESCRIPTION_SENTENCES + 3):
-        text = merge_description(text, f"Fact number {i} is true.")
-    assert text is not None
-    assert text.startswith(f"Fact number {MAX_DESCRIPTION_SENTENCES + 2} is true.")
-    assert text.endswith("Fact number 3 is true.")
-
-
-def test_regression_a_correction_replaces_the_fact_it_restates() -> None:
-    """Issue 15, bug 7: corrections piled up in one description."""
-    merged = merge_description("Alice works at ACME. She likes tea.",
-                               "Alice no longer works at ACME, she now works at Globex.")
-    assert merged == "Alice no longer works at ACME, she now works at Globex. She likes tea."
-
-
-@given(sentences, sentences)
-@example("Alice likes tea. alice likes tea", "She works at ACME.")  # unterminated, repeated
-@example("She works at ACME. Alice likes tea.", "Alice likes tea a lot. alice likes tea She works at ACME.")
-def test_merge_is_idempotent(a: str, b: str) -> None:
-    once = merge_description(a, b)
-    assert merge_description(a, once) == once
-    assert merge_description(once, b) == once
+from langgraph_episodic.graph.state import EpisodicState, merge_entities
 
 
 def test_reducer_replaces_by_name_case_insensitively_and_keeps_first_spelling() -> None:

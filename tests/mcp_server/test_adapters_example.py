@@ -53,6 +53,6 @@ def test_the_agent_saves_and_recalls_through_the_mcp_server(tmp_path: Path) -> N
     )
     assert model.exhausted
     bound = {tool["function"]["name"]: tool["function"] for tool in model.bound_tools}
-    assert sorted(bound) == ["memory_abrufen", "memory_speichern"]
+    assert sorted(bound) == ["memory_abrufen", "memory_speichern", "memory_verlauf"]
     assert bound["memory_speichern"]["description"].startswith("Speichert eine einzelne")
     assert list(bound["memory_abrufen"]["parameters"]["properties"]) == ["frage"]

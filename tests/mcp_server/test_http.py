@@ -71,7 +71,7 @@ def recall_call(question: str) -> dict[str, Any]:
 async def test_list_save_recall_and_two_users_apart(http_server: HttpServer) -> None:
     async with session(http_server, ALICE_TOKEN) as alice, session(http_server, BOB_TOKEN) as bob:
         names = [t.name for t in (await alice.list_tools()).tools]
-        assert names == ["memory_speichern", "memory_abrufen", "memory_vergessen"]
+        assert names == ["memory_speichern", "memory_abrufen", "memory_verlauf", "memory_vergessen"]
         assert await text(alice, "memory_speichern", {"information": "Alice spielt Geige."})
         assert await text(bob, "memory_speichern", {"information": "Bob spielt Cello."})
         alice_sees = await text(alice, "memory_abrufen", {"frage": "Geige Cello spielt"})

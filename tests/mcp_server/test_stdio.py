@@ -46,7 +46,7 @@ async def text(client: ClientSession, name: str, arguments: dict[str, object]) -
 async def test_lists_the_tools_saves_and_recalls(tmp_path: Path) -> None:
     async with session(tmp_path / "store", "alice") as client:
         listed = await client.list_tools()
-        assert [t.name for t in listed.tools] == ["memory_speichern", "memory_abrufen"]
+        assert [t.name for t in listed.tools] == ["memory_speichern", "memory_abrufen", "memory_verlauf"]
         saved = await text(
             client, "memory_speichern", {"information": "Alice trinkt Tee, Mail a@b.example"}
         )
@@ -60,7 +60,7 @@ async def test_lists_the_tools_saves_and_recalls(tmp_path: Path) -> None:
 async def test_english_tools(tmp_path: Path) -> None:
     async with session(tmp_path / "store", "alice", "--locale", "en") as client:
         listed = await client.list_tools()
-        assert [t.name for t in listed.tools] == ["save_memory", "recall_memory"]
+        assert [t.name for t in listed.tools] == ["save_memory", "recall_memory", "memory_history"]
         assert listed.tools[0].description.startswith("Saves one precise piece")
         assert await text(client, "save_memory", {"information": "Alice likes tea."}) == (
             "Saved: Alice likes tea."

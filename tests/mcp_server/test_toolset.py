@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ def test_the_parser_names_the_token_variable_the_server_reads() -> None:
 def test_tools_carry_the_langchain_tools_names_descriptions_and_arguments(
     locale: str, texts: Any
 ) -> None:
-    listed = MemoryToolset.create(InMemoryStore(), locale=locale).listed()
+    listed = MemoryToolset.create(InMemoryStore(), locale=locale, history=False).listed()
     assert [t.name for t in listed] == [texts.save_name, texts.recall_name]
     assert [t.description for t in listed] == [texts.save_description, texts.recall_description]
     save, recall = (t.input_schema for t in listed)
@@ -39,9 +40,9 @@ def test_tools_carry_the_langchain_tools_names_descriptions_and_arguments(
 
 
 def test_forget_is_listed_only_when_allowed() -> None:
-    assert len(MemoryToolset.create(InMemoryStore()).listed()) == 2
+    assert len(MemoryToolset.create(InMemoryStore()).listed()) == 3
     names = [t.name for t in MemoryToolset.create(InMemoryStore(), allow_forget=True).listed()]
-    assert names == ["memory_speichern", "memory_abrufen", "memory_vergessen"]
+    assert names == ["memory_speichern", "memory_abrufen", "memory_verlauf", "memory_vergessen"]
     names = [
         t.name
         for t in MemoryToolset.create(InMemoryStore(), locale="en", allow_forget=True).listed()
@@ -143,3 +144,48 @@ async def test_arguments_of_a_served_tool_are_validated_by_its_own_schema() -> N
     assert await toolset.call("note", {"text": "a", "weight": 2}, user="alice") == "a:2"
     with pytest.raises(ToolCallError, match="integer"):
         await toolset.call("note", {"text": "a", "weight": "2"}, user="alice")
+
+
+def test_history_is_listed_read_only_and_can_be_left_out() -> None:
+    listed = {t.name: t for t in MemoryToolset.create(InMemoryStore(), locale="en").listed()}
+    history = listed["memory_history"]
+    assert history.read_only and not history.destructive
+    assert history.input_schema == {"type": "object", "properties": {},
+                                    "additionalProperties": False}
+    assert "memory_verlauf" not in [
+        t.name for t in MemoryToolset.create(InMemoryStore(), history=False).listed()]
+
+
+async def test_history_lists_the_callers_facts_with_their_periods_and_nobody_elses() -> None:
+    clock = Clock()
+    store = InMemoryStore()
+    toolset = MemoryToolset.create(store, clock=clock)
+    await toolset.call("memory_speichern", {"information": "Ich wohne in München."}, user="alice")
+    await toolset.call("memory_speichern", {"information": "Ich arbeite bei Siemens."}, user="alice")
+    await toolset.call("memory_speichern", {"information": "Ich wohne in Köln."}, user="bob")
+    clock.now = datetime(2026, 6, 15, 12, tzinfo=timezone.utc)
+    await toolset.call("memory_speichern", {"information": "Ich bin nach Berlin gezogen."},
+                       user="alice")
+    answer = await toolset.call("memory_verlauf", {}, user="alice")
+    lines = answer.splitlines()
+    assert lines[0].startswith("Verlauf der gespeicherten Informationen")
+    assert "- Ich bin nach Berlin gezogen. (seit Juni 2026)" in lines
+    assert "- früher: Ich wohne in München. (März 2026 bis Juni 2026)" in lines
+    assert "- Ich arbeite bei Siemens. (seit März 2026)" in lines
+    assert lines.index("- Ich bin nach Berlin gezogen. (seit Juni 2026)") < lines.index(
+        "- früher: Ich wohne in München. (März 2026 bis Juni 2026)")
+    assert "Köln" not in answer
+    bob = await toolset.call("memory_verlauf", {}, user="bob")
+    assert "Köln" in bob and "München" not in bob and "Berlin" not in bob
+    assert await toolset.call("memory_verlauf", {}, user="carol") == (
+        "Über diesen Nutzer ist nichts gespeichert.")
+    with pytest.raises(ToolCallError):
+        await toolset.call("memory_verlauf", {"user_id": "bob"}, user="alice")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 10, 12, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
