@@ -108,7 +108,7 @@ def run_mode(mode: str, args: argparse.Namespace,
     stored_after: object = "-"
     if mode != "agent alone":
         while True:
-            names = {i.value["name"] for i in store.search(("entities", "alice"), limit=1000)}
+            names = {i.value["name"] for i in store.search(("entities", "alice"), limit=1000, filter={"kind": "entity"})}
             if set(facts) <= names:
                 stored_after = time.perf_counter() - last
                 break

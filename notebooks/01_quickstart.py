@@ -108,7 +108,7 @@ def remember_or_answer(state: MessagesState, config: RunnableConfig, runtime: Ru
     return {"messages": [AIMessage("Noted.")]}
 
 
-builder = StateGraph(MessagesState)
+builder: StateGraph[MessagesState] = StateGraph(MessagesState)
 builder.add_node("memory", remember_or_answer)
 builder.add_edge(START, "memory")
 graph = builder.compile(store=store)

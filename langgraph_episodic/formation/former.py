@@ -4,8 +4,9 @@
 nodes would, with two differences that make a burst cheap and a replay harmless:
 
 - The entities of all the turns come from *one* extraction over their texts, in turn order
-  (ten quick turns cost one model call, not ten); each entity is then merged as the inline
-  node merges it, under the same per-entity lock.
+  (ten quick turns cost one model call, not ten); what each entity's mentions say is then
+  saved as facts about it (consolidated as the inline node does), under the same per-entity
+  lock.
 - Every entity it writes carries ``formed_through``, the key of the newest pending turn it
   includes. An entity that already carries a key at or after the batch's is left alone: a
   batch replayed after a crash (formed, not yet deleted) writes nothing twice, and an older
@@ -18,12 +19,12 @@ deterministic: recording a replayed turn again keeps one episode.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
-from langgraph.store.base import BaseStore, GetOp, PutOp
+from langgraph.store.base import BaseStore, GetOp
 
 from .._config import fill_namespace
 from .._effects import Plan, call, run
@@ -120,36 +121,31 @@ class Former:
         with ExitStack() as held:  # every entity's lock, in one order: no deadlock
             for key in sorted(by_key):
                 held.enter_context(locked((id(store), ns, key)))
-            return run(self._merge(store, ns, by_key, through))
+            return run(self._merge(store, ns, by_key, through, turns[-1].enqueued_at))
 
     def _merge(self, store: BaseStore, ns: tuple[str, ...],
                by_key: dict[str, list[ExtractedEntity]],
-               through: str) -> Plan[tuple[list[str], list[str]]]:
-        """Plan: merge each entity's mentions (in turn order) into the stored entity; one read
-        and one write for all of them. An entity that already includes this batch is skipped."""
+               through: str, told_at: float) -> Plan[tuple[list[str], list[str]]]:
+        """Plan: save each entity's mentions (in turn order) as facts about it, said when the
+        batch's newest turn was told (``told_at``, epoch seconds; 0: now), the fact machinery
+        consolidating them (:meth:`EntityWriter.save_one`). An entity that already includes
+        this batch is skipped."""
         assert self.writer is not None
         keys = list(by_key)
         found = yield call(store.batch, store.abatch, [GetOp(ns, k) for k in keys])
         written: list[str] = []
         skipped: list[str] = []
-        puts: list[PutOp] = []
+        said_at = datetime.fromtimestamp(told_at, timezone.utc) if told_at > 0 else None
         for key, old in zip(keys, found, strict=True):
             mentions = by_key[key]
             if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
                 skipped.append(mentions[0].name.strip())  # this batch (or a newer) is in it
                 continue
-            display = str(old.value.get("name", mentions[0].name.strip()) if old
-                          else mentions[0].name.strip())
-            merged: str | None = old.value.get("description") if old else None
-            for mention in mentions:
-                merged = yield from self.writer._merged(merged, mention.description.strip())
-            puts.append(PutOp(ns, key, {
-                "name": display, "description": merged, "text": f"{display}: {merged}",
-                "method": self.writer.method, "updated_at": time.time(),
-                FORMED_THROUGH: through}))
+            display = mentions[0].name.strip()
+            for mention in mentions:  # each a fact about the entity, in turn order
+                display, _ = yield from self.writer.save_one(
+                    store, ns, mention, said_at=said_at, card_extra={FORMED_THROUGH: through})
             written.append(display)
-        if puts:
-            yield call(store.batch, store.abatch, puts)
         return written, skipped
 
 

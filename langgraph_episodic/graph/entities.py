@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
-from datetime import timezone
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -177,17 +177,21 @@ class EntityWriter:
                             internal_config("entities"))
         return _as_entities(result)
 
-    def _save_one(
-        self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity
+    def save_one(
+        self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity, *,
+        said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
     ) -> Plan[tuple[str, str | None]]:
+        """Plan: save what ``entity`` says as a fact about it (said at ``said_at``, default
+        now) and rebuild its item (with ``card_extra`` added to it); the caller holds the
+        entity's lock. Returns its display name and current description."""
         name_, key = entity.name.strip(), entity_key(entity.name)
         card = yield call(store.get, store.aget, ns, key)
         display = str(card.value.get("name", name_)) if card else name_
         if card is not None and card.value.get("kind") != ENTITY_KIND:
             yield from self._adopt(store, ns, card, key, display)
-        yield from self._facts.save(store, ns, entity.description.strip(), subject=key,
-                                    subject_name=display)
-        description = yield from self._rebuild(store, ns, key, display)
+        yield from self._facts.save(store, ns, entity.description.strip(), said_at=said_at,
+                                    subject=key, subject_name=display)
+        description = yield from self._rebuild(store, ns, key, display, card_extra)
         return display, description
 
     def _adopt(
@@ -203,7 +207,8 @@ class EntityWriter:
                                         subject_name=display)
 
     def _rebuild(
-        self, store: BaseStore, ns: tuple[str, ...], key: str, display: str
+        self, store: BaseStore, ns: tuple[str, ...], key: str, display: str,
+        extra: Mapping[str, Any] | None = None,
     ) -> Plan[str | None]:
         """Plan: write the entity's item from its current facts (None: it has none left and
         its item is deleted)."""
@@ -214,7 +219,7 @@ class EntityWriter:
         description = describe(facts)
         value = {"name": display, "description": description, "text": f"{display}: {description}",
                  "method": self.method, "updated_at": time.time(), "kind": ENTITY_KIND,
-                 "facts": len(facts)}
+                 "facts": len(facts), **(extra or {})}
         yield call(store.put, store.aput, ns, key, value)
         return description
 
@@ -230,7 +235,7 @@ class EntityWriter:
                 continue
             lock_key = (id(store), ns, key)
             display, description = yield call(_run_locked, _arun_locked, lock_key,
-                                              lambda e=entity: self._save_one(store, ns, e))
+                                              lambda e=entity: self.save_one(store, ns, e))
             update[display] = description
         return update
 

@@ -43,7 +43,7 @@ def pending(store: BaseStore) -> list[Any]:
 
 def entities(store: BaseStore, user: str) -> dict[str, str]:
     return {i.value["name"]: i.value["description"]
-            for i in store.search(("entities", user), limit=1000)}
+            for i in store.search(("entities", user), limit=1000, filter={"kind": "entity"})}
 
 
 class GatedExtractor(ScriptedChatModel):

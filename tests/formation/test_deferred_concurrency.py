@@ -30,10 +30,17 @@ TURNS = 6
 
 def extract(messages: list[BaseMessage]) -> AIMessage | str:
     """The scripted memory model: extraction names every ``Fact_*`` and ``City_*`` token of
-    the text, with its sentence; a rewrite keeps only the new information."""
+    the text, with its sentence; a consolidation call answers ``update`` of the current fact
+    naming the same city, ``new`` otherwise, as a good model would."""
     text = str(messages[-1].content)
-    if text.startswith("Known description:"):
-        return text.rpartition("New information:\n")[2]
+    if text.startswith("NEW fact:"):  # the consolidation: a new city replaces the old one
+        new, _, listing = text.removeprefix("NEW fact:\n").partition("\n\nCURRENT facts:\n")
+        city = re.search(r"\bCity_\w+?\b", new)
+        number = next((int(line.split(".")[0]) for line in listing.splitlines()
+                       if city and city.group(0) in line), None)
+        decision = {"action": "update", "fact": number} if number else {"action": "new"}
+        return AIMessage(content="", tool_calls=[{
+            "name": "FactDecision", "args": decision, "id": "d", "type": "tool_call"}])
     found = [{"name": m.group(1), "description": sentence.strip()}
              for sentence in text.splitlines()
              for m in re.finditer(r"\b((?:Fact|City)_\w+?)\b(?: is| lives)", sentence)]
@@ -80,7 +87,7 @@ def test_ten_users_in_bursts_keep_every_fact_their_own_and_in_order(
 
     for user in users:
         stored = {i.value["name"]: i.value["description"]
-                  for i in store.search(("entities", user), limit=1000)}
+                  for i in store.search(("entities", user), limit=1000, filter={"kind": "entity"})}
         expected = {f"Fact_{user}_{i}" for i in range(TURNS - 2)} | {f"City_{user}"}
         assert set(stored) == expected, f"{user}: lost or foreign facts"
         assert all(user in desc for desc in stored.values()), f"{user}: a foreign description"

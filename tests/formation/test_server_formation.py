@@ -37,7 +37,7 @@ def test_a_deferred_run_queues_its_turn_and_asks_for_a_delayed_background_run() 
     asyncio.run(graph.ainvoke({"messages": [("user", "I work at ACME.")]},
                               thread_config("alice", "s1")))
     assert [i.value["text"] for i in store.search((PENDING,))] == ["I work at ACME."]
-    assert store.search(("entities", "alice")) == [], "nothing formed inside the run"
+    assert store.search(("entities", "alice"), filter={"kind": "entity"}) == [], "nothing formed inside the run"
     thread = formation_thread_id("alice")
     assert client.calls == [
         ("threads.create", (), {"thread_id": thread, "if_exists": "do_nothing",
@@ -60,5 +60,5 @@ def test_a_formation_run_leaves_a_user_who_is_still_talking_to_the_next_run() ->
     assert form_user(store, former, "alice", debounce=0.3) == 0, "the turn is too recent"
     time.sleep(0.3)
     assert form_user(store, former, "alice", debounce=0.3) == 1
-    assert [i.value["name"] for i in store.search(("entities", "alice"))] == ["ACME"]
+    assert [i.value["name"] for i in store.search(("entities", "alice"), filter={"kind": "entity"})] == ["ACME"]
     assert store.search((PENDING,)) == []

@@ -16,6 +16,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import EpisodicState, add_memory_nodes, build_memory_graph
+from langgraph_episodic.facts import fact_history
 from langgraph_episodic.graph import (
     CustomerHistory,
     OutputLog,
@@ -23,7 +24,6 @@ from langgraph_episodic.graph import (
     entity_extract_node,
     record_episode_node,
 )
-from langgraph_episodic.facts import fact_history
 from langgraph_episodic.graph.entities import statements
 from langgraph_episodic.graph.summarize import Summarizer, summarize_node
 from langgraph_episodic.graph.window import sliding_window_node

@@ -37,7 +37,7 @@ def register_formation(app_dir: Path) -> None:
 
 
 async def entity_names(client: Any, user: str) -> set[str]:
-    items = (await client.store.search_items(["entities", user], limit=100))["items"]
+    items = (await client.store.search_items(["entities", user], limit=100, filter={"kind": "entity"}))["items"]
     return {i["value"]["name"] for i in items}
 
 
