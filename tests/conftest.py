@@ -162,3 +162,41 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
     finally:
         if owned:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+# --- test tiers ------------------------------------------------------------------------------
+
+SLOW_FILES = frozenset({
+    "tests/docs/test_notebooks.py",  # executes every notebook
+    "tests/ui/test_browser.py",  # drives Chromium
+    "tests/reliability/test_processes.py",  # real processes, SIGKILL
+    "tests/reliability/test_purge_rebuild.py",  # index rebuilds in child processes
+    "tests/reliability/test_store_lifecycle.py",  # fork, close under load
+    "tests/reliability/test_concurrency.py",  # threads and processes at scale
+    "tests/cli/test_first_minutes.py",  # the installed command, as a new user runs it
+    "tests/cli/test_cli_attacks.py",  # the command in subprocesses
+    "tests/mcp_server/test_stdio.py",  # MCP servers in subprocesses
+    "tests/mcp_server/test_http.py",
+})  # fmt: skip
+"""Test files left out of the fast tier (``-m "not slow"``, ``scripts/check-fast``): each
+starts processes, a browser or the notebooks. See docs/development.md."""
+
+
+def _slow(item: pytest.Item) -> bool:
+    """Whether ``item`` belongs to the full tier only: a listed file, a real server, the
+    packaged model, or a hypothesis property (a hundred examples and more)."""
+    path = Path(str(item.fspath)).resolve().relative_to(Path(__file__).resolve().parents[1])
+    if path.as_posix() in SLOW_FILES:
+        return True
+    if item.get_closest_marker("server") or item.get_closest_marker("model"):
+        return True
+    if "chroma_server" in getattr(item, "fixturenames", ()):
+        return True
+    return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the full-tier-only tests ``slow``; ``-m "not slow"`` is the fast tier."""
+    for item in items:
+        if _slow(item):
+            item.add_marker(pytest.mark.slow)
