@@ -457,8 +457,8 @@ def test_every_anchor_a_page_links_to_is_a_heading(path: Path) -> None:
 def test_the_pages_cite_no_issue_numbers_and_no_history_of_passes() -> None:
     """Docs are current: history goes to the git log and CHANGELOG.md."""
     history = re.compile(
-        r"\bissue \d+|\bissues? #\d+|\b(?:first|second|third|fourth|fifth|sixth) pass\b"
-        r"|\bbefore this change\b|\d\d:\d\d UTC", re.IGNORECASE,
+        r"\b[Ii]ssues? #?\d+|, (?:first|second|third|fourth|fifth) pass\b"
+        r"|\b(?:First|Second|Third|Fourth|Fifth) pass\b|\bbefore this change\b|\d\d:\d\d UTC"
     )
     for path in PAGES:
         text = " ".join(path.read_text(encoding="utf-8").split())
