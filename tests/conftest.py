@@ -166,10 +166,13 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
 
 # --- test tiers ------------------------------------------------------------------------------
 
-SLOW_FILES = frozenset({
+SLOW_TESTS = (
     "tests/docs/test_notebooks.py",  # executes every notebook
     "tests/ui/test_browser.py",  # drives Chromium
+    "tests/ui/test_views.py::test_the_command_",  # the ui command in a subprocess
+    "tests/ui/test_security.py::test_a_folder_another_process_writes",
     "tests/reliability/test_processes.py",  # real processes, SIGKILL
+    "tests/reliability/test_crash.py",
     "tests/reliability/test_purge_rebuild.py",  # index rebuilds in child processes
     "tests/reliability/test_store_lifecycle.py",  # fork, close under load
     "tests/reliability/test_concurrency.py",  # threads and processes at scale
@@ -177,16 +180,23 @@ SLOW_FILES = frozenset({
     "tests/cli/test_cli_attacks.py",  # the command in subprocesses
     "tests/mcp_server/test_stdio.py",  # MCP servers in subprocesses
     "tests/mcp_server/test_http.py",
-})  # fmt: skip
-"""Test files left out of the fast tier (``-m "not slow"``, ``scripts/check-fast``): each
-starts processes, a browser or the notebooks. See docs/development.md."""
+    "tests/mcp_server/test_adapters_example.py",
+    "tests/mcp_server/test_tokens.py::test_option_mistakes_are_named",
+    "tests/server/test_concurrent_runs.py",
+    "tests/test_embeddings.py::test_hash_embedding_is_deterministic_across_processes",
+    "tests/episodic/test_similarity.py::test_hash_embedding_is_the_same_in_other_processes",
+    "tests/episodic/test_learning.py::test_importing_the_package_does_not_import_matplotlib",
+    "tests/episodic/test_change_detection.py::test_false_alarms_on_a_stable_stream_are_rare",
+)
+"""Tests left out of the fast tier (``-m "not slow"``, ``scripts/check-fast``), by node id
+prefix (a file, or a file and a test name): each starts processes, a browser or the
+notebooks, or plays long simulated streams. See docs/development.md."""
 
 
 def _slow(item: pytest.Item) -> bool:
-    """Whether ``item`` belongs to the full tier only: a listed file, a real server, the
+    """Whether ``item`` belongs to the full tier only: listed above, a real server, the
     packaged model, or a hypothesis property (a hundred examples and more)."""
-    path = Path(str(item.fspath)).resolve().relative_to(Path(__file__).resolve().parents[1])
-    if path.as_posix() in SLOW_FILES:
+    if item.nodeid.startswith(SLOW_TESTS):
         return True
     if item.get_closest_marker("server") or item.get_closest_marker("model"):
         return True
