@@ -168,6 +168,8 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
 
 SLOW_TESTS = (
     "tests/docs/test_notebooks.py",  # executes every notebook
+    "tests/docs/test_readme.py::test_python_blocks_run_in_order_and_clean[README.md]",  # model
+    "tests/docs/test_readme.py::test_the_quickstart_",
     "tests/ui/test_browser.py",  # drives Chromium
     "tests/ui/test_views.py::test_the_command_",  # the ui command in a subprocess
     "tests/ui/test_security.py::test_a_folder_another_process_writes",
@@ -176,6 +178,11 @@ SLOW_TESTS = (
     "tests/reliability/test_purge_rebuild.py",  # index rebuilds in child processes
     "tests/reliability/test_store_lifecycle.py",  # fork, close under load
     "tests/reliability/test_concurrency.py",  # threads and processes at scale
+    "tests/reliability/test_index_race.py",  # Chroma's own read races, provoked with threads
+    "tests/reliability/test_forget_on_disk.py",  # the files scanned in child processes
+    "tests/reliability/test_server_privacy.py",
+    "tests/reliability/test_isolation_attacks.py::test_lookalike_ids_only_see_their_own_items",
+    "tests/reliability/test_bad_input.py::test_odd_queries_answer_or_refuse_cleanly",
     "tests/cli/test_first_minutes.py",  # the installed command, as a new user runs it
     "tests/cli/test_cli_attacks.py",  # the command in subprocesses
     "tests/mcp_server/test_stdio.py",  # MCP servers in subprocesses
@@ -183,6 +190,11 @@ SLOW_TESTS = (
     "tests/mcp_server/test_adapters_example.py",
     "tests/mcp_server/test_tokens.py::test_option_mistakes_are_named",
     "tests/server/test_concurrent_runs.py",
+    "tests/store/test_large_namespace.py",  # 33,000 items
+    "tests/store/test_races.py",  # threads racing at a microsecond's switch interval
+    "tests/store/test_search_during_update.py",
+    "tests/store/test_persistence.py::test_a_new_process_reads_the_folder",
+    "tests/store/test_ttl.py::test_namespace_listed_at_the_exact_expiry_of_its_item",
     "tests/test_embeddings.py::test_hash_embedding_is_deterministic_across_processes",
     "tests/episodic/test_similarity.py::test_hash_embedding_is_the_same_in_other_processes",
     "tests/episodic/test_learning.py::test_importing_the_package_does_not_import_matplotlib",
