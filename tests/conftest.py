@@ -195,6 +195,9 @@ SLOW_TESTS = (
     "tests/store/test_search_during_update.py",
     "tests/store/test_persistence.py::test_a_new_process_reads_the_folder",
     "tests/store/test_ttl.py::test_namespace_listed_at_the_exact_expiry_of_its_item",
+    "tests/store/test_shared_fields.py::test_searches_racing_writes_keep_the_score_rules",
+    "tests/reliability/test_ttl.py::test_expired_items_are_never_returned_and_the_sweep_removes",
+    "tests/episodic/test_strategy_decay.py::test_memory_profiles_flag_a_change_and_detection_can",
     "tests/test_embeddings.py::test_hash_embedding_is_deterministic_across_processes",
     "tests/episodic/test_similarity.py::test_hash_embedding_is_the_same_in_other_processes",
     "tests/episodic/test_learning.py::test_importing_the_package_does_not_import_matplotlib",
@@ -215,6 +218,19 @@ def _slow(item: pytest.Item) -> bool:
     if "chroma_server" in getattr(item, "fixturenames", ()):
         return True
     return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m "not slow"`` the files listed whole in :data:`SLOW_TESTS` are not even
+    imported (the fast tier's collection stays short); otherwise pytest decides."""
+    if config.getoption("markexpr", "") != "not slow":
+        return None
+    root = Path(__file__).resolve().parents[1]
+    try:
+        relative = collection_path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+    return True if relative in SLOW_TESTS else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
