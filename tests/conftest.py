@@ -210,13 +210,17 @@ notebooks, or plays long simulated streams. See docs/development.md."""
 
 def _slow(item: pytest.Item) -> bool:
     """Whether ``item`` belongs to the full tier only: listed above, a real server, the
-    packaged model, or a hypothesis property (a hundred examples and more)."""
+    packaged model, the store contract's persistent backend (the fast tier keeps its ephemeral
+    and in-memory twins), or a hypothesis property (a hundred examples and more)."""
     if item.nodeid.startswith(SLOW_TESTS):
         return True
     if item.get_closest_marker("server") or item.get_closest_marker("model"):
         return True
     if "chroma_server" in getattr(item, "fixturenames", ()):
         return True
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("backend") == "chroma-persistent":
+        return True  # the same code as chroma-ephemeral, plus a folder on disk
     return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
 
 
