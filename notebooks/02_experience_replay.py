@@ -249,7 +249,7 @@ assert curves["thompson"][-1].rolling_success_rate > curves["no memory"][-1].rol
 # estimates when the change began (`change_started`: where the CUSUM last left zero). Opt-in
 # settings act after a flag: `EvidenceDecay(forget=True, backdate=True)` and
 # `ChangeDetection(alert=0.5)`; on the benchmark they shorten the re-learning after a change
-# that hits every category, at a cost on a stable stream (docs/benchmarks.md, "Third pass").
+# that hits every category, at a cost on a stable stream (docs/benchmarks.md, "Learning").
 # After a flag the Thompson policy first tries once each strategy not tried since the change
 # (`retry=True`, the default), the flagged one last.
 

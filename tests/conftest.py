@@ -162,3 +162,83 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
     finally:
         if owned:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+# --- test tiers ------------------------------------------------------------------------------
+
+SLOW_TESTS = (
+    "tests/docs/test_notebooks.py",  # executes every notebook
+    "tests/docs/test_readme.py::test_python_blocks_run_in_order_and_clean[README.md]",  # model
+    "tests/docs/test_readme.py::test_the_quickstart_",
+    "tests/ui/test_browser.py",  # drives Chromium
+    "tests/ui/test_views.py::test_the_command_",  # the ui command in a subprocess
+    "tests/ui/test_security.py::test_a_folder_another_process_writes",
+    "tests/reliability/test_processes.py",  # real processes, SIGKILL
+    "tests/reliability/test_crash.py",
+    "tests/reliability/test_purge_rebuild.py",  # index rebuilds in child processes
+    "tests/reliability/test_store_lifecycle.py",  # fork, close under load
+    "tests/reliability/test_concurrency.py",  # threads and processes at scale
+    "tests/reliability/test_index_race.py",  # Chroma's own read races, provoked with threads
+    "tests/reliability/test_forget_on_disk.py",  # the files scanned in child processes
+    "tests/reliability/test_server_privacy.py",
+    "tests/reliability/test_isolation_attacks.py::test_lookalike_ids_only_see_their_own_items",
+    "tests/reliability/test_bad_input.py::test_odd_queries_answer_or_refuse_cleanly",
+    "tests/cli/test_first_minutes.py",  # the installed command, as a new user runs it
+    "tests/cli/test_cli_attacks.py",  # the command in subprocesses
+    "tests/mcp_server/test_stdio.py",  # MCP servers in subprocesses
+    "tests/mcp_server/test_http.py",
+    "tests/mcp_server/test_adapters_example.py",
+    "tests/mcp_server/test_tokens.py::test_option_mistakes_are_named",
+    "tests/server/test_concurrent_runs.py",
+    "tests/store/test_large_namespace.py",  # 33,000 items
+    "tests/store/test_races.py",  # threads racing at a microsecond's switch interval
+    "tests/store/test_search_during_update.py",
+    "tests/store/test_persistence.py::test_a_new_process_reads_the_folder",
+    "tests/store/test_ttl.py::test_namespace_listed_at_the_exact_expiry_of_its_item",
+    "tests/store/test_shared_fields.py::test_searches_racing_writes_keep_the_score_rules",
+    "tests/reliability/test_ttl.py::test_expired_items_are_never_returned_and_the_sweep_removes",
+    "tests/episodic/test_strategy_decay.py::test_memory_profiles_flag_a_change_and_detection_can",
+    "tests/test_embeddings.py::test_hash_embedding_is_deterministic_across_processes",
+    "tests/episodic/test_similarity.py::test_hash_embedding_is_the_same_in_other_processes",
+    "tests/episodic/test_learning.py::test_importing_the_package_does_not_import_matplotlib",
+    "tests/episodic/test_change_detection.py::test_false_alarms_on_a_stable_stream_are_rare",
+)
+"""Tests left out of the fast tier (``-m "not slow"``, ``scripts/check-fast``), by node id
+prefix (a file, or a file and a test name): each starts processes, a browser or the
+notebooks, or plays long simulated streams. See docs/development.md."""
+
+
+def _slow(item: pytest.Item) -> bool:
+    """Whether ``item`` belongs to the full tier only: listed above, a real server, the
+    packaged model, the store contract's persistent backend (the fast tier keeps its ephemeral
+    and in-memory twins), or a hypothesis property (a hundred examples and more)."""
+    if item.nodeid.startswith(SLOW_TESTS):
+        return True
+    if item.get_closest_marker("server") or item.get_closest_marker("model"):
+        return True
+    if "chroma_server" in getattr(item, "fixturenames", ()):
+        return True
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("backend") == "chroma-persistent":
+        return True  # the same code as chroma-ephemeral, plus a folder on disk
+    return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m "not slow"`` the files listed whole in :data:`SLOW_TESTS` are not even
+    imported (the fast tier's collection stays short); otherwise pytest decides."""
+    if config.getoption("markexpr", "") != "not slow":
+        return None
+    root = Path(__file__).resolve().parents[1]
+    try:
+        relative = collection_path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+    return True if relative in SLOW_TESTS else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the full-tier-only tests ``slow``; ``-m "not slow"`` is the fast tier."""
+    for item in items:
+        if _slow(item):
+            item.add_marker(pytest.mark.slow)

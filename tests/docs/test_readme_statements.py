@@ -1,10 +1,12 @@
-"""What the README *says* is checked against the code, not only its code blocks.
+"""What the README and the docs pages *say* is checked against the code, not only their code
+blocks.
 
-The command line section names every command and option the parser has (and nothing it does
-not have), with the parser's choices and defaults; the store section states the hybrid score
-the store computes; the server example shows what the SDK returns; every install command works
-from a checkout; the paths, environment variables, policy names and Python version it names
-are the real ones.
+docs/cli.md names every command and option the parser has (and nothing it does not have),
+with the parser's choices and defaults; docs/store.md states the hybrid score the store
+computes; docs/server.md's example shows what the SDK returns; every install command works from
+a checkout; the paths, links, environment variables, policy names and Python version the pages
+name are the real ones. The defaults the pages state (embedder, dimensions, limits, paths,
+search mode, policy, expiry) are read from the code in ``test_defaults.py``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from langgraph_episodic.cli.parser import COMMANDS, DEFAULT_COLLECTION, DEFAULT_
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 EXAMPLE_README = ROOT / "examples" / "langgraph_server" / "README.md"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
+"""What a user reads: the README and every docs page."""
 
 OPTION = re.compile(r"--[a-z][a-z-]*")
 
@@ -34,12 +39,18 @@ def readme() -> str:
     return README.read_text(encoding="utf-8")
 
 
-def section(title: str, text: str | None = None) -> str:
-    """The text of the ``## title`` section (up to the next ``## `` heading)."""
-    text = readme() if text is None else text
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.DOTALL | re.MULTILINE)
-    assert match, f"the README has no section '## {title}'"
-    return match.group(1)
+def page(name: str) -> str:
+    """The text of ``docs/<name>``."""
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def every_page() -> str:
+    """The README and every docs page, one after the other."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
+
+
+def cli_page() -> str:
+    return page("cli.md")
 
 
 def code_spans(text: str) -> list[str]:
@@ -70,7 +81,7 @@ def options_of(command: str) -> dict[str, argparse.Action]:
 def cli_table() -> dict[str, str]:
     """Row of each command in the command line section's table: command -> its whole row."""
     rows = {}
-    for line in section("Command line").splitlines():
+    for line in cli_page().splitlines():
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
         if len(cells) >= 2 and cells[0].startswith("`"):
             command = code_spans(cells[0])[0].split()[0]
@@ -80,13 +91,13 @@ def cli_table() -> dict[str, str]:
 
 def common_options() -> tuple[set[str], set[str]]:
     """(The options the section says every command takes, the commands it excepts.)"""
-    text = section("Command line")
+    text = cli_page()
     match = re.search(
         r"(?:Every command|Each)(?: but ((?:`\w+`(?:,| and| or)? ?)+))?(.*?)\.(?:\s|$)",
         text,
         re.DOTALL,
     )
-    assert match, "the command line section says which options every command takes"
+    assert match, "docs/cli.md says which options every command takes"
     excepted = set(re.findall(r"`(\w+)`", match.group(1) or ""))
     return set(OPTION.findall(match.group(2))), excepted
 
@@ -103,14 +114,27 @@ def test_each_command_row_names_exactly_the_commands_options(command: str) -> No
     common, excepted = common_options()
     named = set(OPTION.findall(row)) | (set() if command in excepted else common)
     assert named == set(options_of(command)), (
-        f"{command}: the README names {sorted(named - set(options_of(command)))} that the "
+        f"{command}: docs/cli.md names {sorted(named - set(options_of(command)))} that the "
         f"parser lacks and lacks {sorted(set(options_of(command)) - named)}"
     )
 
 
-def test_every_option_named_anywhere_in_the_cli_section_exists() -> None:
+def test_every_option_named_anywhere_in_the_cli_page_exists() -> None:
     every = set().union(*(options_of(c) for c in COMMANDS), {"--help", "--version", "--verbose"})
-    assert set(OPTION.findall(section("Command line"))) <= every
+    assert set(OPTION.findall(cli_page())) <= every
+
+
+def test_every_command_the_pages_run_exists() -> None:
+    """``langgraph-episodic COMMAND --option`` anywhere in the README or the docs: a command
+    the parser has, with options it has."""
+    every = set().union(*(options_of(c) for c in COMMANDS), {"--help", "--version", "--verbose"})
+    runs = re.findall(r"langgraph-episodic ([a-z]+)((?: +--?[a-z][a-z-]*(?: [^\s`-][^\s`]*)?)*)",
+                      every_page())
+    assert len(runs) > 10
+    for command, rest in runs:
+        assert command in COMMANDS, f"langgraph-episodic {command}: the parser has no such command"
+        named = set(OPTION.findall(rest)) - {"--help", "--version", "--verbose"}
+        assert named <= set(options_of(command)) & every, (command, sorted(named))
 
 
 def _choices_named(text: str) -> dict[str, list[str]]:
@@ -125,7 +149,7 @@ def _choices_named(text: str) -> dict[str, list[str]]:
 def test_options_with_choices_list_the_parsers_choices() -> None:
     """``--on-conflict`` has ``error`` (the default), ``--embeddings`` ``multilingual`` ..."""
     rows = cli_table()
-    text = section("Command line")
+    text = cli_page()
     named_anywhere = _choices_named(text)
     assert named_anywhere, "the section names the choices of its options"
     for command in COMMANDS:
@@ -160,7 +184,7 @@ def test_defaults_the_cli_section_states_are_the_parsers() -> None:
 
 
 def test_the_common_options_defaults_are_the_code_defaults() -> None:
-    text = section("Command line")
+    text = cli_page()
     assert f"`--path DIR` (default `./{DEFAULT_FOLDER}`)" in text
     assert f"`--collection NAME` (default `{DEFAULT_COLLECTION}`)" in text
 
@@ -168,15 +192,27 @@ def test_the_common_options_defaults_are_the_code_defaults() -> None:
 # --- the store: what a hybrid score is ----------------------------------------------------
 
 
-def test_the_store_section_states_the_hybrid_score_the_code_computes() -> None:
-    """Calibrated fusion (docs/retrieval.md, chroma/ranking/fusion.py), not min-max."""
+def test_the_store_page_states_the_hybrid_score_the_code_computes() -> None:
+    """Calibrated fusion (docs/retrieval.md, chroma/ranking/fusion.py): fixed weights on the
+    cosine and the lexical share, nothing rescaled by the other candidates."""
     from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 
-    text = " ".join(section("The store").split())
+    text = " ".join(page("store.md").split())
     dense, lexical = round(1 - LEXICAL_WEIGHT, 2), round(LEXICAL_WEIGHT, 2)
-    assert f"`{dense} * cosine + {lexical} * lexical share`" in text
-    assert "min-max" not in text and "does not compare across queries" not in text
-    assert "in [0, 1]" in text and "docs/retrieval.md" in text
+    assert f"`{dense} * dense + {lexical} * lexical share`" in text
+    assert "in [0, 1]" in text and "retrieval.md" in text and "compare across queries" in text
+    formula = " ".join(page("retrieval.md").split())
+    assert f"score = {dense} * max(0, dense) + {lexical} * lexical share" in formula
+
+
+def test_no_page_says_hybrid_scores_are_relative_to_the_candidates() -> None:
+    """The store's hybrid score is not min-max normalised over one query's candidates; no page
+    may say it is, or that scores do not compare across queries."""
+    for path in PAGES:
+        text = " ".join(path.read_text(encoding="utf-8").split()).lower()
+        for claim in ("min-max normalis", "not comparable across queries",
+                      "does not compare across queries", "do not compare across queries"):
+            assert claim not in text, f"{path.name} says '{claim}'"
 
 
 def test_a_hybrid_score_means_the_same_for_every_query() -> None:
@@ -206,7 +242,7 @@ def test_the_server_example_shows_what_the_sdk_returns() -> None:
     from langgraph_sdk.client import SyncStoreClient
 
     calls = re.findall(
-        r"^\w+\.store\.(\w+)\(.*?\)\s+# -> (.*)$", section("Deploy on the LangGraph server"),
+        r"^\w+\.store\.(\w+)\(.*?\)\s+# -> (.*)$", page("server.md"),
         re.MULTILINE,
     )
     shown = {method: answer for method, answer in calls}
@@ -218,7 +254,7 @@ def test_the_server_example_shows_what_the_sdk_returns() -> None:
             continue
         literal = re.match(r"\{'(\w+)': ", answer)
         assert literal and literal.group(1) in keys, (
-            f"{method} returns a {returned.__name__} {sorted(keys)}, the README shows {answer}"
+            f"{method} returns a {returned.__name__} {sorted(keys)}, docs/server.md shows {answer}"
         )
 
 
@@ -305,19 +341,28 @@ PATH_SPAN = re.compile(
 )
 
 
-def test_every_path_and_link_the_readme_names_exists() -> None:
-    text = readme()
-    named = {m.group(1).split("#")[0] for m in re.finditer(r"\]\(([^)#\s]+)", text)}
-    named |= {m.group(1) for span in code_spans(text) if (m := PATH_SPAN.match(span))}
-    named = {p for p in named if not p.startswith(("http://", "https://"))}
-    assert len(named) > 5
-    missing = sorted(p for p in named if not (ROOT / p).exists())
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_every_path_and_link_a_page_names_exists(path: Path) -> None:
+    """Links resolve from the page's folder (``docs/x.md`` links ``store.md``); paths in code
+    spans (``tests/store/test_scores.py``) from the checkout's root."""
+    text = path.read_text(encoding="utf-8")
+    links = {m.group(1).split("#")[0] for m in re.finditer(r"\]\(([^)#\s]+)", text)}
+    links = {p for p in links if not p.startswith(("http://", "https://"))}
+    spans = {m.group(1) for span in code_spans(text) if (m := PATH_SPAN.match(span))}
+    missing = sorted({p for p in links if not (path.parent / p).exists()}
+                     | {p for p in spans if not (ROOT / p).exists()})
     assert missing == []
 
 
-def test_every_episodic_variable_the_readme_names_is_read_and_every_setting_is_named() -> None:
-    text = readme()
-    named = set(re.findall(r"EPISODIC_[A-Z_]+", text))
+def test_the_readme_links_every_docs_page() -> None:
+    """The README's map of the docs names every page."""
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", readme()))
+    assert {p.name for p in DOCS.glob("*.md")} <= linked
+
+
+def test_every_episodic_variable_the_pages_name_is_read_and_every_setting_is_named() -> None:
+    text = every_page()
+    named = set(re.findall(r"(?<![A-Z_])EPISODIC_[A-Z_]+", text))
     settings = (ROOT / "langgraph_episodic" / "server" / "settings.py").read_text("utf-8")
     example = "".join(p.read_text("utf-8") for p in (ROOT / "examples" / "langgraph_server").glob("*.py"))
     mcp_tokens = (ROOT / "langgraph_episodic" / "mcp_server" / "tokens.py").read_text("utf-8")
@@ -333,9 +378,9 @@ def test_policy_names_and_the_default_policy_are_the_codes() -> None:
     from langgraph_episodic import add_memory_nodes, select_strategy
     from langgraph_episodic.episodic.strategy import Policy
 
-    text = " ".join(readme().split())
+    text = " ".join(page("episodic.md").split())
     default = re.search(r'the default policy of `select_strategy` and `add_memory_nodes` is `"(\w+)"`', text)
-    assert default, "the README says which policy the library uses by default"
+    assert default, "docs/episodic.md says which policy the library uses by default"
     import inspect
 
     from langgraph_episodic import EpisodeOptions
@@ -348,10 +393,10 @@ def test_policy_names_and_the_default_policy_are_the_codes() -> None:
     assert demo_default and demo_default.group(1) == options_of("demo")["--policy"].default
 
 
-def test_the_strategy_pool_the_readme_lists_is_the_codes() -> None:
+def test_the_strategy_pool_the_docs_list_is_the_codes() -> None:
     from langgraph_episodic.episodic import STRATEGY_POOL
 
-    listed = re.search(r"`STRATEGY_POOL` \(([^)]+)\)", readme())
+    listed = re.search(r"`STRATEGY_POOL` \(([^)]+)\)", page("episodic.md"))
     assert listed and [s.strip() for s in listed.group(1).split(",")] == list(STRATEGY_POOL)
 
 
@@ -359,7 +404,7 @@ def test_the_replay_priority_figures_are_the_codes() -> None:
     from langgraph_episodic.episodic import priority
     from langgraph_episodic.episodic.similarity import decay_factor
 
-    text = " ".join(section("Concepts").split())
+    text = " ".join(page("episodic.md").split())
     day = 86400.0
     ages = re.findall(r"(\d+) (h|day|week) → (0\.\d+)", text)
     assert len(ages) >= 3, "the README gives the recency of a few ages"
@@ -379,20 +424,20 @@ def test_the_replay_priority_figures_are_the_codes() -> None:
     assert f"from {priority.NORMAL_PHASE_MAX})" in text
 
 
-def test_the_relevance_floor_the_readme_names_is_the_tools_default() -> None:
+def test_the_relevance_floor_the_pages_name_is_the_tools_default() -> None:
     import inspect
 
     from langgraph_episodic import create_memory_tools
 
     default = inspect.signature(create_memory_tools).parameters["min_score"].default
-    floors = set(re.findall(r"`min_score=([\d.]+)`", readme()))
+    floors = set(re.findall(r"`min_score=([\d.]+)`", every_page()))
     assert floors and {float(f) for f in floors} == {default}
 
 
 def test_the_clients_the_store_creates_send_no_telemetry(tmp_path: Path) -> None:
     from langgraph_episodic import ChromaStore
 
-    assert "Telemetry is off on every client the constructors create" in readme()
+    assert "Telemetry is off on every client the constructors create" in page("store.md")
     for store in (ChromaStore.ephemeral(index=None), ChromaStore.persistent(tmp_path, index=None)):
         with store:
             assert store.client.get_settings().anonymized_telemetry is False
@@ -403,9 +448,22 @@ def _slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def test_every_anchor_the_readme_links_to_is_a_heading() -> None:
-    links = re.findall(r"\]\(([\w./-]+\.md)#([\w-]+)\)", readme())
-    assert links
-    for path, anchor in links:
-        headings = re.findall(r"^#+ (.+)$", (ROOT / path).read_text("utf-8"), re.MULTILINE)
-        assert anchor in {_slug(h) for h in headings}, (path, anchor)
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_every_anchor_a_page_links_to_is_a_heading(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    for target, anchor in re.findall(r"\]\(([\w./-]*\.md)?#([\w-]+)\)", text):
+        linked = path if not target else path.parent / target
+        headings = re.findall(r"^#+ (.+)$", linked.read_text("utf-8"), re.MULTILINE)
+        assert anchor in {_slug(h) for h in headings}, (path.name, target, anchor)
+
+
+def test_the_pages_cite_no_issue_numbers_and_no_history_of_passes() -> None:
+    """Docs are current: history goes to the git log and CHANGELOG.md."""
+    history = re.compile(
+        r"\b[Ii]ssues? #?\d+|, (?:first|second|third|fourth|fifth) pass\b"
+        r"|\b(?:First|Second|Third|Fourth|Fifth) pass\b|\bbefore this change\b|\d\d:\d\d UTC"
+    )
+    for path in PAGES:
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        found = sorted({m.group(0) for m in history.finditer(text)})
+        assert found == [], f"{path.name} cites {found}"

@@ -14,7 +14,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), fla
 
 
 def test_the_section_has_examples() -> None:
-    assert DOC.read_text(encoding="utf-8").startswith("## Privacy and data")
+    assert DOC.read_text(encoding="utf-8").startswith("# Privacy and data")
     assert len(BLOCKS) >= 2
 
 

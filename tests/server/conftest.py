@@ -46,7 +46,7 @@ OFFLINE_ENV = {
 
 TOKENS = {"alice": "token-a", "bob": "token-b"}
 """The bearer token of each test user (``EPISODIC_API_TOKENS`` of the example's auth, as in
-the README)."""
+docs/server.md)."""
 
 
 def free_port() -> int:

@@ -2,8 +2,9 @@
 command (``langgraph-episodic ui --port 0`` in a subprocess).
 
 Needs ``/usr/bin/chromium`` (``apt-get install chromium``); Playwright's own browser download
-is never used. Screenshots of each view go to ``$LGE_UI_SCREENSHOTS`` when set (the README's
-``docs/ui/*.png`` are made with ``LGE_UI_SCREENSHOTS=docs/ui``), else to a temporary folder.
+is never used. Screenshots of each view go to ``$LGE_UI_SCREENSHOTS`` when set (the
+``docs/ui/*.png`` that docs/inspector.md shows are made with
+``LGE_UI_SCREENSHOTS=docs/ui``), else to a temporary folder.
 """
 
 from __future__ import annotations
