@@ -271,13 +271,15 @@ def _delete_leftovers(
 
 
 def _count_leftovers(
-    store: BaseStore, label: str, shapes: Sequence[Shape], listed: Collection[tuple[Namespace, str]]
+    store: BaseStore, label: str, shapes: Sequence[Shape], listed: Collection[tuple[Namespace, str]],
+    scoped: bool,
 ) -> Plan[tuple[dict[Namespace, int], int]]:
     """Count (do not delete) what :func:`_delete_leftovers` would delete, beside the
     ``listed`` items: items the listing cannot reach (a namespace the registry lost, an
-    expired item not swept yet) and vector records of none of the user's items."""
+    expired item not swept yet) and vector records of none of the user's items (``scoped``:
+    only in namespaces of kinds the registry or this library knows, see :func:`_leftover_records`)."""
     items, vector_ids = yield Effect(
-        _leftover_records, _aleftover_records, (store, label, shapes, True)
+        _leftover_records, _aleftover_records, (store, label, shapes, scoped)
     )
     counts: dict[Namespace, int] = {}
     for ns, key in items:
@@ -366,7 +368,8 @@ def _forget_plan(
             listed = yield from _count_items(store, label, shapes, roots)
             for ns, _key in listed:
                 counts[ns] = counts.get(ns, 0) + 1
-            leftovers, orphan_vectors = yield from _count_leftovers(store, label, shapes, listed)
+            leftovers, orphan_vectors = yield from _count_leftovers(
+                store, label, shapes, listed, options.scan == "user")
         else:
             counts = yield from _delete_items(store, label, shapes, roots)
             leftovers, orphan_vectors = yield from _delete_leftovers(store, label, shapes)
@@ -405,12 +408,21 @@ Purging = bool | Literal["defer"]
 purge the rest, leave the rebuilds to a later :func:`~.purge.purge_store`; ``False``: none."""
 
 
+Scan = Literal["store", "user"]
+"""Where a dry run looks for a crash's leftovers of the user: ``"store"`` reads the raw
+collections whole (it finds every leftover, and takes longer the larger the store);
+``"user"`` reads only the user's namespaces of the kinds the registry or this library knows
+(its time grows with the user; a lost namespace of a kind nobody else has is not seen). Forgetting
+itself always reads the collections whole."""
+
+
 @dataclass(frozen=True)
 class _Options:
     shapes: Sequence[Shape]
     protected: Collection[str]
     purge: Purging
     dry_run: bool = False
+    scan: Scan = "store"
 
 
 def forget_user(
@@ -422,6 +434,7 @@ def forget_user(
     purge: Purging = True,
     dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
+    scan: Scan = "store",
 ) -> ForgetReport:
     """Delete everything stored about ``user_id``, purge it from the files; return what was done.
 
@@ -440,6 +453,9 @@ def forget_user(
     until ``purge_store(store)`` or ``langgraph-episodic purge`` runs, e.g. nightly). Run it
     again to make sure: a second run reports nothing.
     Writes made concurrently for the same user may survive; stop the user's sessions first.
+    ``dry_run=True`` deletes nothing and reports what would go; ``scan="user"`` bounds its
+    search for crash leftovers to the user's known namespaces (:data:`Scan`), as the inspector's
+    preview does.
 
     Raises:
         ValueError: an empty user id, a malformed shape, or a user id listed in
@@ -456,7 +472,7 @@ def forget_user(
     >>> store.get(("memories", "alice2"), "m1").value
     {'text': 'likes coffee'}
     """
-    options = _Options(shapes, protected_labels, purge, dry_run)
+    options = _Options(shapes, protected_labels, purge, dry_run, scan)
     return run(_forget_plan(user_id, store, checkpointer, options))
 
 
@@ -469,7 +485,8 @@ async def aforget_user(
     purge: Purging = True,
     dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
+    scan: Scan = "store",
 ) -> ForgetReport:
     """Async version of :func:`forget_user`."""
-    options = _Options(shapes, protected_labels, purge, dry_run)
+    options = _Options(shapes, protected_labels, purge, dry_run, scan)
     return await arun(_forget_plan(user_id, store, checkpointer, options))

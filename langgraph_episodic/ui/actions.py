@@ -118,7 +118,8 @@ def _preview(settings: Settings, user_id: str) -> dict[str, Any]:
 
     database = checkpoint_database(settings.checkpoints)
     with open_checkpointer(database) if database is not None else nullcontext() as saver:
-        report = forget_user(user_id, store=settings.store, checkpointer=saver, dry_run=True)
+        report = forget_user(user_id, store=settings.store, checkpointer=saver, dry_run=True,
+                             scan="user")
     return {**report.to_dict(), "checkpoints": None if database is None else str(database)}
 
 

@@ -366,8 +366,9 @@ def test_every_episodic_variable_the_pages_name_is_read_and_every_setting_is_nam
     settings = (ROOT / "langgraph_episodic" / "server" / "settings.py").read_text("utf-8")
     example = "".join(p.read_text("utf-8") for p in (ROOT / "examples" / "langgraph_server").glob("*.py"))
     mcp_tokens = (ROOT / "langgraph_episodic" / "mcp_server" / "tokens.py").read_text("utf-8")
+    inspector = (ROOT / "langgraph_episodic" / "ui" / "deployment.py").read_text("utf-8")
     read = set(re.findall(r"EPISODIC_[A-Z_]+", settings)) | set(
-        re.findall(r"EPISODIC_[A-Z_]+", example + mcp_tokens)
+        re.findall(r"EPISODIC_[A-Z_]+", example + mcp_tokens + inspector)
     )
     code_reads = {f"EPISODIC_{n}" for n in re.findall(r'(?:text|_number|_flag)\(\s*(?:env, )?"([A-Z_]+)"', settings)}
     assert named <= read

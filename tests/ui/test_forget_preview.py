@@ -1,4 +1,5 @@
-"""The forget preview (``forget_user(..., dry_run=True)``) reads only what belongs to the user.
+"""The forget preview (``forget_user(..., dry_run=True, scan="user")``) reads only what belongs
+to the user.
 
 The inspector shows it before every forget, so it must not grow with the whole store: its scan
 of the raw collections for a crash's leftovers goes through a ``where`` on the user's
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from langgraph_episodic.chroma import layout
 from langgraph_episodic.chroma.store import ChromaStore
@@ -47,10 +50,29 @@ def test_the_preview_reads_no_other_users_records(tmp_path: Path) -> None:
         vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])],
                     metadatas=[dict(one["metadatas"][0])], documents=["orphan"])  # fmt: skip
         seen = _record_reads(store)
-        report = forget_user("alice", store=store, dry_run=True)
+        report = forget_user("alice", store=store, dry_run=True, scan="user")
         assert report.items_deleted == 31 and report.orphan_vectors == 1
         strangers = {ns for ns in seen if not matches(layout.ns_from_str(ns), DEFAULT_SHAPES, "alice")}
         assert strangers == set(), f"the preview read other users' records: {sorted(strangers)}"
         assert store.get(("memories", "alice"), "m1") is not None  # a dry run deletes nothing
     finally:
         store.close()
+
+
+def test_the_inspector_previews_with_the_bounded_scan(monkeypatch: Any) -> None:
+    """The inspector's preview is the bounded one; the CLI's keeps the whole scan (a user with
+    only a crash's leftovers is found: tests/cli/test_friction.py)."""
+    import langgraph_episodic.privacy as privacy
+    from langgraph_episodic.ui import actions
+
+    calls: list[dict[str, Any]] = []
+
+    def fake(user_id: str, **kwargs: Any) -> Any:
+        calls.append(kwargs)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(privacy, "forget_user", fake)
+    settings: Any = type("S", (), {"checkpoints": None, "store": object()})()
+    with pytest.raises(RuntimeError, match="stop here"):
+        actions._preview(settings, "alice")
+    assert calls and calls[0]["dry_run"] is True and calls[0]["scan"] == "user"
