@@ -119,14 +119,14 @@ def cell_raw(path: Path, how: str) -> dict[str, Any]:
     import chromadb
     from chromadb.config import Settings
 
-    from langgraph_episodic.chroma import layout
+    from langgraph_episodic.chroma import record_format
 
     client = chromadb.PersistentClient(
         path=str(path), settings=Settings(anonymized_telemetry=False)
     )
     vectors = client.get_collection(f"{COLLECTION}__vec")
     page = int(client.get_max_batch_size())
-    where = {"_ns": layout.ns_str(NS)}
+    where = {"_ns": record_format.ns_str(NS)}
     include: Any = ["documents", "metadatas", "embeddings"]
     start = time.perf_counter()
     records = 0

@@ -30,7 +30,7 @@ from _embed_cache import CachedEmbeddings
 from _fusion_reference import lexical_share
 from _locomo_data import DEFAULT_DATA, Conversation, RecallTally, format_table, load_conversations
 
-from langgraph_episodic.chroma import layout
+from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking import shared_fields
 
 TUNE, HELD = {0, 2, 4}, {1, 3}
@@ -69,7 +69,7 @@ class _LexicalDateShares:
     def __init__(self, store: Any, conversations: Sequence[Conversation]) -> None:
         self.store = store
         self.time_of = {
-            layout.item_id(("locomo", c.sample_id), t.dia_id): t.time
+            record_format.item_id(("locomo", c.sample_id), t.dia_id): t.time
             for c in conversations
             for t in c.turns
         }
@@ -86,7 +86,7 @@ class _LexicalDateShares:
         total = sum(max(s, 0.0) for _, s in sources)
         terms: Counter[str] = Counter()
         for key, score in sources:
-            tokens = index.tokenizer(self.time_of[layout.split_entry_key(key)[0]])
+            tokens = index.tokenizer(self.time_of[record_format.split_entry_key(key)[0]])
             for token in tokens:
                 terms[token] += score / total / len(tokens)
         if not terms:

@@ -3,7 +3,7 @@
 #
 # **What this notebook shows:** `ChromaStore`, a LangGraph `BaseStore` on an embedded Chroma
 # database, used (1) directly — put, get, semantic search, filters, namespaces — and
-# (2) inside a LangGraph graph, where nodes read and write it through the runtime; then
+# (2) inside a LangGraph graph, where nodes read and write it through their `store` argument; then
 # (3) items that expire (TTL) and (4) that everything survives a restart.
 #
 # It runs offline: the embedding model (all-MiniLM-L6-v2) ships inside a Python package.
@@ -82,7 +82,7 @@ assert seen == {alice}
 # %% [markdown]
 # ## The store in a graph
 #
-# Compile a graph with `store=...` and every node can reach it through its `runtime`. The
+# Compile a graph with `store=...` and every node can take it as its `store` argument. The
 # user id comes from `config["configurable"]`, never from the model or the message text.
 # This node remembers every statement and answers questions from memory.
 
@@ -92,23 +92,22 @@ import uuid
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 
-def remember_or_answer(state: MessagesState, config: RunnableConfig, runtime: Runtime) -> dict:
+def remember_or_answer(state: MessagesState, config: RunnableConfig, *, store: BaseStore) -> dict:
     user = config["configurable"]["user_id"]
     namespace = ("memories", user)
     text = state["messages"][-1].text
-    assert runtime.store is not None, "compile the graph with store=..."
     if text.rstrip().endswith("?"):
-        hits = runtime.store.search(namespace, query=text, limit=1)
+        hits = store.search(namespace, query=text, limit=1)
         answer = hits[0].value["text"] if hits else "I don't know yet."
         return {"messages": [AIMessage(f"From memory: {answer}")]}
-    runtime.store.put(namespace, str(uuid.uuid4()), {"text": text})
+    store.put(namespace, str(uuid.uuid4()), {"text": text})
     return {"messages": [AIMessage("Noted.")]}
 
 
-builder: StateGraph[MessagesState] = StateGraph(MessagesState)
+builder = StateGraph(MessagesState)
 builder.add_node("memory", remember_or_answer)
 builder.add_edge(START, "memory")
 graph = builder.compile(store=store)

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import layout
+from . import record_format
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldIndex
 from .ranking.vectors import VectorCache
@@ -39,7 +39,7 @@ from .registry import Namespace, RegistryMirror
 def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The keys of an item record's metadata the caches keep (the namespace string interned:
     a namespace's items share one copy). Cached dicts are never changed in place."""
-    out = {k: meta[k] for k in layout.CACHED_KEYS if k in meta}
+    out = {k: meta[k] for k in record_format.CACHED_KEYS if k in meta}
     if isinstance(out.get("_ns"), str):
         out["_ns"] = sys.intern(out["_ns"])
     return out
@@ -161,7 +161,7 @@ class StoreState:
         """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
         self.item_cache_size = item_cache_size
         """Item records kept by an embedded store (its own writes keep them exact), each with
-        only :data:`.layout.CACHED_KEYS` (under a kilobyte each). A miss costs a Chroma
+        only :data:`.record_format.CACHED_KEYS` (under a kilobyte each). A miss costs a Chroma
         read."""
         self._items: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.listing_cache_size = listing_cache_size

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from langgraph.store.base import Result
 
-from .core import Plan
+from .plans import Plan
 
 Runner = Callable[[Plan], Awaitable[list[Result]]]
 

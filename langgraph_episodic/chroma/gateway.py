@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from . import layout
+from . import record_format
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -192,28 +192,28 @@ class Gateway:
 
     def has_live_items(self, ns: tuple[str, ...], now: float) -> bool:
         """Whether namespace ``ns`` holds an item that has not expired at ``now``."""
-        where = {"$and": [{"_ns": layout.ns_str(ns)}, {"_expires": {"$gte": layout.expiry_cutoff(now)}}]}
+        where = {"$and": [{"_ns": record_format.ns_str(ns)}, {"_expires": {"$gte": record_format.expiry_cutoff(now)}}]}
         return bool(self.items.get(where=where, limit=1, include=[])["ids"])
 
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
         """The latest expiry of the items in ``ns``; None when it holds none (any more)."""
-        where_ns = {"_ns": layout.ns_str(ns)}
+        where_ns = {"_ns": record_format.ns_str(ns)}
         forever = self.items.get(
-            where={"$and": [where_ns, {"_expires": {"$gte": layout.NO_EXPIRY}}]},
+            where={"$and": [where_ns, {"_expires": {"$gte": record_format.NO_EXPIRY}}]},
             limit=1,
             include=[],
         )
         if forever["ids"]:
-            return layout.NO_EXPIRY
+            return record_format.NO_EXPIRY
         metas = [m for _, m in self.read_items(where_ns)]
-        return max((layout.expiry_of(m) for m in metas), default=None)
+        return max((record_format.expiry_of(m) for m in metas), default=None)
 
     def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
         for part in self._chunks(ids):
             chunk = list(ids[part])
             self.items.upsert(
                 ids=chunk,
-                embeddings=[[layout.placeholder(r)] for r in chunk],
+                embeddings=[[record_format.placeholder(r)] for r in chunk],
                 metadatas=list(metas[part]),
             )
 
@@ -260,14 +260,14 @@ class Gateway:
     def read_vectors(self, where: dict[str, Any] | None, *, embeddings: bool) -> list[VectorRow]:
         """Vector records matching ``where`` (text always; embeddings when asked), in pages."""
         return [
-            VectorRow(vid, layout.ns_from_str(str(meta["_ns"])), text, emb, path)
+            VectorRow(vid, record_format.ns_from_str(str(meta["_ns"])), text, emb, path)
             for vid, meta, text, emb, path in self._vector_rows(where, embeddings, "vector records")
         ]
 
     def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
         """The vector records of one namespace, in pages (a shared namespace can hold millions)."""
         rows = self._vector_rows(
-            {"_ns": layout.ns_str(ns)}, embeddings, f"the vectors of namespace {ns}"
+            {"_ns": record_format.ns_str(ns)}, embeddings, f"the vectors of namespace {ns}"
         )
         return [VectorRow(vid, ns, text, emb, path) for vid, _, text, emb, path in rows]
 
@@ -348,7 +348,7 @@ class Gateway:
             chunk = list(ids[part])
             self.namespaces.upsert(
                 ids=chunk,
-                embeddings=[[layout.placeholder(r)] for r in chunk],
+                embeddings=[[record_format.placeholder(r)] for r in chunk],
                 metadatas=list(metas[part]),
             )
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import layout, lifecycle
+from . import lifecycle, record_format
 from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
@@ -155,7 +155,7 @@ class Backend:
         state = self.state
         if self.shared:
             fresh = records_by_namespace(
-                self.gateway.registry_records(where=layout.prefix_where(prefix))
+                self.gateway.registry_records(where=record_format.prefix_where(prefix))
             )
             with state.lock:
                 state.registry.sync_under(prefix, fresh)
@@ -202,7 +202,7 @@ class Backend:
         """
         out = []
         for ns, info in self.namespaces(prefix).items():
-            live = not layout.expired(info.expires, now)
+            live = not record_format.expired(info.expires, now)
             if live or (self.shared and self.gateway.has_live_items(ns, now)):
                 out.append(ns)
         return out
@@ -228,13 +228,13 @@ class Backend:
         if stale:
             # One namespace: read it; several: one read of the prefix (as the scan it replaces).
             where = (
-                {"_ns": layout.ns_str(next(iter(stale)))}
+                {"_ns": record_format.ns_str(next(iter(stale)))}
                 if len(stale) == 1
-                else layout.prefix_where(prefix)
+                else record_format.prefix_where(prefix)
             )
             rows: dict[Namespace, dict[str, dict[str, Any]]] = {ns: {} for ns in stale}
             for rid, meta in self.gateway.read_items(where):
-                per_ns = rows.get(layout.ns_from_str(str(meta["_ns"])))
+                per_ns = rows.get(record_format.ns_from_str(str(meta["_ns"])))
                 if per_ns is not None:
                     per_ns[rid] = slim(meta)
             _pause("listings")
@@ -346,7 +346,7 @@ class Backend:
             # One paged read of the prefix: one read per namespace costs a Chroma round trip
             # each, which adds up at 100k items (docs/benchmarks.md, "Throughput").
             rows = self.gateway.read_vectors(
-                layout.prefix_where(prefix), embeddings=with_embeddings
+                record_format.prefix_where(prefix), embeddings=with_embeddings
             )
         else:
             rows = []
@@ -363,7 +363,7 @@ class Backend:
             by_item: dict[str, list[tuple[str, Any]]] = {}
             for row in by_ns[ns]:
                 if row.embedding is not None:
-                    iid = layout.split_entry_key(layout.split_vector_id(row.vid)[0])[0]
+                    iid = record_format.split_entry_key(record_format.split_vector_id(row.vid)[0])[0]
                     by_item.setdefault(iid, []).append((row.vid, np.asarray(row.embedding)))
             for iid, item_rows in by_item.items():
                 block.replace_item_rows(iid, item_rows)
@@ -375,7 +375,7 @@ class Backend:
         for ns in lexical:
             texts: dict[str, list[tuple[int, str, str]]] = {}
             for row in by_ns[ns]:
-                key, _, index = layout.split_vector_id(row.vid)
+                key, _, index = record_format.split_vector_id(row.vid)
                 texts.setdefault(key, []).append((index, row.text, row.path))
             docs[ns] = [(key, "\n".join(t for _, t, _ in sorted(p))) for key, p in texts.items()]
             field_docs[ns] = [(key, [(path, t) for _, t, path in p]) for key, p in texts.items()]

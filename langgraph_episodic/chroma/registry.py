@@ -23,9 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import layout
-
-Namespace = tuple[str, ...]
+from .._types import Namespace
+from . import record_format
 
 
 @dataclass(frozen=True)
@@ -40,30 +39,30 @@ class NamespaceInfo:
 
 def info_of(meta: Mapping[str, Any]) -> NamespaceInfo:
     """The info a registry record holds."""
-    return NamespaceInfo(str(meta["_ver"]), layout.expiry_of(meta, "_exp"), bool(meta.get("_unidx", True)))
+    return NamespaceInfo(str(meta["_ver"]), record_format.expiry_of(meta, "_exp"), bool(meta.get("_unidx", True)))
 
 
 def record_id(namespace: Namespace) -> str:
     """The Chroma record id of a namespace's registry record."""
-    return layout.item_id(namespace, "")
+    return record_format.item_id(namespace, "")
 
 
 def record(namespace: Namespace, info: NamespaceInfo) -> dict[str, Any]:
     """The metadata of a namespace's registry record."""
     meta: dict[str, Any] = {
-        "_ns": layout.ns_str(namespace),
+        "_ns": record_format.ns_str(namespace),
         "_ver": info.version,
         "_exp": info.expires,
         "_unidx": info.unindexed,
     }
     for depth in range(1, len(namespace) + 1):
-        meta[f"_p{depth}"] = layout.ns_str(namespace[:depth])
+        meta[f"_p{depth}"] = record_format.ns_str(namespace[:depth])
     return meta
 
 
 def records_by_namespace(metas: Iterable[Mapping[str, Any]]) -> dict[Namespace, NamespaceInfo]:
     """Registry record metadata keyed by namespace."""
-    return {layout.ns_from_str(str(m["_ns"])): info_of(m) for m in metas}
+    return {record_format.ns_from_str(str(m["_ns"])): info_of(m) for m in metas}
 
 
 class RegistryMirror:

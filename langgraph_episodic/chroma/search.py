@@ -30,10 +30,10 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
 
-from . import layout
+from . import record_format
 from .caches import Listing
-from .core import newest_first
 from .filters import combine, matches, value_where
+from .plans import newest_first
 from .ranking import shared_fields
 from .ranking.hybrid import Fused, Question, aligned, analyse, candidates, complete
 from .ranking.vectors import BlockView, NamespaceVectors, QueryCosines, rank, similarities
@@ -184,7 +184,7 @@ def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -
     # Expiry is checked here, not in the ``where``: a range condition makes Chroma's get
     # markedly slower (docs/benchmarks.md, "Throughput").
     where = combine(
-        layout.prefix_where(op.namespace_prefix),
+        record_format.prefix_where(op.namespace_prefix),
         value_where(op.filter),
         {"_nvec": 0} if unscored_only else None,
     )
@@ -233,15 +233,15 @@ def resolve(
     start = 0
     while start < len(ranked) and len(out) < need:
         part = [
-            (key, *layout.split_entry_key(key), score)
+            (key, *record_format.split_entry_key(key), score)
             for key, score in ranked[start : start + chunk]
         ]
         metas = b.fetch([rid for _, rid, _, _ in part])
         for key, rid, tag, score in part:
             meta = metas.get(rid)
-            if meta is None or layout.vector_tag(meta) != tag:
+            if meta is None or record_format.vector_tag(meta) != tag:
                 if meta is not None and rid not in accepted:  # see run()
-                    missed[rid] = (tag, layout.ns_from_str(str(meta["_ns"])))
+                    missed[rid] = (tag, record_format.ns_from_str(str(meta["_ns"])))
                 continue  # no item, or ranked by vectors / text of another value
             accepted.add(rid)
             missed.pop(rid, None)
@@ -270,12 +270,12 @@ def _hit(
     rid: str, meta: Mapping[str, Any], score: float | None, op: SearchOp, now: float
 ) -> Hit | None:
     """The record as a result, or None if it has expired or does not match the filter."""
-    if layout.expired(layout.expiry_of(meta), now):
+    if record_format.expired(record_format.expiry_of(meta), now):
         return None
     value = loads(meta["_value"])
     if not matches(value, op.filter):
         return None
-    return Hit(layout.search_item_from_metadata(meta, score, value), rid, layout.ttl_of(meta))
+    return Hit(record_format.search_item_from_metadata(meta, score, value), rid, record_format.ttl_of(meta))
 
 
 def dense_ranking(
@@ -292,11 +292,11 @@ def dense_ranking(
     # namespace only) and :func:`resolve` checks the filter exactly, so a search gives the same
     # answer whether or not its namespaces are cached.
     prefix = None if b.covers_everything(op.namespace_prefix) else op.namespace_prefix
-    where = layout.prefix_where(prefix or ())
+    where = record_format.prefix_where(prefix or ())
     found = b.gateway.query_vectors(np.asarray(qvec, dtype=np.float32), depth, where)
     best: dict[str, float] = {}
     for vid, dist in found:
-        key = layout.split_vector_id(vid)[0]
+        key = record_format.split_vector_id(vid)[0]
         score = 1.0 - dist
         if score > best.get(key, -2.0):
             best[key] = score
@@ -415,9 +415,9 @@ def _cosines_from_chroma(b: Backend, qvec: np.ndarray, keys: Sequence[str]) -> d
     without vectors are left out)."""
     if not keys:
         return {}
-    iids = list(dict.fromkeys(layout.split_entry_key(k)[0] for k in keys))
+    iids = list(dict.fromkeys(record_format.split_entry_key(k)[0] for k in keys))
     block = NamespaceVectors("")
     for vid, emb in b.gateway.vectors_of_items(iids):
-        iid = layout.split_entry_key(layout.split_vector_id(vid)[0])[0]
+        iid = record_format.split_entry_key(record_format.split_vector_id(vid)[0])[0]
         block.replace_item_rows(iid, [(vid, emb)])
     return similarities([block.current_view()], qvec, keys)

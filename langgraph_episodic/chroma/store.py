@@ -1,7 +1,7 @@
 """``ChromaStore``: a LangGraph ``BaseStore`` on Chroma, embedded by default, server-ready.
 
 It implements ``batch`` and ``abatch`` only; every other method comes from ``BaseStore``. Both
-run the same pure core (:mod:`.core`): ops are validated and planned first, so a bad op fails
+run the same pure core (:mod:`.plans`): ops are validated and planned first, so a bad op fails
 the whole batch before anything is written; then reads run against the state before the batch
 and puts are applied last, last write wins per (namespace, key).
 
@@ -57,9 +57,13 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
-from . import layout, lifecycle, memory_budget, search, writes
+from . import lifecycle, memory_budget, record_format, search, writes
 from .coalesce import Coalescer
-from .core import (
+from .explain import Explanation, explanation
+from .index_paths import check_fields
+from .lifecycle import Calls, StoreClosedError, StoreForkedError
+from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
+from .plans import (
     Fields,
     Plan,
     fixed_prefix,
@@ -67,10 +71,6 @@ from .core import (
     prepare,
     tokenized_fields,
 )
-from .explain import Explanation, explanation
-from .index_paths import check_fields
-from .lifecycle import Calls, StoreClosedError, StoreForkedError
-from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
 from .ranking.analysis import Language
 from .ranking.baseline import Baseline, baseline_for
 from .reads import Backend, describe, embedded_system
@@ -434,14 +434,14 @@ class ChromaStore(BaseStore):
         now = self.clock()
         refresh: dict[str, tuple[tuple[str, ...], float]] = {}
         if plan.gets:
-            ids = [layout.item_id(op.namespace, op.key) for _, op in plan.gets]
+            ids = [record_format.item_id(op.namespace, op.key) for _, op in plan.gets]
             metas = b.fetch(ids)
             for (i, gop), rid in zip(plan.gets, ids, strict=True):
                 meta = metas.get(rid)
-                if meta is None or layout.expired(layout.expiry_of(meta), now):
+                if meta is None or record_format.expired(record_format.expiry_of(meta), now):
                     continue
-                results[i] = layout.item_from_metadata(meta)
-                ttl = layout.ttl_of(meta)
+                results[i] = record_format.item_from_metadata(meta)
+                ttl = record_format.ttl_of(meta)
                 if gop.refresh_ttl and ttl is not None:
                     refresh[rid] = (gop.namespace, now + ttl * 60.0)
         for i, sop in plan.searches:

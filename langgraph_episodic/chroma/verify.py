@@ -31,7 +31,7 @@ import json
 import uuid
 from dataclasses import dataclass
 
-from . import layout
+from . import record_format
 from .reads import Backend
 from .registry import Namespace, NamespaceInfo, record, record_id, records_by_namespace
 
@@ -90,9 +90,9 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         bad: list[str] = []
         orphans = stale = kept = 0
         for vid in vector_ids:
-            key, tag, index = layout.split_vector_id(vid)
-            meta = items.get(layout.split_entry_key(key)[0])
-            if meta is not None and layout.vector_tag(meta) == tag and index < int(
+            key, tag, index = record_format.split_vector_id(vid)
+            meta = items.get(record_format.split_entry_key(key)[0])
+            if meta is not None and record_format.vector_tag(meta) == tag and index < int(
                 meta.get("_nvec", 0)
             ):
                 continue
@@ -100,7 +100,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
                 orphans += 1
             else:
                 stale += 1
-            made = layout.tag_time(tag)
+            made = record_format.tag_time(tag)
             if made is not None and made > now - grace_seconds:
                 kept += 1
             else:
@@ -109,15 +109,15 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             1
             for rid, meta in items.items()
             if any(
-                layout.vector_id(rid, j, layout.vector_tag(meta)) not in present
+                record_format.vector_id(rid, j, record_format.vector_tag(meta)) not in present
                 for j in range(int(meta.get("_nvec", 0)))
             )
         )
         latest: dict[Namespace, float] = {}
         unsearchable: list[tuple[Namespace, str, tuple[str, ...]]] = []
         for meta in items.values():
-            ns = layout.ns_from_str(str(meta["_ns"]))
-            latest[ns] = max(layout.expiry_of(meta), latest.get(ns, 0.0))
+            ns = record_format.ns_from_str(str(meta["_ns"]))
+            latest[ns] = max(record_format.expiry_of(meta), latest.get(ns, 0.0))
             if meta.get("_notext") and not int(meta.get("_nvec", 0)):
                 asked = tuple(json.loads(str(meta["_notext"])))
                 unsearchable.append((ns, str(meta["_key"]), asked))

@@ -28,9 +28,9 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from . import layout
+from . import record_format
 from .caches import Commit
-from .core import Plan
+from .plans import Plan
 from .reads import Backend
 from .registry import Namespace, NamespaceInfo, record, record_id
 
@@ -45,10 +45,10 @@ def apply_puts(
     with b.state.write_lock:
         gw = b.gateway  # (read under the lock: a rebuild swaps collections under it)
         b.claim_for_writing()
-        ids = [layout.item_id(p.op.namespace, p.op.key) for p in puts]
+        ids = [record_format.item_id(p.op.namespace, p.op.key) for p in puts]
         old = b.fetch(ids)
-        tag = layout.new_tag(now)
-        now_us = layout.to_micros(now)
+        tag = record_format.new_tag(now)
+        now_us = record_format.to_micros(now)
         vec_ids: list[str] = []
         vec_embs: list[Sequence[float]] = []
         vec_metas: list[dict[str, Any]] = []
@@ -75,17 +75,17 @@ def apply_puts(
                 continue
             rows: list[tuple[str, str, Any]] = []
             for j, (path, text) in enumerate(p.texts):
-                vid = layout.vector_id(rid, j, tag)
+                vid = record_format.vector_id(rid, j, tag)
                 vec_ids.append(vid)
                 vec_embs.append(doc_vectors[text])
-                vec_metas.append(layout.vector_metadata(op.namespace, rid, path))
+                vec_metas.append(record_format.vector_metadata(op.namespace, rid, path))
                 vec_docs.append(text)
                 rows.append((vid, text, doc_vectors[text]))
             commit.vectors.setdefault(op.namespace, {})[rid] = rows
             commit.paths[rid] = tuple(path for path, _ in p.texts)
-            alive = prev is not None and not layout.expired(layout.expiry_of(prev), now)
-            expires = layout.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
-            meta = layout.item_metadata(
+            alive = prev is not None and not record_format.expired(record_format.expiry_of(prev), now)
+            expires = record_format.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
+            meta = record_format.item_metadata(
                 op.namespace,
                 op.key,
                 op.value,
@@ -98,10 +98,10 @@ def apply_puts(
                 no_text=() if p.texts else p.asked,
             )
             item_ids.append(rid)
-            item_metas.append(layout.clear_stale(dict(meta), prev))
+            item_metas.append(record_format.clear_stale(dict(meta), prev))
             commit.items[rid] = meta
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
-            if prev is not None and layout.expiry_of(prev) > expires:
+            if prev is not None and record_format.expiry_of(prev) > expires:
                 # The expiry went down: the namespace's latest expiry may have too, and the
                 # registry only ever raises it on a put. Recompute it after the writes.
                 emptied[op.namespace] = None
@@ -124,14 +124,14 @@ def _vector_ids(rid: str, prev: Mapping[str, Any] | None) -> list[str]:
     """The vector record ids the item record ``prev`` names."""
     if prev is None:
         return []
-    tag = layout.vector_tag(prev)
-    return [layout.vector_id(rid, j, tag) for j in range(int(prev.get("_nvec", 0)))]
+    tag = record_format.vector_tag(prev)
+    return [record_format.vector_id(rid, j, tag) for j in range(int(prev.get("_nvec", 0)))]
 
 
 def _entry_key(rid: str, prev: Mapping[str, Any] | None) -> str | None:
     if prev is None or not int(prev.get("_nvec", 0)):
         return None
-    return layout.entry_key(rid, layout.vector_tag(prev))
+    return record_format.entry_key(rid, record_format.vector_tag(prev))
 
 
 def _register(
@@ -233,7 +233,7 @@ def sweep(b: Backend, now: float) -> int:
     """Delete expired items with their vectors and lexical entries; return how many."""
     with b.state.write_lock:
         b.check_readable()
-        cutoff = layout.expiry_cutoff(now)
+        cutoff = record_format.expiry_cutoff(now)
         got = b.gateway.read_items({"_expires": {"$lt": cutoff}})
         if not got:
             return 0
@@ -247,7 +247,7 @@ def sweep(b: Backend, now: float) -> int:
         b.gateway.delete_vectors([vid for rid, meta in got for vid in _vector_ids(rid, meta)])
         commit = Commit({}, {}, {}, {}, {}, {}, set(), deleted_any=True)
         for rid, meta in got:
-            ns = layout.ns_from_str(str(meta["_ns"]))
+            ns = record_format.ns_from_str(str(meta["_ns"]))
             commit.items[rid] = None
             commit.namespaces[rid] = ns
             commit.old_keys[rid] = _entry_key(rid, meta)
@@ -269,7 +269,7 @@ def restore_times(
     """
     with b.state.write_lock:
         b.claim_for_writing()
-        ids = {layout.item_id(ns, key): (ns, key) for ns, key in times}
+        ids = {record_format.item_id(ns, key): (ns, key) for ns, key in times}
         old = b.fetch(list(ids))
         commit = Commit({}, {}, {}, {}, {}, {}, set())
         upd_ids: list[str] = []
@@ -280,8 +280,8 @@ def restore_times(
                 continue
             created, updated, expires = times[(ns, key)]
             patch: dict[str, Any] = {
-                "_created": layout.to_micros(created),
-                "_updated": layout.to_micros(updated),
+                "_created": record_format.to_micros(created),
+                "_updated": record_format.to_micros(updated),
             }
             if expires is not None:
                 patch["_expires"] = float(expires)

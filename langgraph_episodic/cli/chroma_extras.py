@@ -2,7 +2,7 @@
 
 Export wants each item's TTL, expiry and indexed fields; import wants to restore the original
 ``created_at`` / ``updated_at`` / expiry (``put`` always stamps "now"). ``ChromaStore`` keeps all
-of these in the metadata of its two collections, as :mod:`langgraph_episodic.chroma.layout`
+of these in the metadata of its two collections, as :mod:`langgraph_episodic.chroma.record_format`
 documents (``<collection>``: one record per item; ``<collection>__vec``: one per indexed text);
 these helpers read and write them there, through the store's Chroma client. Any other store
 gets none of this: its export carries the five public fields only, and imported items are
@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeGuard
 
 from langgraph.store.base import BaseStore
 
-from ..chroma import layout
+from ..chroma import record_format
 from ..chroma.store import ChromaStore
 
 _EXPANDED = re.compile(r"^(?P<base>.*[*{].*)\.\d+$")
@@ -71,7 +71,7 @@ def read_extras(
     store: ChromaStore, keys: Sequence[tuple[tuple[str, ...], str]]
 ) -> dict[tuple[tuple[str, ...], str], Extras]:
     """TTL, expiry and indexed fields of the items ``(namespace, key)``; missing ones are absent."""
-    by_id = {layout.item_id(ns, key): (ns, key) for ns, key in keys}
+    by_id = {record_format.item_id(ns, key): (ns, key) for ns, key in keys}
     items, vectors = _collections(store)
     size = _batch_size(store)
     metas: dict[str, Mapping[str, Any]] = {}
@@ -80,7 +80,7 @@ def read_extras(
         got = items.get(ids=list(chunk), include=["metadatas"])
         metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
         vector_ids = [
-            layout.vector_id(rid, j, layout.vector_tag(metas[rid]))
+            record_format.vector_id(rid, j, record_format.vector_tag(metas[rid]))
             for rid in chunk
             if rid in metas
             for j in range(int(metas[rid].get("_nvec", 0)))
@@ -88,18 +88,18 @@ def read_extras(
         for vchunk in _chunks(vector_ids, size):
             vgot = vectors.get(ids=list(vchunk), include=["metadatas"])
             for vid, vmeta in zip(vgot["ids"], vgot["metadatas"] or [], strict=True):
-                key, _, j = layout.split_vector_id(vid)
-                rid = layout.split_entry_key(key)[0]
+                key, _, j = record_format.split_vector_id(vid)
+                rid = record_format.split_entry_key(key)[0]
                 paths.setdefault(rid, []).append((j, str(vmeta.get("_path", "$"))))
     out = {}
     for rid, meta in metas.items():
-        expires = float(meta.get("_expires", layout.NO_EXPIRY))
+        expires = float(meta.get("_expires", record_format.NO_EXPIRY))
         out[by_id[rid]] = Extras(
             index=_index_spec([p for _, p in sorted(paths.get(rid, []))], meta.get("_notext")),
-            ttl=layout.ttl_of(meta),
+            ttl=record_format.ttl_of(meta),
             expires_at=(
                 None
-                if expires >= layout.NO_EXPIRY
+                if expires >= record_format.NO_EXPIRY
                 else datetime.fromtimestamp(expires, tz=timezone.utc)
             ),
         )

@@ -48,8 +48,9 @@ from langgraph.store.base import (
 )
 
 from .._effects import Effect, Plan, arun, run
-from ..chroma import layout
-from ..chroma.layout import ns_from_str
+from .._types import Namespace
+from ..chroma import record_format
+from ..chroma.record_format import ns_from_str
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .report import ForgetReport, notify
 from .shapes import (
@@ -68,7 +69,6 @@ if TYPE_CHECKING:  # LangGraph's checkpoint package is imported only where threa
 
 logger = logging.getLogger(__name__)
 
-Namespace = tuple[str, ...]
 T = TypeVar("T")
 
 PAGE_SIZE = 500
@@ -199,7 +199,7 @@ def _user_where(store: BaseStore, label: str, shapes: Sequence[Shape]) -> dict[s
     by_depth: dict[int, list[str]] = {}
     for shape in shapes:
         for prefix in _user_prefixes(store, shape, label):
-            by_depth.setdefault(len(prefix), []).append(layout.ns_str(prefix))
+            by_depth.setdefault(len(prefix), []).append(record_format.ns_str(prefix))
     clauses: list[dict[str, Any]] = [
         {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
     ]
@@ -285,7 +285,7 @@ def _count_leftovers(
     for ns, key in items:
         if (ns, key) not in listed:
             counts[ns] = counts.get(ns, 0) + 1
-    known = {layout.item_id(ns, key) for ns, key in (*listed, *items)}
+    known = {record_format.item_id(ns, key) for ns, key in (*listed, *items)}
     orphans = sum(1 for rid in vector_ids if rid.split("#")[0].split(".")[0] not in known)
     return counts, orphans
 

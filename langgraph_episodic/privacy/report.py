@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._types import Namespace
 from .purge import Purge
 
 logger = logging.getLogger(__name__)
 
-Namespace = tuple[str, ...]
 
 
 @dataclass(frozen=True)

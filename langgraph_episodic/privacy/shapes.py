@@ -10,8 +10,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from .._config import namespace_label
-
-Namespace = tuple[str, ...]
+from .._types import Namespace
 
 USER = "{user_id}"
 """The user's place in a namespace shape (see :data:`DEFAULT_SHAPES`)."""

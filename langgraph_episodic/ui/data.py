@@ -17,12 +17,11 @@ from typing import Any
 from langgraph.store.base import BaseStore, Item, SearchItem
 
 from .._config import namespace_label
+from .._types import Namespace
 from ..cli import chroma_extras
 from ..cli.browse import value_text
 from ..cli.transfer import ItemRecord, iter_namespace, list_all_namespaces, records_of
 from ..privacy.shapes import DEFAULT_SHAPES, matches
-
-Namespace = tuple[str, ...]
 
 PAGE_SIZE = 50
 """Items per page of a namespace."""

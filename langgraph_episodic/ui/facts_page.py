@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .._types import Namespace
 from ..cli.transfer import iter_namespace
 from ..facts.recall import current_facts, fact_history, parse_as_of
 from ..facts.records import FactRecord
@@ -40,7 +41,6 @@ AS_OF_K = 50
 PAGE_SIZE = 50
 """Profile facts and entities per page."""
 
-Namespace = tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ for item in store.search(ns, limit=100_000):
         "value": item.value,
         "found_by_search": item.key in [f.key for f in found],
     }
-# Raw records, read with the record layout documented in langgraph_episodic/chroma/layout.py.
+# Raw records, read with the record layout documented in langgraph_episodic/chroma/record_format.py.
 raw_items = store.collections["items"].get(include=["metadatas"])
 raw_vecs = store.collections["vectors"].get(include=["metadatas", "documents"])
 item_ids = set(raw_items["ids"])

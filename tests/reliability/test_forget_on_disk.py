@@ -182,7 +182,7 @@ def test_leftovers_of_a_crash_are_forgotten_too(tmp_path: Path) -> None:
     """A crash can leave a vector record whose item is gone, and a namespace the registry lost
     (see ``ChromaStore.verify``). Neither is reachable through the namespace listing; forget
     finds them in the raw collections, and no byte of them is left."""
-    from langgraph_episodic.chroma import layout
+    from langgraph_episodic.chroma import record_format
 
     folder = tmp_path / "store"
     store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
@@ -190,15 +190,15 @@ def test_leftovers_of_a_crash_are_forgotten_too(tmp_path: Path) -> None:
     fill(store, "bob")
     store.put(("notes", ALICE), "n1", {"text": "zqxlostmarker lives in the lost namespace"})
     vectors, registry = store.collections["vectors"], store.collections["namespaces"]
-    one = vectors.get(where={"_ns": layout.ns_str(("memories", ALICE))}, limit=1,
+    one = vectors.get(where={"_ns": record_format.ns_str(("memories", ALICE))}, limit=1,
                       include=["embeddings", "metadatas"])  # fmt: skip
-    ghost = layout.vector_id(layout.item_id(("memories", ALICE), "ghost"), 0, "deadbeef")
+    ghost = record_format.vector_id(record_format.item_id(("memories", ALICE), "ghost"), 0, "deadbeef")
     vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])],
                 metadatas=[dict(one["metadatas"][0])],
                 documents=["zqxorphanmarker from a write that never finished"])  # fmt: skip
     lost = [rid for rid, meta in zip(*(lambda g: (g["ids"], g["metadatas"]))(
         registry.get(include=["metadatas"])), strict=True)
-        if meta["_ns"] == layout.ns_str(("notes", ALICE))]  # fmt: skip
+        if meta["_ns"] == record_format.ns_str(("notes", ALICE))]  # fmt: skip
     registry.delete(ids=lost)
     store.close()
     markers = (b"zqxorphanmarker", b"zqxlostmarker", ALICE_WORD.encode())

@@ -26,7 +26,7 @@ import pytest
 from chromadb.config import Settings
 from chromadb.errors import InternalError
 
-from langgraph_episodic.chroma import gateway, layout, rebuild
+from langgraph_episodic.chroma import gateway, rebuild, record_format
 from langgraph_episodic.chroma.gateway import Gateway, IndexReadError, VectorRow
 
 NS = ("race", "user")
@@ -85,7 +85,7 @@ def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
 def filled(client: Any) -> Gateway:
     gw = Gateway.open(client, f"race-{uuid.uuid4().hex[:8]}")
     ids = [f"v{i}" for i in range(5)]
-    meta = {"_ns": layout.ns_str(NS)}
+    meta = {"_ns": record_format.ns_str(NS)}
     gw.upsert_vectors(
         ids,
         [[float(i + 1), *([0.5] * (DIMS - 1))] for i in range(5)],
@@ -97,9 +97,9 @@ def filled(client: Any) -> Gateway:
 
 READS: dict[str, Callable[[Gateway], Any]] = {
     "namespace_vectors": lambda gw: gw.namespace_vectors(NS, embeddings=True),
-    "read_vectors": lambda gw: gw.read_vectors({"_ns": layout.ns_str(NS)}, embeddings=True),
+    "read_vectors": lambda gw: gw.read_vectors({"_ns": record_format.ns_str(NS)}, embeddings=True),
     "vectors_of_items": lambda gw: gw.vectors_of_items(["item1", "item3"]),
-    "query_vectors": lambda gw: gw.query_vectors([1.0] * DIMS, 3, {"_ns": layout.ns_str(NS)}),
+    "query_vectors": lambda gw: gw.query_vectors([1.0] * DIMS, 3, {"_ns": record_format.ns_str(NS)}),
 }
 
 
@@ -184,7 +184,7 @@ def test_reads_during_concurrent_deletes_never_fail(
     logged and printed."""
     monkeypatch.setattr(gateway, "INDEX_RACE_DELAYS", (0.005, 0.02, 0.05, 0.1, 0.25, 0.5))
     gw = Gateway.open(client, f"race-{uuid.uuid4().hex[:8]}")
-    meta = {"_ns": layout.ns_str(NS)}
+    meta = {"_ns": record_format.ns_str(NS)}
     rng = random.Random(7)
     vectors = [[rng.random() for _ in range(DIMS)] for _ in range(64)]
     barrier = threading.Barrier(6)
@@ -228,7 +228,7 @@ def test_a_read_during_the_first_write_of_a_collection_gets_every_embedding(clie
     runs meanwhile can get records without embeddings (measured with raw chromadb: 8 of 40
     fresh collections). Before, ``namespace_vectors`` then failed with an ``IndexError`` (the
     first time ``test_index_race`` ran on the fixed delete race, it met this one)."""
-    meta = {"_ns": layout.ns_str(NS), "_item": "i"}
+    meta = {"_ns": record_format.ns_str(NS), "_item": "i"}
     vectors = [[float(j + 1)] * DIMS for j in range(3)]
     for k in range(40):
         gw = Gateway.open(client, f"fresh-{k}-{uuid.uuid4().hex[:6]}")

@@ -23,7 +23,7 @@ import pytest
 from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
-from langgraph_episodic.chroma import layout, rebuild
+from langgraph_episodic.chroma import rebuild, record_format
 from langgraph_episodic.cli.main import main
 from langgraph_episodic.privacy import forget_user, purge_store
 from langgraph_episodic.privacy.index_files import IndexFiles
@@ -44,8 +44,8 @@ def alice_markers(store: ChromaStore) -> tuple[bytes, ...]:
     item records (what Chroma's items index holds for them)."""
     keys: list[tuple[tuple[str, ...], str]] = [(("memories", ALICE), f"m{i}") for i in range(25)]
     keys.append((("working_memory", ALICE, "s1"), "t"))
-    rids = [layout.item_id(ns, key) for ns, key in keys]
-    placeholders = {struct.pack("<f", layout.placeholder(rid)) for rid in rids}
+    rids = [record_format.item_id(ns, key) for ns, key in keys]
+    placeholders = {struct.pack("<f", record_format.placeholder(rid)) for rid in rids}
     return (
         ALICE_WORD.encode(),
         ALICE.encode(),

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from langgraph.store.base import PutOp
 
-from langgraph_episodic.chroma import layout
-from langgraph_episodic.chroma.core import extract_texts, tokenized_fields
+from langgraph_episodic.chroma import record_format
+from langgraph_episodic.chroma.plans import extract_texts, tokenized_fields
 
 from .conftest import LineReader, popen_python, reap, stderr_of
 
@@ -125,7 +125,7 @@ def vector_problems(store: Any, items: dict[tuple[tuple[str, ...], str], Any]) -
     """Vector records that disagree with the items: orphans, stale texts, missing texts."""
     fields = tokenized_fields(["text"])
     want = {
-        layout.item_id(ns, key): {t for _, t in extract_texts(PutOp(ns, key, value), fields)}
+        record_format.item_id(ns, key): {t for _, t in extract_texts(PutOp(ns, key, value), fields)}
         for (ns, key), value in items.items()
     }
     have: dict[str, set[str]] = {}

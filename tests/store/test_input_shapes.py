@@ -22,7 +22,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from langgraph_episodic.chroma.core import MAX_TTL_MINUTES
+from langgraph_episodic.chroma.plans import MAX_TTL_MINUTES
 
 from ._support import EPHEMERAL, ONE_CHROMA, REFERENCE_AND_ONE_CHROMA, backend_param, key_set
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from langgraph_episodic.chroma import layout
+from langgraph_episodic.chroma import record_format
 
 from ._support import PERSISTENT, backend_param, key_set
 
@@ -26,14 +26,14 @@ NS = ("users", "alice")
 def _write_overflowed_record(store: Any) -> None:
     """Make ``NS/old`` look as ``put(..., ttl=1e308)`` left it before the bound."""
     store.put(NS, "old", {"text": "an item from an older version"}, ttl=60)
-    rid = layout.item_id(NS, "old")
+    rid = record_format.item_id(NS, "old")
     store.collections["items"].update(
         ids=[rid], metadatas=[{"_expires": float("inf"), "_ttl": 1e308}]
     )
     registry = store.collections["namespaces"]
     got = registry.get(include=["metadatas"])
     for record_id, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-        if meta.get("_ns") == layout.ns_str(NS):
+        if meta.get("_ns") == record_format.ns_str(NS):
             registry.update(ids=[record_id], metadatas=[{"_exp": float("inf")}])
 
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
-from langgraph_episodic.chroma import layout, search
 from langgraph_episodic.chroma import reads as backend_module
+from langgraph_episodic.chroma import record_format, search
 from langgraph_episodic.chroma.reads import Backend
 
 NS = ("users", "u1")
@@ -101,7 +101,7 @@ def test_a_candidate_that_fails_the_tag_check_without_a_write_is_not_ranked_agai
     again, and stops."""
     store = open_store(mode, collection=f"left-{uuid.uuid4().hex[:8]}" if shared else None)
     real_fetch = Backend.fetch
-    trip = layout.item_id(NS, "trip")
+    trip = record_format.item_id(NS, "trip")
 
     def fetch(self: Backend, ids: Any) -> dict[str, dict[str, Any]]:
         got = dict(real_fetch(self, ids))

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma import layout
 from langgraph_episodic.chroma import reads as backend_module
+from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking.shared_fields import FieldIndex, field_key, lift, shares
 
 from ._support import (
@@ -63,11 +63,11 @@ def _ranked(store: Any, query: str, **kwargs: Any) -> list[tuple[str, float]]:
 def _groups(store: Any, ns: tuple[str, ...] = NS) -> dict[tuple[str, int], frozenset[str]]:
     """The map's values of ``ns`` as ``(field, digest) -> item keys``."""
     keys = {
-        layout.item_id(ns, item.key): item.key for item in store.search(ns, limit=1000)
+        record_format.item_id(ns, item.key): item.key for item in store.search(ns, limit=1000)
     }
     out = {}
     for (path, digest), docs in store._backend.state.fields.groups_of(ns).items():
-        out[(path, digest)] = frozenset(keys.get(layout.split_entry_key(d)[0], d) for d in docs)
+        out[(path, digest)] = frozenset(keys.get(record_format.split_entry_key(d)[0], d) for d in docs)
     return out
 
 

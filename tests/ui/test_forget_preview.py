@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from langgraph_episodic.chroma import layout
+from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.store import ChromaStore
 from langgraph_episodic.embeddings import HashEmbeddings
 from langgraph_episodic.privacy import forget_user
@@ -46,13 +46,13 @@ def test_the_preview_reads_no_other_users_records(tmp_path: Path) -> None:
         vectors = store.collections["vectors"]
         one = vectors.get(where={"_ns": "memories.alice"}, limit=1,
                           include=["embeddings", "metadatas"])  # fmt: skip
-        ghost = layout.vector_id(layout.item_id(("memories", "alice"), "ghost"), 0, "deadbeef")
+        ghost = record_format.vector_id(record_format.item_id(("memories", "alice"), "ghost"), 0, "deadbeef")
         vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])],
                     metadatas=[dict(one["metadatas"][0])], documents=["orphan"])  # fmt: skip
         seen = _record_reads(store)
         report = forget_user("alice", store=store, dry_run=True, scan="user")
         assert report.items_deleted == 31 and report.orphan_vectors == 1
-        strangers = {ns for ns in seen if not matches(layout.ns_from_str(ns), DEFAULT_SHAPES, "alice")}
+        strangers = {ns for ns in seen if not matches(record_format.ns_from_str(ns), DEFAULT_SHAPES, "alice")}
         assert strangers == set(), f"the preview read other users' records: {sorted(strangers)}"
         assert store.get(("memories", "alice"), "m1") is not None  # a dry run deletes nothing
     finally:

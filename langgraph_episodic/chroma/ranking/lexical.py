@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..._types import Namespace
 from .analysis import (
     LANGUAGES,
     STOPWORDS,
@@ -33,7 +34,6 @@ from .analysis import (
     analyzer,
 )
 
-Namespace = tuple[str, ...]
 Tokenizer = Callable[[str], list[str]]
 
 

@@ -36,6 +36,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
+from ..._types import Namespace
+
 LIFT_DOCS = 3
 """How many of the best live hits name the context values (chosen on LoCoMo tuning
 conversations among 3 / 5 / 10)."""
@@ -46,7 +48,6 @@ hit (below 1, so that the best hit stays first). Chosen on LoCoMo tuning convers
 MAX_GROUP = 100
 """A value held by more memories of one namespace than this is not used to lift."""
 
-Namespace = tuple[str, ...]
 FieldKey = tuple[str, int]
 """(field path, digest of the value)."""
 

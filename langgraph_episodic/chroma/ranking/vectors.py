@@ -23,7 +23,7 @@ class BlockView(NamedTuple):
 
     matrix: np.ndarray
     owners: Sequence[str]
-    """The entry key (:func:`..layout.entry_key`) of each matrix row."""
+    """The entry key (:func:`..record_format.entry_key`) of each matrix row."""
     one_per_item: bool
 
 
