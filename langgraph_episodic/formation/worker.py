@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
 
 from .._config import namespace_label
 from .former import Formed, Former
@@ -100,6 +101,7 @@ class DeferredFormation:
                 return
             if self._closed:
                 raise RuntimeError("This DeferredFormation is closed; make a new one.")
+            _check_thread_safe(store)
             self._store, self._former = store, former
             self._recovering = True
             self._threads = [threading.Thread(target=self._loop, args=(i == 0,), daemon=True,
@@ -252,6 +254,18 @@ class Scheduler(Protocol):
     def notify(self, user_id: str) -> None: ...
     async def anotify(self, user_id: str) -> None: ...
     def close(self, timeout: float | None = None) -> bool: ...
+
+
+def _check_thread_safe(store: BaseStore) -> None:
+    """Refuse a store that two threads cannot use at once: the worker writes while the graph
+    reads. LangGraph's ``InMemoryStore`` iterates its dicts without a lock (a put during a
+    search raises ``RuntimeError: dictionary changed size during iteration``)."""
+    if isinstance(store, InMemoryStore):
+        raise TypeError(
+            "defer= forms memory on a worker thread while your graph runs, and LangGraph's "
+            "InMemoryStore is not safe to use from two threads at once. For a store in memory "
+            "use ChromaStore.ephemeral(...) (e.g. index={'dims': 64, 'embed': "
+            "HashEmbeddings(64)} for tests), any other thread-safe BaseStore, or defer=False.")
 
 
 def resolve_defer(defer: bool | Scheduler | None) -> Scheduler | None:

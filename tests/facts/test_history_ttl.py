@@ -21,7 +21,7 @@ MINUTE = 60.0
 
 
 def at(store: Any, when: float) -> None:
-    store._now = lambda: when
+    store.clock = lambda: when
 
 
 def test_history_lives_as_long_as_its_fact() -> None:

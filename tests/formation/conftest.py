@@ -1,4 +1,5 @@
-"""``store``: each test on LangGraph's ``InMemoryStore`` and on an ephemeral ``ChromaStore``."""
+"""``store``: an ephemeral ``ChromaStore`` (deferred formation refuses LangGraph's
+``InMemoryStore``, which two threads cannot use at once: ``test_deferred.py``)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.store.base import BaseStore
-from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.embeddings import HashEmbeddings
 
 
-@pytest.fixture(params=["memory", "chroma"])
-def store(request: pytest.FixtureRequest) -> Iterator[BaseStore]:
-    index = {"dims": 64, "embed": HashEmbeddings(64)}
-    if request.param == "memory":
-        yield InMemoryStore(index=index)  # type: ignore[arg-type]
-        return
-    chroma = ChromaStore.ephemeral(index=index)
+@pytest.fixture
+def store() -> Iterator[BaseStore]:
+    chroma = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
     try:
         yield chroma
     finally:

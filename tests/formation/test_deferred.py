@@ -19,6 +19,8 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import EpisodicMemoryMiddleware, build_memory_graph
+from langgraph_episodic.chroma.store import ChromaStore
+from langgraph_episodic.embeddings import HashEmbeddings
 from langgraph_episodic.formation import (
     FORMED_THROUGH,
     PENDING,
@@ -77,7 +79,7 @@ def test_turn_returns_before_formation_with_the_turn_already_queued(
         formation: DeferredFormation) -> None:
     gate = threading.Event()
     model = GatedExtractor(script=[extraction("ACME")], gate=gate)
-    store = InMemoryStore()
+    store = memory_store()
     graph = build_memory_graph(answer, model=model, store=store, summarize=False, episodes=False,
                                defer=formation)
     out = graph.invoke({"messages": [("user", ALICE)]}, thread_config("alice", "s1"))
@@ -94,7 +96,7 @@ def test_turn_returns_before_formation_with_the_turn_already_queued(
 def test_a_burst_of_ten_turns_costs_one_extraction() -> None:
     gate = threading.Event()
     model = GatedExtractor(script=[extraction(*(f"Project{i}" for i in range(10)))], gate=gate)
-    store = InMemoryStore()
+    store = memory_store()
     formation = DeferredFormation(debounce=0.5, max_wait=30)
     graph = build_memory_graph(answer, model=model, store=store, summarize=False,
                                episodes=False, defer=formation)
@@ -112,7 +114,7 @@ def test_a_burst_of_ten_turns_costs_one_extraction() -> None:
 
 def test_close_with_a_timeout_leaves_the_rest_in_the_store_for_the_next_start() -> None:
     gate = threading.Event()
-    store = InMemoryStore()
+    store = memory_store()
     first = DeferredFormation(debounce=0.0)
     graph = build_memory_graph(answer, model=GatedExtractor(script=[extraction("ACME")],
                                                             gate=gate),
@@ -151,7 +153,7 @@ def test_a_replayed_or_older_batch_never_overwrites_a_newer_one(store: BaseStore
 
 
 def test_a_fact_told_in_a_turn_is_in_the_next_sessions_first_request() -> None:
-    store = InMemoryStore()
+    store = memory_store()
     formation = DeferredFormation(debounce=0.05)
     agent_model = ScriptedChatModel(script=["Noted.", "Hello again."])
     memory_model = ScriptedChatModel(script=[extraction("ACME")])
@@ -166,7 +168,7 @@ def test_a_fact_told_in_a_turn_is_in_the_next_sessions_first_request() -> None:
 
 
 def test_an_episode_with_feedback_is_recorded_once_after_the_turn() -> None:
-    store = InMemoryStore()
+    store = memory_store()
     formation = DeferredFormation(debounce=0.0)
     graph = build_memory_graph(answer, store=store, summarize=False, defer=formation)
     config = thread_config("alice", "s1")
@@ -179,7 +181,7 @@ def test_an_episode_with_feedback_is_recorded_once_after_the_turn() -> None:
 
 
 def test_the_middleware_on_the_agents_own_store_records_the_episode_afterwards() -> None:
-    store = InMemoryStore()
+    store = memory_store()
     formation = DeferredFormation(debounce=0.0)
     agent = create_agent(ScriptedChatModel(script=["Use sorted()."]), tools=[], store=store,
                          middleware=[EpisodicMemoryMiddleware(profile=False, memories=False,
@@ -192,7 +194,7 @@ def test_the_middleware_on_the_agents_own_store_records_the_episode_afterwards()
 
 
 def test_an_async_turn_queues_without_blocking_and_is_formed_afterwards() -> None:
-    store = InMemoryStore()
+    store = memory_store()
     formation = DeferredFormation(debounce=0.0)
     graph = build_memory_graph(answer, store=store, summarize=False, episodes=False,
                                defer=formation)
@@ -200,3 +202,20 @@ def test_an_async_turn_queues_without_blocking_and_is_formed_afterwards() -> Non
     assert formation.close(timeout=10)
     assert sorted(entities(store, "alice")) == ["ACME", "LangGraph"]
     assert pending(store) == []
+
+
+def memory_store() -> ChromaStore:
+    """A store in memory that two threads can use at once (the worker's and the graph's)."""
+    return ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
+
+
+def test_an_in_memory_store_that_threads_cannot_share_is_refused_with_the_fix() -> None:
+    """LangGraph's InMemoryStore iterates its dicts unlocked: the worker's writes during the
+    graph's reads would raise at random; refused at once, naming the stores to use."""
+    formation = DeferredFormation()
+    store = InMemoryStore()
+    with pytest.raises(TypeError, match=r"InMemoryStore is not safe.*ChromaStore\.ephemeral"):
+        build_memory_graph(answer, store=store, summarize=False, episodes=False,
+                           defer=formation)
+    assert store.search(()) == [], "nothing was written"
+    formation.close(timeout=1)
