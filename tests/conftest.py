@@ -175,6 +175,9 @@ SLOW_TESTS = (
     "tests/ui/test_security.py::test_a_folder_another_process_writes",
     "tests/reliability/test_processes.py",  # real processes, SIGKILL
     "tests/reliability/test_crash.py",
+    "tests/reliability/test_deferred_crash.py",  # real processes, SIGKILL
+    "tests/formation/test_deferred_concurrency.py",  # ten users racing at a microsecond's switch
+    "tests/cli/test_transfer.py::test_values_with_unicode_line_separators_",  # 300 items each way
     "tests/reliability/test_purge_rebuild.py",  # index rebuilds in child processes
     "tests/reliability/test_store_lifecycle.py",  # fork, close under load
     "tests/reliability/test_concurrency.py",  # threads and processes at scale

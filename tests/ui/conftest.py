@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -160,17 +161,26 @@ def make_thread(checkpoints: Path, user: str, session: str) -> None:
         )
 
 
-@pytest.fixture
-def seeded(tmp_path: Path) -> Path:
-    """The seeded store at ``tmp_path / "store"``, with threads ``alice:s1``, ``bob:s1`` and
-    ``dana:debug`` (summarised) in its ``checkpoints.sqlite``."""
-    path = tmp_path / "store"
+@pytest.fixture(scope="module")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seeded store, built once per test module (seeding takes over a second), closed, with
+    threads ``alice:s1``, ``bob:s1`` and ``dana:debug`` (summarised) in its
+    ``checkpoints.sqlite``. Tests get copies (:func:`seeded`), never this folder."""
+    path = tmp_path_factory.mktemp("ui-seed") / "store"
     with ChromaStore.persistent(path, index=INDEX) as store:
         seed(store)
         seed_dana(store)
     make_thread(path / "checkpoints.sqlite", "alice", "s1")
     make_thread(path / "checkpoints.sqlite", "bob", "s1")
     make_summarised_thread(path / "checkpoints.sqlite", "dana", "debug")
+    return path
+
+
+@pytest.fixture
+def seeded(seeded_template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the seeded store at ``tmp_path / "store"``: each test changes its own."""
+    path = tmp_path / "store"
+    shutil.copytree(seeded_template, path)
     return path
 
 
