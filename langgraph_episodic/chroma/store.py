@@ -362,8 +362,10 @@ class ChromaStore(BaseStore):
 
     # ------------------------------------------------------------------ embedding
 
-    def _embed(self, plan: Plan) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
-        texts, queries = self._to_embed(plan)
+    def _embed(
+        self, plan: Plan, mode: SearchMode | None = None
+    ) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
+        texts, queries = self._to_embed(plan, mode)
         if not self.embeddings:
             return {}, {}
         docs = self.embeddings.embed_documents(texts) if texts else []
@@ -378,8 +380,8 @@ class ChromaStore(BaseStore):
         qvecs = list(await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries)))
         return self._pair(texts, docs), self._pair_queries(queries, qvecs)
 
-    def _to_embed(self, plan: Plan) -> tuple[list[str], list[str]]:
-        queries = plan.queries_to_embed() if self.search_mode != "lexical" else []
+    def _to_embed(self, plan: Plan, mode: SearchMode | None = None) -> tuple[list[str], list[str]]:
+        queries = plan.queries_to_embed() if (mode or self.search_mode) != "lexical" else []
         return plan.texts_to_embed(), queries
 
     def _pair(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> dict[str, Any]:
@@ -460,9 +462,12 @@ class ChromaStore(BaseStore):
             writes.apply_puts(b, plan, doc_vectors, now)
         return results
 
-    def _method(self, op: SearchOp, qvec: np.ndarray | None) -> search.Method:
-        """How this store ranks ``op`` (its mode, the question's baseline, the lift)."""
-        mode = self.search_mode
+    def _method(
+        self, op: SearchOp, qvec: np.ndarray | None, mode: SearchMode | None = None
+    ) -> search.Method:
+        """How this store ranks ``op`` (its mode unless ``mode`` names another, the question's
+        baseline, the lift)."""
+        mode = mode or self.search_mode
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
         if use_lexical and use_dense and qvec is not None:
@@ -486,11 +491,17 @@ class ChromaStore(BaseStore):
         limit: int = 10,
         offset: int = 0,
         floor: float | None = None,
+        mode: SearchMode | None = None,
     ) -> Explanation:
         """The hits of ``search(namespace_prefix, query=..., filter=..., limit=..., offset=...)``
         with what each score is made of (cosine, lexical share, shared-field lift; see
         :mod:`.explain`), computed by the same ranking as the search. ``floor`` marks the hits
         under it (``below_floor``). It never refreshes a TTL.
+
+        ``mode`` ranks this one call as a store of that ``search_mode`` would (default: this
+        store's). ``"dense"`` answers a query over many namespaces from Chroma's vector index
+        in milliseconds, where the keyword side of ``"hybrid"`` reads and sorts every matching
+        memory under the prefix (the inspector's search over all users uses it).
 
         >>> from langgraph_episodic import ChromaStore, HashEmbeddings
         >>> store = ChromaStore.ephemeral(index={"dims": 64, "embed": HashEmbeddings(64)})
@@ -499,16 +510,35 @@ class ChromaStore(BaseStore):
         [('pref', 1)]
         """
         self._calls.check()
+        if mode is not None:
+            self._check_mode(mode)
         op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
         plan = prepare([op], self._fields, self.redact, self.limits)
-        _, query_vectors = self._embed(plan)
+        _, query_vectors = self._embed(plan, mode)
         ((_, sop),) = plan.searches
         qvec = query_vectors.get(sop.query or "")
-        method = self._method(sop, qvec)
+        method = self._method(sop, qvec, mode)
         with self._calls.call(), self._backend.state.batches.batch():
             self._backend.check_readable()
             ranked = search.run(self._backend, sop, qvec, self.clock(), method)
         return explanation(ranked, method, sop.offset, floor)
+
+    def _check_mode(self, mode: str) -> None:
+        if mode not in SEARCH_MODES:
+            raise ValueError(f"mode must be one of {SEARCH_MODES}, got {mode!r}.")
+        can = [
+            m for m, ok in (
+                ("hybrid", self.embeddings is not None and self._fields is not None),
+                ("dense", self.embeddings is not None),
+                ("lexical", self._fields is not None),
+            ) if ok
+        ]
+        if mode not in can:
+            needs = {"hybrid": "vectors and indexed text", "dense": "vectors",
+                     "lexical": "indexed text"}[mode]
+            fix = (f"pass mode={can[0]!r}" if can else "open the store with an index "
+                   "(index={'dims': ..., 'embed': ...})")
+            raise ValueError(f"mode={mode!r} ranks by {needs}, which this store lacks: {fix}.")
 
     def restore_times(
         self,

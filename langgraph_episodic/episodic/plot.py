@@ -61,10 +61,10 @@ def plot_learning_curve(
     filling_span: list[int] = []
     for label, curve in curves.items():
         style = "--" if "oracle" in label or "best" in label else "-"
-        full = _full_windows(curve)
+        full = full_windows(curve)
         (line,) = top.plot([s.index for s in full], [s.rolling_success_rate for s in full], style,
                            label=label)
-        filling = _filling_window(curve, full)
+        filling = filling_window(curve, full)
         if filling:
             top.plot([s.index for s in filling], [s.rolling_success_rate for s in filling], style,
                      color=line.get_color(), alpha=FILLING_ALPHA, linewidth=1)
@@ -93,7 +93,7 @@ FILLING_FROM = 5
 """The first episode of a curve drawn while its window fills."""
 
 
-def _filling_window(
+def filling_window(
     curve: Sequence[LearningSnapshot], full: Sequence[LearningSnapshot]
 ) -> list[LearningSnapshot]:
     """The snapshots before the first full window, from the ``FILLING_FROM``-th on, and that
@@ -105,7 +105,7 @@ def _filling_window(
     return [*before, start] if before else []
 
 
-def _full_windows(curve: Sequence[LearningSnapshot]) -> Sequence[LearningSnapshot]:
+def full_windows(curve: Sequence[LearningSnapshot]) -> Sequence[LearningSnapshot]:
     """The snapshots from the first one whose rolling window is full (all, if none is)."""
     size = max((s.window_count for s in curve), default=0)
     full = [s for s in curve if s.window_count >= size]

@@ -59,6 +59,7 @@ def user(request: Request) -> Response:
         user_id=data.user_id_of(label),
         namespaces=namespaces,
         cap=data.COUNT_CAP,
+        internal_name=data.internal_name,
     )
 
 
@@ -70,6 +71,7 @@ def namespace(request: Request) -> Response:
         request,
         "namespace.html",
         ns=ns,
+        internal=data.internal_name(ns) if data.is_internal(ns) else None,
         page=page,
         page_size=data.PAGE_SIZE,
         notice=notice(request),

@@ -4,6 +4,13 @@ Plain functions returning frozen records; the routes render them. Users are the 
 user's place of the namespaces this library writes, ``(kind, user, ...)``
 (:data:`langgraph_episodic.privacy.DEFAULT_SHAPES`), so a user's page lists exactly the
 namespaces ``forget`` deletes.
+
+Namespaces whose kind starts with ``_`` are the library's own bookkeeping, not memory the agent
+recalls: the deferred-formation queue ``("_pending", user, thread)``
+(:mod:`langgraph_episodic.formation.pending`) holds answered turns until the worker forms them
+into memory and deletes them. They still hold the user's data (``forget`` deletes them, the
+export includes them), so the pages show them apart (:func:`is_internal`, :data:`INTERNAL_KINDS`)
+and search never reads them.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from .._types import Namespace
 from ..cli import chroma_extras
 from ..cli.browse import value_text
 from ..cli.transfer import ItemRecord, iter_namespace, list_all_namespaces, records_of
+from ..formation.pending import PENDING
 from ..privacy.shapes import DEFAULT_SHAPES, matches
 
 PAGE_SIZE = 50
@@ -29,6 +37,18 @@ USERS_PER_PAGE = 100
 """Users per page of the home page."""
 COUNT_CAP = 1000
 """A namespace's items are counted up to this many ("1000+" beyond)."""
+INTERNAL_KINDS = {PENDING: "pending formation"}
+"""What the pages call each internal namespace kind the library writes (see :func:`is_internal`)."""
+
+
+def is_internal(ns: Namespace) -> bool:
+    """Whether ``ns`` is the library's bookkeeping (its kind starts with ``_``), not memory."""
+    return bool(ns) and ns[0].startswith("_")
+
+
+def internal_name(ns: Namespace) -> str:
+    """How the pages name an internal namespace's kind (``"pending formation"``)."""
+    return INTERNAL_KINDS.get(ns[0], f"internal ({ns[0]})")
 
 
 @dataclass(frozen=True)
@@ -36,9 +56,12 @@ class UserSummary:
     label: str
     """The user's namespace label, as stored."""
     namespaces: int
+    """Namespaces of memory (internal ones not counted)."""
     user_id: str | None
     """The user id ``forget`` takes (the label decoded), None when the label is not one that
     :func:`~langgraph_episodic._config.namespace_label` makes."""
+    pending: int = 0
+    """Internal namespaces (threads with turns waiting for deferred formation)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +69,16 @@ class Overview:
     users: tuple[UserSummary, ...]
     other: tuple[Namespace, ...]
     """Namespaces with no user label (a single label)."""
+
+
+@dataclass(frozen=True)
+class UserNamespaces:
+    """A user's namespaces with their item counts (each counted up to :data:`COUNT_CAP`; a
+    count of ``COUNT_CAP + 1`` means more)."""
+
+    memory: tuple[tuple[Namespace, int], ...]
+    internal: tuple[tuple[Namespace, int], ...]
+    """Bookkeeping of the library (:func:`is_internal`), e.g. turns waiting for formation."""
 
 
 @dataclass(frozen=True)
@@ -78,31 +111,44 @@ def user_id_of(label: str) -> str | None:
 
 def overview(store: BaseStore) -> Overview:
     """Every user (with the number of their namespaces) and the namespaces of no user."""
-    users: dict[str, int] = {}
+    users: dict[str, list[int]] = {}
     other: list[Namespace] = []
     for ns in list_all_namespaces(store):
         if len(ns) >= 2:
-            users[ns[1]] = users.get(ns[1], 0) + 1
+            counts = users.setdefault(ns[1], [0, 0])
+            counts[is_internal(ns)] += 1
         else:
             other.append(ns)
     return Overview(
-        users=tuple(UserSummary(label, n, user_id_of(label)) for label, n in sorted(users.items())),
+        users=tuple(
+            UserSummary(label, memory, user_id_of(label), pending)
+            for label, (memory, pending) in sorted(users.items())
+        ),
         other=tuple(other),
     )
 
 
 def user_namespace_list(store: BaseStore, label: str) -> list[Namespace]:
-    """The user's namespaces (those ``forget`` deletes)."""
+    """The user's namespaces (those ``forget`` deletes), internal ones included."""
     return [ns for ns in list_all_namespaces(store) if matches(ns, DEFAULT_SHAPES, label)]
 
 
-def user_namespaces(store: BaseStore, label: str) -> list[tuple[Namespace, int]]:
-    """The user's namespaces with their item counts, each counted up to :data:`COUNT_CAP`
-    (a count of ``COUNT_CAP + 1`` means more)."""
-    return [
-        (ns, sum(1 for _ in itertools.islice(iter_namespace(store, ns), COUNT_CAP + 1)))
-        for ns in user_namespace_list(store, label)
-    ]
+def memory_namespace_list(store: BaseStore, label: str) -> list[Namespace]:
+    """The user's namespaces of memory (what recall and search read): internal ones left out."""
+    return [ns for ns in user_namespace_list(store, label) if not is_internal(ns)]
+
+
+def _count(store: BaseStore, ns: Namespace) -> int:
+    return sum(1 for _ in itertools.islice(iter_namespace(store, ns), COUNT_CAP + 1))
+
+
+def user_namespaces(store: BaseStore, label: str) -> UserNamespaces:
+    """The user's namespaces, memory and internal apart, with their item counts."""
+    found = user_namespace_list(store, label)
+    return UserNamespaces(
+        memory=tuple((ns, _count(store, ns)) for ns in found if not is_internal(ns)),
+        internal=tuple((ns, _count(store, ns)) for ns in found if is_internal(ns)),
+    )
 
 
 def _extras(store: BaseStore, items: Sequence[Item]) -> dict[Any, chroma_extras.Extras]:
@@ -141,13 +187,16 @@ def item_row(store: BaseStore, namespace: Namespace, key: str) -> Row | None:
 def search_hits(
     store: BaseStore, query: str, *, label: str | None, limit: int, floor: float | None
 ) -> list[SearchItem]:
-    """The best ``limit`` hits for ``query`` (in the user's namespaces when ``label`` is
-    given), keeping those scored at least ``floor``."""
+    """The best ``limit`` hits for ``query`` (in the user's namespaces of memory when ``label``
+    is given), keeping those scored at least ``floor``; internal namespaces are never hits."""
     if label is None:
-        hits = list(store.search((), query=query, limit=limit, refresh_ttl=False))
+        hits = [
+            h for h in store.search((), query=query, limit=limit, refresh_ttl=False)
+            if not is_internal(tuple(h.namespace))
+        ]
     else:
         hits = []
-        for ns in user_namespace_list(store, label):
+        for ns in memory_namespace_list(store, label):
             hits.extend(
                 h
                 for h in store.search(ns, query=query, limit=limit, refresh_ttl=False)

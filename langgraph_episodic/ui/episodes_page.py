@@ -6,9 +6,10 @@
   (:func:`~langgraph_episodic.episodic.replay.format_replay_prompt`).
 * ``/learning?user=L``: the skill profile per category, the strategy
   :func:`~langgraph_episodic.episodic.strategy.select_strategy` would pick now for a task of
-  each category (or the task typed in) and why, and the learning curve as a picture
-  (``/learning/curve.png``, drawn by :func:`~langgraph_episodic.episodic.plot.plot_learning_curve`
-  without any display).
+  each category (or the task typed in) and why, and the learning curve as a picture: SVG drawn
+  from the episodes on each request (:mod:`.curve_svg`), inlined in the page and served alone at
+  ``/learning/curve.svg``. A new episode changes it at once; no matplotlib on the request path
+  (it took over a second per curve).
 
 Episodes are read from ``("episodes", L)``, the namespace ``EpisodicMemory.for_user`` and the
 graph's record-episode node write. The learning page reads at most :data:`LEARNING_CAP`
@@ -17,7 +18,6 @@ episodes (the newest), so it stays bounded on a long history.
 
 from __future__ import annotations
 
-import io
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..cli.transfer import iter_namespace
-from ..episodic.learning import LearningSnapshot, compute_learning_curve
+from ..episodic.learning import compute_learning_curve
 from ..episodic.memory import EpisodicMemory
 from ..episodic.priority import PrioritizedResult
 from ..episodic.records import Episode, EpisodeSchemaError, TaskCategory, TaskDescription
@@ -38,6 +38,7 @@ from ..episodic.replay import build_replay_context, format_replay_prompt
 from ..episodic.skills import SkillProfile, compute_skill_profiles
 from ..episodic.strategy import StrategyChoice, select_strategy
 from ..graph.namespaces import EPISODES
+from . import curve_svg
 from .access import check_user
 from .browse import offset_of
 from .pages import render
@@ -164,34 +165,31 @@ def learning(request: Request) -> Response:
     task = _task(request)
     return render(
         request, "learning.html", label=label, count=len(history), cap=LEARNING_CAP,
+        fig=curve_figure(history, label) if history else None,
         profiles=sorted(profiles.values(), key=lambda p: p.category.value),
         picks=picks(store, label, profiles, task), task=task,
         categories=[c.value for c in TaskCategory],
     )
 
 
-def curve_png(curve: Sequence[LearningSnapshot], title: str) -> bytes:
-    """The learning curve as a PNG (matplotlib's Agg canvas: no display, no pyplot)."""
-    from ..episodic.plot import plot_learning_curve
-
-    figure = plot_learning_curve(list(curve), title=title)
-    figure.set_size_inches(8, 5)
-    out = io.BytesIO()
-    figure.savefig(out, format="png", dpi=80)
-    return out.getvalue()
+def curve_figure(history: Sequence[Episode], label: str) -> curve_svg.Figure:
+    """The geometry of the user's learning curve (``history`` oldest first, not empty)."""
+    return curve_svg.figure(compute_learning_curve(history), f"learning curve of {label}")
 
 
 def curve(request: Request) -> Response:
+    """The learning curve alone, as an SVG document (to save or to open full size)."""
     label = _user(request)
     history = newest_episodes(request.app.state.settings.store, label)
     if not history:
         raise HTTPException(404, f"User {label!r} has no episodes, so there is no curve.")
-    png = curve_png(compute_learning_curve(history), f"learning curve of {label}")
-    return Response(png, media_type="image/png")
+    return render(
+        request, "curve.svg", fig=curve_figure(history, label), media_type="image/svg+xml"
+    )
 
 
 routes = [
     Route("/episodes", episodes, name="episodes"),
     Route("/learning", learning, name="learning"),
-    Route("/learning/curve.png", curve, name="learning_curve"),
+    Route("/learning/curve.svg", curve, name="learning_curve"),
 ]

@@ -130,7 +130,7 @@ def facts(request: Request) -> Response:
     store = request.app.state.settings.store
     offset = offset_of(request)
     as_of = _as_of(request)
-    namespaces = data.user_namespace_list(store, label)
+    namespaces = data.memory_namespace_list(store, label)
     profile_items, more_profile = _page(store, (USER_PROFILES, label), offset)
     entity_items, more_entities = _page(store, (ENTITIES, label), offset)
     return render(

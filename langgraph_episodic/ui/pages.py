@@ -48,7 +48,13 @@ def templates() -> Jinja2Templates:
     return Jinja2Templates(env=env)
 
 
-def render(request: Request, name: str, status_code: int = 200, **context: Any) -> Response:
+def render(
+    request: Request,
+    name: str,
+    status_code: int = 200,
+    media_type: str | None = None,
+    **context: Any,
+) -> Response:
     settings: Settings = request.app.state.settings
     base = {
         "root": root(request),
@@ -60,7 +66,7 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
         "csrf_field": CSRF_FIELD,
     }
     return request.app.state.templates.TemplateResponse(
-        request, name, {**base, **context}, status_code=status_code
+        request, name, {**base, **context}, status_code=status_code, media_type=media_type
     )
 
 

@@ -2,10 +2,25 @@
 
 On a ``ChromaStore`` each hit shows what its score is made of (``ChromaStore.explain``: the
 cosine, the lexical share, the shared-field lift), and the hits the floor removed are listed
-under the results with theirs."""
+under the results with theirs.
+
+What is searched, said on the page (:class:`Scope`):
+
+* one user: each of the user's namespaces of memory, ranked as the store ranks (hybrid by
+  default, as the agent's recall does), the best ``limit`` of them all;
+* all users, on a store with vectors: one search over the whole store ranked by meaning only
+  (``explain(..., mode="dense")``, the cosine, from Chroma's vector index). Its cost stays in
+  milliseconds at 100,000 items, where the hybrid ranking's keyword side reads and sorts every
+  memory that shares a word with the query (seconds; docs/benchmarks.md, "Inspector pages");
+* all users on a store without vectors (``search_mode="lexical"``): not run; the page asks for
+  a user.
+
+Internal namespaces (the deferred-formation queue) are never searched.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.store.base import BaseStore
@@ -18,6 +33,8 @@ from . import data
 from .pages import render
 
 MAX_LIMIT = 100
+ALL_USERS_MODE = "dense"
+"""How a search over all users ranks on a ``ChromaStore`` (see the module's docstring)."""
 
 SCORE_NOTES = {
     "hybrid": (
@@ -41,6 +58,38 @@ def _float(request: Request, name: str) -> float | None:
         raise HTTPException(400, f"{name} must be a number, got {raw!r}") from None
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What a search reads and how it ranks, as the page says it."""
+
+    mode: str | None
+    """The ranking (``"hybrid"``, ``"dense"``, ``"lexical"``; None: the store's own, unknown)."""
+    note: str
+    """What was searched, in a sentence."""
+    runs: bool = True
+    """False when the search is not run (all users on a store without vectors)."""
+
+
+def scope_of(store: BaseStore, label: str | None) -> Scope:
+    """What a search of ``label``'s memory (None: all users) reads on ``store``."""
+    mode = getattr(store, "search_mode", None)
+    explains = getattr(store, "explain", None) is not None
+    if label is not None:
+        return Scope(mode, f"Searched each namespace of memory of user {label}, ranked as the "
+                           "store ranks (the agent's recall ranks the same way).")
+    if not explains:
+        return Scope(mode, "Searched the whole store (all users) with the store's own ranking.")
+    if getattr(store, "embeddings", None) is None:
+        return Scope(mode, "A search over all users needs the store's vectors, and this store has "
+                           "none: name a user to search their memory.", runs=False)
+    return Scope(ALL_USERS_MODE, (
+        "Searched all users' memories at once by meaning only: the cosine of each memory's "
+        "vector, from Chroma's vector index (the keyword side of the hybrid score would read "
+        "every memory sharing a word with the query). Name a user to see the score the agent's "
+        "recall ranks by, with its parts."
+    ))
+
+
 def _explained(
     store: BaseStore, query: str, *, label: str | None, limit: int, floor: float | None
 ) -> list[Any] | None:
@@ -50,9 +99,10 @@ def _explained(
     if explain is None:
         return None
     if label is None:
-        return list(explain((), query=query, limit=limit, floor=floor).hits)
+        every = explain((), query=query, limit=limit, floor=floor, mode=ALL_USERS_MODE).hits
+        return [h for h in every if not data.is_internal(tuple(h.item.namespace))]
     found: list[Any] = []
-    for ns, _count in data.user_namespaces(store, label):
+    for ns in data.memory_namespace_list(store, label):
         found.extend(
             h
             for h in explain(ns, query=query, limit=limit, floor=floor).hits
@@ -71,10 +121,11 @@ def search(request: Request) -> Response:
     limit = 10.0 if given is None else given
     if limit != int(limit) or not 1 <= limit <= MAX_LIMIT:
         raise HTTPException(400, f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+    scope = scope_of(store, user)
     hits = None
     parts: list[Any] = []
     under_floor: list[Any] = []
-    if query.strip():
+    if query.strip() and scope.runs:
         explained = _explained(store, query, label=user, limit=int(limit), floor=floor)
         if explained is None:
             hits = data.search_hits(store, query, label=user, limit=int(limit), floor=floor)
@@ -82,7 +133,7 @@ def search(request: Request) -> Response:
             parts = [h for h in explained if not h.below_floor]
             hits = [h.item for h in parts]
             under_floor = [h for h in explained if h.below_floor]
-    mode = getattr(store, "search_mode", None)
+    mode = scope.mode
     return render(
         request,
         "search.html",
@@ -94,6 +145,7 @@ def search(request: Request) -> Response:
         parts=parts,
         under_floor=under_floor,
         mode=mode,
+        scope=scope,
         score_note=SCORE_NOTES.get(str(mode), "The store's score (its parts are not exposed)."),
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +99,48 @@ def test_a_lifted_hit_shows_its_lift() -> None:
         assert hits["best"].lift == 0.0
     finally:
         store.close()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    docs=memories,
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join),
+    store_mode=st.sampled_from(["hybrid", "lexical"]),
+    mode=st.sampled_from(["hybrid", "dense", "lexical"]),
+    limit=st.integers(1, 8),
+)
+def test_a_mode_ranks_one_call_as_a_store_of_that_mode(
+    docs: list[tuple[str, str, str, str]], query: str, store_mode: str, mode: str, limit: int
+) -> None:
+    """``explain(..., mode=m)`` gives the hits and scores a store of ``search_mode=m`` gives,
+    and leaves the store's own searches as they were."""
+    store, other = _store(store_mode, ["text"]), _store(mode, ["text"])
+    try:
+        for n, (text, _day, who, user) in enumerate(docs):
+            for s in (store, other):
+                s.put(("users", user), f"k{n}", {"text": text, "who": who})
+        before = [(h.key, h.score) for h in store.search(("users",), query=query, limit=limit)]
+        explained = store.explain(("users",), query=query, limit=limit, mode=mode)  # type: ignore[arg-type]  # (sampled from the modes)
+        expected = other.search(("users",), query=query, limit=limit)
+        assert explained.mode == mode
+        assert [(h.item.key, h.score) for h in explained.hits] == [(h.key, h.score) for h in expected]
+        after = [(h.key, h.score) for h in store.search(("users",), query=query, limit=limit)]
+        assert after == before
+    finally:
+        store.close()
+        other.close()
+
+
+def test_a_mode_the_store_cannot_rank_by_is_refused_with_the_fix() -> None:
+    plain = ChromaStore.ephemeral(index=None)
+    hybrid = _store("hybrid", ["text"])
+    try:
+        plain.put(("u",), "k", {"text": "coffee"})
+        with pytest.raises(ValueError, match=r"ranks by vectors.*open the store with an index"):
+            plain.explain(("u",), query="coffee", mode="dense")
+        with pytest.raises(ValueError, match="'hybrid', 'dense', 'lexical'"):
+            hybrid.explain(("u",), query="coffee", mode="cosine")  # type: ignore[arg-type]  # (the wrong value under test)
+        assert plain.get(("u",), "k") is not None  # nothing lost
+    finally:
+        plain.close()
+        hybrid.close()

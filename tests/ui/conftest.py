@@ -34,9 +34,14 @@ PAYLOADS = {"xss-script": SCRIPT, "xss-img": IMG, "xss-link": LINK}
 """Memories whose text tries to run script in the page that shows them."""
 
 
+PENDING_TEXT = "the csv parser still fails on quoted commas"
+"""What Dana's turns waiting for deferred formation say."""
+
+
 def seed_dana(store: ChromaStore) -> None:
     """Dana: episodes (one with a payload as task), facts with periods (a move, a payload),
-    a profile fact, entities (one a payload)."""
+    a profile fact, entities (one a payload), and two answered turns of thread ``debug`` still
+    queued for deferred formation (as ``formation.pending.enqueue`` writes them)."""
     from langgraph_episodic.episodic.memory import EpisodicMemory
     from langgraph_episodic.episodic.records import (
         Episode,
@@ -88,6 +93,12 @@ def seed_dana(store: ChromaStore) -> None:
     store.put(("entities", "dana"), "xss", {
         "name": IMG, "description": LINK, "text": LINK, "method": "rules",
     })
+    from langgraph_episodic.formation.pending import PendingTurn, pending_key
+
+    for n in range(2):
+        turn = PendingTurn("dana", "debug", pending_key(1_700_200_000_000_000_000 + n),
+                           text=f"{PENDING_TEXT} ({n})", enqueued_at=1_700_200_000.0 + n)
+        store.put(turn.namespace, turn.key, turn.to_value(), index=False)
 
 
 def make_summarised_thread(checkpoints: Path, user: str, session: str) -> None:

@@ -94,6 +94,13 @@ def test_search(page: object, shots: Path) -> None:
     page.fill("input[name=q]", "espresso")
     page.fill("input[name=limit]", "3")
     page.click("form.search button")
+    # all users: by meaning only, and the page says so
+    assert "by meaning only" in page.locator("p.scope").inner_text()
+    assert page.locator("ol.hits a.key").first.inner_text() == "memories/alice/coffee"
+    assert "lexical share" not in page.locator("ol.hits").inner_text()
+    page.fill("input[name=user]", "alice")
+    page.click("form.search button")
+    assert "of user alice" in page.locator("p.scope").inner_text()
     assert page.locator("ol.hits a.key").first.inner_text() == "memories/alice/coffee"
     assert page.locator("ol.hits li").count() == 3
     # every hit shows what its score is made of
@@ -226,6 +233,23 @@ def test_a_folder_another_process_wrote_shows_the_message(
         stop(served.proc)
 
 
+def test_pending_formation_is_apart_from_memory(page: object, shots: Path) -> None:
+    """Turns waiting for deferred formation are counted apart on the users page and listed
+    under their own heading on the user's page, not as a namespace of memory."""
+    row = page.locator("tr", has=page.locator("a.user", has_text="dana"))
+    assert row.locator("td.pending").inner_text() == "1 thread"
+    page.click("a.user >> text=dana")
+    memory = page.locator("table.user-namespaces").inner_text()
+    assert "episodes/dana" in memory and "_pending" not in memory
+    queue = page.locator("table.internal")
+    assert "pending formation, thread debug" in queue.inner_text()
+    assert queue.locator("td.num").inner_text() == "2"
+    snap(page, shots, "user-pending")
+    page.click("a.internal-namespace")
+    assert "Not memory" in page.locator(".notice.internal").inner_text()
+    assert page.locator("table.items tbody tr").count() == 2
+
+
 def test_episodes_and_the_replay_prompt(page: object, shots: Path) -> None:
     page.goto(f"{page.base}user?id=dana")
     page.click("nav.user-views >> text=Episodes")
@@ -247,8 +271,11 @@ def test_learning_profile_choice_and_curve(page: object, shots: Path) -> None:
     names = page.locator(".pick .strategy-name").all_inner_texts()
     assert len(names) == 2 and all(n in ("iterative", "defensive") for n in names)
     assert page.locator(".pick .reason").first.inner_text().strip()
-    width = page.eval_on_selector("img.curve", "img => img.complete && img.naturalWidth")
-    assert width and width > 100  # the PNG loaded (the CSP allows images from the app only)
+    curve = page.locator("figure.curve svg.curve")
+    box = curve.bounding_box()
+    assert box and box["width"] > 300 and box["height"] > 150  # drawn inline, at its size
+    assert curve.locator("polyline.line").count() == 2  # success rate, cumulative reward
+    assert "13 episodes" in curve.get_attribute("aria-label")
     snap(page, shots, "learning")
 
 
@@ -297,7 +324,7 @@ def test_script_in_the_new_views_stays_inert(page: object) -> None:
         page.wait_for_load_state("load")
         assert page.evaluate("typeof window.__xss") == "undefined", view
         assert page.locator("main script, main iframe, main a:text('click me')").count() == 0
-        assert page.locator("main img:not(.curve)").count() == 0, view
+        assert page.locator("main img").count() == 0, view
         hrefs = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
         assert not [h for h in hrefs if h and re.match(r"\s*javascript:", h, re.I)], view
         shown = page.locator("main").inner_text()

@@ -68,7 +68,7 @@ def test_a_user_is_sent_to_their_own_page(client: TestClient) -> None:
 @pytest.mark.parametrize("path", [
     "/user?id=bob", "/namespace?ns=memories&ns=bob", "/item?ns=memories&ns=bob&key=pet",
     "/search?q=cat", "/search?q=cat&user=bob", "/export?user=bob", "/forget?user=bob",
-    "/episodes?user=bob", "/learning?user=bob", "/learning/curve.png?user=bob",
+    "/episodes?user=bob", "/learning?user=bob", "/learning/curve.svg?user=bob",
     "/facts?user=bob", "/threads?user=bob", "/thread?user=bob&session=s1", "/verify",
     "/user?id=alice2", "/namespace?ns=memories",
 ])

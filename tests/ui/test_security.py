@@ -23,7 +23,7 @@ PAGES = [
     "/forget?user=alice",
     "/episodes?user=dana",
     "/learning?user=dana",
-    "/learning/curve.png?user=dana",
+    "/learning/curve.svg?user=dana",
     "/facts?user=dana",
     "/threads?user=dana",
     "/thread?user=dana&session=debug",

@@ -18,7 +18,7 @@ from langgraph_episodic.cli.transfer import parse_lines
 from langgraph_episodic.ui.data import PAGE_SIZE, user_id_of
 from langgraph_episodic.ui.security import CSRF_FIELD
 
-from .conftest import INDEX, Inspector, Served, python_env, seed, serve, stop
+from .conftest import INDEX, PENDING_TEXT, Inspector, Served, python_env, seed, serve, stop
 
 KEY = re.compile(r'class="key" href="[^"]*key=([^"&]+)"')
 
@@ -66,12 +66,13 @@ def test_an_item_shows_its_value_times_and_expiry(inspector: Inspector) -> None:
 
 def test_search_finds_and_the_floor_drops(inspector: Inspector) -> None:
     inspector.login()
-    page = inspector.client.get("/search?q=espresso+sugar&limit=3").text
+    page = inspector.client.get("/search?q=espresso+sugar&limit=3&user=alice").text
+    assert "Searched each namespace of memory of user alice" in page
     assert KEY.findall(page)[0] == "coffee"
     scores = [float(s) for s in re.findall(r'class="score">([\d.]+)<', page)]
     assert len(scores) == 3 and scores == sorted(scores, reverse=True)
     floor = (scores[0] + scores[1]) / 2
-    page = inspector.client.get(f"/search?q=espresso+sugar&limit=3&floor={floor}").text
+    page = inspector.client.get(f"/search?q=espresso+sugar&limit=3&user=alice&floor={floor}").text
     assert KEY.findall(page) == ["coffee"]
     # each hit's score parts, and the hits the floor removed with theirs
     assert page.count('class="breakdown"') == 3
@@ -81,6 +82,83 @@ def test_search_finds_and_the_floor_drops(inspector: Inspector) -> None:
     of_bob = inspector.client.get("/search?q=espresso+cat&user=bob").text
     assert KEY.findall(of_bob) == ["pet"]
     assert inspector.client.get("/search?q=x&limit=0").status_code == 400
+
+
+def test_a_search_of_all_users_ranks_by_meaning_and_says_so(inspector: Inspector) -> None:
+    """All users: one search of the whole store by the cosine (Chroma's vector index), the
+    page saying so; its hits and scores are those of a dense search of the whole store."""
+    inspector.login()
+    page = inspector.client.get("/search?q=espresso+sugar&limit=4").text
+    assert "Searched all users' memories at once by meaning only" in html.unescape(page)
+    assert "search mode: <code>dense</code>" in page
+    expected = inspector.store.explain((), query="espresso sugar", limit=4, mode="dense").hits
+    assert KEY.findall(page) == [h.item.key for h in expected]
+    scores = [float(s) for s in re.findall(r'class="score">([\d.]+)<', page)]
+    assert scores == [round(h.score, 3) for h in expected if h.score is not None]
+    assert "lexical share" not in page.split("</form>")[1]  # no hybrid parts it did not compute
+    assert KEY.findall(page)[0] == "coffee"
+
+
+def test_pending_formation_is_shown_apart_from_memory(inspector: Inspector) -> None:
+    """The deferred-formation queue ``("_pending", user, thread)`` is not memory: the users
+    page counts it apart, the user's page lists it under its own heading, search never
+    returns it; export and the forget preview still include it (it is the user's data)."""
+    inspector.login()
+    home = inspector.client.get("/").text
+    dana = home.split('href="/user?id=dana">dana</a>')[1].split("</tr>")[0]
+    cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', dana)
+    assert cells == ["4", "1 thread"]  # episodes, memories, user_profiles, entities; a queue
+    bob = home.split('href="/user?id=bob">bob</a>')[1].split("</tr>")[0]
+    assert re.findall(r'<td class="num[^"]*">([^<]*)</td>', bob) == ["1", ""]
+    user = inspector.client.get("/user?id=dana").text.split("<main>")[1]
+    memory, pending = user.split("Not memory yet: pending formation")
+    assert "_pending" not in memory and "episodes/dana" in memory
+    assert 'class="internal-namespace" href="/namespace?ns=_pending&amp;ns=dana&amp;ns=debug"' in pending
+    assert re.search(r"thread <span class=\"label\">debug</span>.*?<td class=\"num\">2</td>", pending, re.S)
+    queue = inspector.client.get("/namespace?ns=_pending&ns=dana&ns=debug").text
+    assert "Not memory: the library's pending formation queue" in queue
+    assert PENDING_TEXT in queue
+    for query in ("/search?q=csv+parser+quoted+commas&limit=100",
+                  "/search?q=csv+parser+quoted+commas&limit=100&user=dana"):
+        found = inspector.client.get(query).text.split("<main>")[1]
+        assert KEY.findall(found), query  # the search ran and found memories
+        assert "_pending" not in found and PENDING_TEXT not in found, query
+    exported = parse_lines(inspector.client.get("/export?user=dana").text.splitlines())
+    assert sum(r.namespace[0] == "_pending" for r in exported) == 2
+    assert "_pending/dana/debug" in inspector.client.get("/forget?user=dana").text
+
+
+def test_the_learning_curve_is_drawn_from_the_episodes(inspector: Inspector) -> None:
+    """SVG drawn from the episodes on each request: inlined in the learning page and served
+    alone; the same history gives the same picture, a new episode changes it."""
+    from langgraph_episodic.episodic.memory import EpisodicMemory
+    from langgraph_episodic.episodic.records import (
+        Episode,
+        Feedback,
+        OutcomeStatus,
+        TaskCategory,
+        TaskDescription,
+    )
+
+    inspector.login()
+    first = inspector.client.get("/learning/curve.svg?user=dana")
+    assert first.status_code == 200 and first.headers["content-type"].startswith("image/svg+xml")
+    assert first.text == inspector.client.get("/learning/curve.svg?user=dana").text
+    page = inspector.client.get("/learning?user=dana").text
+    assert first.text.strip() in page  # the page shows the same picture inline
+    lines = re.findall(r'<polyline class="line" points="([^"]+)"', first.text)
+    assert len(lines) == 2 and "13 episodes" in first.text  # rate, reward
+
+    EpisodicMemory(inspector.store, ("episodes", "dana")).record(Episode.new(
+        TaskDescription("fix the csv parser again", TaskCategory.DEBUGGING), "done",
+        Feedback(reward=1.0), OutcomeStatus.SUCCESS, strategy_used="iterative",
+        timestamp=1_700_200_000, episode_id="ep-new",
+    ))
+    second = inspector.client.get("/learning/curve.svg?user=dana").text
+    assert second != first.text and "14 episodes" in second
+    reward = re.findall(r'<polyline class="line" points="([^"]+)"', second)[1].split()
+    assert len(reward) == len(lines[1].split()) + 1
+    assert inspector.client.get("/learning/curve.svg?user=nobody").status_code == 404
 
 
 def _post(inspector: Inspector, path: str, **form: object) -> httpx.Response:
