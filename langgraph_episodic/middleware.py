@@ -64,6 +64,7 @@ from .facts.recall import newest_per_lineage
 from .facts.records import CURRENT_FILTER
 from .formation import Former, Scheduler, resolve_defer
 from .formation.queueing import queue_turn
+from .formation.summary import deferred_compaction_update
 from .graph._messages import as_messages, last_human_text
 from .graph._runner import resolve_store
 from .graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
@@ -135,7 +136,10 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             extraction and episode recording run in a background worker. ``True`` uses a
             default :class:`~langgraph_episodic.formation.DeferredFormation`; pass your own
             to set the debounce and to :meth:`close` it. With ``defer`` the entities load
-            from the store on every turn, so formed facts reach a running thread too.
+            from the store on every turn, so formed facts reach a running thread too, and
+            the summary model runs in the worker too: ``before_model`` still removes the
+            same messages, their first sentences stand in the summary until the worker's
+            summary replaces them (:mod:`langgraph_episodic.formation.summary`).
     """
 
     state_schema = EpisodicMemoryState
@@ -183,7 +187,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self._redact = redact
         self.formation = resolve_defer(defer)
         self._former = Former(EntityWriter(model) if entities else None, episodes=episodes,
-                              memories=shared, score=score)
+                              memories=shared, score=score, summarizer=self.summarizer)
         if self.formation is not None and store is not None:
             self.formation.bind(store, self._former)
 
@@ -226,12 +230,18 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         update["memory_context"] = "\n\n".join(blocks)
         return update
 
-    def _before_model(self, state: dict[str, Any]) -> Plan[dict[str, Any] | None]:
+    def _before_model(self, state: dict[str, Any],
+                      runtime: Runtime[Any] | None) -> Plan[dict[str, Any] | None]:
         messages = as_messages(state.get("messages"))
         compaction = plan_compaction(messages, trigger=self.trigger, keep=self.keep,
                                      window_tokens=self.window_tokens,
                                      token_counter=self.token_counter)
-        update = yield from compaction_update(messages, compaction, state, self.summarizer)
+        if self.formation is not None:  # the summary model runs in the worker
+            update = yield from deferred_compaction_update(
+                self.formation, resolve_store(self.store), self._former, messages, compaction,
+                state, _user_config(runtime))
+        else:
+            update = yield from compaction_update(messages, compaction, state, self.summarizer)
         return update or None
 
     def _after_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
@@ -272,11 +282,11 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
 
     def before_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Trim and summarise (nothing leaves unsummarised)."""
-        return run(self._before_model(dict(state)))
+        return run(self._before_model(dict(state), runtime))
 
     async def abefore_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async version of :meth:`before_model`."""
-        return await arun(self._before_model(dict(state)))
+        return await arun(self._before_model(dict(state), runtime))
 
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]

@@ -14,6 +14,15 @@ nodes would, with two differences that make a burst cheap and a replay harmless:
 
 Episodes are recorded by the record-episode node's own plan, whose episode id is
 deterministic: recording a replayed turn again keeps one episode.
+
+The messages a deferred compaction removed from a thread (:mod:`.summary`) are folded into the
+thread's stored summary, all of a batch's in one fold per thread; the summary records
+``through``, so a replayed batch folds nothing twice.
+
+A batch is formed in two steps: :meth:`Former.prepare` makes the model calls that need no lock
+(the extraction, the summaries) and :meth:`Former.write` writes. The worker runs ``write``
+under the user's lock after checking that the batch is still queued, so a forget that ran
+since the batch was read leaves nothing written.
 """
 
 from __future__ import annotations
@@ -23,8 +32,10 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any
 
-from langgraph.store.base import BaseStore, GetOp
+from langchain_core.messages import messages_from_dict
+from langgraph.store.base import BaseStore, GetOp, PutOp
 
 from .._config import fill_namespace
 from .._effects import Plan, call, run
@@ -38,7 +49,8 @@ from ..graph.episode_nodes import (
     record_episode_node,
 )
 from ..graph.state import entity_key
-from .pending import PendingTurn
+from ..graph.summarize import Summarizer
+from .pending import SUMMARY_KEY, PendingTurn, summary_namespace
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +66,35 @@ class Formed:
     entities: tuple[str, ...]
     skipped: tuple[str, ...]
     episodes: int
+    summaries: int = 0
+    """Threads whose stored summary this batch folded messages into."""
+
+
+@dataclass(frozen=True)
+class EntityBatch:
+    """One namespace's extracted entities of a batch, by key, in turn order."""
+
+    namespace: tuple[str, ...]
+    by_key: dict[str, list[ExtractedEntity]]
+    through: str
+    told_at: float
+
+
+@dataclass(frozen=True)
+class FoldedSummary:
+    """A thread's new summary: ``value`` goes to ``(SUMMARY, user, thread)``."""
+
+    namespace: tuple[str, ...]
+    value: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :meth:`Former.prepare` made of a batch, for :meth:`Former.write`."""
+
+    turns: tuple[PendingTurn, ...]
+    entities: tuple[EntityBatch, ...]
+    summaries: tuple[FoldedSummary, ...]
 
 
 class Former:
@@ -70,8 +111,10 @@ class Former:
 
     def __init__(self, writer: EntityWriter | None, *, episodes: bool = True,
                  memories: EpisodeMemories | None = None, score: Scorer | None = None,
-                 namespace: tuple[str, ...] = ENTITY_NAMESPACE) -> None:
+                 namespace: tuple[str, ...] = ENTITY_NAMESPACE,
+                 summarizer: Summarizer | None = None) -> None:
         self.writer, self.episodes, self.namespace = writer, episodes, namespace
+        self.summarizer = summarizer
         self._memories, self._score = memories, score
         self._records: dict[int, MemoryNode] = {}
 
@@ -90,38 +133,77 @@ class Former:
 
     def form(self, store: BaseStore, turns: Sequence[PendingTurn]) -> Formed:
         """Form ``turns`` (one user's, oldest first) into ``store``."""
-        written: list[str] = []
-        skipped: list[str] = []
-        episodes = 0
+        return self.write(store, self.prepare(store, turns))
+
+    def prepare(self, store: BaseStore, turns: Sequence[PendingTurn]) -> Prepared:
+        """The model calls of a batch that write nothing: the extraction over the turns'
+        texts (one per entity namespace) and each thread's summary fold."""
+        batches: list[EntityBatch] = []
         if self.writer is not None:
             for ns, group in _by_namespace(turns, self.namespace).items():
-                done, left = self._entities(store, ns, group)
-                written += done
-                skipped += left
+                text = "\n".join(t.text for t in group if t.text.strip())
+                if not text:
+                    continue
+                by_key: dict[str, list[ExtractedEntity]] = {}
+                for entity in run(self.writer.extract(text)):
+                    key = entity_key(entity.name)
+                    if key and entity.description.strip():
+                        by_key.setdefault(key, []).append(entity)
+                if by_key:
+                    batches.append(EntityBatch(ns, by_key, group[-1].key,
+                                               group[-1].enqueued_at))
+        return Prepared(tuple(turns), tuple(batches), tuple(self._summaries(store, turns)))
+
+    def _summaries(self, store: BaseStore,
+                   turns: Sequence[PendingTurn]) -> list[FoldedSummary]:
+        by_thread: dict[tuple[str, ...], list[PendingTurn]] = {}
+        for turn in turns:
+            if turn.leaving:
+                ns = summary_namespace(turn.user_id, turn.thread_id)
+                by_thread.setdefault(ns, []).append(turn)
+        folded: list[FoldedSummary] = []
+        summarizer = self.summarizer or Summarizer()
+        for thread_ns, group in by_thread.items():
+            stored = store.get(thread_ns, SUMMARY_KEY)
+            through = str(stored.value.get("through", "")) if stored else ""
+            fresh = [t for t in group if t.key > through]  # a replayed batch folds nothing
+            if not fresh:
+                continue
+            previous = str(stored.value.get("text", "")) if stored else fresh[0].summary_base
+            leaving = messages_from_dict([m for t in fresh for m in t.leaving])
+            text = run(summarizer.fold(previous, leaving))
+            count = int(stored.value.get("summarized_messages", 0)) if stored else 0
+            folded.append(FoldedSummary(thread_ns, {
+                "text": text, "through": fresh[-1].key, "method": summarizer.method,
+                "summarized_messages": count + len(leaving)}))
+        return folded
+
+    def write(self, store: BaseStore, prepared: Prepared) -> Formed:
+        """Write what :meth:`prepare` made: the entities' facts, the summaries, the episodes."""
+        written: list[str] = []
+        skipped: list[str] = []
+        for batch in prepared.entities:
+            done, left = self._entities(store, batch)
+            written += done
+            skipped += left
+        if prepared.summaries:
+            store.batch([PutOp(s.namespace, SUMMARY_KEY, s.value, index=False)
+                         for s in prepared.summaries])
+        episodes = 0
         if self.episodes:
-            for turn in turns:
+            for turn in prepared.turns:
                 if turn.episode is not None:
                     record = self._record(store)
                     update = run(record._plan(dict(turn.episode), turn.config()))
                     episodes += bool(update.get("episode_id"))
-        return Formed(tuple(written), tuple(skipped), episodes)
+        return Formed(tuple(written), tuple(skipped), episodes, len(prepared.summaries))
 
-    def _entities(self, store: BaseStore, ns: tuple[str, ...],
-                  turns: Sequence[PendingTurn]) -> tuple[list[str], list[str]]:
-        assert self.writer is not None
-        text = "\n".join(t.text for t in turns if t.text.strip())
-        if not text:
-            return [], []
-        through = turns[-1].key
-        by_key: dict[str, list[ExtractedEntity]] = {}
-        for entity in run(self.writer.extract(text)):
-            key = entity_key(entity.name)
-            if key and entity.description.strip():
-                by_key.setdefault(key, []).append(entity)
+    def _entities(self, store: BaseStore, batch: EntityBatch) -> tuple[list[str], list[str]]:
+        ns, by_key = batch.namespace, batch.by_key
         with ExitStack() as held:  # every entity's lock, in one order: no deadlock
             for key in sorted(by_key):
                 held.enter_context(locked((id(store), ns, key)))
-            return run(self._merge(store, ns, by_key, through, turns[-1].enqueued_at))
+            return run(self._merge(store, ns, by_key, batch.through, batch.told_at))
 
     def _merge(self, store: BaseStore, ns: tuple[str, ...],
                by_key: dict[str, list[ExtractedEntity]],

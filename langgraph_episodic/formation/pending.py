@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.store.base import BaseStore, Item, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from .._config import USER_ID, configurable, namespace_label
 from .._effects import Plan, call, run
@@ -57,6 +57,11 @@ class PendingTurn:
     configurable: dict[str, Any] = field(default_factory=dict)
     """The run's ``config["configurable"]`` scalars, to fill namespace templates."""
     enqueued_at: float = 0.0
+    leaving: tuple[dict[str, Any], ...] = ()
+    """Messages that left the thread's window this turn (``messages_to_dict``), to fold into
+    the thread's running summary (:mod:`.summary`)."""
+    summary_base: str = ""
+    """The thread's summary before its first deferred fold (a summary written inline)."""
 
     @property
     def namespace(self) -> tuple[str, ...]:
@@ -70,7 +75,8 @@ class PendingTurn:
     def to_value(self) -> dict[str, Any]:
         return {"user_id": self.user_id, "thread_id": self.thread_id, "text": self.text,
                 "episode": self.episode, "configurable": self.configurable,
-                "enqueued_at": self.enqueued_at}
+                "enqueued_at": self.enqueued_at, "leaving": list(self.leaving),
+                "summary_base": self.summary_base}
 
     @classmethod
     def from_item(cls, item: Item) -> PendingTurn:
@@ -79,20 +85,34 @@ class PendingTurn:
                    key=item.key, text=str(value.get("text") or ""),
                    episode=value.get("episode"),
                    configurable=dict(value.get("configurable") or {}),
-                   enqueued_at=float(value.get("enqueued_at") or 0.0))
+                   enqueued_at=float(value.get("enqueued_at") or 0.0),
+                   leaving=tuple(value.get("leaving") or ()),
+                   summary_base=str(value.get("summary_base") or ""))
 
     @classmethod
-    def of_run(cls, config: RunnableConfig, user_id: str, *, text: str,
-               episode: dict[str, Any] | None) -> PendingTurn:
+    def of_run(cls, config: RunnableConfig, user_id: str, *, text: str = "",
+               episode: dict[str, Any] | None = None,
+               leaving: tuple[dict[str, Any], ...] = (), summary_base: str = "") -> PendingTurn:
         conf = configurable(config)
         return cls(user_id=user_id, thread_id=str(conf.get("thread_id") or ""),
                    key=pending_key(), text=text, episode=episode,
-                   configurable=_plain(conf), enqueued_at=time.time())
+                   configurable=_plain(conf), enqueued_at=time.time(), leaving=leaving,
+                   summary_base=summary_base)
 
 
 def pending_namespace(user_id: str, thread_id: str) -> tuple[str, str, str]:
     """``(PENDING, user_id, thread_id)`` (a run without a thread id queues under ``"-"``)."""
     return (PENDING, namespace_label(user_id), namespace_label(thread_id or "-"))
+
+
+SUMMARY = "_summary"
+"""First label of the formed summaries' namespaces, ``(SUMMARY, user_id, thread_id)``."""
+SUMMARY_KEY = "summary"
+
+
+def summary_namespace(user_id: str, thread_id: str) -> tuple[str, str, str]:
+    """Where the worker keeps a thread's formed summary (:mod:`.summary`)."""
+    return (SUMMARY, namespace_label(user_id), namespace_label(thread_id or "-"))
 
 
 def enqueue(store: BaseStore, turn: PendingTurn) -> Plan[None]:
@@ -116,6 +136,13 @@ def pending_turns(store: BaseStore, user_label: str) -> list[PendingTurn]:
     """All pending turns of one user (every thread), oldest first."""
     items = run(all_items(store, (PENDING, user_label)))
     return sorted((PendingTurn.from_item(i) for i in items), key=lambda t: t.key)
+
+
+def still_pending(store: BaseStore, turns: list[PendingTurn]) -> bool:
+    """True when every one of ``turns`` is still in the queue (none was formed elsewhere or
+    deleted by a forget since it was read)."""
+    found = store.batch([GetOp(t.namespace, t.key) for t in turns])
+    return all(item is not None for item in found)
 
 
 def remove(store: BaseStore, turns: list[PendingTurn]) -> None:

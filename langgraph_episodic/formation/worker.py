@@ -29,13 +29,16 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from .._config import namespace_label
+from . import lease
 from .former import Formed, Former
-from .pending import pending_turns, pending_users, remove
+from .pending import pending_turns, pending_users, remove, still_pending
 
 logger = logging.getLogger(__name__)
 
 RETRY_S = (1.0, 60.0)
 """First and longest pause before a user's failed formation is tried again."""
+LEASED_ELSEWHERE_S = 0.2
+"""Pause before trying a user again whose formation lease another process holds."""
 
 
 @dataclass
@@ -64,18 +67,26 @@ class DeferredFormation:
             the network, so a few threads keep one slow user from delaying the others).
         on_formed: Called in the worker thread after each batch, with the user's label, the
             number of turns and what was formed (for metrics and tests).
+        on_prepared: Called in the worker thread when a batch was read and its model calls
+            made, before anything of it is written, with the user's label and the number of
+            turns (for tests that forget a user in between).
+
+    Across processes sharing the store, a user is formed by one process at a time: the worker
+    takes the user's lease in the store first (:mod:`.lease`) and renews it before it writes.
     """
 
     def __init__(self, *, debounce: float = 1.0, max_wait: float = 30.0,
                  close_timeout: float = 10.0, workers: int = 4,
-                 on_formed: Callable[[str, int, Formed], None] | None = None) -> None:
+                 on_formed: Callable[[str, int, Formed], None] | None = None,
+                 on_prepared: Callable[[str, int], None] | None = None) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}.")
         if debounce < 0 or max_wait < debounce:
             raise ValueError(f"Need 0 <= debounce <= max_wait, got debounce={debounce}, "
                              f"max_wait={max_wait}.")
         self.debounce, self.max_wait, self.close_timeout = debounce, max_wait, close_timeout
-        self.on_formed, self.workers = on_formed, workers
+        self.on_formed, self.on_prepared, self.workers = on_formed, on_prepared, workers
+        self._owner = lease.new_owner()
         self._store: BaseStore | None = None
         self._former: Former | None = None
         self._due: dict[str, _Due] = {}
@@ -178,7 +189,11 @@ class DeferredFormation:
         while (picked := self._next()) is not None:
             user, failures = picked
             try:
-                self._form(user)
+                if not self._form(user):  # another process holds the user's lease
+                    with self._cond:
+                        now = time.monotonic()
+                        due = self._due.setdefault(user, _Due(now, now))
+                        due.last = max(due.last, now + LEASED_ELSEWHERE_S - self.debounce)
             except Exception:  # a failing model or store must not stop the worker
                 logger.exception("deferred formation failed for %r; it stays queued and is "
                                  "tried again", user)
@@ -190,16 +205,36 @@ class DeferredFormation:
                     self._busy.discard(user)
                     self._cond.notify_all()
 
-    def _form(self, user: str) -> None:
-        assert self._store is not None and self._former is not None
-        turns = pending_turns(self._store, user)
-        if not turns:
-            return
-        formed = self._former.form(self._store, turns)
-        remove(self._store, turns)  # only now: a crash before this replays, harmlessly
+    def _form(self, user: str) -> bool:
+        """Form ``user``'s pending turns; False when another process holds their lease."""
+        store, former = self._store, self._former
+        assert store is not None and former is not None
+        if not lease.acquire(store, user, self._owner):
+            return False
+        try:
+            turns = pending_turns(store, user)
+            if not turns:
+                return True
+            prepared = former.prepare(store, turns)
+            if self.on_prepared is not None:
+                self.on_prepared(user, len(turns))
+            with lease.user_lock(user):  # forget_user takes it too
+                if not lease.renew(store, user, self._owner):
+                    logger.warning("lost the formation lease of %r to another process; it "
+                                   "forms these turns", user)
+                    return True
+                if not still_pending(store, turns):  # forgotten, or formed elsewhere
+                    logger.info("the pending turns of %r went while they were formed (the user "
+                                "was forgotten); nothing written", user)
+                    return True
+                formed = former.write(store, prepared)
+                remove(store, turns)  # only now: a crash before this replays, harmlessly
+        finally:
+            lease.release(store, user, self._owner)
         logger.debug("formed %d turns of %r: %s", len(turns), user, formed)
         if self.on_formed is not None:
             self.on_formed(user, len(turns), formed)
+        return True
 
     # --- draining and shutdown ---
 

@@ -42,6 +42,12 @@ def _lock_for(key: Hashable) -> _KeyLock:
         return found
 
 
+def formation_key(user_label: str) -> Hashable:
+    """The key of a user's memory-formation writes, shared with forgetting the user: a forget
+    never runs between a deferred batch's last check and its writes."""
+    return ("episodic-formation", user_label)
+
+
 @contextmanager
 def locked(key: Hashable) -> Iterator[None]:
     """Hold the lock of ``key`` (blocking this thread while another holder has it)."""

@@ -28,7 +28,7 @@ from .._fence import data_notice, fence, single_line
 from ._messages import as_messages
 from ._runner import MemoryNode, Plan, call
 from .compaction import TokenCounter
-from .entities import entity_extract_node, load_entities_node
+from .entities import ENTITY_NAMESPACE, EntityWriter, entity_extract_node, load_entities_node
 from .episode_nodes import (
     EpisodeMemories,
     recall_node,
@@ -37,7 +37,7 @@ from .episode_nodes import (
 )
 from .options import EntityOptions, EpisodeOptions, SummaryOptions, WindowOptions
 from .state import EpisodicState
-from .summarize import summarize_node
+from .summarize import Summarizer, summarize_node
 from .window import sliding_window_node
 from .working_memory import CustomerHistory, OutputLog
 from .working_memory_nodes import history_nodes, output_log_nodes
@@ -122,8 +122,10 @@ def add_memory_nodes(
             agent; it writes the turn to a queue in the store and the run returns, and a
             background worker extracts the entities and records the episode. ``True`` uses
             a default :class:`~langgraph_episodic.formation.DeferredFormation` (closed at
-            exit); pass your own to choose the debounce and to close it. The summary (a
-            state update) still runs in the turn.
+            exit); pass your own to choose the debounce and to close it. With the summary
+            on, the summarise node and the window still decide in the turn what leaves
+            ``messages``, but the summary model runs in the worker
+            (:mod:`langgraph_episodic.formation.summary`).
 
     >>> builder = StateGraph(EpisodicState)
     >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
@@ -147,7 +149,22 @@ def add_memory_nodes(
                "max_input_tokens": bounds.max_input_tokens, "token_counter": token_counter}
     before: list[tuple[str, MemoryNode]] = []
     after: list[tuple[str, MemoryNode]] = []
-    if win is not None:
+    from ..formation import Former, resolve_defer  # it builds on these nodes
+    from ..formation.nodes import deferred_compaction_node, queue_formation_node
+
+    formation = resolve_defer(defer)
+    former = None if formation is None else Former(
+        EntityWriter(model) if ent is not None else None, episodes=epi is not None,
+        memories=shared, score=epi.score if epi is not None else None,
+        namespace=ent.namespace if ent is not None else ENTITY_NAMESPACE,
+        summarizer=Summarizer(model, max_summary_tokens=bounds.max_summary_tokens,
+                              max_input_tokens=bounds.max_input_tokens,
+                              token_counter=token_counter))
+    if win is not None and formation is not None and former is not None and summ is not None:
+        before.append(("sliding_window", deferred_compaction_node(
+            formation, former, store=store, window_tokens=win.max_tokens,
+            token_counter=token_counter, name="sliding_window")))
+    elif win is not None:
         before.append(("sliding_window", sliding_window_node(
             max_tokens=win.max_tokens, summarize=summ is not None, **summary)))
     if ent is not None:
@@ -161,9 +178,6 @@ def add_memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
-    from ..formation import queue_formation_node, resolve_defer  # it builds on these nodes
-
-    formation = resolve_defer(defer)
     if epi is not None:
         before.append(("recall", recall_node(
             memories=shared, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
@@ -174,7 +188,11 @@ def add_memory_nodes(
         if formation is None:
             after.insert(0, ("record_episode", record_episode_node(
                 memories=shared, score=epi.score)))
-    if summ is not None:
+    if summ is not None and formation is not None and former is not None:
+        after.append(("summarize", deferred_compaction_node(
+            formation, former, store=store, trigger=summ.trigger, keep=summ.keep,
+            token_counter=token_counter)))
+    elif summ is not None:
         after.append(("summarize", summarize_node(trigger=summ.trigger, keep=summ.keep,
                                                   **summary)))
     if ent is not None and formation is None:
@@ -189,7 +207,8 @@ def add_memory_nodes(
         after.append(("queue_formation", queue_formation_node(
             formation, store=store, model=model if ent is not None else None,
             entities=ent is not None, episodes=epi is not None, memories=shared,
-            score=epi.score if epi is not None else None, entity_options=entity_options)))
+            score=epi.score if epi is not None else None, entity_options=entity_options,
+            former=former)))
     for name, node in (*before, *after):
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")

@@ -47,10 +47,12 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from .._config import namespace_label
 from .._effects import Effect, Plan, arun, run
 from .._types import Namespace
 from ..chroma import record_format
 from ..chroma.record_format import ns_from_str
+from ..graph._keylock import alocked, formation_key, locked
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .report import ForgetReport, notify
 from .shapes import (
@@ -453,6 +455,8 @@ def forget_user(
     until ``purge_store(store)`` or ``langgraph-episodic purge`` runs, e.g. nightly). Run it
     again to make sure: a second run reports nothing.
     Writes made concurrently for the same user may survive; stop the user's sessions first.
+    Deferred formation in this process (:mod:`langgraph_episodic.formation`) is held off while
+    it runs, and a batch read before it writes nothing afterwards.
     ``dry_run=True`` deletes nothing and reports what would go; ``scan="user"`` bounds its
     search for crash leftovers to the user's known namespaces (:data:`Scan`), as the inspector's
     preview does.
@@ -473,7 +477,10 @@ def forget_user(
     {'text': 'likes coffee'}
     """
     options = _Options(shapes, protected_labels, purge, dry_run, scan)
-    return run(_forget_plan(user_id, store, checkpointer, options))
+    if dry_run or not isinstance(user_id, str) or not user_id.strip():
+        return run(_forget_plan(user_id, store, checkpointer, options))
+    with locked(formation_key(namespace_label(user_id))):  # no deferred batch writes meanwhile
+        return run(_forget_plan(user_id, store, checkpointer, options))
 
 
 async def aforget_user(
@@ -489,4 +496,7 @@ async def aforget_user(
 ) -> ForgetReport:
     """Async version of :func:`forget_user`."""
     options = _Options(shapes, protected_labels, purge, dry_run, scan)
-    return await arun(_forget_plan(user_id, store, checkpointer, options))
+    if dry_run or not isinstance(user_id, str) or not user_id.strip():
+        return await arun(_forget_plan(user_id, store, checkpointer, options))
+    async with alocked(formation_key(namespace_label(user_id))):
+        return await arun(_forget_plan(user_id, store, checkpointer, options))
