@@ -211,95 +211,168 @@ class FactWriter:
         )
         return outcome
 
+    def save_many(
+        self,
+        store: BaseStore,
+        ns: tuple[str, ...],
+        facts: Sequence[tuple[str, Subject]],
+        *,
+        said_at: datetime | None = None,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> Plan[list[Outcome]]:
+        """Plan: save many ``(text, subject)`` facts in ``ns``, each consolidated as
+        :meth:`save` does, under the namespace's lock, with the store calls of facts about
+        different subjects batched: one read of all their candidates, one write, one repair
+        read. Facts about one subject are saved in their order (the second is consolidated
+        with what the first wrote). Returns the outcomes in the order of ``facts``."""
+        when = said_at if said_at is not None else self.clock()
+        minutes = _resolve_ttl(store, ttl)
+        lock_key = ("facts", id(store), ns)
+        rounds: list[list[int]] = []  # round r: the r-th fact about each subject
+        seen: dict[str, int] = {}
+        for i, (_, about) in enumerate(facts):
+            r = seen[about.key] = seen.get(about.key, -1) + 1
+            if r == len(rounds):
+                rounds.append([])
+            rounds[r].append(i)
+
+        def plan() -> Plan[list[Outcome]]:
+            outcomes: dict[int, Outcome] = {}
+            for members in rounds:
+                done = yield from self._save_round(
+                    store, ns, [self._fresh(facts[i][0], when, facts[i][1]) for i in members],
+                    minutes)
+                outcomes.update(zip(members, done, strict=True))
+            return [outcomes[i] for i in range(len(facts))]
+
+        outcomes: list[Outcome] = yield call(_run_locked, _arun_locked, lock_key, plan)
+        return outcomes
+
+    def _fresh(self, text: str, said_at: datetime, about: Subject | None) -> FactRecord:
+        """The version ``text`` would be, said at ``said_at``, before it is consolidated."""
+        resolved = resolve_date(text, said_at)
+        return FactRecord(
+            text=text, lineage="", valid_from=to_iso(resolved.when), recorded_at=to_iso(said_at),
+            precision=resolved.precision, date_expression=resolved.expression,
+            date_note=resolved.note, method=self.method, slot=slot_of(text),
+            subject=about.key if about else None, subject_name=about.name if about else None,
+        )
+
     def _save(
         self, store: BaseStore, ns: tuple[str, ...], text: str, said_at: datetime,
         ttl: float | None, about: Subject | None = None,
     ) -> Plan[Outcome]:
-        resolved = resolve_date(text, said_at)
-        now = to_iso(said_at)
-        slot = slot_of(text)
-        fresh = FactRecord(
-            text=text, lineage="", valid_from=to_iso(resolved.when), recorded_at=now,
-            precision=resolved.precision, date_expression=resolved.expression,
-            date_note=resolved.note, method=self.method, slot=slot,
-            subject=about.key if about else None, subject_name=about.name if about else None,
-        )
+        outcomes = yield from self._save_round(store, ns, [self._fresh(text, said_at, about)], ttl)
+        return outcomes[0]
+
+    def _save_round(
+        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
+        ttl: float | None,
+    ) -> Plan[list[Outcome]]:
+        """Consolidate and write facts that cannot be candidates of each other (one fact, or
+        facts about different subjects): their reads in one batch, their writes in one."""
+        outcomes: dict[int, Outcome] = {}
+        todo = list(range(len(fresh)))
         for _attempt in range(ATTEMPTS):
-            items, same_key = yield from self._candidates(store, ns, text, slot, about)
-            if same_key is not None:
-                record = _record(same_key)
-                if record is not None and record.current:
-                    confirmed = record.confirmed(now, text)  # the latest wording wins
-                    yield call(store.batch, store.abatch,
-                               [*_renewal(ns, record.lineage, ttl),
-                                _put(ns, same_key.key, confirmed, ttl)])
-                    return Outcome("same", same_key.key, confirmed, reason="same text")
-            records = {item.key: (item, rec) for item in items if (rec := _record(item))}
-            shown = [Candidate(key, rec.text, rec.slot or slot_of(rec.text))
-                     for key, (_, rec) in records.items()]
-            decision = yield from self.decider.decide(text, shown)
-            if decision.target is not None and decision.target not in records:
-                logger.warning("fact consolidation named %r, not a shown fact; kept as new",
-                               decision.target)
-                decision = Decision("new", None, "unknown target")
-            if decision.target is not None:
-                item, old = records[decision.target]
-                still = yield call(store.get, store.aget, ns, item.key)
+            if not todo:
+                break
+            reads = [self._candidate_ops(ns, fresh[i]) for i in todo]
+            results = yield call(store.batch, store.abatch, [op for ops in reads for op in ops])
+            writes: list[Any] = []
+            decided: list[tuple[int, Decision, dict[str, tuple[Item, FactRecord]],
+                                Item | None]] = []
+            at = 0
+            for i, ops in zip(todo, reads, strict=True):
+                found, at = results[at:at + len(ops)], at + len(ops)
+                by_topic = found[2] if len(ops) > 2 else []
+                # Same-topic facts first: they are the ones a single-valued topic replaces.
+                items, same_key = _own([*by_topic, *found[0]], ns), found[1]
+                if same_key is not None:
+                    record = _record(same_key)
+                    if record is not None and record.current:
+                        confirmed = record.confirmed(fresh[i].recorded_at, fresh[i].text)
+                        writes += [*_renewal(ns, record.lineage, ttl),
+                                   _put(ns, same_key.key, confirmed, ttl)]  # latest wording
+                        outcomes[i] = Outcome("same", same_key.key, confirmed, reason="same text")
+                        continue
+                records = {item.key: (item, rec) for item in items if (rec := _record(item))}
+                shown = [Candidate(key, rec.text, rec.slot or slot_of(rec.text))
+                         for key, (_, rec) in records.items()]
+                decision = yield from self.decider.decide(fresh[i].text, shown)
+                if decision.target is not None and decision.target not in records:
+                    logger.warning("fact consolidation named %r, not a shown fact; kept as new",
+                                   decision.target)
+                    decision = Decision("new", None, "unknown target")
+                decided.append((i, decision, records, same_key))
+            targets = [(i, records[d.target]) for i, d, records, _ in decided
+                       if d.target is not None]
+            stills = (yield call(store.batch, store.abatch,
+                                 [GetOp(ns, item.key) for _, (item, _) in targets])
+                      ) if targets else []
+            changed: set[int] = set()
+            for (i, (item, old)), still in zip(targets, stills, strict=True):
                 again = _record(still) if still is not None else None
                 if again is None or not again.current or again.version != old.version:
                     logger.info("fact %r changed while deciding; deciding again", item.key)
-                    continue
-            if self._pause is not None:
+                    changed.add(i)
+            written = [d for d in decided if d[0] not in changed]
+            if written and self._pause is not None:
                 self._pause()
-            outcome = yield from self._write(store, ns, fresh, decision, records, same_key, ttl)
-            yield from self._repair(store, ns, [outcome, *_doubled(records)], ttl)
-            return outcome
-        outcome = yield from self._write(store, ns, fresh, Decision("new", None, "contended"),
-                                         {}, None, ttl)
-        yield from self._repair(store, ns, [outcome], ttl)
-        return outcome
+            repair: list[Outcome | str] = []
+            for i, decision, records, same_key in written:
+                ops, outcomes[i] = self._write_ops(ns, fresh[i], decision, records, same_key, ttl)
+                writes += ops
+                repair += [outcomes[i], *_doubled(records)]
+            if writes:
+                yield call(store.batch, store.abatch, writes)
+            yield from self._repair(store, ns, repair, ttl)
+            todo = [i for i in todo if i in changed]
+        if todo:
+            writes, repair = [], []
+            for i in todo:
+                ops, outcomes[i] = self._write_ops(ns, fresh[i], Decision("new", None, "contended"),
+                                                   {}, None, ttl)
+                writes += ops
+                repair.append(outcomes[i])
+            yield call(store.batch, store.abatch, writes)
+            yield from self._repair(store, ns, repair, ttl)
+        return [outcomes[i] for i in range(len(fresh))]
 
-    def _candidates(
-        self, store: BaseStore, ns: tuple[str, ...], text: str, slot: str | None,
-        about: Subject | None,
-    ) -> Plan[tuple[list[Item], Item | None]]:
+    def _candidate_ops(self, ns: tuple[str, ...], fresh: FactRecord) -> list[Any]:
+        """The reads a fact is consolidated with: the search for its text among the current
+        facts (about its subject), the key it would have, and the facts on its topic."""
+        about = Subject(fresh.subject, fresh.subject_name or fresh.subject) if fresh.subject else None
         where = {**FACT_FILTER, **({"subject": about.key} if about else {})}
         ops: list[Any] = [
-            SearchOp(ns, filter=where, limit=self.candidates, query=text, refresh_ttl=False),
-            GetOp(ns, self._key(text, _scope(about, "")), refresh_ttl=False),
+            SearchOp(ns, filter=where, limit=self.candidates, query=fresh.text, refresh_ttl=False),
+            GetOp(ns, self._key(fresh.text, _scope(about, "")), refresh_ttl=False),
         ]
-        if slot is not None:
-            ops.append(SearchOp(ns, filter={**where, "slot": slot},
+        if fresh.slot is not None:
+            ops.append(SearchOp(ns, filter={**where, "slot": fresh.slot},
                                 limit=self.candidates, refresh_ttl=False))
-        results = yield call(store.batch, store.abatch, ops)
-        by_topic = results[2] if slot is not None else []
-        # Same-topic facts first: they are the ones a single-valued topic replaces.
-        items = _own([*by_topic, *results[0]], ns)
-        return items, results[1]
+        return ops
 
-    def _write(
+    def _write_ops(
         self,
-        store: BaseStore,
         ns: tuple[str, ...],
         fresh: FactRecord,
         decision: Decision,
         records: dict[str, tuple[Item, FactRecord]],
         same_key: Item | None,
         ttl: float | None,
-    ) -> Plan[Outcome]:
+    ) -> tuple[list[Any], Outcome]:
+        """The ops that write ``decision`` about ``fresh`` (one batch), and its outcome."""
         now = fresh.recorded_at
         if decision.action == "same" and decision.target is not None:
             _, old = records[decision.target]
             confirmed = old.confirmed(now)
-            yield call(store.batch, store.abatch,
-                       [*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, confirmed, ttl)])
-            return Outcome("same", decision.target, confirmed, reason=decision.reason)
+            return ([*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, confirmed, ttl)],
+                    Outcome("same", decision.target, confirmed, reason=decision.reason))
         if decision.action == "end" and decision.target is not None:
             _, old = records[decision.target]
             ended = old.closed(fresh.valid_from, ended_by=fresh.text)
-            yield call(store.batch, store.abatch,
-                       [*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, ended, ttl)])
-            return Outcome("end", decision.target, None, ended, reason=decision.reason)
+            return ([*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, ended, ttl)],
+                    Outcome("end", decision.target, None, ended, reason=decision.reason))
         # The key of the text, unless an older version of another period holds it.
         about = Subject(fresh.subject, fresh.subject_name or fresh.subject) if fresh.subject else None
         key = self._key(fresh.text, _scope(about, ""))
@@ -312,19 +385,16 @@ class FactWriter:
                 # Said before the fact it would replace (a slow writer): it is history, the
                 # later statement keeps holding.
                 earlier = record.closed(old.valid_from, by=decision.target)
-                yield call(store.batch, store.abatch,
-                           [*_renewal(ns, old.lineage, ttl), _put(ns, key, earlier, ttl)])
-                return Outcome("update", key, earlier, None, reason="older than the current fact")
+                return ([*_renewal(ns, old.lineage, ttl), _put(ns, key, earlier, ttl)],
+                        Outcome("update", key, earlier, None, reason="older than the current fact"))
             closed = old.closed(record.valid_from, by=key)
             # New version first: a reader between the two puts sees two current versions of
             # one lineage (and keeps the newest), never none.
-            yield call(store.batch, store.abatch,
-                       [*_renewal(ns, old.lineage, ttl), _put(ns, key, record, ttl),
-                        _put(ns, decision.target, closed, ttl)])
-            return Outcome("update", key, record, closed, reason=decision.reason)
+            return ([*_renewal(ns, old.lineage, ttl), _put(ns, key, record, ttl),
+                     _put(ns, decision.target, closed, ttl)],
+                    Outcome("update", key, record, closed, reason=decision.reason))
         record = _with(fresh, lineage=key)
-        yield call(store.batch, store.abatch, [_put(ns, key, record, ttl)])
-        return Outcome("new", key, record, reason=decision.reason)
+        return [_put(ns, key, record, ttl)], Outcome("new", key, record, reason=decision.reason)
 
     def _repair(
         self, store: BaseStore, ns: tuple[str, ...], lineages: Iterable[Outcome | str],

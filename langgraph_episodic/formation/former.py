@@ -35,7 +35,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from langchain_core.messages import messages_from_dict
-from langgraph.store.base import BaseStore, GetOp, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from .._config import fill_namespace
 from .._effects import Plan, call, run
@@ -210,25 +210,29 @@ class Former:
                through: str, told_at: float) -> Plan[tuple[list[str], list[str]]]:
         """Plan: save each entity's mentions (in turn order) as facts about it, said when the
         batch's newest turn was told (``told_at``, epoch seconds; 0: now), the fact machinery
-        consolidating them (:meth:`EntityWriter.save_one`). An entity that already includes
-        this batch is skipped."""
+        consolidating them, all the batch's entities in a few store calls
+        (:meth:`EntityWriter.save_many`, given the items read here). An entity that already
+        includes this batch is skipped."""
         assert self.writer is not None
         keys = list(by_key)
         found = yield call(store.batch, store.abatch, [GetOp(ns, k) for k in keys])
-        written: list[str] = []
         skipped: list[str] = []
-        said_at = datetime.fromtimestamp(told_at, timezone.utc) if told_at > 0 else None
+        fresh: list[ExtractedEntity] = []
+        cards: dict[str, Item | None] = {}
         for key, old in zip(keys, found, strict=True):
             mentions = by_key[key]
             if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
                 skipped.append(mentions[0].name.strip())  # this batch (or a newer) is in it
                 continue
-            display = mentions[0].name.strip()
-            for mention in mentions:  # each a fact about the entity, in turn order
-                display, _ = yield from self.writer.save_one(
-                    store, ns, mention, said_at=said_at, card_extra={FORMED_THROUGH: through})
-            written.append(display)
-        return written, skipped
+            cards[key] = old
+            fresh += mentions  # each a fact about the entity, in turn order
+        if not fresh:
+            return [], skipped
+        said_at = datetime.fromtimestamp(told_at, timezone.utc) if told_at > 0 else None
+        saved = yield from self.writer.save_many(store, ns, fresh, said_at=said_at,
+                                                 card_extra={FORMED_THROUGH: through},
+                                                 cards=cards)
+        return [display for display, _ in saved.values()], skipped
 
 
 def _by_namespace(turns: Sequence[PendingTurn],

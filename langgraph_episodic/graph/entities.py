@@ -45,11 +45,11 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.store.base import BaseStore, Item
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
-from ..facts.consolidate import Clock, FactWriter
+from ..facts.consolidate import Clock, FactWriter, Subject
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import FACT_KIND, FactRecord
@@ -184,15 +184,9 @@ class EntityWriter:
         """Plan: save what ``entity`` says as a fact about it (said at ``said_at``, default
         now) and rebuild its item (with ``card_extra`` added to it); the caller holds the
         entity's lock. Returns its display name and current description."""
-        name_, key = entity.name.strip(), entity_key(entity.name)
-        card = yield call(store.get, store.aget, ns, key)
-        display = str(card.value.get("name", name_)) if card else name_
-        if card is not None and card.value.get("kind") != ENTITY_KIND:
-            yield from self._adopt(store, ns, card, key, display)
-        yield from self._facts.save(store, ns, entity.description.strip(), said_at=said_at,
-                                    subject=key, subject_name=display)
-        description = yield from self._rebuild(store, ns, key, display, card_extra)
-        return display, description
+        saved = yield from self.save_many(store, ns, [entity], said_at=said_at,
+                                          card_extra=card_extra)
+        return saved[entity_key(entity.name)]
 
     def _adopt(
         self, store: BaseStore, ns: tuple[str, ...], card: Item, key: str, display: str
@@ -206,22 +200,71 @@ class EntityWriter:
             yield from self._facts.save(store, ns, old.strip(), said_at=when, subject=key,
                                         subject_name=display)
 
+    def save_many(
+        self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity], *,
+        said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
+        cards: Mapping[str, Item | None] | None = None,
+    ) -> Plan[dict[str, tuple[str, str | None]]]:
+        """Plan: :meth:`save_one` for many mentions at once (each entity's in their order),
+        with the store calls batched: the entities' items read once (or taken from ``cards``,
+        key -> item or None, when the caller has read them), the facts saved by
+        :meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`, the
+        items rebuilt in one read and one write. The caller holds every entity's lock.
+        Returns key -> (display name, current description)."""
+        mentions = [(key, e) for e in entities
+                    if (key := entity_key(e.name)) and e.description.strip()]
+        keys = list(dict.fromkeys(key for key, _ in mentions))
+        if cards is None or not all(key in cards for key in keys):
+            found = yield call(store.batch, store.abatch, [GetOp(ns, k) for k in keys])
+            cards = dict(zip(keys, found, strict=True))
+        display: dict[str, str] = {}
+        for key, entity in mentions:
+            if key not in display:
+                card = cards[key]
+                display[key] = str(card.value.get("name", entity.name.strip())) if card \
+                    else entity.name.strip()
+                if card is not None and card.value.get("kind") != ENTITY_KIND:
+                    yield from self._adopt(store, ns, card, key, display[key])
+        yield from self._facts.save_many(
+            store, ns, [(e.description.strip(), Subject(key, display[key])) for key, e in mentions],
+            said_at=said_at)
+        described = yield from self._rebuild_many(store, ns, display, card_extra)
+        return {key: (display[key], described[key]) for key in keys}
+
     def _rebuild(
         self, store: BaseStore, ns: tuple[str, ...], key: str, display: str,
         extra: Mapping[str, Any] | None = None,
     ) -> Plan[str | None]:
         """Plan: write the entity's item from its current facts (None: it has none left and
         its item is deleted)."""
-        facts = yield from entity_facts(store, ns, key)
-        if not facts:
-            yield call(store.delete, store.adelete, ns, key)
-            return None
-        description = describe(facts)
-        value = {"name": display, "description": description, "text": f"{display}: {description}",
-                 "method": self.method, "updated_at": time.time(), "kind": ENTITY_KIND,
-                 "facts": len(facts), **(extra or {})}
-        yield call(store.put, store.aput, ns, key, value)
-        return description
+        described = yield from self._rebuild_many(store, ns, {key: display}, extra)
+        return described[key]
+
+    def _rebuild_many(
+        self, store: BaseStore, ns: tuple[str, ...], display: Mapping[str, str],
+        extra: Mapping[str, Any] | None = None,
+    ) -> Plan[dict[str, str | None]]:
+        """Plan: write each entity's item (key -> display name) from its current facts, all
+        in one read and one write (an entity with no facts left: its item deleted, None)."""
+        keys = list(display)
+        found = yield call(store.batch, store.abatch, [facts_op(ns, key) for key in keys])
+        writes: list[PutOp] = []
+        described: dict[str, str | None] = {}
+        for key, items in zip(keys, found, strict=True):
+            facts = facts_of(items, ns)
+            if not facts:
+                writes.append(PutOp(ns, key, None))
+                described[key] = None
+                continue
+            description = described[key] = describe(facts)
+            name = display[key]
+            writes.append(PutOp(ns, key, {
+                "name": name, "description": description, "text": f"{name}: {description}",
+                "method": self.method, "updated_at": time.time(), "kind": ENTITY_KIND,
+                "facts": len(facts), **(extra or {})}))
+        if writes:
+            yield call(store.batch, store.abatch, writes)
+        return described
 
     def merge(
         self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity]
@@ -244,9 +287,18 @@ def entity_facts(
     store: BaseStore, ns: tuple[str, ...], key: str
 ) -> Plan[list[FactRecord]]:
     """Plan: the current facts about the entity ``key`` in ``ns``, newest first."""
-    found = yield call(store.search, store.asearch, ns,
-                       filter={"kind": FACT_KIND, "subject": key, "current": True},
-                       limit=SUBJECT_SCAN, refresh_ttl=False)
+    found = yield call(store.batch, store.abatch, [facts_op(ns, key)])
+    return facts_of(found[0], ns)
+
+
+def facts_op(ns: tuple[str, ...], key: str) -> SearchOp:
+    """The read of the current facts about the entity ``key`` (see :func:`facts_of`)."""
+    return SearchOp(ns, filter={"kind": FACT_KIND, "subject": key, "current": True},
+                    limit=SUBJECT_SCAN, refresh_ttl=False)
+
+
+def facts_of(found: Sequence[Item], ns: tuple[str, ...]) -> list[FactRecord]:
+    """The current facts, newest first, among what :func:`facts_op` found."""
     own = [item for item in newest_per_lineage(found) if tuple(item.namespace) == ns]
     records = [rec for item in own if (rec := FactRecord.from_value(item.value)) and rec.current]
     records.sort(key=lambda r: max(r.recorded_at, r.confirmed_at or ""), reverse=True)
