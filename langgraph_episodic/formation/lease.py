@@ -13,7 +13,8 @@ Two contenders can never both hold it: each reads after its own write, so the on
 last sees the other's record (a store whose reads see every write that returned before them,
 as Chroma's are). Both may back off at once; they then try again after a pause. Renewing is the
 same write-then-read, so a holder whose lease expired and was taken meanwhile finds the other
-record and stops before it writes. A crashed holder's record expires after ``LEASE_S``; the
+record and stops before it writes; a holder renews before it writes only once its lease is
+``RENEW_AFTER_S`` old (a quarter of its life: younger, it cannot have expired anywhere). A crashed holder's record expires after ``LEASE_S``; the
 next contender ignores it and deletes it. Expiry compares wall clocks: the machines sharing a
 server need clocks within a few seconds of each other.
 
@@ -39,7 +40,12 @@ LEASE = "_formation"
 """First label of the lease namespaces, ``(LEASE, user_label)``."""
 
 LEASE_S = 60.0
-"""How long a lease lasts unless renewed (a holder renews it before it writes)."""
+"""How long a lease lasts unless renewed."""
+
+RENEW_AFTER_S = LEASE_S / 4
+"""A holder renews its lease before it writes once this long has passed since it took it:
+until then its record is live for every other process (whose clock is within a few seconds),
+so nobody else can hold the lease, and the write costs no store call for it."""
 
 
 def new_owner() -> str:

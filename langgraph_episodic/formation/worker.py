@@ -72,7 +72,8 @@ class DeferredFormation:
             turns (for tests that forget a user in between).
 
     Across processes sharing the store, a user is formed by one process at a time: the worker
-    takes the user's lease in the store first (:mod:`.lease`) and renews it before it writes.
+    takes the user's lease in the store first (:mod:`.lease`) and, when the batch's model calls
+    took long enough for it to age, renews it before it writes.
     """
 
     def __init__(self, *, debounce: float = 1.0, max_wait: float = 30.0,
@@ -209,6 +210,7 @@ class DeferredFormation:
         """Form ``user``'s pending turns; False when another process holds their lease."""
         store, former = self._store, self._former
         assert store is not None and former is not None
+        taken = time.monotonic()  # the lease's record is written after this
         if not lease.acquire(store, user, self._owner):
             return False
         try:
@@ -219,7 +221,8 @@ class DeferredFormation:
             if self.on_prepared is not None:
                 self.on_prepared(user, len(turns))
             with lease.user_lock(user):  # forget_user takes it too
-                if not lease.renew(store, user, self._owner):
+                if (time.monotonic() - taken > lease.RENEW_AFTER_S
+                        and not lease.renew(store, user, self._owner)):
                     logger.warning("lost the formation lease of %r to another process; it "
                                    "forms these turns", user)
                     return True
