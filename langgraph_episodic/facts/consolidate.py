@@ -33,7 +33,16 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from langgraph.store.base import NOT_PROVIDED, BaseStore, GetOp, Item, NotProvided, PutOp, SearchOp
+from langgraph.store.base import (
+    NOT_PROVIDED,
+    BaseStore,
+    GetOp,
+    Item,
+    NotProvided,
+    Op,
+    PutOp,
+    SearchOp,
+)
 
 from .._effects import Plan, arun, call, run
 from .dates import resolve_date
@@ -219,12 +228,15 @@ class FactWriter:
         *,
         said_at: datetime | None = None,
         ttl: float | NotProvided | None = NOT_PROVIDED,
+        then: Callable[[list[Outcome]], list[Op]] | None = None,
     ) -> Plan[list[Outcome]]:
         """Plan: save many ``(text, subject)`` facts in ``ns``, each consolidated as
         :meth:`save` does, under the namespace's lock, with the store calls of facts about
         different subjects batched: one read of all their candidates, one write, one repair
         read. Facts about one subject are saved in their order (the second is consolidated
-        with what the first wrote). Returns the outcomes in the order of ``facts``."""
+        with what the first wrote). ``then`` is given every outcome once all are decided; the
+        ops it returns are written in the same batch as the last facts (an entity's item
+        rebuilt from them, for one). Returns the outcomes in the order of ``facts``."""
         when = said_at if said_at is not None else self.clock()
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
@@ -238,10 +250,16 @@ class FactWriter:
 
         def plan() -> Plan[list[Outcome]]:
             outcomes: dict[int, Outcome] = {}
-            for members in rounds:
+            for r, members in enumerate(rounds):
+                finish = None
+                if then is not None and r == len(rounds) - 1:
+                    def finish(last: list[Outcome], members: list[int] = members) -> list[Op]:
+                        assert then is not None
+                        outcomes.update(zip(members, last, strict=True))
+                        return then([outcomes[i] for i in range(len(facts))])
                 done = yield from self._save_round(
                     store, ns, [self._fresh(facts[i][0], when, facts[i][1]) for i in members],
-                    minutes)
+                    minutes, finish)
                 outcomes.update(zip(members, done, strict=True))
             return [outcomes[i] for i in range(len(facts))]
 
@@ -267,10 +285,11 @@ class FactWriter:
 
     def _save_round(
         self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
-        ttl: float | None,
+        ttl: float | None, finish: Callable[[list[Outcome]], list[Op]] | None = None,
     ) -> Plan[list[Outcome]]:
         """Consolidate and write facts that cannot be candidates of each other (one fact, or
-        facts about different subjects): their reads in one batch, their writes in one."""
+        facts about different subjects): their reads in one batch, their writes in one (with
+        the ops ``finish`` makes of the outcomes, once all are decided)."""
         outcomes: dict[int, Outcome] = {}
         todo = list(range(len(fresh)))
         for _attempt in range(ATTEMPTS):
@@ -323,6 +342,8 @@ class FactWriter:
                 ops, outcomes[i] = self._write_ops(ns, fresh[i], decision, records, same_key, ttl)
                 writes += ops
                 repair += [outcomes[i], *_doubled(records)]
+            if finish is not None and not changed:
+                writes += finish([outcomes[i] for i in range(len(fresh))])
             if writes:
                 yield call(store.batch, store.abatch, writes)
             yield from self._repair(store, ns, repair, ttl)
@@ -334,6 +355,8 @@ class FactWriter:
                                                    {}, None, ttl)
                 writes += ops
                 repair.append(outcomes[i])
+            if finish is not None:
+                writes += finish([outcomes[i] for i in range(len(fresh))])
             yield call(store.batch, store.abatch, writes)
             yield from self._repair(store, ns, repair, ttl)
         return [outcomes[i] for i in range(len(fresh))]

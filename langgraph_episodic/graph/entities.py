@@ -38,18 +38,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
+from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchOp
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
-from ..facts.consolidate import Clock, FactWriter, Subject
+from ..facts.consolidate import Clock, FactWriter, Outcome, Subject
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import FACT_KIND, FactRecord
@@ -206,17 +206,23 @@ class EntityWriter:
         cards: Mapping[str, Item | None] | None = None,
     ) -> Plan[dict[str, tuple[str, str | None]]]:
         """Plan: :meth:`save_one` for many mentions at once (each entity's in their order),
-        with the store calls batched: the entities' items read once (or taken from ``cards``,
-        key -> item or None, when the caller has read them), the facts saved by
-        :meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`, the
-        items rebuilt in one read and one write. The caller holds every entity's lock.
-        Returns key -> (display name, current description)."""
+        with the store calls batched: the entities' items (unless the caller read them:
+        ``cards``, key -> item or None) and current facts read in one batch, the facts saved
+        by :meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`, and
+        each item rebuilt from the facts read and what the save did, written in the same
+        batch as the facts. The caller holds every entity's lock. Returns key -> (display
+        name, current description)."""
         mentions = [(key, e) for e in entities
                     if (key := entity_key(e.name)) and e.description.strip()]
         keys = list(dict.fromkeys(key for key, _ in mentions))
-        if cards is None or not all(key in cards for key in keys):
-            found = yield call(store.batch, store.abatch, [GetOp(ns, k) for k in keys])
-            cards = dict(zip(keys, found, strict=True))
+        read_cards = cards is None or not all(key in cards for key in keys)
+        found = yield call(store.batch, store.abatch,
+                           [*(facts_op(ns, k) for k in keys),
+                            *(GetOp(ns, k) for k in (keys if read_cards else ()))])
+        if read_cards:
+            cards = dict(zip(keys, found[len(keys):], strict=True))
+        assert cards is not None
+        current = {key: current_facts_of(items, ns) for key, items in zip(keys, found, strict=False)}
         display: dict[str, str] = {}
         for key, entity in mentions:
             if key not in display:
@@ -225,46 +231,37 @@ class EntityWriter:
                     else entity.name.strip()
                 if card is not None and card.value.get("kind") != ENTITY_KIND:
                     yield from self._adopt(store, ns, card, key, display[key])
+                    again = yield call(store.batch, store.abatch, [facts_op(ns, key)])
+                    current[key] = current_facts_of(again[0], ns)
+        described: dict[str, str | None] = {}
+
+        def items(outcomes: list[Outcome]) -> list[Op]:
+            for (key, _), outcome in zip(mentions, outcomes, strict=True):
+                current[key] = after(current[key], outcome)
+            ops: list[Op] = []
+            for key in keys:
+                op, described[key] = self._item(ns, key, display[key], current[key], card_extra)
+                ops.append(op)
+            return ops
+
         yield from self._facts.save_many(
             store, ns, [(e.description.strip(), Subject(key, display[key])) for key, e in mentions],
-            said_at=said_at)
-        described = yield from self._rebuild_many(store, ns, display, card_extra)
+            said_at=said_at, then=items)
         return {key: (display[key], described[key]) for key in keys}
 
-    def _rebuild(
-        self, store: BaseStore, ns: tuple[str, ...], key: str, display: str,
-        extra: Mapping[str, Any] | None = None,
-    ) -> Plan[str | None]:
-        """Plan: write the entity's item from its current facts (None: it has none left and
-        its item is deleted)."""
-        described = yield from self._rebuild_many(store, ns, {key: display}, extra)
-        return described[key]
-
-    def _rebuild_many(
-        self, store: BaseStore, ns: tuple[str, ...], display: Mapping[str, str],
-        extra: Mapping[str, Any] | None = None,
-    ) -> Plan[dict[str, str | None]]:
-        """Plan: write each entity's item (key -> display name) from its current facts, all
-        in one read and one write (an entity with no facts left: its item deleted, None)."""
-        keys = list(display)
-        found = yield call(store.batch, store.abatch, [facts_op(ns, key) for key in keys])
-        writes: list[PutOp] = []
-        described: dict[str, str | None] = {}
-        for key, items in zip(keys, found, strict=True):
-            facts = facts_of(items, ns)
-            if not facts:
-                writes.append(PutOp(ns, key, None))
-                described[key] = None
-                continue
-            description = described[key] = describe(facts)
-            name = display[key]
-            writes.append(PutOp(ns, key, {
-                "name": name, "description": description, "text": f"{name}: {description}",
-                "method": self.method, "updated_at": time.time(), "kind": ENTITY_KIND,
-                "facts": len(facts), **(extra or {})}))
-        if writes:
-            yield call(store.batch, store.abatch, writes)
-        return described
+    def _item(self, ns: tuple[str, ...], key: str, display: str,
+              current: Mapping[str, FactRecord],
+              extra: Mapping[str, Any] | None = None) -> tuple[PutOp, str | None]:
+        """The write of an entity's item from its current facts (key -> fact, in the order a
+        search returns them), and its description (None: no facts left, the item deleted)."""
+        facts = newest_first(current.values())
+        if not facts:
+            return PutOp(ns, key, None), None
+        description = describe(facts)
+        return PutOp(ns, key, {
+            "name": display, "description": description, "text": f"{display}: {description}",
+            "method": self.method, "updated_at": time.time(), "kind": ENTITY_KIND,
+            "facts": len(facts), **(extra or {})}), description
 
     def merge(
         self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity]
@@ -299,10 +296,35 @@ def facts_op(ns: tuple[str, ...], key: str) -> SearchOp:
 
 def facts_of(found: Sequence[Item], ns: tuple[str, ...]) -> list[FactRecord]:
     """The current facts, newest first, among what :func:`facts_op` found."""
+    return newest_first(current_facts_of(found, ns).values())
+
+
+def current_facts_of(found: Sequence[Item], ns: tuple[str, ...]) -> dict[str, FactRecord]:
+    """Key -> current fact among what :func:`facts_op` found (the newest version of each
+    lineage, items of ``ns`` only), in the order found."""
     own = [item for item in newest_per_lineage(found) if tuple(item.namespace) == ns]
-    records = [rec for item in own if (rec := FactRecord.from_value(item.value)) and rec.current]
-    records.sort(key=lambda r: max(r.recorded_at, r.confirmed_at or ""), reverse=True)
-    return records
+    return {item.key: rec for item in own
+            if (rec := FactRecord.from_value(item.value)) and rec.current}
+
+
+def after(current: Mapping[str, FactRecord], outcome: Outcome) -> dict[str, FactRecord]:
+    """The current facts (key -> fact) once ``outcome`` is written: the version written
+    first (as a search finds the latest write), the version it closed or ended gone."""
+    gone = set()
+    if outcome.action == "end":
+        gone.add(outcome.key)
+    record = outcome.record
+    if record is not None and record.supersedes and outcome.replaced is not None:
+        gone.add(record.supersedes)
+    kept = {key: rec for key, rec in current.items() if key not in gone and key != outcome.key}
+    if record is not None and record.current:
+        return {outcome.key: record, **kept}
+    return kept
+
+
+def newest_first(facts: Iterable[FactRecord]) -> list[FactRecord]:
+    """``facts`` by when they were last said (recorded or confirmed), newest first."""
+    return sorted(facts, key=lambda r: max(r.recorded_at, r.confirmed_at or ""), reverse=True)
 
 
 def describe(facts: Sequence[FactRecord]) -> str:
