@@ -17,6 +17,10 @@ One save, :meth:`FactWriter.save`, is a plan (:mod:`langgraph_episodic._effects`
    same moment, all but the newest are closed (by ``recorded_at``, then key), by every writer
    alike, so concurrent writers converge on one current version without losing the newer.
 
+:meth:`FactWriter.save_many` saves many facts about different subjects (a batch of entities)
+with each of these steps batched across them: one read, the decisions, one write, one repair
+read, whatever their number.
+
 In one process, the saves of one namespace are serialised by a lock (threads and asyncio
 tasks alike, :mod:`langgraph_episodic.graph._keylock`), so two writers never decide on the
 same old state. Across processes (a Chroma server) the store has no compare-and-swap: before
