@@ -92,8 +92,8 @@ def explanation(ranked: Ranked, method: Method, offset: int, floor: float | None
         key = ranked.keys[n] if n < len(ranked.keys) else None
         cosine, share = parts.get(key, (None, None)) if key is not None else (None, None)
         before = first.get(key) if key is not None else None
-        if method.kind == "dense":
-            cosine = score
+        if method.kind == "dense":  # the score is the (scaled) cosine
+            cosine = score / method.calibration.scale if score is not None else None
         hits.append(
             ScoreBreakdown(
                 item=hit.item,

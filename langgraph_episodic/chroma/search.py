@@ -170,7 +170,7 @@ def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method:
     if method.kind == "hybrid" and qvec is not None:
         return hybrid(b, op, qvec, now, method)
     if method.kind == "dense" and qvec is not None:
-        return dense(b, op, qvec, now)
+        return dense(b, op, qvec, now, method.calibration.scale)
     if method.kind == "lexical":
         return lexical(b, op, now)
     return Ranked(scan(b, op, now), {})
@@ -314,14 +314,18 @@ def dense_ranking(
     return sorted(best.items(), key=lambda kv: -kv[1]), len(found) >= depth
 
 
-def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> Ranked:
-    """Cosine-ranked page; as ``InMemoryStore``, a short page is filled with unindexed items."""
+def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float = 1.0) -> Ranked:
+    """Cosine-ranked page; as ``InMemoryStore``, a short page is filled with unindexed items.
+    ``scale`` multiplies each cosine (the two-language default's half-length vectors: back to
+    the question's model's own cosine)."""
     need = op.offset + op.limit
     depth = first_depth(need)
     missed: Missed = {}
     while True:
         views = b.scope(op.namespace_prefix, vectors=True, lexical=False).vectors
         ranked, more = dense_ranking(b, op, qvec, depth, views)
+        if scale != 1.0:
+            ranked = [(key, cosine * scale) for key, cosine in ranked]
         resolved = resolve(b, ranked, op, now, need)
         missed = _merge(missed, resolved)
         if len(resolved.hits) >= need or not more:

@@ -519,6 +519,8 @@ class ChromaStore(BaseStore):
             lift = fields[0][0] if self.field_lift and len(fields) > 1 else None
             return search.Method("hybrid", calibration, lift)
         if use_dense:
+            if self._calibrate is not None and qvec is not None:
+                return search.Method("dense", Calibration(scale=self._calibrate(qvec).scale))
             return search.Method("dense")
         if use_lexical:
             return search.Method("lexical")

@@ -124,6 +124,18 @@ def test_a_german_question_is_scored_by_the_dense_side_alone() -> None:
     assert english.hits[0].item.key == "tea" and english.hits[0].lexical_part > 0
 
 
+def test_a_dense_score_is_the_questions_models_cosine() -> None:
+    emb = _fake()
+    index = {"dims": BILINGUAL_DIMS, "embed": emb, "fields": ["text"]}
+    store = ChromaStore.ephemeral(index=index, search_mode="dense")
+    text = "Ich arbeite als Krankenpfleger im Klinikum."
+    store.put(NS, "job", {"text": text})
+    (hit,) = store.search(NS, query=text, limit=1)
+    assert hit.score == pytest.approx(1.0)  # the same text: cosine 1, not 1 / sqrt(2)
+    (part,) = store.explain(NS, query=text, limit=1).hits
+    assert part.cosine == pytest.approx(1 / math.sqrt(2)) and part.dense == pytest.approx(1.0)
+
+
 def _load(lang: str) -> tuple[dict[str, str], list[tuple[str, str]], list[str]]:
     facts, questions, never = {}, [], []
     for line in (SETS / f"{'german' if lang == 'de' else 'english'}_memory.jsonl").read_text(
