@@ -424,9 +424,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--embedder",
-        choices=("packaged", "multilingual"),
+        choices=("packaged", "multilingual", "default"),
         default="packaged",
-        help="the packaged all-MiniLM-L6-v2 (default) or MultilingualEmbeddings (USE-M v3)",
+        help="the packaged all-MiniLM-L6-v2 (the default's English half; default), "
+        "MultilingualEmbeddings (USE-M v3) or the store's default, BilingualEmbeddings (both)",
     )
     return parser.parse_args(argv)
 
@@ -442,10 +443,32 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{n_questions} scored questions; top {TOP_K}; {os.cpu_count()} CPUs; "
         f"embedder: {args.embedder}"
     )
+    embedder: Any
     if args.embedder == "multilingual":
         from langgraph_episodic.multilingual import MultilingualEmbeddings
 
         embedder = CachedEmbeddings(MultilingualEmbeddings(), name="use-m3")
+    elif args.embedder == "default":
+        from langgraph_episodic.bilingual import BilingualEmbeddings
+        from langgraph_episodic.embeddings import default_embeddings
+        from langgraph_episodic.multilingual import MultilingualEmbeddings
+
+        halves = (
+            CachedEmbeddings(default_embeddings()),
+            CachedEmbeddings(MultilingualEmbeddings(), name="use-m3"),
+        )
+        texts = (
+            [t.document for c in conversations for t in c.turns]
+            + [t.time for c in conversations for t in c.turns]
+            + [q.question for c in conversations for q in c.questions]
+        )
+        for half in halves:
+            half.embed_documents(texts)
+            half.save()
+        embedder = BilingualEmbeddings(*halves)
+        asked = [q.question for c in conversations for q in c.questions]
+        german = sum(embedder.language(q) == "de" for q in asked)
+        print(f"questions scored as German (multilingual half): {german} of {len(asked)}")
     else:
         from langgraph_episodic.embeddings import default_embeddings
 
@@ -453,12 +476,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     embedder.embed_query("warm up")  # load the model outside the timings
     # Vectors come from .cache/ after the first run (saved here), so query timings leave the
     # model out and compare the stores' own work.
-    embedder.embed_documents(
-        [t.document for c in conversations for t in c.turns]
-        + [t.time for c in conversations for t in c.turns]
-        + [q.question for c in conversations for q in c.questions]
-    )
-    embedder.save()
+    if args.embedder != "default":
+        embedder.embed_documents(
+            [t.document for c in conversations for t in c.turns]
+            + [t.time for c in conversations for t in c.turns]
+            + [q.question for c in conversations for q in c.questions]
+        )
+        embedder.save()
     if args.fusion_study:
         table, notes = fusion_study(conversations, embedder)
         print("\nStandalone fusion study (numpy + LexicalIndex + rank_bm25)\n")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langgraph.store.base import IndexConfig
 
 from .encode_threads import choose_threads, machine_now, torch_threads
 
@@ -280,6 +281,17 @@ def default_embeddings() -> SentenceTransformerEmbeddings:
     return SentenceTransformerEmbeddings()
 
 
+def packaged_index(fields: Sequence[str] = ("$",)) -> IndexConfig:
+    """A store ``index`` config with the packaged all-MiniLM-L6-v2 alone (384 dims, English):
+    the store's default before the two-language one (:mod:`.bilingual`), and what a store
+    written with it opens with.
+
+    >>> packaged_index(["text"])["dims"]
+    384
+    """
+    return {"dims": MODEL_DIMS, "embed": default_embeddings(), "fields": list(fields)}
+
+
 def simple_hash_embedding(text: str, dim: int = 64) -> list[float]:
     """A deterministic bag-of-words embedding for tests: the same text gives the same vector
     in every process (it hashes with BLAKE2b, not Python's salted ``hash``).
@@ -377,6 +389,7 @@ __all__ = [
     "SentenceTransformerEmbeddings",
     "as_embeddings",
     "default_embeddings",
+    "packaged_index",
     "packaged_model_path",
     "simple_hash_embedding",
     "torch_threads",

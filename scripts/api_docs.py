@@ -65,6 +65,7 @@ NOTES: dict[str, str] = {
     "USER_LABELS": "the configurable keys that name the user.",
     "MEMORIES_NAMESPACE": "namespace template of the middleware's saved memories.",
     "MULTILINGUAL_DIMS": "dimensions of the multilingual model (512).",
+    "BILINGUAL_DIMS": "dimensions of the default two-language vectors (384 + 512 = 896).",
     "DEFAULT_REDACTOR": "the redactor the memory tools and nodes apply by default (`DEFAULT_RULES`).",
     "DEFAULT_RULES": "the redaction rules of the default redactor.",
     "DEFAULT_SHAPES": "namespace shapes `forget_user` searches by default.",

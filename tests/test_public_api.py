@@ -73,6 +73,7 @@ TOP_LEVEL = {
 say so in the changelog."""
 
 SUBPACKAGES = (
+    "langgraph_episodic.bilingual",
     "langgraph_episodic.chroma",
     "langgraph_episodic.embeddings",
     "langgraph_episodic.episodic",

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from langgraph.store.base import SearchItem
 
-from .ranking.baseline import above_baseline
 from .ranking.fusion import LEXICAL_WEIGHT
 from .search import Method, Ranked
 
@@ -40,16 +39,19 @@ class ScoreBreakdown:
     """Hybrid: what the shared-field lift added (``score - fused``; 0 when it did not act)."""
     below_floor: bool
     """Whether the score falls under the floor asked for (False without a floor)."""
+    lexical_weight: float = LEXICAL_WEIGHT
+    """Hybrid: the lexical side's share ``w`` for this question (0 for a German question with
+    the two-language default: it is scored by the dense side alone)."""
 
     @property
     def dense_part(self) -> float:
         """``(1 - w) * clip(dense)``: the dense side's share of the fused score."""
-        return (1.0 - LEXICAL_WEIGHT) * _clip(self.dense)
+        return (1.0 - self.lexical_weight) * _clip(self.dense)
 
     @property
     def lexical_part(self) -> float:
         """``w * clip(lexical share)``: the lexical side's share of the fused score."""
-        return LEXICAL_WEIGHT * _clip(self.lexical_share)
+        return self.lexical_weight * _clip(self.lexical_share)
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,8 @@ def explanation(ranked: Ranked, method: Method, offset: int, floor: float | None
         key = ranked.keys[n] if n < len(ranked.keys) else None
         cosine, share = parts.get(key, (None, None)) if key is not None else (None, None)
         before = first.get(key) if key is not None else None
-        if method.kind == "dense":
-            cosine = score
+        if method.kind == "dense":  # the score is the (scaled) cosine
+            cosine = score / method.calibration.scale if score is not None else None
         hits.append(
             ScoreBreakdown(
                 item=hit.item,
@@ -99,10 +101,12 @@ def explanation(ranked: Ranked, method: Method, offset: int, floor: float | None
                 score=score,
                 fused=before,
                 cosine=cosine,
-                dense=above_baseline(cosine, method.baseline) if cosine is not None else None,
+                dense=method.calibration.dense(cosine) if cosine is not None else None,
                 lexical_share=share,
                 lift=(score - before) if score is not None and before is not None else 0.0,
                 below_floor=floor is not None and (score is None or score < floor),
+                lexical_weight=method.calibration.lexical_weight,
             )
         )
-    return Explanation(method.kind, method.baseline, LEXICAL_WEIGHT, floor, tuple(hits))
+    weight = method.calibration.lexical_weight
+    return Explanation(method.kind, method.baseline, weight, floor, tuple(hits))

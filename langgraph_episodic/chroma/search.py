@@ -35,6 +35,7 @@ from .caches import Listing
 from .filters import combine, matches, value_where
 from .plans import newest_first
 from .ranking import shared_fields
+from .ranking.baseline import Calibration
 from .ranking.hybrid import Fused, Question, aligned, analyse, candidates, complete
 from .ranking.vectors import BlockView, NamespaceVectors, QueryCosines, rank, similarities
 from .reads import Backend, Scope
@@ -69,15 +70,25 @@ Missed = Mapping[str, tuple[str, tuple[str, ...]]]
 item names another tag now, and did not find under it."""
 
 
+PLAIN = Calibration()
+"""The plain cosine, with the store's lexical weight (embedders without a baseline)."""
+
+
 @dataclass(frozen=True)
 class Method:
-    """How a search ranks: its kind, the question's baseline cosine (hybrid; ``0`` for
-    embedders without one, :mod:`.ranking.baseline`) and the primary field's path when the
-    shared-field lift acts (:mod:`.ranking.shared_fields`)."""
+    """How a search ranks: its kind, how the question's cosines are calibrated (hybrid: its
+    baseline, scale and lexical weight, :class:`.ranking.baseline.Calibration`; the plain
+    cosine for embedders without one) and the primary field's path when the shared-field lift
+    acts (:mod:`.ranking.shared_fields`)."""
 
     kind: Literal["hybrid", "dense", "lexical", "scan"]
-    baseline: float = 0.0
+    calibration: Calibration = PLAIN
     lift: str | None = None
+
+    @property
+    def baseline(self) -> float:
+        """The question's baseline cosine (``0`` for embedders without one)."""
+        return self.calibration.baseline
 
 
 class Hit(NamedTuple):
@@ -159,7 +170,7 @@ def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method:
     if method.kind == "hybrid" and qvec is not None:
         return hybrid(b, op, qvec, now, method)
     if method.kind == "dense" and qvec is not None:
-        return dense(b, op, qvec, now)
+        return dense(b, op, qvec, now, method.calibration.scale)
     if method.kind == "lexical":
         return lexical(b, op, now)
     return Ranked(scan(b, op, now), {})
@@ -303,14 +314,18 @@ def dense_ranking(
     return sorted(best.items(), key=lambda kv: -kv[1]), len(found) >= depth
 
 
-def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float) -> Ranked:
-    """Cosine-ranked page; as ``InMemoryStore``, a short page is filled with unindexed items."""
+def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float = 1.0) -> Ranked:
+    """Cosine-ranked page; as ``InMemoryStore``, a short page is filled with unindexed items.
+    ``scale`` multiplies each cosine (the two-language default's half-length vectors: back to
+    the question's model's own cosine)."""
     need = op.offset + op.limit
     depth = first_depth(need)
     missed: Missed = {}
     while True:
         views = b.scope(op.namespace_prefix, vectors=True, lexical=False).vectors
         ranked, more = dense_ranking(b, op, qvec, depth, views)
+        if scale != 1.0:
+            ranked = [(key, cosine * scale) for key, cosine in ranked]
         resolved = resolve(b, ranked, op, now, need)
         missed = _merge(missed, resolved)
         if len(resolved.hits) >= need or not more:
@@ -349,7 +364,7 @@ def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
 def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Method) -> Ranked:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
     the same scale for every query and namespace (see :mod:`.ranking.fusion` for what it
-    means), the cosine measured from ``method.baseline``; then lifted by shared field values
+    means), the cosine calibrated by ``method.calibration``; then lifted by shared field values
     when ``method.lift`` names the primary field."""
     need = op.offset + op.limit
     depth = first_depth(need)
@@ -359,7 +374,7 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Metho
         scope = b.scope(op.namespace_prefix, vectors=True, lexical=True, fields=lift is not None)
         assert scope.lexical is not None
         question = analyse(op.query or "", scope.lexical, scope.namespaces)
-        fused = first_ranking(b, scope, question, qvec, method.baseline, op, depth)
+        fused = first_ranking(b, scope, question, qvec, method.calibration, op, depth)
         ranking: list[tuple[str, float]] = fused.ranking
         lifted = None
         if lift is not None and scope.fields is not None:
@@ -383,7 +398,7 @@ def first_ranking(
     scope: Scope,
     question: Question,
     qvec: np.ndarray,
-    baseline: float,
+    baseline: float | Calibration,
     op: SearchOp,
     depth: int,
 ) -> Fused:

@@ -60,6 +60,7 @@ from langgraph.store.base import (
 from . import lifecycle, memory_budget, record_format, search, writes
 from .coalesce import Coalescer
 from .explain import Explanation, explanation
+from .gateway import Gateway
 from .index_paths import check_fields
 from .lifecycle import Calls, StoreClosedError, StoreForkedError
 from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
@@ -72,7 +73,7 @@ from .plans import (
     tokenized_fields,
 )
 from .ranking.analysis import Language
-from .ranking.baseline import Baseline, baseline_for
+from .ranking.baseline import Baseline, Calibration, baseline_for, calibration_of
 from .reads import Backend, describe, embedded_system
 from .verify import VerifyReport
 
@@ -90,10 +91,40 @@ def _check_count(texts: Sequence[str], vectors: Sequence[Any]) -> None:
         raise ValueError(f"The embedder returned {len(vectors)} vectors for {len(texts)} texts.")
 
 
-def _default_index() -> IndexConfig:
-    from ..embeddings import MODEL_DIMS, default_embeddings
+def _default_index(stored: int | None = None) -> IndexConfig:
+    """The default index: the two-language embedder (:mod:`..bilingual`) for a new store; for a
+    store written before with the packaged MiniLM alone (384-d vectors) or the multilingual
+    model alone (512-d), that model, so the store keeps working; any other dimensions are
+    refused, naming the fix."""
+    from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
+    from ..embeddings import MODEL_DIMS, packaged_index
 
-    return {"dims": MODEL_DIMS, "embed": default_embeddings(), "fields": ["$"]}
+    if stored is None or stored == BILINGUAL_DIMS:
+        return {"dims": BILINGUAL_DIMS, "embed": bilingual_embeddings(), "fields": ["$"]}
+    if stored == MODEL_DIMS:
+        return packaged_index()
+    from ..multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
+
+    if stored == MULTILINGUAL_DIMS:
+        return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings(), "fields": ["$"]}
+    raise ValueError(
+        f"This store holds {stored}-d vectors, written with an embedder of your own; the "
+        f"default embedder makes {BILINGUAL_DIMS}-d ones. Open it with the embedder it was "
+        "written with: index={'dims': ..., 'embed': ...}."
+    )
+
+
+def _stored_dims(client: Any, collection: str) -> int | None:
+    """Dimensions of the vectors store ``collection`` already holds (None: none, or no store)."""
+    name = Gateway.names(collection)[1]
+    if name not in {c if isinstance(c, str) else c.name for c in client.list_collections()}:
+        return None
+    vectors = client.get_collection(name, embedding_function=None)
+    got = vectors.get(limit=1, include=["embeddings"])
+    embeddings = got.get("embeddings")
+    if embeddings is None or len(embeddings) == 0:
+        return None
+    return len(embeddings[0])
 
 
 def _server_error(exc: BaseException, endpoint: str) -> OSError:
@@ -127,7 +158,10 @@ class ChromaStore(BaseStore):
         collection: Base name of the two collections the store keeps (``<name>`` for items,
             ``<name>__vec`` for vectors). 3-60 characters of ``[a-zA-Z0-9._-]``.
         index: A LangGraph ``IndexConfig`` (``dims``, ``embed``, ``fields``). Defaults to the
-            packaged all-MiniLM-L6-v2 over the whole value; ``None`` turns semantic search off.
+            two-language embedder over the whole value (:mod:`..bilingual`: German questions
+            scored by the multilingual model, English ones by the packaged all-MiniLM-L6-v2);
+            a store written with one of those models alone (384 or 512 dims) opens with that
+            model. ``None`` turns semantic search off.
         ttl: A LangGraph ``TTLConfig`` (``default_ttl`` minutes, ``refresh_on_read``,
             ``sweep_interval_minutes`` to start a background sweeper).
         search_mode: ``"hybrid"`` (BM25 fused with dense, the default), ``"dense"`` (cosine
@@ -195,15 +229,19 @@ class ChromaStore(BaseStore):
         self.limits = Limits(max_value_bytes, max_indexed_bytes)
         self._client = client
         self.collection_name = collection
-        config: IndexConfig | None = _default_index() if index is _DEFAULT else index
+        config: IndexConfig | None = (
+            _default_index(_stored_dims(client, collection)) if index is _DEFAULT else index
+        )
         self.index_config: IndexConfig | None = None
         self.embeddings: Embeddings | None = None
         self._baseline: Baseline | None = None
+        self._calibrate: Callable[[np.ndarray], Calibration] | None = None
         self._fields: Fields | None = None
         if config is not None:
             self.index_config = IndexConfig(**config)
             self.embeddings = ensure_embeddings(config.get("embed"))
             self._baseline = baseline_for(self.embeddings)
+            self._calibrate = calibration_of(self.embeddings)
             fields = config.get("fields")
             if fields is not None:
                 fields = list(check_fields(fields, "index['fields']"))
@@ -471,11 +509,18 @@ class ChromaStore(BaseStore):
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
         if use_lexical and use_dense and qvec is not None:
-            shift = self._baseline.of(qvec, op.query or "", self.language) if self._baseline else 0.0
+            if self._calibrate is not None:
+                calibration = self._calibrate(qvec)
+            elif self._baseline is not None:
+                calibration = Calibration(self._baseline.of(qvec, op.query or "", self.language))
+            else:
+                calibration = Calibration()
             fields = self._fields or []
             lift = fields[0][0] if self.field_lift and len(fields) > 1 else None
-            return search.Method("hybrid", shift, lift)
+            return search.Method("hybrid", calibration, lift)
         if use_dense:
+            if self._calibrate is not None and qvec is not None:
+                return search.Method("dense", Calibration(scale=self._calibrate(qvec).scale))
             return search.Method("dense")
         if use_lexical:
             return search.Method("lexical")

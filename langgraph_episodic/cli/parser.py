@@ -269,12 +269,13 @@ def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None
         return
     parser.add_argument(
         "--embeddings",
-        choices=["model", "multilingual", "hash"],
+        choices=["model", "multilingual", "bilingual", "hash"],
         default="model",
         help="how text is embedded: the packaged all-MiniLM-L6-v2 (model, default), the "
-        "multilingual Universal Sentence Encoder for German and other languages (multilingual, "
-        f"the [multilingual] extra) or the instant {HASH_DIMS}-dim hashing embedder (hash); use "
-        "the one the store was written with",
+        "multilingual Universal Sentence Encoder for German and other languages (multilingual), "
+        "both, as ChromaStore's default embedder (bilingual: a German question by the "
+        f"multilingual model, an English one by MiniLM) or the instant {HASH_DIMS}-dim hashing "
+        "embedder (hash); use the one the store was written with",
     )
 
 

@@ -24,7 +24,9 @@ DEFAULT_PATH = Path(DEFAULT_FOLDER)
 CHROMA_FILE = "chroma.sqlite3"
 """The file Chroma keeps in every persistent store folder (how we recognise a store)."""
 
-EmbeddingsChoice = Literal["model", "multilingual", "hash"]
+EmbeddingsChoice = Literal["model", "multilingual", "bilingual", "hash"]
+CHOICES: tuple[EmbeddingsChoice, ...] = ("model", "multilingual", "bilingual", "hash")
+"""The ``--embeddings`` choices."""
 
 
 class CliError(Exception):
@@ -75,6 +77,10 @@ class Target:
             from ..multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
 
             return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings()}
+        if self.embeddings == "bilingual":
+            from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
+
+            return {"dims": BILINGUAL_DIMS, "embed": bilingual_embeddings()}
         embed = default_embeddings() if threads is None else SentenceTransformerEmbeddings(
             num_threads=threads
         )
@@ -222,13 +228,15 @@ def _check_dims(store: ChromaStore, target: Target, dims: int) -> None:
 
 def _embeddings_for(dims: int, current: str) -> str:
     """The ``--embeddings`` choice that makes ``dims``-dim vectors (or the other choices)."""
+    from ..bilingual import BILINGUAL_DIMS
     from ..embeddings import MODEL_DIMS
     from ..multilingual import MULTILINGUAL_DIMS
 
-    by_dims = {MODEL_DIMS: "model", MULTILINGUAL_DIMS: "multilingual", HASH_DIMS: "hash"}
+    by_dims = {MODEL_DIMS: "model", MULTILINGUAL_DIMS: "multilingual", BILINGUAL_DIMS: "bilingual",
+               HASH_DIMS: "hash"}  # fmt: skip
     if dims in by_dims:
         return by_dims[dims]
-    return " or ".join(c for c in ("model", "multilingual", "hash") if c != current)
+    return " or ".join(c for c in CHOICES if c != current)
 
 
 def _check_path(path: Path, *, create: bool) -> None:
@@ -252,7 +260,7 @@ def explain_chroma_error(exc: Exception, target: Target) -> str:
     """A message for a Chroma error raised while a command ran, naming the likely fix."""
     text = str(exc)
     if "dimension" in text:
-        other = " or ".join(c for c in ("model", "multilingual", "hash") if c != target.embeddings)
+        other = " or ".join(c for c in CHOICES if c != target.embeddings)
         return (
             f"The {target.describe()} was written with another embedder ({text}). "
             f"Try --embeddings {other}."

@@ -81,6 +81,21 @@ def test_a_german_store_is_searched_with_the_multilingual_embedder(
     assert json.loads(out)[0]["key"] == "job"
 
 
+def test_a_store_written_with_the_default_embedder_is_named_bilingual(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """``ChromaStore``'s default vectors (896 dims): the error names ``--embeddings bilingual``."""
+    from langgraph_episodic import HashEmbeddings
+    from langgraph_episodic.bilingual import BILINGUAL_DIMS, BilingualEmbeddings
+
+    both = BilingualEmbeddings(HashEmbeddings(384), HashEmbeddings(512))
+    with ChromaStore.persistent(tmp_path, index={"dims": BILINGUAL_DIMS, "embed": both}) as store:
+        store.put(("memories", "anna"), "job", {"text": "Ich arbeite als Krankenpfleger."})
+    code, _, err = cli("search", "Was ist mein Beruf?", "--path", str(tmp_path), *HASH)
+    assert code == 2
+    assert "--embeddings bilingual" in err and "Traceback" not in err
+
+
 def _make_thread(checkpoints: Path, user: str, session: str) -> None:
     from langgraph.graph import START, MessagesState, StateGraph
 

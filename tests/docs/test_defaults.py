@@ -11,10 +11,12 @@ import re
 from pathlib import Path
 
 from langgraph_episodic import ChromaStore
+from langgraph_episodic.bilingual import BILINGUAL_DIMS, BilingualEmbeddings
 from langgraph_episodic.cli.parser import DEFAULT_FOLDER
 from langgraph_episodic.embeddings import MODEL_DIMS
 from langgraph_episodic.graph.threads import DEFAULT_CHECKPOINT_PATH, open_checkpointer
 from langgraph_episodic.graph.working_memory import CustomerHistory, OutputLog
+from langgraph_episodic.multilingual import MULTILINGUAL_DIMS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,16 +39,18 @@ def human_size(n: int) -> str:
     return f"{n} bytes"
 
 
-def test_the_default_embedder_is_the_packaged_model_with_the_stated_dimensions() -> None:
+def test_the_default_embedder_is_the_two_language_one_with_the_stated_dimensions() -> None:
     with ChromaStore.ephemeral() as store:
         config = store.index_config
         assert config is not None
-        assert config["dims"] == MODEL_DIMS
-        assert getattr(config["embed"], "is_packaged", False) is True
+        assert config["dims"] == BILINGUAL_DIMS
+        assert isinstance(config["embed"], BilingualEmbeddings)
         fields = config.get("fields")
     store_page = text("store.md")
-    assert f"packaged all-MiniLM-L6-v2 ({MODEL_DIMS} dimensions" in store_page
-    assert "the packaged MiniLM by default" in store_page
+    assert f"{BILINGUAL_DIMS} dimensions: the packaged all-MiniLM-L6-v2's {MODEL_DIMS}" in store_page
+    assert f"Universal Sentence Encoder Multilingual v3's {MULTILINGUAL_DIMS}" in store_page
+    assert "the two-language embedder by default" in store_page
+    assert f"{BILINGUAL_DIMS}-d" in text("README.md")
     assert f'default `fields={fields!r}`'.replace("'", '"') in text("privacy.md")
 
 

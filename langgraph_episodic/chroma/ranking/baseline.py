@@ -30,6 +30,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from .analysis import Language, detect, words
+from .fusion import LEXICAL_WEIGHT
 
 Cosine = TypeVar("Cosine", float, np.ndarray)
 
@@ -92,3 +93,38 @@ def above_baseline(cosine: Cosine, baseline: float) -> Cosine:
     if not baseline < 1.0:
         return cosine
     return (cosine - baseline) / (1.0 - baseline)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How one question's raw cosines become the dense side of its hybrid score, and the
+    lexical side's share: ``dense = above_baseline(scale * cosine, baseline)``.
+
+    The packaged model: ``Calibration(b)`` with ``b`` the question's baseline; an embedder
+    without one: ``Calibration()`` (the cosine as it is). The two-language default
+    (:mod:`langgraph_episodic.bilingual`) scales its half-length cosines back and scores German
+    questions by the dense side alone (``lexical_weight=0``).
+    """
+
+    baseline: float = 0.0
+    """The question's baseline cosine, on its model's own scale."""
+    scale: float = 1.0
+    """The raw cosine is multiplied by this first."""
+    lexical_weight: float = LEXICAL_WEIGHT
+    """The lexical side's share of the hybrid score."""
+
+    def dense(self, cosine: Cosine) -> Cosine:
+        """The dense score of a raw cosine (or an array of them)."""
+        return above_baseline(cosine * self.scale if self.scale != 1.0 else cosine, self.baseline)
+
+
+def calibration_of(embeddings: Any) -> Any:
+    """The embedder's ``calibration(query_vector) -> Calibration`` method (the two-language
+    default has one, :mod:`langgraph_episodic.bilingual`), or ``None`` when it has none."""
+    method = getattr(embeddings, "calibration", None)
+    return method if callable(method) else None
+
+
+def as_calibration(value: float | Calibration) -> Calibration:
+    """A :class:`Calibration`; a bare number is a baseline (the packaged model's form)."""
+    return value if isinstance(value, Calibration) else Calibration(float(value))

@@ -4,7 +4,7 @@
 2. :func:`candidates`: the dense side's best entries and the lexical side's, gathered.
 3. :func:`complete`: every candidate scored on both sides (a document found by one side only
    is not the other side's worst), the cosine measured from the question's baseline
-   (:func:`.baseline.above_baseline`) and BM25 as the lexical share, then fused
+   (:class:`.baseline.Calibration`) and BM25 as the lexical share, then fused
    (:func:`.fusion.fuse_aligned`).
 
 :func:`aligned` is stages 2 and 3 for the usual scope, one namespace with its vectors cached:
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .baseline import above_baseline
-from .fusion import LEXICAL_WEIGHT, fuse_aligned, lexical_shares
+from .baseline import Calibration, as_calibration
+from .fusion import fuse_aligned, lexical_shares
 from .lexical import LexicalIndex, Namespace, TermScores
 from .vectors import QueryCosines
 
@@ -53,7 +53,8 @@ class Fused:
     """``(candidate index, raw cosine)`` of the candidates with a vector."""
     lexical: tuple[np.ndarray, np.ndarray]
     """``(candidate index, lexical share)`` of the candidates with a BM25 score."""
-    baseline: float
+    calibration: Calibration
+    """How the raw cosines were scaled and measured, and the lexical side's share."""
     more_dense: bool
     """Whether the dense side filled its depth (a deeper ranking could add more)."""
     n_lexical: int
@@ -74,7 +75,7 @@ def _fuse(
     ids: Sequence[str],
     dense: tuple[list[int], np.ndarray],
     lexical: tuple[list[int], np.ndarray],
-    baseline: float,
+    calibration: Calibration,
     limit: int,
     more: tuple[bool, int],
 ) -> Fused:
@@ -83,18 +84,18 @@ def _fuse(
     lexical_at = np.asarray(lexical[0], dtype=np.intp)
     ranking = fuse_aligned(
         ids,
-        (dense_at, above_baseline(dense[1], baseline)),
+        (dense_at, calibration.dense(dense[1])),
         (lexical_at, lexical[1]),
         limit=limit,
-        weight=LEXICAL_WEIGHT,
+        weight=calibration.lexical_weight,
     )
-    return Fused(ranking, ids, (dense_at, dense[1]), (lexical_at, lexical[1]), baseline, *more)
+    return Fused(ranking, ids, (dense_at, dense[1]), (lexical_at, lexical[1]), calibration, *more)
 
 
 def aligned(
     cosines: QueryCosines | None,
     question: Question,
-    baseline: float,
+    baseline: float | Calibration,
     depth: int,
 ) -> Fused | None:
     """Stages 2 and 3 for one namespace with its vectors cached: the two sides' candidates
@@ -142,7 +143,7 @@ def aligned(
     dense_at.extend(n for _, n in only)
     lexical_at.extend(n for n, _ in dense_only)
     return _fuse(
-        ids, (dense_at, cosine), (lexical_at, share), baseline, 2 * depth,
+        ids, (dense_at, cosine), (lexical_at, share), as_calibration(baseline), 2 * depth,
         (n_dense >= depth, len(positions)),
     )  # fmt: skip
 
@@ -192,7 +193,7 @@ def complete(
     found: Candidates,
     cosines: tuple[list[str], np.ndarray],
     question: Question,
-    baseline: float,
+    baseline: float | Calibration,
     limit: int,
 ) -> Fused:
     """Stage 3: ``cosines`` are the lexical-only candidates' ``(keys with a vector, cosines)``
@@ -212,6 +213,6 @@ def complete(
     bm25 = np.concatenate([found.bm25, extra_bm25])
     share = lexical_shares(bm25, question.scores.max_score)
     return _fuse(
-        ids, (dense_at, cosine), (lexical_at, share), baseline, limit,
+        ids, (dense_at, cosine), (lexical_at, share), as_calibration(baseline), limit,
         (found.more_dense, len(found.bm25)),
     )  # fmt: skip

@@ -429,19 +429,33 @@ class QueryCosines:
 
 
 GEMV_ROWS = 1024
-"""Rows per matrix-vector product. Above about 1,100 rows of 384 dimensions OpenBLAS splits
+"""Rows of 384 dimensions per matrix-vector product. Above about 1,100 such rows OpenBLAS splits
 one product over its threads, and on a busy machine waking them costs far more than the
 product itself (``docs/benchmarks.md``, "Throughput"). Blocks of this size stay on the calling
 thread, without changing any process-wide thread setting."""
 
+GEMV_ELEMENTS = GEMV_ROWS * 384
+"""What decides the split is the matrix's size, not its rows: wider vectors (the default's 896
+dimensions) get proportionally fewer rows per block (:func:`block_rows`)."""
+
+
+def block_rows(dims: int) -> int:
+    """Rows per product for ``dims``-d vectors: :data:`GEMV_ELEMENTS` over ``dims``.
+
+    >>> block_rows(384), block_rows(896)
+    (1024, 438)
+    """
+    return max(1, GEMV_ELEMENTS // max(1, dims))
+
 
 def cosines(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``matrix @ q`` (rows and query already normalised), computed in blocks of
-    :data:`GEMV_ROWS` rows."""
-    if len(matrix) <= GEMV_ROWS:
+    :func:`block_rows` rows."""
+    rows = block_rows(matrix.shape[1]) if matrix.ndim == 2 else GEMV_ROWS
+    if len(matrix) <= rows:
         return matrix @ q
     return np.concatenate(
-        [matrix[start : start + GEMV_ROWS] @ q for start in range(0, len(matrix), GEMV_ROWS)]
+        [matrix[start : start + rows] @ q for start in range(0, len(matrix), rows)]
     )
 
 
