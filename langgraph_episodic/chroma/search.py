@@ -73,7 +73,8 @@ item names another tag now, and did not find under it."""
 class Method:
     """How a search ranks: its kind, the question's baseline cosine (hybrid; ``0`` for
     embedders without one, :mod:`.ranking.baseline`) and the primary field's path when the
-    shared-field lift acts (:mod:`.ranking.shared_fields`)."""
+    shared-field lift acts (:mod:`.ranking.shared_fields`; ``EACH_FIRST``: each memory's own
+    first field, in a store indexing one field)."""
 
     kind: Literal["hybrid", "dense", "lexical", "scan"]
     baseline: float = 0.0
@@ -362,7 +363,9 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Metho
         fused = first_ranking(b, scope, question, qvec, method.baseline, op, depth)
         ranking: list[tuple[str, float]] = fused.ranking
         lifted = None
-        if lift is not None and scope.fields is not None:
+        if lift is not None and scope.fields is not None and (
+            lift != shared_fields.EACH_FIRST or scope.fields.any_context()
+        ):
             best = resolve(b, ranking, op, now, shared_fields.LIFT_DOCS)
             sources = [
                 (key, hit.item.score or 0.0) for key, hit in zip(best.keys, best.hits, strict=True)

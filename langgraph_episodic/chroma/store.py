@@ -71,6 +71,7 @@ from .plans import (
     prepare,
     tokenized_fields,
 )
+from .ranking import shared_fields
 from .ranking.analysis import Language
 from .ranking.baseline import Baseline, baseline_for
 from .reads import Backend, describe, embedded_system
@@ -473,7 +474,9 @@ class ChromaStore(BaseStore):
         if use_lexical and use_dense and qvec is not None:
             shift = self._baseline.of(qvec, op.query or "", self.language) if self._baseline else 0.0
             fields = self._fields or []
-            lift = fields[0][0] if self.field_lift and len(fields) > 1 else None
+            lift = None
+            if self.field_lift:  # one field: each memory's context fields (memory_context)
+                lift = fields[0][0] if len(fields) > 1 else shared_fields.EACH_FIRST
             return search.Method("hybrid", shift, lift)
         if use_dense:
             return search.Method("dense")

@@ -47,6 +47,11 @@ hit (below 1, so that the best hit stays first). Chosen on LoCoMo tuning convers
 0.5 / 0.8 / 0.9."""
 MAX_GROUP = 100
 """A value held by more memories of one namespace than this is not used to lift."""
+EACH_FIRST = ""
+"""The ``primary`` meaning "each memory's own first indexed field": a store indexing one field
+(the default ``["$"]``) lifts by the context fields a put indexed after its content
+(``index=["text", "context.day"]``, as the library's writers put, :mod:`langgraph_episodic.memory_context`).
+Never a field path (an empty path is refused)."""
 
 FieldKey = tuple[str, int]
 """(field path, digest of the value)."""
@@ -73,11 +78,13 @@ def field_key(path: str, text: str) -> FieldKey:
 class _Shard:
     """One namespace's memories by value (``groups``) and values by memory (``keys``)."""
 
-    __slots__ = ("_owned", "frozen", "groups", "keys")
+    __slots__ = ("_owned", "frozen", "groups", "keys", "several")
 
     def __init__(self) -> None:
         self.groups: dict[FieldKey, dict[str, None]] = {}
         self.keys: dict[str, tuple[FieldKey, ...]] = {}
+        self.several = 0
+        """How many memories indexed more than one field (none: nothing to lift by)."""
         self.frozen = False
         """Handed to a reader: never changed again (a write changes a :meth:`thaw` copy)."""
         self._owned: set[FieldKey] | None = None
@@ -88,6 +95,7 @@ class _Shard:
         copy = _Shard()
         copy.groups = dict(self.groups)
         copy.keys = dict(self.keys)
+        copy.several = self.several
         copy._owned = set()
         return copy
 
@@ -112,17 +120,25 @@ class _Shard:
         for key in unique:
             self._group(key)[doc_id] = None
         self.keys[doc_id] = unique
+        self.several += _several(unique)
 
     def discard(self, doc_id: str) -> None:
         if self.frozen:
             raise RuntimeError("A frozen field shard cannot change; thaw() it first.")
-        for key in self.keys.pop(doc_id, ()):
+        old = self.keys.pop(doc_id, ())
+        self.several -= _several(old)
+        for key in old:
             group = self._group(key)
             del group[doc_id]
             if not group:
                 del self.groups[key]
                 if self._owned is not None:
                     self._owned.discard(key)
+
+
+def _several(keys: tuple[FieldKey, ...]) -> int:
+    """1 when ``keys`` come from more than one field, else 0."""
+    return int(bool(keys) and any(key[0] != keys[0][0] for key in keys[1:]))
 
 
 class FieldView:
@@ -133,15 +149,21 @@ class FieldView:
     def __init__(self, shards: list[_Shard]) -> None:
         self._shards = shards
 
+    def any_context(self) -> bool:
+        """Whether some memory here indexed more than one field (else the lift has nothing)."""
+        return any(shard.several for shard in self._shards)
+
     def neighbours(self, doc_id: str, primary: str) -> tuple[list[Mapping[str, None]], int]:
-        """The memories sharing each of ``doc_id``'s values outside the field ``primary`` (one
-        group per value held by at most :data:`MAX_GROUP` memories; ``doc_id`` is in each),
-        and how many such values it has in all. Read-only: the groups are the shard's own."""
+        """The memories sharing each of ``doc_id``'s values outside the field ``primary``
+        (:data:`EACH_FIRST`: outside the memory's own first field; one group per value held by
+        at most :data:`MAX_GROUP` memories; ``doc_id`` is in each), and how many such values it
+        has in all. Read-only: the groups are the shard's own."""
         for shard in self._shards:
             keys = shard.keys.get(doc_id)
             if keys is None:
                 continue
-            groups = [shard.groups[key] for key in keys if key[0] != primary]
+            own = keys[0][0] if primary == EACH_FIRST else primary
+            groups = [shard.groups[key] for key in keys if key[0] != own]
             return [group for group in groups if len(group) <= MAX_GROUP], len(groups)
         return [], 0
 
