@@ -28,7 +28,7 @@ closes a period.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from langgraph.store.base import NOT_PROVIDED, BaseStore, GetOp, Item, NotProvided, PutOp, SearchOp
 
 from .._effects import Plan, arun, call, run
+from ..memory_context import context_of, in_turn, index_paths
 from .dates import resolve_date
 from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, to_iso
 from .rules import Candidate, Decision, decide_by_rules, slot_of
@@ -121,7 +122,15 @@ def _own(items: Iterable[Item | None], ns: tuple[str, ...]) -> list[Item]:
 
 
 def _put(ns: tuple[str, ...], key: str, record: FactRecord, ttl: float | None) -> PutOp:
-    return PutOp(ns, key, record.to_value(), index=["text"], ttl=ttl)
+    value = record.to_value()
+    return PutOp(ns, key, value, index=index_paths("text", value), ttl=ttl)
+
+
+def _written(store: BaseStore, ops: Sequence[Any]) -> Plan[None]:
+    """Plan: write ``ops`` in order, in as few batches as LangGraph's stores take
+    (:func:`~langgraph_episodic.memory_context.in_turn`)."""
+    for batch in in_turn(ops):
+        yield call(store.batch, store.abatch, batch)
 
 
 def _renewal(ns: tuple[str, ...], lineage: str, ttl: float | None) -> list[SearchOp]:
@@ -188,9 +197,14 @@ class FactWriter:
         ttl: float | NotProvided | None = NOT_PROVIDED,
         subject: str | None = None,
         subject_name: str | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[Outcome]:
         """Plan: save ``text`` in ``ns``, consolidated with the current facts there, under the
         namespace's lock.
+
+        ``config`` (the run's) gives the new version its context, the day it was said and the
+        run's ``thread_id``, stored and indexed beside the text unless
+        ``configurable["memory_context"]`` is False (:mod:`langgraph_episodic.memory_context`).
 
         ``ttl`` (minutes; default: the store's ``default_ttl``) applies to the version written
         and to every version of the fact it touches: an update, a confirmation or an ending
@@ -202,18 +216,19 @@ class FactWriter:
         and the key of the new version depends on it.
         """
         when = said_at if said_at is not None else self.clock()
+        context = context_of(config, when) if config is not None else None
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
         about = Subject(subject, subject_name or subject) if subject else None
         outcome: Outcome = yield call(
             _run_locked, _arun_locked, lock_key,
-            lambda: self._save(store, ns, text, when, minutes, about),
+            lambda: self._save(store, ns, text, when, minutes, about, context),
         )
         return outcome
 
     def _save(
         self, store: BaseStore, ns: tuple[str, ...], text: str, said_at: datetime,
-        ttl: float | None, about: Subject | None = None,
+        ttl: float | None, about: Subject | None = None, context: dict[str, str] | None = None,
     ) -> Plan[Outcome]:
         resolved = resolve_date(text, said_at)
         now = to_iso(said_at)
@@ -223,6 +238,7 @@ class FactWriter:
             precision=resolved.precision, date_expression=resolved.expression,
             date_note=resolved.note, method=self.method, slot=slot,
             subject=about.key if about else None, subject_name=about.name if about else None,
+            context=context,
         )
         for _attempt in range(ATTEMPTS):
             items, same_key = yield from self._candidates(store, ns, text, slot, about)
@@ -318,12 +334,11 @@ class FactWriter:
             closed = old.closed(record.valid_from, by=key)
             # New version first: a reader between the two puts sees two current versions of
             # one lineage (and keeps the newest), never none.
-            yield call(store.batch, store.abatch,
-                       [*_renewal(ns, old.lineage, ttl), _put(ns, key, record, ttl),
-                        _put(ns, decision.target, closed, ttl)])
+            yield from _written(store, [*_renewal(ns, old.lineage, ttl), _put(ns, key, record, ttl),
+                                        _put(ns, decision.target, closed, ttl)])
             return Outcome("update", key, record, closed, reason=decision.reason)
         record = _with(fresh, lineage=key)
-        yield call(store.batch, store.abatch, [_put(ns, key, record, ttl)])
+        yield from _written(store, [_put(ns, key, record, ttl)])
         return Outcome("new", key, record, reason=decision.reason)
 
     def _repair(
@@ -356,7 +371,7 @@ class FactWriter:
             logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
                         winner_key)
         if puts:
-            yield call(store.batch, store.abatch, puts)
+            yield from _written(store, puts)
 
 
 @dataclass(frozen=True)

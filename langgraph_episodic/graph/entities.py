@@ -180,17 +180,19 @@ class EntityWriter:
     def save_one(
         self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity, *,
         said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[tuple[str, str | None]]:
         """Plan: save what ``entity`` says as a fact about it (said at ``said_at``, default
-        now) and rebuild its item (with ``card_extra`` added to it); the caller holds the
-        entity's lock. Returns its display name and current description."""
+        now; with the context of the run of ``config``, :mod:`langgraph_episodic.memory_context`)
+        and rebuild its item (with ``card_extra`` added to it); the caller holds the entity's
+        lock. Returns its display name and current description."""
         name_, key = entity.name.strip(), entity_key(entity.name)
         card = yield call(store.get, store.aget, ns, key)
         display = str(card.value.get("name", name_)) if card else name_
         if card is not None and card.value.get("kind") != ENTITY_KIND:
             yield from self._adopt(store, ns, card, key, display)
         yield from self._facts.save(store, ns, entity.description.strip(), said_at=said_at,
-                                    subject=key, subject_name=display)
+                                    subject=key, subject_name=display, config=config)
         description = yield from self._rebuild(store, ns, key, display, card_extra)
         return display, description
 
@@ -224,10 +226,12 @@ class EntityWriter:
         return description
 
     def merge(
-        self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity]
+        self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity],
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[dict[str, str | None]]:
-        """Plan: save ``entities``' facts, each entity under its lock; return name -> its
-        current description (None when none of its facts holds any more)."""
+        """Plan: save ``entities``' facts (with the context of the run of ``config``), each
+        entity under its lock; return name -> its current description (None when none of its
+        facts holds any more)."""
         update: dict[str, str | None] = {}
         for entity in entities:
             key = entity_key(entity.name)
@@ -235,7 +239,8 @@ class EntityWriter:
                 continue
             lock_key = (id(store), ns, key)
             display, description = yield call(_run_locked, _arun_locked, lock_key,
-                                              lambda e=entity: self.save_one(store, ns, e))
+                                              lambda e=entity: self.save_one(store, ns, e,
+                                                                             config=config))
             update[display] = description
         return update
 
@@ -355,7 +360,7 @@ def entity_extract_node(
         text = _source_text(as_messages(state.get("messages")), source)
         text = redact_saved(text, redact)
         extracted = yield from writer.extract(text)
-        update.update((yield from writer.merge(the_store, ns, extracted)))
+        update.update((yield from writer.merge(the_store, ns, extracted, config)))
         logger.debug("entity_extract: %d entities (%s)", len(extracted), writer.method)
         return {"entities": update} if update else {}
 
