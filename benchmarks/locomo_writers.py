@@ -115,7 +115,12 @@ def _saved(store: Any, conversations: Sequence[Conversation], *, context: bool) 
     return dict(answers)
 
 
-def _tool_tallies(store: Any, conversations: Sequence[Conversation]) -> list[RecallTally]:
+def _tool_tallies(
+    store: Any, conversations: Sequence[Conversation], *, current: bool
+) -> list[RecallTally]:
+    """``current``: the recall tool's search (current facts only); else every version kept."""
+    from langgraph.store.base import SearchOp
+
     from langgraph_episodic.facts.recall import search_op
     from langgraph_episodic.tools.memory_tools import DEFAULT_NAMESPACE
 
@@ -127,7 +132,8 @@ def _tool_tallies(store: Any, conversations: Sequence[Conversation]) -> list[Rec
             turns_of[" ".join(turn.document.split())].append(turn.dia_id)
         tally = RecallTally()
         for q in conv.questions:
-            (found,) = store.batch([search_op(ns, q.question, 10)])
+            op = search_op(ns, q.question, 10) if current else SearchOp(ns, None, 10, 0, q.question)
+            (found,) = store.batch([op])
             ranked = [d for r in found for d in turns_of.get(r.value.get("text", ""), [])]
             tally.add(q, ranked)
         tallies.append(tally)
@@ -198,9 +204,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             started = time.perf_counter()
             answers = _saved(store, conversations, context=context)
             seconds = time.perf_counter() - started
-            add(label, _tool_tallies(store, conversations),
-                f"{seconds:.0f} s to save; answers: "
-                + ", ".join(f"{k} {v}" for k, v in sorted(answers.items())))
+            note = f"{seconds:.0f} s to save; answers: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(answers.items()))
+            add(f"{label}, every version", _tool_tallies(store, conversations, current=False),
+                note)
+            add(f"{label}, current facts (the recall tool's search)",
+                _tool_tallies(store, conversations, current=True))
             store.close()
     embedder.save()
     n = sum(len(c.questions) for c in conversations)
