@@ -151,3 +151,18 @@ def test_an_entity_fact_holds_its_context() -> None:
     contexts = [i.value.get("context") for i in store.search(("entities", "alice"), limit=20)
                 if i.value.get("kind") == "fact"]
     assert contexts and all(c is not None and c["thread"] == "alice:s1" for c in contexts)
+
+
+def test_the_middlewares_entity_facts_hold_their_context() -> None:
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    from langgraph_episodic.middleware import EpisodicMemoryMiddleware
+
+    store = InMemoryStore(index={"dims": 64, "embed": HashEmbeddings(64)})  # type: ignore[arg-type]
+    agent = create_agent(GenericFakeChatModel(messages=iter(["Hi Alice!"])), tools=[],
+                         middleware=[EpisodicMemoryMiddleware(store=store)], store=store)
+    agent.invoke({"messages": [("user", "I am Alice and I work at ACME.")]}, cfg())
+    contexts = [i.value.get("context") for i in store.search(("entities", "alice"), limit=20)
+                if i.value.get("kind") == "fact"]
+    assert contexts and all(c is not None and c["thread"] == "alice:s1" for c in contexts)
