@@ -80,6 +80,9 @@ async def test_a_fact_of_the_same_conversation_is_lifted(call: Call) -> None:
     save_later, _ = tools(store, later)
     await call(save_later, {"information": "The dentist moved my appointment."},
                cfg(thread="alice:s2"))
+    save_other, _ = tools(store, datetime(2023, 8, 3, tzinfo=timezone.utc))
+    await call(save_other, {"information": "Planted tomatoes and basil in the garden."},
+               cfg(thread="alice:s3"))
     hits = {h.item.value["text"]: h for h in store.explain(NS, query="kayak lake").hits}
     assert hits["Afterwards we grilled fish by the water."].lift > 0.0
     assert hits["The dentist moved my appointment."].lift == 0.0
@@ -114,6 +117,15 @@ async def test_the_same_day_and_thread_never_cross_users(backend: str, call: Cal
         assert "Bob grilled fish by the water." not in texts, query
         bob = [r.value["text"] for r in store.search(("memories", "bob"), query=query, limit=10)]
         assert "Alice rented a kayak at the lake." not in bob, query
+
+
+async def test_a_context_every_memory_shares_lifts_nothing(call: Call) -> None:
+    store = ChromaStore.ephemeral(index=hash_index())
+    save, _ = tools(store)
+    for text in ("We rented a kayak at the lake.", "Afterwards we grilled fish by the water.",
+                 "The dentist moved my appointment.", "I planted tomatoes in the garden."):
+        await call(save, {"information": text}, cfg())
+    assert all(h.lift == 0.0 for h in store.explain(NS, query="kayak lake").hits)
 
 
 async def test_an_update_keeps_each_versions_context(store: BaseStore, call: Call) -> None:

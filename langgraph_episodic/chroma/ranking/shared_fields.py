@@ -17,7 +17,8 @@ best hits' context values the memory holds:
 sum over best hits of score_h``. So no score is lowered and none reaches ``best``: the best
 hit stays first with its score, a floor keeps its meaning, and the returned score is the one
 results are ordered by. A value held by more than :data:`MAX_GROUP` memories of a namespace
-(a category most memories have) tells nothing and is skipped.
+(a category most memories have), or by more than half of them (:data:`MAX_SHARE`: every fact
+a user told in one conversation), tells nothing and is skipped.
 
 It is a look-up in :class:`FieldIndex`, not a second lexical pass: a map
 ``(namespace, field, value) -> memories`` kept current on every write and delete under the
@@ -47,6 +48,14 @@ hit (below 1, so that the best hit stays first). Chosen on LoCoMo tuning convers
 0.5 / 0.8 / 0.9."""
 MAX_GROUP = 100
 """A value held by more memories of one namespace than this is not used to lift."""
+MAX_SHARE = 0.5
+"""Nor is a value held by more than this part of a namespace's memories (of at least
+:data:`MIN_MEMORIES`; in a smaller one, a value all of them hold): when most memories
+share it (every fact told in one conversation on one day), it tells nothing, and lifting them
+all would only reorder the best hits (our English set, 50 facts saved in one thread: the fact
+in the recall tool's answer 0.75 without the context, 0.70 with it before this rule)."""
+MIN_MEMORIES = 10
+"""From this many memories in a namespace on, :data:`MAX_SHARE` applies."""
 EACH_FIRST = ""
 """The ``primary`` meaning "each memory's own first indexed field": a store indexing one field
 (the default ``["$"]``) lifts by the context fields a put indexed after its content
@@ -164,7 +173,9 @@ class FieldView:
                 continue
             own = keys[0][0] if primary == EACH_FIRST else primary
             groups = [shard.groups[key] for key in keys if key[0] != own]
-            return [group for group in groups if len(group) <= MAX_GROUP], len(groups)
+            n = len(shard.keys)
+            most = min(MAX_GROUP, MAX_SHARE * n if n >= MIN_MEMORIES else n - 1)
+            return [group for group in groups if len(group) <= most], len(groups)
         return [], 0
 
 
