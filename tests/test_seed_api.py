@@ -105,7 +105,9 @@ def test_every_name_and_default_of_the_seed_api() -> None:
     memory_defaults = _defaults(lib.EpisodicMemory)
     assert memory_defaults["short_term_limit"] == 5 and memory_defaults["candidate_factor"] == 2
     assert memory_defaults["half_life"] == 86400.0
-    assert _params(lib.EpisodicMemory.record) == ["episode"]
+    assert _params(lib.EpisodicMemory.record)[:1] == ["episode"]
+    extra = inspect.signature(lib.EpisodicMemory.record).parameters["context"]
+    assert extra.kind is inspect.Parameter.KEYWORD_ONLY and extra.default is None  # seed calls work
     assert _params(lib.EpisodicMemory.recall)[:5] == [
         "query", "top_k", "current_time", "weights", "half_life"]
     recall = _defaults(lib.EpisodicMemory.recall)

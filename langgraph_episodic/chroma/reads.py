@@ -378,7 +378,9 @@ class Backend:
                 key, _, index = record_format.split_vector_id(row.vid)
                 texts.setdefault(key, []).append((index, row.text, row.path))
             docs[ns] = [(key, "\n".join(t for _, t, _ in sorted(p))) for key, p in texts.items()]
-            field_docs[ns] = [(key, [(path, t) for _, t, path in p]) for key, p in texts.items()]
+            field_docs[ns] = [  # in the order the put indexed them: the first is the content
+                (key, [(path, t) for _, t, path in sorted(p)]) for key, p in texts.items()
+            ]
         shards = {ns: self.state.lexical.build_shard(d) for ns, d in docs.items()}
         field_shards = {ns: self.state.fields.build_shard(d) for ns, d in field_docs.items()}
         _pause("load")

@@ -79,7 +79,8 @@ class Method:
     """How a search ranks: its kind, how the question's cosines are calibrated (hybrid: its
     baseline, scale and lexical weight, :class:`.ranking.baseline.Calibration`; the plain
     cosine for embedders without one) and the primary field's path when the shared-field lift
-    acts (:mod:`.ranking.shared_fields`)."""
+    acts (:mod:`.ranking.shared_fields`; ``EACH_FIRST``: each memory's own first field, in a
+    store indexing one field)."""
 
     kind: Literal["hybrid", "dense", "lexical", "scan"]
     calibration: Calibration = PLAIN
@@ -377,7 +378,9 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Metho
         fused = first_ranking(b, scope, question, qvec, method.calibration, op, depth)
         ranking: list[tuple[str, float]] = fused.ranking
         lifted = None
-        if lift is not None and scope.fields is not None:
+        if lift is not None and scope.fields is not None and (
+            lift != shared_fields.EACH_FIRST or scope.fields.any_context()
+        ):
             best = resolve(b, ranking, op, now, shared_fields.LIFT_DOCS)
             sources = [
                 (key, hit.item.score or 0.0) for key, hit in zip(best.keys, best.hits, strict=True)

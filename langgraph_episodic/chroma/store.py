@@ -72,6 +72,7 @@ from .plans import (
     prepare,
     tokenized_fields,
 )
+from .ranking import shared_fields
 from .ranking.analysis import Language
 from .ranking.baseline import Baseline, Calibration, baseline_for, calibration_of
 from .reads import Backend, describe, embedded_system
@@ -516,7 +517,9 @@ class ChromaStore(BaseStore):
             else:
                 calibration = Calibration()
             fields = self._fields or []
-            lift = fields[0][0] if self.field_lift and len(fields) > 1 else None
+            lift = None
+            if self.field_lift:  # one field: each memory's context fields (memory_context)
+                lift = fields[0][0] if len(fields) > 1 else shared_fields.EACH_FIRST
             return search.Method("hybrid", calibration, lift)
         if use_dense:
             if self._calibrate is not None and qvec is not None:

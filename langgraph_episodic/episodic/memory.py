@@ -43,6 +43,7 @@ from langgraph.store.base import BaseStore, Item
 from .._config import fill_namespace, namespace_label
 from .._effects import Effect, Plan, arun, call, run
 from ..embeddings import as_embeddings
+from ..memory_context import index_paths, with_context
 from ._store_io import TEXT_FIELD, check_namespace, episode_filter, store_has_index
 from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
 from .records import Episode, EpisodeSchemaError, OutcomeStatus, TaskCategory, TaskDescription
@@ -210,17 +211,21 @@ class EpisodicMemory:
         """Async version of :meth:`refresh`."""
         await self._arun(self._load(force=True))
 
-    def record(self, episode: Episode) -> bool:
+    def record(self, episode: Episode, *, context: Mapping[str, str] | None = None) -> bool:
         """Store an episode; return True if written, False if the identical one was there.
+
+        ``context`` (``{"day": ..., "thread": ...}``, :mod:`langgraph_episodic.memory_context`;
+        the record-episode node passes the run's) is stored as ``value["context"]`` and indexed
+        after the task text.
 
         Raises:
             EpisodeConflictError: the id is already recorded with different content.
         """
-        return self._run(self._record_plan(episode))
+        return self._run(self._record_plan(episode, context))
 
-    async def arecord(self, episode: Episode) -> bool:
+    async def arecord(self, episode: Episode, *, context: Mapping[str, str] | None = None) -> bool:
         """Async version of :meth:`record`."""
-        return await self._arun(self._record_plan(episode))
+        return await self._arun(self._record_plan(episode, context))
 
     def recall(
         self,
@@ -351,9 +356,10 @@ class EpisodicMemory:
         )
 
     def _put(self, key: str, value: dict[str, Any]) -> Effect:
-        """Write one item, embedding only :data:`TEXT_FIELD`; the result is None."""
+        """Write one item, embedding :data:`TEXT_FIELD` and its context; the result is None."""
         store = self._store
-        return call(store.put, store.aput, self._namespace, key, value, index=[TEXT_FIELD])
+        return call(store.put, store.aput, self._namespace, key, value,
+                    index=index_paths(TEXT_FIELD, value))
 
     # --- plans (the shared core) ---
 
@@ -393,7 +399,9 @@ class EpisodicMemory:
             offset += SCAN_PAGE
         return sorted(found.values(), key=lambda pair: _order_key(*pair))
 
-    def _record_plan(self, episode: Episode) -> Plan[bool]:
+    def _record_plan(
+        self, episode: Episode, context: Mapping[str, str] | None = None
+    ) -> Plan[bool]:
         if not isinstance(episode, Episode):
             raise TypeError(f"record() takes an Episode, got {type(episode).__name__}.")
         state = yield from self._ensure_loaded()
@@ -407,7 +415,7 @@ class EpisodicMemory:
                 "different content, and episodes are immutable. Record the new attempt under a "
                 "new id (Episode.new(...) makes one)."
             )
-        yield self._put(episode.episode_id, episode.to_dict())
+        yield self._put(episode.episode_id, with_context(episode.to_dict(), context))
         with self._lock:
             self._add_to_state(self._state or state, episode, self._clock())
         return True

@@ -32,7 +32,7 @@ closes a period.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
@@ -47,8 +47,10 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
+from langgraph.store.memory import InMemoryStore
 
 from .._effects import Plan, arun, call, run
+from ..memory_context import context_of, in_turn, index_paths
 from .dates import resolve_date
 from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, to_iso
 from .rules import Candidate, Decision, decide_by_rules, slot_of
@@ -134,7 +136,15 @@ def _own(items: Iterable[Item | None], ns: tuple[str, ...]) -> list[Item]:
 
 
 def _put(ns: tuple[str, ...], key: str, record: FactRecord, ttl: float | None) -> PutOp:
-    return PutOp(ns, key, record.to_value(), index=["text"], ttl=ttl)
+    value = record.to_value()
+    return PutOp(ns, key, value, index=index_paths("text", value), ttl=ttl)
+
+
+def _written(store: BaseStore, ops: Sequence[Any]) -> Plan[None]:
+    """Plan: write ``ops`` in order, in one batch, or, for LangGraph's ``InMemoryStore``, in
+    as few as it takes (:func:`~langgraph_episodic.memory_context.in_turn`)."""
+    for batch in (in_turn(ops) if isinstance(store, InMemoryStore) else [list(ops)]):
+        yield call(store.batch, store.abatch, batch)
 
 
 def _renewal(ns: tuple[str, ...], lineage: str, ttl: float | None) -> list[SearchOp]:
@@ -201,9 +211,14 @@ class FactWriter:
         ttl: float | NotProvided | None = NOT_PROVIDED,
         subject: str | None = None,
         subject_name: str | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[Outcome]:
         """Plan: save ``text`` in ``ns``, consolidated with the current facts there, under the
         namespace's lock.
+
+        ``config`` (the run's) gives the new version its context, the day it was said and the
+        run's ``thread_id``, stored and indexed beside the text unless
+        ``configurable["memory_context"]`` is False (:mod:`langgraph_episodic.memory_context`).
 
         ``ttl`` (minutes; default: the store's ``default_ttl``) applies to the version written
         and to every version of the fact it touches: an update, a confirmation or an ending
@@ -215,12 +230,13 @@ class FactWriter:
         and the key of the new version depends on it.
         """
         when = said_at if said_at is not None else self.clock()
+        context = context_of(config, when) if config is not None else None
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
         about = Subject(subject, subject_name or subject) if subject else None
         outcome: Outcome = yield call(
             _run_locked, _arun_locked, lock_key,
-            lambda: self._save(store, ns, text, when, minutes, about),
+            lambda: self._save(store, ns, text, when, minutes, about, context),
         )
         return outcome
 
@@ -233,6 +249,7 @@ class FactWriter:
         said_at: datetime | None = None,
         ttl: float | NotProvided | None = NOT_PROVIDED,
         then: Callable[[list[Outcome]], list[Op]] | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[list[Outcome]]:
         """Plan: save many ``(text, subject)`` facts in ``ns``, each consolidated as
         :meth:`save` does, under the namespace's lock, with the store calls of facts about
@@ -240,8 +257,10 @@ class FactWriter:
         read. Facts about one subject are saved in their order (the second is consolidated
         with what the first wrote). ``then`` is given every outcome once all are decided; the
         ops it returns are written in the same batch as the last facts (an entity's item
-        rebuilt from them, for one). Returns the outcomes in the order of ``facts``."""
+        rebuilt from them, for one). ``config`` gives every fact its context, as in
+        :meth:`save`. Returns the outcomes in the order of ``facts``."""
         when = said_at if said_at is not None else self.clock()
+        context = context_of(config, when) if config is not None else None
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
         rounds: list[list[int]] = []  # round r: the r-th fact about each subject
@@ -262,7 +281,7 @@ class FactWriter:
                         outcomes.update(zip(members, last, strict=True))
                         return then([outcomes[i] for i in range(len(facts))])
                 done = yield from self._save_round(
-                    store, ns, [self._fresh(facts[i][0], when, facts[i][1]) for i in members],
+                    store, ns, [self._fresh(facts[i][0], when, facts[i][1], context) for i in members],
                     minutes, finish)
                 outcomes.update(zip(members, done, strict=True))
             return [outcomes[i] for i in range(len(facts))]
@@ -270,7 +289,10 @@ class FactWriter:
         outcomes: list[Outcome] = yield call(_run_locked, _arun_locked, lock_key, plan)
         return outcomes
 
-    def _fresh(self, text: str, said_at: datetime, about: Subject | None) -> FactRecord:
+    def _fresh(
+        self, text: str, said_at: datetime, about: Subject | None,
+        context: dict[str, str] | None = None,
+    ) -> FactRecord:
         """The version ``text`` would be, said at ``said_at``, before it is consolidated."""
         resolved = resolve_date(text, said_at)
         return FactRecord(
@@ -278,13 +300,14 @@ class FactWriter:
             precision=resolved.precision, date_expression=resolved.expression,
             date_note=resolved.note, method=self.method, slot=slot_of(text),
             subject=about.key if about else None, subject_name=about.name if about else None,
+            context=context,
         )
 
     def _save(
         self, store: BaseStore, ns: tuple[str, ...], text: str, said_at: datetime,
-        ttl: float | None, about: Subject | None = None,
+        ttl: float | None, about: Subject | None = None, context: dict[str, str] | None = None,
     ) -> Plan[Outcome]:
-        outcomes = yield from self._save_round(store, ns, [self._fresh(text, said_at, about)], ttl)
+        outcomes = yield from self._save_round(store, ns, [self._fresh(text, said_at, about, context)], ttl)
         return outcomes[0]
 
     def _save_round(
@@ -349,7 +372,7 @@ class FactWriter:
             if finish is not None and not changed:
                 writes += finish([outcomes[i] for i in range(len(fresh))])
             if writes:
-                yield call(store.batch, store.abatch, writes)
+                yield from _written(store, writes)
             yield from self._repair(store, ns, repair, ttl)
             todo = [i for i in todo if i in changed]
         if todo:
@@ -361,7 +384,7 @@ class FactWriter:
                 repair.append(outcomes[i])
             if finish is not None:
                 writes += finish([outcomes[i] for i in range(len(fresh))])
-            yield call(store.batch, store.abatch, writes)
+            yield from _written(store, writes)
             yield from self._repair(store, ns, repair, ttl)
         return [outcomes[i] for i in range(len(fresh))]
 
@@ -453,7 +476,7 @@ class FactWriter:
             logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
                         winner_key)
         if puts:
-            yield call(store.batch, store.abatch, puts)
+            yield from _written(store, puts)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,8 @@ class FactRecord:
     version: int = 1
     subject: str | None = None
     subject_name: str | None = None
+    context: dict[str, str] | None = None
+    """Where it was said: ``{"day": ..., "thread": ...}`` (:mod:`langgraph_episodic.memory_context`)."""
     kind: str = FACT_KIND
 
     def to_value(self) -> dict[str, Any]:

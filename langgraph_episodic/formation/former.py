@@ -28,7 +28,7 @@ since the batch was read leaves nothing written.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -78,6 +78,8 @@ class EntityBatch:
     by_key: dict[str, list[ExtractedEntity]]
     through: str
     told_at: float
+    config: Mapping[str, Any] | None = None
+    """The newest turn's run config: the facts' context (:mod:`langgraph_episodic.memory_context`)."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ class Former:
                         by_key.setdefault(key, []).append(entity)
                 if by_key:
                     batches.append(EntityBatch(ns, by_key, group[-1].key,
-                                               group[-1].enqueued_at))
+                                               group[-1].enqueued_at, group[-1].config()))
         return Prepared(tuple(turns), tuple(batches), tuple(self._summaries(store, turns)))
 
     def _summaries(self, store: BaseStore,
@@ -203,11 +205,13 @@ class Former:
         with ExitStack() as held:  # every entity's lock, in one order: no deadlock
             for key in sorted(by_key):
                 held.enter_context(locked((id(store), ns, key)))
-            return run(self._merge(store, ns, by_key, batch.through, batch.told_at))
+            return run(self._merge(store, ns, by_key, batch.through, batch.told_at,
+                                   batch.config))
 
     def _merge(self, store: BaseStore, ns: tuple[str, ...],
                by_key: dict[str, list[ExtractedEntity]],
-               through: str, told_at: float) -> Plan[tuple[list[str], list[str]]]:
+               through: str, told_at: float,
+               config: Mapping[str, Any] | None = None) -> Plan[tuple[list[str], list[str]]]:
         """Plan: save each entity's mentions (in turn order) as facts about it, said when the
         batch's newest turn was told (``told_at``, epoch seconds; 0: now), the fact machinery
         consolidating them, all the batch's entities in a few store calls
@@ -231,7 +235,7 @@ class Former:
         said_at = datetime.fromtimestamp(told_at, timezone.utc) if told_at > 0 else None
         saved = yield from self.writer.save_many(store, ns, fresh, said_at=said_at,
                                                  card_extra={FORMED_THROUGH: through},
-                                                 cards=cards)
+                                                 cards=cards, config=config)
         return [display for display, _ in saved.values()], skipped
 
 

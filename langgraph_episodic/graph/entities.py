@@ -180,12 +180,14 @@ class EntityWriter:
     def save_one(
         self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity, *,
         said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[tuple[str, str | None]]:
         """Plan: save what ``entity`` says as a fact about it (said at ``said_at``, default
-        now) and rebuild its item (with ``card_extra`` added to it); the caller holds the
-        entity's lock. Returns its display name and current description."""
+        now; with the context of the run of ``config``, :mod:`langgraph_episodic.memory_context`)
+        and rebuild its item (with ``card_extra`` added to it); the caller holds the entity's
+        lock. Returns its display name and current description."""
         saved = yield from self.save_many(store, ns, [entity], said_at=said_at,
-                                          card_extra=card_extra)
+                                          card_extra=card_extra, config=config)
         return saved[entity_key(entity.name)]
 
     def _adopt(
@@ -204,14 +206,15 @@ class EntityWriter:
         self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity], *,
         said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
         cards: Mapping[str, Item | None] | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[dict[str, tuple[str, str | None]]]:
         """Plan: :meth:`save_one` for many mentions at once (each entity's in their order),
         with the store calls batched: the entities' items (unless the caller read them:
         ``cards``, key -> item or None) and current facts read in one batch, the facts saved
         by :meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`, and
         each item rebuilt from the facts read and what the save did, written in the same
-        batch as the facts. The caller holds every entity's lock. Returns key -> (display
-        name, current description)."""
+        batch as the facts, each fact with the context of the run of ``config``. The caller
+        holds every entity's lock. Returns key -> (display name, current description)."""
         mentions = [(key, e) for e in entities
                     if (key := entity_key(e.name)) and e.description.strip()]
         keys = list(dict.fromkeys(key for key, _ in mentions))
@@ -246,7 +249,7 @@ class EntityWriter:
 
         yield from self._facts.save_many(
             store, ns, [(e.description.strip(), Subject(key, display[key])) for key, e in mentions],
-            said_at=said_at, then=items)
+            said_at=said_at, then=items, config=config)
         return {key: (display[key], described[key]) for key in keys}
 
     def _item(self, ns: tuple[str, ...], key: str, display: str,
@@ -264,10 +267,12 @@ class EntityWriter:
             "facts": len(facts), **(extra or {})}), description
 
     def merge(
-        self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity]
+        self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity],
+        config: Mapping[str, Any] | None = None,
     ) -> Plan[dict[str, str | None]]:
-        """Plan: save ``entities``' facts, each entity under its lock; return name -> its
-        current description (None when none of its facts holds any more)."""
+        """Plan: save ``entities``' facts (with the context of the run of ``config``), each
+        entity under its lock; return name -> its current description (None when none of its
+        facts holds any more)."""
         update: dict[str, str | None] = {}
         for entity in entities:
             key = entity_key(entity.name)
@@ -275,7 +280,8 @@ class EntityWriter:
                 continue
             lock_key = (id(store), ns, key)
             display, description = yield call(_run_locked, _arun_locked, lock_key,
-                                              lambda e=entity: self.save_one(store, ns, e))
+                                              lambda e=entity: self.save_one(store, ns, e,
+                                                                             config=config))
             update[display] = description
         return update
 
@@ -429,7 +435,7 @@ def entity_extract_node(
         text = _source_text(as_messages(state.get("messages")), source)
         text = redact_saved(text, redact)
         extracted = yield from writer.extract(text)
-        update.update((yield from writer.merge(the_store, ns, extracted)))
+        update.update((yield from writer.merge(the_store, ns, extracted, config)))
         logger.debug("entity_extract: %d entities (%s)", len(extracted), writer.method)
         return {"entities": update} if update else {}
 

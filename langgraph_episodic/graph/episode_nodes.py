@@ -24,6 +24,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
+from datetime import datetime, timezone
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -44,6 +45,7 @@ from ..episodic import (
     select_strategy,
 )
 from ..episodic.strategy import DEFAULT_POLICY
+from ..memory_context import context_of
 from ..privacy.report import ForgetReport, on_forget
 from ._messages import as_messages, last_human_text, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
@@ -405,7 +407,8 @@ def record_episode_node(
                 feedback=feedback, outcome=outcome, timestamp=clock(),
                 iterations=int(state.get("iterations") or 1), strategy_used=strategy,
             )
-            yield call(memory.record, memory.arecord, episode)
+            when = datetime.fromtimestamp(episode.timestamp, timezone.utc)
+            yield call(memory.record, memory.arecord, episode, context=context_of(config, when))
         return {"episode_id": episode_id, "feedback": None, "outcome": None}
 
     return MemoryNode(name, plan)

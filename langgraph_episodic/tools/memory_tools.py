@@ -138,7 +138,7 @@ class _StoreMemory:
             return plan.message
         _ttl_kwargs(target, self.ttl)
         outcome = yield from self.writer.save(target, ns, plan.text,
-                                              ttl=_put_ttl(target, self.ttl))
+                                              ttl=_put_ttl(target, self.ttl), config=config)
         logger.debug("fact %s in %s: %s (%s)", outcome.key, ns, outcome.action, outcome.reason)
         return _saved_message(plan.message, outcome, self.texts)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from datetime import datetime
 from pathlib import Path
 
 from langgraph_episodic import ChromaStore
@@ -106,3 +107,14 @@ def test_the_readme_commands_are_those_ci_runs() -> None:
     assert commands[1] in ci, ".ci/run runs the README's test command verbatim"
     fast = (ROOT / "scripts" / "check-fast").read_text(encoding="utf-8")
     assert "bash scripts/check-fast" in readme and '-m "not slow"' in fast
+
+
+def test_the_writers_context_is_documented_as_the_code_writes_it() -> None:
+    from langgraph_episodic import memory_context
+
+    paths = ", ".join(f'"{p}"' for p in ("text", *memory_context.CONTEXT_PATHS))
+    for page in ("tools.md", "retrieval.md"):
+        assert f"index=[{paths}]" in text(page), page
+    option = f'config["configurable"]["{memory_context.OPTION}"] = False'
+    assert option in text("tools.md") and option in text("README.md")
+    assert memory_context.day_text(datetime(2023, 5, 8)) in text("README.md")

@@ -135,6 +135,41 @@ def test_one_indexed_field_is_untouched(make_store: Any) -> None:
         assert _ranked(lifted, query) == _ranked(plain, query)
 
 
+def _fill_per_put(make_store: Any, memories: dict[str, dict[str, str]], **options: Any) -> Any:
+    """A store indexing one field (the whole value by default); each put names its fields
+    as the library's writers do: the content first, then its context."""
+    store = make_store(index={"dims": 2, "embed": Orthogonal()}, search_mode=None, **options)
+    for key, value in memories.items():
+        store.put(NS, key, value, index=["text", "time"])
+    return store
+
+
+def test_a_one_field_store_lifts_by_the_fields_a_put_indexed(make_store: Any) -> None:
+    plain = _fill_per_put(make_store, DAY_TRIP, field_lift=False)
+    lifted = _fill_per_put(make_store, DAY_TRIP)
+    before = dict(_ranked(plain, "kayak trip"))
+    after = _ranked(lifted, "kayak trip")
+    assert before["fish"] == 0.0
+    assert after[0] == ("trip", before["trip"])
+    assert after[1][0] == "fish" and 0.0 < after[1][1] < before["trip"]
+    assert _ranked(lifted, "kayak trip") == _ranked(_fill(make_store, DAY_TRIP), "kayak trip")
+
+
+def test_whole_value_puts_in_a_one_field_store_are_untouched(make_store: Any) -> None:
+    plain = _fill(make_store, DAY_TRIP, index={"dims": 2, "embed": Orthogonal()}, field_lift=False)
+    lifted = _fill(make_store, DAY_TRIP, index={"dims": 2, "embed": Orthogonal()})
+    for query in QUERIES:
+        assert _ranked(lifted, query) == _ranked(plain, query)
+
+
+@pytest.mark.parametrize("backend", [backend_param(PERSISTENT)])
+def test_per_put_fields_lift_the_same_after_a_restart(make_store: Any, reopen: Any) -> None:
+    store = _fill_per_put(make_store, DAY_TRIP)
+    before = [_ranked(store, q) for q in QUERIES]
+    store = reopen(store)
+    assert [_ranked(store, q) for q in QUERIES] == before
+
+
 def test_a_filtered_out_memory_lifts_nothing(make_store: Any) -> None:
     memories = {
         "trip": {**DAY_TRIP["trip"], "kind": "private"},

@@ -17,7 +17,8 @@ best hits' context values the memory holds:
 sum over best hits of score_h``. So no score is lowered and none reaches ``best``: the best
 hit stays first with its score, a floor keeps its meaning, and the returned score is the one
 results are ordered by. A value held by more than :data:`MAX_GROUP` memories of a namespace
-(a category most memories have) tells nothing and is skipped.
+(a category most memories have), or by more than half of them (:data:`MAX_SHARE`: every fact
+a user told in one conversation), tells nothing and is skipped.
 
 It is a look-up in :class:`FieldIndex`, not a second lexical pass: a map
 ``(namespace, field, value) -> memories`` kept current on every write and delete under the
@@ -47,6 +48,19 @@ hit (below 1, so that the best hit stays first). Chosen on LoCoMo tuning convers
 0.5 / 0.8 / 0.9."""
 MAX_GROUP = 100
 """A value held by more memories of one namespace than this is not used to lift."""
+MAX_SHARE = 0.5
+"""Nor is a value held by more than this part of a namespace's memories (of at least
+:data:`MIN_MEMORIES`; in a smaller one, a value all of them hold): when most memories
+share it (every fact told in one conversation on one day), it tells nothing, and lifting them
+all would only reorder the best hits (our English set, 50 facts saved in one thread: the fact
+in the recall tool's answer 0.75 without the context, 0.70 with it before this rule)."""
+MIN_MEMORIES = 10
+"""From this many memories in a namespace on, :data:`MAX_SHARE` applies."""
+EACH_FIRST = ""
+"""The ``primary`` meaning "each memory's own first indexed field": a store indexing one field
+(the default ``["$"]``) lifts by the context fields a put indexed after its content
+(``index=["text", "context.day"]``, as the library's writers put, :mod:`langgraph_episodic.memory_context`).
+Never a field path (an empty path is refused)."""
 
 FieldKey = tuple[str, int]
 """(field path, digest of the value)."""
@@ -73,11 +87,13 @@ def field_key(path: str, text: str) -> FieldKey:
 class _Shard:
     """One namespace's memories by value (``groups``) and values by memory (``keys``)."""
 
-    __slots__ = ("_owned", "frozen", "groups", "keys")
+    __slots__ = ("_owned", "frozen", "groups", "keys", "several")
 
     def __init__(self) -> None:
         self.groups: dict[FieldKey, dict[str, None]] = {}
         self.keys: dict[str, tuple[FieldKey, ...]] = {}
+        self.several = 0
+        """How many memories indexed more than one field (none: nothing to lift by)."""
         self.frozen = False
         """Handed to a reader: never changed again (a write changes a :meth:`thaw` copy)."""
         self._owned: set[FieldKey] | None = None
@@ -88,6 +104,7 @@ class _Shard:
         copy = _Shard()
         copy.groups = dict(self.groups)
         copy.keys = dict(self.keys)
+        copy.several = self.several
         copy._owned = set()
         return copy
 
@@ -112,17 +129,25 @@ class _Shard:
         for key in unique:
             self._group(key)[doc_id] = None
         self.keys[doc_id] = unique
+        self.several += _several(unique)
 
     def discard(self, doc_id: str) -> None:
         if self.frozen:
             raise RuntimeError("A frozen field shard cannot change; thaw() it first.")
-        for key in self.keys.pop(doc_id, ()):
+        old = self.keys.pop(doc_id, ())
+        self.several -= _several(old)
+        for key in old:
             group = self._group(key)
             del group[doc_id]
             if not group:
                 del self.groups[key]
                 if self._owned is not None:
                     self._owned.discard(key)
+
+
+def _several(keys: tuple[FieldKey, ...]) -> int:
+    """1 when ``keys`` come from more than one field, else 0."""
+    return int(bool(keys) and any(key[0] != keys[0][0] for key in keys[1:]))
 
 
 class FieldView:
@@ -133,16 +158,24 @@ class FieldView:
     def __init__(self, shards: list[_Shard]) -> None:
         self._shards = shards
 
+    def any_context(self) -> bool:
+        """Whether some memory here indexed more than one field (else the lift has nothing)."""
+        return any(shard.several for shard in self._shards)
+
     def neighbours(self, doc_id: str, primary: str) -> tuple[list[Mapping[str, None]], int]:
-        """The memories sharing each of ``doc_id``'s values outside the field ``primary`` (one
-        group per value held by at most :data:`MAX_GROUP` memories; ``doc_id`` is in each),
-        and how many such values it has in all. Read-only: the groups are the shard's own."""
+        """The memories sharing each of ``doc_id``'s values outside the field ``primary``
+        (:data:`EACH_FIRST`: outside the memory's own first field; one group per value held by
+        at most :data:`MAX_GROUP` memories; ``doc_id`` is in each), and how many such values it
+        has in all. Read-only: the groups are the shard's own."""
         for shard in self._shards:
             keys = shard.keys.get(doc_id)
             if keys is None:
                 continue
-            groups = [shard.groups[key] for key in keys if key[0] != primary]
-            return [group for group in groups if len(group) <= MAX_GROUP], len(groups)
+            own = keys[0][0] if primary == EACH_FIRST else primary
+            groups = [shard.groups[key] for key in keys if key[0] != own]
+            n = len(shard.keys)
+            most = min(MAX_GROUP, MAX_SHARE * n if n >= MIN_MEMORIES else n - 1)
+            return [group for group in groups if len(group) <= most], len(groups)
         return [], 0
 
 
