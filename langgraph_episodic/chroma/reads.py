@@ -211,6 +211,32 @@ class Backend:
         """Whether every namespace of the store lies under ``prefix``."""
         return not prefix or len(self.namespaces(prefix)) == len(self.namespaces(()))
 
+    def vector_total(self) -> int:
+        """How many vector records Chroma holds in every namespace; an embedded store counts
+        again only after one of its writes (a store on a server counts every time)."""
+        state = self.state
+        generation = state.generation
+        if not self.shared:
+            with state.lock:
+                cached = state.vector_total
+                if cached is not None and cached[0] == generation:
+                    return cached[1]
+        total = self.gateway.vector_count()
+        if not self.shared:
+            with state.lock:
+                state.vector_total = (generation, total)
+        return total
+
+    def current_lexical(self, prefix: Namespace) -> tuple[list[Namespace], LexicalIndex] | None:
+        """The namespaces under ``prefix`` and a snapshot of their lexical shards, when every
+        one of them is loaded and current; None otherwise (nothing is read from Chroma)."""
+        infos = self.namespaces(prefix)
+        state = self.state
+        with state.lock:
+            if any(state.lexical_versions.get(ns) != info.version for ns, info in infos.items()):
+                return None
+            return list(infos), state.lexical.snapshot(infos)
+
     # listings (search without a query) -------------------------------------------------
 
     def listings(self, prefix: Namespace) -> list[tuple[Namespace, Listing]] | None:
