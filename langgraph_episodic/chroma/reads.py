@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from . import lifecycle, record_format
 from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
@@ -385,14 +383,18 @@ class Backend:
         blocks: dict[Namespace, NamespaceVectors] = {}
         budget = self.state.vectors.max_vectors
         for ns, version in vectors.items():
-            block = NamespaceVectors(version)
-            by_item: dict[str, list[tuple[str, Any]]] = {}
-            for row in by_ns[ns]:
-                if row.embedding is not None:
-                    iid = record_format.split_entry_key(record_format.split_vector_id(row.vid)[0])[0]
-                    by_item.setdefault(iid, []).append((row.vid, np.asarray(row.embedding)))
-            for iid, item_rows in by_item.items():
-                block.replace_item_rows(iid, item_rows)
+            block = NamespaceVectors.loaded(
+                version,
+                [
+                    (
+                        record_format.split_entry_key(record_format.split_vector_id(row.vid)[0])[0],
+                        row.vid,
+                        row.embedding,
+                    )
+                    for row in by_ns[ns]
+                    if row.embedding is not None
+                ],
+            )
             budget -= len(block)
             if budget >= 0:  # never cache a namespace with only some of its vectors
                 blocks[ns] = block
