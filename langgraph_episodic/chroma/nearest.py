@@ -1,17 +1,21 @@
 """Chroma's nearest vectors of some namespaces, for a scope whose vectors the cache does not hold.
 
 Chroma's query with a ``where`` on the namespace evaluates the filter over every matching
-record before it searches: at 100,000 vectors it took 0.5 s for a namespace holding 90% of them
-and 33 ms for one holding 1%, while the same query without a ``where`` took 1-20 ms for 30 to
-3,000 results (16-dim vectors, ``docs/benchmarks.md``, "Searching beyond the vector cache").
+record before it searches: with raw chromadb at 100,000 16-dim vectors it took 0.5 s for a
+namespace holding 90% of them and 33 ms for one holding 1%, while the same query without a
+``where`` took 1-20 ms for 30 to 3,000 results; through the store, a search of a 100,000-item
+namespace beyond the cache took 1.2-1.4 s filtered and 2.5-31 ms unfiltered
+(``docs/benchmarks.md``, "Searching beyond the vector cache").
 So when the search knows which items its namespaces hold (the item ids of their lexical shards,
 :meth:`.LexicalIndex.held_items`), it asks Chroma's index without a ``where`` for enough
 results that ``depth`` of them are likely the namespaces' (from the namespaces' share of the
 collection), and keeps those of held items. That is the filtered query's answer: the nearest
 ``depth`` records among the namespaces' are among the nearest ``k`` of the collection whenever
-``depth`` of the ``k`` are the namespaces'. When fewer are, and the collection has more than
-``k`` records, the filtered query answers instead; so does it when the namespaces are too small
-a share of the collection for an unfiltered query of at most :data:`MAX_UNFILTERED` results.
+``depth`` of the ``k`` are the namespaces' (for an exact index; Chroma's approximate one may
+differ in the last places, as may its filtered query). When fewer are, and the collection has
+more than ``k`` records, the filtered query answers instead; so does it when the namespaces
+are too small a share of the collection for an unfiltered query of at most
+:data:`MAX_UNFILTERED` results.
 
 Which records count as the namespaces' comes from the search's snapshot of the lexical shards:
 an item is held under any tag, so an item rewritten since the snapshot is found under its new
@@ -32,8 +36,8 @@ from . import record_format
 from .reads import Backend
 
 MAX_UNFILTERED = 4_096
-"""The most results one unfiltered query asks for (3,000 took 8-19 ms at 100,000 16-dim
-vectors); a search that would need more uses Chroma's filtered query."""
+"""The most results one unfiltered query asks for (3,000 took 8-19 ms with raw chromadb at
+100,000 16-dim vectors); a search that would need more uses Chroma's filtered query."""
 
 MARGIN = 1.5
 """How many more results than the namespaces' share predicts an unfiltered query asks for, so
