@@ -170,6 +170,9 @@ class StoreState:
         self._listings: OrderedDict[Namespace, Listing] = OrderedDict()
         self._listing_rows = 0
         self.generation = 0
+        self.vector_total: tuple[int, int] | None = None
+        """(generation, how many vector records Chroma held then): the collection's size for
+        sizing the unfiltered queries of :mod:`.nearest`, counted again after a write."""
         self._log: deque[tuple[int, frozenset[str]]] = deque(maxlen=_LOG)
 
     # generations -----------------------------------------------------------------------

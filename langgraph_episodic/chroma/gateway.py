@@ -306,6 +306,10 @@ class Gateway:
             out.extend(zip(got["ids"], embs, strict=True))
         return out
 
+    def vector_count(self) -> int:
+        """How many vector records the store holds, in every namespace."""
+        return int(self.vectors.count())
+
     def query_vectors(
         self, qvec: Any, depth: int, where: dict[str, Any] | None
     ) -> list[tuple[str, float]]:

@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from . import lifecycle, record_format
 from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
@@ -211,6 +209,32 @@ class Backend:
         """Whether every namespace of the store lies under ``prefix``."""
         return not prefix or len(self.namespaces(prefix)) == len(self.namespaces(()))
 
+    def vector_total(self) -> int:
+        """How many vector records Chroma holds in every namespace; an embedded store counts
+        again only after one of its writes (a store on a server counts every time)."""
+        state = self.state
+        generation = state.generation
+        if not self.shared:
+            with state.lock:
+                cached = state.vector_total
+                if cached is not None and cached[0] == generation:
+                    return cached[1]
+        total = self.gateway.vector_count()
+        if not self.shared:
+            with state.lock:
+                state.vector_total = (generation, total)
+        return total
+
+    def current_lexical(self, prefix: Namespace) -> tuple[list[Namespace], LexicalIndex] | None:
+        """The namespaces under ``prefix`` and a snapshot of their lexical shards, when every
+        one of them is loaded and current; None otherwise (nothing is read from Chroma)."""
+        infos = self.namespaces(prefix)
+        state = self.state
+        with state.lock:
+            if any(state.lexical_versions.get(ns) != info.version for ns, info in infos.items()):
+                return None
+            return list(infos), state.lexical.snapshot(infos)
+
     # listings (search without a query) -------------------------------------------------
 
     def listings(self, prefix: Namespace) -> list[tuple[Namespace, Listing]] | None:
@@ -359,14 +383,18 @@ class Backend:
         blocks: dict[Namespace, NamespaceVectors] = {}
         budget = self.state.vectors.max_vectors
         for ns, version in vectors.items():
-            block = NamespaceVectors(version)
-            by_item: dict[str, list[tuple[str, Any]]] = {}
-            for row in by_ns[ns]:
-                if row.embedding is not None:
-                    iid = record_format.split_entry_key(record_format.split_vector_id(row.vid)[0])[0]
-                    by_item.setdefault(iid, []).append((row.vid, np.asarray(row.embedding)))
-            for iid, item_rows in by_item.items():
-                block.replace_item_rows(iid, item_rows)
+            block = NamespaceVectors.loaded(
+                version,
+                [
+                    (
+                        record_format.split_entry_key(record_format.split_vector_id(row.vid)[0])[0],
+                        row.vid,
+                        row.embedding,
+                    )
+                    for row in by_ns[ns]
+                    if row.embedding is not None
+                ],
+            )
             budget -= len(block)
             if budget >= 0:  # never cache a namespace with only some of its vectors
                 blocks[ns] = block

@@ -23,7 +23,8 @@ racing an update finds the item (old or new value) instead of missing it.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -33,6 +34,7 @@ from langgraph.store.base import SearchItem, SearchOp
 from . import record_format
 from .caches import Listing
 from .filters import combine, matches, value_where
+from .nearest import nearest
 from .plans import newest_first
 from .ranking import shared_fields
 from .ranking.baseline import Calibration
@@ -291,10 +293,18 @@ def _hit(
 
 
 def dense_ranking(
-    b: Backend, op: SearchOp, qvec: np.ndarray, depth: int, views: list[BlockView] | None
+    b: Backend,
+    op: SearchOp,
+    qvec: np.ndarray,
+    depth: int,
+    views: list[BlockView] | None,
+    held: Callable[[], AbstractSet[str] | None] | None = None,
 ) -> tuple[list[tuple[str, float]], bool]:
     """Entry keys by best cosine similarity, and whether a deeper ranking could add more.
-    ``views``: the scope's cached vectors (:meth:`.Backend.scope`), or None for Chroma's index."""
+    ``views``: the scope's cached vectors (:meth:`.Backend.scope`), or None for Chroma's index;
+    ``held``: then gives the ids of the items the scope's lexical shards hold (None: unknown),
+    so that Chroma's index is asked without a filter when that gives the same answer
+    (:mod:`.nearest`)."""
     if views is not None:
         ranked = rank(views, qvec, depth)
         return ranked, len(ranked) >= depth
@@ -305,7 +315,7 @@ def dense_ranking(
     # answer whether or not its namespaces are cached.
     prefix = None if b.covers_everything(op.namespace_prefix) else op.namespace_prefix
     where = record_format.prefix_where(prefix or ())
-    found = b.gateway.query_vectors(np.asarray(qvec, dtype=np.float32), depth, where)
+    found = nearest(b, qvec, depth, where, held() if held is not None and where else None)
     best: dict[str, float] = {}
     for vid, dist in found:
         key = record_format.split_vector_id(vid)[0]
@@ -324,7 +334,7 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float =
     missed: Missed = {}
     while True:
         views = b.scope(op.namespace_prefix, vectors=True, lexical=False).vectors
-        ranked, more = dense_ranking(b, op, qvec, depth, views)
+        ranked, more = dense_ranking(b, op, qvec, depth, views, lambda: _loaded_items(b, op))
         if scale != 1.0:
             ranked = [(key, cosine * scale) for key, cosine in ranked]
         resolved = resolve(b, ranked, op, now, need)
@@ -337,6 +347,13 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float =
         filler = op._replace(offset=0, limit=op.limit - len(page))
         page.extend(scan(b, filler, now, unscored_only=True))
     return Ranked(page, missed)
+
+
+def _loaded_items(b: Backend, op: SearchOp) -> AbstractSet[str] | None:
+    """The ids of the items held by the lexical shards of the namespaces under the prefix, when
+    all of them are loaded (a dense search reads none; Chroma's filtered query answers)."""
+    current = b.current_lexical(op.namespace_prefix)
+    return None if current is None else current[1].held_items(current[0])
 
 
 def _may_hold_unindexed(b: Backend, prefix: tuple[str, ...]) -> bool:
@@ -416,7 +433,9 @@ def first_ranking(
         dense_ranked = cosines.top(depth)
         more_dense = len(dense_ranked[0]) >= depth
     else:
-        ranked, more_dense = dense_ranking(b, op, qvec, depth, None)
+        lexical = scope.lexical
+        held = None if lexical is None else lambda: lexical.held_items(scope.namespaces)
+        ranked, more_dense = dense_ranking(b, op, qvec, depth, None, held)
         dense_ranked = [key for key, _ in ranked], np.array([c for _, c in ranked])
     lexical_ranked = question.scores.top(depth) if question.terms else []
     gathered = candidates(dense_ranked, lexical_ranked, more_dense)

@@ -7,6 +7,7 @@ import pytest
 
 from langgraph_episodic.chroma.ranking.vectors import (
     GEMV_ROWS,
+    BlockView,
     NamespaceVectors,
     block_rows,
     cosines,
@@ -46,3 +47,31 @@ def test_rank_over_more_rows_than_a_block_matches_brute_force() -> None:
     expected = [f"i{j}#t" for j in np.argsort(-best, kind="stable")[:25]]
     assert [key for key, _ in got] == expected
     np.testing.assert_allclose([s for _, s in got], np.sort(best)[::-1][:25], rtol=1e-5)
+
+
+def test_a_loaded_block_is_the_per_row_block_byte_for_byte() -> None:
+    rng = np.random.default_rng(3)
+    rows: list[tuple[str, str, np.ndarray]] = []
+    for item in range(300):
+        for field in range(1 + item % 3):  # items of one to three vectors, read interleaved
+            vec = rng.normal(size=16).astype(np.float32) * (0.0 if item == 7 else 3.0)
+            rows.append((f"i{item}", f"i{item}.t{item % 5}#{field}", vec))
+    rows.sort(key=lambda row: (row[1][-1], row[0]))
+    rows.append(("i2", "i2.t2#0", rng.normal(size=16).astype(np.float32)))  # a later duplicate
+    per_row = NamespaceVectors("v")
+    by_item: dict[str, list[tuple[str, np.ndarray]]] = {}
+    for iid, vid, vec in rows:
+        by_item.setdefault(iid, []).append((vid, vec))
+    for iid, item_rows in by_item.items():
+        per_row.replace_item_rows(iid, item_rows)
+    expected = per_row.current_view()
+    loaded = NamespaceVectors.loaded("v", rows)
+    got = loaded.view()
+    assert isinstance(got, BlockView)  # built: no per-row rebuild is left for the first search
+    assert got.one_per_item == expected.one_per_item
+    assert got.matrix.dtype == np.float32
+    assert got.matrix.tobytes() == expected.matrix.tobytes()
+    assert list(got.owners) == list(expected.owners)
+    assert len(loaded) == len(per_row)
+    q = rng.normal(size=16).astype(np.float32)
+    assert rank([got], q, depth=40) == rank([expected], q, depth=40)

@@ -23,6 +23,7 @@ import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
@@ -84,7 +85,16 @@ def tokenize(text: str, *, stem: bool = False) -> list[str]:
 class _Shard:
     """One namespace's postings and document lengths."""
 
-    __slots__ = ("_arrays", "frozen", "lengths", "postings", "source", "terms", "total_length")
+    __slots__ = (
+        "_arrays",
+        "_items",
+        "frozen",
+        "lengths",
+        "postings",
+        "source",
+        "terms",
+        "total_length",
+    )
 
     def __init__(self) -> None:
         self.postings: dict[str, dict[str, int]] = {}
@@ -99,6 +109,8 @@ class _Shard:
         a write copies one)."""
         self._arrays: _Arrays | None = None
         """The numpy form of a frozen shard, built by its first search."""
+        self._items: frozenset[str] | None = None
+        """The item ids of a frozen shard's documents, built by its first :meth:`items`."""
 
     def arrays(self) -> _Arrays:
         """The shard as numpy arrays: built once for a frozen shard (its contents never
@@ -110,6 +122,17 @@ class _Shard:
         if arrays is None:
             arrays = self._arrays = _Arrays(self)
         return arrays
+
+    def items(self) -> frozenset[str]:
+        """The item ids of the shard's documents (a document id ``<item>.<tag>`` names item
+        ``<item>``; one without a tag is its own item): built once for a frozen shard, and
+        afresh for a changeable one (call under the index's lock then)."""
+        found = self._items
+        if found is None:
+            found = frozenset(doc_id.partition(".")[0] for doc_id in self.lengths)
+            if self.frozen:
+                self._items = found
+        return found
 
     def thaw(self) -> _Shard:
         """A changeable copy (posting dicts are copied when a write touches them)."""
@@ -478,6 +501,24 @@ class LexicalIndex:
         with self._lock:
             shards = self._select(namespaces)
             return sum(len(shard.lengths) for shard in shards)
+
+    def held_items(self, namespaces: Iterable[Namespace]) -> AbstractSet[str]:
+        """The ids of the items with a document indexed in the given namespaces, under any tag
+        (document ids are ``<item>.<tag>``), so an item rewritten since this index's snapshot
+        still counts as held. The shards are frozen and each one's item ids built once (as
+        :meth:`score_terms` freezes them): call it on a :meth:`snapshot`."""
+        shards = self._frozen(namespaces)
+        if len(shards) == 1:
+            return shards[0].items()
+        every: set[str] = set()
+        for shard in shards:
+            every.update(shard.items())
+        return every
+
+    def holds(self, item_id: str, namespaces: Iterable[Namespace]) -> bool:
+        """Whether an item has a document indexed in the given namespaces (see
+        :meth:`held_items`)."""
+        return item_id in self.held_items(namespaces)
 
     def search(
         self,

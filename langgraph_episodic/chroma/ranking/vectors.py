@@ -140,6 +140,44 @@ class NamespaceVectors:
         self._stamp = 0
         """Bumped by every change (a rebuild started before a change is not installed)."""
 
+    @classmethod
+    def loaded(
+        cls, version: str, rows: Sequence[tuple[str, str, Sequence[float] | np.ndarray]]
+    ) -> NamespaceVectors:
+        """A block of ``(item id, vector id, vector)`` rows read from Chroma, its matrix built
+        at once: the block :meth:`replace_item_rows` of each item's rows (items in the order
+        they first appear) and a :meth:`view` give, byte for byte, without their per-row
+        steps (the first search of a large namespace spends a share of its time there)."""
+        block = cls(version)
+        by_item: dict[str, list[tuple[str, Sequence[float] | np.ndarray]]] = {}
+        for iid, vid, vec in rows:
+            by_item.setdefault(iid, []).append((vid, vec))
+        position: dict[str, int] = {}
+        arrays: list[np.ndarray] = []
+        for iid, item_rows in by_item.items():
+            owned = block._by_item.setdefault(iid, {})
+            for vid, vec in item_rows:
+                arr = np.asarray(vec, dtype=np.float32)
+                at = position.get(vid)
+                if at is None:
+                    position[vid] = len(arrays)
+                    arrays.append(arr)
+                else:  # a later duplicate takes the earlier one's row, as in the pending list
+                    arrays[at] = arr
+                owned[vid] = None
+        vids = list(position)
+        if not vids:
+            return block
+        matrix = np.stack(arrays)
+        # The norms as :func:`normalise` takes them (row by row), then one float32 division.
+        norms = np.array([math.sqrt(float(arr @ arr)) for arr in arrays], dtype=np.float32)
+        norms[norms == 0] = 1.0  # (the zero vector stays zero)
+        block._matrix = matrix / norms[:, None]
+        block._vids = vids
+        block._owners = Owners(vid.rpartition("#")[0] for vid in vids)
+        block._row = {vid: n for n, vid in enumerate(vids)}
+        return block
+
     def __len__(self) -> int:
         """Number of live vectors."""
         return len(self._row) + len(self._pending)

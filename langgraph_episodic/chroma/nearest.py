@@ -1,0 +1,87 @@
+"""Chroma's nearest vectors of some namespaces, for a scope whose vectors the cache does not hold.
+
+Chroma's query with a ``where`` on the namespace evaluates the filter over every matching
+record before it searches: with raw chromadb at 100,000 16-dim vectors it took 0.5 s for a
+namespace holding 90% of them and 33 ms for one holding 1%, while the same query without a
+``where`` took 1-20 ms for 30 to 3,000 results; through the store, a search of a 100,000-item
+namespace beyond the cache took 1.2-1.4 s filtered and 2.5-31 ms unfiltered
+(``docs/benchmarks.md``, "Searching beyond the vector cache").
+So when the search knows which items its namespaces hold (the item ids of their lexical shards,
+:meth:`.LexicalIndex.held_items`), it asks Chroma's index without a ``where`` for enough
+results that ``depth`` of them are likely the namespaces' (from the namespaces' share of the
+collection), and keeps those of held items. That is the filtered query's answer: the nearest
+``depth`` records among the namespaces' are among the nearest ``k`` of the collection whenever
+``depth`` of the ``k`` are the namespaces' (for an exact index; Chroma's approximate one may
+differ in the last places, as may its filtered query). When fewer are, and the collection has
+more than ``k`` records, the filtered query answers instead; so does it when the namespaces
+are too small a share of the collection for an unfiltered query of at most
+:data:`MAX_UNFILTERED` results.
+
+Which records count as the namespaces' comes from the search's snapshot of the lexical shards:
+an item is held under any tag, so an item rewritten since the snapshot is found under its new
+vectors (as the filtered query finds it); vectors left behind by a crashed write of a held item
+are kept and then dropped by the tag check of :func:`.search.resolve`, as the filtered query's
+are. An item put after the snapshot is not held: the search answers as of its snapshot.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+import numpy as np
+
+from . import record_format
+from .reads import Backend
+
+MAX_UNFILTERED = 4_096
+"""The most results one unfiltered query asks for (3,000 took 8-19 ms with raw chromadb at
+100,000 16-dim vectors); a search that would need more uses Chroma's filtered query."""
+
+MARGIN = 1.5
+"""How many more results than the namespaces' share predicts an unfiltered query asks for, so
+that the share's spread rarely leaves it short (a short answer costs the filtered query)."""
+
+
+def unfiltered_size(depth: int, held: int, total: int) -> int | None:
+    """How many results an unfiltered query asks for so that ``depth`` of them are likely among
+    ``held`` items' vectors, of ``total`` in the collection; None when that exceeds
+    :data:`MAX_UNFILTERED` (the filtered query answers).
+
+    >>> unfiltered_size(30, 90_000, 100_000)
+    60
+    >>> unfiltered_size(30, 1_000, 100_000) is None
+    True
+    """
+    if held <= 0:
+        return None
+    k = math.ceil(depth * MARGIN * max(total, held) / held) + 10
+    return k if k <= MAX_UNFILTERED else None
+
+
+def nearest(
+    b: Backend,
+    qvec: np.ndarray,
+    depth: int,
+    where: dict[str, Any] | None,
+    held: AbstractSet[str] | None,
+) -> list[tuple[str, float]]:
+    """(vector id, distance) of the ``depth`` nearest vector records matching ``where``: from
+    an unfiltered query kept to the ``held`` items' records when that answers it (see the
+    module docstring), else from Chroma's filtered query. ``held`` None: filtered always."""
+    query = np.asarray(qvec, dtype=np.float32)
+    if where is None:
+        return b.gateway.query_vectors(query, depth, None)
+    if held is not None:
+        k = unfiltered_size(depth, len(held), b.vector_total())
+        if k is not None:
+            found = b.gateway.query_vectors(query, k, None)
+            kept = [
+                (vid, dist)
+                for vid, dist in found
+                if record_format.split_entry_key(record_format.split_vector_id(vid)[0])[0] in held
+            ]
+            if len(kept) >= depth or len(found) >= b.vector_total():  # (or: no more to find)
+                return kept[:depth]
+    return b.gateway.query_vectors(query, depth, where)
