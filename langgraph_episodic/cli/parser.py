@@ -269,13 +269,14 @@ def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None
         return
     parser.add_argument(
         "--embeddings",
-        choices=["model", "multilingual", "bilingual", "hash"],
-        default="model",
-        help="how text is embedded: the packaged all-MiniLM-L6-v2 (model, default), the "
-        "multilingual Universal Sentence Encoder for German and other languages (multilingual), "
-        "both, as ChromaStore's default embedder (bilingual: a German question by the "
-        f"multilingual model, an English one by MiniLM) or the instant {HASH_DIMS}-dim hashing "
-        "embedder (hash); use the one the store was written with",
+        choices=["auto", "model", "multilingual", "bilingual", "hash"],
+        default="auto",
+        help="how text is embedded: as ChromaStore does with no index= (auto, default: the "
+        "model the store's vectors were written with, bilingual for a new store), the packaged "
+        "all-MiniLM-L6-v2 (model), the multilingual Universal Sentence Encoder for German and "
+        "other languages (multilingual), both, as ChromaStore's default embedder (bilingual: a "
+        f"German question by the multilingual model, an English one by MiniLM) or the instant "
+        f"{HASH_DIMS}-dim hashing embedder (hash); use the one the store was written with",
     )
 
 

@@ -24,8 +24,8 @@ DEFAULT_PATH = Path(DEFAULT_FOLDER)
 CHROMA_FILE = "chroma.sqlite3"
 """The file Chroma keeps in every persistent store folder (how we recognise a store)."""
 
-EmbeddingsChoice = Literal["model", "multilingual", "bilingual", "hash"]
-CHOICES: tuple[EmbeddingsChoice, ...] = ("model", "multilingual", "bilingual", "hash")
+EmbeddingsChoice = Literal["auto", "model", "multilingual", "bilingual", "hash"]
+CHOICES: tuple[EmbeddingsChoice, ...] = ("auto", "model", "multilingual", "bilingual", "hash")
 """The ``--embeddings`` choices."""
 
 
@@ -40,7 +40,7 @@ class Target:
     path: Path | None = None
     url: str | None = None
     collection: str = DEFAULT_COLLECTION
-    embeddings: EmbeddingsChoice = "model"
+    embeddings: EmbeddingsChoice = "auto"
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Target:
@@ -51,7 +51,7 @@ class Target:
             path=None if url else Path(path or DEFAULT_PATH),
             url=url,
             collection=getattr(args, "collection", DEFAULT_COLLECTION),
-            embeddings=getattr(args, "embeddings", "model"),
+            embeddings=getattr(args, "embeddings", "auto"),
         )
 
     def describe(self) -> str:
@@ -59,7 +59,8 @@ class Target:
         return f"server {self.url}" if self.url else f"embedded store {self.path}"
 
     def index(self, *, threads: int | None = None) -> dict[str, Any]:
-        """The store's ``IndexConfig`` for this target's embeddings choice.
+        """The store's ``IndexConfig`` for this target's embeddings choice (not ``"auto"``:
+        :func:`open_store` lets the store choose by the vectors it holds).
 
         ``threads`` loads a separate model instance limited to that many torch threads;
         ``None`` shares the process-wide :func:`~langgraph_episodic.default_embeddings`.
@@ -117,10 +118,21 @@ def open_store(
     else: while another process holds the folder, the command fails with ``FolderInUseError``
     and touches nothing.
     """
+    from ..chroma.store import EmbedderMismatchError
+
     kwargs: dict[str, Any] = {"collection": target.collection, **options}
-    kwargs["index"] = target.index(threads=threads) if semantic else None
-    store = _open(target, create=create, read_only=read_only, **kwargs)
-    if semantic:
+    auto = semantic and target.embeddings == "auto"
+    if not auto:  # "auto": the store's default index, chosen by the vectors it holds
+        kwargs["index"] = target.index(threads=threads) if semantic else None
+    try:
+        store = _open(target, create=create, read_only=read_only, **kwargs)
+    except EmbedderMismatchError as exc:
+        raise CliError(
+            f"The {target.describe()} holds {exc.stored}-dim vectors, which no default model "
+            f"makes. Try --embeddings {_embeddings_for(exc.stored, 'auto')} (use the embedder "
+            "the store was written with)."
+        ) from exc
+    if semantic and not auto:
         _check_dims(store, target, int(kwargs["index"]["dims"]))
         if load:
             try:
@@ -147,11 +159,13 @@ def load_embedder(store: ChromaStore) -> None:
 
 def _open(target: Target, *, create: bool, read_only: bool, **kwargs: Any) -> ChromaStore:
     from ..chroma.folder_lock import held
-    from ..chroma.store import ChromaStore
+    from ..chroma.store import ChromaStore, EmbedderMismatchError
 
     if target.url is not None:
         try:
             return ChromaStore.from_url(target.url, **kwargs)
+        except EmbedderMismatchError:
+            raise
         except ValueError as exc:
             raise CliError(f"Bad --url: {exc}") from exc
         except ConnectionError as exc:

@@ -53,10 +53,12 @@ def test_search_for_a_user_sees_only_that_users_namespaces(cli: Cli, seeded_stor
 
 
 def test_search_with_the_wrong_embedder_names_the_fix(cli: Cli, seeded_store: Seeded) -> None:
-    # The store was written with 64-dim hash vectors; the packaged model makes 384-dim ones.
-    code, _, err = cli("search", "coffee", "--path", str(seeded_store.path))
-    assert code == 2
-    assert "--embeddings hash" in err and "Traceback" not in err
+    # The store was written with 64-dim hash vectors, which no default model makes: by
+    # default, and pinned to the packaged model (384 dims), the error names the fix.
+    for pinned in ((), ("--embeddings", "model")):
+        code, _, err = cli("search", "coffee", "--path", str(seeded_store.path), *pinned)
+        assert code == 2
+        assert "--embeddings hash" in err and "Traceback" not in err
 
 
 @pytest.mark.model
@@ -69,16 +71,16 @@ def test_a_german_store_is_searched_with_the_multilingual_embedder(
     store.put(("memories", "anna"), "job", {"text": "Ich arbeite als Krankenpfleger."})
     store.put(("memories", "anna"), "editor", {"text": "Mein Lieblingseditor ist Neovim."})
     store.close()
-    # Opened with the default (MiniLM, 384 dims), the error names the embedder it was written with.
-    code, _, err = cli("search", "Was ist mein Beruf?", "--path", str(tmp_path))
+    # Pinned to MiniLM (384 dims), the error names the embedder it was written with.
+    code, _, err = cli("search", "Was ist mein Beruf?", "--path", str(tmp_path), "--embeddings",
+                       "model")
     assert code == 2
     assert "--embeddings multilingual" in err and "Traceback" not in err
-    code, out, err = cli(
-        "search", "Was ist mein Beruf?", "--path", str(tmp_path), "--embeddings", "multilingual",
-        "--json",
-    )
-    assert code == 0, err
-    assert json.loads(out)[0]["key"] == "job"
+    for pinned in ((), ("--embeddings", "multilingual")):  # the default follows the vectors
+        code, out, err = cli("search", "Was ist mein Beruf?", "--path", str(tmp_path), *pinned,
+                             "--json")
+        assert code == 0, err
+        assert json.loads(out)[0]["key"] == "job"
 
 
 def test_a_store_written_with_the_default_embedder_is_named_bilingual(
