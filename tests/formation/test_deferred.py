@@ -219,3 +219,24 @@ def test_an_in_memory_store_that_threads_cannot_share_is_refused_with_the_fix() 
                            defer=formation)
     assert store.search(()) == [], "nothing was written"
     formation.close(timeout=1)
+
+
+def test_deferred_entity_facts_hold_the_context_of_their_turn() -> None:
+    """Formed after the turn, in one write batch, each entity's fact still carries the day and
+    the thread of the run it was told in (:mod:`langgraph_episodic.memory_context`)."""
+    store = memory_store()
+    formation = DeferredFormation(debounce=0.0)
+    agent = create_agent(ScriptedChatModel(script=["Noted."]), tools=[], store=store, middleware=[
+        EpisodicMemoryMiddleware(store=store, model=ScriptedChatModel(
+            script=[extraction("ACME", "LangGraph")]), profile=False, memories=False,
+            episodes=False, defer=formation)])
+    agent.invoke({"messages": [("user", ALICE)]}, thread_config("alice", "s7"))
+    assert formation.close(timeout=10)
+    facts = [i for i in store.search(("entities", "alice"), limit=20)
+             if i.value.get("kind") == "fact"]
+    assert {f.value.get("subject") for f in facts} == {"acme", "langgraph"}
+    for fact in facts:
+        context = fact.value.get("context")
+        assert context is not None and context["thread"] == "alice:s7", fact.value
+        assert context["day"].split(", ")[0] in {"Monday", "Tuesday", "Wednesday", "Thursday",
+                                                 "Friday", "Saturday", "Sunday"}
