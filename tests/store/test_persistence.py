@@ -189,10 +189,16 @@ def test_a_new_process_reads_the_folder(tmp_path: Path) -> None:
 
 @pytest.mark.model
 @MODEL_GROUP
-def test_default_index_is_the_packaged_model(tmp_path: Path) -> None:
+def test_default_index_is_the_two_language_embedder(tmp_path: Path) -> None:
+    """A new store embeds with :class:`~langgraph_episodic.bilingual.BilingualEmbeddings`
+    (the packaged MiniLM beside the multilingual model); an English question still finds by
+    meaning."""
+    from langgraph_episodic.bilingual import BILINGUAL_DIMS, BilingualEmbeddings
+
     store = ChromaStore.persistent(path=tmp_path / "db")
     try:
-        assert store.index_config is not None and store.index_config["dims"] == MODEL_DIMS
+        assert store.index_config is not None and store.index_config["dims"] == BILINGUAL_DIMS
+        assert isinstance(store.embeddings, BilingualEmbeddings)
         for key, text in FOODS.items():
             store.put(NS, key, {"text": text})
         results = store.search(NS, query="favourite food", limit=4)
