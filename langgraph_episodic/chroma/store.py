@@ -161,6 +161,12 @@ def _settings() -> Any:
     return Settings(anonymized_telemetry=False)
 
 
+
+def _check_known(mode: str, name: str) -> None:
+    """Raise a ``ValueError`` naming the choices when ``mode`` is not a search mode."""
+    if mode not in SEARCH_MODES:
+        raise ValueError(f"{name} must be one of {SEARCH_MODES}, got {mode!r}.")
+
 class ChromaStore(BaseStore):
     """A LangGraph store on Chroma with semantic (or hybrid) search, filters and TTL.
 
@@ -236,8 +242,7 @@ class ChromaStore(BaseStore):
         max_indexed_bytes: int | None = DEFAULT_MAX_INDEXED_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        if search_mode not in SEARCH_MODES:
-            raise ValueError(f"search_mode must be one of {SEARCH_MODES}, got {search_mode!r}.")
+        _check_known(search_mode, "search_mode")
         self.limits = Limits(max_value_bytes, max_indexed_bytes)
         self._client = client
         self.collection_name = collection
@@ -583,8 +588,7 @@ class ChromaStore(BaseStore):
         return explanation(ranked, method, sop.offset, floor)
 
     def _check_mode(self, mode: str) -> None:
-        if mode not in SEARCH_MODES:
-            raise ValueError(f"mode must be one of {SEARCH_MODES}, got {mode!r}.")
+        _check_known(mode, "mode")
         can = [
             m for m, ok in (
                 ("hybrid", self.embeddings is not None and self._fields is not None),
