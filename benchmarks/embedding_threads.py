@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             load_start = fmt_load()
             seconds = {p: 0.0 for p in ("raw", *POLICIES)}
             chosen: list[int] = []
+            others: list[float] = []
             order = ["raw", *POLICIES]
             for r in range(args.rounds):
                 for policy in order[r % len(order):] + order[: r % len(order)]:
@@ -88,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                     seconds[policy] += measure(policy, part, model, emb, ChromaStore)
                     if policy == "auto":
                         chosen.append(emb.threads_for(len(part)))
+                        seen = machine_now()
+                        others.append(max(0.0, (seen.load or 0.0) - seen.own))
             machine = machine_now()
             load_end = fmt_load()
         finally:
@@ -102,11 +105,12 @@ def main(argv: list[str] | None = None) -> int:
             threads = {"raw": str(machine.torch_default), "pinned-1": "1",
                        "torch-default": str(machine.torch_default),
                        "auto": "/".join(str(c) for c in chosen)}[policy]  # fmt: skip
-            rows.append([shape, policy, threads, f"{rate:.1f}", f"{rate / raw:.2f}",
+            seen_others = "/".join(f"{o:.2f}" for o in others) if policy == "auto" else ""
+            rows.append([shape, policy, threads, seen_others, f"{rate:.1f}", f"{rate / raw:.2f}",
                          f"{load_start} -> {load_end}"])  # fmt: skip
         print(f"  {shape}: done, load {load_end}", flush=True)
     print()
-    print(table(["shape", "policy", "threads", "texts/s", "x raw", "load average (1/5/15 min)"], rows))
+    print(table(["shape", "policy", "threads", "others seen", "texts/s", "x raw", "load average (1/5/15 min)"], rows))
     return 0
 
 

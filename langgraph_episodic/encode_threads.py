@@ -28,9 +28,13 @@ from typing import TypeVar
 
 _T = TypeVar("_T")
 
-FREE_CORE_SLACK = 0.25
-"""How much of a core the other processes may use for it to still count as free: a count of
-``cpus - load`` is rounded down unless the remainder is at least ``1 - FREE_CORE_SLACK``."""
+FREE_CORE_SLACK = 0.5
+"""How much of a core the other processes may use for it to still count as free: the free
+cores ``cpus - others`` are rounded to the nearest count. The two mistakes cost about the same
+(``python benchmarks/embedding_threads.py`` on 2 cores: one thread on a quiet machine encodes
+at about 0.85x of two, two threads beside a busy core at about 0.8x of one), so the midpoint
+is where either is least likely; the load average and our own share of it are each off by a
+few tenths of a core, which a tighter slack would read as a busy core."""
 
 LOAD_WINDOW_S = 60.0
 """Time constant of the kernel's 1-minute load average, used to average our own CPU use alike."""

@@ -32,10 +32,20 @@ def test_a_machine_busy_on_every_core_gives_one_thread(cpus: int) -> None:
     assert choose_threads(500, overloaded) == 1
 
 
-@pytest.mark.parametrize(("cpus", "load", "expected"), [(8, 3.0, 5), (8, 2.8, 5), (16, 4.5, 11), (2, 0.9, 1)])
+@pytest.mark.parametrize(("cpus", "load", "expected"), [(8, 3.0, 5), (8, 2.6, 5), (16, 4.6, 11), (2, 0.9, 1), (2, 1.4, 1)])
 def test_a_partly_busy_machine_gives_the_free_cores(cpus: int, load: float, expected: int) -> None:
     machine = Machine(cpus=cpus, load=load, own=0.0, torch_default=cpus)
     assert choose_threads(500, machine) == expected
+
+
+@pytest.mark.parametrize("cpus", [2, 8])
+def test_a_few_tenths_of_a_core_in_use_elsewhere_leave_every_core_free(cpus: int) -> None:
+    """A light background (a desktop, the load average's lag behind our own last encode) must not
+    cost a quiet machine its cores: on two, one thread encodes at about 0.85x of two."""
+    light = Machine(cpus=cpus, load=0.45, own=0.0, torch_default=cpus)
+    assert choose_threads(500, light) == cpus
+    half = Machine(cpus=cpus, load=0.6, own=0.0, torch_default=cpus)
+    assert choose_threads(500, half) == cpus - 1
 
 
 def test_our_own_load_does_not_count_as_busy() -> None:
