@@ -48,6 +48,7 @@ from ._core import (
     check_k,
     format_recall,
     item_text,
+    passing,
     plan_save,
     resolve_texts,
 )
@@ -173,12 +174,8 @@ class _StoreMemory:
             found = held_at(found, as_of, self.k)
         else:
             found = yield from successors_plan(target, found, results[n + 1])
-        kept = [
-            item
-            for item in newest_per_lineage(found)
-            if (item.namespace, item.key) not in seen
-            and (self.min_score is None or item.score is None or item.score >= self.min_score)
-        ]
+        fresh = [item for item in newest_per_lineage(found) if (item.namespace, item.key) not in seen]
+        kept = passing(fresh, self.min_score)
         chosen = [*first, *kept][: self.k]
         words = wording(self.texts.locale)
         earlier: dict[tuple[tuple[str, ...], str], list[str]] = {}
@@ -283,9 +280,10 @@ def create_memory_tools(
             needs a store with ``supports_ttl``, else a ``ValueError`` says so.
         should_store: Refuses trivia (greetings, thanks, bare confirmations); the tool then
             answers that it did not save. ``None`` stores everything non-empty.
-        min_score: The relevance floor: search hits scoring below it are dropped, and when
-            nothing is left the tool answers "Keine relevanten Informationen im Gedächtnis
-            gefunden." ("No relevant information found in memory."). The default,
+        min_score: The relevance floor: when the best search hit scores below it, the tool
+            answers "Keine relevanten Informationen im Gedächtnis gefunden." ("No relevant
+            information found in memory."); when it passes, the hits after it need
+            ``min_score * RUNNER_UP_SHARE`` (:data:`~._core.RUNNER_UP_SHARE`). The default,
             :data:`~._core.DEFAULT_MIN_SCORE` (0.10), is set for ``ChromaStore``'s hybrid score
             (``0.35 * cosine + 0.65 * lexical share``, see ``docs/retrieval.md``); for cosine
             scores (``InMemoryStore``, ``search_mode="dense"``) about 0.3 does the same.

@@ -1,0 +1,79 @@
+"""The recall tool's floor decides whether a question is answered; the runners-up need less.
+
+A paraphrase scores lower than the wording it paraphrases, and the right fact is often second
+under a best hit that passes: once the best hit reaches ``min_score``, the next ones need
+``min_score * RUNNER_UP_SHARE``. A question whose best hit is under the floor gets nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from langgraph.store.base import BaseStore, SearchItem
+
+from langgraph_episodic.facts.recall import search_op
+from langgraph_episodic.tools import create_memory_tools
+from langgraph_episodic.tools._core import RUNNER_UP_SHARE, passing
+
+from .conftest import Call, bullets, user
+
+NOTHING = "Keine relevanten Informationen im Gedächtnis gefunden."
+FACTS = [
+    "Der Nutzer bevorzugt Python für Datenanalyse.",
+    "Der Nutzer wohnt in Hamburg an der Elbe.",
+    "Der Nutzer möchte bis Juni einen Marathon in Hamburg laufen.",
+    "Der Nutzer trinkt keinen Kaffee.",
+]
+QUESTION = "Wohnt der Nutzer in Hamburg?"
+NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def hit(key: str, score: float | None) -> SearchItem:
+    return SearchItem(("m",), key, {"text": key}, NOW, NOW, score=score)
+
+
+def test_nothing_passes_when_the_best_hit_is_under_the_floor() -> None:
+    assert passing([hit("a", 0.09), hit("b", 0.08)], 0.10) == []
+
+
+def test_runners_up_pass_at_the_share_of_the_floor_in_their_order() -> None:
+    share = 0.10 * RUNNER_UP_SHARE
+    items = [hit("a", 0.30), hit("b", share), hit("c", share - 1e-6), hit("d", 0.12)]
+    assert [i.key for i in passing(items, 0.10)] == ["a", "b", "d"]
+
+
+def test_unscored_hits_always_pass_and_no_floor_keeps_everything() -> None:
+    items = [hit("a", None), hit("b", 0.01)]
+    assert [i.key for i in passing(items, 0.10)] == ["a"]
+    assert [i.key for i in passing(items, None)] == ["a", "b"]
+
+
+async def test_the_runner_up_under_the_floor_is_in_the_answer(store: BaseStore, call: Call) -> None:
+    save, _ = create_memory_tools(store=store, min_score=None)
+    for fact in FACTS:
+        await call(save, {"information": fact}, user("alice"))
+    (found,) = store.batch([search_op(("memories", "alice"), QUESTION, 3)])
+    scores = [item.score for item in found]
+    assert all(s is not None for s in scores) and len(scores) == 3
+    s1, s2, s3 = (float(s) for s in scores if s is not None)
+    assert s1 > s2 > 0, scores  # the premise: a runner-up scored below the best
+    floor = min(s1, s2 / RUNNER_UP_SHARE)  # the runner-up is under this floor, above its share
+    _, recall = create_memory_tools(store=store, min_score=floor)
+    answer = bullets(await call(recall, {"frage": QUESTION}, user("alice")))
+    expected = [item.value["text"] for item in found if float(item.score or 0) >= floor * RUNNER_UP_SHARE]
+    assert answer == expected
+    assert len(answer) >= 2 and (s3 >= floor * RUNNER_UP_SHARE) == (len(answer) == 3)
+
+
+@pytest.mark.parametrize("above", [1e-6, 0.05])
+async def test_a_question_whose_best_hit_is_under_the_floor_gets_nothing(
+    store: BaseStore, call: Call, above: float
+) -> None:
+    save, _ = create_memory_tools(store=store, min_score=None)
+    for fact in FACTS:
+        await call(save, {"information": fact}, user("alice"))
+    (found,) = store.batch([search_op(("memories", "alice"), QUESTION, 3)])
+    best = max(float(item.score or 0) for item in found)
+    _, recall = create_memory_tools(store=store, min_score=best + above)
+    assert await call(recall, {"frage": QUESTION}, user("alice")) == NOTHING
