@@ -237,6 +237,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         both = through_store(data, BilingualEmbeddings(embedder, multilingual))
         for floor, row in zip((0.0, 0.1), measure(data, both, (0.0, 0.1)), strict=True):
             body.append([lang, "two-language default (BilingualEmbeddings)", f"{floor}", *row])
+        pinned = through_store(data, BilingualEmbeddings(embedder, multilingual), language=lang)
+        for floor, row in zip((0.0, 0.1), measure(data, pinned, (0.0, 0.1)), strict=True):
+            body.append([lang, f"two-language default, language={lang!r}", f"{floor}", *row])
         multi_dense = through_store(data, multilingual, search_mode="dense")
         for floor, row in zip((0.25, 0.3), measure(data, multi_dense, (0.25, 0.3)), strict=True):
             body.append([lang, "multilingual embedder, dense", f"{floor}", *row])

@@ -4,8 +4,9 @@ The packaged all-MiniLM-L6-v2 is an English model (to it, any two German texts l
 the multilingual Universal Sentence Encoder (:mod:`.multilingual`) ranks English memories below
 it. :class:`BilingualEmbeddings` keeps both: every memory gets both vectors, side by side in one
 vector (``[MiniLM, multilingual] / sqrt(2)``, 896 dims, unit length), and a question gets the
-half of its language (detected from its words, :func:`.chroma.ranking.analysis.detect`) with
-the other half zero. So the store's cosine of a question with a memory is the cosine of the
+half of its language (detected from its words, :func:`.chroma.ranking.analysis.detect`, or the
+one ``route`` pins: a store opened with ``language="de"`` or ``"en"`` pins its questions' route
+to it, :meth:`BilingualEmbeddings.routed`) with the other half zero. So the store's cosine of a question with a memory is the cosine of the
 question's model, divided by ``sqrt(2)``; the store scales it back (:meth:`calibration`):
 
 * an English question is scored exactly as with the packaged model alone: its cosine above the
@@ -31,7 +32,7 @@ from functools import lru_cache
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from .chroma.ranking.analysis import detect, words
+from .chroma.ranking.analysis import LANGUAGES, Language, detect, words
 from .chroma.ranking.baseline import Calibration, packaged_baseline
 from .embeddings import MODEL_DIMS, default_embeddings
 from .multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
@@ -64,6 +65,10 @@ class BilingualEmbeddings(Embeddings):
             English calibration is that model's, so pass it or a cache in front of it).
         multilingual: The multilingual model (default: the process-wide
             :class:`~.multilingual.MultilingualEmbeddings`, the same caveat).
+        route: Which model scores a question: ``"auto"`` (the default: the model of the
+            language detected in the question), ``"de"`` (every question by the multilingual
+            model, German calibration: dense only) or ``"en"`` (every question by MiniLM, fused
+            with BM25). ``ChromaStore(language="de")`` / ``"en"`` sets it for its questions.
 
     >>> emb = BilingualEmbeddings()
     >>> len(emb.embed_query("Was ist mein Beruf?"))
@@ -76,9 +81,25 @@ class BilingualEmbeddings(Embeddings):
         self,
         english: Embeddings | None = None,
         multilingual: Embeddings | None = None,
+        *,
+        route: Language = "auto",
     ) -> None:
+        if route not in LANGUAGES:
+            raise ValueError(f"route must be one of {LANGUAGES}, got {route!r}.")
         self.english: Embeddings = english or default_embeddings()
         self.multilingual: Embeddings = multilingual or multilingual_embeddings()
+        self.route: Language = route
+
+    def routed(self, route: Language) -> BilingualEmbeddings:
+        """This embedder with its questions' route set to ``route`` (``"auto"``, ``"de"``,
+        ``"en"``), sharing both models; ``self`` when it is already so.
+
+        >>> BilingualEmbeddings().routed("de").language("What is my job?")
+        'de'
+        """
+        if route == self.route:
+            return self
+        return BilingualEmbeddings(self.english, self.multilingual, route=route)
 
     @property
     def loaded(self) -> bool:
@@ -93,10 +114,10 @@ class BilingualEmbeddings(Embeddings):
                 load()
         return self
 
-    @staticmethod
-    def language(text: str) -> str:
-        """``"de"`` or ``"en"``: which model scores the question ``text``."""
-        return detect(words(text))
+    def language(self, text: str) -> str:
+        """``"de"`` or ``"en"``: which model scores the question ``text`` (the pinned
+        :attr:`route`, else the language detected in it)."""
+        return self.route if self.route != "auto" else detect(words(text))
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Both models' vectors of each text, side by side, each half divided by ``sqrt(2)``."""

@@ -116,6 +116,16 @@ def _default_index(stored: int | None = None) -> IndexConfig:
     )
 
 
+def _routed(embeddings: Embeddings, language: Language) -> Embeddings:
+    """``embeddings`` with its questions routed to ``language`` when it routes questions by
+    language (the two-language default's ``routed``), else as it is."""
+    routed = getattr(embeddings, "routed", None)
+    if not callable(routed):
+        return embeddings
+    chosen: Embeddings = routed(language)
+    return chosen
+
+
 class EmbedderMismatchError(ValueError):
     """A store opened with the default embedder holds vectors no default model makes.
 
@@ -196,6 +206,11 @@ class ChromaStore(BaseStore):
             ``"de"`` (see :mod:`.ranking.analysis`). Stores sharing one embedded Chroma must agree.
             With the packaged model it also picks the mean vector a question's cosine is
             measured from in hybrid scores (:mod:`.ranking.baseline`; ``"auto"``: the question's).
+            With the two-language default it pins every question's route: ``"de"`` scores each
+            by the multilingual model's cosine with its German calibration (dense only),
+            ``"en"`` by MiniLM fused with BM25, whatever language the question looks like;
+            ``"auto"`` takes the route of the language detected in each question
+            (:meth:`..bilingual.BilingualEmbeddings.routed`).
         vector_cache_size: Most vectors held in process for exact, fast per-namespace search
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
             ``None`` (the default) follows the machine: 5% of the memory available when the
@@ -290,6 +305,9 @@ class ChromaStore(BaseStore):
             self.close()  # (gives back the folder's count this store took)
             raise
         self.language: Language = language
+        if self.embeddings is not None and language != "auto":
+            self.embeddings = _routed(self.embeddings, language)
+            self._calibrate = calibration_of(self.embeddings)
         if ttl and ttl.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
 

@@ -7,6 +7,12 @@ replaces "Lives in Munich" (kept as history), "No longer has a dog" ends a fact.
 ``search`` return current facts; :func:`langgraph_episodic.facts.fact_history` shows all.
 Facts that carry nothing (greetings, thanks, too short; see
 :func:`~langgraph_episodic.relevance.is_worth_storing`) are refused unless ``force=True``.
+
+Like the library's other writers, a saved fact holds the context of the run it was saved in,
+``value["context"] = {"day": ..., "thread": ...}`` (:mod:`langgraph_episodic.memory_context`),
+indexed after the text: from the ``config`` passed to :meth:`UserProfiles.save`, else the
+config of the LangGraph run it is called in (a node, a tool). Outside a run and with no
+``config`` a fact holds none; ``config["configurable"]["memory_context"] = False`` turns it off.
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ from __future__ import annotations
 import builtins
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore, Item
@@ -26,6 +33,7 @@ from ..facts.consolidate import Clock, FactWriter
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import CURRENT_FILTER, FactRecord, from_iso
+from ..memory_context import context_of, enabled, index_paths, with_context
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._runner import Plan, all_items, arun, call, run
@@ -86,6 +94,23 @@ def _check_user(user_id: str) -> str:
     return namespace_label(user_id)
 
 
+def _run_config(config: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """``config``, else the config of the LangGraph run this is called in (None outside one).
+
+    Raises:
+        TypeError: ``configurable["memory_context"]`` is neither True nor False.
+    """
+    if config is None:
+        from langgraph.config import get_config
+
+        try:
+            config = get_config()
+        except RuntimeError:  # not called in a run: no conversation to name
+            return None
+    enabled(config)
+    return config
+
+
 class UserProfiles:
     """Save, list, search and delete facts about users, in any LangGraph ``BaseStore``.
 
@@ -120,19 +145,24 @@ class UserProfiles:
 
     # --- plans (shared by the sync and async methods) ---
 
-    def _save(self, user_id: str, text: str, key: str | None, force: bool) -> Plan[str | None]:
+    def _save(
+        self, user_id: str, text: str, key: str | None, force: bool,
+        config: Mapping[str, Any] | None = None,
+    ) -> Plan[str | None]:
         text = redact_saved(" ".join(text.split()), self.redact)
         if not force and not is_worth_storing(text, min_chars=8, min_words=2):
             return None
         ns = self._ns(user_id)
         if key is None:
-            outcome = yield from self._writer.save(self.store, ns, text)
+            outcome = yield from self._writer.save(self.store, ns, text, config=config)
             return outcome.key
         old = yield call(self.store.get, self.store.aget, ns, key)
         now = time.time()
         created = old.value.get("created_at", now) if old else now
-        value = {"text": text, "created_at": created, "updated_at": now}
-        yield call(self.store.put, self.store.aput, ns, key, value)
+        context = context_of(config, self._writer.clock()) if config is not None else None
+        value = with_context({"text": text, "created_at": created, "updated_at": now}, context)
+        index = index_paths("text", value) if context is not None else None
+        yield call(self.store.put, self.store.aput, ns, key, value, index)
         return key
 
     def _list(self, user_id: str) -> Plan[builtins.list[UserFact]]:
@@ -161,21 +191,40 @@ class UserProfiles:
     # --- public API ---
 
     def save(
-        self, user_id: str, text: str, *, key: str | None = None, force: bool = False
+        self,
+        user_id: str,
+        text: str,
+        *,
+        key: str | None = None,
+        force: bool = False,
+        config: Mapping[str, Any] | None = None,
     ) -> str | None:
         """Save a fact and return its key, or ``None`` when it is not worth storing.
 
         The fact is consolidated with the user's current ones (see the module docstring):
         saving the same text again confirms the one item. Pass ``key`` to overwrite a
         specific fact without consolidation (e.g. a corrected one).
+
+        ``config`` (a run's, default: the LangGraph run this is called in) gives the fact its
+        context, the day and the run's ``thread_id``, stored and indexed beside the text unless
+        ``configurable["memory_context"]`` is False (:mod:`langgraph_episodic.memory_context`).
+
+        Raises:
+            TypeError: ``configurable["memory_context"]`` is neither True nor False.
         """
-        return run(self._save(user_id, text, key, force))
+        return run(self._save(user_id, text, key, force, _run_config(config)))
 
     async def asave(
-        self, user_id: str, text: str, *, key: str | None = None, force: bool = False
+        self,
+        user_id: str,
+        text: str,
+        *,
+        key: str | None = None,
+        force: bool = False,
+        config: Mapping[str, Any] | None = None,
     ) -> str | None:
         """Async version of :meth:`save`."""
-        return await arun(self._save(user_id, text, key, force))
+        return await arun(self._save(user_id, text, key, force, _run_config(config)))
 
     def list(self, user_id: str) -> builtins.list[UserFact]:
         """All facts of a user, oldest first."""

@@ -17,6 +17,9 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
 
 from ..chroma.store import ChromaStore
 from .settings import StoreSettings
@@ -27,23 +30,44 @@ logger = logging.getLogger(__name__)
 def open_store(settings: StoreSettings) -> ChromaStore:
     """Open the ``ChromaStore`` ``settings`` describe (no sweeper started).
 
-    With the packaged or the multilingual model (``EPISODIC_EMBEDDINGS=model`` /
-    ``multilingual``) the model is loaded here, so the server pays for it at startup rather
-    than on its first request.
+    With ``EPISODIC_EMBEDDINGS=auto`` (the default) the store picks its embedder by the vectors
+    it holds, as ``ChromaStore`` does with no ``index=``: a new store gets the two-language
+    default, one written with the packaged MiniLM alone (384-d) keeps it. ``EPISODIC_INDEX_FIELDS``
+    applies to the embedder it picks. With ``auto``, ``model`` or ``multilingual`` the model is
+    loaded here, so the server pays for it at startup rather than on its first request.
     """
     options = settings.store_options()
+    opened = _open(settings, options)
+    fields = list(settings.index_fields)
+    if settings.auto and opened.index_config is not None and opened.index_config.get(
+        "fields"
+    ) != fields:
+        chosen = {**opened.index_config, "fields": fields}
+        opened.close()
+        opened = _open(settings, {**options, "index": chosen})
+    if settings.embeddings in ("auto", "model", "multilingual") and opened.embeddings is not None:
+        _warm_up(opened.embeddings)
+    return opened
+
+
+def _open(settings: StoreSettings, options: dict[str, Any]) -> ChromaStore:
     if settings.chroma_url:
-        opened = ChromaStore.from_url(
+        return ChromaStore.from_url(
             settings.chroma_url,
             timeout=settings.timeout_s,
             headers=dict(settings.chroma_headers),
             **options,
         )
+    return ChromaStore.persistent(settings.path, **options)
+
+
+def _warm_up(embeddings: Embeddings) -> None:
+    """Load the embedder's model(s) now (every one of them: ``BilingualEmbeddings`` has two)."""
+    load = getattr(embeddings, "load", None)
+    if callable(load):
+        load()
     else:
-        opened = ChromaStore.persistent(settings.path, **options)
-    if settings.embeddings in ("model", "multilingual") and opened.embeddings is not None:
-        opened.embeddings.embed_query("warm up")
-    return opened
+        embeddings.embed_query("warm up")
 
 
 @asynccontextmanager

@@ -1,15 +1,20 @@
 """The store settings a LangGraph server deployment reads from its environment variables.
 
 Every variable is optional; with none set the store is embedded in ``./.episodic`` with the
-packaged all-MiniLM-L6-v2 embedder and hybrid search, no TTL. A bad value raises ``ValueError``
+store's default embedder (chosen by the vectors it holds, see ``auto`` below) and hybrid
+search, no TTL. A bad value raises ``ValueError``
 naming the variable and what it accepts, before anything is opened.
 
 * ``EPISODIC_CHROMA_URL``: a Chroma server (``http://host:8000``, ``https://...``), the
   production setting. Unset: the embedded folder below.
 * ``EPISODIC_STORE_PATH``: the embedded store's folder (default ``./.episodic``).
 * ``EPISODIC_COLLECTION``: collection name (default ``langgraph_store``).
-* ``EPISODIC_EMBEDDINGS``: ``model`` (packaged all-MiniLM-L6-v2, 384 dims, the default),
-  ``multilingual`` (:class:`~langgraph_episodic.multilingual.MultilingualEmbeddings`, 512 dims,
+* ``EPISODIC_EMBEDDINGS``: ``auto`` (the default: the embedder ``ChromaStore`` picks with no
+  ``index=``, by the vectors the store holds: a new store or 896-d vectors get
+  :class:`~langgraph_episodic.bilingual.BilingualEmbeddings`, German and English; 384-d ones the
+  packaged MiniLM, 512-d ones the multilingual model, so a store written before keeps its
+  embedder; other dimensions raise ``EmbedderMismatchError``: name the embedder they were
+  written with), ``model`` (packaged all-MiniLM-L6-v2 alone, 384 dims), ``multilingual`` (:class:`~langgraph_episodic.multilingual.MultilingualEmbeddings`, 512 dims,
   for German and other non-English users; the ``multilingual`` extra), ``hash`` or
   ``hash:<dims>`` (no model; tests and demos), ``none`` (no semantic index), or
   ``module.path:name`` naming a LangChain ``Embeddings``, a function returning one, or an
@@ -93,7 +98,7 @@ class StoreSettings:
     chroma_url: str | None = None
     path: str = DEFAULT_PATH
     collection: str = DEFAULT_COLLECTION
-    embeddings: str = "model"
+    embeddings: str = "auto"
     embedding_dims: int | None = None
     index_fields: tuple[str, ...] = ("$",)
     search_mode: str = "hybrid"
@@ -129,7 +134,7 @@ class StoreSettings:
             chroma_url=text("CHROMA_URL", "") or None,
             path=text("STORE_PATH", DEFAULT_PATH),
             collection=text("COLLECTION", DEFAULT_COLLECTION),
-            embeddings=text("EMBEDDINGS", "model"),
+            embeddings=text("EMBEDDINGS", "auto"),
             embedding_dims=int(dims) if dims is not None else None,
             index_fields=fields,
             search_mode=text("SEARCH_MODE", "hybrid"),
@@ -145,10 +150,26 @@ class StoreSettings:
         where = f"Chroma server {self.chroma_url}" if self.chroma_url else f"folder {self.path}"
         return f"{where}, collection {self.collection!r}, embeddings {self.embeddings!r}"
 
+    @property
+    def auto(self) -> bool:
+        """Whether the store picks its embedder by the vectors it holds (``auto``)."""
+        return self.embeddings == "auto"
+
     def index(self) -> IndexConfig | None:
-        """The store's ``IndexConfig`` (``None`` for ``EPISODIC_EMBEDDINGS=none``)."""
+        """The store's ``IndexConfig`` (``None`` for ``EPISODIC_EMBEDDINGS=none``).
+
+        Raises:
+            ValueError: for ``auto``, which the store resolves from the vectors it holds as it
+                opens (:func:`langgraph_episodic.server.factory.open_store`).
+        """
         kind, _, arg = self.embeddings.partition(":")
         fields = list(self.index_fields)
+        if kind == "auto":
+            raise ValueError(
+                f"{PREFIX}EMBEDDINGS=auto has no IndexConfig before the store is opened: the "
+                "store picks its embedder by the vectors it holds. Open it with "
+                "langgraph_episodic.server.factory.open_store(settings)."
+            )
         if kind == "none":
             return None
         if kind == "model":
@@ -176,13 +197,16 @@ class StoreSettings:
         return {"default_ttl": self.ttl_minutes, "refresh_on_read": self.refresh_on_read}
 
     def store_options(self) -> dict[str, Any]:
-        """Keyword arguments for the ``ChromaStore`` constructors."""
-        return {
+        """Keyword arguments for the ``ChromaStore`` constructors (no ``index`` for ``auto``:
+        the store's default index, chosen by the vectors it holds)."""
+        options: dict[str, Any] = {
             "collection": self.collection,
-            "index": self.index(),
             "ttl": self.ttl(),
             "search_mode": self.search_mode,
         }
+        if not self.auto:
+            options["index"] = self.index()
+        return options
 
     def where(self) -> Path | str:
         """The Chroma URL, else the embedded folder."""
@@ -207,8 +231,8 @@ def _headers(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 
 def _check_embeddings(spelling: str) -> None:
     kind, sep, arg = spelling.partition(":")
-    accepts = "expected model, multilingual, hash, hash:<dims>, none or module.path:name"
-    if kind in ("model", "multilingual", "none") and not sep:
+    accepts = "expected auto, model, multilingual, hash, hash:<dims>, none or module.path:name"
+    if kind in ("auto", "model", "multilingual", "none") and not sep:
         return
     if kind == "hash":
         if sep and not (arg.isdigit() and int(arg) > 0):

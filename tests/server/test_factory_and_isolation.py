@@ -28,11 +28,42 @@ from langgraph_episodic.server import (
 # ------------------------------------------------------------------ settings
 
 
-def test_defaults_are_an_embedded_folder_with_the_packaged_model() -> None:
+def test_defaults_are_an_embedded_folder_with_the_stores_own_embedder() -> None:
     s = StoreSettings.from_env({})
     assert (s.chroma_url, s.path, s.collection, s.embeddings) == (
-        None, "./.episodic", "langgraph_store", "model")  # fmt: skip
+        None, "./.episodic", "langgraph_store", "auto")  # fmt: skip
     assert (s.search_mode, s.ttl(), s.sweep_minutes) == ("hybrid", None, 5.0)
+    assert StoreSettings().embeddings == "auto"
+
+
+def test_auto_is_parsed_and_leaves_the_index_to_the_store() -> None:
+    s = StoreSettings.from_env({"EPISODIC_EMBEDDINGS": "auto"})
+    assert s.auto and "index" not in s.store_options()
+    with pytest.raises(ValueError, match=r"EPISODIC_EMBEDDINGS=auto .*open_store"):
+        s.index()
+    for spelling in ("model", "hash", "none", "langgraph_episodic.embeddings:HashEmbeddings"):
+        chosen = StoreSettings.from_env({"EPISODIC_EMBEDDINGS": spelling})
+        assert not chosen.auto and "index" in chosen.store_options()
+    with pytest.raises(ValueError, match="EPISODIC_EMBEDDINGS="):
+        StoreSettings.from_env({"EPISODIC_EMBEDDINGS": "auto:1"})
+
+
+def test_auto_on_a_chroma_server_opens_without_an_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a server too the store chooses (``ChromaStore.from_url`` gets no ``index=``)."""
+    seen: dict[str, Any] = {}
+
+    class Opened:
+        embeddings = None
+        index_config = None
+
+    def from_url(url: str, **kwargs: Any) -> Opened:
+        seen.update(kwargs, url=url)
+        return Opened()
+
+    monkeypatch.setattr(factory.ChromaStore, "from_url", from_url)
+    factory.open_store(StoreSettings(chroma_url="http://chroma:8000"))
+    assert seen["url"] == "http://chroma:8000" and "index" not in seen
+    assert seen["collection"] == "langgraph_store" and seen["timeout"] == 30.0
 
 
 def test_every_variable_is_read() -> None:
@@ -103,7 +134,7 @@ def test_multilingual_embeddings_by_name() -> None:
     index = StoreSettings(embeddings="multilingual", index_fields=("text",)).index()
     assert index is not None and index["dims"] == 512 and index["fields"] == ["text"]
     assert isinstance(index["embed"], MultilingualEmbeddings)
-    with pytest.raises(ValueError, match="expected model, multilingual, hash"):
+    with pytest.raises(ValueError, match="expected auto, model, multilingual, hash"):
         StoreSettings.from_env({"EPISODIC_EMBEDDINGS": "openai"})
 
 
@@ -154,11 +185,55 @@ def test_the_packaged_model_loads_at_startup(tmp_path: Path) -> None:
     """The first request does not pay for loading the model: entering the factory does."""
 
     async def main() -> Any:
-        async with store(StoreSettings(path=str(tmp_path / "mem"))) as s:
+        async with store(StoreSettings(path=str(tmp_path / "mem"), embeddings="model")) as s:
             return s.embeddings
 
     embeddings = asyncio.run(main())
     assert embeddings is not None and embeddings._model is not None
+
+
+@pytest.mark.model
+@pytest.mark.xdist_group("packaged-model")
+def test_auto_keeps_the_packaged_model_of_a_store_written_with_it(tmp_path: Path) -> None:
+    """A deployment whose folder holds 384-d MiniLM vectors keeps working under the default."""
+    from langgraph_episodic import ChromaStore
+    from langgraph_episodic.embeddings import (
+        MODEL_DIMS,
+        SentenceTransformerEmbeddings,
+        packaged_index,
+    )
+
+    folder = tmp_path / "mem"
+    with ChromaStore.persistent(folder, index=packaged_index()) as old:
+        old.put(("notes", "alice"), "coffee", {"text": "Alice drinks her coffee black"})
+        old.put(("notes", "alice"), "bike", {"text": "Alice rides a red bicycle to work"})
+    opened = factory.open_store(StoreSettings(path=str(folder)))
+    try:
+        assert isinstance(opened.embeddings, SentenceTransformerEmbeddings)
+        assert opened.embeddings.loaded, "the model is loaded at startup"
+        assert opened.index_config is not None and opened.index_config["dims"] == MODEL_DIMS
+        hits = opened.search(("notes", "alice"), query="How does Alice take her coffee?", limit=1)
+        assert [h.key for h in hits] == ["coffee"]
+    finally:
+        opened.close()
+
+
+@pytest.mark.model
+@pytest.mark.xdist_group("packaged-model")
+def test_auto_gives_a_new_folder_the_two_language_default(tmp_path: Path) -> None:
+    from langgraph_episodic.bilingual import BILINGUAL_DIMS, BilingualEmbeddings
+
+    opened = factory.open_store(StoreSettings(path=str(tmp_path / "new"), index_fields=("text",)))
+    try:
+        assert isinstance(opened.embeddings, BilingualEmbeddings) and opened.embeddings.loaded
+        assert opened.index_config is not None
+        assert (opened.index_config["dims"], opened.index_config["fields"]) == (
+            BILINGUAL_DIMS, ["text"])  # fmt: skip
+        opened.put(("notes", "bob"), "job", {"text": "Bob arbeitet als Koch in Hamburg"})
+        hits = opened.search(("notes", "bob"), query="Was ist Bobs Beruf?", limit=1)
+        assert [h.key for h in hits] == ["job"]
+    finally:
+        opened.close()
 
 
 @pytest.mark.model

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from langgraph_episodic.bilingual import (
     BilingualEmbeddings,
     bilingual_embeddings,
 )
+from langgraph_episodic.chroma.ranking.analysis import Language
 from langgraph_episodic.chroma.ranking.baseline import Calibration
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.embeddings import MODEL_DIMS, default_embeddings, packaged_index
@@ -122,6 +124,49 @@ def test_a_german_question_is_scored_by_the_dense_side_alone() -> None:
     english = store.explain(NS, query="Do I drink green tea?", limit=2)
     assert english.lexical_weight == LEXICAL_WEIGHT
     assert english.hits[0].item.key == "tea" and english.hits[0].lexical_part > 0
+
+
+def _bilingual_store(language: Language) -> ChromaStore:
+    store = ChromaStore.ephemeral(index={"dims": BILINGUAL_DIMS, "embed": _fake()},
+                                  language=language)
+    store.put(NS, "job", {"text": "Ich arbeite als Krankenpfleger im Klinikum."})
+    store.put(NS, "tea", {"text": "I drink green tea every morning."})
+    return store
+
+
+def test_language_de_routes_an_english_looking_question_to_the_german_side() -> None:
+    with _bilingual_store("de") as store:
+        assert store.embeddings is not None
+        vector = np.asarray(store.embeddings.embed_query("Do I drink green tea?"))
+        assert not vector[:MODEL_DIMS].any() and vector[MODEL_DIMS:].any()
+        english_looking = store.explain(NS, query="Do I drink green tea?", limit=2)
+        assert english_looking.lexical_weight == 0.0  # the German route: dense alone
+        assert all(hit.lexical_part == 0.0 for hit in english_looking.hits)
+
+
+def test_language_en_routes_a_german_question_to_the_english_side() -> None:
+    with _bilingual_store("en") as store:
+        assert store.embeddings is not None
+        vector = np.asarray(store.embeddings.embed_query("Arbeite ich im Klinikum?"))
+        assert vector[:MODEL_DIMS].any() and not vector[MODEL_DIMS:].any()
+        german = store.explain(NS, query="Arbeite ich im Klinikum?", limit=2)
+        assert german.lexical_weight == LEXICAL_WEIGHT  # the English route: MiniLM + BM25
+        assert german.hits[0].item.key == "job" and german.hits[0].lexical_part > 0
+
+
+def test_language_auto_detects_each_questions_route() -> None:
+    emb = _fake()
+    with ChromaStore.ephemeral(index={"dims": BILINGUAL_DIMS, "embed": emb}) as store:
+        assert store.embeddings is emb and emb.route == "auto"
+    assert [emb.language(q) for q in ("Do I drink tea?", "Arbeite ich im Klinikum?")] == [
+        "en", "de"]
+    pinned = emb.routed("de")
+    assert pinned.route == "de" and pinned.english is emb.english and emb.routed("auto") is emb
+    assert pinned.language("Do I drink tea?") == "de" and emb.route == "auto"
+    french: Any = "fr"
+    with pytest.raises(ValueError, match="route must be one of"):
+        BilingualEmbeddings(HashEmbeddings(MODEL_DIMS), HashEmbeddings(MULTILINGUAL_DIMS),
+                            route=french)
 
 
 def test_a_dense_score_is_the_questions_models_cosine() -> None:
