@@ -22,7 +22,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 import numpy as np
@@ -453,10 +453,15 @@ class LexicalIndex:
         :meth:`put_shard`)."""
         shard = _Shard()
         postings, terms, lengths = shard.postings, shard.terms, shard.lengths
-        listed = docs if isinstance(docs, list) else list(docs)
-        for (doc_id, _), tokens in zip(
-            listed, self.analyze_many(t for _, t in listed), strict=True
-        ):
+        ids: list[str] = []  # (the analyzer may read a few texts ahead of its answers)
+
+        def texts() -> Iterator[str]:
+            for doc_id, text in docs:
+                ids.append(doc_id)
+                yield text
+
+        for n, tokens in enumerate(self.analyze_many(texts())):
+            doc_id = ids[n]
             if doc_id in terms:  # a later duplicate wins, as with add()
                 shard.discard(doc_id)
             # add() inlined: a new shard shares no posting with a frozen one (the first search
