@@ -115,6 +115,19 @@ def read_pages(
         )
 
 
+def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any], str, Any, str]]:
+    """(vector id, metadata, text, embedding or None, field path) of each record of one
+    ``get`` answer."""
+    embs = got.get("embeddings") if embeddings else None
+    metas = got.get("metadatas") or [None] * len(got["ids"])
+    for n, (vid, doc, meta) in enumerate(
+        zip(got["ids"], got["documents"] or [], metas, strict=True)
+    ):
+        meta = meta or {}
+        emb = embs[n] if embs is not None else None
+        yield vid, meta, doc or "", emb, str(meta.get("_path") or "")
+
+
 @dataclass(frozen=True)
 class VectorRow:
     """One vector record as read back: its id, namespace, text, (if asked) embedding, and
@@ -192,7 +205,12 @@ class Gateway:
 
     def has_live_items(self, ns: tuple[str, ...], now: float) -> bool:
         """Whether namespace ``ns`` holds an item that has not expired at ``now``."""
-        where = {"$and": [{"_ns": record_format.ns_str(ns)}, {"_expires": {"$gte": record_format.expiry_cutoff(now)}}]}
+        where = {
+            "$and": [
+                {"_ns": record_format.ns_str(ns)},
+                {"_expires": {"$gte": record_format.expiry_cutoff(now)}},
+            ]
+        }
         return bool(self.items.get(where=where, limit=1, include=[])["ids"])
 
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
@@ -271,19 +289,28 @@ class Gateway:
         )
         return [VectorRow(vid, ns, text, emb, path) for vid, _, text, emb, path in rows]
 
+    def namespace_vector_pages(
+        self, ns: tuple[str, ...], *, embeddings: bool
+    ) -> Iterator[list[VectorRow]]:
+        """:meth:`namespace_vectors`, page by page as Chroma answers (for a caller that works
+        on one page while the next is read)."""
+        for got in self._vector_pages(
+            {"_ns": record_format.ns_str(ns)}, embeddings, f"the vectors of namespace {ns}"
+        ):
+            yield [
+                VectorRow(vid, ns, text, emb, path)
+                for vid, _, text, emb, path in _rows_of(got, embeddings)
+            ]
+
     def _vector_rows(
         self, where: dict[str, Any] | None, embeddings: bool, what: str
     ) -> Iterator[tuple[str, Mapping[str, Any], str, Any, str]]:
+        for got in self._vector_pages(where, embeddings, what):
+            yield from _rows_of(got, embeddings)
+
+    def _vector_pages(self, where: dict[str, Any] | None, embeddings: bool, what: str) -> Any:
         include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
-        for got in read_pages(self.vectors, where, include, self.max_batch, what):
-            embs = got.get("embeddings") if embeddings else None
-            metas = got.get("metadatas") or [None] * len(got["ids"])
-            for n, (vid, doc, meta) in enumerate(
-                zip(got["ids"], got["documents"] or [], metas, strict=True)
-            ):
-                meta = meta or {}
-                emb = embs[n] if embs is not None else None
-                yield vid, meta, doc or "", emb, str(meta.get("_path") or "")
+        return read_pages(self.vectors, where, include, self.max_batch, what)
 
     def vector_ids(self) -> list[str]:
         """Every vector record id (ids alone need no pages)."""
@@ -297,7 +324,9 @@ class Gateway:
         for part in self._chunks(unique):
             got = index_read(
                 partial(
-                    get_whole, self.vectors, where={"_item": {"$in": unique[part]}},
+                    get_whole,
+                    self.vectors,
+                    where={"_item": {"$in": unique[part]}},
                     include=["embeddings"],
                 ),
                 "the vectors of items",

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from .gateway import Gateway, VectorRow
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldView
 from .ranking.vectors import BlockView, NamespaceVectors, Rebuild
+from .read_ahead import read_ahead
 from .registry import Namespace, NamespaceInfo, record_id, records_by_namespace
 
 race_hook: Any = None
@@ -366,7 +368,14 @@ class Backend:
         field) shards built but not kept."""
         wanted = {**lexical, **vectors}
         with_embeddings = bool(vectors)
-        if len(wanted) > _PAGED_LOAD_FROM:
+        shards: dict[Namespace, Any] = {}
+        field_shards: dict[Namespace, Any] = {}
+        if len(wanted) == 1 and len(lexical) == 1:
+            # One namespace (a first search there): its shards are built page by page while
+            # the next page is read.
+            (ns,) = lexical
+            rows, shards[ns], field_shards[ns] = self._stream(ns, embeddings=ns in vectors)
+        elif len(wanted) > _PAGED_LOAD_FROM:
             # One paged read of the prefix: one read per namespace costs a Chroma round trip
             # each, which adds up at 100k items (docs/benchmarks.md, "Throughput").
             rows = self.gateway.read_vectors(
@@ -400,7 +409,7 @@ class Backend:
                 blocks[ns] = block
         docs: dict[Namespace, list[tuple[str, str]]] = {}
         field_docs: dict[Namespace, list[tuple[str, list[tuple[str, str]]]]] = {}
-        for ns in lexical:
+        for ns in [ns for ns in lexical if ns not in shards]:
             texts: dict[str, list[tuple[int, str, str]]] = {}
             for row in by_ns[ns]:
                 key, _, index = record_format.split_vector_id(row.vid)
@@ -409,8 +418,8 @@ class Backend:
             field_docs[ns] = [  # in the order the put indexed them: the first is the content
                 (key, [(path, t) for _, t, path in sorted(p)]) for key, p in texts.items()
             ]
-        shards = {ns: self.state.lexical.build_shard(d) for ns, d in docs.items()}
-        field_shards = {ns: self.state.fields.build_shard(d) for ns, d in field_docs.items()}
+        shards.update((ns, self.state.lexical.build_shard(d)) for ns, d in docs.items())
+        field_shards.update((ns, self.state.fields.build_shard(d)) for ns, d in field_docs.items())
         _pause("load")
         state = self.state
         unkept: dict[Namespace, tuple[Any, Any]] = {}
@@ -428,6 +437,49 @@ class Backend:
             if budget < 0:
                 state.oversized.add(prefix)
         return blocks, unkept
+
+    def _stream(self, ns: Namespace, *, embeddings: bool) -> tuple[list[VectorRow], Any, Any]:
+        """The vector records of ``ns`` and the (lexical, field) shards built from their
+        texts, each page's entries analyzed while the next page is read (:func:`.read_ahead`).
+        When a later page brings more texts of an entry already built (Chroma does not promise
+        to keep an entry's records together), the shards are built again from every record,
+        as :meth:`_load` builds them: either way they are the ones built from all at once."""
+        rows: list[VectorRow] = []
+        texts: dict[str, list[tuple[int, str, str]]] = {}
+        field_docs: list[tuple[str, list[tuple[str, str]]]] = []
+        split = False
+        pages = read_ahead(self.gateway.namespace_vector_pages(ns, embeddings=embeddings))
+
+        def docs() -> Iterator[tuple[str, str]]:
+            nonlocal split
+            for page in pages:
+                rows.extend(page)
+                fresh: dict[str, None] = {}
+                for row in page:
+                    key, _, index = record_format.split_vector_id(row.vid)
+                    parts = texts.get(key)
+                    if parts is None:
+                        parts = texts[key] = []
+                        fresh[key] = None
+                    elif key not in fresh:
+                        split = True  # built from an earlier page: build all again below
+                    parts.append((index, row.text, row.path))
+                if split:
+                    continue  # read the rest, build nothing more
+                for key in fresh:
+                    parts = sorted(texts[key])
+                    field_docs.append((key, [(path, t) for _, t, path in parts]))
+                    yield key, "\n".join(t for _, t, _ in parts)
+
+        with closing(pages):
+            shard = self.state.lexical.build_shard(docs())
+        if split:
+            every = [(key, sorted(parts)) for key, parts in texts.items()]
+            shard = self.state.lexical.build_shard(
+                (key, "\n".join(t for _, t, _ in parts)) for key, parts in every
+            )
+            field_docs = [(key, [(path, t) for _, t, path in parts]) for key, parts in every]
+        return rows, shard, self.state.fields.build_shard(field_docs)
 
     def _current(self, ns: Namespace, version: str) -> bool:
         """Whether data read for ``version`` of ``ns`` may be kept (call under the lock).

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Literal
 
@@ -231,13 +231,118 @@ def analyze(
     return out + heads
 
 
-def analyzer(language: Language = "auto", *, compounds: bool = True) -> Analyzer:
-    """A ``str -> list[str]`` analyzer for :class:`.lexical.LexicalIndex`."""
+class _Vocabulary:
+    """One language's words met by one :func:`analyze_many`: word -> index term (None for a
+    stop word) and, for German, its compound heads. It lives as long as that call, so it
+    grows with the vocabulary of the texts analyzed, never beyond."""
+
+    __slots__ = ("drop", "heads", "language", "split", "terms")
+
+    def __init__(self, language: Literal["en", "de"], compounds: bool) -> None:
+        self.language = language
+        self.drop = _stopwords(language)
+        self.split = language == "de" and compounds
+        self.terms: dict[str, str | None] = {}
+        self.heads: dict[str, tuple[str, ...]] = {}
+
+    def learn(self, new: Iterable[str]) -> None:
+        """Add words not met yet: their stems in one call of the stemmer."""
+        kept: list[str] = []
+        bare: list[str] = []
+        terms = self.terms
+        for word in new:
+            if word in self.drop:
+                terms[word] = None
+                continue
+            kept.append(word)
+            bare.append(word[:-2] if word.endswith("'s") else word)
+        stems = _stemmer(self.language).stemWords(bare)
+        for word, base, term in zip(kept, bare, stems, strict=True):
+            terms[word] = str(term)
+            if self.split:
+                self.heads[word] = compound_heads(base) if len(base) <= COMPOUND_MAX else ()
+
+
+def analyze_many(
+    texts: Iterable[str], *, language: Language = "auto", compounds: bool = True
+) -> Iterator[list[str]]:
+    """``analyze(text, language=language, compounds=compounds)`` of each text, in order: the
+    same terms, computed with one stemmer call per batch of new words and a table of the words
+    met (freed when the iteration ends) instead of a cache look-up per word.
+
+    >>> texts = ["Caroline's dogs were chasing the ball_pit!", "Mein Lieblingseditor ist Neovim."]
+    >>> list(analyze_many(texts)) == [analyze(t) for t in texts]
+    True
+    """
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+    vocabularies: dict[str, _Vocabulary] = {}
+    batch: list[tuple[list[str], _Vocabulary]] = []
+    new: dict[_Vocabulary, dict[str, None]] = {}
+    for text in texts:
+        tokens = words(text)
+        lang: Literal["en", "de"] = detect(tokens) if language == "auto" else language
+        vocabulary = vocabularies.get(lang)
+        if vocabulary is None:
+            vocabulary = vocabularies[lang] = _Vocabulary(lang, compounds)
+        known = vocabulary.terms
+        unknown = [word for word in tokens if word not in known]
+        if unknown:
+            new.setdefault(vocabulary, {}).update(dict.fromkeys(unknown))
+        batch.append((tokens, vocabulary))
+        if len(batch) >= _BATCH:
+            yield from _terms_of(batch, new)
+    yield from _terms_of(batch, new)
 
-    def run(text: str) -> list[str]:
-        return analyze(text, language=language, compounds=compounds)
 
-    run.__name__ = f"analyze_{language}"
-    return run
+_BATCH = 512
+"""Texts tokenized before their new words are stemmed together (it bounds the words held at
+once, not what is kept)."""
+
+
+def _terms_of(
+    batch: list[tuple[list[str], _Vocabulary]], new: dict[_Vocabulary, dict[str, None]]
+) -> Iterator[list[str]]:
+    """The terms of a batch of tokenized texts (then empties ``batch`` and ``new``)."""
+    for vocabulary, unknown in new.items():
+        vocabulary.learn(unknown)
+    new.clear()
+    done = list(batch)
+    batch.clear()
+    for tokens, vocabulary in done:
+        terms = vocabulary.terms
+        out = [term for term in map(terms.__getitem__, tokens) if term is not None]
+        if vocabulary.split:
+            heads = vocabulary.heads
+            for word in tokens:
+                if terms[word] is not None:
+                    out.extend(heads[word])
+        yield out
+
+
+class LanguageAnalyzer:
+    """A ``str -> list[str]`` analyzer for :class:`.lexical.LexicalIndex` (:func:`analyze`
+    with a fixed language), with :meth:`many` for many texts at once."""
+
+    __slots__ = ("compounds", "language")
+
+    def __init__(self, language: Language = "auto", *, compounds: bool = True) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+        self.language: Language = language
+        self.compounds = compounds
+
+    def __call__(self, text: str) -> list[str]:
+        return analyze(text, language=self.language, compounds=self.compounds)
+
+    def many(self, texts: Iterable[str]) -> Iterator[list[str]]:
+        """The terms of each text, in order (as calling the analyzer on each)."""
+        return analyze_many(texts, language=self.language, compounds=self.compounds)
+
+    def __repr__(self) -> str:
+        return f"LanguageAnalyzer({self.language!r}, compounds={self.compounds})"
+
+
+def analyzer(language: Language = "auto", *, compounds: bool = True) -> LanguageAnalyzer:
+    """A ``str -> list[str]`` analyzer for :class:`.lexical.LexicalIndex`."""
+    return LanguageAnalyzer(language, compounds=compounds)

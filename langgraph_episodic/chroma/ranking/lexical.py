@@ -22,7 +22,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 import numpy as np
@@ -32,6 +32,7 @@ from .analysis import (
     LANGUAGES,
     STOPWORDS,
     Language,
+    LanguageAnalyzer,
     analyzer,
 )
 
@@ -429,7 +430,12 @@ class LexicalIndex:
 
     def upsert_many(self, docs: Iterable[tuple[Namespace, str, str]]) -> None:
         """Index many ``(namespace, doc_id, text)`` documents; later duplicates win."""
-        tokenized = [(tuple(ns), doc_id, self.tokenizer(text)) for ns, doc_id, text in docs]
+        listed = list(docs)
+        terms = self.analyze_many(text for _, _, text in listed)
+        tokenized = [
+            (tuple(ns), doc_id, tokens)
+            for (ns, doc_id, _), tokens in zip(listed, terms, strict=True)
+        ]
         with self._lock:
             for ns, doc_id, tokens in tokenized:
                 self._writable(ns).add(doc_id, tokens)
@@ -447,8 +453,15 @@ class LexicalIndex:
         :meth:`put_shard`)."""
         shard = _Shard()
         postings, terms, lengths = shard.postings, shard.terms, shard.lengths
-        for doc_id, text in docs:
-            tokens = self.tokenizer(text)
+        ids: list[str] = []  # (the analyzer may read a few texts ahead of its answers)
+
+        def texts() -> Iterator[str]:
+            for doc_id, text in docs:
+                ids.append(doc_id)
+                yield text
+
+        for n, tokens in enumerate(self.analyze_many(texts())):
+            doc_id = ids[n]
             if doc_id in terms:  # a later duplicate wins, as with add()
                 shard.discard(doc_id)
             # add() inlined: a new shard shares no posting with a frozen one (the first search
@@ -463,6 +476,13 @@ class LexicalIndex:
             lengths[doc_id] = len(tokens)
             shard.total_length += len(tokens)
         return shard
+
+    def analyze_many(self, texts: Iterable[str]) -> Iterable[list[str]]:
+        """The tokenizer's terms of each text, in order: in one pass when it has a ``many``
+        (as :class:`.analysis.LanguageAnalyzer`), else text by text."""
+        if isinstance(self.tokenizer, LanguageAnalyzer):
+            return self.tokenizer.many(texts)
+        return map(self.tokenizer, texts)
 
     def put_shard(self, namespace: Namespace, shard: _Shard) -> None:
         """Make ``shard`` (from :meth:`build_shard`) the namespace's contents."""

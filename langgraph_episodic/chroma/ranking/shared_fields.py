@@ -77,11 +77,17 @@ def field_key(path: str, text: str) -> FieldKey:
     >>> field_key("tags[*].1", "x")[0]
     'tags[*]'
     """
-    found = _LIST_ITEM.match(path)
-    field = found.group(1) if found else path
+    return _key(path, text, {})
+
+
+def _key(path: str, text: str, fields: dict[str, str]) -> FieldKey:
+    """:func:`field_key`, with the field of each path kept in ``fields``."""
+    field = fields.get(path)
+    if field is None:
+        found = _LIST_ITEM.match(path)
+        field = fields[path] = found.group(1) if found else path
     folded = " ".join(text.split()).casefold().encode()
-    digest = int.from_bytes(hashlib.blake2b(folded, digest_size=8).digest(), "big")
-    return field, digest
+    return field, int.from_bytes(hashlib.blake2b(folded, digest_size=8).digest(), "big")
 
 
 class _Shard:
@@ -192,8 +198,21 @@ class FieldIndex:
         """A namespace's shard from ``(doc_id, [(path, text), ...])`` (no lock: for
         :meth:`put_shard`)."""
         shard = _Shard()
+        groups, keys = shard.groups, shard.keys
+        fields: dict[str, str] = {}  # path -> field: a namespace has few paths, many texts
         for doc_id, rows in docs:
-            shard.add(doc_id, (field_key(path, text) for path, text in rows))
+            unique = tuple(dict.fromkeys(_key(path, text, fields) for path, text in rows))
+            if doc_id in keys or not unique:  # a later duplicate wins, as with add()
+                shard.add(doc_id, unique)
+                continue
+            # add() inlined: a new shard shares no group with a frozen one.
+            for key in unique:
+                group = groups.get(key)
+                if group is None:
+                    group = groups[key] = {}
+                group[doc_id] = None
+            keys[doc_id] = unique
+            shard.several += _several(unique)
         return shard
 
     def put_shard(self, namespace: Namespace, shard: _Shard) -> None:
