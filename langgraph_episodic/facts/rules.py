@@ -236,7 +236,49 @@ def is_ending(text: str) -> bool:
     >>> is_ending("Ich wohne nicht mehr in München, sondern in Berlin.")
     False
     """
-    return _ENDING.search(text) is not None and _REPLACEMENT.search(text) is None
+    return (_ENDING.search(text) is not None and _REPLACEMENT.search(text) is None
+            and _NEGATED_ENDING.search(text) is None)
+
+
+_SPEAKER = re.compile(r"^\s*([A-ZÄÖÜ][\w.'-]*(?: [A-ZÄÖÜ][\w.'-]*)?):\s+", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_NEGATED_ENDING = re.compile(
+    r"\b(?:won'?t|will not|don'?t|do not|never|not going to|wouldn'?t|can'?t|nie|niemals)\s+"
+    r"(?:\w+\s+)?(?:quit|stop|give up|leave|aufhören|aufgeben|kündigen)\b",
+    re.IGNORECASE | re.UNICODE,
+)
+
+
+def speaker_of(text: str) -> str | None:
+    """Who said a conversation turn written ``"Name: text"`` (casefolded), or None.
+
+    >>> speaker_of("Caroline: I went to a pride parade last week."), speaker_of("I live in Bonn.")
+    ('caroline', None)
+    """
+    match = _SPEAKER.match(text)
+    return match.group(1).casefold() if match else None
+
+
+def is_statement(text: str) -> bool:
+    """True when ``text`` (without a speaker's ``"Name: "``) is one declarative sentence: only
+    a statement like that sets a topic's value or ends a fact. A conversation turn of several
+    sentences tells ("Thanks! I'm still working on the studio."), a question asks ("Any more
+    paintings coming up?"); neither replaces what was said before.
+
+    >>> is_statement("Ich bin nach Berlin gezogen."), is_statement("I moved to Bristol")
+    (True, True)
+    >>> is_statement("Thanks, Gina! I won't quit."), is_statement("Have you made any more art?")
+    (False, False)
+    """
+    body = _SPEAKER.sub("", text, count=1).strip()
+    if not body or "?" in body:
+        return False
+    return len(_SENTENCE_END.split(body)) == 1
+
+
+def _other_speaker(text: str, candidate: Candidate) -> bool:
+    """A turn of one speaker never closes a turn of another: it is about someone else."""
+    return speaker_of(text) != speaker_of(candidate.text)
 
 
 def _words(text: str) -> list[str]:
@@ -309,8 +351,15 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
     for c in candidates:
         if stems(c.text) == own:
             return Decision("same", c.key, "same words")
+    if "?" in _SPEAKER.sub("", text, count=1):
+        return Decision("new", None, "a question sets nothing")
+    if _NEGATED_ENDING.search(text):
+        return Decision("new", None, "a change denied changes nothing")
+    # Only the same speaker's facts (all of them when no speaker is named) can be closed.
+    candidates = [c for c in candidates if not _other_speaker(text, c)]
     slot = slot_of(text)
-    if is_ending(text):
+    statement = is_statement(text)
+    if is_ending(text) and statement:
         content = own_set - {_GERMAN.stemWord(w) for w in _ENDING_WORDS} - {
             _ENGLISH.stemWord(w) for w in _ENDING_WORDS}
         for c in candidates:
@@ -323,6 +372,8 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
     switched = _switched_from(text, candidates, slot)
     if switched is not None:
         return Decision("update", switched.key, "switched from what it names")
+    if not statement:
+        return Decision("new", None, "a turn of several sentences tells, it sets no value")
     if slot is not None:
         for c in candidates:
             if c.slot == slot:
