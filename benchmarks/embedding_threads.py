@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                     if policy == "auto":
                         chosen.append(emb.threads_for(len(part)))
                         seen = machine_now()
-                        others.append(max(0.0, (seen.load or 0.0) - seen.own))
+                        others.append(seen.others if seen.others is not None
+                                      else max(0.0, (seen.load or 0.0) - seen.own))
             machine = machine_now()
             load_end = fmt_load()
         finally:

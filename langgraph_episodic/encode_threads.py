@@ -1,8 +1,9 @@
 """torch threads of one encode: chosen from the machine at call time, set for that call only.
 
 :func:`choose_threads` is the decision, a pure function of the call's size and the machine's
-shape (:class:`Machine`: the CPUs this process may use, the 1-minute load average, this
-process's own share of that load, and torch's thread count in the calling thread). On a quiet
+shape (:class:`Machine`: the CPUs this process may use, the other processes' CPU use on them
+(:class:`OthersUse`, from the kernel's CPU time counters; where there are none, the 1-minute
+load average minus this process's own share), and torch's thread count in the calling thread). On a quiet
 machine a large call gets torch's own default (never more threads than CPUs); on a busy one it
 gets the cores the other processes leave free, and at least one. A small call (a query) runs on
 one thread: it gains little from more, and a thread that has to wait for a busy core stalls the
@@ -33,11 +34,19 @@ FREE_CORE_SLACK = 0.5
 cores ``cpus - others`` are rounded to the nearest count. The two mistakes cost about the same
 (``python benchmarks/embedding_threads.py`` on 2 cores: one thread on a quiet machine encodes
 at about 0.85x of two, two threads beside a busy core at about 0.8x of one), so the midpoint
-is where either is least likely; the load average and our own share of it are each off by a
-few tenths of a core, which a tighter slack would read as a busy core."""
+is where either is least likely; the estimate of the other processes' use is off by a few
+tenths of a core, which a tighter slack would read as a busy core."""
 
 LOAD_WINDOW_S = 60.0
 """Time constant of the kernel's 1-minute load average, used to average our own CPU use alike."""
+
+OTHERS_WINDOW_S = 10.0
+"""Time constant of the average of other processes' CPU use (:class:`OthersUse`): the shortest
+window the kernel's pressure figures use; the load average's minute trails a change by that long."""
+
+MIN_SAMPLE_S = 0.5
+"""Shortest interval between two readings of the CPU counters that makes a new estimate (the
+kernel counts CPU time in ticks of 1/100 s)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,9 @@ class Machine:
     """This process's own part of ``load``: its CPU use over about the last minute, in cores."""
     torch_default: int
     """torch's thread count in the calling thread: the caller's setting or torch's default."""
+    others: float | None = None
+    """Other processes' CPU use on our CPUs, in cores, from the machine's CPU time counters
+    (:class:`OthersUse`); ``None`` where there are none (then ``load - own`` stands in)."""
 
 
 def choose_threads(texts: int, machine: Machine, *, small_call: int = 8) -> int:
@@ -67,9 +79,11 @@ def choose_threads(texts: int, machine: Machine, *, small_call: int = 8) -> int:
     if texts <= small_call:
         return 1
     cap = max(1, min(machine.cpus, machine.torch_default))
-    if machine.load is None:
-        return cap
-    others = max(0.0, machine.load - machine.own)
+    others = machine.others
+    if others is None:
+        if machine.load is None:
+            return cap
+        others = max(0.0, machine.load - machine.own)
     free = machine.cpus - others
     return max(1, min(cap, math.floor(free + FREE_CORE_SLACK)))
 
@@ -124,6 +138,78 @@ class OwnLoad:
 _OWN_LOAD = OwnLoad()
 
 
+def busy_seconds(stat: str, cpus: set[int], tick_hz: int) -> float:
+    """CPU seconds spent busy so far on ``cpus``, from the text of ``/proc/stat``: user, nice,
+    system, irq, softirq and steal time of each ``cpuN`` line (idle and I/O wait are not busy;
+    steal is time the machine's host gave to somebody else)."""
+    ticks = 0
+    for line in stat.splitlines():
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or not name[3:].isdigit() or int(name[3:]) not in cpus:
+            continue
+        fields = [int(f) for f in rest.split()[:8]]
+        fields += [0] * (8 - len(fields))
+        user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+        ticks += user + nice + system + irq + softirq + steal
+    return ticks / tick_hz
+
+
+def _read_busy() -> float | None:
+    """Busy CPU seconds of the CPUs we may run on, or ``None`` off Linux."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            stat = f.read()
+        hz = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, AttributeError):
+        return None
+    affinity = getattr(os, "sched_getaffinity", None)
+    cpus = set(affinity(0)) if affinity is not None else set(range(os.cpu_count() or 1))
+    return busy_seconds(stat, cpus, hz)
+
+
+class OthersUse:
+    """Other processes' CPU use on our CPUs: the machine's busy CPU time minus ours, per second
+    of wall time, averaged with a :data:`OTHERS_WINDOW_S` time constant.
+
+    Unlike the load average, this counts CPU time, not threads waiting for a CPU: our own
+    threads beyond the cores (torch told 8 threads on 2) are ours, not somebody else's, and a
+    process that ended stops counting within seconds, not a minute. ``sample`` gives ``None``
+    until two readings :data:`MIN_SAMPLE_S` apart exist, and off Linux.
+    """
+
+    def __init__(
+        self,
+        busy: Callable[[], float | None] = _read_busy,
+        own: Callable[[], float] = time.process_time,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._busy, self._own, self._clock = busy, own, clock
+        self._lock = threading.Lock()
+        self._last = (clock(), busy(), own())
+        self._avg: float | None = None
+
+    def sample(self) -> float | None:
+        """Other processes' CPU use in cores (see the class), or ``None``."""
+        with self._lock:
+            wall, busy, own = self._clock(), self._busy(), self._own()
+            last_wall, last_busy, last_own = self._last
+            elapsed = wall - last_wall
+            if busy is None or last_busy is None or elapsed < MIN_SAMPLE_S:
+                if busy is not None and last_busy is None:
+                    self._last = (wall, busy, own)
+                return self._avg
+            rate = max(0.0, ((busy - last_busy) - (own - last_own)) / elapsed)
+            if self._avg is None:
+                self._avg = rate
+            else:
+                self._avg += (1.0 - math.exp(-elapsed / OTHERS_WINDOW_S)) * (rate - self._avg)
+            self._last = (wall, busy, own)
+            return self._avg
+
+
+_OTHERS = OthersUse()
+
+
 def machine_now() -> Machine:
     """The machine as it is now, seen from the calling thread."""
     import torch
@@ -133,6 +219,7 @@ def machine_now() -> Machine:
         load=load_average(),
         own=_OWN_LOAD.sample(),
         torch_default=torch.get_num_threads(),
+        others=_OTHERS.sample(),
     )
 
 

@@ -90,6 +90,7 @@ def test_by_default_each_call_takes_its_threads_from_the_machine(
     load = [0.0]
     monkeypatch.setattr(os, "getloadavg", lambda: (load[0], 0.0, 0.0))
     monkeypatch.setattr(encode_threads._OWN_LOAD, "sample", lambda: 0.0)
+    monkeypatch.setattr(encode_threads._OTHERS, "sample", lambda: load[0])  # others' CPU use
     emb = SentenceTransformerEmbeddings()
     emb._model = recorder = _ThreadRecorder()
     batch = [f"text number {i}" for i in range(50)]
@@ -101,13 +102,16 @@ def test_by_default_each_call_takes_its_threads_from_the_machine(
 
 
 def test_a_pinned_count_wins_over_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langgraph_episodic import encode_threads
+
     monkeypatch.setattr(os, "getloadavg", lambda: (100.0, 0.0, 0.0))
+    monkeypatch.setattr(encode_threads._OTHERS, "sample", lambda: 100.0)
     monkeypatch.setenv("LANGGRAPH_EPISODIC_TORCH_THREADS", "2")
     from_env = SentenceTransformerEmbeddings()
     assert (from_env.threads_for(50), from_env.threads_for(1)) == (2, 2)
     assert SentenceTransformerEmbeddings(num_threads=3).threads_for(50) == 3
     monkeypatch.setenv("LANGGRAPH_EPISODIC_TORCH_THREADS", "auto")
-    assert SentenceTransformerEmbeddings().threads_for(50) == 1  # load 100: busy
+    assert SentenceTransformerEmbeddings().threads_for(50) == 1  # others use 100 cores: busy
     monkeypatch.setenv("LANGGRAPH_EPISODIC_TORCH_THREADS", "many")
     with pytest.raises(ValueError, match=r"LANGGRAPH_EPISODIC_TORCH_THREADS='many'.*auto"):
         SentenceTransformerEmbeddings()

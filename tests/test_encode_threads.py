@@ -12,7 +12,14 @@ import pytest
 import torch
 
 from langgraph_episodic import encode_threads
-from langgraph_episodic.encode_threads import Machine, OwnLoad, choose_threads, torch_threads
+from langgraph_episodic.encode_threads import (
+    Machine,
+    OthersUse,
+    OwnLoad,
+    busy_seconds,
+    choose_threads,
+    torch_threads,
+)
 
 
 def quiet(cpus: int, torch_default: int | None = None) -> Machine:
@@ -90,6 +97,70 @@ def test_own_load_follows_our_cpu_use() -> None:
     busy = own.sample()
     assert busy > idle
     assert 0.0 <= idle < busy <= (os.cpu_count() or 1)
+
+
+def test_measured_cpu_use_of_others_decides_over_the_load_average() -> None:
+    """Our own threads beyond the cores (torch told 8 on 2) wait in the run queue and so count
+    in the load average, not in other processes' CPU time."""
+    oversubscribed = Machine(cpus=2, load=8.0, own=2.0, torch_default=8, others=0.1)
+    assert choose_threads(500, oversubscribed) == 2
+    busy = Machine(cpus=2, load=0.0, own=0.0, torch_default=2, others=1.3)
+    assert choose_threads(500, busy) == 1
+    no_load_average = Machine(cpus=8, load=None, own=0.0, torch_default=8, others=3.0)
+    assert choose_threads(500, no_load_average) == 5
+
+
+STAT = """cpu  900 0 300 5000 50 0 10 0 0 0
+cpu0 100 0 50 2000 10 0 5 0 0 0
+cpu1 200 10 100 1000 20 5 5 30 0 0
+cpu2 600 0 150 2000 20 0 0 0 0 0
+intr 12345 0 0
+ctxt 999
+"""
+
+
+def test_busy_seconds_sum_the_busy_fields_of_our_cpus_only() -> None:
+    assert busy_seconds(STAT, {0}, 100) == pytest.approx((100 + 50 + 5) / 100)
+    # user + nice + system + irq + softirq + steal; idle and I/O wait are not busy
+    assert busy_seconds(STAT, {1}, 100) == pytest.approx((200 + 10 + 100 + 5 + 5 + 30) / 100)
+    assert busy_seconds(STAT, {0, 1, 2}, 100) == pytest.approx(
+        busy_seconds(STAT, {0}, 100) + busy_seconds(STAT, {1}, 100) + busy_seconds(STAT, {2}, 100)
+    )
+    assert busy_seconds(STAT, {7}, 100) == 0.0
+
+
+class Counters:
+    """Scripted readings: wall clock, busy CPU seconds of the machine, our own CPU seconds."""
+
+    def __init__(self) -> None:
+        self.wall, self.busy, self.own = 0.0, 0.0, 0.0
+
+    def advance(self, seconds: float, others: float, ours: float) -> None:
+        self.wall += seconds
+        self.own += ours * seconds
+        self.busy += (others + ours) * seconds
+
+
+def test_others_use_is_the_machines_cpu_time_minus_ours() -> None:
+    c = Counters()
+    use = OthersUse(busy=lambda: c.busy, own=lambda: c.own, clock=lambda: c.wall)
+    assert use.sample() is None  # one reading is no rate
+    c.advance(2.0, others=0.25, ours=2.0)  # our 2 cores busy, a quarter core elsewhere
+    assert use.sample() == pytest.approx(0.25)
+    c.advance(0.1, others=2.0, ours=0.0)  # too short a window: the estimate is kept
+    assert use.sample() == pytest.approx(0.25)
+    for _ in range(60):  # another process takes a core for a minute: followed within seconds
+        c.advance(1.0, others=1.0, ours=0.5)
+    assert use.sample() == pytest.approx(1.0, abs=0.02)
+    for _ in range(30):  # it ended 30 s ago: the load average would still say about 0.4
+        c.advance(1.0, others=0.0, ours=1.0)
+    assert use.sample() == pytest.approx(0.0, abs=0.06)
+
+
+def test_others_use_is_none_without_counters() -> None:
+    use = OthersUse(busy=lambda: None, own=lambda: 0.0, clock=time.monotonic)
+    time.sleep(0.01)
+    assert use.sample() is None
 
 
 # ------------------------------------------------------------------ the scoped setting
