@@ -22,7 +22,8 @@ In the clauses left, names come from
   article) is not taken there, nor after "ich nutze" / "ich arbeite mit" ("Ich nutze
   Tabellen").
 
-Days, months and languages are never names. The rules were written against the labelled sets
+Days, months and languages are never names, and a clause that only greets or thanks a name
+("Thanks, Maria!") states nothing about it. The rules were written against the labelled sets
 of ``benchmarks/entity_rules.py``, which measures their precision and recall.
 """
 
