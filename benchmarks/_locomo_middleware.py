@@ -19,10 +19,12 @@ The run's clock is the session's date and time, as the save tool's ``clock`` is 
 ``locomo_writers.py``. The middleware takes no clock, so this script sets the default clock of
 the fact writer (``facts.consolidate.utc_now``) while it builds the middleware.
 
-Mapping back: a stored fact holds the clause of the message it was extracted from, not the
-message. A fact counts for every turn told as a human message whose text (whitespace
-normalised) contains the fact's text; an entity's item (its name and the current facts about
-it) counts for the turns of those facts.
+Mapping back: a stored fact holds the clause it was extracted from, not the message, and
+keeps no link to the message. A fact counts for every turn told as a human message from which
+the middleware's extraction (the default redaction, then the rule-based extractor) takes its
+text: the turn that wrote it and every turn that confirmed it, as the save tool's rows count a
+memory for every turn of its text. An entity's item (its name and the current facts about it)
+counts for the turns of those facts.
 """
 
 from __future__ import annotations
@@ -168,9 +170,19 @@ class Provenance:
     current: int
 
 
+def extracted(text: str) -> frozenset[str]:
+    """The clauses the middleware's extraction takes from a user's message, normalised."""
+    from langgraph_episodic._effects import run
+    from langgraph_episodic.graph.entities import EntityWriter
+    from langgraph_episodic.privacy.redaction import DEFAULT_REDACTOR, redact_saved
+
+    found = run(EntityWriter().extract(redact_saved(text, DEFAULT_REDACTOR)))
+    return frozenset(_norm(e.description) for e in found)
+
+
 def map_back(items: Sequence[Any], told: Sequence[Turn]) -> Provenance:
-    """Map facts to the told turns containing their text, entities' items to their facts'."""
-    texts = [(t.dia_id, _norm(t.text)) for t in told]
+    """Map facts to the told turns they were extracted from, entities' items to their facts'."""
+    clauses = [(t.dia_id, extracted(t.text)) for t in told]
     turns_of: dict[str, frozenset[str]] = {}
     per_turn: Counter[str] = Counter()
     by_subject: dict[str, set[str]] = {}
@@ -181,7 +193,7 @@ def map_back(items: Sequence[Any], told: Sequence[Turn]) -> Provenance:
             continue
         facts += 1
         fact = _norm(str(value.get("text", "")))
-        ids = frozenset(d for d, text in texts if fact and fact in text)
+        ids = frozenset(d for d, found in clauses if fact in found)
         turns_of[item.key] = ids
         unmapped += not ids
         if value.get("current") is not False:
