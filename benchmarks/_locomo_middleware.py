@@ -24,7 +24,7 @@ keeps no link to the message. A fact counts for every turn told as a human messa
 the middleware's extraction (the default redaction, then the rule-based extractor) takes its
 text: the turn that wrote it and every turn that confirmed it, as the save tool's rows count a
 memory for every turn of its text. An entity's item (its name and the current facts about it)
-counts for the turns of those facts.
+counts for the turns of the facts its description shows (the newest ten).
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def map_back(items: Sequence[Any], told: Sequence[Turn]) -> Provenance:
     clauses = [(t.dia_id, extracted(t.text)) for t in told]
     turns_of: dict[str, frozenset[str]] = {}
     per_turn: Counter[str] = Counter()
-    by_subject: dict[str, set[str]] = {}
+    by_subject: dict[str, list[tuple[str, frozenset[str]]]] = {}
     unmapped = facts = current = 0
     for item in items:
         value = item.value
@@ -199,10 +199,12 @@ def map_back(items: Sequence[Any], told: Sequence[Turn]) -> Provenance:
         if value.get("current") is not False:
             current += 1
             per_turn.update(ids)
-            by_subject.setdefault(str(value.get("subject")), set()).update(ids)
+            by_subject.setdefault(str(value.get("subject")), []).append((fact, ids))
     for item in items:
         if item.value.get("kind") != "fact":
-            turns_of[item.key] = frozenset(by_subject.get(item.key, ()))
+            shown = _norm(str(item.value.get("description", "")))
+            turns_of[item.key] = frozenset(
+                d for fact, ids in by_subject.get(item.key, ()) if fact in shown for d in ids)
     return Provenance(turns_of, per_turn, unmapped, facts, current)
 
 
