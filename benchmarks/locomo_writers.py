@@ -14,13 +14,19 @@ Rows:
   no floor, as in the other rows). With the context stored by default, with
   ``configurable["memory_context"] = False``, and with only the day indexed (the thread
   stored, not indexed; set in this script only).
+* **middleware** (``mw-ab``, ``mw-all``): the conversations told to an agent with
+  ``EpisodicMemoryMiddleware`` at its defaults, as the first speaker to an assistant or every
+  turn as a user message (``_locomo_middleware.py``); scored by the recall tool's search over
+  the entity facts it stores, by the entities it loads before the model, and by every current
+  fact (what any search could find).
 
-A turn is saved as ``"speaker: text"``; what the tool keeps (it refuses greetings and thanks,
+For the save tool a turn is saved as ``"speaker: text"``; what the tool keeps (it refuses greetings and thanks,
 and consolidates: the same text is one memory, a new value on a topic closes the old one) is
 mapped back to every turn of that text, so a refused turn counts as missed. Recall is measured
 as in ``benchmarks/locomo.py`` (``benchmarks/_locomo_data.py``).
 
     python benchmarks/locomo_writers.py --data ../shared/data/locomo/locomo10-dev.json
+    python benchmarks/locomo_writers.py --rows mw-ab,mw-all --conversations 1 --sessions 2
 """
 
 from __future__ import annotations
