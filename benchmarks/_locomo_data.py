@@ -15,6 +15,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 DEFAULT_DATA = (
@@ -29,6 +30,23 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 """LoCoMo question categories by number."""
 
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
+LOCOMO_TIME = "%I:%M %p on %d %B, %Y"
+"""How LoCoMo writes a session's time ("1:56 pm on 8 May, 2023")."""
+
+
+def session_time(text: str) -> datetime:
+    """A LoCoMo session time as an aware datetime (UTC: the data names no zone)."""
+    return datetime.strptime(text, LOCOMO_TIME).replace(tzinfo=timezone.utc)
+
+
+class SessionClock:
+    """A writer's clock set to the session being written (``now``)."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2023, 1, 1, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
 
 
 @dataclass(frozen=True)
@@ -138,6 +156,17 @@ class RecallTally:
         recalls, hits = [], []
         for k in self.ks:
             found = len(evidence.intersection(ranked_ids[:k]))
+            recalls.append(found / len(evidence))
+            hits.append(1.0 if found else 0.0)
+        self._rows[question.category].append((recalls, hits))
+
+    def add_groups(self, question: Question, ranked: Sequence[Iterable[str]]) -> None:
+        """Score one question against ranked results that each stand for several turns: a
+        turn counts at ``k`` when one of the top ``k`` results stands for it."""
+        evidence = set(question.evidence)
+        recalls, hits = [], []
+        for k in self.ks:
+            found = len(evidence & {d for group in ranked[:k] for d in group})
             recalls.append(found / len(evidence))
             hits.append(1.0 if found else 0.0)
         self._rows[question.category].append((recalls, hits))

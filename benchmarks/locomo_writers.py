@@ -14,13 +14,19 @@ Rows:
   no floor, as in the other rows). With the context stored by default, with
   ``configurable["memory_context"] = False``, and with only the day indexed (the thread
   stored, not indexed; set in this script only).
+* **middleware** (``mw-ab``, ``mw-all``): the conversations told to an agent with
+  ``EpisodicMemoryMiddleware`` at its defaults, as the first speaker to an assistant or every
+  turn as a user message (``_locomo_middleware.py``); scored by the recall tool's search over
+  the entity facts it stores, by the entities it loads before the model, and by every current
+  fact (what any search could find).
 
-A turn is saved as ``"speaker: text"``; what the tool keeps (it refuses greetings and thanks,
+For the save tool a turn is saved as ``"speaker: text"``; what the tool keeps (it refuses greetings and thanks,
 and consolidates: the same text is one memory, a new value on a topic closes the old one) is
 mapped back to every turn of that text, so a refused turn counts as missed. Recall is measured
 as in ``benchmarks/locomo.py`` (``benchmarks/_locomo_data.py``).
 
     python benchmarks/locomo_writers.py --data ../shared/data/locomo/locomo10-dev.json
+    python benchmarks/locomo_writers.py --rows mw-ab,mw-all --conversations 1 --sessions 2
 """
 
 from __future__ import annotations
@@ -30,23 +36,23 @@ import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from _embed_cache import CachedEmbeddings
-from _locomo_data import DEFAULT_DATA, Conversation, RecallTally, format_table, load_conversations
+from _locomo_data import (
+    DEFAULT_DATA,
+    Conversation,
+    RecallTally,
+    SessionClock,
+    format_table,
+    load_conversations,
+    session_time,
+)
 
 from langgraph_episodic import memory_context
 
 PUT_BATCH = 64
-LOCOMO_TIME = "%I:%M %p on %d %B, %Y"
-"""How LoCoMo writes a session's time ("1:56 pm on 8 May, 2023")."""
-
-
-def session_time(text: str) -> datetime:
-    """A LoCoMo session time as an aware datetime (UTC: the data names no zone)."""
-    return datetime.strptime(text, LOCOMO_TIME).replace(tzinfo=timezone.utc)
 
 
 def _raw(store: Any, conversations: Sequence[Conversation]) -> None:
@@ -73,16 +79,6 @@ def _raw_tallies(store: Any, conversations: Sequence[Conversation]) -> list[Reca
     return tallies
 
 
-class _Clock:
-    """The save tool's clock: the session being written."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2023, 1, 1, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 def _kind(answer: str) -> str:
     """What the English save tool did, from its answer."""
     if answer.startswith("Not saved"):
@@ -98,7 +94,7 @@ def _saved(store: Any, conversations: Sequence[Conversation], *, context: bool) 
     """Save every turn through the memory tool; returns what the tool answered, by kind."""
     from langgraph_episodic import create_memory_tools
 
-    clock = _Clock()
+    clock = SessionClock()
     save, _ = create_memory_tools(store=store, locale="en", clock=clock)
     answers: dict[str, int] = defaultdict(int)
     for conv in conversations:
@@ -140,6 +136,53 @@ def _tool_tallies(
     return tallies
 
 
+def _middleware_rows(store: Any, conversations: Sequence[Conversation],
+                     roles: str) -> tuple[list[list[RecallTally]], str]:
+    """Tell the conversations through the middleware (``_locomo_middleware``); the tallies of
+    the recall tool's search over what it stored, of the entities it loads before the model
+    and of every current fact (what any search could find), and a note on what it stored
+    per told turn."""
+    import _locomo_middleware as mw
+
+    written = mw.write(store, conversations, roles=roles)
+    searched, loaded, ceiling = [], [], []
+    told = facts = current = unmapped = empty = 0
+    for conv in conversations:
+        ns = ("entities", conv.sample_id)
+        turns = written.told[conv.sample_id]
+        prov = mw.map_back(mw.stored(store, ns), turns)
+        told += len(turns)
+        facts, current, unmapped = facts + prov.facts, current + prov.current, \
+            unmapped + prov.unmapped
+        empty += sum(1 for t in turns if not prov.facts_per_turn[t.dia_id])
+        in_prompt = mw.prompt_turns(store, ns, prov)
+        anywhere = frozenset(prov.facts_per_turn)
+        search, prompt, every = RecallTally(), RecallTally(), RecallTally()
+        for q in conv.questions:
+            search.add_groups(q, mw.recall_groups(store, ns, q.question, 10, prov))
+            prompt.add_groups(q, [in_prompt])
+            every.add_groups(q, [anywhere])
+        searched.append(search)
+        loaded.append(prompt)
+        ceiling.append(every)
+    note = (f"{written.seconds:.0f} s to tell {told} turns; {facts} facts ({current} current, "
+            f"{current / max(told, 1):.2f} per turn, {unmapped} unmapped); "
+            f"{empty / max(told, 1):.0%} of the turns leave no current fact")
+    return [searched, loaded, ceiling], note
+
+
+def _first_sessions(conversations: Sequence[Conversation], sessions: int) -> list[Conversation]:
+    """Each conversation cut to its first ``sessions`` sessions, with the questions whose
+    evidence lies in them."""
+    out = []
+    for conv in conversations:
+        turns = tuple(t for t in conv.turns if t.session <= sessions)
+        kept = {t.dia_id for t in turns}
+        questions = tuple(q for q in conv.questions if set(q.evidence) <= kept)
+        out.append(Conversation(conv.sample_id, turns, questions))
+    return out
+
+
 @contextlib.contextmanager
 def _paths(paths: tuple[str, ...]) -> Iterator[None]:
     old = memory_context.CONTEXT_PATHS
@@ -154,17 +197,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
-    parser.add_argument("--rows", default="raw,raw-date,tool,tool-off,tool-day",
+    parser.add_argument("--rows", default="raw,raw-date,tool,tool-off,tool-day,mw-ab,mw-all",
                         help="which rows, comma-separated (default: all)")
+    parser.add_argument("--conversations", type=int, default=None,
+                        help="only the first N conversations (a quick check)")
+    parser.add_argument("--sessions", type=int, default=None,
+                        help="only each conversation's first N sessions and their questions")
     args = parser.parse_args(argv)
     rows_wanted = args.rows.split(",")
-    conversations = load_conversations(args.data)
+    conversations = load_conversations(args.data)[: args.conversations]
+    if args.sessions is not None:
+        conversations = _first_sessions(conversations, args.sessions)
     from langgraph_episodic.chroma.store import ChromaStore
     from langgraph_episodic.embeddings import MODEL_DIMS, default_embeddings
 
     embedder = CachedEmbeddings(default_embeddings())
     embedder.embed_documents(
         [t.document for c in conversations for t in c.turns]
+        + [t.text for c in conversations for t in c.turns]
         + [q.question for c in conversations for q in c.questions]
     )
     rows: list[list[object]] = []
@@ -211,6 +261,22 @@ def main(argv: Sequence[str] | None = None) -> None:
             add(f"{label}, current facts (the recall tool's search)",
                 _tool_tallies(store, conversations, current=True))
             store.close()
+    for name, label in (
+        ("mw-ab", "middleware, defaults, first speaker the user, the other the assistant"),
+        ("mw-all", "middleware, defaults, every turn a user message"),
+    ):
+        if name not in rows_wanted:
+            continue
+        store = ChromaStore.ephemeral(index={"dims": MODEL_DIMS, "embed": embedder,
+                                             "fields": ["$"]})
+        (searched, loaded, ceiling), note = _middleware_rows(store, conversations,
+                                                             name.split("-")[1])
+        add(f"{label}: the recall tool's search over its entity facts", searched, note)
+        add(f"{label}: the entities it loads before the model (50, unranked)", loaded,
+            "every column: the evidence turns behind the loaded entities")
+        add(f"{label}: every current fact (what any search could find)", ceiling,
+            "every column: the evidence turns some current fact came from")
+        store.close()
     embedder.save()
     n = sum(len(c.questions) for c in conversations)
     print(f"\n{n} questions, {sum(len(c.turns) for c in conversations)} turns\n")

@@ -22,7 +22,8 @@ In the clauses left, names come from
   article) is not taken there, nor after "ich nutze" / "ich arbeite mit" ("Ich nutze
   Tabellen").
 
-Days, months and languages are never names. The rules were written against the labelled sets
+Days, months and languages are never names, and a clause that only greets or thanks a name
+("Thanks, Maria!") states nothing about it. The rules were written against the labelled sets
 of ``benchmarks/entity_rules.py``, which measures their precision and recall.
 """
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..relevance import TRIVIAL_WORDS
 from .state import entity_key
 
 
@@ -339,9 +341,23 @@ def _candidates(clause: str) -> Iterator[str]:
         yield from _capitalised_names(clause)
 
 
+def _only_addresses(clause: str, name: str) -> bool:
+    """The clause only greets, thanks or acknowledges ``name`` ("Thanks, Maria!", "Hey John!",
+    "Danke, Julia."): every word but the name's is one of
+    :data:`~langgraph_episodic.relevance.TRIVIAL_WORDS`, so it says nothing about it.
+
+    >>> _only_addresses("Thanks, Maria!", "Maria"), _only_addresses("Maria is great", "Maria")
+    (True, False)
+    """
+    own = set(_words(name))
+    return all(w in TRIVIAL_WORDS for w in _words(clause) if w not in own)
+
+
 def find_names(text: str) -> list[tuple[str, str]]:
     """(name, description) for each name the rules find in ``text``; the description is the
-    clause the name came from. A longer name replaces its part ("ACME" -> "ACME Corp").
+    clause the name came from. A longer name replaces its part ("ACME" -> "ACME Corp"). A
+    clause that only greets or thanks a name ("Thanks, Maria!") says nothing about it: the
+    name comes from the message's next clause about it, or not at all.
 
     >>> find_names("I work at ACME and I use LangGraph daily. Write a CSV parser.")
     [('ACME', 'I work at ACME and I use LangGraph daily.'), ('LangGraph', 'I work at ACME and I use LangGraph daily.')]
@@ -352,7 +368,7 @@ def find_names(text: str) -> list[tuple[str, str]]:
             description = " ".join(clause.split())[:240]
             for raw in _candidates(clause):
                 name = _clean_name(raw)
-                if not name:
+                if not name or _only_addresses(clause, name):
                     continue
                 key = entity_key(name)
                 if any(key in k.split() or key == k for k in found):

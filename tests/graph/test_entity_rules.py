@@ -124,7 +124,16 @@ def test_fact_clauses(text: str, expected: list[str]) -> None:
         ("I bought an iPhone 15 in May.", {"iPhone 15"}),
         ("Everything is fine on Monday.", set()),
         ("Since May 2024 I live in Porto.", {"Porto"}),
+        ("Thanks, Maria!", set()),
+        ("Hey John! Good morning.", set()),
+        ("Danke, Julia.", set()),
     ],
 )
 def test_rules_on_look_alikes(text: str, expected: set[str]) -> None:
     assert {e.name for e in extract_entities_by_rules(text)} == expected
+
+
+def test_a_greeting_to_a_name_leaves_the_name_to_what_the_message_says_about_it() -> None:
+    found = extract_entities_by_rules("Hey Mel! Yesterday Mel ran a charity race.")
+    assert [(e.name, e.description) for e in found] == [
+        ("Mel", "Yesterday Mel ran a charity race.")]

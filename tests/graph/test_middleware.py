@@ -74,6 +74,17 @@ def test_user_id_comes_from_the_run_context(store: BaseStore) -> None:
     assert store.get(("entities", "carol"), "langgraph") is not None
 
 
+def test_thanks_and_greetings_to_a_name_are_no_facts_about_it(store: BaseStore) -> None:
+    agent = agent_for(store, ScriptedFakeModel(respond=lambda msgs: "Noted."))
+    agent.invoke({"messages": [HumanMessage("Thanks, Maria!")]}, cfg("erin", "s1"))
+    assert store.search(("entities", "erin")) == []
+    agent.invoke({"messages": [HumanMessage("Hey Maria! Yesterday Maria started at ACME.")]},
+                 cfg("erin", "s1"))
+    facts = [i.value["text"] for i in store.search(("entities", "erin"), filter={"kind": "fact",
+                                                                                "subject": "maria"})]
+    assert facts == ["Yesterday Maria started at ACME."]
+
+
 def test_a_plain_chat_records_no_episode_and_feedback_does(store: BaseStore) -> None:
     model = ScriptedFakeModel(respond=lambda msgs: "Use sorted().")
     agent = agent_for(store, model)
