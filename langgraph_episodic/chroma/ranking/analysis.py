@@ -71,7 +71,13 @@ of the length (a 100 kB "word" in a query must not take minutes)."""
 
 
 def normalise(text: str) -> str:
-    """NFKC, casefolded, plain apostrophes."""
+    """NFKC, casefolded, plain apostrophes.
+
+    >>> normalise("Ｆｕｌｌ Don’t STRASSE Straße")
+    "full don't strasse strasse"
+    """
+    if text.isascii():  # NFKC and the apostrophes change no ASCII character
+        return text.casefold()
     return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
 
 
