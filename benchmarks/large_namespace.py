@@ -13,7 +13,11 @@ deterministic per index; vectors: a seeded random unit vector of ``--dims`` dime
 item (no model), so the build is fast and the store's own cost is what is measured. The
 store lives in a temporary folder on ``/dev/shm`` when there is one (else the system's temp
 folder), built once per size; each measurement runs in its own child process (the cells
-alternate, the table shows medians). Usage::
+alternate, the table shows medians). Each child collects garbage (``gc.collect()``) before
+its timed part: the imports leave the collector's first full pass over every object they made
+(50-100 ms here) due, and it would fall in whichever call comes next, the store's warm-up having
+brought it closer than the raw read's child. Later full passes, which the store's own objects
+bring on at 10k items and beyond, are counted. Usage::
 
     python benchmarks/large_namespace.py                       # 1k, 10k, 100k, 3 runs each
     python benchmarks/large_namespace.py --sizes 1000 10000 --runs 5
@@ -24,6 +28,7 @@ alternate, the table shows medians). Usage::
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -105,6 +110,7 @@ def cell_store(path: Path, dims: int, mode: str) -> dict[str, Any]:
     """A fresh store's first search (then a second one) in ``NS``."""
     store = _store(path, dims, search_mode=mode)
     store.search(WARM, query=QUERIES[2], limit=10)
+    gc.collect()
     start = time.perf_counter()
     found = store.search(NS, query=QUERIES[0], limit=10)
     first = time.perf_counter() - start
@@ -149,6 +155,7 @@ def cell_raw(path: Path, how: str) -> dict[str, Any]:
     page = int(client.get_max_batch_size())
     where = {"_ns": record_format.ns_str(NS)}
     include: Any = ["documents", "metadatas", "embeddings"]
+    gc.collect()
     start = time.perf_counter()
     records = 0
     if how == "offset":

@@ -1,9 +1,9 @@
 """Reading the next page from Chroma while the caller works on the current one.
 
 A namespace's first search reads every record of it in pages and builds its keyword index
-from the texts. Chroma's embedded client releases the GIL for much of a ``get`` (its SQLite
-and index work run in Rust), so a thread reading page ``n + 1`` overlaps the Python work on
-page ``n``. One page is read ahead at most: the memory it holds follows Chroma's page size.
+from the texts. Chroma's embedded client releases the GIL for part of a ``get`` (its SQLite
+and index work run in Rust; converting the answer to Python objects holds it), so a thread
+reading page ``n + 1`` overlaps some of the Python work on page ``n``. One page is read ahead at most: the memory it holds follows Chroma's page size.
 """
 
 from __future__ import annotations

@@ -446,7 +446,6 @@ class Backend:
         as :meth:`_load` builds them: either way they are the ones built from all at once."""
         rows: list[VectorRow] = []
         texts: dict[str, list[tuple[int, str, str]]] = {}
-        field_docs: list[tuple[str, list[tuple[str, str]]]] = []
         split = False
         pages = read_ahead(self.gateway.namespace_vector_pages(ns, embeddings=embeddings))
 
@@ -467,19 +466,23 @@ class Backend:
                 if split:
                     continue  # read the rest, build nothing more
                 for key in fresh:
-                    parts = sorted(texts[key])
-                    field_docs.append((key, [(path, t) for _, t, path in parts]))
+                    parts = texts[key]
+                    parts.sort()
                     yield key, "\n".join(t for _, t, _ in parts)
 
         with closing(pages):
             shard = self.state.lexical.build_shard(docs())
         if split:
-            every = [(key, sorted(parts)) for key, parts in texts.items()]
+            for parts in texts.values():
+                parts.sort()
             shard = self.state.lexical.build_shard(
-                (key, "\n".join(t for _, t, _ in parts)) for key, parts in every
+                (key, "\n".join(t for _, t, _ in parts)) for key, parts in texts.items()
             )
-            field_docs = [(key, [(path, t) for _, t, path in parts]) for key, parts in every]
-        return rows, shard, self.state.fields.build_shard(field_docs)
+        # Each entry's (path, text) list made as the field shard takes it, never all at once.
+        fields = self.state.fields.build_shard(
+            (key, [(path, t) for _, t, path in parts]) for key, parts in texts.items()
+        )
+        return rows, shard, fields
 
     def _current(self, ns: Namespace, version: str) -> bool:
         """Whether data read for ``version`` of ``ns`` may be kept (call under the lock).

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from langgraph_episodic.chroma.ranking.analysis import (
+    _APOSTROPHES,
     analyze,
     analyzer,
     compound_heads,
     detect,
+    normalise,
     words,
 )
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
@@ -87,3 +93,16 @@ def test_a_huge_word_is_not_split_and_analysis_stays_linear() -> None:
     word = "donaudampfschifffahrt" * 5_000  # about 100 kB, one word
     assert compound_heads(word) == ()
     assert len(analyze(f"Ich suche {word}")) == 2  # "such" and the whole word
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+    | st.text(max_size=40)
+    | st.lists(st.sampled_from(["Don\u2019t", "Ｆｕｌｌ", "ﬁle", "STRASSE", "Straße", "x's"]))
+    .map(" ".join)
+)
+def test_ascii_text_is_normalised_as_any_text(text: str) -> None:
+    # ASCII text takes a shortcut (casefold only); it must equal the full normalisation.
+    full = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+    assert normalise(text) == full
