@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..record_format import split_vector_id
+
 
 class BlockView(NamedTuple):
     """An immutable view of one namespace's vectors: what a search ranks, outside any lock."""
@@ -174,7 +176,7 @@ class NamespaceVectors:
         norms[norms == 0] = 1.0  # (the zero vector stays zero)
         block._matrix = matrix / norms[:, None]
         block._vids = vids
-        block._owners = Owners(vid.rpartition("#")[0] for vid in vids)
+        block._owners = Owners(split_vector_id(vid)[0] for vid in vids)
         block._row = {vid: n for n, vid in enumerate(vids)}
         return block
 
@@ -232,7 +234,7 @@ class NamespaceVectors:
         self._stamp += 1
         for vid, vec in vectors:
             self._row.pop(vid, None)
-            self._pending[vid] = (vid.rpartition("#")[0], normalise(vec))
+            self._pending[vid] = (split_vector_id(vid)[0], normalise(vec))
             self._by_item.setdefault(iid, {})[vid] = None
 
 
