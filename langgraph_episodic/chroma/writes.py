@@ -5,11 +5,17 @@ order that a kill at any moment (SIGKILL, power loss) leaves safe, then is appli
 in-process state in one step (:meth:`.caches.StoreState.commit`):
 
 1. The registry record of every namespace receiving an item is written first, so an item is
-   never unlisted (a crash here leaves, at worst, an empty namespace listed).
-2. The new vector records, under a new tag (``<item id>.<tag>#<i>``).
-3. The item record, naming that tag (``_vtag``): from now on searches accept only the new
-   vectors and text. Deleted items' records go here too.
-4. The vectors the old value had (and those of deleted items).
+   never unlisted (a crash here leaves, at worst, an empty namespace listed). An embedded
+   store skips it when the registry already covers the item.
+2. The vector collection: the records of items with one indexed text (each *is* its item, see
+   :mod:`.record_format`: such a put takes effect here, in one record) and the new vector
+   records of items with several texts, under a new tag (``<item id>.<tag>#<i>``).
+3. The item collection: the item records of items with no text or several, naming their tag
+   (``_vtag``): from now on searches accept only the new vectors and text. A record left
+   there by a killed move is deleted first.
+4. Item records in the item collection of deleted items and of items now in the vector
+   collection, then the vector collection's records of deleted items, of items that moved to
+   the item collection (such a move takes effect here), and the vectors old values had.
 5. Namespaces left empty by deletes: their registry record is removed, and on a server the
    namespace is checked again afterwards and re-registered if another process put an item
    into it meanwhile (so "empty? then remove" cannot unlist an item). The latest expiry of the
@@ -17,9 +23,12 @@ in-process state in one step (:meth:`.caches.StoreState.commit`):
 6. On a server, each written namespace gets a new registry version last, so other processes'
    caches reload after the data is there.
 
-A crash leaves at most vector records that no item names (after 2 or 3) or that an item no
-longer names (after 3): searches skip both, and :func:`.verify.verify` finds and removes them.
-Chroma merges metadata on upsert, so keys an item no longer has are cleared explicitly.
+A put of items with one indexed text into registered namespaces is one Chroma write. A crash
+leaves at most vector records that no item names (after 2 or 3) or that an item no longer
+names (after 3), or an item record the vector collection's record of the same item shadows
+(a move cut between 2 and 4): searches and reads skip all of them, and
+:func:`.verify.verify` finds and removes them. Chroma merges metadata on upsert, so keys an
+item no longer has are cleared explicitly.
 """
 
 from __future__ import annotations
