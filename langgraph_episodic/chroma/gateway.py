@@ -215,19 +215,26 @@ class Gateway:
             self.vectors, _item_records(where), ["metadatas"], self.max_batch, "item records"
         ):
             out.extend(zip(got["ids"], got["metadatas"] or [], strict=True))
-        seen = {rid for rid, _ in out}
         for got in read_pages(self.items, where, ["metadatas"], self.max_batch, "item records"):
-            out.extend(
-                (rid, meta)
-                for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True)
-                if rid not in seen
-            )
+            rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
+            shadowed = self._in_vectors([rid for rid, _ in rows])
+            out.extend((rid, meta) for rid, meta in rows if rid not in shadowed)
         return out
 
     def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
         """Record ids of every item record matching ``where`` (ids alone need no pages)."""
         found = self.vectors.get(where=_item_records(where), include=[])["ids"]
-        return list(dict.fromkeys([*found, *self.items.get(where=where, include=[])["ids"]]))
+        rest = self.items.get(where=where, include=[])["ids"]
+        shadowed = self._in_vectors(rest)
+        return [*found, *(rid for rid in rest if rid not in shadowed)]
+
+    def _in_vectors(self, ids: Sequence[str]) -> set[str]:
+        """Which of these item ids are their own vector record: a record of theirs in the item
+        collection is a killed move's leftover, shadowed (whatever a filter matched on it)."""
+        found: set[str] = set()
+        for part in self._chunks(ids):
+            found.update(self.vectors.get(ids=list(ids[part]), include=[])["ids"])
+        return found
 
     def shadows(self) -> list[tuple[str, dict[str, Any]]]:
         """(id, metadata) of records in the item collection whose item is its own vector

@@ -92,8 +92,9 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         kept = 0
         items = dict(gw.read_items(None))
         vector_ids = gw.vector_ids()
-        shadowed: list[str] = []
-        for rid, shadow in gw.shadows():
+        shadows = gw.shadows()
+        shadowed: list[str] = []  # (the ones to remove)
+        for rid, shadow in shadows:
             # (on a server a young one may be a move still running elsewhere: kept)
             if int(shadow.get("_updated", 0)) > record_format.to_micros(now - grace_seconds):
                 kept += 1
@@ -172,7 +173,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             kept_recent=kept,
             leftover_collections=left,
             unsearchable_items=tuple(sorted(unsearchable)),
-            shadowed_items=len(shadowed),
+            shadowed_items=len(shadows),
         )
 
 
