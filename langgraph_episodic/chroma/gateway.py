@@ -213,8 +213,12 @@ class Gateway:
         out: list[tuple[str, dict[str, Any]]] = []
         for got in read_pages(
             self.vectors, _item_records(where), ["metadatas"], self.max_batch, "item records"
-        ):
-            out.extend(zip(got["ids"], got["metadatas"] or [], strict=True))
+        ):  # (an item's own record has the item id: a vector id, with "#", is none)
+            out.extend(
+                (rid, meta)
+                for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True)
+                if "#" not in rid
+            )
         for got in read_pages(self.items, where, ["metadatas"], self.max_batch, "item records"):
             rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
             shadowed = self._in_vectors([rid for rid, _ in rows])
@@ -223,7 +227,11 @@ class Gateway:
 
     def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
         """Record ids of every item record matching ``where`` (ids alone need no pages)."""
-        found = self.vectors.get(where=_item_records(where), include=[])["ids"]
+        found = [
+            rid
+            for rid in self.vectors.get(where=_item_records(where), include=[])["ids"]
+            if "#" not in rid
+        ]
         rest = self.items.get(where=where, include=[])["ids"]
         shadowed = self._in_vectors(rest)
         return [*found, *(rid for rid in rest if rid not in shadowed)]
@@ -239,7 +247,11 @@ class Gateway:
     def shadows(self) -> list[tuple[str, dict[str, Any]]]:
         """(id, metadata) of records in the item collection whose item is its own vector
         record: the leftovers of a killed move between the collections."""
-        held = set(self.vectors.get(where=_item_records(None), include=[])["ids"])
+        held = {
+            rid
+            for rid in self.vectors.get(where=_item_records(None), include=[])["ids"]
+            if "#" not in rid
+        }
         ids = [rid for rid in self.items.get(include=[])["ids"] if rid in held]
         out: list[tuple[str, dict[str, Any]]] = []
         for part in self._chunks(ids):

@@ -239,7 +239,8 @@ def _leftover_records(
                 ns = meta.get("_ns") if meta else None
                 if isinstance(ns, str) and matches(ns_from_str(ns), shapes, label):
                     # (an item that is its own vector record is an item)
-                    mine = "items" if kind == "items" or record_format.in_vectors(meta) else kind
+                    own = "#" not in rid and record_format.in_vectors(meta)
+                    mine = "items" if kind == "items" or own else kind
                     found[mine].append((rid, meta))
             offset += len(got["ids"])
             if len(got["ids"]) < _SCAN_PAGE:
