@@ -9,7 +9,10 @@ random ``--dims``-d unit vectors, in batches of 500, into an ephemeral store; th
 query search in each of ``--searched`` namespaces (which builds their in-process indexes) and
 a ``get`` of every hundredth item. ``raw``: chromadb, one collection, the text as document
 and the value's fields as flat metadata, searched by a ``where`` on the namespace.
-``ours``: ``ChromaStore.ephemeral`` indexing ``text``. Peak RSS is ``VmHWM``; "base" is the
+``ours``: ``ChromaStore`` indexing ``text``. ``--client ephemeral`` (the default) keeps both
+sides' Chroma in memory (its SQLite included); ``--client persistent`` gives each side a
+``PersistentClient`` on a new temporary folder, as ``ChromaStore.persistent`` (the library's
+default deployment) runs. Peak RSS is ``VmHWM``; "base" is the
 RSS after imports and vectors, before the first item, so "growth" is what the items cost.
 """
 
@@ -36,19 +39,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dims", type=int, default=64)
     parser.add_argument("--searched", type=int, default=100, help="namespaces searched")
     parser.add_argument("--kinds", default=",".join(KINDS))
+    parser.add_argument("--client", choices=("ephemeral", "persistent"), default="ephemeral")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(cell(args.child, args.items, args.dims, args.searched, args.data)))
+        print(json.dumps(cell(args.child, args.items, args.dims, args.searched, args.data,
+                              args.client)))
         return 0
     import os
 
-    print(f"load average {os.getloadavg()}", flush=True)
+    print(f"load average {os.getloadavg()}; {args.client} clients", flush=True)
     results = {}
     for kind in args.kinds.split(","):
         cmd = [sys.executable, __file__, "--child", kind, "--items", str(args.items),
-               "--dims", str(args.dims), "--searched", str(args.searched), "--data", str(args.data)]  # fmt: skip
+               "--dims", str(args.dims), "--searched", str(args.searched), "--data", str(args.data),
+               "--client", args.client]  # fmt: skip
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
         results[kind] = json.loads(out.strip().splitlines()[-1])
         print(f"  {kind}: {results[kind]}", flush=True)
@@ -66,8 +72,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cell(kind: str, n: int, dims: int, searched: int, data: Path) -> dict[str, Any]:
+def cell(
+    kind: str, n: int, dims: int, searched: int, data: Path, client_kind: str = "ephemeral"
+) -> dict[str, Any]:
+    import tempfile
     import time
+
+    import chromadb
+    from chromadb.config import Settings
+
+    folder = tempfile.mkdtemp(prefix=f"memory-{kind}-")
+    settings = Settings(anonymized_telemetry=False)
 
     corpus = build_corpus(n, data)
     emb = CachedEmbeddings(corpus.texts + corpus.queries[:searched], dims=dims)
@@ -80,7 +95,12 @@ def cell(kind: str, n: int, dims: int, searched: int, data: Path) -> dict[str, A
 
         from langgraph_episodic import ChromaStore
 
-        store = ChromaStore.ephemeral(index={"dims": dims, "embed": emb, "fields": ["text"]})
+        index = {"dims": dims, "embed": emb, "fields": ["text"]}
+        store = (
+            ChromaStore.persistent(folder, index=index)
+            if client_kind == "persistent"
+            else ChromaStore.ephemeral(index=index)
+        )
         for s in range(0, n, BATCH):
             store.batch([PutOp(*it) for it in corpus.items[s : s + BATCH]])
         loaded, load_s = rss_mb(), time.perf_counter() - started
@@ -89,10 +109,11 @@ def cell(kind: str, n: int, dims: int, searched: int, data: Path) -> dict[str, A
         for item_ns, key, _ in corpus.items[::100]:
             store.get(item_ns, key)
     else:
-        import chromadb
-        from chromadb.config import Settings
-
-        client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+        client = (
+            chromadb.PersistentClient(path=folder, settings=settings)
+            if client_kind == "persistent"
+            else chromadb.EphemeralClient(settings=settings)
+        )
         col = client.create_collection("raw", metadata={"hnsw:space": "cosine"})
         for s in range(0, n, BATCH):
             part = corpus.items[s : s + BATCH]
@@ -109,7 +130,11 @@ def cell(kind: str, n: int, dims: int, searched: int, data: Path) -> dict[str, A
                       where={"ns": "/".join(ns)}, include=["metadatas", "documents", "distances"])  # fmt: skip
         for item_ns, key, _ in corpus.items[::100]:
             col.get(ids=["/".join(item_ns) + "/" + key], include=["metadatas", "documents"])
-    return {"base_mb": base, "loaded_mb": loaded, "peak_mb": peak_rss_mb(), "load_s": load_s}
+    result = {"base_mb": base, "loaded_mb": loaded, "peak_mb": peak_rss_mb(), "load_s": load_s}
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+    return result
 
 
 if __name__ == "__main__":
