@@ -134,28 +134,37 @@ def breakdown(
     return {"ops": result, "facts": facts, "profile": profile_lines(prof, 20)}
 
 
+def _mean(values: Any) -> float:
+    got = list(values)
+    return statistics.mean(got) if got else 0.0
+
+
 def _facts(store: Any, items: Any, fetched: list[int], searches: int) -> dict[str, float]:
-    """Metadata sizes and the cost of fetching fewer items per search."""
-    got = items.get(limit=200, include=["metadatas"])
-    metas = got["metadatas"] or []
+    """Metadata sizes and the cost of fetching fewer items per search. Item records are the
+    item collection's and the vector collection's records of items with one text (their own
+    vector record, id without "#"); vector records are the others."""
     vectors = store.collections["vectors"]
-    vec = vectors.get(limit=200, include=["metadatas"])
-    vmetas = vec["metadatas"] or []
+    vec = vectors.get(limit=400, include=["metadatas"])
+    own = [(rid, m) for rid, m in zip(vec["ids"], vec["metadatas"] or [], strict=True) if "#" not in rid]
+    got = items.get(limit=200, include=["metadatas"])
+    metas = [*(got["metadatas"] or []), *(m for _, m in own)][:200]
+    vmetas = [m for rid, m in zip(vec["ids"], vec["metadatas"] or [], strict=True) if "#" in rid]
     facts = {
-        "item record metadata, JSON bytes (mean)": statistics.mean(len(json.dumps(m)) for m in metas),
-        "item record metadata, keys (mean)": statistics.mean(len(m) for m in metas),
-        "vector record metadata, JSON bytes (mean)": statistics.mean(len(json.dumps(m)) for m in vmetas),
+        "item record metadata, JSON bytes (mean)": _mean(len(json.dumps(m)) for m in metas),
+        "item record metadata, keys (mean)": _mean(len(m) for m in metas),
+        "vector record metadata, JSON bytes (mean)": _mean(len(json.dumps(m)) for m in vmetas),
         "items.get calls per hybrid search": len(fetched) / searches if fetched else 0.0,
-        "ids per items.get in hybrid search (mean)": statistics.mean(fetched) if fetched else 0.0,
+        "ids per items.get in hybrid search (mean)": _mean(fetched),
     }
-    all_ids = items.get(limit=400, include=[])["ids"]
+    all_ids = [*items.get(limit=400, include=[])["ids"], *(rid for rid, _ in own)][:400]
+    gateway = store._backend.gateway
     n_fetch = round(facts["ids per items.get in hybrid search (mean)"]) or 200
     for label, count in (("items.get of 10 ids, ms", 10), (f"items.get of {n_fetch} ids, ms", n_fetch)):
         times = []
         for r in range(15):
             chunk = all_ids[(r * 7) % 100 : (r * 7) % 100 + count]
             t = time.perf_counter()
-            items.get(ids=chunk, include=["metadatas"])
+            gateway.get_items(chunk)
             times.append(time.perf_counter() - t)
         facts[label] = 1e3 * statistics.median(times)
     return facts

@@ -339,7 +339,7 @@ class StoreState:
                     self.lexical.remove(ns, old_key)
                     self.fields.remove(ns, old_key)
                 if rows:
-                    key = rows[0][0].rpartition("#")[0]
+                    key = record_format.split_vector_id(rows[0][0])[0]
                     self.lexical.upsert(ns, key, "\n".join(text for _, text, _ in rows))
                     paths = change.paths.get(iid, ())
                     if len(paths) == len(rows):

@@ -128,6 +128,13 @@ def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any
         yield vid, meta, doc or "", emb, str(meta.get("_path") or "")
 
 
+def _item_records(where: dict[str, Any] | None) -> dict[str, Any]:
+    """``where`` narrowed to the vector collection's item records (items that are their own
+    vector record), leaving out the vectors of items with several texts."""
+    mine: dict[str, Any] = {"_vtag": record_format.ITEM_TAG}
+    return mine if where is None else {"$and": [where, mine]}
+
+
 @dataclass(frozen=True)
 class VectorRow:
     """One vector record as read back: its id, namespace, text, (if asked) embedding, and
@@ -181,13 +188,22 @@ class Gateway:
             yield slice(start, start + self.max_batch)
 
     # items -------------------------------------------------------------------------------
+    # An item's record is in ``vectors`` when it is its own vector record (``_vtag`` =
+    # ``ITEM_TAG``, id = the item id), else in ``items``; when both hold one (a move between
+    # them was killed), the ``vectors`` record is the item (see :mod:`.record_format`).
 
     def get_items(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Item metadata by record id (missing ids are absent)."""
+        """Item metadata by record id (missing ids are absent): the vector collection's item
+        records first, then the item collection for the rest."""
         out: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(ids))
         for part in self._chunks(unique):
-            got = self.items.get(ids=unique[part], include=["metadatas"])
+            got = self.vectors.get(ids=unique[part], include=["metadatas"])
+            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+                out[rid] = dict(meta)
+        rest = [rid for rid in unique if rid not in out]
+        for part in self._chunks(rest):
+            got = self.items.get(ids=rest[part], include=["metadatas"])
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
                 out[rid] = dict(meta)
         return out
@@ -195,13 +211,53 @@ class Gateway:
     def read_items(self, where: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
         """(record id, metadata) of every item record matching ``where``, read in pages."""
         out: list[tuple[str, dict[str, Any]]] = []
+        for got in read_pages(
+            self.vectors, _item_records(where), ["metadatas"], self.max_batch, "item records"
+        ):  # (an item's own record has the item id: a vector id, with "#", is none)
+            out.extend(
+                (rid, meta)
+                for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True)
+                if "#" not in rid
+            )
         for got in read_pages(self.items, where, ["metadatas"], self.max_batch, "item records"):
-            out.extend(zip(got["ids"], got["metadatas"] or [], strict=True))
+            rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
+            shadowed = self._in_vectors([rid for rid, _ in rows])
+            out.extend((rid, meta) for rid, meta in rows if rid not in shadowed)
         return out
 
     def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
         """Record ids of every item record matching ``where`` (ids alone need no pages)."""
-        return list(self.items.get(where=where, include=[])["ids"])
+        found = [
+            rid
+            for rid in self.vectors.get(where=_item_records(where), include=[])["ids"]
+            if "#" not in rid
+        ]
+        rest = self.items.get(where=where, include=[])["ids"]
+        shadowed = self._in_vectors(rest)
+        return [*found, *(rid for rid in rest if rid not in shadowed)]
+
+    def _in_vectors(self, ids: Sequence[str]) -> set[str]:
+        """Which of these item ids are their own vector record: a record of theirs in the item
+        collection is a killed move's leftover, shadowed (whatever a filter matched on it)."""
+        found: set[str] = set()
+        for part in self._chunks(ids):
+            found.update(self.vectors.get(ids=list(ids[part]), include=[])["ids"])
+        return found
+
+    def shadows(self) -> list[tuple[str, dict[str, Any]]]:
+        """(id, metadata) of records in the item collection whose item is its own vector
+        record: the leftovers of a killed move between the collections."""
+        held = {
+            rid
+            for rid in self.vectors.get(where=_item_records(None), include=[])["ids"]
+            if "#" not in rid
+        }
+        ids = [rid for rid in self.items.get(include=[])["ids"] if rid in held]
+        out: list[tuple[str, dict[str, Any]]] = []
+        for part in self._chunks(ids):
+            got = self.items.get(ids=ids[part], include=["metadatas"])
+            out.extend((rid, dict(m)) for rid, m in zip(got["ids"], got["metadatas"] or [], strict=True))
+        return out
 
     def has_live_items(self, ns: tuple[str, ...], now: float) -> bool:
         """Whether namespace ``ns`` holds an item that has not expired at ``now``."""
@@ -211,22 +267,26 @@ class Gateway:
                 {"_expires": {"$gte": record_format.expiry_cutoff(now)}},
             ]
         }
-        return bool(self.items.get(where=where, limit=1, include=[])["ids"])
+        return any(
+            col.get(where=w, limit=1, include=[])["ids"]
+            for col, w in ((self.vectors, _item_records(where)), (self.items, where))
+        )
 
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
         """The latest expiry of the items in ``ns``; None when it holds none (any more)."""
         where_ns = {"_ns": record_format.ns_str(ns)}
-        forever = self.items.get(
-            where={"$and": [where_ns, {"_expires": {"$gte": record_format.NO_EXPIRY}}]},
-            limit=1,
-            include=[],
-        )
-        if forever["ids"]:
+        forever = {"$and": [where_ns, {"_expires": {"$gte": record_format.NO_EXPIRY}}]}
+        if any(
+            col.get(where=w, limit=1, include=[])["ids"]
+            for col, w in ((self.vectors, _item_records(forever)), (self.items, forever))
+        ):
             return record_format.NO_EXPIRY
         metas = [m for _, m in self.read_items(where_ns)]
         return max((record_format.expiry_of(m) for m in metas), default=None)
 
     def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
+        """Write item records to the item collection (items with no vector or several; an
+        item that is its own vector record is written by :meth:`upsert_vectors`)."""
         for part in self._chunks(ids):
             chunk = list(ids[part])
             self.items.upsert(
@@ -235,22 +295,52 @@ class Gateway:
                 metadatas=list(metas[part]),
             )
 
-    def update_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
-        for part in self._chunks(ids):
-            self.items.update(ids=list(ids[part]), metadatas=list(metas[part]))
+    def update_items(
+        self,
+        ids: Sequence[str],
+        metas: Sequence[dict[str, Any]],
+        in_vectors: Sequence[bool] | None = None,
+    ) -> None:
+        """Change some metadata of existing item records; ``in_vectors[i]``: whether item
+        ``i`` is its own vector record (None: not known, both collections are written; Chroma
+        ignores an id a collection lacks)."""
+        for collection, wanted in ((self.vectors, True), (self.items, False)):
+            picked = [
+                n for n in range(len(ids)) if in_vectors is None or bool(in_vectors[n]) == wanted
+            ]
+            for part in self._chunks(picked):
+                chunk = picked[part]
+                if chunk:
+                    collection.update(
+                        ids=[ids[n] for n in chunk], metadatas=[metas[n] for n in chunk]
+                    )
 
-    def delete_items(self, ids: Sequence[str], where: dict[str, Any] | None = None) -> None:
-        """Delete item records by id (only those also matching ``where``, when given)."""
-        for part in self._chunks(ids):
-            if where is None:
-                self.items.delete(ids=list(ids[part]))
-            else:
-                self.items.delete(ids=list(ids[part]), where=where)
+    def delete_items(
+        self,
+        ids: Sequence[str],
+        where: dict[str, Any] | None = None,
+        *,
+        in_vectors: bool | None = None,
+    ) -> None:
+        """Delete item records by id (only those also matching ``where``, when given), from
+        the vector collection (``in_vectors=True``), the item collection (False) or both."""
+        targets = []
+        if in_vectors is not False:  # (an id without "#" there is an item record)
+            targets.append((self.vectors, None if where is None else _item_records(where)))
+        if in_vectors is not True:
+            targets.append((self.items, where))
+        for collection, w in targets:
+            for part in self._chunks(ids):
+                if w is None:
+                    collection.delete(ids=list(ids[part]))
+                else:
+                    collection.delete(ids=list(ids[part]), where=w)
 
     def existing_items(self, ids: Sequence[str]) -> set[str]:
         """Which of the item record ids exist."""
         found: set[str] = set()
         for part in self._chunks(ids):
+            found.update(self.vectors.get(ids=list(ids[part]), include=[])["ids"])
             found.update(self.items.get(ids=list(ids[part]), include=[])["ids"])
         return found
 

@@ -243,13 +243,26 @@ class JournalingGateway(Gateway):
         self.journal["items"].update(ids)
         super().upsert_items(ids, metas)
 
-    def update_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
-        self.journal["items"].update(ids)
-        super().update_items(ids, metas)
+    def update_items(
+        self,
+        ids: Sequence[str],
+        metas: Sequence[dict[str, Any]],
+        in_vectors: Sequence[bool] | None = None,
+    ) -> None:
+        self.journal["items"].update(ids)  # (items that are their own vector record
+        self.journal["vectors"].update(ids)  # live in the vector collection)
+        super().update_items(ids, metas, in_vectors)
 
-    def delete_items(self, ids: Sequence[str], where: dict[str, Any] | None = None) -> None:
+    def delete_items(
+        self,
+        ids: Sequence[str],
+        where: dict[str, Any] | None = None,
+        *,
+        in_vectors: bool | None = None,
+    ) -> None:
         self.journal["items"].update(ids)
-        super().delete_items(ids, where)
+        self.journal["vectors"].update(ids)
+        super().delete_items(ids, where, in_vectors=in_vectors)
 
     def upsert_vectors(
         self,

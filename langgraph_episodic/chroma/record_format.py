@@ -1,19 +1,30 @@
 """How items live in Chroma: record ids and metadata for namespaces, keys, times and values.
 
-Two collections hold a store:
+Two collections hold a store's items:
 
-* ``<name>``: one record per item. Its metadata holds the namespace, key, times, TTL, the value
-  as JSON (``_value``, see :func:`.values.dumps`) and the value's scalar leaves as
-  ``v.<dotted.path>`` (for filter push-down). Its embedding is a constant 1-d placeholder:
-  Chroma needs one, we never query it. An item whose put asked to index fields that held no
-  text also keeps the paths asked (``_notext``), so ``verify`` can list it.
-* ``<name>__vec``: one record per indexed text of an item (``<item id>.<tag>#<i>``), embedding =
-  that text's vector, document = the text, metadata = the item's namespace (with its prefix
-  keys), item id and the text's path. ``<tag>`` is new on every put and the item record holds
-  it as ``_vtag``: a vector whose tag is not its item's current one is stale (a put that
-  crashed or lost a race to another writer) and is never returned. Stores written before tags
-  existed have ids ``<item id>#<i>`` and no ``_vtag``: the empty tag, which matches. Nothing else: value leaves are only pushed down against item
-  records, and every metadata key costs a row and an index entry in Chroma's SQLite.
+* ``<name>__vec``: one record per indexed text. An item whose put indexed exactly one text
+  (the usual case) *is* its vector record: id = the item id, embedding = that text's vector,
+  document = the text, metadata = the item's metadata (below) plus the text's path (``_path``)
+  and the item id (``_item``), and ``_vtag`` = :data:`ITEM_TAG`. So such a put is one Chroma
+  write of one record. An item with two or more indexed texts has a record per text
+  (``<item id>.<tag>#<i>``), metadata = the namespace (with its prefix keys), item id and the
+  text's path, and its item record lives in ``<name>``.
+* ``<name>``: the item records of items with no vector or with several. Metadata: the
+  namespace, key, times, TTL, the value as JSON (``_value``, see :func:`.values.dumps`) and
+  the value's scalar leaves as ``v.<dotted.path>`` (for filter push-down). Its embedding is a
+  constant 1-d placeholder: Chroma needs one, we never query it. An item whose put asked to
+  index fields that held no text also keeps the paths asked (``_notext``), so ``verify`` can
+  list it. Stores written before one-record items existed keep every item here, and stay
+  readable as written.
+
+``<tag>`` is new on every put and the item record holds it as ``_vtag``: a vector whose tag is
+not its item's current one is stale (a put that crashed or lost a race to another writer) and
+is never returned. Stores written before tags existed have ids ``<item id>#<i>`` and no
+``_vtag``: the empty tag, which matches. An item whose record is in ``<name>__vec`` and also
+(a put moving it between the collections was killed) in ``<name>`` is the ``<name>__vec``
+record; the other is a leftover that :func:`.verify.verify` removes. Value leaves are only
+pushed down against item records, and every metadata key costs a row and an index entry in
+Chroma's SQLite.
 
 Namespaces are matched by whole segments through prefix keys: ``_p2 = "users.alice"`` holds the
 first two labels joined by ".", which LangGraph forbids inside a label, so ``("users", "alice")``
@@ -44,6 +55,10 @@ MAX_FLAT_LEAVES = 256
 MAX_FLAT_STRING = 4096
 """Longest string leaf copied into metadata."""
 
+ITEM_TAG = "item"
+"""The ``_vtag`` of an item that is its own vector record (in ``<name>__vec``, id = item id).
+Generated tags are hexadecimal, so none equals it."""
+
 
 
 def placeholder(rid: str) -> float:
@@ -73,7 +88,10 @@ def item_id(namespace: tuple[str, ...], key: str) -> str:
 
 
 def vector_id(iid: str, index: int, tag: str = "") -> str:
-    """The Chroma record id of an item's ``index``-th vector written with ``tag``."""
+    """The Chroma record id of an item's ``index``-th vector written with ``tag`` (the item id
+    itself for an item that is its own vector record, :data:`ITEM_TAG`)."""
+    if tag == ITEM_TAG:
+        return iid
     return f"{iid}.{tag}#{index}" if tag else f"{iid}#{index}"
 
 
@@ -92,6 +110,8 @@ def split_entry_key(key: str) -> tuple[str, str]:
 def split_vector_id(vid: str) -> tuple[str, str, int]:
     """A vector record id -> (entry key, tag, index)."""
     key, _, index = vid.rpartition("#")
+    if not key:  # an item that is its own vector record
+        return entry_key(vid, ITEM_TAG), ITEM_TAG, 0
     return key, key.partition(".")[2], int(index)
 
 
@@ -112,6 +132,17 @@ def tag_time(tag: str) -> float | None:
 def vector_tag(meta: Mapping[str, Any] | None) -> str:
     """The tag of an item record's current vectors ("" for records written before tags)."""
     return str(meta.get("_vtag") or "") if meta else ""
+
+
+def in_vectors(meta: Mapping[str, Any] | None) -> bool:
+    """Whether the item record ``meta`` is its own vector record (in ``<name>__vec``)."""
+    return vector_tag(meta) == ITEM_TAG
+
+
+def item_vector_metadata(meta: Mapping[str, Any], iid: str, path: str) -> dict[str, Any]:
+    """The metadata of an item that is its own vector record: its item metadata (written with
+    ``tag=ITEM_TAG``), the item id and the indexed text's path."""
+    return {**meta, "_item": iid, "_path": path}
 
 
 def prefix_where(prefix: tuple[str, ...]) -> dict[str, Any] | None:

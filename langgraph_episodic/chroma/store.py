@@ -386,9 +386,11 @@ class ChromaStore(BaseStore):
 
     @property
     def collections(self) -> dict[str, Any]:
-        """The raw Chroma collections behind the store: ``items`` (one record per item),
-        ``vectors`` (one per indexed text) and ``namespaces`` (the registry). For audits and
-        migrations; writing to them directly bypasses the store's caches."""
+        """The raw Chroma collections behind the store: ``vectors`` (one record per indexed
+        text; an item with one indexed text is that record, with the item's metadata),
+        ``items`` (the records of items with no indexed text or several) and ``namespaces``
+        (the registry); see :mod:`.record_format`. For audits and migrations; writing to them
+        directly bypasses the store's caches."""
         gw = self._backend.gateway
         return {"items": gw.items, "vectors": gw.vectors, "namespaces": gw.namespaces}
 

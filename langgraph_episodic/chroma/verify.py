@@ -9,6 +9,9 @@ leftovers cost space and skew BM25 statistics. This reads every record once and 
   killed before removing the old value's vectors, or two writers racing on one key);
 * items missing vectors: an item whose record names vectors that are absent (never produced
   by the store's own writes; fix by putting the item again);
+* shadowed item records: a record in the item collection of an item that is its own vector
+  record (a put moving the item between the collections killed half-way; the vector
+  collection's record is the item, see :mod:`.record_format`);
 * registry drift: namespaces holding items without a registry record, registry records of
   empty namespaces, and records whose latest expiry is below their items'.
 
@@ -58,6 +61,9 @@ class VerifyReport:
     unsearchable_items: tuple[tuple[Namespace, str, tuple[str, ...]], ...] = ()
     """(namespace, key, paths asked) of items whose index fields hold no text: no vector, so
     no query finds them. Not counted against :attr:`ok` (see the module docstring)."""
+    shadowed_items: int = 0
+    """Records in the item collection of items that are their own vector record (a killed
+    move's leftovers; searches and reads never see them)."""
 
     @property
     def ok(self) -> bool:
@@ -66,6 +72,7 @@ class VerifyReport:
             self.orphan_vectors
             or self.stale_vectors
             or self.items_missing_vectors
+            or self.shadowed_items
             or self.unregistered_namespaces
             or self.empty_namespaces
             or self.expiry_drift
@@ -82,13 +89,22 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             b.check_readable()
         left = _rebuild_leftovers(b, repair=repair)
         gw = b.gateway
+        kept = 0
         items = dict(gw.read_items(None))
         vector_ids = gw.vector_ids()
+        shadows = gw.shadows()
+        shadowed: list[str] = []  # (the ones to remove)
+        for rid, shadow in shadows:
+            # (on a server a young one may be a move still running elsewhere: kept)
+            if int(shadow.get("_updated", 0)) > record_format.to_micros(now - grace_seconds):
+                kept += 1
+            else:
+                shadowed.append(rid)
         registry = records_by_namespace(gw.registry_records())
 
         present = set(vector_ids)
         bad: list[str] = []
-        orphans = stale = kept = 0
+        orphans = stale = 0
         for vid in vector_ids:
             key, tag, index = record_format.split_vector_id(vid)
             meta = items.get(record_format.split_entry_key(key)[0])
@@ -129,6 +145,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             )
         )
         if repair:
+            gw.delete_items(shadowed, in_vectors=False)
             gw.delete_vectors(bad)
             fixes = [
                 (ns, NamespaceInfo(uuid.uuid4().hex, latest[ns], True)) for ns in (*unregistered, *drift)
@@ -156,6 +173,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             kept_recent=kept,
             leftover_collections=left,
             unsearchable_items=tuple(sorted(unsearchable)),
+            shadowed_items=len(shadows),
         )
 
 

@@ -5,11 +5,17 @@ order that a kill at any moment (SIGKILL, power loss) leaves safe, then is appli
 in-process state in one step (:meth:`.caches.StoreState.commit`):
 
 1. The registry record of every namespace receiving an item is written first, so an item is
-   never unlisted (a crash here leaves, at worst, an empty namespace listed).
-2. The new vector records, under a new tag (``<item id>.<tag>#<i>``).
-3. The item record, naming that tag (``_vtag``): from now on searches accept only the new
-   vectors and text. Deleted items' records go here too.
-4. The vectors the old value had (and those of deleted items).
+   never unlisted (a crash here leaves, at worst, an empty namespace listed). An embedded
+   store skips it when the registry already covers the item.
+2. The vector collection: the records of items with one indexed text (each *is* its item, see
+   :mod:`.record_format`: such a put takes effect here, in one record) and the new vector
+   records of items with several texts, under a new tag (``<item id>.<tag>#<i>``).
+3. The item collection: the item records of items with no text or several, naming their tag
+   (``_vtag``): from now on searches accept only the new vectors and text. A record left
+   there by a killed move is deleted first.
+4. Item records in the item collection of deleted items and of items now in the vector
+   collection, then the vector collection's records of deleted items, of items that moved to
+   the item collection (such a move takes effect here), and the vectors old values had.
 5. Namespaces left empty by deletes: their registry record is removed, and on a server the
    namespace is checked again afterwards and re-registered if another process put an item
    into it meanwhile (so "empty? then remove" cannot unlist an item). The latest expiry of the
@@ -17,9 +23,12 @@ in-process state in one step (:meth:`.caches.StoreState.commit`):
 6. On a server, each written namespace gets a new registry version last, so other processes'
    caches reload after the data is there.
 
-A crash leaves at most vector records that no item names (after 2 or 3) or that an item no
-longer names (after 3): searches skip both, and :func:`.verify.verify` finds and removes them.
-Chroma merges metadata on upsert, so keys an item no longer has are cleared explicitly.
+A put of items with one indexed text into registered namespaces is one Chroma write. A crash
+leaves at most vector records that no item names (after 2 or 3) or that an item no longer
+names (after 3), or an item record the vector collection's record of the same item shadows
+(a move cut between 2 and 4): searches and reads skip all of them, and
+:func:`.verify.verify` finds and removes them. Chroma merges metadata on upsert, so keys an
+item no longer has are cleared explicitly.
 """
 
 from __future__ import annotations
@@ -56,31 +65,32 @@ def apply_puts(
         stale_vecs: list[str] = []
         item_ids: list[str] = []
         item_metas: list[dict[str, Any]] = []
-        deleted: list[str] = []
+        deleted: list[str] = []  # item records in the item collection
+        gone_from_vectors: list[str] = []  # items' own vector records (deleted or moved)
+        moved_in: list[str] = []  # items moving into the item collection
         expiries: dict[Namespace, float] = {}
         unindexed: set[Namespace] = set()
         emptied: dict[Namespace, None] = {}
         commit = Commit({}, {}, {}, {}, {}, {}, set())
         for p, rid in zip(puts, ids, strict=True):
             op, prev = p.op, old.get(rid)
+            was_vector = record_format.in_vectors(prev)
             commit.namespaces[rid] = op.namespace
             stale_vecs.extend(_vector_ids(rid, prev))
             commit.old_keys[rid] = _entry_key(rid, prev)
             if op.value is None:
                 if prev is not None:
-                    deleted.append(rid)
+                    (gone_from_vectors if was_vector else deleted).append(rid)
                     emptied[op.namespace] = None
                     commit.items[rid] = None
                     commit.vectors.setdefault(op.namespace, {})[rid] = []
                 continue
-            rows: list[tuple[str, str, Any]] = []
-            for j, (path, text) in enumerate(p.texts):
-                vid = record_format.vector_id(rid, j, tag)
-                vec_ids.append(vid)
-                vec_embs.append(doc_vectors[text])
-                vec_metas.append(record_format.vector_metadata(op.namespace, rid, path))
-                vec_docs.append(text)
-                rows.append((vid, text, doc_vectors[text]))
+            own = len(p.texts) == 1  # the item is its own vector record: one Chroma write
+            item_tag = record_format.ITEM_TAG if own else (tag if p.texts else "")
+            rows: list[tuple[str, str, Any]] = [
+                (record_format.vector_id(rid, j, item_tag), text, doc_vectors[text])
+                for j, (_, text) in enumerate(p.texts)
+            ]
             commit.vectors.setdefault(op.namespace, {})[rid] = rows
             commit.paths[rid] = tuple(path for path, _ in p.texts)
             alive = prev is not None and not record_format.expired(record_format.expiry_of(prev), now)
@@ -94,11 +104,31 @@ def apply_puts(
                 expires_at=expires,
                 ttl=op.ttl,
                 n_vectors=len(p.texts),
-                tag=tag if p.texts else "",
+                tag=item_tag,
                 no_text=() if p.texts else p.asked,
             )
-            item_ids.append(rid)
-            item_metas.append(record_format.clear_stale(dict(meta), prev))
+            if own:
+                (path, text), (vid, _, vec) = p.texts[0], rows[0]
+                record = record_format.item_vector_metadata(meta, rid, path)
+                vec_ids.append(vid)
+                vec_embs.append(vec)
+                vec_metas.append(record_format.clear_stale(record, prev if was_vector else None))
+                vec_docs.append(text)
+                if prev is not None and not was_vector:
+                    deleted.append(rid)  # its record in the item collection goes
+            else:
+                for j, (path, text) in enumerate(p.texts):
+                    vec_ids.append(rows[j][0])
+                    vec_embs.append(rows[j][2])
+                    vec_metas.append(record_format.vector_metadata(op.namespace, rid, path))
+                    vec_docs.append(text)
+                item_ids.append(rid)
+                if was_vector:
+                    moved_in.append(rid)
+                    gone_from_vectors.append(rid)
+                    item_metas.append(dict(meta))
+                else:
+                    item_metas.append(record_format.clear_stale(dict(meta), prev))
             commit.items[rid] = meta
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
             if prev is not None and record_format.expiry_of(prev) > expires:
@@ -109,20 +139,21 @@ def apply_puts(
                 unindexed.add(op.namespace)
         commit.registry.update(_register(b, expiries, unindexed))  # 1
         gw.upsert_vectors(vec_ids, vec_embs, vec_metas, vec_docs)  # 2
+        gw.delete_items(moved_in, in_vectors=False)  # (a killed move's leftover, if any)
         gw.upsert_items(item_ids, item_metas)  # 3
-        gw.delete_items(deleted)
-        gw.delete_vectors(stale_vecs)  # 4
+        gw.delete_items(deleted, in_vectors=False)
+        gw.delete_vectors([*gone_from_vectors, *stale_vecs])  # 4
         infos, removed = _settle(b, list(emptied))  # 5
         commit.registry.update(infos)
         commit.removed = removed
-        commit.deleted_any = bool(deleted)
+        commit.deleted_any = bool(deleted) or bool(gone_from_vectors)
         _bump(b, commit.registry)  # 6
         b.state.commit(commit)
 
 
 def _vector_ids(rid: str, prev: Mapping[str, Any] | None) -> list[str]:
-    """The vector record ids the item record ``prev`` names."""
-    if prev is None:
+    """The vector record ids the item record ``prev`` names, other than its own record."""
+    if prev is None or record_format.in_vectors(prev):
         return []
     tag = record_format.vector_tag(prev)
     return [record_format.vector_id(rid, j, tag) for j in range(int(prev.get("_nvec", 0)))]
@@ -209,7 +240,12 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> N
     ids = list(refresh)
     with b.state.write_lock:
         b.claim_for_writing()
-        b.gateway.update_items(ids, [{"_expires": refresh[r][1]} for r in ids])
+        held = b.fetch(ids)  # (which collection holds each: the item cache knows, embedded)
+        b.gateway.update_items(
+            ids,
+            [{"_expires": refresh[r][1]} for r in ids],
+            [record_format.in_vectors(held.get(r)) for r in ids],
+        )
         latest: dict[Namespace, float] = {}
         for ns, exp in refresh.values():
             latest[ns] = max(exp, latest.get(ns, 0.0))
@@ -274,6 +310,7 @@ def restore_times(
         commit = Commit({}, {}, {}, {}, {}, {}, set())
         upd_ids: list[str] = []
         upd_metas: list[dict[str, Any]] = []
+        upd_where: list[bool] = []
         changed: dict[Namespace, None] = {}
         for rid, (ns, key) in ids.items():
             if rid not in old:
@@ -288,9 +325,10 @@ def restore_times(
                 changed[ns] = None
             upd_ids.append(rid)
             upd_metas.append(patch)
+            upd_where.append(record_format.in_vectors(old[rid]))
             commit.namespaces[rid] = ns
             commit.items[rid] = {**old[rid], **patch}
-        b.gateway.update_items(upd_ids, upd_metas)
+        b.gateway.update_items(upd_ids, upd_metas, upd_where)
         infos, commit.removed = _settle(b, list(changed))
         commit.registry.update(infos)
         _bump(b, infos)

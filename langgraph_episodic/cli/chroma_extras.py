@@ -77,8 +77,12 @@ def read_extras(
     metas: dict[str, Mapping[str, Any]] = {}
     paths: dict[str, list[tuple[int, str]]] = {}
     for chunk in _chunks(list(by_id), size):
-        got = items.get(ids=list(chunk), include=["metadatas"])
+        got = vectors.get(ids=list(chunk), include=["metadatas"])  # items that are their vector
         metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
+        rest = [rid for rid in chunk if rid not in metas]
+        if rest:
+            got = items.get(ids=rest, include=["metadatas"])
+            metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
         vector_ids = [
             record_format.vector_id(rid, j, record_format.vector_tag(metas[rid]))
             for rid in chunk

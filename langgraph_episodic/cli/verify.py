@@ -31,6 +31,10 @@ def render(report: VerifyReport, where: str) -> str:
         f"empty namespaces listed: {len(report.empty_namespaces)}, "
         f"expiries behind: {len(report.expiry_drift)}",
     ]
+    if report.shadowed_items:
+        lines.append(
+            f"  item records left by an interrupted move (never read): {report.shadowed_items}"
+        )
     if report.leftover_collections:
         lines.append(
             f"  left by an interrupted rebuild: {', '.join(report.leftover_collections)}"

@@ -229,7 +229,7 @@ def _leftover_records(
     if scoped and where is None:
         return [], []
     found: dict[str, list[tuple[str, Mapping[str, Any]]]] = {"items": [], "vectors": []}
-    for kind, rows in found.items():
+    for kind in ("items", "vectors"):
         offset = 0
         while True:
             got = collections[kind].get(
@@ -238,7 +238,10 @@ def _leftover_records(
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
                 ns = meta.get("_ns") if meta else None
                 if isinstance(ns, str) and matches(ns_from_str(ns), shapes, label):
-                    rows.append((rid, meta))
+                    # (an item that is its own vector record is an item)
+                    own = "#" not in rid and record_format.in_vectors(meta)
+                    mine = "items" if kind == "items" or own else kind
+                    found[mine].append((rid, meta))
             offset += len(got["ids"])
             if len(got["ids"]) < _SCAN_PAGE:
                 break

@@ -85,16 +85,22 @@ for item in store.search(ns, limit=100_000):
 # Raw records, read with the record layout documented in langgraph_episodic/chroma/record_format.py.
 raw_items = store.collections["items"].get(include=["metadatas"])
 raw_vecs = store.collections["vectors"].get(include=["metadatas", "documents"])
-item_ids = set(raw_items["ids"])
-tags = {rid: meta.get("_vtag") or "" for rid, meta in zip(raw_items["ids"], raw_items["metadatas"])}
+metas = dict(zip(raw_items["ids"], raw_items["metadatas"]))
+for vid, meta in zip(raw_vecs["ids"], raw_vecs["metadatas"]):
+    if "#" not in vid:  # an item with one text is its own vector record (it wins)
+        metas[vid] = meta
 vectors, leftovers = {}, {}
 for vid, meta, doc in zip(raw_vecs["ids"], raw_vecs["metadatas"], raw_vecs["documents"]):
+    if "#" not in vid:
+        vectors.setdefault(vid, []).append(doc)
+        continue
     # "<item id>.<tag>#<i>": only vectors with the item's current tag (_vtag) answer searches.
     tag = vid.rpartition("#")[0].partition(".")[2]
-    current = meta["_item"] in item_ids and tags[meta["_item"]] == tag
+    item = metas.get(meta["_item"])
+    current = item is not None and (item.get("_vtag") or "") == tag
     (vectors if current else leftovers).setdefault(meta["_item"], []).append(doc)
 records = []
-for rid, meta in zip(raw_items["ids"], raw_items["metadatas"]):
+for rid, meta in metas.items():
     records.append({"key": meta["_key"], "nvec": meta["_nvec"], "docs": vectors.get(rid, []),
                     "value": json.loads(meta["_value"])})
 orphans = [{"item": rid, "docs": docs} for rid, docs in leftovers.items()]

@@ -193,8 +193,10 @@ def test_leftovers_of_a_crash_are_forgotten_too(tmp_path: Path) -> None:
     one = vectors.get(where={"_ns": record_format.ns_str(("memories", ALICE))}, limit=1,
                       include=["embeddings", "metadatas"])  # fmt: skip
     ghost = record_format.vector_id(record_format.item_id(("memories", ALICE), "ghost"), 0, "deadbeef")
-    vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])],
-                metadatas=[dict(one["metadatas"][0])],
+    ghost_meta = record_format.vector_metadata(  # a vector of an item with several texts
+        ("memories", ALICE), record_format.item_id(("memories", ALICE), "ghost"), "text"
+    )
+    vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])], metadatas=[ghost_meta],
                 documents=["zqxorphanmarker from a write that never finished"])  # fmt: skip
     lost = [rid for rid, meta in zip(*(lambda g: (g["ids"], g["metadatas"]))(
         registry.get(include=["metadatas"])), strict=True)

@@ -251,7 +251,7 @@ def test_close_waits_for_calls_in_flight_and_refuses_every_later_call(
     folder = tmp_path / "db"
     store = _open(folder)
     store.put(NS, "seed", {"text": "before the writers start"})
-    items = store.collections["items"]
+    items = store.collections["vectors"]  # (an item with one text is its own vector record)
     barrier = threading.Barrier(5)
     stop = threading.Event()
     closed = threading.Event()

@@ -172,7 +172,8 @@ def test_get_does_not_write_back_a_value_older_than_a_concurrent_put() -> None:
     store.put(ns, "pref", {"text": "version 1", "v": 1})
     _drop_item_cache(store)
     name = store.collection_name
-    pause = Pause(lambda col, kw: col.name == name and kw.get("ids") is not None)
+    # (the item's record: an item with one text is its own vector record, in ``__vec``)
+    pause = Pause(lambda col, kw: col.name in (name, f"{name}__vec") and kw.get("ids") is not None)
     with pausing(pause):
 
         def get() -> Any:
@@ -251,8 +252,11 @@ def _shared_pair() -> tuple[ChromaStore, ChromaStore]:
 
 
 def _empty_check(name: str) -> Callable[[Collection, dict[str, Any]], bool]:
-    """The "does this namespace still hold items?" read on the items collection."""
-    return lambda col, kw: col.name == name and kw.get("where") is not None and not kw.get("ids")
+    """The "does this namespace still hold items?" read of the item records (an item with one
+    text is its own vector record, in ``__vec``)."""
+    return lambda col, kw: (
+        col.name in (name, f"{name}__vec") and kw.get("where") is not None and not kw.get("ids")
+    )
 
 
 def test_delete_of_the_last_item_racing_a_put_leaves_the_put_listed_and_findable() -> None:

@@ -1,8 +1,11 @@
 """What the store keeps, in Chroma and in process: slim records, exact caches.
 
-Vector records carry only their namespace, item id and path; value leaves live on item
-records alone. The item cache keeps a few keys per item, so an update must still clear the
-leaves the new value no longer has. The vector cache holds each vector once, as a matrix row.
+An item with one indexed text is one Chroma record: its vector record, with the item's
+metadata. An item with several texts has slim vector records (namespace, item id and path)
+and its item record in the item collection; value leaves live on item records alone. The
+item cache keeps a few keys per item, so an update must still clear the leaves the new value
+no longer has, in either collection and when an item moves between them. The vector cache
+holds each vector once, as a matrix row.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, rank, similarities
 
 from ._support import CHROMA_BACKENDS, hash_index
@@ -33,18 +37,67 @@ def test_vector_records_hold_namespace_item_and_path_only(make_store: Any) -> No
     assert sorted(m["_path"] for m in got["metadatas"]) == ["body.text", "title"]
 
 
+def records(store: Any) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Every raw record of the store's item and vector collections: (id, metadata)."""
+    out = {}
+    for kind in ("items", "vectors"):
+        got = store.collections[kind].get(include=["metadatas"])
+        out[kind] = list(zip(got["ids"], got["metadatas"], strict=True))
+    return out
+
+
 @pytest.mark.parametrize("backend", CHROMA_BACKENDS)
-def test_an_update_clears_leaves_the_new_value_lacks(make_store: Any) -> None:
-    store = make_store()
-    store.put(NS, "k", {"text": "a", "kind": "event", "meta": {"n": 3}})
+def test_an_item_with_one_text_is_one_record(make_store: Any) -> None:
+    store = make_store(index=hash_index(fields=["text"]))
+    store.put(NS, "k", {"text": "port 5432", "kind": "event"})
+    held = records(store)
+    assert held["items"] == []
+    ((rid, meta),) = held["vectors"]
+    assert rid == record_format.item_id(NS, "k")
+    assert meta["_vtag"] == record_format.ITEM_TAG and meta["_nvec"] == 1
+    assert (meta["_key"], meta["v.kind"], meta["_path"], meta["_item"]) == ("k", "event", "text", rid)
+    assert store.get(NS, "k").value == {"text": "port 5432", "kind": "event"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("one", "one"),
+        ("one", "two"),  # out of the vector collection into the item collection
+        ("two", "one"),  # and back
+        ("two", "two"),
+        ("one", "none"),
+        ("none", "one"),
+    ],
+)
+def test_an_update_clears_leaves_the_new_value_lacks(
+    make_store: Any, first: str, second: str
+) -> None:
+    texts = {"one": ["title"], "two": ["title", "body"], "none": False}
+    store = make_store(index=hash_index(fields=["title", "body"]))
+    store.put(NS, "k", {"title": "a", "body": "x", "kind": "event", "meta": {"n": 3}},
+              index=texts[first])  # fmt: skip
     store.get(NS, "k")  # the previous record now comes from the item cache
-    store.put(NS, "k", {"text": "b"})
-    (meta,) = store.collections["items"].get(include=["metadatas"])["metadatas"]
-    leaves = sorted(k for k in meta if k.startswith("v."))
-    assert leaves == ["v.text"]
+    store.put(NS, "k", {"title": "b", "body": "y"}, index=texts[second])
+    held = records(store)
+    item_records = [m for _, m in held["items"]] + [
+        m for _, m in held["vectors"] if m.get("_vtag") == record_format.ITEM_TAG
+    ]
+    (meta,) = item_records  # one record per item, in one collection
+    assert sorted(k for k in meta if k.startswith("v.")) == ["v.body", "v.title"]
+    own = second == "one"
+    assert (meta.get("_vtag") == record_format.ITEM_TAG) == own
+    assert len(held["vectors"]) == {"one": 1, "two": 2, "none": 0}[second]
     assert store.search(NS, filter={"kind": "event"}) == []
     assert store.search(NS, filter={"meta.n": 3}) == []
-    assert [r.value for r in store.search(NS, filter={"text": "b"})] == [{"text": "b"}]
+    assert [r.value for r in store.search(NS, filter={"title": "b"})] == [
+        {"title": "b", "body": "y"}
+    ]
+    if second != "none":
+        (hit,) = store.search(NS, query="b y", limit=5)
+        assert hit.key == "k"
+    assert store.verify().ok
 
 
 def test_vector_cache_matches_a_brute_force_reference() -> None:

@@ -17,6 +17,15 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..record_format import ITEM_TAG, entry_key
+
+
+def _owner(vid: str) -> str:
+    """The entry key a vector id belongs to: the id without ``#<i>``, or for an item that is
+    its own vector record (an id without ``#``) the item's entry key."""
+    key = vid.rpartition("#")[0]
+    return key if key else entry_key(vid, ITEM_TAG)
+
 
 class BlockView(NamedTuple):
     """An immutable view of one namespace's vectors: what a search ranks, outside any lock."""
@@ -174,7 +183,7 @@ class NamespaceVectors:
         norms[norms == 0] = 1.0  # (the zero vector stays zero)
         block._matrix = matrix / norms[:, None]
         block._vids = vids
-        block._owners = Owners(vid.rpartition("#")[0] for vid in vids)
+        block._owners = Owners(_owner(vid) for vid in vids)
         block._row = {vid: n for n, vid in enumerate(vids)}
         return block
 
@@ -232,7 +241,7 @@ class NamespaceVectors:
         self._stamp += 1
         for vid, vec in vectors:
             self._row.pop(vid, None)
-            self._pending[vid] = (vid.rpartition("#")[0], normalise(vec))
+            self._pending[vid] = (_owner(vid), normalise(vec))
             self._by_item.setdefault(iid, {})[vid] = None
 
 

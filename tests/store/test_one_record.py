@@ -1,0 +1,143 @@
+"""An item with one indexed text is one Chroma record; a put that moves an item between the
+two collections and is killed half-way leaves the item whole, and ``verify`` repairs the rest.
+
+A put's kill is simulated by making the Chroma call after the cut raise; the store is then
+reopened on the same collection with no caches (a new process's view), as after a SIGKILL.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+from langgraph.store.base import PutOp
+
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import record_format
+from langgraph_episodic.chroma.gateway import Gateway
+
+NS = ("users", "alice")
+ONE = {"title": "the first title", "kind": "old"}
+TWO = {"title": "a second title", "body": "and a body", "kind": "new"}
+
+
+def _open(name: str, *, fresh: bool = False) -> ChromaStore:
+    """The store of collection ``name``; ``fresh``: as a new process sees it (stores of one
+    collection share their caches in a process, so it is opened as a server's store is,
+    reading every record from Chroma)."""
+    index = {"dims": 64, "embed": HashEmbeddings(64), "fields": ["title", "body"]}
+    return ChromaStore.ephemeral(collection=name, index=index, shared=fresh)
+
+
+class Killed(RuntimeError):
+    """Stands for the process being killed at this Chroma call."""
+
+
+def _kill_at(monkeypatch: pytest.MonkeyPatch, method: str, when: Any = None) -> None:
+    real = getattr(Gateway, method)
+
+    def cut(self: Gateway, *args: Any, **kwargs: Any) -> Any:
+        if when is None or when(*args, **kwargs):
+            raise Killed(method)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Gateway, method, cut)
+
+
+def _item_records(store: ChromaStore) -> list[tuple[str, str]]:
+    """(collection kind, record id) of every item record, in either collection."""
+    out = [("items", rid) for rid in store.collections["items"].get(include=[])["ids"]]
+    got = store.collections["vectors"].get(include=["metadatas"])
+    out += [("vectors", rid) for rid, meta in zip(got["ids"], got["metadatas"], strict=True)
+            if record_format.in_vectors(meta)]  # fmt: skip
+    return sorted(out)
+
+
+def test_a_batch_of_one_text_puts_into_a_known_namespace_is_one_chroma_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = _open(f"one-{uuid.uuid4().hex[:8]}")
+    store.put(NS, "first", {"title": "registers the namespace"})
+    calls: list[str] = []
+    for method in ("upsert_vectors", "upsert_items", "delete_items", "delete_vectors",
+                   "upsert_registry", "update_items"):  # fmt: skip
+        real = getattr(Gateway, method)
+
+        def spy(self: Gateway, ids: Any, *args: Any, _m: str = method, _r: Any = real,
+                **kwargs: Any) -> Any:  # fmt: skip
+            if len(ids):
+                calls.append(_m)
+            return _r(self, ids, *args, **kwargs)
+
+        monkeypatch.setattr(Gateway, method, spy)
+    store.batch([PutOp(NS, f"k{i}", {"title": f"memory {i}"}) for i in range(20)])
+    store.put(NS, "k3", {"title": "memory three, rewritten"})
+    assert calls == ["upsert_vectors", "upsert_vectors"]
+    assert store.get(NS, "k3").value == {"title": "memory three, rewritten"}  # type: ignore[union-attr]
+    assert [h.key for h in store.search(NS, query="memory three, rewritten", limit=1)] == ["k3"]
+
+
+def test_a_move_out_of_the_vector_collection_killed_before_it_took_effect(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = f"move-{uuid.uuid4().hex[:8]}"
+    store = _open(name)
+    store.put(NS, "k", ONE)  # one text: its own vector record
+    with monkeypatch.context() as patch:
+        _kill_at(patch, "delete_vectors")  # after the item record, before the old one goes
+        with pytest.raises(Killed):
+            store.put(NS, "k", TWO)
+    after = _open(name, fresh=True)
+    assert after.get(NS, "k").value == ONE  # type: ignore[union-attr]  # the put never took effect
+    assert after.search(NS, filter={"kind": "new"}) == []
+    assert [h.key for h in after.search(NS, query="the first title", limit=1)] == ["k"]
+    assert all(h.value == ONE for h in after.search(NS, query="and a body", limit=5))
+    report = after.verify()
+    assert (report.shadowed_items, report.stale_vectors, report.ok) == (1, 2, False)
+    after.verify(repair=True, grace_seconds=0)
+    assert after.verify().ok
+    assert _item_records(after) == [("vectors", record_format.item_id(NS, "k"))]
+    assert after.get(NS, "k").value == ONE  # type: ignore[union-attr]
+    after.put(NS, "k", TWO)  # the move made again lands whole
+    assert after.get(NS, "k").value == TWO  # type: ignore[union-attr]
+    assert [h.key for h in after.search(NS, filter={"kind": "new"})] == ["k"]
+    assert _item_records(after) == [("items", record_format.item_id(NS, "k"))]
+    assert after.verify().ok
+
+
+def test_a_move_into_the_vector_collection_killed_after_it_took_effect(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = f"move-{uuid.uuid4().hex[:8]}"
+    store = _open(name)
+    store.put(NS, "k", TWO)  # two texts: an item record and two vector records
+    with monkeypatch.context() as patch:
+        _kill_at(patch, "delete_items", lambda ids, *a, **kw: kw.get("in_vectors") is False)
+        with pytest.raises(Killed):
+            store.put(NS, "k", ONE)
+    after = _open(name, fresh=True)
+    assert after.get(NS, "k").value == ONE  # type: ignore[union-attr]  # whole, in one record
+    assert after.search(NS, filter={"kind": "new"}) == []
+    assert [h.key for h in after.search(NS, query="the first title", limit=1)] == ["k"]
+    assert all(h.value == ONE for h in after.search(NS, query="and a body", limit=5))
+    report = after.verify()
+    assert (report.shadowed_items, report.stale_vectors, report.ok) == (1, 2, False)
+    after.verify(repair=True, grace_seconds=0)
+    assert after.verify().ok
+    assert _item_records(after) == [("vectors", record_format.item_id(NS, "k"))]
+
+
+def test_deletes_and_expiry_remove_an_item_that_is_its_own_vector_record() -> None:
+    store = _open(f"del-{uuid.uuid4().hex[:8]}")
+    store.put(NS, "gone", ONE)
+    store.put(NS, "short", {"title": "lives briefly"}, ttl=0.0001)
+    store.put(NS, "kept", {"title": "stays"})
+    store.delete(NS, "gone")
+    time.sleep(0.05)
+    assert store.sweep_ttl() == 1
+    assert store.get(NS, "gone") is None and store.get(NS, "short") is None
+    assert [i.key for i in store.search(NS)] == ["kept"]
+    assert _item_records(store) == [("vectors", record_format.item_id(NS, "kept"))]
+    assert store.verify().ok
