@@ -55,6 +55,19 @@ def _item_records(store: ChromaStore) -> list[tuple[str, str]]:
     return sorted(out)
 
 
+def _one_value_then_repaired(after: ChromaStore) -> None:
+    """After a killed move the item reads, filters and searches as ``ONE`` alone; verify finds
+    the leftover item record and the two-text value's vectors, and repair leaves one record."""
+    assert after.search(NS, filter={"kind": "new"}) == []
+    assert [h.key for h in after.search(NS, query="the first title", limit=1)] == ["k"]
+    assert all(h.value == ONE for h in after.search(NS, query="and a body", limit=5))
+    report = after.verify()
+    assert (report.shadowed_items, report.stale_vectors, report.ok) == (1, 2, False)
+    after.verify(repair=True, grace_seconds=0)
+    assert after.verify().ok
+    assert _item_records(after) == [("vectors", record_format.item_id(NS, "k"))]
+
+
 def test_a_batch_of_one_text_puts_into_a_known_namespace_is_one_chroma_write(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -91,14 +104,7 @@ def test_a_move_out_of_the_vector_collection_killed_before_it_took_effect(
             store.put(NS, "k", TWO)
     after = _open(name, fresh=True)
     assert after.get(NS, "k").value == ONE  # type: ignore[union-attr]  # the put never took effect
-    assert after.search(NS, filter={"kind": "new"}) == []
-    assert [h.key for h in after.search(NS, query="the first title", limit=1)] == ["k"]
-    assert all(h.value == ONE for h in after.search(NS, query="and a body", limit=5))
-    report = after.verify()
-    assert (report.shadowed_items, report.stale_vectors, report.ok) == (1, 2, False)
-    after.verify(repair=True, grace_seconds=0)
-    assert after.verify().ok
-    assert _item_records(after) == [("vectors", record_format.item_id(NS, "k"))]
+    _one_value_then_repaired(after)
     assert after.get(NS, "k").value == ONE  # type: ignore[union-attr]
     after.put(NS, "k", TWO)  # the move made again lands whole
     assert after.get(NS, "k").value == TWO  # type: ignore[union-attr]
@@ -119,14 +125,7 @@ def test_a_move_into_the_vector_collection_killed_after_it_took_effect(
             store.put(NS, "k", ONE)
     after = _open(name, fresh=True)
     assert after.get(NS, "k").value == ONE  # type: ignore[union-attr]  # whole, in one record
-    assert after.search(NS, filter={"kind": "new"}) == []
-    assert [h.key for h in after.search(NS, query="the first title", limit=1)] == ["k"]
-    assert all(h.value == ONE for h in after.search(NS, query="and a body", limit=5))
-    report = after.verify()
-    assert (report.shadowed_items, report.stale_vectors, report.ok) == (1, 2, False)
-    after.verify(repair=True, grace_seconds=0)
-    assert after.verify().ok
-    assert _item_records(after) == [("vectors", record_format.item_id(NS, "k"))]
+    _one_value_then_repaired(after)
 
 
 def test_deletes_and_expiry_remove_an_item_that_is_its_own_vector_record() -> None:
