@@ -296,24 +296,16 @@ class Gateway:
             )
 
     def update_items(
-        self,
-        ids: Sequence[str],
-        metas: Sequence[dict[str, Any]],
-        in_vectors: Sequence[bool] | None = None,
+        self, ids: Sequence[str], metas: Sequence[dict[str, Any]], in_vectors: Sequence[bool]
     ) -> None:
         """Change some metadata of existing item records; ``in_vectors[i]``: whether item
-        ``i`` is its own vector record (None: not known, both collections are written; Chroma
-        ignores an id a collection lacks)."""
+        ``i`` is its own vector record (so which collection holds it)."""
         for collection, wanted in ((self.vectors, True), (self.items, False)):
-            picked = [
-                n for n in range(len(ids)) if in_vectors is None or bool(in_vectors[n]) == wanted
-            ]
+            picked = [n for n in range(len(ids)) if in_vectors[n] == wanted]
             for part in self._chunks(picked):
-                chunk = picked[part]
-                if chunk:
-                    collection.update(
-                        ids=[ids[n] for n in chunk], metadatas=[metas[n] for n in chunk]
-                    )
+                collection.update(
+                    ids=[ids[n] for n in picked[part]], metadatas=[metas[n] for n in picked[part]]
+                )
 
     def delete_items(
         self,

@@ -247,7 +247,7 @@ class JournalingGateway(Gateway):
         self,
         ids: Sequence[str],
         metas: Sequence[dict[str, Any]],
-        in_vectors: Sequence[bool] | None = None,
+        in_vectors: Sequence[bool],
     ) -> None:
         self.journal["items"].update(ids)  # (items that are their own vector record
         self.journal["vectors"].update(ids)  # live in the vector collection)

@@ -95,11 +95,13 @@ class Method:
 
 
 class Hit(NamedTuple):
-    """A search result with its record id and TTL (for refreshing it on read)."""
+    """A search result with its record id, TTL and collection (for refreshing it on read)."""
 
     item: SearchItem
     rid: str
     ttl: float | None
+    own: bool = False
+    """Whether the item is its own vector record (:func:`.record_format.in_vectors`)."""
 
 
 @dataclass(frozen=True)
@@ -289,7 +291,12 @@ def _hit(
     value = loads(meta["_value"])
     if not matches(value, op.filter):
         return None
-    return Hit(record_format.search_item_from_metadata(meta, score, value), rid, record_format.ttl_of(meta))
+    return Hit(
+        record_format.search_item_from_metadata(meta, score, value),
+        rid,
+        record_format.ttl_of(meta),
+        record_format.in_vectors(meta),
+    )
 
 
 def dense_ranking(

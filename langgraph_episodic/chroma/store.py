@@ -509,7 +509,7 @@ class ChromaStore(BaseStore):
         b.check_readable()
         results: list[Result] = [None] * plan.n_ops
         now = self.clock()
-        refresh: dict[str, tuple[tuple[str, ...], float]] = {}
+        refresh: dict[str, tuple[tuple[str, ...], float, bool]] = {}
         if plan.gets:
             ids = [record_format.item_id(op.namespace, op.key) for _, op in plan.gets]
             metas = b.fetch(ids)
@@ -520,14 +520,14 @@ class ChromaStore(BaseStore):
                 results[i] = record_format.item_from_metadata(meta)
                 ttl = record_format.ttl_of(meta)
                 if gop.refresh_ttl and ttl is not None:
-                    refresh[rid] = (gop.namespace, now + ttl * 60.0)
+                    refresh[rid] = (gop.namespace, now + ttl * 60.0, record_format.in_vectors(meta))
         for i, sop in plan.searches:
             qvec = query_vectors.get(sop.query or "")
             hits = search.run(b, sop, qvec, now, self._method(sop, qvec)).page
             results[i] = [h.item for h in hits]
             for h in hits:
                 if sop.refresh_ttl and h.ttl is not None:
-                    refresh[h.rid] = (h.item.namespace, now + h.ttl * 60.0)
+                    refresh[h.rid] = (h.item.namespace, now + h.ttl * 60.0, h.own)
         for i, lop in plan.listings:
             live = b.live(fixed_prefix(lop.match_conditions), now)
             results[i] = list_namespaces(live, lop)

@@ -235,19 +235,17 @@ def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
     b.gateway.upsert_registry(ids, metas)
 
 
-def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> None:
-    """Move the expiry of items read with ``refresh_ttl`` (record id -> (namespace, expiry))."""
+def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float, bool]]) -> None:
+    """Move the expiry of items read with ``refresh_ttl`` (record id -> (namespace, expiry,
+    whether the item is its own vector record))."""
     ids = list(refresh)
     with b.state.write_lock:
         b.claim_for_writing()
-        held = b.fetch(ids)  # (which collection holds each: the item cache knows, embedded)
         b.gateway.update_items(
-            ids,
-            [{"_expires": refresh[r][1]} for r in ids],
-            [record_format.in_vectors(held.get(r)) for r in ids],
+            ids, [{"_expires": refresh[r][1]} for r in ids], [refresh[r][2] for r in ids]
         )
         latest: dict[Namespace, float] = {}
-        for ns, exp in refresh.values():
+        for ns, exp, _ in refresh.values():
             latest[ns] = max(exp, latest.get(ns, 0.0))
         known = b.known(list(latest))
         raised = {}
@@ -259,7 +257,7 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float]]) -> N
             [record_id(ns) for ns in raised], [record(ns, i) for ns, i in raised.items()]
         )
         commit = Commit({}, {}, {}, {}, {}, raised if not b.shared else {}, set())
-        for rid, (ns, expires) in refresh.items():
+        for rid, (ns, expires, _) in refresh.items():
             commit.namespaces[rid] = ns
             commit.patches[rid] = {"_expires": expires}
         b.state.commit(commit)

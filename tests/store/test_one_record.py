@@ -140,3 +140,20 @@ def test_deletes_and_expiry_remove_an_item_that_is_its_own_vector_record() -> No
     assert [i.key for i in store.search(NS)] == ["kept"]
     assert _item_records(store) == [("vectors", record_format.item_id(NS, "kept"))]
     assert store.verify().ok
+
+
+@pytest.mark.parametrize("value", [ONE, TWO], ids=["own record", "item record"])
+def test_a_ttl_refreshed_on_read_moves_the_expiry_in_the_collection_holding_the_item(
+    value: dict[str, Any],
+) -> None:
+    name = f"ttl-{uuid.uuid4().hex[:8]}"
+    store = _open(name)
+    store.put(NS, "k", value, ttl=5.0)
+    ((kind, rid),) = _item_records(store)
+    expiry = store.collections[kind].get(ids=[rid], include=["metadatas"])["metadatas"][0]["_expires"]
+    time.sleep(0.05)
+    assert store.get(NS, "k", refresh_ttl=True) is not None
+    assert store.search(NS, query="title", refresh_ttl=True)
+    meta = store.collections[kind].get(ids=[rid], include=["metadatas"])["metadatas"][0]
+    assert meta["_expires"] > expiry
+    assert _item_records(store) == [(kind, rid)]  # nothing written to the other collection
