@@ -139,6 +139,13 @@ def in_vectors(meta: Mapping[str, Any] | None) -> bool:
     return vector_tag(meta) == ITEM_TAG
 
 
+def n_vectors(meta: Mapping[str, Any]) -> int:
+    """How many vector records the item record ``meta`` has (one when it is its own)."""
+    if in_vectors(meta):
+        return 1
+    return int(meta.get("_nvec", 0))
+
+
 def item_vector_metadata(meta: Mapping[str, Any], iid: str, path: str) -> dict[str, Any]:
     """The metadata of an item that is its own vector record: its item metadata (written with
     ``tag=ITEM_TAG``), the item id and the indexed text's path."""
@@ -196,20 +203,24 @@ def item_metadata(
     no_text: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Metadata of an item record. ``no_text``: the field paths the put asked to index when
-    none held text (kept as ``_notext``, a JSON list, for :func:`.verify.verify` to list)."""
+    none held text (kept as ``_notext``, a JSON list, for :func:`.verify.verify` to list).
+
+    Keys that hold their default are left out, since every key is a row and an index entry
+    in Chroma's SQLite: ``_flat`` (all leaves pushed down), ``_ttl`` (no TTL, see
+    :func:`ttl_of`) and, for an item that is its own vector record, ``_nvec`` (one, see
+    :func:`n_vectors`). Records written before keep them, with the same meaning."""
     leaves, complete = flatten_leaves(value)
     meta = namespace_metadata(namespace)
-    meta.update(_key=key, _flat=complete)
+    meta["_key"] = key
+    if not complete:
+        meta["_flat"] = False
     meta.update(leaves)
-    meta.update(
-        _value=dumps(value),
-        _created=created_us,
-        _updated=updated_us,
-        _expires=expires_at,
-        _ttl=-1.0 if ttl is None else float(ttl),
-        _nvec=n_vectors,
-        _vtag=tag,
-    )
+    meta.update(_value=dumps(value), _created=created_us, _updated=updated_us, _expires=expires_at)
+    if ttl is not None:
+        meta["_ttl"] = float(ttl)
+    if tag != ITEM_TAG:
+        meta["_nvec"] = n_vectors
+    meta["_vtag"] = tag
     if no_text:
         meta["_notext"] = json.dumps(list(no_text), ensure_ascii=False)
     return meta
@@ -231,8 +242,8 @@ def namespace_metadata(namespace: tuple[str, ...]) -> dict[str, Any]:
 
 
 CACHED_KEYS = (
-    "_ns", "_key", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec", "_vtag",
-    "_notext",
+    "_ns", "_key", "_flat", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec",
+    "_vtag", "_notext",
 )
 """The keys of an item record the item cache keeps: enough to rebuild the item. The others
 (prefix keys, value leaves) follow from ``_ns`` and ``_value`` (see :func:`record_keys`)."""
@@ -244,7 +255,6 @@ def record_keys(meta: Mapping[str, Any]) -> set[str]:
     if "_ns" in meta:
         keys.update(namespace_metadata(ns_from_str(str(meta["_ns"]))))
     if "_value" in meta:
-        keys.add("_flat")
         keys.update(flatten_leaves(loads(meta["_value"]))[0])
     return keys
 

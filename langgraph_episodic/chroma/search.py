@@ -189,7 +189,7 @@ def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -
     if listings is not None:
         hits: list[Hit] = []
         for rid, meta in _newest_first(listings):
-            if unscored_only and meta["_nvec"]:
+            if unscored_only and record_format.n_vectors(meta):
                 continue
             hit = _hit(rid, meta, None, op, now)
             if hit is not None:

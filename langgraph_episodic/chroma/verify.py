@@ -108,8 +108,10 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         for vid in vector_ids:
             key, tag, index = record_format.split_vector_id(vid)
             meta = items.get(record_format.split_entry_key(key)[0])
-            if meta is not None and record_format.vector_tag(meta) == tag and index < int(
-                meta.get("_nvec", 0)
+            if (
+                meta is not None
+                and record_format.vector_tag(meta) == tag
+                and index < record_format.n_vectors(meta)
             ):
                 continue
             if meta is None:
@@ -126,7 +128,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             for rid, meta in items.items()
             if any(
                 record_format.vector_id(rid, j, record_format.vector_tag(meta)) not in present
-                for j in range(int(meta.get("_nvec", 0)))
+                for j in range(record_format.n_vectors(meta))
             )
         )
         latest: dict[Namespace, float] = {}
@@ -134,7 +136,7 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         for meta in items.values():
             ns = record_format.ns_from_str(str(meta["_ns"]))
             latest[ns] = max(record_format.expiry_of(meta), latest.get(ns, 0.0))
-            if meta.get("_notext") and not int(meta.get("_nvec", 0)):
+            if meta.get("_notext") and not record_format.n_vectors(meta):
                 asked = tuple(json.loads(str(meta["_notext"])))
                 unsearchable.append((ns, str(meta["_key"]), asked))
         unregistered = tuple(sorted(ns for ns in latest if ns not in registry))

@@ -156,11 +156,11 @@ def _vector_ids(rid: str, prev: Mapping[str, Any] | None) -> list[str]:
     if prev is None or record_format.in_vectors(prev):
         return []
     tag = record_format.vector_tag(prev)
-    return [record_format.vector_id(rid, j, tag) for j in range(int(prev.get("_nvec", 0)))]
+    return [record_format.vector_id(rid, j, tag) for j in range(record_format.n_vectors(prev))]
 
 
 def _entry_key(rid: str, prev: Mapping[str, Any] | None) -> str | None:
-    if prev is None or not int(prev.get("_nvec", 0)):
+    if prev is None or not record_format.n_vectors(prev):
         return None
     return record_format.entry_key(rid, record_format.vector_tag(prev))
 

@@ -87,7 +87,7 @@ def read_extras(
             record_format.vector_id(rid, j, record_format.vector_tag(metas[rid]))
             for rid in chunk
             if rid in metas
-            for j in range(int(metas[rid].get("_nvec", 0)))
+            for j in range(record_format.n_vectors(metas[rid]))
         ]
         for vchunk in _chunks(vector_ids, size):
             vgot = vectors.get(ids=list(vchunk), include=["metadatas"])

@@ -55,6 +55,7 @@ WRITER = """
 import sys
 from typing import Any
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import record_format
 
 {ops}
 {value}
@@ -70,6 +71,7 @@ for key, version in crash_ops(100_000):
 CHECKER = """
 import json, sys
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import record_format
 
 store = ChromaStore.persistent(
     sys.argv[1], collection="crash", index={"dims": 64, "embed": HashEmbeddings(64), "fields": ["text"]}
@@ -101,7 +103,7 @@ for vid, meta, doc in zip(raw_vecs["ids"], raw_vecs["metadatas"], raw_vecs["docu
     (vectors if current else leftovers).setdefault(meta["_item"], []).append(doc)
 records = []
 for rid, meta in metas.items():
-    records.append({"key": meta["_key"], "nvec": meta["_nvec"], "docs": vectors.get(rid, []),
+    records.append({"key": meta["_key"], "nvec": record_format.n_vectors(meta), "docs": vectors.get(rid, []),
                     "value": json.loads(meta["_value"])})
 orphans = [{"item": rid, "docs": docs} for rid, docs in leftovers.items()]
 report = store.verify(repair=True)

@@ -54,9 +54,46 @@ def test_an_item_with_one_text_is_one_record(make_store: Any) -> None:
     assert held["items"] == []
     ((rid, meta),) = held["vectors"]
     assert rid == record_format.item_id(NS, "k")
-    assert meta["_vtag"] == record_format.ITEM_TAG and meta["_nvec"] == 1
+    assert meta["_vtag"] == record_format.ITEM_TAG and record_format.n_vectors(meta) == 1
     assert (meta["_key"], meta["v.kind"], meta["_path"], meta["_item"]) == ("k", "event", "text", rid)
     assert store.get(NS, "k").value == {"text": "port 5432", "kind": "event"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+def test_keys_at_their_default_are_not_stored(make_store: Any) -> None:
+    """Every metadata key is a row and an index entry in Chroma: ``_flat`` (all leaves pushed
+    down), ``_ttl`` (none) and an own record's ``_nvec`` (one) are left out."""
+    store = make_store(index=hash_index(fields=["text"]))
+    store.put(NS, "k", {"text": "port 5432", "kind": "event"})
+    ((_, meta),) = records(store)["vectors"]
+    assert set(meta) == {
+        "_ns", "_p1", "_p2", "_p3", "_key", "v.text", "v.kind", "_value", "_created",
+        "_updated", "_expires", "_vtag", "_item", "_path",
+    }  # fmt: skip
+    store.put(NS, "none", {"kind": "event"}, index=False)
+    ((_, meta),) = records(store)["items"]
+    assert meta["_nvec"] == 0 and "_flat" not in meta and "_ttl" not in meta
+
+
+@pytest.mark.parametrize("backend", CHROMA_BACKENDS)
+@pytest.mark.parametrize("index", [None, False], ids=["own-record", "item-record"])
+def test_an_overwrite_clears_keys_now_at_their_default(make_store: Any, index: Any) -> None:
+    """A TTL and a value too long to push down leave ``_ttl`` and ``_flat``; a put without
+    them must clear both (Chroma merges metadata on upsert), also over a cache-less read."""
+    store = make_store(index=hash_index(fields=["text"]))
+    long = "x" * (record_format.MAX_FLAT_STRING + 1)
+    kind = "items" if index is False else "vectors"
+    for cached in (True, False):
+        store.put(NS, "k", {"text": "port 5432", "note": long}, index=index, ttl=5.0)
+        ((_, meta),) = records(store)[kind]
+        assert meta["_flat"] is False and meta["_ttl"] == 5.0
+        if not cached:
+            store._backend.state.clear_items()  # the overwrite reads the record from Chroma
+        store.put(NS, "k", {"text": "port 5433"}, index=index)
+        ((_, meta),) = records(store)[kind]
+        assert "_flat" not in meta and "_ttl" not in meta and "v.note" not in meta
+        assert store.search(NS, filter={"text": "port 5433"})[0].key == "k"
+        assert store.search(NS, filter={"note": long}) == []
 
 
 @pytest.mark.parametrize("backend", CHROMA_BACKENDS)
