@@ -125,7 +125,9 @@ class Listing:
                 del metas[rid]
             if patch is None or (old is None and "_value" not in patch):
                 continue
-            meta = {**(old or {}), **slim(patch)}
+            # A full record replaces the old one (it leaves out keys at their default, which
+            # the old one may hold); a patch (an expiry, restored times) is merged into it.
+            meta = slim(patch) if "_value" in patch else {**(old or {}), **slim(patch)}
             metas[rid] = meta
             bisect.insort(keys, (*order_key(meta), rid))
         return Listing(version, tuple(keys), metas)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -128,6 +129,12 @@ def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any
         yield vid, meta, doc or "", emb, str(meta.get("_path") or "")
 
 
+def _embeddings_of(got: Any) -> Iterator[tuple[str, Any]]:
+    """(id, embedding) of each record of one ``get`` answer."""
+    embs = got["embeddings"] if got["embeddings"] is not None else []
+    return zip(got["ids"], embs, strict=True)
+
+
 def _item_records(where: dict[str, Any] | None) -> dict[str, Any]:
     """``where`` narrowed to the vector collection's item records (items that are their own
     vector record), leaving out the vectors of items with several texts."""
@@ -192,16 +199,19 @@ class Gateway:
     # ``ITEM_TAG``, id = the item id), else in ``items``; when both hold one (a move between
     # them was killed), the ``vectors`` record is the item (see :mod:`.record_format`).
 
-    def get_items(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def get_items(
+        self, ids: Sequence[str], vectors_only: AbstractSet[str] = frozenset()
+    ) -> dict[str, dict[str, Any]]:
         """Item metadata by record id (missing ids are absent): the vector collection's item
-        records first, then the item collection for the rest."""
+        records first, then the item collection for the rest (except ``vectors_only``: ids
+        known to have no record there)."""
         out: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(ids))
         for part in self._chunks(unique):
             got = self.vectors.get(ids=unique[part], include=["metadatas"])
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
                 out[rid] = dict(meta)
-        rest = [rid for rid in unique if rid not in out]
+        rest = [rid for rid in unique if rid not in out and rid not in vectors_only]
         for part in self._chunks(rest):
             got = self.items.get(ids=rest[part], include=["metadatas"])
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
@@ -399,22 +409,31 @@ class Gateway:
         return list(self.vectors.get(include=[])["ids"])
 
     def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
-        """(vector id, embedding) of every vector record of the given items (a ``$in`` of at
-        most a batch of them per read)."""
+        """(vector id, embedding) of the vector records of the given items: an item that is its
+        own vector record by id, the others by ``_item`` (a ``$in`` of at most a batch of them
+        per read). An item with its own record is that record, whatever else names it."""
         out: list[tuple[str, Any]] = []
         unique = list(dict.fromkeys(iids))
         for part in self._chunks(unique):
-            got = index_read(
-                partial(
-                    get_whole,
-                    self.vectors,
-                    where={"_item": {"$in": unique[part]}},
-                    include=["embeddings"],
-                ),
+            chunk = unique[part]
+            own = index_read(
+                partial(get_whole, self.vectors, ids=chunk, include=["embeddings"]),
                 "the vectors of items",
             )
-            embs = got["embeddings"] if got["embeddings"] is not None else []
-            out.extend(zip(got["ids"], embs, strict=True))
+            out.extend(_embeddings_of(own))
+            found = set(own["ids"])
+            rest = [iid for iid in chunk if iid not in found]
+            if rest:
+                got = index_read(
+                    partial(
+                        get_whole,
+                        self.vectors,
+                        where={"_item": {"$in": rest}},
+                        include=["embeddings"],
+                    ),
+                    "the vectors of items",
+                )
+                out.extend(_embeddings_of(got))
         return out
 
     def vector_count(self) -> int:

@@ -135,14 +135,29 @@ class Backend:
 
     # item records ----------------------------------------------------------------------
 
-    def fetch(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Item metadata by record id (missing ids are absent). Treat the dicts as read-only."""
+    def fetch(
+        self, ids: Sequence[str], namespaces: Mapping[str, Namespace] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Item metadata by record id (missing ids are absent). Treat the dicts as read-only.
+
+        ``namespaces`` (record id -> its namespace, as a put knows it): an embedded store then
+        skips the item collection for items of namespaces whose registry says it holds none
+        of theirs (:attr:`.registry.NamespaceInfo.item_records`), so a new item costs one read.
+        """
         if self.shared:
             return self.gateway.get_items(ids)
         found, generation = self.state.cached_items(ids)
         missing = [rid for rid in dict.fromkeys(ids) if rid not in found]
         if missing:
-            read = self.gateway.get_items(missing)
+            vectors_only: set[str] = set()
+            if namespaces is not None:
+                known = self.known(list(dict.fromkeys(namespaces[rid] for rid in missing)))
+                vectors_only = {
+                    rid
+                    for rid in missing
+                    if (info := known.get(namespaces[rid])) is not None and not info.item_records
+                }
+            read = self.gateway.get_items(missing, vectors_only)
             _pause("fetch")
             self.state.remember_read(generation, read)
             found.update(read)

@@ -4,8 +4,9 @@ Two collections hold a store's items:
 
 * ``<name>__vec``: one record per indexed text. An item whose put indexed exactly one text
   (the usual case) *is* its vector record: id = the item id, embedding = that text's vector,
-  document = the text, metadata = the item's metadata (below) plus the text's path (``_path``)
-  and the item id (``_item``), and ``_vtag`` = :data:`ITEM_TAG`. So such a put is one Chroma
+  document = the text, metadata = the item's metadata (below) plus the text's path
+  (``_path``), and ``_vtag`` = :data:`ITEM_TAG`. (Records written by earlier versions also
+  hold the item id as ``_item``; it is never read from them.) So such a put is one Chroma
   write of one record. An item with two or more indexed texts has a record per text
   (``<item id>.<tag>#<i>``), metadata = the namespace (with its prefix keys), item id and the
   text's path, and its item record lives in ``<name>``.
@@ -139,6 +140,12 @@ def in_vectors(meta: Mapping[str, Any] | None) -> bool:
     return vector_tag(meta) == ITEM_TAG
 
 
+def created_of(meta: Mapping[str, Any]) -> int:
+    """When the item was created (whole microseconds): ``_created``, else ``_updated``."""
+    created = meta.get("_created")
+    return int(meta["_updated"] if created is None else created)
+
+
 def n_vectors(meta: Mapping[str, Any]) -> int:
     """How many vector records the item record ``meta`` has (one when it is its own)."""
     if in_vectors(meta):
@@ -146,10 +153,11 @@ def n_vectors(meta: Mapping[str, Any]) -> int:
     return int(meta.get("_nvec", 0))
 
 
-def item_vector_metadata(meta: Mapping[str, Any], iid: str, path: str) -> dict[str, Any]:
+def item_vector_metadata(meta: Mapping[str, Any], path: str) -> dict[str, Any]:
     """The metadata of an item that is its own vector record: its item metadata (written with
-    ``tag=ITEM_TAG``), the item id and the indexed text's path."""
-    return {**meta, "_item": iid, "_path": path}
+    ``tag=ITEM_TAG``) and the indexed text's path. Its id is the item id, so it needs no
+    ``_item``."""
+    return {**meta, "_path": path}
 
 
 def prefix_where(prefix: tuple[str, ...]) -> dict[str, Any] | None:
@@ -206,16 +214,20 @@ def item_metadata(
     none held text (kept as ``_notext``, a JSON list, for :func:`.verify.verify` to list).
 
     Keys that hold their default are left out, since every key is a row and an index entry
-    in Chroma's SQLite: ``_flat`` (all leaves pushed down), ``_ttl`` (no TTL, see
-    :func:`ttl_of`) and, for an item that is its own vector record, ``_nvec`` (one, see
-    :func:`n_vectors`). Records written before keep them, with the same meaning."""
+    in Chroma's SQLite: ``_flat`` (all leaves pushed down), ``_created`` (the same as
+    ``_updated``, see :func:`created_of`), ``_ttl`` (no TTL, see :func:`ttl_of`) and, for an
+    item that is its own vector record, ``_nvec`` (one, see :func:`n_vectors`). Records
+    written before keep them, with the same meaning."""
     leaves, complete = flatten_leaves(value)
     meta = namespace_metadata(namespace)
     meta["_key"] = key
     if not complete:
         meta["_flat"] = False
     meta.update(leaves)
-    meta.update(_value=dumps(value), _created=created_us, _updated=updated_us, _expires=expires_at)
+    meta["_value"] = dumps(value)
+    if created_us != updated_us:
+        meta["_created"] = created_us
+    meta.update(_updated=updated_us, _expires=expires_at)
     if ttl is not None:
         meta["_ttl"] = float(ttl)
     if tag != ITEM_TAG:
@@ -322,7 +334,7 @@ def _item_fields(meta: Mapping[str, Any], value: dict[str, Any] | None) -> dict[
         "namespace": ns_from_str(meta["_ns"]),
         "key": meta["_key"],
         "value": loads(meta["_value"]) if value is None else value,
-        "created_at": to_datetime(meta["_created"]),
+        "created_at": to_datetime(created_of(meta)),
         "updated_at": to_datetime(meta["_updated"]),
     }
 

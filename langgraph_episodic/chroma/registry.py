@@ -35,11 +35,21 @@ class NamespaceInfo:
     expires: float
     unindexed: bool = True
     """Whether the namespace may hold items without vectors (sticky; True when unknown)."""
+    item_records: bool = True
+    """Whether the namespace may hold records in the item collection: items with no indexed
+    text or with several (sticky; True when unknown, as in records written before it was
+    kept). An embedded store looking for an item of a namespace without them reads the
+    vector collection alone."""
 
 
 def info_of(meta: Mapping[str, Any]) -> NamespaceInfo:
     """The info a registry record holds."""
-    return NamespaceInfo(str(meta["_ver"]), record_format.expiry_of(meta, "_exp"), bool(meta.get("_unidx", True)))
+    return NamespaceInfo(
+        str(meta["_ver"]),
+        record_format.expiry_of(meta, "_exp"),
+        bool(meta.get("_unidx", True)),
+        bool(meta.get("_irec", True)),
+    )
 
 
 def record_id(namespace: Namespace) -> str:
@@ -54,6 +64,7 @@ def record(namespace: Namespace, info: NamespaceInfo) -> dict[str, Any]:
         "_ver": info.version,
         "_exp": info.expires,
         "_unidx": info.unindexed,
+        "_irec": info.item_records,
     }
     for depth in range(1, len(namespace) + 1):
         meta[f"_p{depth}"] = record_format.ns_str(namespace[:depth])

@@ -33,6 +33,7 @@ item no longer has are cleared explicitly.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -55,7 +56,7 @@ def apply_puts(
         gw = b.gateway  # (read under the lock: a rebuild swaps collections under it)
         b.claim_for_writing()
         ids = [record_format.item_id(p.op.namespace, p.op.key) for p in puts]
-        old = b.fetch(ids)
+        old = b.fetch(ids, {rid: p.op.namespace for rid, p in zip(ids, puts, strict=True)})
         tag = record_format.new_tag(now)
         now_us = record_format.to_micros(now)
         vec_ids: list[str] = []
@@ -70,6 +71,7 @@ def apply_puts(
         moved_in: list[str] = []  # items moving into the item collection
         expiries: dict[Namespace, float] = {}
         unindexed: set[Namespace] = set()
+        item_records: set[Namespace] = set()  # receiving records in the item collection
         emptied: dict[Namespace, None] = {}
         commit = Commit({}, {}, {}, {}, {}, {}, set())
         for p, rid in zip(puts, ids, strict=True):
@@ -99,7 +101,7 @@ def apply_puts(
                 op.namespace,
                 op.key,
                 op.value,
-                created_us=int(prev["_created"]) if prev is not None and alive else now_us,
+                created_us=record_format.created_of(prev) if prev is not None and alive else now_us,
                 updated_us=now_us,
                 expires_at=expires,
                 ttl=op.ttl,
@@ -109,7 +111,7 @@ def apply_puts(
             )
             if own:
                 (path, text), (vid, _, vec) = p.texts[0], rows[0]
-                record = record_format.item_vector_metadata(meta, rid, path)
+                record = record_format.item_vector_metadata(meta, path)
                 vec_ids.append(vid)
                 vec_embs.append(vec)
                 vec_metas.append(record_format.clear_stale(record, prev if was_vector else None))
@@ -137,7 +139,9 @@ def apply_puts(
                 emptied[op.namespace] = None
             if not p.texts:
                 unindexed.add(op.namespace)
-        commit.registry.update(_register(b, expiries, unindexed))  # 1
+            if not own:
+                item_records.add(op.namespace)
+        commit.registry.update(_register(b, expiries, unindexed, item_records))  # 1
         gw.upsert_vectors(vec_ids, vec_embs, vec_metas, vec_docs)  # 2
         gw.delete_items(moved_in, in_vectors=False)  # (a killed move's leftover, if any)
         gw.upsert_items(item_ids, item_metas)  # 3
@@ -166,13 +170,17 @@ def _entry_key(rid: str, prev: Mapping[str, Any] | None) -> str | None:
 
 
 def _register(
-    b: Backend, expiries: Mapping[Namespace, float], unindexed: Iterable[Namespace] = ()
+    b: Backend,
+    expiries: Mapping[Namespace, float],
+    unindexed: Iterable[Namespace] = (),
+    item_records: Iterable[Namespace] = (),
 ) -> dict[Namespace, NamespaceInfo]:
     """Make sure every namespace receiving items has a registry record covering their expiry
-    (written before the items); return each namespace's new info (new version)."""
+    and flags (written before the items); return each namespace's new info (new version)."""
     if not expiries:
         return {}
     flagged = set(unindexed)
+    in_items = set(item_records)
     known = b.known(list(expiries))
     out: dict[Namespace, NamespaceInfo] = {}
     ids: list[str] = []
@@ -183,9 +191,15 @@ def _register(
             uuid.uuid4().hex,
             max(exp, old.expires) if old is not None else exp,
             ns in flagged or (old.unindexed if old is not None else False),
+            ns in in_items or (old.item_records if old is not None else False),
         )
         out[ns] = info
-        if old is None or info.expires > old.expires or info.unindexed != old.unindexed:
+        if (
+            old is None
+            or info.expires > old.expires
+            or info.unindexed != old.unindexed
+            or info.item_records != old.item_records
+        ):
             # (An embedded store skips unchanged records: only this process reads versions,
             # and a registry upsert is a large share of a single put's time.)
             ids.append(record_id(ns))
@@ -214,7 +228,11 @@ def _settle(
                 removed.add(ns)
                 continue
         old = known.get(ns)
-        info = NamespaceInfo(uuid.uuid4().hex, expires, old.unindexed if old else True)
+        info = (
+            dataclasses.replace(old, version=uuid.uuid4().hex, expires=expires)
+            if old is not None
+            else NamespaceInfo(uuid.uuid4().hex, expires)
+        )
         gw.upsert_registry([record_id(ns)], [record(ns, info)])
         infos[ns] = info
     return infos, removed
@@ -231,7 +249,7 @@ def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
         now = current.get(ns)
         expires = max(info.expires, now.expires) if now is not None else info.expires
         ids.append(record_id(ns))
-        metas.append(record(ns, NamespaceInfo(info.version, expires, info.unindexed)))
+        metas.append(record(ns, dataclasses.replace(info, expires=expires)))
     b.gateway.upsert_registry(ids, metas)
 
 
@@ -252,7 +270,7 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float, bool]]
         for ns, exp in latest.items():
             old = known.get(ns)
             if old is not None and exp > old.expires:
-                raised[ns] = NamespaceInfo(old.version, exp, old.unindexed)
+                raised[ns] = dataclasses.replace(old, expires=exp)
         b.gateway.upsert_registry(
             [record_id(ns) for ns in raised], [record(ns, i) for ns, i in raised.items()]
         )

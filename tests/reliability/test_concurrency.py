@@ -64,24 +64,25 @@ def check_vectors_match(store: Any) -> None:
         records = raw_records(store)
         # (an item with one text is its own vector record, id without "#"; it wins over a
         # record of the same item in the item collection, a killed move's leftover)
-        own = {r["id"] for r in records if "_value" in r["meta"] and "_item" in r["meta"]}
-        items = {
-            r["id"]: r["meta"]
+        vectors = [r for r in records if r["collection"].endswith("__vec")]
+        own = {r["id"] for r in vectors if "#" not in r["id"]}
+        items = {r["id"]: r["meta"] for r in vectors if r["id"] in own}
+        items.update(
+            (r["id"], r["meta"])
             for r in records
-            if "_value" in r["meta"] and ("_item" in r["meta"] or r["id"] not in own)
-        }
+            if "_value" in r["meta"] and r["id"] not in own and not r["collection"].endswith("__vec")
+        )
         docs: dict[str, list[str]] = {}
         leftovers = 0
-        for r in records:
-            if "_item" not in r["meta"]:
-                continue
-            item = items.get(str(r["meta"]["_item"]))
+        for r in vectors:
             key = r["id"].rpartition("#")[0]
+            iid = str(r["meta"]["_item"]) if key else r["id"]
+            item = items.get(iid)
             tag = key.partition(".")[2] if key else str(r["meta"].get("_vtag"))
             if item is None or (item.get("_vtag") or "") != tag:
                 leftovers += 1
                 continue
-            docs.setdefault(str(r["meta"]["_item"]), []).append(r["doc"])
+            docs.setdefault(iid, []).append(r["doc"])
         for rid, meta in items.items():
             value = loads(meta["_value"])
             assert docs.get(rid, []) == [value["text"]], (meta["_key"], docs.get(rid))

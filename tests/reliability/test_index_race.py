@@ -99,8 +99,14 @@ READS: dict[str, Callable[[Gateway], Any]] = {
     "namespace_vectors": lambda gw: gw.namespace_vectors(NS, embeddings=True),
     "read_vectors": lambda gw: gw.read_vectors({"_ns": record_format.ns_str(NS)}, embeddings=True),
     "vectors_of_items": lambda gw: gw.vectors_of_items(["item1", "item3"]),
+    "vectors_of_own_items": lambda gw: gw.vectors_of_items(["v1", "v3"]),  # found by id
     "query_vectors": lambda gw: gw.query_vectors([1.0] * DIMS, 3, {"_ns": record_format.ns_str(NS)}),
 }
+
+
+EXTRA_READS = {"vectors_of_items": 1}
+"""Reads that make another Chroma call before the one the race meets (items with several
+texts: the read by id finds no own record, then the read by ``_item`` is made)."""
 
 
 def comparable(result: Any) -> Any:
@@ -126,10 +132,11 @@ def test_a_read_that_meets_the_race_is_attempted_again(client: Any, read: str, f
     kinds: list[Exception | str] = [InternalError(RACE), InternalError(RACE_BY_SLOT), TORN]
     if read == "query_vectors":  # a query returns no embeddings: nothing to tear
         kinds.pop()
-    flaky = Failing(gw.vectors, [kinds[i % len(kinds)] for i in range(failures)])
+    first = [""] * EXTRA_READS.get(read, 0)  # (the race meets the last read)
+    flaky = Failing(gw.vectors, [*first, *(kinds[i % len(kinds)] for i in range(failures))])
     got = comparable(READS[read](Gateway(gw.items, flaky, gw.namespaces, gw.max_batch)))
     assert got == expected
-    assert flaky.calls == failures + 1
+    assert flaky.calls == failures + 1 + EXTRA_READS.get(read, 0)
 
 
 @pytest.mark.parametrize("read", sorted(READS))
@@ -139,10 +146,11 @@ def test_a_race_that_does_not_end_raises_an_error_that_names_the_fix(client: Any
     script: list[Exception | str] = [InternalError(RACE) for _ in range(attempts)]
     if read != "query_vectors":
         script[-1] = TORN
-    flaky = Failing(gw.vectors, script)
+    first = [""] * EXTRA_READS.get(read, 0)  # (the race meets the last read)
+    flaky = Failing(gw.vectors, [*first, *script])
     with pytest.raises(IndexReadError, match=r"export.*import") as caught:
         READS[read](Gateway(gw.items, flaky, gw.namespaces, gw.max_batch))
-    assert flaky.calls == attempts
+    assert flaky.calls == len(first) + attempts
     assert isinstance(caught.value.__cause__, InternalError | gateway.TornRead)
 
 

@@ -19,6 +19,7 @@ from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.gateway import Gateway
 
 NS = ("users", "alice")
+OTHER = ("users", "bob")
 ONE = {"title": "the first title", "kind": "old"}
 TWO = {"title": "a second title", "body": "and a body", "kind": "new"}
 
@@ -157,3 +158,76 @@ def test_a_ttl_refreshed_on_read_moves_the_expiry_in_the_collection_holding_the_
     meta = store.collections[kind].get(ids=[rid], include=["metadatas"])["metadatas"][0]
     assert meta["_expires"] > expiry
     assert _item_records(store) == [(kind, rid)]  # nothing written to the other collection
+
+
+def _count_item_collection_reads(monkeypatch: pytest.MonkeyPatch, store: ChromaStore) -> list[int]:
+    """A one-element list counting the reads of ``store``'s item collection from now on."""
+    items = store._backend.gateway.items  # type: ignore[attr-defined]
+    count = [0]
+    real = type(items).get
+
+    def spy(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if self.name == items.name:
+            count[0] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(items), "get", spy)
+    return count
+
+
+def test_a_put_reads_the_item_collection_only_where_a_namespace_has_item_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An embedded store's registry knows which namespaces ever received a record in the item
+    collection (no text or several); a new item elsewhere costs one read, and an item that
+    is there is still found (its record is replaced, not shadowed)."""
+    store = _open(f"irec-{uuid.uuid4().hex[:8]}")
+    store.put(NS, "first", {"title": "registers the namespace"})
+    reads = _count_item_collection_reads(monkeypatch, store)
+    store.put(NS, "second", {"title": "a new item"})
+    assert reads == [0]
+    store.put(NS, "unindexed", {"title": "kept in the item collection"}, index=False)
+    reads[0] = 0
+    store.put(NS, "third", {"title": "another new item"})
+    assert reads[0] >= 1
+    store._backend.state.clear_items()  # type: ignore[attr-defined]
+    store.put(NS, "unindexed", {"title": "now its own vector record"})
+    assert _item_records(store) == sorted(
+        ("vectors", record_format.item_id(NS, k)) for k in ("first", "second", "third", "unindexed")
+    )
+    assert store.verify().ok
+    assert store.get(NS, "unindexed").value == {"title": "now its own vector record"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("old_registry", [False, True], ids=["flag-kept", "registry-before-the-flag"])
+def test_item_records_are_found_after_reopening(
+    tmp_path: Any, old_registry: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flag is stored in the namespace's registry record, so a new process finds an item
+    of the item collection too (and skips the read where there are none); a registry record
+    written before the flag existed means "may hold some"."""
+    index = {"dims": 64, "embed": HashEmbeddings(64), "fields": ["title", "body"]}
+    store = ChromaStore.persistent(path=tmp_path, index=index)
+    store.put(OTHER, "own", ONE)
+    store.put(NS, "two", TWO)
+    store.put(NS, "none", {"kind": "none"}, index=False)
+    if old_registry:
+        registry = store._backend.gateway.namespaces  # type: ignore[attr-defined]
+        ids = registry.get(include=[])["ids"]
+        registry.update(ids=ids, metadatas=[{"_irec": None}] * len(ids))
+        assert all("_irec" not in m for m in registry.get(include=["metadatas"])["metadatas"])
+    store.close()
+    store = ChromaStore.persistent(path=tmp_path, index=index)
+    reads = _count_item_collection_reads(monkeypatch, store)
+    store.put(OTHER, "new", ONE)
+    assert reads == [1 if old_registry else 0]
+    store.put(NS, "two", ONE)
+    store.put(NS, "none", {"title": "now indexed"})
+    assert _item_records(store) == sorted(
+        ("vectors", record_format.item_id(ns, k))
+        for ns, k in ((NS, "two"), (NS, "none"), (OTHER, "own"), (OTHER, "new"))
+    )
+    assert store.verify().ok
+    assert store.get(NS, "two").value == ONE  # type: ignore[union-attr]
+    assert store.search(NS, filter={"kind": "new"}) == []
+    store.close()

@@ -55,7 +55,7 @@ def test_an_item_with_one_text_is_one_record(make_store: Any) -> None:
     ((rid, meta),) = held["vectors"]
     assert rid == record_format.item_id(NS, "k")
     assert meta["_vtag"] == record_format.ITEM_TAG and record_format.n_vectors(meta) == 1
-    assert (meta["_key"], meta["v.kind"], meta["_path"], meta["_item"]) == ("k", "event", "text", rid)
+    assert (meta["_key"], meta["v.kind"], meta["_path"]) == ("k", "event", "text")
     assert store.get(NS, "k").value == {"text": "port 5432", "kind": "event"}  # type: ignore[union-attr]
 
 
@@ -67,8 +67,8 @@ def test_keys_at_their_default_are_not_stored(make_store: Any) -> None:
     store.put(NS, "k", {"text": "port 5432", "kind": "event"})
     ((_, meta),) = records(store)["vectors"]
     assert set(meta) == {
-        "_ns", "_p1", "_p2", "_p3", "_key", "v.text", "v.kind", "_value", "_created",
-        "_updated", "_expires", "_vtag", "_item", "_path",
+        "_ns", "_p1", "_p2", "_p3", "_key", "v.text", "v.kind", "_value", "_updated",
+        "_expires", "_vtag", "_path",
     }  # fmt: skip
     store.put(NS, "none", {"kind": "event"}, index=False)
     ((_, meta),) = records(store)["items"]
@@ -191,3 +191,24 @@ def test_values_come_back_exactly(make_store: Any, value: dict[str, Any]) -> Non
         assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in value.items()}
         if "zero" in value:  # -0.0 == 0.0, so compare the sign
             assert math.copysign(1.0, got["zero"]) == -1.0
+
+
+@pytest.mark.parametrize("fields", [["text"], ["text", "kind"]], ids=["own-record", "item-record"])
+def test_a_loaded_namespace_forgets_a_ttl_the_new_value_lacks(fields: list[str]) -> None:
+    """The namespace's listing in memory must take a new record whole, not merged into the
+    old one: a TTL left over there would be refreshed on the next search and the item swept."""
+    from langgraph_episodic import ChromaStore
+
+    clock = [1_000_000.0]
+    store = ChromaStore.ephemeral(index=hash_index(fields=fields), clock=lambda: clock[0],
+                                  ttl={"default_ttl": 600.0, "refresh_on_read": True})  # fmt: skip
+    try:
+        store.put(NS, "k", {"text": "port 5432", "kind": "event"}, ttl=1.0)
+        assert [h.key for h in store.search(NS)] == ["k"]  # loads the namespace's listing
+        store.put(NS, "k", {"text": "port 5432", "kind": "event"}, ttl=None)
+        assert [h.key for h in store.search(NS)] == ["k"]  # a read from it: must not refresh
+        clock[0] += 3600.0
+        assert store.sweep_ttl() == 0
+        assert store.get(NS, "k") is not None
+    finally:
+        store.close()

@@ -68,13 +68,13 @@ def test_an_update_between_the_ranking_and_the_read_of_records(
     real_fetch = Backend.fetch
     updated = threading.Event()
 
-    def fetch(self: Backend, ids: Any) -> dict[str, dict[str, Any]]:
+    def fetch(self: Backend, ids: Any, *args: Any) -> dict[str, dict[str, Any]]:
         if not updated.is_set() and threading.current_thread().name == "searcher":
             updated.set()
             with ThreadPoolExecutor(1) as pool:  # the writer is another thread
                 new = {"text": "kayak trip on the lake", "round": 1}
                 pool.submit(writer.put, NS, "trip", new).result()
-        return real_fetch(self, ids)
+        return real_fetch(self, ids, *args)
 
     monkeypatch.setattr(Backend, "fetch", fetch)
     found: list[Any] = []
@@ -103,8 +103,8 @@ def test_a_candidate_that_fails_the_tag_check_without_a_write_is_not_ranked_agai
     real_fetch = Backend.fetch
     trip = record_format.item_id(NS, "trip")
 
-    def fetch(self: Backend, ids: Any) -> dict[str, dict[str, Any]]:
-        got = dict(real_fetch(self, ids))
+    def fetch(self: Backend, ids: Any, *args: Any) -> dict[str, dict[str, Any]]:
+        got = dict(real_fetch(self, ids, *args))
         if trip in got:
             got[trip] = {**got[trip], "_vtag": "leftover"}  # as if ranked by another value's vectors
         return got
