@@ -41,20 +41,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--client", choices=("ephemeral", "persistent"), default="ephemeral")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--item-cache-size", type=int, default=None,
+                        help="ChromaStore's item_cache_size (default: the machine's)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(cell(args.child, args.items, args.dims, args.searched, args.data,
-                              args.client)))
+                              args.client, args.item_cache_size)))
         return 0
     import os
 
-    print(f"load average {os.getloadavg()}; {args.client} clients", flush=True)
+    cache = "the machine's" if args.item_cache_size is None else f"{args.item_cache_size:,}"
+    print(f"load average {os.getloadavg()}; {args.client} clients; item cache {cache}", flush=True)
     results = {}
     for kind in args.kinds.split(","):
         cmd = [sys.executable, __file__, "--child", kind, "--items", str(args.items),
                "--dims", str(args.dims), "--searched", str(args.searched), "--data", str(args.data),
                "--client", args.client]  # fmt: skip
+        if args.item_cache_size is not None:
+            cmd += ["--item-cache-size", str(args.item_cache_size)]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
         results[kind] = json.loads(out.strip().splitlines()[-1])
         print(f"  {kind}: {results[kind]}", flush=True)
@@ -73,7 +78,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cell(
-    kind: str, n: int, dims: int, searched: int, data: Path, client_kind: str = "ephemeral"
+    kind: str,
+    n: int,
+    dims: int,
+    searched: int,
+    data: Path,
+    client_kind: str = "ephemeral",
+    item_cache_size: int | None = None,
 ) -> dict[str, Any]:
     import tempfile
     import time
@@ -97,9 +108,9 @@ def cell(
 
         index = {"dims": dims, "embed": emb, "fields": ["text"]}
         store = (
-            ChromaStore.persistent(folder, index=index)
+            ChromaStore.persistent(folder, index=index, item_cache_size=item_cache_size)
             if client_kind == "persistent"
-            else ChromaStore.ephemeral(index=index)
+            else ChromaStore.ephemeral(index=index, item_cache_size=item_cache_size)
         )
         for s in range(0, n, BATCH):
             store.batch([PutOp(*it) for it in corpus.items[s : s + BATCH]])

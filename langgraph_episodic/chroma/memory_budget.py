@@ -1,4 +1,4 @@
-"""How much the in-process vector cache may hold, from the machine's available memory.
+"""How much the in-process caches may hold, from the machine's available memory.
 
 The cache (:mod:`.vector_cache`) keeps searched namespaces' vectors as float32 matrices. Its
 size was a fixed count; at 384 dims its 200,000 vectors take about 300 MB, which is more than a
@@ -6,6 +6,10 @@ small machine should give one cache. The default now follows the memory availabl
 store opens: at most :data:`VECTOR_CACHE_SHARE` of it, between :data:`MIN_CACHED_VECTORS` and
 :data:`MAX_CACHED_VECTORS` vectors. A scope larger than the cache is searched through Chroma's
 index, so a smaller cache is slower for large scopes, never wrong.
+
+The item cache (records read or written, for ``get``, search results and the old record a put
+replaces) follows the same rule: at most :data:`ITEM_CACHE_SHARE` of the available memory,
+between :data:`MIN_CACHED_ITEMS` and :data:`MAX_CACHED_ITEMS` records. A miss reads Chroma.
 """
 
 from __future__ import annotations
@@ -27,6 +31,20 @@ ROW_OVERHEAD_BYTES = 100
 
 ASSUMED_DIMS = 384
 """Vector size assumed when the index does not say (the packaged model's)."""
+
+
+ITEM_CACHE_SHARE = 0.01
+"""The part of the available memory the item cache may use by default."""
+
+MAX_CACHED_ITEMS = 100_000
+"""The most item records the default item cache holds."""
+
+MIN_CACHED_ITEMS = 10_000
+"""The fewest item records the default item cache holds."""
+
+ITEM_ENTRY_BYTES = 600
+"""Bytes a cached item record costs with a short text (its metadata dict, value JSON and id;
+``benchmarks/memory.py`` measures the whole cache). Longer values cost more."""
 
 
 def available_memory() -> int | None:
@@ -57,3 +75,17 @@ def vector_cache_size(dims: int | None, available: int | None) -> int:
     per_vector = 4 * (dims or ASSUMED_DIMS) + ROW_OVERHEAD_BYTES
     fits = int(available * VECTOR_CACHE_SHARE / per_vector)
     return max(MIN_CACHED_VECTORS, min(MAX_CACHED_VECTORS, fits))
+
+
+def item_cache_size(available: int | None) -> int:
+    """The default item cache size (records) for ``available`` bytes.
+
+    >>> item_cache_size(8 * 2**30)
+    100000
+    >>> item_cache_size(2**30)
+    17895
+    """
+    if available is None:
+        return MAX_CACHED_ITEMS
+    fits = int(available * ITEM_CACHE_SHARE / ITEM_ENTRY_BYTES)
+    return max(MIN_CACHED_ITEMS, min(MAX_CACHED_ITEMS, fits))

@@ -18,7 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from . import lifecycle, record_format
+from . import lifecycle, memory_budget, record_format
 from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
@@ -60,7 +60,15 @@ class Backend:
     """The chromadb client (a rebuild creates, renames and drops collections through it)."""
 
     @classmethod
-    def open(cls, client: Any, name: str, *, shared: bool, vector_cache_size: int) -> Backend:
+    def open(
+        cls,
+        client: Any,
+        name: str,
+        *,
+        shared: bool,
+        vector_cache_size: int,
+        item_cache_size: int = memory_budget.MAX_CACHED_ITEMS,
+    ) -> Backend:
         """The backend of store ``name`` on ``client``, created on first use; counts a store
         of its embedded folder (give it back with :meth:`close_store`).
 
@@ -78,7 +86,10 @@ class Backend:
             name,
         )
         if shared and folder is None:  # a server's store: nothing in process to share
-            return cls._create(client, name, None, shared=True, vector_cache_size=vector_cache_size)
+            return cls._create(
+                client, name, None, shared=True, vector_cache_size=vector_cache_size,
+                item_cache_size=item_cache_size,
+            )
         with _OPEN_LOCK:  # (held while a last close forgets the folder's backends)
             if folder is not None:
                 folder.open_store(id(getattr(client, "_server", client)), _spelled(client))
@@ -86,7 +97,8 @@ class Backend:
                 backend = None if shared else _OPEN.get(key)
                 if backend is None:
                     backend = cls._create(
-                        client, name, folder, shared=shared, vector_cache_size=vector_cache_size
+                        client, name, folder, shared=shared, vector_cache_size=vector_cache_size,
+                        item_cache_size=item_cache_size,
                     )
                     if not shared:
                         _OPEN[key] = backend
@@ -105,10 +117,13 @@ class Backend:
         *,
         shared: bool,
         vector_cache_size: int,
+        item_cache_size: int,
     ) -> Backend:
         from .rebuild import recover_store
 
-        state = StoreState(shared=shared, vector_cache_size=vector_cache_size)
+        state = StoreState(
+            shared=shared, vector_cache_size=vector_cache_size, item_cache_size=item_cache_size
+        )
         if folder is not None:  # a rebuild killed half-way: finish or roll it back first
             recover_store(client, folder.folder, Gateway.names(name), folder.claim)
         return cls(Gateway.open(client, name), state, shared, folder, client)

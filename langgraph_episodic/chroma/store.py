@@ -215,6 +215,11 @@ class ChromaStore(BaseStore):
             (float32: 384 dims x 200,000 = about 300 MB). Larger scopes use Chroma's index.
             ``None`` (the default) follows the machine: 5% of the memory available when the
             store opens, between 10,000 and 200,000 vectors (:mod:`.memory_budget`).
+        item_cache_size: Most item records held in process (for ``get``, search results and
+            the record a put replaces; a miss reads Chroma). ``None`` (the default) follows
+            the machine: 1% of the memory available when the store opens, between 10,000 and
+            100,000 records. What it costs at 100,000 items: ``docs/benchmarks.md``, "Peak
+            memory". Stores of one collection in a process share the caches of the first.
         field_lift: With more than one indexed field (``fields=["text", "time"]``), hybrid
             search lifts memories holding the exact value of a field other than the first
             (the same date, place, project) as the best hits toward the best hit's score; no
@@ -250,6 +255,7 @@ class ChromaStore(BaseStore):
         search_mode: SearchMode = "hybrid",
         shared: bool = False,
         vector_cache_size: int | None = None,
+        item_cache_size: int | None = None,
         redact: Callable[[Any], Any] | None = None,
         language: Language = "auto",
         field_lift: bool = True,
@@ -291,8 +297,20 @@ class ChromaStore(BaseStore):
         if vector_cache_size is None:
             dims = self.index_config.get("dims") if self.index_config is not None else None
             vector_cache_size = memory_budget.vector_cache_size(dims, memory_budget.available_memory())
+        if item_cache_size is None:
+            item_cache_size = memory_budget.item_cache_size(memory_budget.available_memory())
+        for name, size in (("vector_cache_size", vector_cache_size), ("item_cache_size", item_cache_size)):
+            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                raise ValueError(
+                    f"{name} must be a whole number of entries >= 0 (or None for the machine's "
+                    f"default), got {size!r}."
+                )
         self._backend = Backend.open(
-            client, collection, shared=shared, vector_cache_size=vector_cache_size
+            client,
+            collection,
+            shared=shared,
+            vector_cache_size=vector_cache_size,
+            item_cache_size=item_cache_size,
         )
         self._calls = Calls(
             f"{describe(client)} (collection {collection!r})",
