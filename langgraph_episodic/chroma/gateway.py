@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
+import numpy as np
+
 from . import record_format
 
 _log = logging.getLogger(__name__)
@@ -358,7 +360,7 @@ class Gateway:
         for part in self._chunks(ids):
             self.vectors.upsert(
                 ids=list(ids[part]),
-                embeddings=[list(v) for v in embeddings[part]],
+                embeddings=np.asarray(embeddings[part], dtype=np.float32),
                 metadatas=list(metas[part]),
                 documents=list(docs[part]),
             )

@@ -441,7 +441,7 @@ class ChromaStore(BaseStore):
     def _run(
         self,
         plan: Plan,
-        doc_vectors: Mapping[str, list[float]],
+        doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
         if self._endpoint is None:
@@ -457,7 +457,7 @@ class ChromaStore(BaseStore):
 
     def _embed(
         self, plan: Plan, mode: SearchMode | None = None
-    ) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         texts, queries = self._to_embed(plan, mode)
         if not self.embeddings:
             return {}, {}
@@ -465,7 +465,7 @@ class ChromaStore(BaseStore):
         qvecs = [self.embeddings.embed_query(q) for q in queries]
         return self._pair(texts, docs), self._pair_queries(queries, qvecs)
 
-    async def _aembed(self, plan: Plan) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
+    async def _aembed(self, plan: Plan) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         texts, queries = self._to_embed(plan)
         if not self.embeddings:
             return {}, {}
@@ -477,12 +477,26 @@ class ChromaStore(BaseStore):
         queries = plan.queries_to_embed() if (mode or self.search_mode) != "lexical" else []
         return plan.texts_to_embed(), queries
 
-    def _pair(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> dict[str, Any]:
+    def _pair(
+        self, texts: Sequence[str], vectors: Sequence[Sequence[float]]
+    ) -> dict[str, np.ndarray]:
+        """Document vectors as rows of one float32 matrix (what Chroma stores and the vector
+        cache holds), converted in one step: element by element, a numpy row costs a Python
+        float per number."""
         _check_count(texts, vectors)
-        return {
-            text: self._check_dims(list(map(float, vec)))
-            for text, vec in zip(texts, vectors, strict=True)
-        }
+        if not texts:
+            return {}
+        try:
+            matrix = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "The embedder returned vectors that are not one list of numbers per text, all "
+                f"of one length ({exc}). Fix the embedder's embed_documents."
+            ) from exc
+        if matrix.ndim != 2:
+            raise ValueError(f"The embedder returned vectors of shape {matrix.shape}.")
+        self._check_dims(matrix[0])
+        return dict(zip(texts, matrix, strict=True))
 
     def _pair_queries(
         self, queries: Sequence[str], vectors: Sequence[Sequence[float]]
@@ -511,7 +525,7 @@ class ChromaStore(BaseStore):
     def _execute(
         self,
         plan: Plan,
-        doc_vectors: Mapping[str, list[float]],
+        doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
         with self._calls.call(), self._backend.state.batches.batch():
@@ -520,7 +534,7 @@ class ChromaStore(BaseStore):
     def _execute_in_gate(
         self,
         plan: Plan,
-        doc_vectors: Mapping[str, list[float]],
+        doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
         b = self._backend

@@ -46,7 +46,7 @@ from .registry import Namespace, NamespaceInfo, record, record_id
 
 
 def apply_puts(
-    b: Backend, plan: Plan, doc_vectors: Mapping[str, Sequence[float]], now: float
+    b: Backend, plan: Plan, doc_vectors: Mapping[str, Any], now: float
 ) -> None:
     """Apply the batch's puts and deletes (last write wins per key, already deduplicated)."""
     puts = list(plan.puts.values())
