@@ -67,6 +67,21 @@ def test_the_size_limits_are_the_constructors_defaults() -> None:
     assert f"over {human_size(indexed)} (`max_indexed_bytes`" in privacy
 
 
+def test_the_cache_sizes_are_stated_as_the_code_sizes_them() -> None:
+    from langgraph_episodic.chroma import memory_budget as mb
+
+    store = text("store.md")
+    assert (
+        f"by default {mb.ITEM_CACHE_SHARE:.0%} of the available memory, between "
+        f"{mb.MIN_CACHED_ITEMS:,} and {mb.MAX_CACHED_ITEMS:,} records" in store
+    )
+    assert (
+        f"by default {mb.VECTOR_CACHE_SHARE:.0%} of the memory available and at most "
+        f"{mb.MAX_CACHED_VECTORS:,} vectors" in store
+    )
+    assert default(ChromaStore, "item_cache_size") is None  # None: the machine decides
+
+
 def test_the_default_paths_are_the_codes() -> None:
     folder = default(ChromaStore.persistent, "path")
     assert Path(str(folder)) == Path(DEFAULT_FOLDER) == DEFAULT_CHECKPOINT_PATH.parent
