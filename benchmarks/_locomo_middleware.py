@@ -22,8 +22,9 @@ The run's clock is the session's date and time, as the save tool's ``clock`` is 
 ``locomo_writers.py``. The middleware takes no clock, so this script sets the default clock of
 the fact writer (``facts.consolidate.utc_now``) while it builds the middleware.
 
-Mapping back: a remembered turn holds its message id (a user turn) or the id of the user message
-it answers (``reply_to``): it counts for that turn or for the answer's turn. A stored fact holds the clause it was extracted from, not the message, and
+Mapping back: a remembered turn holds its message id (a user turn, or an AI message before the
+user's: its ``dia_id``) or the id of the user message it answers (``reply_to``): it counts for
+that turn or for the answer's turn. A stored fact holds the clause it was extracted from, not the message, and
 keeps no link to the message. A fact counts for every turn told as a human message from which
 the middleware's extraction (the default redaction, then the rule-based extractor) takes its
 text: the turn that wrote it and every turn that confirmed it, as the save tool's rows count a
@@ -149,7 +150,7 @@ def write(store: Any, conversations: Sequence[Conversation], *, roles: str,
                     reply.text, name=reply.speaker if names else None)
                 if reply is not None:
                     written.answered_by[step.user.dia_id] = reply.dia_id
-                messages = [*(AIMessage(t.text, name=t.speaker if names else None)
+                messages = [*(AIMessage(t.text, id=t.dia_id, name=t.speaker if names else None)
                               for t in step.before),
                             HumanMessage(step.user.text, id=step.user.dia_id,
                                          name=step.user.speaker if names else None)]
@@ -253,7 +254,7 @@ def turn_of(value: Any, answered_by: dict[str, str]) -> frozenset[str]:
     """The LoCoMo turn a remembered turn's value stands for (empty for other memories)."""
     if value.get("kind") != "turn":
         return frozenset()
-    if value.get("role") == "assistant":
+    if value.get("role") == "assistant" and value.get("reply_to") is not None:
         answer = answered_by.get(str(value.get("reply_to")))
         return frozenset() if answer is None else frozenset({answer})
     return frozenset({str(value.get("message_id"))})

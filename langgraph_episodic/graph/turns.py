@@ -1,7 +1,8 @@
 """The conversation itself as memory: each turn's user message (and the answer) as an item.
 
 After a turn, :class:`~langgraph_episodic.EpisodicMemoryMiddleware` stores the user's message
-(and, unless told not to, the agent's answer) under the user's
+(and, unless told not to, the agent's answer, and on a thread's first turn the agent's messages
+that open the thread before the user speaks) under the user's
 ``("memories", user_id, "turns")``, with the conversation and the day as indexed context
 (:mod:`langgraph_episodic.memory_context`)::
 
@@ -14,8 +15,9 @@ memories search ``("memories", user_id)`` as a prefix, so they find the turns be
 saved facts, from any later thread. A turn is no fact: it has no ``current`` field (the
 facts' search filter keeps it) and no lineage.
 
-Keys are deterministic per (thread, user message id, role): a turn replayed or retried from a
-checkpoint writes the same items again, never a second copy. The text goes through the same
+Keys are deterministic per (thread, message id, role), the answer's by the id of the user
+message it answers: a turn replayed or retried from a checkpoint writes the same items again,
+never a second copy. The text goes through the same
 redaction as the entities' (:func:`~langgraph_episodic.privacy.redact_saved`), and small talk
 (:func:`~langgraph_episodic.relevance.is_worth_storing`) is not stored. A message with a
 ``name`` (a participant of a group chat) is stored as ``"name: text"``.
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore, PutOp, SearchItem
 from langgraph.store.memory import InMemoryStore
 
@@ -94,39 +96,48 @@ def turn_items(
     template: tuple[str, ...] = TURN_NAMESPACE,
 ) -> list[TurnItem]:
     """The items of the turn that ends ``messages`` (a state's ``messages``): its last user
-    message and, with ``replies``, the answer after it (the last AI message with text), said
-    at ``when`` in the run of ``config``. Empty when there is no user message or what it says
-    is not worth storing."""
+    message and, with ``replies``, the answer after it (the last AI message with text) and,
+    when it is the thread's first user message, the AI messages before it (the agent opening
+    the thread), said at ``when`` in the run of ``config``. Empty when there is no user
+    message or what it says is not worth storing."""
     listed = as_messages(messages)
     i = last_human_index(listed)
     if i is None:
         return []
     human = listed[i]
     thread = str(configurable(config).get("thread_id") or "")
-    message_id = human.id or hashlib.blake2b(message_text(human).encode(),
-                                              digest_size=16).hexdigest()
+    message_id = human.id or _text_id(human)
     namespace = fill_namespace(template, config)
     context = context_of(config, when)
-    said: list[tuple[str, BaseMessage]] = [(USER, human)]
+    said: list[tuple[str, BaseMessage, str]] = []  # role, message, the id its key is of
+    if replies and not any(isinstance(m, HumanMessage) for m in listed[:i]):
+        said += [(ASSISTANT, m, m.id or _text_id(m)) for m in listed[:i]
+                 if isinstance(m, AIMessage) and message_text(m)]
+    said.append((USER, human, message_id))
     if replies:
         answer = next((m for m in reversed(listed[i + 1:])
                        if isinstance(m, AIMessage) and message_text(m)), None)
         if answer is not None:
-            said.append((ASSISTANT, answer))
+            said.append((ASSISTANT, answer, message_id))
     items: list[TurnItem] = []
-    for role, message in said:
+    for role, message, keyed_by in said:
         text = _spoken(message, redact)
         if not is_worth_storing(text):
             continue
         value: dict[str, Any] = {"text": text, "kind": TURN_KIND, "role": role,
-                                 "message_id": message.id or message_id,
+                                 "message_id": message.id or keyed_by,
                                  "said_at": to_iso(when)}
-        if role == ASSISTANT:
+        if role == ASSISTANT and keyed_by == message_id:
             value["reply_to"] = message_id
         if context is not None:
             value[CONTEXT_FIELD] = dict(context)
-        items.append(TurnItem(namespace, turn_key(thread, message_id, role), value))
+        items.append(TurnItem(namespace, turn_key(thread, keyed_by, role), value))
     return items
+
+
+def _text_id(message: BaseMessage) -> str:
+    """A message's id when it has none: a digest of its text."""
+    return hashlib.blake2b(message_text(message).encode(), digest_size=16).hexdigest()
 
 
 def store_turns(store: BaseStore, items: Sequence[TurnItem]) -> Plan[None]:
@@ -151,7 +162,7 @@ def turn_line(item: SearchItem) -> str:
     text = str(value.get("text") or "")
     if len(text) > LINE_CHARS:
         text = text[: LINE_CHARS - 1].rstrip() + "…"
-    who = "you answered" if value.get("role") == ASSISTANT else "the user said"
+    who = "you said" if value.get("role") == ASSISTANT else "the user said"
     context = value.get(CONTEXT_FIELD)
     day = context.get("day") if isinstance(context, Mapping) else None
     return f"{day}, {who}: {text}" if day else f"Earlier, {who}: {text}"

@@ -4,7 +4,8 @@ A turn said in one thread is in the next thread's first request (fenced as data)
 user and never for another; the stored item carries its thread and day as indexed context; a
 replayed turn writes no second copy; ``remember_turns=False`` stores none; the deferred path
 stores the same items; the redaction applies; a question the memory knows nothing about loads
-nothing; a turn still in the thread's messages is not loaded again.
+nothing; a turn still in the thread's messages is not loaded again; the agent's messages that
+open a thread are remembered once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
@@ -161,3 +162,17 @@ def test_a_turn_still_in_the_thread_is_not_loaded_again(store: BaseStore) -> Non
     agent.invoke({"messages": [HumanMessage("Which tea do I like?")]}, cfg("alice", "s1"))
     assert "lapsang" not in fenced(system_text(model.sent[1]))
     assert any("lapsang" in str(m.content) for m in model.sent[1])  # it is in the messages
+
+
+def test_the_agents_opening_of_a_thread_is_remembered_once(store: BaseStore) -> None:
+    opening = "Last time you told me about your trip to Porto; how was the flight back?"
+    agent = agent_with(store, ScriptedFakeModel(respond=lambda msgs: "Glad to hear it."))
+    agent.invoke({"messages": [AIMessage(opening, id="a0"), HumanMessage(TEA, id="m1")]},
+                 cfg("alice", "s1"))
+    agent.invoke({"messages": [HumanMessage("And I drink it without sugar.", id="m2")]},
+                 cfg("alice", "s1"))
+    texts = sorted(i.value["text"] for i in turns(store))
+    assert texts.count(opening) == 1
+    said = store.get(("memories", "alice", "turns"), turn_key("alice:s1", "a0", "assistant"))
+    assert said is not None and said.value["role"] == "assistant"
+    assert "reply_to" not in said.value
