@@ -145,9 +145,9 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             every hit): a question the memory knows nothing about loads nothing.
         clock: The time a turn was said (default: now, UTC).
         score: Scores a finished run for the episode (see ``record_episode_node``).
-        redact: Applied to the user's text before entities are extracted and saved (default:
-            e-mail addresses, phone numbers, IBANs and card numbers; ``None`` turns it off; see
-            :func:`~langgraph_episodic.privacy.redact_saved`).
+        redact: Applied to the user's text before entities are extracted and saved, and to
+            every remembered turn (default: e-mail addresses, phone numbers, IBANs and card
+            numbers; ``None`` turns it off; see :func:`~langgraph_episodic.privacy.redact_saved`).
         defer: Form the memory after the turn (see :mod:`langgraph_episodic.formation`):
             ``after_agent`` only queues the turn in the store and the run returns; entity
             extraction and episode recording run in a background worker. ``True`` uses a
