@@ -3,8 +3,8 @@
 The agent is ``create_agent(GenericFakeChatModel(...), tools=[], middleware=[
 EpisodicMemoryMiddleware(store=store)], store=store, checkpointer=InMemorySaver())``: every
 option of the middleware at its default (no chat model of its own: the rule-based entity
-extractor and the extractive summary; formation inline). The fake chat model only answers the
-turns (scripted); the middleware never stores the answers.
+extractor and the extractive summary; formation inline; the turns remembered, answers too).
+The fake chat model only answers the turns (scripted).
 
 Each LoCoMo conversation is one user (``user_id`` = its sample id), each session one thread,
 one ``invoke`` per user turn carrying that turn as the new human message. Two ways to cast the
@@ -15,11 +15,16 @@ two speakers (``roles``):
   A session the other speaker opens starts with that turn as an AI message before the user's.
 * ``"all"``: every turn is a human message of the one user; the model answers "OK.".
 
+Each message carries its LoCoMo speaker as its ``name`` (as a group chat names its
+participants; the middleware stores a named message as ``"name: text"``, the form the save
+tool's rows save), unless ``names=False``. A user message's id is its LoCoMo ``dia_id``.
 The run's clock is the session's date and time, as the save tool's ``clock`` is in
 ``locomo_writers.py``. The middleware takes no clock, so this script sets the default clock of
 the fact writer (``facts.consolidate.utc_now``) while it builds the middleware.
 
-Mapping back: a stored fact holds the clause it was extracted from, not the message, and
+Mapping back: a remembered turn holds its message id (a user turn, or an AI message before the
+user's: its ``dia_id``) or the id of the user message it answers (``reply_to``): it counts for
+that turn or for the answer's turn. A stored fact holds the clause it was extracted from, not the message, and
 keeps no link to the message. A fact counts for every turn told as a human message from which
 the middleware's extraction (the default redaction, then the rule-based extractor) takes its
 text: the turn that wrote it and every turn that confirmed it, as the save tool's rows count a
@@ -50,12 +55,12 @@ class _Replies:
     """The fake chat model's answers: whatever the script set last."""
 
     def __init__(self) -> None:
-        self.next = REPLY
+        self.next: Any = REPLY
 
     def __iter__(self) -> Iterator[str]:
         return self
 
-    def __next__(self) -> str:
+    def __next__(self) -> Any:
         return self.next
 
 
@@ -72,18 +77,18 @@ def _default_clock(clock: SessionClock) -> Iterator[None]:
 @dataclass(frozen=True)
 class Step:
     """One ``invoke``: earlier AI messages (a session the assistant opens), the user's turn,
-    the scripted answer."""
+    the scripted answer (the other speaker's next turn, or none: "OK.")."""
 
     before: tuple[Turn, ...]
     user: Turn
-    reply: str
+    reply: Turn | None = None
 
 
 def steps(session: Sequence[Turn], user: str, roles: str) -> list[Step]:
     """The invokes of one session when ``user`` speaks as the user (``roles="ab"``) or every
     turn is the user's (``"all"``)."""
     if roles == "all":
-        return [Step((), t, REPLY) for t in session]
+        return [Step((), t) for t in session]
     out: list[Step] = []
     before: list[Turn] = []
     i = 0
@@ -95,7 +100,7 @@ def steps(session: Sequence[Turn], user: str, roles: str) -> list[Step]:
             continue
         following = session[i + 1] if i + 1 < len(session) else None
         answer = following is not None and following.speaker != user
-        out.append(Step(tuple(before), turn, following.text if answer and following else REPLY))
+        out.append(Step(tuple(before), turn, following if answer else None))
         before = []
         i += 2 if answer else 1
     return out
@@ -107,10 +112,14 @@ class Written:
 
     seconds: float = 0.0
     told: dict[str, list[Turn]] = field(default_factory=dict)
+    answered_by: dict[str, str] = field(default_factory=dict)
+    """A told turn's ``dia_id`` -> the ``dia_id`` of the turn that answered it."""
 
 
-def write(store: Any, conversations: Sequence[Conversation], *, roles: str) -> Written:
-    """Tell every conversation to the agent (see the module docstring)."""
+def write(store: Any, conversations: Sequence[Conversation], *, roles: str,
+          names: bool = True, **options: Any) -> Written:
+    """Tell every conversation to the agent (see the module docstring); ``options`` go to the
+    middleware."""
     import time
 
     from langchain.agents import create_agent
@@ -122,7 +131,7 @@ def write(store: Any, conversations: Sequence[Conversation], *, roles: str) -> W
 
     clock, replies = SessionClock(), _Replies()
     with _default_clock(clock):
-        middleware = EpisodicMemoryMiddleware(store=store)
+        middleware = EpisodicMemoryMiddleware(store=store, **options)
     agent = create_agent(GenericFakeChatModel(messages=replies), tools=[],
                          middleware=[middleware], store=store, checkpointer=InMemorySaver())
     written = Written()
@@ -136,8 +145,15 @@ def write(store: Any, conversations: Sequence[Conversation], *, roles: str) -> W
             config = {"configurable": {"user_id": conv.sample_id,
                                        "thread_id": f"{conv.sample_id}/session-{n}"}}
             for step in steps(session, user, roles):
-                replies.next = step.reply
-                messages = [*(AIMessage(t.text) for t in step.before), HumanMessage(step.user.text)]
+                reply = step.reply
+                replies.next = REPLY if reply is None else AIMessage(
+                    reply.text, name=reply.speaker if names else None)
+                if reply is not None:
+                    written.answered_by[step.user.dia_id] = reply.dia_id
+                messages = [*(AIMessage(t.text, id=t.dia_id, name=t.speaker if names else None)
+                              for t in step.before),
+                            HumanMessage(step.user.text, id=step.user.dia_id,
+                                         name=step.user.speaker if names else None)]
                 agent.invoke({"messages": messages}, config)
                 told.append(step.user)
     written.seconds = time.perf_counter() - started
@@ -232,3 +248,31 @@ def prompt_turns(store: Any, ns: tuple[str, ...], mapping: Provenance,
         if item.value.get("kind") != "fact" and str(item.value.get("name", "")).casefold() in keys:
             out |= mapping.turns_of.get(item.key, frozenset())
     return frozenset(out)
+
+
+def turn_of(value: Any, answered_by: dict[str, str]) -> frozenset[str]:
+    """The LoCoMo turn a remembered turn's value stands for (empty for other memories)."""
+    if value.get("kind") != "turn":
+        return frozenset()
+    if value.get("role") == "assistant" and value.get("reply_to") is not None:
+        answer = answered_by.get(str(value.get("reply_to")))
+        return frozenset() if answer is None else frozenset({answer})
+    return frozenset({str(value.get("message_id"))})
+
+
+def turn_groups(store: Any, user_id: str, question: str, k: int,
+                answered_by: dict[str, str], *, through: str) -> list[frozenset[str]]:
+    """The remembered turns a question finds, best first, as LoCoMo turn ids: ``through``
+    ``"tool"`` is the recall tool's search of current memories (``facts.recall.search_op``
+    over ``("memories", user_id)``, no floor), ``"middleware"`` the middleware's own search
+    before the model (:func:`langgraph_episodic.middleware.recall_memories`, with its floor)."""
+    from langgraph_episodic._effects import run
+    from langgraph_episodic.facts.recall import search_op
+    from langgraph_episodic.middleware import recall_memories
+
+    if through == "tool":
+        (found,) = store.batch([search_op(("memories", user_id), question, k)])
+    else:
+        found = run(recall_memories(store, {"configurable": {"user_id": user_id}}, question,
+                                    limit=k))
+    return [turn_of(r.value, answered_by) for r in found]

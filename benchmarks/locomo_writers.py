@@ -16,9 +16,13 @@ Rows:
   stored, not indexed; set in this script only).
 * **middleware** (``mw-ab``, ``mw-all``): the conversations told to an agent with
   ``EpisodicMemoryMiddleware`` at its defaults, as the first speaker to an assistant or every
-  turn as a user message (``_locomo_middleware.py``); scored by the recall tool's search over
-  the entity facts it stores, by the entities it loads before the model, and by every current
-  fact (what any search could find).
+  turn as a user message (``_locomo_middleware.py``), each message named after its speaker;
+  scored by the recall tool's search over the turns it remembers (``("memories", user_id)``),
+  by the middleware's own search before the model (``recall_memories``, its floor on), by the
+  recall tool's search over the entity facts it stores, by the entities it loads before the
+  model, and by every current fact (what any search could find). ``mw-ab-user``: answers not
+  remembered (``remember_replies=False``); ``mw-all-anon``: messages without names;
+  ``mw-all-facts``: turns not remembered (``remember_turns=False``, facts only).
 
 For the save tool a turn is saved as ``"speaker: text"``; what the tool keeps (it refuses greetings and thanks,
 and consolidates: the same text is one memory, a new value on a topic closes the old one) is
@@ -136,16 +140,16 @@ def _tool_tallies(
     return tallies
 
 
-def _middleware_rows(store: Any, conversations: Sequence[Conversation],
-                     roles: str) -> tuple[list[list[RecallTally]], str]:
+def _middleware_rows(store: Any, conversations: Sequence[Conversation], roles: str,
+                     **options: Any) -> tuple[list[list[RecallTally]], str]:
     """Tell the conversations through the middleware (``_locomo_middleware``); the tallies of
     the recall tool's search over what it stored, of the entities it loads before the model
     and of every current fact (what any search could find), and a note on what it stored
     per told turn."""
     import _locomo_middleware as mw
 
-    written = mw.write(store, conversations, roles=roles)
-    searched, loaded, ceiling = [], [], []
+    written = mw.write(store, conversations, roles=roles, **options)
+    by_tool, by_mw, searched, loaded, ceiling = [], [], [], [], []
     told = facts = current = unmapped = empty = 0
     for conv in conversations:
         ns = ("entities", conv.sample_id)
@@ -158,17 +162,24 @@ def _middleware_rows(store: Any, conversations: Sequence[Conversation],
         in_prompt = mw.prompt_turns(store, ns, prov)
         anywhere = frozenset(prov.facts_per_turn)
         search, prompt, every = RecallTally(), RecallTally(), RecallTally()
+        tool, own = RecallTally(), RecallTally()
         for q in conv.questions:
+            tool.add_groups(q, mw.turn_groups(store, conv.sample_id, q.question, 10,
+                                              written.answered_by, through="tool"))
+            own.add_groups(q, mw.turn_groups(store, conv.sample_id, q.question, 10,
+                                             written.answered_by, through="middleware"))
             search.add_groups(q, mw.recall_groups(store, ns, q.question, 10, prov))
             prompt.add_groups(q, [in_prompt])
             every.add_groups(q, [anywhere])
+        by_tool.append(tool)
+        by_mw.append(own)
         searched.append(search)
         loaded.append(prompt)
         ceiling.append(every)
     note = (f"{written.seconds:.0f} s to tell {told} turns; {facts} facts ({current} current, "
             f"{current / max(told, 1):.2f} per turn, {unmapped} unmapped); "
             f"{empty / max(told, 1):.0%} of the turns leave no current fact")
-    return [searched, loaded, ceiling], note
+    return [by_tool, by_mw, searched, loaded, ceiling], note
 
 
 def _first_sessions(conversations: Sequence[Conversation], sessions: int) -> list[Conversation]:
@@ -261,16 +272,26 @@ def main(argv: Sequence[str] | None = None) -> None:
             add(f"{label}, current facts (the recall tool's search)",
                 _tool_tallies(store, conversations, current=True))
             store.close()
-    for name, label in (
-        ("mw-ab", "middleware, defaults, first speaker the user, the other the assistant"),
-        ("mw-all", "middleware, defaults, every turn a user message"),
+    for name, label, options in (
+        ("mw-ab", "middleware, defaults, first speaker the user, the other the assistant", {}),
+        ("mw-ab-user", "middleware, remember_replies=False, first speaker the user",
+         {"remember_replies": False}),
+        ("mw-all", "middleware, defaults, every turn a user message", {}),
+        ("mw-all-anon", "middleware, defaults, every turn a user message, no names",
+         {"names": False}),
+        ("mw-all-facts", "middleware, remember_turns=False, every turn a user message",
+         {"remember_turns": False}),
     ):
         if name not in rows_wanted:
             continue
         store = ChromaStore.ephemeral(index={"dims": MODEL_DIMS, "embed": embedder,
                                              "fields": ["$"]})
-        (searched, loaded, ceiling), note = _middleware_rows(store, conversations,
-                                                             name.split("-")[1])
+        (tool, own, searched, loaded, ceiling), note = _middleware_rows(
+            store, conversations, name.split("-")[1], **options)
+        if options.get("remember_turns", True):
+            add(f"{label}: the recall tool's search over the turns it remembers", tool, note)
+            add(f"{label}: its own search before the model (recall_memories, floor on)", own)
+            note = ""
         add(f"{label}: the recall tool's search over its entity facts", searched, note)
         add(f"{label}: the entities it loads before the model (50, unranked)", loaded,
             "every column: the evidence turns behind the loaded entities")

@@ -14,9 +14,10 @@
 What it does, hook by hook:
 
 - ``before_agent``: loads the user's stored entities (when the thread has none), their profile
-  facts (:class:`~langgraph_episodic.graph.profiles.UserProfiles`), the memories the memory tools
-  saved that match the question, and recalled episodes, into the private state key
-  ``memory_context``.
+  facts (:class:`~langgraph_episodic.graph.profiles.UserProfiles`), what the user's memory
+  holds that matches the question (the facts the memory tools saved and the turns of earlier
+  conversations, over a relevance floor; turns still in the thread's messages are left out),
+  and recalled episodes, into the private state key ``memory_context``.
 - ``before_model``: trims and summarises: once ``trigger`` is passed, or whenever the messages
   exceed ``window_tokens``, whole turns (then whole steps of the latest turn) leave the list and
   are folded into the running ``summary`` first (bounded in tokens, summary of the summary when
@@ -25,9 +26,11 @@ What it does, hook by hook:
 - ``wrap_model_call``: adds the summary, the entities and ``memory_context`` to the system
   message of the request (fenced as data). The summary never enters ``messages``, so it never
   streams.
-- ``after_agent``: extracts entities from the user's last message and merges them (locked per
-  entity), and records an episode when the input carries ``feedback`` / ``outcome`` or a
-  ``score`` function is given (chat-first: a plain chat records nothing).
+- ``after_agent``: remembers the turn (the user's message and the answer, redacted, under
+  ``("memories", user_id, "turns")`` with the thread and the day as indexed context; see
+  :mod:`langgraph_episodic.graph.turns`), extracts entities from the user's last message and
+  merges them (locked per entity), and records an episode when the input carries ``feedback``
+  / ``outcome`` or a ``score`` function is given (chat-first: a plain chat records nothing).
 
 The user id comes from the run's context (``context={"user_id": ...}`` or an object with a
 ``user_id`` attribute) or ``config["configurable"]["user_id"]``; never from the model. When both
@@ -60,6 +63,8 @@ from typing_extensions import NotRequired
 from ._config import USER_ID, fill_namespace, given_user_id, user_id_from
 from ._effects import Plan, arun, call, run
 from ._fence import data_notice, fence, single_line
+from .facts import consolidate
+from .facts.consolidate import Clock
 from .facts.recall import newest_per_lineage
 from .facts.records import CURRENT_FILTER
 from .formation import Former, Scheduler, resolve_defer
@@ -78,8 +83,10 @@ from .graph.summarize import (
     Summarizer,
     compaction_update,
 )
+from .graph.turns import TURN_NAMESPACE, is_turn, store_turns, turn_items, turn_line
 from .graph.wiring import memory_system_prompt
 from .privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
+from .tools._core import DEFAULT_MIN_SCORE, passing
 
 MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
 """Where the memory tools save (``create_memory_tools``); searched for the question."""
@@ -125,12 +132,22 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             not fit is summarised too. ``None``: only ``trigger``.
         max_summary_tokens, max_input_tokens: Bounds of the summary and of a summary request.
         token_counter: Counts tokens (default ``count_tokens_approximately``).
-        entities, profile, memories, episodes: Turn each part off.
-        entity_limit, memory_limit, top_k: How many entities, saved memories and episodes load.
+        entities, profile, memories, episodes: Turn each part off (``memories=False``: no
+            search of saved memories and remembered turns before the model).
+        remember_turns: Store each turn's user message (redacted, small talk left out) under
+            ``("memories", user_id, "turns")``, with the thread and the day as indexed
+            context, so that later threads and the recall tool find it.
+        remember_replies: Store the agent's answer beside it (only with ``remember_turns``).
+        entity_limit, memory_limit, top_k: How many entities, memories (saved facts and
+            remembered turns together) and episodes load.
+        min_score: The relevance floor of the memory search before the model (as the recall
+            tool's, :data:`~langgraph_episodic.tools._core.DEFAULT_MIN_SCORE`; ``None``: keep
+            every hit): a question the memory knows nothing about loads nothing.
+        clock: The time a turn was said (default: now, UTC).
         score: Scores a finished run for the episode (see ``record_episode_node``).
-        redact: Applied to the user's text before entities are extracted and saved (default:
-            e-mail addresses, phone numbers, IBANs and card numbers; ``None`` turns it off; see
-            :func:`~langgraph_episodic.privacy.redact_saved`).
+        redact: Applied to the user's text before entities are extracted and saved, and to
+            every remembered turn (default: e-mail addresses, phone numbers, IBANs and card
+            numbers; ``None`` turns it off; see :func:`~langgraph_episodic.privacy.redact_saved`).
         defer: Form the memory after the turn (see :mod:`langgraph_episodic.formation`):
             ``after_agent`` only queues the turn in the store and the run returns; entity
             extraction and episode recording run in a background worker. ``True`` uses a
@@ -160,9 +177,13 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         profile: bool = True,
         memories: bool = True,
         episodes: bool = True,
+        remember_turns: bool = True,
+        remember_replies: bool = True,
         entity_limit: int = 50,
         memory_limit: int = 5,
         top_k: int = 3,
+        min_score: float | None = DEFAULT_MIN_SCORE,
+        clock: Clock | None = None,
         score: Scorer | None = None,
         redact: SaveRedactor | None = DEFAULT_REDACTOR,
         defer: bool | Scheduler = False,
@@ -179,14 +200,18 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self.use_entities, self.use_profile = entities, profile
         self.use_memories, self.use_episodes = memories, episodes
         self.entity_limit, self.memory_limit = entity_limit, memory_limit
+        self.remember_turns, self.remember_replies = remember_turns, remember_replies
+        self.min_score = min_score
+        self._clock: Clock = clock if clock is not None else consolidate.utc_now
         shared = EpisodeMemories(store)
-        self._extract = entity_extract_node(model=model, store=store, load_limit=0, redact=redact)
+        self._extract = entity_extract_node(model=model, store=store, load_limit=0, redact=redact,
+                                            clock=clock)
         self._recall = recall_node(memories=shared, top_k=top_k)
         self._record = record_episode_node(memories=shared, score=score)
         self._score = score
         self._redact = redact
         self.formation = resolve_defer(defer)
-        self._former = Former(EntityWriter(model) if entities else None, episodes=episodes,
+        self._former = Former(EntityWriter(model, clock=clock) if entities else None, episodes=episodes,
                               memories=shared, score=score, summarizer=self.summarizer)
         if self.formation is not None and store is not None:
             self.formation.bind(store, self._former)
@@ -215,11 +240,11 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             if facts:
                 blocks.append(UserProfiles.as_prompt(facts))
         if self.use_memories and question:
-            items = yield call(store.search, store.asearch,
-                               fill_namespace(MEMORIES_NAMESPACE, config), query=question,
-                               limit=self.memory_limit, filter=dict(CURRENT_FILTER))
-            texts = [single_line(str(i.value.get("text") or i.value.get("content") or i.value))
-                     for i in newest_per_lineage(items)]
+            shown = {m.id for m in as_messages(state.get("messages")) if m.id}
+            items = yield from recall_memories(store, config, question, limit=self.memory_limit,
+                                               min_score=self.min_score, leave_out=shown)
+            texts = [single_line(turn_line(i) if is_turn(i) else str(
+                i.value.get("text") or i.value.get("content") or i.value)) for i in items]
             if texts:
                 blocks.append("\n".join(["Saved memories that may help:", *fence(
                     texts, label=MEMORY_LABEL, notice=data_notice("saved memories"))]))
@@ -247,11 +272,15 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
     def _after_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         episode = self.use_episodes and (self._score is not None
                                          or state.get("feedback") is not None)
+        turns = turn_items(state.get("messages"), config, self._clock(), redact=self._redact,
+                           replies=self.remember_replies) if self.remember_turns else []
         if self.formation is not None:
             return (yield from queue_turn(self.formation, resolve_store(self.store),
                                           self._former, state, config,
                                           entities=self.use_entities, episode=episode,
-                                          redact=self._redact))
+                                          redact=self._redact, turns=turns))
+        if turns:
+            yield from store_turns(resolve_store(self.store), turns)
         update: dict[str, Any] = {}
         if self.use_entities:
             update.update((yield from self._extract._plan(state, config)))
@@ -273,7 +302,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
     # --- hooks ---
 
     def before_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Load the user's entities, profile, saved memories and episodes."""
+        """Load the user's entities, profile, the memories and turns matching the question,
+        and episodes."""
         return run(self._before_agent(dict(state), _user_config(runtime))) or None
 
     async def abefore_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -302,7 +332,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         return await handler(self._request(request))
 
     def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Extract entities; record the episode when there is feedback or a score."""
+        """Remember the turn, extract entities; record the episode when there is feedback or
+        a score."""
         return run(self._after_agent(dict(state), _user_config(runtime))) or None
 
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -310,4 +341,22 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         return await arun(self._after_agent(dict(state), _user_config(runtime))) or None
 
 
-__all__ = ["MEMORIES_NAMESPACE", "EpisodicMemoryMiddleware", "EpisodicMemoryState"]
+def recall_memories(
+    store: BaseStore, config: RunnableConfig, question: str, *, limit: int,
+    min_score: float | None = DEFAULT_MIN_SCORE, leave_out: frozenset[str] | set[str] = frozenset(),
+) -> Plan[list[Any]]:
+    """Plan: what the user's memory (``("memories", user_id)`` and below: the saved facts and
+    the remembered turns) holds for ``question``, best first: current facts only, the hits
+    over the floor (:func:`~langgraph_episodic.tools._core.passing`), at most ``limit``,
+    without the turns whose message is in ``leave_out`` (still in the thread's messages)."""
+    extra = min(len(leave_out), limit) if leave_out else 0
+    items = yield call(store.search, store.asearch, fill_namespace(MEMORIES_NAMESPACE, config),
+                       query=question, limit=limit + extra, filter=dict(CURRENT_FILTER))
+    kept = [i for i in passing(newest_per_lineage(items), min_score)
+            if not (is_turn(i) and (i.value.get("message_id") in leave_out
+                                    or i.value.get("reply_to") in leave_out))]
+    return kept[:limit]
+
+
+__all__ = ["MEMORIES_NAMESPACE", "TURN_NAMESPACE", "EpisodicMemoryMiddleware",
+           "EpisodicMemoryState", "recall_memories"]

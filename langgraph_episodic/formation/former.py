@@ -1,4 +1,4 @@
-"""What a deferred formation does with a user's pending turns: entities, then episodes.
+"""What a deferred formation does with a user's pending turns: turns, entities, episodes.
 
 :class:`Former` takes one user's pending turns, oldest first, and forms them as the inline
 nodes would, with two differences that make a burst cheap and a replay harmless:
@@ -11,6 +11,9 @@ nodes would, with two differences that make a burst cheap and a replay harmless:
   includes. An entity that already carries a key at or after the batch's is left alone: a
   batch replayed after a crash (formed, not yet deleted) writes nothing twice, and an older
   batch never overwrites what a newer one wrote.
+
+The turns to remember (:mod:`langgraph_episodic.graph.turns`) were built in the turn; they are
+put as they are, under keys a replay repeats.
 
 Episodes are recorded by the record-episode node's own plan, whose episode id is
 deterministic: recording a replayed turn again keeps one episode.
@@ -50,6 +53,7 @@ from ..graph.episode_nodes import (
 )
 from ..graph.state import entity_key
 from ..graph.summarize import Summarizer
+from ..graph.turns import TurnItem, store_turns
 from .pending import SUMMARY_KEY, PendingTurn, summary_namespace
 
 logger = logging.getLogger(__name__)
@@ -181,7 +185,11 @@ class Former:
         return folded
 
     def write(self, store: BaseStore, prepared: Prepared) -> Formed:
-        """Write what :meth:`prepare` made: the entities' facts, the summaries, the episodes."""
+        """Write what :meth:`prepare` made: the turns to remember, the entities' facts, the
+        summaries, the episodes."""
+        turn_items = [TurnItem.from_dict(t) for turn in prepared.turns for t in turn.turns]
+        if turn_items:
+            run(store_turns(store, turn_items))  # deterministic keys: a replay writes no copy
         written: list[str] = []
         skipped: list[str] = []
         for batch in prepared.entities:

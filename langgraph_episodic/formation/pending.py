@@ -62,6 +62,9 @@ class PendingTurn:
     the thread's running summary (:mod:`.summary`)."""
     summary_base: str = ""
     """The thread's summary before its first deferred fold (a summary written inline)."""
+    turns: tuple[dict[str, Any], ...] = ()
+    """The turn's items to store (:meth:`~langgraph_episodic.graph.turns.TurnItem.to_dict`),
+    built in the turn: its text redacted, its day the turn's."""
 
     @property
     def namespace(self) -> tuple[str, ...]:
@@ -76,7 +79,7 @@ class PendingTurn:
         return {"user_id": self.user_id, "thread_id": self.thread_id, "text": self.text,
                 "episode": self.episode, "configurable": self.configurable,
                 "enqueued_at": self.enqueued_at, "leaving": list(self.leaving),
-                "summary_base": self.summary_base}
+                "summary_base": self.summary_base, "turns": list(self.turns)}
 
     @classmethod
     def from_item(cls, item: Item) -> PendingTurn:
@@ -87,17 +90,19 @@ class PendingTurn:
                    configurable=dict(value.get("configurable") or {}),
                    enqueued_at=float(value.get("enqueued_at") or 0.0),
                    leaving=tuple(value.get("leaving") or ()),
-                   summary_base=str(value.get("summary_base") or ""))
+                   summary_base=str(value.get("summary_base") or ""),
+                   turns=tuple(value.get("turns") or ()))
 
     @classmethod
     def of_run(cls, config: RunnableConfig, user_id: str, *, text: str = "",
                episode: dict[str, Any] | None = None,
-               leaving: tuple[dict[str, Any], ...] = (), summary_base: str = "") -> PendingTurn:
+               leaving: tuple[dict[str, Any], ...] = (), summary_base: str = "",
+               turns: tuple[dict[str, Any], ...] = ()) -> PendingTurn:
         conf = configurable(config)
         return cls(user_id=user_id, thread_id=str(conf.get("thread_id") or ""),
                    key=pending_key(), text=text, episode=episode,
                    configurable=_plain(conf), enqueued_at=time.time(), leaving=leaving,
-                   summary_base=summary_base)
+                   summary_base=summary_base, turns=turns)
 
 
 def pending_namespace(user_id: str, thread_id: str) -> tuple[str, str, str]:

@@ -1,14 +1,15 @@
 """The in-turn half of deferred formation: queue what the formation needs, then return.
 
 :func:`queue_turn` is the one plan the deferred graph node and the deferred middleware hook
-run after the agent has answered. It costs one store write (no model call): the user's
-redacted message for the entities and, when the turn carries feedback (or a score function
-will judge it), a JSON snapshot of the state an episode is recorded from.
+run after the agent has answered. It costs one store write (no model call, no embedding): the
+user's redacted message for the entities, the turn's items to remember
+(:mod:`langgraph_episodic.graph.turns`) and, when the turn carries feedback (or a score
+function will judge it), a JSON snapshot of the state an episode is recorded from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -18,6 +19,7 @@ from langgraph.store.base import BaseStore
 from .._config import user_id_from
 from .._effects import Plan, call
 from ..graph._messages import as_messages, last_human_index, message_text
+from ..graph.turns import TurnItem
 from ..privacy.redaction import SaveRedactor, redact_saved
 from .former import Former
 from .pending import PendingTurn, enqueue
@@ -62,15 +64,17 @@ def queue_turn(
     formation: Scheduler, store: BaseStore, former: Former,
     state: Mapping[str, Any], config: RunnableConfig, *,
     entities: bool, episode: bool, redact: SaveRedactor | None, source: str = "human",
+    turns: Sequence[TurnItem] = (),
 ) -> Plan[dict[str, Any]]:
     """Plan: write this turn to the queue and wake the worker; the state update clears the
     turn's feedback when an episode was queued (as recording it inline does)."""
     user_id = user_id_from(config)
     text = redact_saved(source_text(state, source), redact) if entities else ""
     snapshot = episode_snapshot(state) if episode else None
-    if not text.strip() and snapshot is None:
+    if not text.strip() and snapshot is None and not turns:
         return {}
     formation.bind(store, former)
-    yield from enqueue(store, PendingTurn.of_run(config, user_id, text=text, episode=snapshot))
+    yield from enqueue(store, PendingTurn.of_run(config, user_id, text=text, episode=snapshot,
+                                                 turns=tuple(t.to_dict() for t in turns)))
     yield call(formation.notify, formation.anotify, user_id)
     return {"feedback": None, "outcome": None} if snapshot is not None else {}

@@ -400,6 +400,7 @@ def entity_extract_node(
     load_limit: int = 50,
     name: str = "entity_extract",
     redact: SaveRedactor | None = DEFAULT_REDACTOR,
+    clock: Clock | None = None,
 ) -> MemoryNode:
     """Create the entity-extract node (see the module docstring).
 
@@ -415,6 +416,7 @@ def entity_extract_node(
         redact: Applied to the message text before entities are extracted, so neither the
             model nor the store sees e-mail addresses, phone numbers, IBANs or card numbers
             (see :func:`~langgraph_episodic.privacy.redact_saved`); ``None`` turns it off.
+        clock: The time a fact was said (default: now, UTC).
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> node = entity_extract_node(store=InMemoryStore())
@@ -424,7 +426,7 @@ def entity_extract_node(
     """
     if source not in ("human", "last"):
         raise ValueError(f"source must be 'human' or 'last', got {source!r}.")
-    writer = EntityWriter(model)
+    writer = EntityWriter(model, clock=clock)
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         ns = fill_namespace(namespace, config)
