@@ -222,3 +222,36 @@ def test_leftovers_of_a_crash_are_forgotten_too(tmp_path: Path) -> None:
     assert out.split() == ["27", "True", "True"]
     assert scan(folder, *markers, ALICE.encode()) == {}
     assert BOB_WORD.encode() in {m for hits in scan(folder, BOB_WORD.encode()).values() for m in hits}
+
+
+def test_forget_leaves_no_byte_of_the_turns_the_middleware_remembered(tmp_path: Path) -> None:
+    """The middleware stores each turn (the user's message and the answer) under the user's
+    ``("memories", user, "turns")``; forget_user must take them off the disk too."""
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    from langgraph_episodic import EpisodicMemoryMiddleware
+
+    folder = tmp_path / "store"
+    store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
+    for user, word in ((ALICE, ALICE_WORD), ("bob", BOB_WORD)):
+        model = GenericFakeChatModel(messages=iter([f"Noted, the {word} answer."] * 2))
+        agent = create_agent(model, tools=[], store=store,
+                             middleware=[EpisodicMemoryMiddleware(store=store)])  # fmt: skip
+        agent.invoke(
+            {"messages": [("user", f"My {word} project moved to the Lisbon office on Friday.")]},
+            {"configurable": {"user_id": user, "thread_id": f"{user}:s1"}},
+        )
+    held = {u: store.search(("memories", u, "turns"), limit=10) for u in (ALICE, "bob")}
+    assert all(len(items) == 2 for items in held.values()), held  # message and answer each
+    assert ALICE_WORD.encode() in {m for hits in scan(folder, ALICE_WORD.encode()).values()
+                                   for m in hits}  # fmt: skip
+
+    report = forget_user(ALICE, store=store)
+
+    assert report.purged, report.purges
+    assert store.search(("memories", ALICE), limit=10) == []
+    assert scan(folder, ALICE_WORD.encode(), ALICE.encode()) == {}
+    assert scan(folder, BOB_WORD.encode()), "the other user's turns stay"
+    assert len(store.search(("memories", "bob", "turns"), limit=10)) == 2
+    store.close()
