@@ -141,7 +141,7 @@ class StoreState:
         *,
         shared: bool,
         vector_cache_size: int,
-        item_cache_size: int = 100_000,
+        item_cache_size: int,
         listing_cache_size: int = 20_000,
     ) -> None:
         self.lock = threading.RLock()

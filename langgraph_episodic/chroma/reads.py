@@ -18,7 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from . import lifecycle, memory_budget, record_format
+from . import lifecycle, record_format
 from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
@@ -67,7 +67,7 @@ class Backend:
         *,
         shared: bool,
         vector_cache_size: int,
-        item_cache_size: int = memory_budget.MAX_CACHED_ITEMS,
+        item_cache_size: int,
     ) -> Backend:
         """The backend of store ``name`` on ``client``, created on first use; counts a store
         of its embedded folder (give it back with :meth:`close_store`).

@@ -39,7 +39,8 @@ class NamespaceInfo:
     """Whether the namespace may hold records in the item collection: items with no indexed
     text or with several (sticky; True when unknown, as in records written before it was
     kept). An embedded store looking for an item of a namespace without them reads the
-    vector collection alone."""
+    vector collection alone; a store on a server never relies on it (other processes
+    write)."""
 
 
 def info_of(meta: Mapping[str, Any]) -> NamespaceInfo:

@@ -294,12 +294,18 @@ class ChromaStore(BaseStore):
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
+        available = (
+            memory_budget.available_memory()
+            if vector_cache_size is None or item_cache_size is None
+            else None
+        )
         if vector_cache_size is None:
             dims = self.index_config.get("dims") if self.index_config is not None else None
-            vector_cache_size = memory_budget.vector_cache_size(dims, memory_budget.available_memory())
+            vector_cache_size = memory_budget.vector_cache_size(dims, available)
         if item_cache_size is None:
-            item_cache_size = memory_budget.item_cache_size(memory_budget.available_memory())
-        for name, size in (("vector_cache_size", vector_cache_size), ("item_cache_size", item_cache_size)):
+            item_cache_size = memory_budget.item_cache_size(available)
+        sizes = (("vector_cache_size", vector_cache_size), ("item_cache_size", item_cache_size))
+        for name, size in sizes:
             if isinstance(size, bool) or not isinstance(size, int) or size < 0:
                 raise ValueError(
                     f"{name} must be a whole number of entries >= 0 (or None for the machine's "

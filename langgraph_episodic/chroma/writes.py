@@ -240,16 +240,23 @@ def _settle(
 
 def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
     """On a server: give every written namespace a new version after its data is written, so
-    other processes' caches reload (an expiry another process raised meanwhile is kept)."""
+    other processes' caches reload (an expiry another process raised meanwhile is kept, and so
+    are the sticky flags it set)."""
     if not b.shared or not infos:
         return
     current = b.known(list(infos))
     ids, metas = [], []
     for ns, info in infos.items():
         now = current.get(ns)
-        expires = max(info.expires, now.expires) if now is not None else info.expires
+        if now is not None:
+            info = dataclasses.replace(
+                info,
+                expires=max(info.expires, now.expires),
+                unindexed=info.unindexed or now.unindexed,
+                item_records=info.item_records or now.item_records,
+            )
         ids.append(record_id(ns))
-        metas.append(record(ns, dataclasses.replace(info, expires=expires)))
+        metas.append(record(ns, info))
     b.gateway.upsert_registry(ids, metas)
 
 

@@ -231,3 +231,34 @@ def test_item_records_are_found_after_reopening(
     assert store.get(NS, "two").value == ONE  # type: ignore[union-attr]
     assert store.search(NS, filter={"kind": "new"}) == []
     store.close()
+
+
+def test_a_flag_another_writer_sets_between_register_and_bump_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a server, a put registers its namespaces first and gives them a new version last.
+    Another process's put of an unindexed item landing in between sets the namespace's sticky
+    flags; the version bump must not write them back to what the first put read, or searches
+    stop filling pages with the unindexed item."""
+    name = f"bump-{uuid.uuid4().hex[:8]}"
+    a, b = _open(name, fresh=True), _open(name, fresh=True)
+    a.put(NS, "seed", {"title": "registers the namespace"})
+    real = Gateway.upsert_vectors
+    between = [True]
+
+    def other_writer_lands(self: Gateway, *args: Any, **kwargs: Any) -> Any:
+        out = real(self, *args, **kwargs)
+        if between:
+            between.clear()
+            b.put(NS, "plain", {"kind": "no text"}, index=False)
+        return out
+
+    monkeypatch.setattr(Gateway, "upsert_vectors", other_writer_lands)
+    a.put(NS, "second", {"title": "a second title"})
+    assert not between, "the other writer did not land between the two registry writes"
+    registry = a._backend.gateway.namespaces.get(include=["metadatas"])["metadatas"]  # type: ignore[attr-defined]
+    assert [(m["_unidx"], m["_irec"]) for m in registry] == [(True, True)]
+    index = {"dims": 64, "embed": HashEmbeddings(64), "fields": ["title", "body"]}
+    dense = ChromaStore.ephemeral(collection=name, index=index, shared=True, search_mode="dense")
+    keys = [h.key for h in dense.search(NS, query="a second title", limit=10)]
+    assert "plain" in keys, keys  # a short dense page is filled with unindexed items
