@@ -179,6 +179,19 @@ def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     while stack:
         base, node = stack.pop()
         for k, v in node.items():
+            kind = type(v)
+            if kind is str or kind is float or kind is bool or kind is int:  # the usual leaves
+                if (kind is str and len(v) > MAX_FLAT_STRING) or (
+                    kind is int and abs(v) >= 2**63
+                ):
+                    complete = False
+                    continue
+                path = f"{base}.{k}"
+                if len(out) >= MAX_FLAT_LEAVES or path in out:
+                    complete = False
+                    continue
+                out[path] = v
+                continue
             path = f"{base}.{k}"
             if isinstance(v, Mapping):
                 stack.append((path, v))

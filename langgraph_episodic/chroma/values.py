@@ -26,8 +26,43 @@ def validate_value(value: Any, *, where: str = "value") -> dict[str, Any]:
             f"Store values must be dicts, got {type(value).__name__} for {where}. "
             "Wrap it, e.g. put(namespace, key, {'value': ...})."
         )
-    _check(value, "$", 0)
+    if not _plain(value, 0):
+        _check(value, "$", 0)
     return dict(value)
+
+
+def _plain(node: Any, depth: int) -> bool:
+    """Whether ``node`` is plain, storable JSON: built-in dicts with string keys, lists, valid
+    text, finite numbers, bools and None, nested at most ``MAX_DEPTH`` deep.
+
+    The quick walk under every put: no paths are built and no abstract-class checks run. Where
+    it says no, :func:`_check` walks again and names the problem's path, or accepts what it
+    does not know to be plain (tuples, other mappings, subclasses of the scalars)."""
+    if depth > MAX_DEPTH:
+        return False
+    kind = type(node)
+    if kind is str:
+        return node.isascii() or _utf8(node)
+    if kind is int or kind is bool or node is None:
+        return True
+    if kind is float:
+        return math.isfinite(node)
+    if kind is dict:
+        for k, v in node.items():
+            if type(k) is not str or not (k.isascii() or _utf8(k)) or not _plain(v, depth + 1):
+                return False
+        return True
+    if kind is list:
+        return all(_plain(v, depth + 1) for v in node)
+    return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check(node: Any, path: str, depth: int) -> None:
