@@ -40,6 +40,8 @@ def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The keys of an item record's metadata the caches keep (the namespace string interned:
     a namespace's items share one copy). Cached dicts are never changed in place."""
     out = {k: meta[k] for k in record_format.CACHED_KEYS if k in meta}
+    for k in record_format.held_leaf_keys(out):
+        out[k] = meta[k]
     if isinstance(out.get("_ns"), str):
         out["_ns"] = sys.intern(out["_ns"])
     return out

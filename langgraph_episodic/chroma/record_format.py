@@ -11,8 +11,9 @@ Two collections hold a store's items:
   (``<item id>.<tag>#<i>``), metadata = the namespace (with its prefix keys), item id and the
   text's path, and its item record lives in ``<name>``.
 * ``<name>``: the item records of items with no vector or with several. Metadata: the
-  namespace, key, times, TTL, the value as JSON (``_value``, see :func:`.values.dumps`) and
-  the value's scalar leaves as ``v.<dotted.path>`` (for filter push-down). Its embedding is a
+  namespace, key, times, TTL, the value's scalar leaves as ``v.<dotted.path>`` (for filter
+  push-down) and the value as JSON (``_value``, see :func:`.values.dumps`) that leaves longer
+  strings to their leaves, so a text is held once (:func:`stored_value`). Its embedding is a
   constant 1-d placeholder: Chroma needs one, we never query it. An item whose put asked to
   index fields that held no text also keeps the paths asked (``_notext``), so ``verify`` can
   list it. Stores written before one-record items existed keep every item here, and stay
@@ -55,6 +56,14 @@ MAX_FLAT_LEAVES = 256
 
 MAX_FLAT_STRING = 4096
 """Longest string leaf copied into metadata."""
+
+HELD_ONCE_FROM = 32
+"""Shortest string leaf a record holds once: in its ``v.<path>`` leaf, not again in ``_value``
+(see :func:`stored_value`). Shorter ones cost less than the note of where they are."""
+
+HELD_IN_LEAVES = "L"
+"""Prefix of a ``_value`` that leaves some strings to their leaves (never the start of JSON,
+nor :data:`.values.EXACT`)."""
 
 ITEM_TAG = "item"
 """The ``_vtag`` of an item that is its own vector record (in ``<name>__vec``, id = item id).
@@ -237,7 +246,7 @@ def item_metadata(
     if not complete:
         meta["_flat"] = False
     meta.update(leaves)
-    meta["_value"] = dumps(value)
+    meta["_value"] = stored_value(value, leaves)
     if created_us != updated_us:
         meta["_created"] = created_us
     meta.update(_updated=updated_us, _expires=expires_at)
@@ -249,6 +258,85 @@ def item_metadata(
     if no_text:
         meta["_notext"] = json.dumps(list(no_text), ensure_ascii=False)
     return meta
+
+
+def stored_value(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> str:
+    """``_value``: the value as JSON, each pushed-down string of :data:`HELD_ONCE_FROM`
+    characters or more left to its leaf.
+
+    Chroma keeps every metadata string as a row and indexes it, so a text held both as a leaf
+    and inside ``_value`` is written and indexed twice. Such a string is ``null`` in the JSON,
+    and a first line lists where the leaves go back (key paths; a dotted path is ambiguous when
+    a key holds a "."): ``L[["text"]]\n{"text":null,"kind":"fact"}``. :func:`value_of` reads
+    both forms; values written before are plain JSON.
+    """
+    held = _held_in_leaves(value, leaves)
+    if not held:
+        return dumps(value)
+    head = json.dumps(held, ensure_ascii=False, separators=(",", ":"))
+    return f"{HELD_IN_LEAVES}{head}\n{dumps(_with_nulls(value, held))}"
+
+
+def _held_in_leaves(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> list[list[str]]:
+    """The key paths of the string leaves that ``leaves`` holds (the very objects, so a path
+    another leaf shares by its dotted name is never taken for it)."""
+    held: list[list[str]] = []
+    stack: list[tuple[list[str], Mapping[str, Any]]] = [([], value)]
+    while stack:
+        keys, node = stack.pop()
+        for k, v in node.items():
+            if type(v) is str:
+                if len(v) >= HELD_ONCE_FROM and leaves.get(_leaf_key([*keys, k])) is v:
+                    held.append([*keys, k])
+            elif isinstance(v, Mapping):
+                stack.append(([*keys, k], v))
+    return held
+
+
+def _leaf_key(keys: Sequence[str]) -> str:
+    return "v." + ".".join(keys)
+
+
+def _with_nulls(value: Mapping[str, Any], held: list[list[str]]) -> dict[str, Any]:
+    """A copy of ``value`` with ``None`` at each held path (the dicts on the way copied)."""
+    out = dict(value)
+    for keys in held:
+        node = out
+        for k in keys[:-1]:
+            node[k] = dict(node[k])
+            node = node[k]
+        node[keys[-1]] = None
+    return out
+
+
+def value_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The item's value from its record's metadata (``_value`` and, for strings held once,
+    their leaves; see :func:`stored_value`)."""
+    text = meta["_value"]
+    if not text.startswith(HELD_IN_LEAVES):
+        return loads(text)
+    head, _, body = text.partition("\n")
+    value = loads(body)
+    for keys in _paths(head):
+        node = value
+        for k in keys[:-1]:
+            node = node[k]
+        node[keys[-1]] = meta[_leaf_key(keys)]
+    return value
+
+
+def held_leaf_keys(meta: Mapping[str, Any]) -> list[str]:
+    """The metadata keys of the leaves the record's value reads strings from."""
+    text = meta.get("_value")
+    if not isinstance(text, str) or not text.startswith(HELD_IN_LEAVES):
+        return []
+    return [_leaf_key(keys) for keys in _paths(text.partition("\n")[0])]
+
+
+@functools.lru_cache(maxsize=256)
+def _paths(head: str) -> tuple[tuple[str, ...], ...]:
+    """The key paths a ``_value``'s first line lists (memoised: most items hold the same)."""
+    return tuple(tuple(keys) for keys in json.loads(head[len(HELD_IN_LEAVES) :]))
 
 
 def vector_metadata(namespace: tuple[str, ...], iid: str, path: str) -> dict[str, Any]:
@@ -270,8 +358,9 @@ CACHED_KEYS = (
     "_ns", "_key", "_flat", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec",
     "_vtag", "_notext",
 )
-"""The keys of an item record the item cache keeps: enough to rebuild the item. The others
-(prefix keys, value leaves) follow from ``_ns`` and ``_value`` (see :func:`record_keys`)."""
+"""The keys of an item record the item cache keeps, with the leaves its value reads strings from
+(:func:`held_leaf_keys`): enough to rebuild the item. The others (prefix keys, the other value
+leaves) follow from ``_ns`` and the value (see :func:`record_keys`)."""
 
 
 def record_keys(meta: Mapping[str, Any]) -> set[str]:
@@ -280,7 +369,7 @@ def record_keys(meta: Mapping[str, Any]) -> set[str]:
     if "_ns" in meta:
         keys.update(namespace_metadata(ns_from_str(str(meta["_ns"]))))
     if "_value" in meta:
-        keys.update(flatten_leaves(loads(meta["_value"]))[0])
+        keys.update(flatten_leaves(value_of(meta))[0])
     return keys
 
 
@@ -346,7 +435,7 @@ def _item_fields(meta: Mapping[str, Any], value: dict[str, Any] | None) -> dict[
     return {
         "namespace": ns_from_str(meta["_ns"]),
         "key": meta["_key"],
-        "value": loads(meta["_value"]) if value is None else value,
+        "value": value_of(meta) if value is None else value,
         "created_at": to_datetime(created_of(meta)),
         "updated_at": to_datetime(meta["_updated"]),
     }

@@ -41,7 +41,6 @@ from .ranking.baseline import Calibration
 from .ranking.hybrid import Fused, Question, aligned, analyse, candidates, complete
 from .ranking.vectors import BlockView, NamespaceVectors, QueryCosines, rank, similarities
 from .reads import Backend, Scope
-from .values import loads
 
 MIN_DEPTH = 20
 """How deep each ranking goes before its candidates are checked, at least. On LoCoMo deeper
@@ -288,7 +287,7 @@ def _hit(
     """The record as a result, or None if it has expired or does not match the filter."""
     if record_format.expired(record_format.expiry_of(meta), now):
         return None
-    value = loads(meta["_value"])
+    value = record_format.value_of(meta)
     if not matches(value, op.filter):
         return None
     return Hit(

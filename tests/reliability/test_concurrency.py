@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import BaseStore
 
-from langgraph_episodic.chroma.values import loads
+from langgraph_episodic.chroma import record_format
 
 from .conftest import LineReader, popen_python, raw_records, reap, stderr_of
 
@@ -84,7 +84,7 @@ def check_vectors_match(store: Any) -> None:
                 continue
             docs.setdefault(iid, []).append(r["doc"])
         for rid, meta in items.items():
-            value = loads(meta["_value"])
+            value = record_format.value_of(meta)
             assert docs.get(rid, []) == [value["text"]], (meta["_key"], docs.get(rid))
         if not leftovers:
             return

@@ -104,7 +104,7 @@ for vid, meta, doc in zip(raw_vecs["ids"], raw_vecs["metadatas"], raw_vecs["docu
 records = []
 for rid, meta in metas.items():
     records.append({"key": meta["_key"], "nvec": record_format.n_vectors(meta), "docs": vectors.get(rid, []),
-                    "value": json.loads(meta["_value"])})
+                    "value": record_format.value_of(meta)})
 orphans = [{"item": rid, "docs": docs} for rid, docs in leftovers.items()]
 report = store.verify(repair=True)
 clean = store.verify().ok
