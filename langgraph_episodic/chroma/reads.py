@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
@@ -269,12 +269,17 @@ class Backend:
 
     # listings (search without a query) -------------------------------------------------
 
-    def listings(self, prefix: Namespace) -> list[tuple[Namespace, Listing]] | None:
-        """The listing of every namespace under ``prefix``; None when Chroma must answer
-        (a store on a server, too many namespaces to load, or more items than fit)."""
+    def listings(
+        self, prefix: Namespace, only: Collection[Namespace] | None = None
+    ) -> list[tuple[Namespace, Listing]] | None:
+        """The listing of every namespace under ``prefix`` (of those in ``only``, when given);
+        None when Chroma must answer (a store on a server, too many namespaces to load, or
+        more items than fit)."""
         if self.shared:
             return None
         infos = self.namespaces(prefix)
+        if only is not None:
+            infos = {ns: info for ns, info in infos.items() if ns in only}
         state = self.state
         with state.lock:
             have = {ns: state.listing(ns, info.version) for ns, info in infos.items()}
@@ -282,10 +287,11 @@ class Backend:
         if len(stale) > _LAZY_SCAN_LIMIT:
             return None
         if stale:
-            # One namespace: read it; several: one read of the prefix (as the scan it replaces).
+            # One namespace: read it; several: one read of the prefix (as the scan it
+            # replaces), or of the namespaces asked for.
             where = (
-                {"_ns": record_format.ns_str(next(iter(stale)))}
-                if len(stale) == 1
+                record_format.namespaces_where(list(stale))
+                if len(stale) == 1 or only is not None
                 else record_format.prefix_where(prefix)
             )
             rows: dict[Namespace, dict[str, dict[str, Any]]] = {ns: {} for ns in stale}

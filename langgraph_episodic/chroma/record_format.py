@@ -176,6 +176,13 @@ def prefix_where(prefix: tuple[str, ...]) -> dict[str, Any] | None:
     return {f"_p{len(prefix)}": ns_str(prefix)}
 
 
+def namespaces_where(namespaces: Sequence[tuple[str, ...]]) -> dict[str, Any]:
+    """A Chroma ``where`` clause matching exactly these namespaces (at least one)."""
+    if len(namespaces) == 1:
+        return {"_ns": ns_str(namespaces[0])}
+    return {"_ns": {"$in": [ns_str(ns) for ns in namespaces]}}
+
+
 def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     """Scalar leaves of nested dicts as ``{"v.a.b": leaf}``; and whether all were kept.
 

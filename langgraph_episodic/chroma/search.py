@@ -6,6 +6,8 @@
 * Lexical: BM25 over the same namespaces (:mod:`.ranking.lexical`).
 * Hybrid: both rankings fused by the pure stages of :mod:`.ranking.hybrid`, then re-ranked by
   the shared-field lift (:mod:`.ranking.shared_fields`).
+* Each of the three fills a short page with the items that have no vectors (``score=None``),
+  newest first, as ``InMemoryStore`` does (:func:`filled`).
 * No query: live items under the prefix that match the filter, newest first: a walk over the
   namespaces' listings held in process (:meth:`.Backend.listings`, kept sorted on write) that
   stops after the page, or a read of Chroma.
@@ -182,8 +184,18 @@ def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method:
 
 def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -> list[Hit]:
     """Live items under the prefix matching the filter, newest first: the page
-    ``[offset, offset + limit)``."""
-    listings = b.listings(op.namespace_prefix)
+    ``[offset, offset + limit)``. ``unscored_only``: of the items without vectors, read only
+    from the namespaces the registry flags as possibly holding some."""
+    only: list[tuple[str, ...]] | None = None
+    spot = record_format.prefix_where(op.namespace_prefix)
+    if unscored_only:
+        infos = b.namespaces(op.namespace_prefix)
+        only = [ns for ns, info in infos.items() if info.unindexed]
+        if not only:
+            return []
+        if len(only) < len(infos):
+            spot = record_format.namespaces_where(only)
+    listings = b.listings(op.namespace_prefix, only)
     need = op.offset + op.limit
     if listings is not None:
         hits: list[Hit] = []
@@ -199,7 +211,7 @@ def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -
     # Expiry is checked here, not in the ``where``: a range condition makes Chroma's get
     # markedly slower (docs/benchmarks.md, "Throughput").
     where = combine(
-        record_format.prefix_where(op.namespace_prefix),
+        spot,
         value_where(op.filter),
         {"_nvec": 0} if unscored_only else None,
     )
@@ -332,7 +344,7 @@ def dense_ranking(
 
 
 def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float = 1.0) -> Ranked:
-    """Cosine-ranked page; as ``InMemoryStore``, a short page is filled with unindexed items.
+    """Cosine-ranked page, a short one filled with unindexed items (:func:`filled`).
     ``scale`` multiplies each cosine (the two-language default's half-length vectors: back to
     the question's model's own cosine)."""
     need = op.offset + op.limit
@@ -348,11 +360,7 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float =
         if len(resolved.hits) >= need or not more:
             break
         depth *= 4
-    page = resolved.hits[op.offset : need]
-    if len(page) < op.limit and _may_hold_unindexed(b, op.namespace_prefix):
-        filler = op._replace(offset=0, limit=op.limit - len(page))
-        page.extend(scan(b, filler, now, unscored_only=True))
-    return Ranked(page, missed)
+    return Ranked(filled(b, op, resolved.hits, now), missed)
 
 
 def _loaded_items(b: Backend, op: SearchOp) -> AbstractSet[str] | None:
@@ -362,14 +370,26 @@ def _loaded_items(b: Backend, op: SearchOp) -> AbstractSet[str] | None:
     return None if current is None else current[1].held_items(current[0])
 
 
-def _may_hold_unindexed(b: Backend, prefix: tuple[str, ...]) -> bool:
-    """Whether any namespace under ``prefix`` may hold items without vectors (the registry
-    flags it on write), so the filler scan is skipped where it cannot find anything."""
-    return any(info.unindexed for info in b.namespaces(prefix).values())
+def filled(b: Backend, op: SearchOp, scored: list[Hit], now: float) -> list[Hit]:
+    """The page ``[offset, offset + limit)`` of the ranked hits followed by the items without
+    vectors (``score=None``), newest first, as ``InMemoryStore`` fills a short page.
+
+    ``scored``: the ranked hits from the first, all of them when fewer than ``offset + limit``
+    (the ranking ran out). The page is a slice of the one list, scored then unscored, so the
+    pages of a search never repeat an item (``InMemoryStore`` starts its unscored items again
+    on every page past its scored ones). Only the namespaces the registry flags as possibly
+    holding items without vectors are read (:func:`scan`).
+    """
+    page = scored[op.offset : op.offset + op.limit]
+    if len(page) < op.limit:
+        rest = op._replace(offset=max(0, op.offset - len(scored)), limit=op.limit - len(page))
+        page.extend(scan(b, rest, now, unscored_only=True))
+    return page
 
 
 def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
-    """BM25-ranked page."""
+    """BM25-ranked page, a short one filled with unindexed items (:func:`filled`). An indexed
+    item that matches no term of the query is left out."""
     need = op.offset + op.limit
     depth = first_depth(need)
     missed: Missed = {}
@@ -382,14 +402,15 @@ def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
         if len(resolved.hits) >= need or len(ranked) < depth:
             break
         depth *= 4
-    return Ranked(resolved.hits[op.offset : need], missed)
+    return Ranked(filled(b, op, resolved.hits, now), missed)
 
 
 def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Method) -> Ranked:
     """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
     the same scale for every query and namespace (see :mod:`.ranking.fusion` for what it
     means), the cosine calibrated by ``method.calibration``; then lifted by shared field values
-    when ``method.lift`` names the primary field."""
+    when ``method.lift`` names the primary field. Every indexed item has a cosine, so only
+    items without vectors are left for a short page to be filled with (:func:`filled`)."""
     need = op.offset + op.limit
     depth = first_depth(need)
     missed: Missed = {}
@@ -414,9 +435,8 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Metho
         if len(resolved.hits) >= need or (not fused.more_dense and fused.n_lexical < depth):
             break
         depth *= 4
-    return Ranked(
-        resolved.hits[op.offset : need], missed, resolved.keys[op.offset : need], fused, lifted
-    )
+    page = filled(b, op, resolved.hits, now)
+    return Ranked(page, missed, resolved.keys[op.offset : need], fused, lifted)
 
 
 def first_ranking(

@@ -266,3 +266,18 @@ def test_dollar_field_names_in_filters(store: BaseStore, backend: str) -> None:
         for filter in ({"$or": 1}, {"$": 2}):
             with pytest.raises(ValueError, match="operator"):
                 store.search(NS, filter=filter)
+
+
+# --- j. unscored items on pages past the scored ones ---------------------------------------------
+
+
+def test_pages_past_the_scored_items(store: BaseStore, backend: str) -> None:
+    store.put(NS, "scored", {"text": "cat"})
+    store.put(NS, "raw1", {"text": "cat"}, index=False)
+    tick()
+    store.put(NS, "raw2", {"text": "cat"}, index=False)
+    pages = [keys(store.search(NS, query="cat", limit=2, offset=o)) for o in (0, 2, 4, 10)]
+    if backend == MEMORY:  # the unscored items start again on every page, without end
+        assert pages == [["scored", "raw1"], ["raw1", "raw2"], ["raw1", "raw2"], ["raw1", "raw2"]]
+    else:  # one list, scored then unscored (newest first), sliced
+        assert pages == [["scored", "raw2"], ["raw1"], [], []]

@@ -55,7 +55,12 @@ def test_every_item_namespace_and_search_reads_back_as_written(
             assert item.updated_at == datetime.fromisoformat(want["updated_at"])
         for search in expected["searches"]:
             hits = store.search(tuple(search["prefix"]), query=search["query"], limit=3)
-            assert [[list(h.namespace), h.key] for h in hits] == search["hits"]
+            # The ranked hits as recorded; since then a short page is filled with the items
+            # without vectors (score None), as InMemoryStore fills it (docs/store.md).
+            ranked = [[list(h.namespace), h.key] for h in hits if h.score is not None]
+            assert ranked == search["hits"]
+            unscored = {(tuple(h.namespace), h.key) for h in hits if h.score is None}
+            assert unscored <= {(("users", "alice"), "raw")}, unscored
         report = store.verify()
         assert report.ok, report
     finally:
