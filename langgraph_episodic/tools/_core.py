@@ -51,15 +51,21 @@ their best hit decides. See ``docs/retrieval.md``, "Relevance floor: `min_score`
 
 def passing(items: Sequence[SearchItem], floor: float | None) -> list[SearchItem]:
     """The search hits a recall answers with, in order: none when the best scored hit is under
-    ``floor``, else every hit scoring at least ``floor * RUNNER_UP_SHARE``. Hits with no score
-    (a search without a query) always pass, and ``floor=None`` keeps everything."""
+    ``floor``, else every hit scoring at least ``floor * RUNNER_UP_SHARE``.
+
+    A hit with no score beside scored ones only fills a short page (an item put without an
+    index, which a store returns after the ranked ones, as ``InMemoryStore`` does): it says
+    nothing about the question, so it does not pass a floor. When no hit has a score the store
+    ranks nothing (it has no index), and every hit passes. ``floor=None`` keeps everything."""
     if floor is None:
         return list(items)
     scores = [item.score for item in items if item.score is not None]
-    if scores and max(scores) < floor:
-        return [item for item in items if item.score is None]
+    if not scores:
+        return list(items)
+    if max(scores) < floor:
+        return []
     second = floor * RUNNER_UP_SHARE
-    return [item for item in items if item.score is None or item.score >= second]
+    return [item for item in items if item.score is not None and item.score >= second]
 
 
 FACT_KIND = "fact"

@@ -43,10 +43,30 @@ def test_runners_up_pass_at_the_share_of_the_floor_in_their_order() -> None:
     assert [i.key for i in passing(items, 0.10)] == ["a", "b", "d"]
 
 
-def test_unscored_hits_always_pass_and_no_floor_keeps_everything() -> None:
+def test_unscored_hits_beside_scored_ones_are_fillers_and_do_not_pass() -> None:
+    """A store fills a short page with items put without an index (score None)."""
+    assert [i.key for i in passing([hit("a", 0.30), hit("b", None)], 0.10)] == ["a"]
+    assert passing([hit("a", 0.01), hit("b", None)], 0.10) == []
+
+
+def test_a_store_without_an_index_answers_with_everything_and_no_floor_keeps_all() -> None:
+    assert [i.key for i in passing([hit("a", None), hit("b", None)], 0.10)] == ["a", "b"]
     items = [hit("a", None), hit("b", 0.01)]
-    assert [i.key for i in passing(items, 0.10)] == ["a"]
     assert [i.key for i in passing(items, None)] == ["a", "b"]
+
+
+async def test_an_item_put_without_an_index_is_no_answer_to_a_question(
+    store: BaseStore, call: Call
+) -> None:
+    """The page of a question is filled with the user's unindexed items; the recall answers
+    with what the question found, not with them."""
+    save, recall = create_memory_tools(store=store)
+    for fact in FACTS[:2]:  # fewer than the recall's k: the page has room for a filler
+        await call(save, {"information": fact}, user("alice"))
+    store.put(("memories", "alice"), "raw", {"text": "Der Nutzer hat einen Hund.", "current": True,
+                                              "kind": "fact"}, index=False)
+    answer = bullets(await call(recall, {"frage": QUESTION}, user("alice")))
+    assert answer and "Der Nutzer hat einen Hund." not in answer
 
 
 async def test_the_runner_up_under_the_floor_is_in_the_answer(store: BaseStore, call: Call) -> None:
