@@ -10,10 +10,10 @@ that open the thread before the user speaks) under the user's
      "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z",
      "context": {"day": "Friday, 8 May 2026", "thread": "alice:s1"}}
 
-The memory tools' recall (``memory_abrufen``) and the middleware's own search of saved
-memories search ``("memories", user_id)`` as a prefix, so they find the turns beside the
-saved facts, from any later thread. A turn is no fact: it has no ``current`` field (the
-facts' search filter keeps it) and no lineage.
+The memory tools' recall (``memory_abrufen``) and the search of saved memories before the
+model (:mod:`langgraph_episodic.graph.memory_recall`) search ``("memories", user_id)`` as a
+prefix, so they find the turns beside the saved facts, from any later thread. A turn is no
+fact: it has no ``current`` field (the facts' search filter keeps it) and no lineage.
 
 Keys are deterministic per (thread, message id, role), the answer's by the id of the user
 message it answers: a turn replayed or retried from a checkpoint writes the same items again,
@@ -35,7 +35,7 @@ from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langgraph.store.base import BaseStore, PutOp, SearchItem
+from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from .._config import configurable, fill_namespace
@@ -150,15 +150,14 @@ def store_turns(store: BaseStore, items: Sequence[TurnItem]) -> Plan[None]:
             yield call(store.batch, store.abatch, batch)
 
 
-def is_turn(item: SearchItem) -> bool:
-    """Whether a search hit is a stored turn."""
-    return item.value.get("kind") == TURN_KIND
+def is_turn(value: Mapping[str, Any]) -> bool:
+    """Whether an item's value is a stored turn."""
+    return value.get("kind") == TURN_KIND
 
 
-def turn_line(item: SearchItem) -> str:
-    """A recalled turn as one prompt line: its day, who said it, the text (cut at
+def turn_line(value: Mapping[str, Any]) -> str:
+    """A recalled turn's value as one prompt line: its day, who said it, the text (cut at
     :data:`LINE_CHARS`)."""
-    value = item.value
     text = str(value.get("text") or "")
     if len(text) > LINE_CHARS:
         text = text[: LINE_CHARS - 1].rstrip() + "…"
