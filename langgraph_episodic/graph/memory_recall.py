@@ -2,7 +2,9 @@
 
 The user's memory is ``("memories", user_id)`` and below: the facts the memory tools saved and
 the turns of earlier conversations (:mod:`langgraph_episodic.graph.turns`). Both the middleware
-(:class:`~langgraph_episodic.EpisodicMemoryMiddleware`, before the agent) searches it with the latest user
+(:class:`~langgraph_episodic.EpisodicMemoryMiddleware`, before the agent) and the graph nodes
+(:func:`recall_memories_node`, wired by
+:func:`~langgraph_episodic.graph.wiring.add_memory_nodes`) search it with the latest user
 message through :func:`recall_memories`: current facts and turns together, over the recall
 tool's relevance floor, leaving out the turns still in the thread's messages. What it found
 enters the prompt as :func:`memory_block`, one line per memory, fenced as quoted data::
@@ -28,6 +30,8 @@ from .._fence import data_notice, fence, single_line
 from ..facts.recall import newest_per_lineage
 from ..facts.records import CURRENT_FILTER
 from ..tools._core import DEFAULT_MIN_SCORE, passing
+from ._messages import as_messages, last_human_text
+from ._runner import MemoryNode, resolve_store
 from .turns import is_turn, turn_line
 
 MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
@@ -76,5 +80,42 @@ def memory_block(values: Iterable[Mapping[str, Any]]) -> str:
         lines, label=MEMORY_LABEL, notice=data_notice("saved memories"))])
 
 
+def recall_memories_node(
+    *, store: BaseStore | None = None, limit: int = MEMORY_LIMIT,
+    min_score: float | None = DEFAULT_MIN_SCORE, name: str = "recall_memories",
+) -> MemoryNode:
+    """Create the node that searches the user's memory with the latest user message: writes
+    ``recalled_memories``, the hits of :func:`recall_memories` as dicts (``namespace``,
+    ``key``, ``value``, ``score``), best first, which
+    :func:`~langgraph_episodic.graph.wiring.memory_system_prompt` puts into the prompt as
+    :func:`memory_block`.
+
+    ``limit`` bounds the hits (saved facts and remembered turns together); ``min_score`` is
+    the recall tool's relevance floor (``None``: every hit), so a question the memory knows
+    nothing about loads nothing. Turns whose message is still in ``messages`` are left out.
+    The user comes from ``config["configurable"]`` (or the run's context), never from state.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> node = recall_memories_node(store=InMemoryStore())
+    >>> node.invoke({"messages": [("user", "Which tea do I like?")]},
+    ...             {"configurable": {"user_id": "alice"}})
+    {'recalled_memories': []}
+    """
+
+    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        messages = as_messages(state.get("messages"))
+        question = last_human_text(messages)
+        if not question:
+            return {"recalled_memories": []}
+        shown = {m.id for m in messages if m.id}
+        items = yield from recall_memories(resolve_store(store), config, question, limit=limit,
+                                           min_score=min_score, leave_out=shown)
+        return {"recalled_memories": [
+            {"namespace": list(i.namespace), "key": i.key, "value": i.value, "score": i.score}
+            for i in items]}
+
+    return MemoryNode(name, plan)
+
+
 __all__ = ["MEMORIES_NAMESPACE", "MEMORY_LABEL", "MEMORY_LIMIT", "memory_block", "memory_line",
-           "recall_memories"]
+           "recall_memories", "recall_memories_node"]
