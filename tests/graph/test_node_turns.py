@@ -18,25 +18,20 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 
-from langgraph_episodic._fence import begin_marker, end_marker
 from langgraph_episodic.formation import DeferredFormation
 from langgraph_episodic.graph import TurnOptions, build_memory_graph
 from langgraph_episodic.graph.turns import turn_key
 
 from .conftest import cfg, make_chroma
 from .fakes import ScriptedFakeModel
-from .test_middleware import system_text
+from .test_middleware import ask, system_text
+from .test_middleware_turns import fenced, turns
 
 MIA = "By the way, my daughter's name is Mia and she starts school in September."
 QUESTION = "What is my daughter's name?"
 ANSWER = "Mia starts school in September, noted."
 WHEN = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
-LABEL = "SAVED MEMORIES"
 TOLD = f"| Monday, 8 May 2023, the user said: {MIA}"
-
-
-def turns(store: BaseStore, user: str = "alice") -> list[Any]:
-    return store.search(("memories", user, "turns"), limit=100)
 
 
 def graph_with(store: BaseStore, model: Any, **options: Any) -> Any:
@@ -46,19 +41,9 @@ def graph_with(store: BaseStore, model: Any, **options: Any) -> Any:
                               system_prompt="You are helpful.", **options)
 
 
-async def ask(graph: Any, text: str, config: Any, mode: str = "sync") -> dict[str, Any]:
-    payload = {"messages": [HumanMessage(text)]}
-    if mode == "sync":
-        return dict(graph.invoke(payload, config))
-    return dict(await graph.ainvoke(payload, config))
-
-
-def fenced(messages: list[Any]) -> list[str]:
+def memory_lines(messages: list[Any]) -> list[str]:
     """The data lines of the saved-memories block of a request's system message."""
-    text = system_text(messages)
-    if begin_marker(LABEL) not in text:
-        return []
-    return text.split(begin_marker(LABEL), 1)[1].split(end_marker(LABEL), 1)[0].splitlines()
+    return fenced(system_text(messages)).splitlines()
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -68,7 +53,7 @@ async def test_said_in_one_thread_recalled_in_another_for_that_user_only(
     graph = graph_with(store, model)
     await ask(graph, MIA, cfg("alice", "s1"), mode)
     out = await ask(graph, QUESTION, cfg("alice", "s2"), mode)
-    assert TOLD in fenced(model.sent[1])
+    assert TOLD in memory_lines(model.sent[1])
     assert out["recalled_memories"][0]["value"]["text"] == MIA
     await ask(graph, QUESTION, cfg("bob", "s1"), mode)
     assert "Mia" not in system_text(model.sent[2])
@@ -106,7 +91,7 @@ def test_turns_false_stores_and_loads_nothing(store: BaseStore) -> None:
     graph.invoke({"messages": [HumanMessage(MIA)]}, cfg("alice", "s1"))
     graph.invoke({"messages": [HumanMessage(QUESTION)]}, cfg("alice", "s2"))
     assert turns(store) == []
-    assert fenced(model.sent[1]) == []
+    assert memory_lines(model.sent[1]) == []
 
 
 def test_replies_false_stores_only_the_users_message(store: BaseStore) -> None:
@@ -136,7 +121,7 @@ async def test_the_deferred_path_stores_the_same_turns(chroma_store: BaseStore,
         assert found["user"].value["context"] == {"day": "Monday, 8 May 2023",
                                                   "thread": "alice:s1"}
         await ask(graph, QUESTION, cfg("alice", "s2"), mode)
-        assert TOLD in fenced(model.sent[1])
+        assert TOLD in memory_lines(model.sent[1])
     finally:
         assert formation.close(timeout=10)
 
@@ -156,7 +141,7 @@ def test_a_turn_still_in_the_thread_is_not_loaded_again(store: BaseStore) -> Non
     graph.invoke({"messages": [HumanMessage(MIA)]}, cfg("alice", "s1"))
     graph.invoke({"messages": [HumanMessage(QUESTION)]}, cfg("alice", "s1"))
     assert turns(store), "the turn is stored"
-    assert not any("Mia" in line for line in fenced(model.sent[1]))
+    assert not any("Mia" in line for line in memory_lines(model.sent[1]))
     assert any(MIA in str(m.content) for m in model.sent[1])  # it is in the messages
 
 
@@ -169,6 +154,6 @@ def test_a_question_never_told_loads_no_memory() -> None:
         out = graph.invoke({"messages": [HumanMessage("What is the capital of Peru?")]},
                            cfg("alice", "s2"))
         assert turns(store), "the turn is stored"
-        assert out["recalled_memories"] == [] and fenced(model.sent[1]) == []
+        assert out["recalled_memories"] == [] and memory_lines(model.sent[1]) == []
     finally:
         store.close()
