@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "SummaryOptions": ".graph",
     "EntityOptions": ".graph",
     "EpisodeOptions": ".graph",
+    "TurnOptions": ".graph",
     # --- create_agent middleware ---
     "EpisodicMemoryMiddleware": ".middleware",
     # --- tools ---
@@ -115,6 +116,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .graph import EpisodicState as EpisodicState
     from .graph import MemoryNodeNames as MemoryNodeNames
     from .graph import SummaryOptions as SummaryOptions
+    from .graph import TurnOptions as TurnOptions
     from .graph import WindowOptions as WindowOptions
     from .graph import add_memory_nodes as add_memory_nodes
     from .graph import build_memory_graph as build_memory_graph

@@ -61,12 +61,9 @@ from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
 from ._config import USER_ID, fill_namespace, given_user_id, user_id_from
-from ._effects import Plan, arun, call, run
-from ._fence import data_notice, fence, single_line
+from ._effects import Plan, arun, run
 from .facts import consolidate
 from .facts.consolidate import Clock
-from .facts.recall import newest_per_lineage
-from .facts.records import CURRENT_FILTER
 from .formation import Former, Scheduler, resolve_defer
 from .formation.queueing import queue_turn
 from .formation.summary import deferred_compaction_update
@@ -75,6 +72,7 @@ from .graph._runner import resolve_store
 from .graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
 from .graph.entities import ENTITY_NAMESPACE, EntityWriter, entity_extract_node, load_entities
 from .graph.episode_nodes import EpisodeMemories, Scorer, recall_node, record_episode_node
+from .graph.memory_recall import MEMORIES_NAMESPACE, MEMORY_LIMIT, memory_block, recall_memories
 from .graph.profiles import UserProfiles
 from .graph.state import merge_entities
 from .graph.summarize import (
@@ -83,15 +81,10 @@ from .graph.summarize import (
     Summarizer,
     compaction_update,
 )
-from .graph.turns import TURN_NAMESPACE, is_turn, store_turns, turn_items, turn_line
+from .graph.turns import TURN_NAMESPACE, store_turns, turn_items
 from .graph.wiring import memory_system_prompt
 from .privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
-from .tools._core import DEFAULT_MIN_SCORE, passing
-
-MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
-"""Where the memory tools save (``create_memory_tools``); searched for the question."""
-MEMORY_LABEL = "SAVED MEMORIES"
-PROFILE_LABEL = "USER FACTS"
+from .tools._core import DEFAULT_MIN_SCORE
 
 
 class EpisodicMemoryState(AgentState[Any]):
@@ -180,7 +173,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         remember_turns: bool = True,
         remember_replies: bool = True,
         entity_limit: int = 50,
-        memory_limit: int = 5,
+        memory_limit: int = MEMORY_LIMIT,
         top_k: int = 3,
         min_score: float | None = DEFAULT_MIN_SCORE,
         clock: Clock | None = None,
@@ -243,11 +236,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             shown = {m.id for m in as_messages(state.get("messages")) if m.id}
             items = yield from recall_memories(store, config, question, limit=self.memory_limit,
                                                min_score=self.min_score, leave_out=shown)
-            texts = [single_line(turn_line(i) if is_turn(i) else str(
-                i.value.get("text") or i.value.get("content") or i.value)) for i in items]
-            if texts:
-                blocks.append("\n".join(["Saved memories that may help:", *fence(
-                    texts, label=MEMORY_LABEL, notice=data_notice("saved memories"))]))
+            if items:
+                blocks.append(memory_block(i.value for i in items))
         if self.use_episodes and question:
             recalled = yield from self._recall._plan(state, config)
             if recalled.get("recalled"):
@@ -339,23 +329,6 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async version of :meth:`after_agent`."""
         return await arun(self._after_agent(dict(state), _user_config(runtime))) or None
-
-
-def recall_memories(
-    store: BaseStore, config: RunnableConfig, question: str, *, limit: int,
-    min_score: float | None = DEFAULT_MIN_SCORE, leave_out: frozenset[str] | set[str] = frozenset(),
-) -> Plan[list[Any]]:
-    """Plan: what the user's memory (``("memories", user_id)`` and below: the saved facts and
-    the remembered turns) holds for ``question``, best first: current facts only, the hits
-    over the floor (:func:`~langgraph_episodic.tools._core.passing`), at most ``limit``,
-    without the turns whose message is in ``leave_out`` (still in the thread's messages)."""
-    extra = min(len(leave_out), limit) if leave_out else 0
-    items = yield call(store.search, store.asearch, fill_namespace(MEMORIES_NAMESPACE, config),
-                       query=question, limit=limit + extra, filter=dict(CURRENT_FILTER))
-    kept = [i for i in passing(newest_per_lineage(items), min_score)
-            if not (is_turn(i) and (i.value.get("message_id") in leave_out
-                                    or i.value.get("reply_to") in leave_out))]
-    return kept[:limit]
 
 
 __all__ = ["MEMORIES_NAMESPACE", "TURN_NAMESPACE", "EpisodicMemoryMiddleware",

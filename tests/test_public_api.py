@@ -41,6 +41,7 @@ TOP_LEVEL = {
     "EpisodicState",
     "MemoryNodeNames",
     "SummaryOptions",
+    "TurnOptions",
     "WindowOptions",
     "add_memory_nodes",
     "build_memory_graph",

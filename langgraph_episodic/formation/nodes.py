@@ -9,12 +9,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from .._effects import Plan
+from ..facts.consolidate import utc_now
 from ..graph._messages import as_messages
 from ..graph._runner import MemoryNode, resolve_store
 from ..graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
 from ..graph.entities import ENTITY_NAMESPACE, EntityWriter
 from ..graph.episode_nodes import EpisodeMemories, Scorer
+from ..graph.options import TurnOptions
 from ..graph.summarize import Summarizer
+from ..graph.turns import turn_items
 from ..privacy.redaction import DEFAULT_REDACTOR
 from .former import Former
 from .queueing import queue_turn
@@ -49,9 +52,12 @@ def queue_formation_node(
     score: Scorer | None = None,
     entity_options: Mapping[str, Any] | None = None, name: str = "queue_formation",
     former: Former | None = None, summarizer: Summarizer | None = None,
+    turns: TurnOptions | None = None,
 ) -> MemoryNode:
     """The node that queues this turn's formation (entities with ``entities``, the episode
-    with ``episodes``, into ``memories``) for ``formation``'s worker.
+    with ``episodes``, into ``memories``, and with ``turns`` the turn's items to remember,
+    built here, redacted and dated, as the inline ``remember_turn`` node builds them) for
+    ``formation``'s worker.
 
     ``entity_options`` are the entity-extract node's options that matter here:
     ``namespace``, ``source`` and ``redact``. ``former`` (default: one made from these
@@ -73,8 +79,11 @@ def queue_formation_node(
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         episode = episodes and (score is not None or state.get("feedback") is not None)
+        said = [] if turns is None else turn_items(
+            state.get("messages"), config, (turns.clock or utc_now)(), redact=turns.redact,
+            replies=turns.replies)
         return (yield from queue_turn(formation, resolve_store(store), former, state, config,
                                       entities=entities, episode=episode, redact=redact,
-                                      source=source))
+                                      source=source, turns=said))
 
     return MemoryNode(name, plan)

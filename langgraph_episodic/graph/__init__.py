@@ -30,8 +30,9 @@ from .episode_nodes import (
     select_strategy_node,
     task_from_state,
 )
+from .memory_recall import recall_memories_node
 from .namespaces import USER_LABELS, user_namespaces
-from .options import EntityOptions, EpisodeOptions, SummaryOptions, WindowOptions
+from .options import EntityOptions, EpisodeOptions, SummaryOptions, TurnOptions, WindowOptions
 from .profiles import UserFact, UserProfiles
 from .pruning import aprune_threads, prune_threads
 from .state import EpisodicState, merge_entities
@@ -49,6 +50,7 @@ from .threads import (
     thread_config,
     thread_id_for,
 )
+from .turns import remember_turn_node
 from .window import sliding_window_node, window_messages
 from .wiring import (
     MemoryNodeNames,
@@ -79,6 +81,7 @@ __all__ = [
     "Summarizer",
     "SummaryOptions",
     "Turn",
+    "TurnOptions",
     "UserFact",
     "UserProfiles",
     "WindowOptions",
@@ -105,9 +108,11 @@ __all__ = [
     "output_log_nodes",
     "plan_compaction",
     "prune_threads",
+    "recall_memories_node",
     "recall_node",
     "recalled_episodes",
     "record_episode_node",
+    "remember_turn_node",
     "resume_config",
     "select_strategy_node",
     "sliding_window_node",

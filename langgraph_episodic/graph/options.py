@@ -20,10 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..episodic.strategy import DEFAULT_POLICY
+from ..facts.consolidate import Clock
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
+from ..tools._core import DEFAULT_MIN_SCORE
 from .compaction import ContextSize
 from .entities import ENTITY_NAMESPACE
 from .episode_nodes import Scorer
+from .memory_recall import MEMORY_LIMIT
 from .summarize import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS
 
 
@@ -91,4 +94,27 @@ class EpisodeOptions:
     ``outcome`` (or names a ``task``)."""
 
 
-__all__ = ["EntityOptions", "EpisodeOptions", "SummaryOptions", "WindowOptions"]
+@dataclass(frozen=True)
+class TurnOptions:
+    """The remembered turns: search the user's memory with the question before the agent
+    (:func:`~.memory_recall.recall_memories_node`), store the turn after it
+    (:func:`~.turns.remember_turn_node`), as the middleware does."""
+
+    replies: bool = True
+    """Store the agent's answer beside the user's message (and, on a thread's first turn, the
+    agent's messages that open it)."""
+    redact: SaveRedactor | None = DEFAULT_REDACTOR
+    """Applied to every stored turn (``None``: stored as said)."""
+    clock: Clock | None = None
+    """The time a turn was said, its ``said_at`` and the day in its context (default: now,
+    UTC)."""
+    recall: bool = True
+    """Search the saved facts and remembered turns before the agent (``False``: store only)."""
+    limit: int = MEMORY_LIMIT
+    """How many memories (saved facts and remembered turns together) the search loads."""
+    min_score: float | None = DEFAULT_MIN_SCORE
+    """The search's relevance floor, the recall tool's (``None``: every hit): a question the
+    memory knows nothing about loads nothing."""
+
+
+__all__ = ["EntityOptions", "EpisodeOptions", "SummaryOptions", "TurnOptions", "WindowOptions"]

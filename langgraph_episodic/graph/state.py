@@ -64,6 +64,9 @@ class EpisodicState(MessagesState, total=False):
     - ``recalled``: the recalled episodes as dicts (each ``Episode.to_dict()`` plus
       ``"priority"`` and ``"similarity"``), best first.
     - ``replay_prompt``: the replay context formatted for the agent's prompt.
+    - ``recalled_memories``: what the user's memory (saved facts, turns of earlier
+      conversations) holds for the latest user message, best first, as dicts
+      (``namespace``, ``key``, ``value``, ``score``); written by the recall-memories node.
     - ``strategy`` / ``strategy_instruction``: the chosen strategy and its instruction.
     - ``feedback`` / ``outcome``: how the current task went (``Feedback.to_dict()`` and an
       ``OutcomeStatus`` value), read by the record-episode node.
@@ -83,6 +86,7 @@ class EpisodicState(MessagesState, total=False):
     task: str | dict[str, Any]
     recalled: list[dict[str, Any]]
     replay_prompt: str
+    recalled_memories: list[dict[str, Any]]
     strategy: str
     strategy_instruction: str
     feedback: dict[str, Any] | None

@@ -1,8 +1,9 @@
 """The conversation itself as memory: each turn's user message (and the answer) as an item.
 
-After a turn, :class:`~langgraph_episodic.EpisodicMemoryMiddleware` stores the user's message
-(and, unless told not to, the agent's answer, and on a thread's first turn the agent's messages
-that open the thread before the user speaks) under the user's
+After a turn, :class:`~langgraph_episodic.EpisodicMemoryMiddleware` and the graph's
+:func:`remember_turn_node` (wired by :func:`~langgraph_episodic.graph.wiring.add_memory_nodes`)
+store the user's message (and, unless told not to, the agent's answer, and on a thread's first
+turn the agent's messages that open the thread before the user speaks) under the user's
 ``("memories", user_id, "turns")``, with the conversation and the day as indexed context
 (:mod:`langgraph_episodic.memory_context`)::
 
@@ -10,10 +11,10 @@ that open the thread before the user speaks) under the user's
      "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z",
      "context": {"day": "Friday, 8 May 2026", "thread": "alice:s1"}}
 
-The memory tools' recall (``memory_abrufen``) and the middleware's own search of saved
-memories search ``("memories", user_id)`` as a prefix, so they find the turns beside the
-saved facts, from any later thread. A turn is no fact: it has no ``current`` field (the
-facts' search filter keeps it) and no lineage.
+The memory tools' recall (``memory_abrufen``) and the search of saved memories before the
+model (:mod:`langgraph_episodic.graph.memory_recall`) search ``("memories", user_id)`` as a
+prefix, so they find the turns beside the saved facts, from any later thread. A turn is no
+fact: it has no ``current`` field (the facts' search filter keeps it) and no lineage.
 
 Keys are deterministic per (thread, message id, role), the answer's by the id of the user
 message it answers: a turn replayed or retried from a checkpoint writes the same items again,
@@ -35,16 +36,19 @@ from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langgraph.store.base import BaseStore, PutOp, SearchItem
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from .._config import configurable, fill_namespace
 from .._effects import Plan, call
+from ..facts.consolidate import Clock, utc_now
 from ..facts.records import to_iso
 from ..memory_context import CONTEXT_FIELD, context_of, in_turn, index_paths
-from ..privacy.redaction import SaveRedactor, redact_saved
+from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._messages import as_messages, last_human_index, message_text
+from ._runner import MemoryNode, resolve_store
 
 TURN_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}", "turns")
 """Where the turns go: under the memory tools' namespace, so their recall finds them."""
@@ -150,15 +154,47 @@ def store_turns(store: BaseStore, items: Sequence[TurnItem]) -> Plan[None]:
             yield call(store.batch, store.abatch, batch)
 
 
-def is_turn(item: SearchItem) -> bool:
-    """Whether a search hit is a stored turn."""
-    return item.value.get("kind") == TURN_KIND
+def remember_turn_node(
+    *, store: BaseStore | None = None, replies: bool = True,
+    redact: SaveRedactor | None = DEFAULT_REDACTOR, clock: Clock | None = None,
+    name: str = "remember_turn",
+) -> MemoryNode:
+    """Create the node that remembers the turn after the agent: :func:`turn_items` of the
+    state's ``messages`` (the last user message, with ``replies`` the answer after it),
+    written by :func:`store_turns` under the user's ``("memories", user_id, "turns")``.
+
+    The user and the thread come from ``config["configurable"]`` (or the run's context),
+    never from state or model output. ``redact`` is applied to every text (``None``: stored
+    as said); ``clock`` gives the time a turn was said (default: now, UTC). Keys are
+    deterministic, so a replayed turn overwrites its items. Writes no state.
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> store = InMemoryStore()
+    >>> node = remember_turn_node(store=store)
+    >>> node.invoke({"messages": [("user", "My daughter's name is Mia."), ("ai", "Noted.")]},
+    ...             {"configurable": {"user_id": "alice", "thread_id": "alice:s1"}})
+    {}
+    >>> [i.value["text"] for i in store.search(("memories", "alice", "turns"))]
+    ["My daughter's name is Mia."]
+    """
+    now: Clock = clock if clock is not None else utc_now
+
+    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
+        items = turn_items(state.get("messages"), config, now(), redact=redact, replies=replies)
+        yield from store_turns(resolve_store(store), items)
+        return {}
+
+    return MemoryNode(name, plan)
 
 
-def turn_line(item: SearchItem) -> str:
-    """A recalled turn as one prompt line: its day, who said it, the text (cut at
+def is_turn(value: Mapping[str, Any]) -> bool:
+    """Whether an item's value is a stored turn."""
+    return value.get("kind") == TURN_KIND
+
+
+def turn_line(value: Mapping[str, Any]) -> str:
+    """A recalled turn's value as one prompt line: its day, who said it, the text (cut at
     :data:`LINE_CHARS`)."""
-    value = item.value
     text = str(value.get("text") or "")
     if len(text) > LINE_CHARS:
         text = text[: LINE_CHARS - 1].rstrip() + "…"
@@ -168,5 +204,5 @@ def turn_line(item: SearchItem) -> str:
     return f"{day}, {who}: {text}" if day else f"Earlier, {who}: {text}"
 
 
-__all__ = ["TURN_KIND", "TURN_NAMESPACE", "TurnItem", "is_turn", "store_turns", "turn_items",
-           "turn_key", "turn_line"]
+__all__ = ["TURN_KIND", "TURN_NAMESPACE", "TurnItem", "is_turn", "remember_turn_node",
+           "store_turns", "turn_items", "turn_key", "turn_line"]

@@ -2,8 +2,8 @@
 
 The usual order is::
 
-    START -> sliding_window -> load_entities -> recall -> select_strategy -> <agent>
-          -> record_episode -> summarize -> entity_extract -> END
+    START -> sliding_window -> load_entities -> recall_memories -> recall -> select_strategy
+          -> <agent> -> remember_turn -> record_episode -> summarize -> entity_extract -> END
 
 :func:`add_memory_nodes` adds these nodes and edges to your ``StateGraph`` builder around the
 agent node you already added; :func:`build_memory_graph` builds and compiles the whole graph,
@@ -35,14 +35,17 @@ from .episode_nodes import (
     record_episode_node,
     select_strategy_node,
 )
-from .options import EntityOptions, EpisodeOptions, SummaryOptions, WindowOptions
+from .memory_recall import memory_block, recall_memories_node
+from .options import EntityOptions, EpisodeOptions, SummaryOptions, TurnOptions, WindowOptions
 from .state import EpisodicState
 from .summarize import Summarizer, summarize_node
+from .turns import remember_turn_node
 from .window import sliding_window_node
 from .working_memory import CustomerHistory, OutputLog
 from .working_memory_nodes import history_nodes, output_log_nodes
 
-Option = TypeVar("Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions)
+Option = TypeVar("Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions,
+                 TurnOptions)
 
 if TYPE_CHECKING:
     from ..formation import Scheduler
@@ -87,6 +90,7 @@ def add_memory_nodes(
     summarize: SummaryOptions | bool = True,
     entities: EntityOptions | bool = True,
     episodes: EpisodeOptions | bool = True,
+    turns: TurnOptions | bool = True,
     history: CustomerHistory | None = None,
     output_log: OutputLog | None = None,
     connect_agent: bool = True,
@@ -113,26 +117,33 @@ def add_memory_nodes(
             (:class:`EntityOptions`).
         episodes: The episodic nodes, recall and strategy before the agent and record after
             it (:class:`EpisodeOptions`).
+        turns: The remembered turns, as the middleware's (:class:`TurnOptions`): before the
+            agent ``recall_memories`` searches the user's saved facts and the turns of
+            earlier conversations with the latest user message (over the recall tool's
+            floor; turns still in ``messages`` left out) into ``recalled_memories``, which
+            :func:`memory_system_prompt` fences into the prompt; after it ``remember_turn``
+            stores the user's message and the answer (redacted, small talk left out) under
+            ``("memories", user_id, "turns")``.
         history, output_log: Wire a :class:`CustomerHistory` / :class:`OutputLog` as nodes.
         connect_agent: Add the edge ``agent -> after[0]``. Pass ``False`` when your agent
             leaves through a conditional edge (e.g. a tool loop) and route it yourself.
         start, end: Where the chain starts and ends (default ``START`` and ``END``).
         defer: Form the memory after the turn (:mod:`langgraph_episodic.formation`): one node,
-            ``queue_formation``, replaces ``record_episode`` and ``entity_extract`` after the
-            agent; it writes the turn to a queue in the store and the run returns, and a
-            background worker extracts the entities and records the episode. ``True`` uses
-            a default :class:`~langgraph_episodic.formation.DeferredFormation` (closed at
-            exit); pass your own to choose the debounce and to close it. With the summary
-            on, the summarise node and the window still decide in the turn what leaves
-            ``messages``, but the summary model runs in the worker
-            (:mod:`langgraph_episodic.formation.summary`).
+            ``queue_formation``, replaces ``remember_turn``, ``record_episode`` and
+            ``entity_extract`` after the agent; it writes the turn to a queue in the store
+            and the run returns, and a background worker stores the remembered turn,
+            extracts the entities and records the episode. ``True`` uses a default
+            :class:`~langgraph_episodic.formation.DeferredFormation` (closed at exit); pass
+            your own to choose the debounce and to close it. With the summary on, the
+            summarise node and the window still decide in the turn what leaves ``messages``,
+            but the summary model runs in the worker (:mod:`langgraph_episodic.formation.summary`).
 
     >>> builder = StateGraph(EpisodicState)
     >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
     <langgraph.graph.state.StateGraph object at ...>
     >>> names = add_memory_nodes(builder, "agent", summarize=SummaryOptions(keep=("messages", 6)))
     >>> names.before, names.after
-    (('sliding_window', 'load_entities', 'recall', 'select_strategy'), ('record_episode', 'summarize', 'entity_extract'))
+    (('sliding_window', 'load_entities', 'recall_memories', 'recall', 'select_strategy'), ('remember_turn', 'record_episode', 'summarize', 'entity_extract'))
     """
     if agent not in builder.nodes:
         raise ValueError(
@@ -143,6 +154,7 @@ def add_memory_nodes(
     summ = _group(summarize, SummaryOptions, "summarize")
     ent = _group(entities, EntityOptions, "entities")
     epi = _group(episodes, EpisodeOptions, "episodes")
+    tur = _group(turns, TurnOptions, "turns")
     shared = memories or EpisodeMemories(store)
     bounds = summ or SummaryOptions()
     summary: dict[str, Any] = {"model": model, "max_summary_tokens": bounds.max_summary_tokens,
@@ -178,6 +190,9 @@ def add_memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
+    if tur is not None and tur.recall:
+        before.append(("recall_memories", recall_memories_node(
+            store=store, limit=tur.limit, min_score=tur.min_score)))
     if epi is not None:
         before.append(("recall", recall_node(
             memories=shared, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
@@ -188,6 +203,9 @@ def add_memory_nodes(
         if formation is None:
             after.insert(0, ("record_episode", record_episode_node(
                 memories=shared, score=epi.score)))
+    if tur is not None and formation is None:
+        after.insert(0, ("remember_turn", remember_turn_node(
+            store=store, replies=tur.replies, redact=tur.redact, clock=tur.clock)))
     if summ is not None and formation is not None and former is not None:
         after.append(("summarize", deferred_compaction_node(
             formation, former, store=store, trigger=summ.trigger, keep=summ.keep,
@@ -208,7 +226,7 @@ def add_memory_nodes(
             formation, store=store, model=model if ent is not None else None,
             entities=ent is not None, episodes=epi is not None, memories=shared,
             score=epi.score if epi is not None else None, entity_options=entity_options,
-            former=former)))
+            former=former, turns=tur)))
     for name, node in (*before, *after):
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")
@@ -239,8 +257,9 @@ def _block(title: str, entries: list[str], label: str, what: str) -> str:
 def memory_system_prompt(state: Mapping[str, Any], *, base: str = "") -> str:
     """The system prompt the memory nodes' outputs make: ``base``, the strategy instruction,
     the running summary, the known entities, the customer's recent turns, what was already
-    surfaced and the replay prompt (each only when present; the replay prompt only when
-    episodes were recalled).
+    surfaced, the recalled memories (saved facts and turns of earlier conversations) and the
+    replay prompt (each only when present; the replay prompt only when episodes were
+    recalled).
 
     Everything that comes from what users said is fenced as quoted data (a notice, then one
     ``| ...`` line each between ``<<<BEGIN LABEL ...>>>`` and ``<<<END LABEL>>>``, copies of the
@@ -264,6 +283,8 @@ def memory_system_prompt(state: Mapping[str, Any], *, base: str = "") -> str:
         entries = [single_line(str(i["text"])) for i in state["surfaced"]]
         parts.append(_block("Already told the user (do not repeat unless asked):", entries,
                             SURFACED_LABEL, "earlier answers"))
+    if state.get("recalled_memories"):
+        parts.append(memory_block(m["value"] for m in state["recalled_memories"]))
     if state.get("replay_prompt") and state.get("recalled"):
         parts.append(str(state["replay_prompt"]))
     return "\n\n".join(parts)

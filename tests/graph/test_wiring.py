@@ -30,7 +30,7 @@ from .fakes import ScriptedFakeModel, ToolCallingFakeModel, structured_reply
 
 MODULES = ["namespaces", "state", "summarize", "window", "entities", "entity_rules", "threads",
            "pruning", "profiles", "working_memory", "wiring", "episode_nodes", "compaction",
-           "working_memory_nodes"]
+           "working_memory_nodes", "turns", "memory_recall"]
 
 
 @pytest.mark.parametrize("module", [*(f"graph.{m}" for m in MODULES), "middleware"])
@@ -45,8 +45,9 @@ def test_add_memory_nodes_wires_the_usual_order() -> None:
     builder = StateGraph(EpisodicState)
     builder.add_node("agent", lambda state: {"messages": [AIMessage("ok")]})
     names = add_memory_nodes(builder, "agent")
-    assert names.before == ("sliding_window", "load_entities", "recall", "select_strategy")
-    assert names.after == ("record_episode", "summarize", "entity_extract")
+    assert names.before == ("sliding_window", "load_entities", "recall_memories", "recall",
+                            "select_strategy")
+    assert names.after == ("remember_turn", "record_episode", "summarize", "entity_extract")
     edges = builder.edges
     order = ["__start__", *names.before, "agent", *names.after, "__end__"]
     assert set(pairwise(order)) == edges
@@ -79,14 +80,17 @@ def test_add_memory_nodes_options_and_errors() -> None:
         add_memory_nodes(builder, "agent")
     builder.add_node("agent", lambda state: {})
     names = add_memory_nodes(builder, "agent", window=False, summarize=False,
-                             episodes=False, connect_agent=False)
+                             episodes=False, turns=False, connect_agent=False)
     assert names.before == ("load_entities",) and names.after == ("entity_extract",)
     assert ("agent", "entity_extract") not in builder.edges
     assert ("entity_extract", "__end__") in builder.edges
     with pytest.raises(ValueError, match="already has a node"):
-        add_memory_nodes(builder, "agent", window=False, summarize=False, episodes=False)
+        add_memory_nodes(builder, "agent", window=False, summarize=False, episodes=False,
+                         turns=False)
     with pytest.raises(TypeError, match=r"episodes=EpisodeOptions\(\.\.\.\)"):
         add_memory_nodes(builder, "agent", episodes={"top_k": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"turns=TurnOptions\(\.\.\.\)"):
+        add_memory_nodes(builder, "agent", turns={"limit": 1})  # type: ignore[arg-type]
 
 
 def test_prebuilt_graph_runs_offline_with_sqlite(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import START, MessagesState, StateGraph
 
@@ -224,20 +225,34 @@ def test_leftovers_of_a_crash_are_forgotten_too(tmp_path: Path) -> None:
     assert BOB_WORD.encode() in {m for hits in scan(folder, BOB_WORD.encode()).values() for m in hits}
 
 
-def test_forget_leaves_no_byte_of_the_turns_the_middleware_remembered(tmp_path: Path) -> None:
-    """The middleware stores each turn (the user's message and the answer) under the user's
-    ``("memories", user, "turns")``; forget_user must take them off the disk too."""
+def middleware_agent(store: ChromaStore, answer: str) -> Any:
     from langchain.agents import create_agent
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
     from langgraph_episodic import EpisodicMemoryMiddleware
 
+    return create_agent(GenericFakeChatModel(messages=iter([answer])), tools=[], store=store,
+                        middleware=[EpisodicMemoryMiddleware(store=store)])  # fmt: skip
+
+
+def memory_nodes_graph(store: ChromaStore, answer: str) -> Any:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    from langgraph_episodic import build_memory_graph
+
+    return build_memory_graph(GenericFakeChatModel(messages=iter([answer])), store=store)
+
+
+@pytest.mark.parametrize("agent_for", [middleware_agent, memory_nodes_graph],
+                         ids=["middleware", "graph-nodes"])
+def test_forget_leaves_no_byte_of_the_remembered_turns(tmp_path: Path, agent_for: Any) -> None:
+    """The middleware and the graph nodes store each turn (the user's message and the answer)
+    under the user's ``("memories", user, "turns")``; forget_user must take them off the disk
+    too."""
     folder = tmp_path / "store"
     store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
     for user, word in ((ALICE, ALICE_WORD), ("bob", BOB_WORD)):
-        model = GenericFakeChatModel(messages=iter([f"Noted, the {word} answer."] * 2))
-        agent = create_agent(model, tools=[], store=store,
-                             middleware=[EpisodicMemoryMiddleware(store=store)])  # fmt: skip
+        agent = agent_for(store, f"Noted, the {word} answer.")
         agent.invoke(
             {"messages": [("user", f"My {word} project moved to the Lisbon office on Friday.")]},
             {"configurable": {"user_id": user, "thread_id": f"{user}:s1"}},
