@@ -49,11 +49,18 @@ def recall_memories(
     """Plan: what the user's memory (``("memories", user_id)`` and below: the saved facts and
     the remembered turns) holds for ``question``, best first: current facts only, the hits
     over the floor (:func:`~langgraph_episodic.tools._core.passing`), at most ``limit``,
-    without the turns whose message is in ``leave_out`` (still in the thread's messages)."""
+    without the turns whose message is in ``leave_out`` (still in the thread's messages).
+    With a floor only ranked hits count, so a store without an index recalls nothing."""
     extra = min(len(leave_out), limit) if leave_out else 0
     items = yield call(store.search, store.asearch, fill_namespace(MEMORIES_NAMESPACE, config),
                        query=question, limit=limit + extra, filter=dict(CURRENT_FILTER))
-    kept = [i for i in passing(newest_per_lineage(items), min_score)
+    found = newest_per_lineage(items)
+    if min_score is not None:
+        # A hit without a score says nothing about the question: a store without an index
+        # answers with its first items whatever is asked, so it recalls nothing here (the
+        # recall tool still lists them; :func:`passing`).
+        found = [i for i in found if i.score is not None]
+    kept = [i for i in passing(found, min_score)
             if not (is_turn(i.value) and (i.value.get("message_id") in leave_out
                                           or i.value.get("reply_to") in leave_out))]
     return kept[:limit]

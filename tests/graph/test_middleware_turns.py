@@ -176,3 +176,15 @@ def test_the_agents_opening_of_a_thread_is_remembered_once(store: BaseStore) -> 
     said = store.get(("memories", "alice", "turns"), turn_key("alice:s1", "a0", "assistant"))
     assert said is not None and said.value["role"] == "assistant"
     assert "reply_to" not in said.value
+
+
+def test_a_store_without_an_index_recalls_nothing_before_the_model() -> None:
+    """Such a store cannot rank: its search answers with its first items whatever is asked,
+    so they are no answer to the question and stay out of the prompt."""
+    store = InMemoryStore()
+    model = ScriptedFakeModel(respond=lambda msgs: "Noted.")
+    agent = agent_with(store, model)
+    agent.invoke({"messages": [HumanMessage(TEA)]}, cfg("alice", "s1"))
+    assert turns(store)  # remembered all the same
+    agent.invoke({"messages": [HumanMessage("Where is my car parked?")]}, cfg("alice", "s2"))
+    assert "lapsang" not in system_text(model.sent[1])
