@@ -104,14 +104,25 @@ def user_namespaces(store: BaseStore, user: str) -> list[tuple[str, ...]]:
     return [ns for ns in list_all_namespaces(store) if user in ns]
 
 
+def is_internal(ns: tuple[str, ...]) -> bool:
+    """Whether ``ns`` is the library's bookkeeping (its kind starts with ``_``: the deferred
+    formation's queue, its leases), not memory."""
+    return bool(ns) and ns[0].startswith("_")
+
+
 def search_store(
     store: BaseStore, query: str, *, user: str | None = None, limit: int = 10
 ) -> list[SearchItem]:
-    """The best ``limit`` items for ``query``, in the whole store or in ``user``'s namespaces."""
+    """The best ``limit`` items for ``query``, in the whole store or in ``user``'s namespaces;
+    never the library's bookkeeping (:func:`is_internal`), which a store may add to a short
+    page as items without a score."""
     if user is None:
-        return list(store.search((), query=query, limit=limit, refresh_ttl=False))
-    found: list[SearchItem] = []
+        found = store.search((), query=query, limit=limit, refresh_ttl=False)
+        return [it for it in found if not is_internal(tuple(it.namespace))]
+    found = []
     for namespace in user_namespaces(store, user):
+        if is_internal(namespace):
+            continue
         found.extend(
             it
             for it in store.search(namespace, query=query, limit=limit, refresh_ttl=False)

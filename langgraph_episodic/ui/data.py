@@ -26,7 +26,7 @@ from langgraph.store.base import BaseStore, Item, SearchItem
 from .._config import namespace_label
 from .._types import Namespace
 from ..cli import chroma_extras
-from ..cli.browse import value_text
+from ..cli.browse import is_internal, value_text
 from ..cli.transfer import ItemRecord, iter_namespace, list_all_namespaces, records_of
 from ..formation.pending import PENDING
 from ..privacy.shapes import DEFAULT_SHAPES, matches
@@ -38,12 +38,8 @@ USERS_PER_PAGE = 100
 COUNT_CAP = 1000
 """A namespace's items are counted up to this many ("1000+" beyond)."""
 INTERNAL_KINDS = {PENDING: "pending formation"}
-"""What the pages call each internal namespace kind the library writes (see :func:`is_internal`)."""
-
-
-def is_internal(ns: Namespace) -> bool:
-    """Whether ``ns`` is the library's bookkeeping (its kind starts with ``_``), not memory."""
-    return bool(ns) and ns[0].startswith("_")
+"""What the pages call each internal namespace kind the library writes (see
+:func:`~langgraph_episodic.cli.browse.is_internal`)."""
 
 
 def internal_name(ns: Namespace) -> str:

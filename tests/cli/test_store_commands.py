@@ -52,6 +52,24 @@ def test_search_for_a_user_sees_only_that_users_namespaces(cli: Cli, seeded_stor
     assert ("memories", "alice2") not in namespaces
 
 
+def test_search_leaves_out_the_librarys_bookkeeping(cli: Cli, tmp_path: Path) -> None:
+    """A store fills a short page with items put without an index (score None); the deferred
+    formation's queue and its leases are such items, and no memory to show."""
+    path = tmp_path / "store"
+    with open_hash_store(path) as store:
+        store.put(("memories", "alice"), "coffee", {"text": "Alice drinks espresso"})
+        store.put(("_pending", "alice"), "turn-1", {"text": "queued turn"}, index=False)
+        store.put(("notes",), "plain", {"text": "not indexed at all"}, index=False)
+    for scope in ((), ("--user", "alice")):
+        code, out, err = cli("search", "espresso", "--path", str(path), *scope, *HASH, "--json")
+        assert code == 0, err
+        found = {(tuple(r["namespace"]), r["key"]) for r in json.loads(out)}
+        assert (("memories", "alice"), "coffee") in found
+        assert not any(ns[0].startswith("_") for ns, _ in found), found
+    code, out, _ = cli("search", "espresso", "--path", str(path), *HASH, "--json")
+    assert (("notes",), "plain") in {(tuple(r["namespace"]), r["key"]) for r in json.loads(out)}
+
+
 def test_search_with_the_wrong_embedder_names_the_fix(cli: Cli, seeded_store: Seeded) -> None:
     # The store was written with 64-dim hash vectors, which no default model makes: by
     # default, and pinned to the packaged model (384 dims), the error names the fix.
