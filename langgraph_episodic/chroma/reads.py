@@ -45,6 +45,9 @@ class Scope:
     without them the search scored those namespaces with no lexical side at all."""
     fields: FieldView | None
     """Their secondary-field values (:mod:`.ranking.shared_fields`; None when not asked)."""
+    unindexed: tuple[Namespace, ...]
+    """Those the registry flags as possibly holding items without vectors (read with the
+    others, so a short page is filled without reading the registry again)."""
 
 
 @dataclass
@@ -342,8 +345,9 @@ class Backend:
                 if (lexical or ns in stale_vec) and state.lexical_versions.get(ns) != info.version
             }
         namespaces = list(infos)
+        unindexed = tuple(ns for ns, info in infos.items() if info.unindexed)
         if not vectors and not lexical:
-            return Scope(namespaces, None, None, None)
+            return Scope(namespaces, None, None, None, unindexed)
         loaded, unkept = (
             self._load(prefix, stale_vec, stale_lex) if (stale_vec or stale_lex) else ({}, {})
         )
@@ -356,6 +360,7 @@ class Backend:
             state.fields.snapshot(namespaces, {ns: s[1] for ns, s in unkept.items()})
             if fields
             else None,
+            unindexed,
         )
 
     def _views(

@@ -182,18 +182,20 @@ def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method:
     return Ranked(scan(b, op, now), {})
 
 
-def scan(b: Backend, op: SearchOp, now: float, *, unscored_only: bool = False) -> list[Hit]:
+def scan(
+    b: Backend, op: SearchOp, now: float, *, unscored_in: Scope | None = None
+) -> list[Hit]:
     """Live items under the prefix matching the filter, newest first: the page
-    ``[offset, offset + limit)``. ``unscored_only``: of the items without vectors, read only
-    from the namespaces the registry flags as possibly holding some."""
+    ``[offset, offset + limit)``. ``unscored_in``: only the items without vectors, read only
+    from the namespaces of that scope the registry flags as possibly holding some."""
+    unscored_only = unscored_in is not None
     only: list[tuple[str, ...]] | None = None
     spot = record_format.prefix_where(op.namespace_prefix)
-    if unscored_only:
-        infos = b.namespaces(op.namespace_prefix)
-        only = [ns for ns, info in infos.items() if info.unindexed]
+    if unscored_in is not None:
+        only = list(unscored_in.unindexed)
         if not only:
             return []
-        if len(only) < len(infos):
+        if len(only) < len(unscored_in.namespaces):
             spot = record_format.namespaces_where(only)
     listings = b.listings(op.namespace_prefix, only)
     need = op.offset + op.limit
@@ -351,7 +353,8 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float =
     depth = first_depth(need)
     missed: Missed = {}
     while True:
-        views = b.scope(op.namespace_prefix, vectors=True, lexical=False).vectors
+        scope = b.scope(op.namespace_prefix, vectors=True, lexical=False)
+        views = scope.vectors
         ranked, more = dense_ranking(b, op, qvec, depth, views, lambda: _loaded_items(b, op))
         if scale != 1.0:
             ranked = [(key, cosine * scale) for key, cosine in ranked]
@@ -360,7 +363,7 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float =
         if len(resolved.hits) >= need or not more:
             break
         depth *= 4
-    return Ranked(filled(b, op, resolved.hits, now), missed)
+    return Ranked(filled(b, op, resolved.hits, scope, now), missed)
 
 
 def _loaded_items(b: Backend, op: SearchOp) -> AbstractSet[str] | None:
@@ -370,20 +373,20 @@ def _loaded_items(b: Backend, op: SearchOp) -> AbstractSet[str] | None:
     return None if current is None else current[1].held_items(current[0])
 
 
-def filled(b: Backend, op: SearchOp, scored: list[Hit], now: float) -> list[Hit]:
+def filled(b: Backend, op: SearchOp, scored: list[Hit], scope: Scope, now: float) -> list[Hit]:
     """The page ``[offset, offset + limit)`` of the ranked hits followed by the items without
     vectors (``score=None``), newest first, as ``InMemoryStore`` fills a short page.
 
     ``scored``: the ranked hits from the first, all of them when fewer than ``offset + limit``
     (the ranking ran out). The page is a slice of the one list, scored then unscored, so the
     pages of a search never repeat an item (``InMemoryStore`` starts its unscored items again
-    on every page past its scored ones). Only the namespaces the registry flags as possibly
-    holding items without vectors are read (:func:`scan`).
+    on every page past its scored ones). Only the namespaces of ``scope`` (the ranking's own)
+    that the registry flags as possibly holding items without vectors are read (:func:`scan`).
     """
     page = scored[op.offset : op.offset + op.limit]
     if len(page) < op.limit:
         rest = op._replace(offset=max(0, op.offset - len(scored)), limit=op.limit - len(page))
-        page.extend(scan(b, rest, now, unscored_only=True))
+        page.extend(scan(b, rest, now, unscored_in=scope))
     return page
 
 
@@ -402,7 +405,7 @@ def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
         if len(resolved.hits) >= need or len(ranked) < depth:
             break
         depth *= 4
-    return Ranked(filled(b, op, resolved.hits, now), missed)
+    return Ranked(filled(b, op, resolved.hits, scope, now), missed)
 
 
 def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Method) -> Ranked:
@@ -435,7 +438,7 @@ def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Metho
         if len(resolved.hits) >= need or (not fused.more_dense and fused.n_lexical < depth):
             break
         depth *= 4
-    page = filled(b, op, resolved.hits, now)
+    page = filled(b, op, resolved.hits, scope, now)
     return Ranked(page, missed, resolved.keys[op.offset : need], fused, lifted)
 
 

@@ -241,6 +241,30 @@ def test_pages_are_filled_on_a_server(make_store: Any, mode: str) -> None:
     assert keys(store.search(NS, query=QUERY, filter={"tag": "x"}, limit=10))[1:] == ["u3"]
 
 
+@pytest.mark.parametrize("backend", [backend_param(HTTP)])
+@pytest.mark.parametrize("mode", MODES)
+def test_a_short_page_on_a_server_reads_the_registry_once(
+    make_store: Any, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The filler takes the namespaces the ranking's own registry read flagged: on a server
+    each registry read is a round trip, and a user with few memories gets a short page on
+    every recall."""
+    store, reference = make_store(index=INDEX, search_mode=mode), _in_memory()
+    _seed(store, reference)
+    reads = 0
+    real = Gateway.registry_records
+
+    def counting(self: Gateway, *args: Any, **kwargs: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Gateway, "registry_records", counting)
+    got = store.search(NS, query=QUERY, limit=100)
+    assert keys(_split(got)[1]) == NEWEST_UNSCORED
+    assert reads == 1
+
+
 # --- random puts against InMemoryStore ------------------------------------------------------
 
 NAMESPACES = (("a",), ("a", "x"), ("b",))
