@@ -47,11 +47,27 @@ def test_a_built_shard_equals_one_built_by_add(docs: list[tuple[str, list[str]]]
     reference = _Shard()
     for doc_id, text in texts:
         reference.add(doc_id, index.tokenizer(text))
-    assert built.postings == reference.postings
-    assert [list(p) for p in built.postings.values()] == [
-        list(p) for p in reference.postings.values()
-    ]  # the same order too (ties fall by position)
-    assert list(built.postings) == list(reference.postings)
-    assert built.terms == reference.terms and list(built.terms) == list(reference.terms)
-    assert built.lengths == reference.lengths and list(built.lengths) == list(reference.lengths)
+    assert built.packed and built.frozen  # a packed shard: only its arrays
+    assert built.n_docs() == reference.n_docs()
+    assert list(built.doc_ids()) == list(reference.lengths)  # positions in the same order
+    assert built.items() == reference.items()
     assert built.total_length == reference.total_length
+    # Unpacked for a write, it holds what one built by add() holds.
+    thawed = built.thaw()
+    assert thawed.postings == reference.postings
+    assert [list(p) for p in thawed.postings.values()] == [
+        list(reference.postings[term]) for term in thawed.postings
+    ]  # each posting's documents in the same order
+    assert {d: set(t) for d, t in thawed.terms.items()} == {
+        d: set(t) for d, t in reference.terms.items()
+    }
+    assert thawed.lengths == reference.lengths and list(thawed.lengths) == list(reference.lengths)
+    assert thawed.total_length == reference.total_length
+    # And it scores as the reference does, term by term and for the whole vocabulary.
+    packed, plain = LexicalIndex(), LexicalIndex()
+    packed.put_shard(("u",), built)
+    plain.put_shard(("u",), reference)
+    vocabulary = {term for p in (reference.postings,) for term in p} | {"unheard"}
+    for query in [{term: 1.0} for term in sorted(vocabulary)] + [dict.fromkeys(vocabulary, 1.0)]:
+        assert packed.search_terms(query, [("u",)], 20) == plain.search_terms(query, [("u",)], 20)
+        assert packed.max_score_terms(query, [("u",)]) == plain.max_score_terms(query, [("u",)])

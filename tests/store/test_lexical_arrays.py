@@ -61,7 +61,8 @@ def reference_scores(
 
 
 def shards_of(index: LexicalIndex, namespaces: list[Namespace]) -> list[_Shard]:
-    return index._select(namespaces)
+    """The shards as dicts (a packed one unpacked into a copy), for the reference to read."""
+    return [shard.thaw() if shard.packed else shard for shard in index._select(namespaces)]
 
 
 def reference_search(
@@ -96,14 +97,21 @@ def reference_max(
 
 
 def assert_same(
-    index: LexicalIndex, terms: Mapping[str, float], namespaces: list[Namespace], k: int
+    index: LexicalIndex,
+    terms: Mapping[str, float],
+    namespaces: list[Namespace],
+    k: int,
+    truth: LexicalIndex | None = None,
 ) -> None:
     """Every read path equals the reference exactly (the same float operations in the same
-    order), ties by doc id included."""
-    all_ids = [d for shard in shards_of(index, namespaces) for d in shard.lengths]
-    expected_top = reference_search(index, terms, namespaces, k)
-    expected_of = reference_of(index, terms, namespaces, [*reversed(all_ids), "nope"])
-    expected_max = reference_max(index, terms, namespaces)
+    order), ties by doc id included. ``truth``: an index holding the same documents that the
+    reference reads instead of ``index`` (one only ever written document by document, so its
+    dicts owe nothing to the packed form under test)."""
+    truth = truth if truth is not None else index
+    all_ids = [d for shard in shards_of(truth, namespaces) for d in shard.lengths]
+    expected_top = reference_search(truth, terms, namespaces, k)
+    expected_of = reference_of(truth, terms, namespaces, [*reversed(all_ids), "nope"])
+    expected_max = reference_max(truth, terms, namespaces)
     # the reference read the dicts; the arrays are built now (or were, by an earlier search)
     assert index.search_terms(terms, namespaces, k) == expected_top
     assert index.scores_terms(terms, namespaces, [*reversed(all_ids), "nope"]) == expected_of
@@ -121,8 +129,12 @@ NAMESPACES: list[Namespace] = [("u", "a"), ("u", "b"), ("v",)]
 texts = st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join)
 doc_ids = st.sampled_from([f"d{i}" for i in range(12)])
 writes = st.lists(
-    st.tuples(st.sampled_from(["upsert", "remove"]), doc_ids, texts), min_size=1, max_size=12
+    st.tuples(st.sampled_from(["upsert", "remove", "reload"]), doc_ids, texts),
+    min_size=1,
+    max_size=12,
 )
+"""``reload``: the doc's namespace built again from what it holds (a packed shard, as a first
+search builds), so later writes unpack it."""
 queries = st.dictionaries(
     st.sampled_from([*WORDS, "unknown"]),
     st.one_of(st.integers(1, 3).map(float), st.floats(0.01, 2.0)),
@@ -148,18 +160,26 @@ def test_array_scoring_equals_the_reference_after_any_writes(
     b: float,
 ) -> None:
     index = LexicalIndex(tokenizer=plain, b=b)
+    truth = LexicalIndex(tokenizer=plain, b=b)  # the same writes, never reloaded
     home: dict[str, Namespace] = {}  # doc ids are unique across namespaces, as documented
+    held: dict[Namespace, dict[str, str]] = {ns: {} for ns in NAMESPACES}
     for round_writes, query in rounds:
         for action, doc_id, text in round_writes:
             ns = home.setdefault(doc_id, NAMESPACES[int(doc_id[1:]) % len(NAMESPACES)])
             if action == "upsert":
                 index.upsert(ns, doc_id, text)
-            else:
+                truth.upsert(ns, doc_id, text)
+                held[ns][doc_id] = text
+            elif action == "remove":
                 index.remove(ns, doc_id)
+                truth.remove(ns, doc_id)
+                held[ns].pop(doc_id, None)
+            else:
+                index.load(ns, list(held[ns].items()))
         view = index.snapshot(scope)
-        assert_same(view, query, scope, k)
-        assert_same(view, query, scope, k)  # again: now from the arrays built above
-        assert_same(index, query, scope, k)  # the live index, shards frozen by the read
+        assert_same(view, query, scope, k, truth)
+        assert_same(view, query, scope, k, truth)  # again: now from the arrays built above
+        assert_same(index, query, scope, k, truth)  # the live index, shards frozen by the read
 
 
 def test_a_snapshot_keeps_its_scores_and_the_next_one_sees_the_write() -> None:
@@ -188,11 +208,16 @@ def test_a_frozen_shard_refuses_changes() -> None:
 
 
 
-def test_readers_building_arrays_while_a_writer_thaws_never_see_a_stale_or_torn_shard() -> None:
+@pytest.mark.parametrize("reload", [False, True], ids=["writes", "writes-and-reloads"])
+def test_readers_building_arrays_while_a_writer_thaws_never_see_a_stale_or_torn_shard(
+    reload: bool,
+) -> None:
     """Each write puts generation ``g`` in both documents ("gen{g}" once in a, twice in b).
     A reader's snapshot must score one whole generation: both documents hold the same one,
     its scores equal the reference on that snapshot, and a reader never goes back to an
-    older generation than one it saw (no stale arrays served after a newer write)."""
+    older generation than one it saw (no stale arrays served after a newer write). With
+    ``reload``, every other generation comes as a namespace built again (a packed shard, which
+    the next write unpacks)."""
     index = LexicalIndex(tokenizer=plain)
     ns = ("u",)
     generations = 300
@@ -203,14 +228,17 @@ def test_readers_building_arrays_while_a_writer_thaws_never_see_a_stale_or_torn_
     def writer() -> None:
         barrier.wait()
         for g in range(1, generations + 1):
-            index.upsert_many([(ns, "a", f"gen{g} x"), (ns, "b", f"gen{g} gen{g} y")])
+            if reload and g % 2:
+                index.load(ns, [("a", f"gen{g} x"), ("b", f"gen{g} gen{g} y")])
+            else:
+                index.upsert_many([(ns, "a", f"gen{g} x"), (ns, "b", f"gen{g} gen{g} y")])
 
     def reader() -> None:
         barrier.wait()
         seen = 0
         for _ in range(generations):
             view = index.snapshot([ns])
-            shard = view._shards[ns]
+            (shard,) = shards_of(view, [ns])
             (gen_a,) = [t for t in shard.terms["a"] if t.startswith("gen")]
             (gen_b,) = [t for t in shard.terms["b"] if t.startswith("gen")]
             g = int(gen_a[3:])

@@ -5,6 +5,8 @@ an inverted index per namespace (term -> {doc_id: term frequency}) that a query 
 for its own terms. No Chroma dependency; the owner (the store) feeds it every put and delete
 and rebuilds it from stored documents after a restart. Writes change dicts; a search scores a
 snapshot of the shards with numpy, over arrays each frozen shard builds once (:class:`_Arrays`).
+A shard built from stored documents (a namespace's first search) is held packed, as those
+arrays alone, until its first write: see :class:`_Shard`.
 
 Scoring is Okapi BM25 with Lucene's non-negative idf,
 ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``, and
@@ -21,9 +23,11 @@ import math
 import re
 import threading
 import unicodedata
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from itertools import islice, pairwise
 
 import numpy as np
 
@@ -84,13 +88,22 @@ def tokenize(text: str, *, stem: bool = False) -> list[str]:
 
 
 class _Shard:
-    """One namespace's postings and document lengths."""
+    """One namespace's postings and document lengths, in one of two forms.
+
+    * Dicts (``postings``, ``terms``, ``lengths``): what writes change.
+    * Packed: a shard built from stored documents (:meth:`LexicalIndex.build_shard`, the first
+      search of a namespace) keeps only its :class:`_Arrays`, built whole, with every posting
+      as a slice of two flat arrays; its dicts stay empty. It is frozen from the start, and
+      the first write to the namespace unpacks it into dicts (:meth:`thaw`). A namespace that
+      is searched and not written keeps a fraction of the dicts' memory.
+    """
 
     __slots__ = (
         "_arrays",
         "_items",
         "frozen",
         "lengths",
+        "packed",
         "postings",
         "source",
         "terms",
@@ -105,13 +118,40 @@ class _Shard:
         self.frozen = False
         """Handed to a reader by :meth:`LexicalIndex.snapshot`: never changed again (a write
         copies it first)."""
+        self.packed = False
+        """Held as :attr:`_arrays` alone (see the class docstring); always frozen."""
         self.source: _Shard | None = None
         """The frozen shard this one was copied from (their posting dicts are shared until
         a write copies one)."""
         self._arrays: _Arrays | None = None
-        """The numpy form of a frozen shard, built by its first search."""
+        """The numpy form of a frozen shard, built by its first search (a packed shard's
+        contents)."""
         self._items: frozenset[str] | None = None
         """The item ids of a frozen shard's documents, built by its first :meth:`items`."""
+
+    @classmethod
+    def of_arrays(cls, arrays: _Arrays, total_length: int) -> _Shard:
+        """A packed shard holding ``arrays`` (from :func:`_pack`)."""
+        shard = cls()
+        shard._arrays = arrays
+        shard.total_length = total_length
+        shard.packed = shard.frozen = True
+        return shard
+
+    def n_docs(self) -> int:
+        """How many documents the shard holds."""
+        if self.packed:
+            assert self._arrays is not None
+            return len(self._arrays.ids)
+        return len(self.lengths)
+
+    def doc_ids(self) -> Iterable[str]:
+        """The shard's document ids (a frozen or locked shard's: they must not change while
+        read)."""
+        if self.packed:
+            assert self._arrays is not None
+            return self._arrays.ids
+        return self.lengths
 
     def arrays(self) -> _Arrays:
         """The shard as numpy arrays: built once for a frozen shard (its contents never
@@ -130,18 +170,23 @@ class _Shard:
         afresh for a changeable one (call under the index's lock then)."""
         found = self._items
         if found is None:
-            found = frozenset(doc_id.partition(".")[0] for doc_id in self.lengths)
+            found = frozenset(doc_id.partition(".")[0] for doc_id in self.doc_ids())
             if self.frozen:
                 self._items = found
         return found
 
     def thaw(self) -> _Shard:
-        """A changeable copy (posting dicts are copied when a write touches them)."""
+        """A changeable copy (posting dicts are copied when a write touches them; a packed
+        shard's are made from its arrays, sharing nothing)."""
         copy = _Shard()
+        copy.total_length = self.total_length
+        if self.packed:
+            assert self._arrays is not None
+            copy.postings, copy.terms, copy.lengths = self._arrays.unpack()
+            return copy
         copy.postings = dict(self.postings)
         copy.terms = dict(self.terms)
         copy.lengths = dict(self.lengths)
-        copy.total_length = self.total_length
         copy.source = self
         return copy
 
@@ -179,21 +224,124 @@ class _Shard:
         self.total_length -= self.lengths.pop(doc_id)
 
 
+def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
+    """A packed shard (see :class:`_Shard`) of the documents ``ids[n]`` whose terms are the
+    ``n``-th of ``tokens`` (``ids`` may grow while ``tokens`` is read); a later duplicate id
+    wins, as with :meth:`_Shard.add`.
+
+    Each ``(term, document)`` pair costs two 32-bit numbers (the document's position, the
+    term's frequency), against a dict entry, and a dict per term, in the dict form."""
+    slots: dict[str, int] = {}
+    pair_slot, pair_at, pair_tf = array("i"), array("i"), array("I")
+    order: list[str] = []
+    lengths = array("q")
+    seen: dict[str, int] = {}
+    dead: list[int] = []
+    for n, doc_tokens in enumerate(tokens):
+        doc_id = ids[n]
+        at = len(order)
+        earlier = seen.get(doc_id)
+        if earlier is not None:
+            dead.append(earlier)
+        seen[doc_id] = at
+        order.append(doc_id)
+        lengths.append(len(doc_tokens))
+        for term, count in Counter(doc_tokens).items():
+            pair_slot.append(slots.setdefault(term, len(slots)))
+            pair_at.append(at)
+            pair_tf.append(count)
+    slot = np.frombuffer(pair_slot, dtype=np.intc).astype(np.intp)
+    where = np.frombuffer(pair_at, dtype=np.intc).astype(np.int32)
+    tf = np.frombuffer(pair_tf, dtype=np.uintc).astype(np.uint32)
+    length = np.frombuffer(lengths, dtype=np.int64).astype(np.float64)
+    if dead:  # drop the earlier copies of repeated ids, and number the rest 0..n-1 again
+        alive = np.ones(len(order), dtype=bool)
+        alive[dead] = False
+        keep = alive[where]
+        slot, where, tf = slot[keep], where[keep], tf[keep]
+        where = (np.cumsum(alive) - 1).astype(np.int32)[where]
+        order = [doc_id for doc_id, live in zip(order, alive.tolist(), strict=True) if live]
+        length = length[alive]
+    sort = np.argsort(slot, kind="stable")
+    starts = np.zeros(len(slots) + 1, dtype=np.intp)
+    np.cumsum(np.bincount(slot, minlength=len(slots)), out=starts[1:])
+    arrays = _Arrays.packed(order, length, slots, starts, where[sort], tf[sort])
+    return _Shard.of_arrays(arrays, int(length.sum()))
+
+
 class _Arrays:
     """A shard's documents as positions ``0..n-1`` (``ids``, ``position``), their lengths as
-    a float array, and each term's posting as ``(positions, term frequencies)`` arrays, made on
-    the first search that needs the term (terms no document holds are not kept)."""
+    a float array, and each term's posting as ``(positions, term frequencies)`` arrays: made
+    on the first search that needs the term (terms no document holds are not kept), or, for a
+    packed shard, slices of two flat arrays made at once (:func:`_pack`)."""
 
-    __slots__ = ("_aligned", "_denominators", "_postings", "_terms", "ids", "lengths", "position")
+    __slots__ = (
+        "_aligned", "_denominators", "_postings", "_slots", "_starts", "_terms", "_tf", "_where",
+        "ids", "lengths", "position",
+    )  # fmt: skip
 
-    def __init__(self, shard: _Shard) -> None:
-        self.ids: list[str] = list(shard.lengths)
-        self.position: dict[str, int] = dict(zip(self.ids, range(len(self.ids)), strict=True))
-        self.lengths = np.fromiter(shard.lengths.values(), dtype=np.float64, count=len(self.ids))
-        self._postings = shard.postings
+    def __init__(self, shard: _Shard | None) -> None:
+        ids = list(shard.lengths) if shard is not None else []
+        self.ids: list[str] = ids
+        self.position: dict[str, int] = dict(zip(ids, range(len(ids)), strict=True))
+        self.lengths = (
+            np.fromiter(shard.lengths.values(), dtype=np.float64, count=len(ids))
+            if shard is not None
+            else np.zeros(0)
+        )
+        self._postings: Mapping[str, dict[str, int]] = shard.postings if shard is not None else {}
         self._terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._denominators: dict[tuple[str, float, float, float], np.ndarray] = {}
         self._aligned: tuple[Sequence[str], np.ndarray, np.ndarray] | None = None
+        self._slots: dict[str, int] | None = None
+        """A packed shard's term -> its posting's slice ``_starts[k]:_starts[k + 1]`` of
+        ``_where`` (positions) and ``_tf`` (term frequencies)."""
+        self._starts = self._where = self._tf = np.zeros(0, dtype=np.intp)
+
+    @classmethod
+    def packed(
+        cls,
+        ids: list[str],
+        lengths: np.ndarray,
+        slots: dict[str, int],
+        starts: np.ndarray,
+        where: np.ndarray,
+        tf: np.ndarray,
+    ) -> _Arrays:
+        """A packed shard's arrays (see :func:`_pack`)."""
+        arrays = cls(None)
+        arrays.ids = ids
+        arrays.position = dict(zip(ids, range(len(ids)), strict=True))
+        arrays.lengths = lengths
+        arrays._slots, arrays._starts, arrays._where, arrays._tf = slots, starts, where, tf
+        return arrays
+
+    def unpack(self) -> tuple[dict[str, dict[str, int]], dict[str, tuple[str, ...]], dict[str, int]]:
+        """A packed shard's contents as the dict form's ``(postings, terms, lengths)``
+        (a namespace's first write after its first search pays this once)."""
+        assert self._slots is not None
+        ids, starts, where = self.ids, self._starts, self._where
+        names = list(self._slots)  # the slots are numbered in insertion order
+        doc_of = list(map(ids.__getitem__, where.tolist()))
+        tf = self._tf.tolist()
+        bounds = starts.tolist()
+        postings = {
+            names[k]: dict(zip(doc_of[at:end], tf[at:end], strict=True))
+            for k, (at, end) in enumerate(pairwise(bounds))
+            if at != end
+        }
+        # Each document's terms: the pairs grouped by document, in slot order within one.
+        slot_of = np.repeat(np.arange(len(names)), np.diff(starts))
+        by_doc = slot_of[np.argsort(where, kind="stable")].tolist()
+        ends = np.cumsum(np.bincount(where, minlength=len(ids))).tolist()
+        held = map(names.__getitem__, by_doc)
+        terms: dict[str, tuple[str, ...]] = {}
+        at = 0
+        for doc_id, end in zip(ids, ends, strict=True):
+            terms[doc_id] = tuple(islice(held, end - at))
+            at = end
+        lengths = dict(zip(ids, map(int, self.lengths.tolist()), strict=True))
+        return postings, terms, lengths
 
     def aligned(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(position of each key, first index of each position's key)``, ``-1`` where there
@@ -231,14 +379,21 @@ class _Arrays:
         """Positions and term frequencies of the documents holding ``term`` (None: none)."""
         found = self._terms.get(term)
         if found is None:
-            posting = self._postings.get(term)
-            if posting is None:
-                return None
-            n = len(posting)
-            found = (
-                np.fromiter(map(self.position.__getitem__, posting), dtype=np.intp, count=n),
-                np.fromiter(posting.values(), dtype=np.float64, count=n),
-            )
+            if self._slots is not None:
+                k = self._slots.get(term)
+                if k is None or self._starts[k] == self._starts[k + 1]:
+                    return None
+                at, end = self._starts[k], self._starts[k + 1]
+                found = (self._where[at:end], self._tf[at:end])
+            else:
+                posting = self._postings.get(term)
+                if posting is None:
+                    return None
+                n = len(posting)
+                found = (
+                    np.fromiter(map(self.position.__getitem__, posting), dtype=np.intp, count=n),
+                    np.fromiter(posting.values(), dtype=np.float64, count=n),
+                )
             self._terms[term] = found  # same arrays whoever builds them first
         return found
 
@@ -415,7 +570,7 @@ class LexicalIndex:
         with self._lock:
             if language == self.language:
                 return
-            if any(shard.lengths for shard in self._shards.values()):
+            if any(shard.n_docs() for shard in self._shards.values()):
                 raise ValueError(
                     f"This Chroma's lexical index already analyzes text as {self.language!r}; "
                     f"open every store on it with language={self.language!r}, or use another "
@@ -450,9 +605,7 @@ class LexicalIndex:
 
     def build_shard(self, docs: Iterable[tuple[str, str]]) -> _Shard:
         """A namespace's shard built from ``(doc_id, text)`` documents (no lock: to hand to
-        :meth:`put_shard`)."""
-        shard = _Shard()
-        postings, terms, lengths = shard.postings, shard.terms, shard.lengths
+        :meth:`put_shard`), packed (see :class:`_Shard`); a later duplicate id wins."""
         ids: list[str] = []  # (the analyzer may read a few texts ahead of its answers)
 
         def texts() -> Iterator[str]:
@@ -460,22 +613,7 @@ class LexicalIndex:
                 ids.append(doc_id)
                 yield text
 
-        for n, tokens in enumerate(self.analyze_many(texts())):
-            doc_id = ids[n]
-            if doc_id in terms:  # a later duplicate wins, as with add()
-                shard.discard(doc_id)
-            # add() inlined: a new shard shares no posting with a frozen one (the first search
-            # of a large namespace spends most of its time here and in the tokenizer).
-            counts = Counter(tokens)
-            for term, tf in counts.items():
-                posting = postings.get(term)
-                if posting is None:
-                    posting = postings[term] = {}
-                posting[doc_id] = tf
-            terms[doc_id] = tuple(counts)
-            lengths[doc_id] = len(tokens)
-            shard.total_length += len(tokens)
-        return shard
+        return _pack(ids, self.analyze_many(texts()))
 
     def analyze_many(self, texts: Iterable[str]) -> Iterable[list[str]]:
         """The tokenizer's terms of each text, in order: in one pass when it has a ``many``
@@ -520,7 +658,7 @@ class LexicalIndex:
         """Number of documents in the given namespaces."""
         with self._lock:
             shards = self._select(namespaces)
-            return sum(len(shard.lengths) for shard in shards)
+            return sum(shard.n_docs() for shard in shards)
 
     def held_items(self, namespaces: Iterable[Namespace]) -> AbstractSet[str]:
         """The ids of the items with a document indexed in the given namespaces, under any tag
@@ -613,7 +751,7 @@ class LexicalIndex:
         added term by term in the order of ``terms``.
         """
         shards = self._frozen(namespaces)
-        n_docs = sum(len(shard.lengths) for shard in shards)
+        n_docs = sum(shard.n_docs() for shard in shards)
         k1, b = self.k1, self.b
         every = [shard.arrays() for shard in shards]
         avgdl = (sum(shard.total_length for shard in shards) / n_docs or 1.0) if n_docs else 1.0
