@@ -49,7 +49,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import InMemoryStore
 
-from .._effects import Plan, arun, call, run
+from .._effects import Plan, call
 from ..memory_context import context_of, in_turn, index_paths
 from .dates import resolve_date
 from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, to_iso
@@ -229,13 +229,15 @@ class FactWriter:
         facts of ``ns`` about other subjects: only facts about the same subject are candidates,
         and the key of the new version depends on it.
         """
+        from ..graph._keylock import arun_locked, run_locked  # (graph's nodes import this package)
+
         when = said_at if said_at is not None else self.clock()
         context = context_of(config, when) if config is not None else None
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
         about = Subject(subject, subject_name or subject) if subject else None
         outcome: Outcome = yield call(
-            _run_locked, _arun_locked, lock_key,
+            run_locked, arun_locked, lock_key,
             lambda: self._save(store, ns, text, when, minutes, about, context),
         )
         return outcome
@@ -259,6 +261,8 @@ class FactWriter:
         ops it returns are written in the same batch as the last facts (an entity's item
         rebuilt from them, for one). ``config`` gives every fact its context, as in
         :meth:`save`. Returns the outcomes in the order of ``facts``."""
+        from ..graph._keylock import arun_locked, run_locked  # (graph's nodes import this package)
+
         when = said_at if said_at is not None else self.clock()
         context = context_of(config, when) if config is not None else None
         minutes = _resolve_ttl(store, ttl)
@@ -286,7 +290,7 @@ class FactWriter:
                 outcomes.update(zip(members, done, strict=True))
             return [outcomes[i] for i in range(len(facts))]
 
-        outcomes: list[Outcome] = yield call(_run_locked, _arun_locked, lock_key, plan)
+        outcomes: list[Outcome] = yield call(run_locked, arun_locked, lock_key, plan)
         return outcomes
 
     def _fresh(
@@ -508,17 +512,3 @@ def _with(record: FactRecord, **changes: Any) -> FactRecord:
     from dataclasses import replace
 
     return replace(record, **changes)
-
-
-def _run_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
-    from ..graph._keylock import locked  # (graph's nodes import this package)
-
-    with locked(key):
-        return run(plan())
-
-
-async def _arun_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
-    from ..graph._keylock import alocked
-
-    async with alocked(key):
-        return await arun(plan())

@@ -4,6 +4,8 @@ A read-merge-write on a store item (an entity's description) loses an update whe
 read the same old value. :func:`locked` serialises them in this process: a thread waits on a
 ``threading.Lock``; an asyncio task polls it without blocking its event loop (a task cancelled
 while waiting holds nothing). Locks are created on first use and freed when unused.
+:func:`run_locked` / :func:`arun_locked` run a whole plan under one, as one effect of an
+enclosing plan (the entity and fact writers' read-merge-write).
 
 Across processes nothing is serialised: LangGraph's ``BaseStore`` has no compare-and-swap, so
 two processes merging the same item at the same moment can still lose one side (last write
@@ -15,8 +17,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
-from collections.abc import AsyncIterator, Hashable, Iterator
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from typing import TypeVar
+
+from .._effects import Plan, arun, run
+
+T = TypeVar("T")
 
 _POLL_S = (0.0005, 0.02)
 """First and longest pause of an asyncio task waiting for a lock."""
@@ -68,3 +75,16 @@ async def alocked(key: Hashable) -> AsyncIterator[None]:
         yield
     finally:
         holder.lock.release()
+
+
+def run_locked(key: Hashable, plan: Callable[[], Plan[T]]) -> T:
+    """Run the plan ``plan()`` to its end holding the lock of ``key``: a read-merge-write as
+    one effect, ``call(run_locked, arun_locked, key, plan)``."""
+    with locked(key):
+        return run(plan())
+
+
+async def arun_locked(key: Hashable, plan: Callable[[], Plan[T]]) -> T:
+    """Async version of :func:`run_locked`."""
+    async with alocked(key):
+        return await arun(plan())

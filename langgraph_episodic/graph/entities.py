@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -56,9 +56,9 @@ from ..facts.records import FACT_KIND, FactRecord
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._internal import internal_config, retrying
-from ._keylock import alocked, locked
+from ._keylock import arun_locked, run_locked
 from ._messages import as_messages, last_human_index, message_text
-from ._runner import MemoryNode, Plan, arun, call, resolve_store, run
+from ._runner import MemoryNode, Plan, call, resolve_store
 from .entity_rules import QUESTION_WORDS, find_names, is_question, statements
 from .namespaces import ENTITIES
 from .state import entity_key
@@ -279,7 +279,7 @@ class EntityWriter:
             if not key or not entity.description.strip():
                 continue
             lock_key = (id(store), ns, key)
-            display, description = yield call(_run_locked, _arun_locked, lock_key,
+            display, description = yield call(run_locked, arun_locked, lock_key,
                                               lambda e=entity: self.save_one(store, ns, e,
                                                                              config=config))
             update[display] = description
@@ -338,16 +338,6 @@ def describe(facts: Sequence[FactRecord]) -> str:
     texts = [" ".join(f.text.split()) for f in facts[:DESCRIPTION_FACTS]]
     return " ".join(t if t.endswith((".", "!", "?")) or i == len(texts) - 1 else t + "."
                     for i, t in enumerate(texts))
-
-
-def _run_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
-    with locked(key):
-        return run(plan())
-
-
-async def _arun_locked(key: Any, plan: Callable[[], Plan[Any]]) -> Any:
-    async with alocked(key):
-        return await arun(plan())
 
 
 def load_entities(

@@ -9,7 +9,8 @@ the store is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -33,6 +34,16 @@ def check_user(request: Request, label: str) -> str:
             f"(user {mine!r}).",
         )
     return label
+
+
+def requested_user(request: Request, param: str = "user",
+                   fields: Mapping[str, Any] | None = None) -> str:
+    """The user label the request names in ``param`` of ``fields`` (default: its query
+    string): 400 when it names none, 403 when it is not the request's user (:func:`check_user`)."""
+    label = str((request.query_params if fields is None else fields).get(param) or "")
+    if not label:
+        raise HTTPException(400, f"Name the user: ?{param}=<user label>")
+    return check_user(request, label)
 
 
 def check_namespace(request: Request, ns: Sequence[str]) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from . import data
-from .access import check_namespace, check_user
+from .access import check_namespace, requested_user
 from .pages import Settings, render, root
 from .security import check_csrf
 
@@ -87,18 +87,11 @@ async def delete(request: Request) -> Response:
     )
 
 
-def _label(request: Request, value: Any) -> str:
-    label = str(value or "")
-    if not label:
-        raise HTTPException(400, "Name the user: ?user=<user label>")
-    return check_user(request, label)
-
-
 def export(request: Request) -> Response:
     """The user's items as a JSON-lines download (the format of ``langgraph-episodic export``)."""
     from ..cli.transfer import write_records
 
-    label = _label(request, request.query_params.get("user"))
+    label = requested_user(request)
     records = data.user_records(_settings(request).store, label)
     out = io.StringIO()
     write_records(records, out)
@@ -135,7 +128,7 @@ def _user_id(label: str) -> str:
 
 
 def forget_page(request: Request) -> Response:
-    label = _label(request, request.query_params.get("user"))
+    label = requested_user(request)
     user_id = _user_id(label)
     settings = _settings(request)
     return render(
@@ -149,7 +142,7 @@ async def forget(request: Request) -> Response:
     from ..cli.forget import render as render_report
 
     form = await _writable_form(request)
-    label = _label(request, form.get("user"))
+    label = requested_user(request, fields=form)
     user_id = _user_id(label)
     settings = _settings(request)
     if str(form.get("confirm", "")) != user_id:

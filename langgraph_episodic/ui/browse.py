@@ -11,7 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from . import data
-from .access import check_namespace, check_user, owner
+from .access import check_namespace, owner, requested_user
 from .pages import notice, render, root
 
 
@@ -46,10 +46,7 @@ def home(request: Request) -> Response:
 
 
 def user(request: Request) -> Response:
-    label = request.query_params.get("id", "")
-    if not label:
-        raise HTTPException(400, "Name the user: ?id=<user label>")
-    check_user(request, label)
+    label = requested_user(request, "id")
     store = request.app.state.settings.store
     namespaces = data.user_namespaces(store, label)
     return render(

@@ -39,7 +39,7 @@ from ..episodic.skills import SkillProfile, compute_skill_profiles
 from ..episodic.strategy import StrategyChoice, select_strategy
 from ..graph.namespaces import EPISODES
 from . import curve_svg
-from .access import check_user
+from .access import requested_user
 from .browse import offset_of
 from .pages import render
 
@@ -116,15 +116,8 @@ def replay(store: BaseStore, label: str, task: TaskDescription) -> tuple[
     return results, format_replay_prompt(build_replay_context(results), task)
 
 
-def _user(request: Request) -> str:
-    label = request.query_params.get("user", "")
-    if not label:
-        raise HTTPException(400, "Name the user: ?user=<user label>")
-    return check_user(request, label)
-
-
 def episodes(request: Request) -> Response:
-    label = _user(request)
+    label = requested_user(request)
     store = request.app.state.settings.store
     offset = offset_of(request)
     rows, more = episodes_page(store, label, offset)
@@ -158,7 +151,7 @@ def picks(
 
 
 def learning(request: Request) -> Response:
-    label = _user(request)
+    label = requested_user(request)
     store = request.app.state.settings.store
     history = newest_episodes(store, label)
     profiles = compute_skill_profiles(history)
@@ -179,7 +172,7 @@ def curve_figure(history: Sequence[Episode], label: str) -> curve_svg.Figure:
 
 def curve(request: Request) -> Response:
     """The learning curve alone, as an SVG document (to save or to open full size)."""
-    label = _user(request)
+    label = requested_user(request)
     history = newest_episodes(request.app.state.settings.store, label)
     if not history:
         raise HTTPException(404, f"User {label!r} has no episodes, so there is no curve.")

@@ -30,7 +30,7 @@ from ..facts.records import FactRecord
 from ..graph.namespaces import ENTITIES, USER_PROFILES
 from ..graph.profiles import UserFact
 from . import data
-from .access import check_user
+from .access import requested_user
 from .browse import offset_of
 from .pages import render
 
@@ -123,10 +123,7 @@ def _as_of(request: Request) -> datetime | None:
 
 
 def facts(request: Request) -> Response:
-    label = request.query_params.get("user", "")
-    if not label:
-        raise HTTPException(400, "Name the user: ?user=<user label>")
-    check_user(request, label)
+    label = requested_user(request)
     store = request.app.state.settings.store
     offset = offset_of(request)
     as_of = _as_of(request)

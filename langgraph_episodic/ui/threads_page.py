@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from ..graph.threads import SessionInfo, list_sessions, thread_config
 from . import data
-from .access import check_user
+from .access import requested_user
 from .pages import Settings, render
 
 MAX_SESSIONS = 200
@@ -104,10 +104,7 @@ def thread_view(saver: BaseCheckpointSaver[Any], user_id: str, session: str) -> 
 
 
 def _user(request: Request) -> tuple[str, str]:
-    label = request.query_params.get("user", "")
-    if not label:
-        raise HTTPException(400, "Name the user: ?user=<user label>")
-    check_user(request, label)
+    label = requested_user(request)
     user_id = data.user_id_of(label)
     if user_id is None:
         raise HTTPException(

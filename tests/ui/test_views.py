@@ -36,6 +36,16 @@ def test_users_then_namespaces_then_items(inspector: Inspector) -> None:
     )
 
 
+def test_a_page_that_names_no_user_says_which_parameter_names_one(inspector: Inspector) -> None:
+    inspector.login()
+    for path, param in [("/user", "id"), ("/facts", "user"), ("/threads", "user"),
+                        ("/episodes", "user"), ("/learning", "user"), ("/export", "user"),
+                        ("/forget", "user")]:
+        response = inspector.client.get(path)
+        assert response.status_code == 400, path
+        assert html.escape(f"Name the user: ?{param}=<user label>") in response.text, path
+
+
 def test_a_namespace_is_paged(inspector: Inspector) -> None:
     inspector.login()
     keys = {f"k{i:03d}" for i in range(PAGE_SIZE * 2 + 7)}
