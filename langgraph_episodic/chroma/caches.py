@@ -37,14 +37,41 @@ from .registry import Namespace, RegistryMirror
 
 
 def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of an item record's metadata the caches keep (the namespace string interned:
-    a namespace's items share one copy). Cached dicts are never changed in place."""
+    """The keys of an item record's metadata the caches keep (the namespace string and the
+    leaves' keys interned: a namespace's items share one copy, every item one ``"v.text"``).
+    Cached dicts are never changed in place."""
     out = {k: meta[k] for k in record_format.CACHED_KEYS if k in meta}
     for k in record_format.held_leaf_keys(out):
-        out[k] = meta[k]
+        out[sys.intern(k)] = meta[k]
     if isinstance(out.get("_ns"), str):
         out["_ns"] = sys.intern(out["_ns"])
     return out
+
+
+_SHAPES_MAX = 4096
+"""Distinct key tuples an item cache shares among its records (values of the same schema have
+one); records of further shapes keep their own."""
+
+CachedRecord = tuple[Any, ...]
+"""An item cache's record: its key tuple (shared with every record of that shape), then the
+values in that order. A third of a dict's memory; :func:`unpack_record` gives the dict."""
+
+
+def pack_record(meta: Mapping[str, Any], shapes: dict[tuple[str, ...], tuple[str, ...]]) -> CachedRecord:
+    """``meta`` (from :func:`slim`) as a :data:`CachedRecord`, its key tuple taken from (or
+    added to, up to :data:`_SHAPES_MAX`) ``shapes``."""
+    keys = tuple(meta)
+    shape = shapes.get(keys)
+    if shape is None:
+        shape = keys
+        if len(shapes) < _SHAPES_MAX:
+            shapes[keys] = keys
+    return (shape, *meta.values())
+
+
+def unpack_record(record: CachedRecord) -> dict[str, Any]:
+    """The metadata dict a :data:`CachedRecord` holds (a new dict each call)."""
+    return dict(zip(record[0], record[1:], strict=True))
 
 
 def order_key(meta: Mapping[str, Any]) -> tuple[int, str]:
@@ -165,9 +192,10 @@ class StoreState:
         """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
         self.item_cache_size = item_cache_size
         """Item records kept by an embedded store (its own writes keep them exact), each with
-        only :data:`.record_format.CACHED_KEYS` (under a kilobyte each). A miss costs a Chroma
-        read."""
-        self._items: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        only :data:`.record_format.CACHED_KEYS` and held leaves, as :data:`CachedRecord`. A miss
+        costs a Chroma read."""
+        self._items: OrderedDict[str, CachedRecord] = OrderedDict()
+        self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.listing_cache_size = listing_cache_size
         """Item records an embedded store keeps in namespace listings, for searches without a
         query."""
@@ -202,7 +230,7 @@ class StoreState:
         """Cached item records by id, and the generation to check a write-back against."""
         with self.lock:
             items = self._items
-            found = {rid: items[rid] for rid in ids if rid in items}
+            found = {rid: unpack_record(items[rid]) for rid in ids if rid in items}
             return found, self.generation
 
     def remember_read(self, generation: int, metas: Mapping[str, Mapping[str, Any]]) -> None:
@@ -219,7 +247,7 @@ class StoreState:
         if meta is None:
             self._items.pop(rid, None)
             return
-        self._items[rid] = meta
+        self._items[rid] = pack_record(meta, self._shapes)
         self._items.move_to_end(rid)
         while len(self._items) > self.item_cache_size:
             self._items.popitem(last=False)
@@ -303,7 +331,9 @@ class StoreState:
                 for rid, patch in change.patches.items():
                     old = self._items.get(rid)
                     if old is not None:
-                        self._items[rid] = {**old, **patch}
+                        self._items[rid] = pack_record(
+                            {**unpack_record(old), **patch}, self._shapes
+                        )
             if change.deleted_any:
                 self.oversized.clear()  # deletes may make a scope fit again
             for ns in change.removed:

@@ -42,9 +42,10 @@ MAX_CACHED_ITEMS = 100_000
 MIN_CACHED_ITEMS = 10_000
 """The fewest item records the default item cache holds."""
 
-ITEM_ENTRY_BYTES = 600
-"""Bytes a cached item record costs with a short text (its metadata dict, value JSON and id;
-``benchmarks/memory.py`` measures the whole cache). Longer values cost more."""
+ITEM_ENTRY_BYTES = 650
+"""Bytes a cached item record costs with a short text (its values, value JSON, id and place in
+the cache, with a LoCoMo turn as the text; ``benchmarks/memory.py`` measures the whole
+cache). Longer values cost more."""
 
 
 def available_memory() -> int | None:
@@ -83,7 +84,7 @@ def item_cache_size(available: int | None) -> int:
     >>> item_cache_size(8 * 2**30)
     100000
     >>> item_cache_size(2**30)
-    17895
+    16519
     """
     if available is None:
         return MAX_CACHED_ITEMS

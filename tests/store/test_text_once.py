@@ -139,3 +139,26 @@ def test_any_value_comes_back_as_put(make_store: Any, reopen: Any, values: list[
         assert {k: store.get(NS, k).value for k in want} == want  # type: ignore[union-attr]
         if not fresh:
             store = reopen(store)
+
+
+@pytest.mark.parametrize("backend", ONE_CHROMA)
+def test_cached_records_share_one_copy_of_each_leaf_key(make_store: Any) -> None:
+    """The item cache keeps a held leaf under its key (``"v.text"``): every cached record
+    shares one string for it, whether the record was written or read back from Chroma."""
+    store = make_store(index=hash_index(fields=["text"]))
+    for n in range(3):
+        store.put(NS, f"k{n}", {"text": f"{TEXT} ({n})"})
+    state = store._backend.state
+
+    def leaf_keys() -> list[str]:
+        cached, _ = state.cached_items(list(state._items))
+        return [k for meta in cached.values() for k in meta if k.startswith("v.")]
+
+    written = leaf_keys()
+    assert len(written) == 3 and len({id(k) for k in written}) == 1
+    state.clear_items()
+    assert [store.get(NS, f"k{n}").value["text"] for n in range(3)] == [  # type: ignore[union-attr]
+        f"{TEXT} ({n})" for n in range(3)
+    ]
+    read = leaf_keys()
+    assert len(read) == 3 and len({id(k) for k in read}) == 1
