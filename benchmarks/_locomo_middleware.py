@@ -1,8 +1,14 @@
-"""LoCoMo told to an agent that uses ``EpisodicMemoryMiddleware``, and what it stored mapped back.
+"""LoCoMo told to an agent with the library's memory, and what it stored mapped back.
 
-The agent is ``create_agent(GenericFakeChatModel(...), tools=[], middleware=[
-EpisodicMemoryMiddleware(store=store)], store=store, checkpointer=InMemorySaver())``: every
-option of the middleware at its default (no chat model of its own: the rule-based entity
+Two apps, as a user of the library would write them (``through``):
+
+* ``"middleware"``: ``create_agent(GenericFakeChatModel(...), tools=[], middleware=[
+  EpisodicMemoryMiddleware(store=store)], store=store, checkpointer=InMemorySaver())``;
+* ``"nodes"``: ``build_memory_graph(GenericFakeChatModel(...), store=store,
+  checkpointer=InMemorySaver(), turns=TurnOptions(clock=clock))``, the memory nodes wired
+  around a chat agent node (``recall_memories`` before it, ``remember_turn`` after it).
+
+Every option at its default but the clock (no chat model of its own: the rule-based entity
 extractor and the extractive summary; formation inline; the turns remembered, answers too).
 The fake chat model only answers the turns (scripted).
 
@@ -19,8 +25,11 @@ Each message carries its LoCoMo speaker as its ``name`` (as a group chat names i
 participants; the middleware stores a named message as ``"name: text"``, the form the save
 tool's rows save), unless ``names=False``. A user message's id is its LoCoMo ``dia_id``.
 The run's clock is the session's date and time, as the save tool's ``clock`` is in
-``locomo_writers.py``. The middleware takes no clock, so this script sets the default clock of
-the fact writer (``facts.consolidate.utc_now``) while it builds the middleware.
+``locomo_writers.py``. This script sets the default clock of the fact writer
+(``facts.consolidate.utc_now``) while it builds the app: the middleware takes it for its
+turns and its facts, the graph's entity node for its facts. The graph's ``remember_turn``
+node reads its own default (``utc_now`` as imported when ``graph.turns`` loaded), so the
+nodes get the clock as ``TurnOptions(clock=...)`` too.
 
 Mapping back: a remembered turn holds its message id (a user turn, or an AI message before the
 user's: its ``dia_id``) or the id of the user message it answers (``reply_to``): it counts for
@@ -116,10 +125,14 @@ class Written:
     """A told turn's ``dia_id`` -> the ``dia_id`` of the turn that answered it."""
 
 
+THROUGH = ("middleware", "nodes")
+"""The apps the conversations can be told to (see the module docstring)."""
+
+
 def write(store: Any, conversations: Sequence[Conversation], *, roles: str,
-          names: bool = True, **options: Any) -> Written:
-    """Tell every conversation to the agent (see the module docstring); ``options`` go to the
-    middleware."""
+          names: bool = True, through: str = "middleware", **options: Any) -> Written:
+    """Tell every conversation to the app ``through`` names (see the module docstring);
+    ``options`` go to the middleware or to ``add_memory_nodes``."""
     import time
 
     from langchain.agents import create_agent
@@ -127,13 +140,22 @@ def write(store: Any, conversations: Sequence[Conversation], *, roles: str,
     from langchain_core.messages import AIMessage, HumanMessage
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from langgraph_episodic import EpisodicMemoryMiddleware
+    from langgraph_episodic import EpisodicMemoryMiddleware, build_memory_graph
+    from langgraph_episodic.graph import TurnOptions
 
+    if through not in THROUGH:
+        raise ValueError(f"through= takes one of {THROUGH}, got {through!r}.")
     clock, replies = SessionClock(), _Replies()
+    model = GenericFakeChatModel(messages=replies)
+    middleware = None
     with _default_clock(clock):
-        middleware = EpisodicMemoryMiddleware(store=store, **options)
-    agent = create_agent(GenericFakeChatModel(messages=replies), tools=[],
-                         middleware=[middleware], store=store, checkpointer=InMemorySaver())
+        if through == "nodes":
+            agent = build_memory_graph(model, store=store, checkpointer=InMemorySaver(),
+                                       turns=TurnOptions(clock=clock), **options)
+        else:
+            middleware = EpisodicMemoryMiddleware(store=store, **options)
+            agent = create_agent(model, tools=[], middleware=[middleware], store=store,
+                                 checkpointer=InMemorySaver())
     written = Written()
     started = time.perf_counter()
     for conv in conversations:
@@ -157,7 +179,8 @@ def write(store: Any, conversations: Sequence[Conversation], *, roles: str,
                 agent.invoke({"messages": messages}, config)
                 told.append(step.user)
     written.seconds = time.perf_counter() - started
-    middleware.close()
+    if middleware is not None:
+        middleware.close()
     return written
 
 
@@ -264,11 +287,12 @@ def turn_groups(store: Any, user_id: str, question: str, k: int,
                 answered_by: dict[str, str], *, through: str) -> list[frozenset[str]]:
     """The remembered turns a question finds, best first, as LoCoMo turn ids: ``through``
     ``"tool"`` is the recall tool's search of current memories (``facts.recall.search_op``
-    over ``("memories", user_id)``, no floor), ``"middleware"`` the middleware's own search
-    before the model (:func:`langgraph_episodic.middleware.recall_memories`, with its floor)."""
+    over ``("memories", user_id)``, no floor), ``"before_model"`` the search the middleware
+    and the graph's ``recall_memories`` node run before the model
+    (:func:`langgraph_episodic.graph.memory_recall.recall_memories`, with its floor)."""
     from langgraph_episodic._effects import run
     from langgraph_episodic.facts.recall import search_op
-    from langgraph_episodic.middleware import recall_memories
+    from langgraph_episodic.graph.memory_recall import recall_memories
 
     if through == "tool":
         (found,) = store.batch([search_op(("memories", user_id), question, k)])

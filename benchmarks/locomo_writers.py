@@ -23,6 +23,11 @@ Rows:
   model, and by every current fact (what any search could find). ``mw-ab-user``: answers not
   remembered (``remember_replies=False``); ``mw-all-anon``: messages without names;
   ``mw-all-facts``: turns not remembered (``remember_turns=False``, facts only).
+* **memory nodes** (``nodes-ab``, ``nodes-all``): the same conversations, castings, names and
+  clock told to ``build_memory_graph`` (the memory nodes around a chat agent node, every
+  option at its default but ``turns=TurnOptions(clock=...)``); scored by the recall tool's
+  search over the turns they remember and by the search their ``recall_memories`` node runs
+  before the model (the middleware's, the same function), as the middleware rows.
 
 For the save tool a turn is saved as ``"speaker: text"``; what the tool keeps (it refuses greetings and thanks,
 and consolidates: the same text is one memory, a new value on a topic closes the old one) is
@@ -31,6 +36,7 @@ as in ``benchmarks/locomo.py`` (``benchmarks/_locomo_data.py``).
 
     python benchmarks/locomo_writers.py --data ../shared/data/locomo/locomo10-dev.json
     python benchmarks/locomo_writers.py --rows mw-ab,mw-all --conversations 1 --sessions 2
+    python benchmarks/locomo_writers.py --rows nodes-ab,nodes-all
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ import argparse
 import contextlib
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -140,46 +146,53 @@ def _tool_tallies(
     return tallies
 
 
-def _middleware_rows(store: Any, conversations: Sequence[Conversation], roles: str,
-                     **options: Any) -> tuple[list[list[RecallTally]], str]:
-    """Tell the conversations through the middleware (``_locomo_middleware``); the tallies of
-    the recall tool's search over what it stored, of the entities it loads before the model
-    and of every current fact (what any search could find), and a note on what it stored
-    per told turn."""
+def _told_rows(store: Any, conversations: Sequence[Conversation], roles: str,
+               options: Mapping[str, Any], *, through: str = "middleware",
+               facts: bool = True) -> tuple[list[list[RecallTally]], str]:
+    """Tell the conversations to the middleware or the memory nodes (``_locomo_middleware``,
+    ``options`` to its ``write``); the tallies of the recall tool's search over the turns remembered, of the search before
+    the model and, with ``facts``, of the recall tool's search over the entity facts stored,
+    of the entities loaded before the model and of every current fact (what any search could
+    find), and a note on what was stored per told turn."""
     import _locomo_middleware as mw
 
-    written = mw.write(store, conversations, roles=roles, **options)
-    by_tool, by_mw, searched, loaded, ceiling = [], [], [], [], []
-    told = facts = current = unmapped = empty = 0
+    written = mw.write(store, conversations, roles=roles, through=through, **options)
+    by_tool, by_own, searched, loaded, ceiling = [], [], [], [], []
+    told = stored = current = unmapped = empty = 0
     for conv in conversations:
-        ns = ("entities", conv.sample_id)
         turns = written.told[conv.sample_id]
-        prov = mw.map_back(mw.stored(store, ns), turns)
         told += len(turns)
-        facts, current, unmapped = facts + prov.facts, current + prov.current, \
-            unmapped + prov.unmapped
-        empty += sum(1 for t in turns if not prov.facts_per_turn[t.dia_id])
-        in_prompt = mw.prompt_turns(store, ns, prov)
-        anywhere = frozenset(prov.facts_per_turn)
-        search, prompt, every = RecallTally(), RecallTally(), RecallTally()
         tool, own = RecallTally(), RecallTally()
         for q in conv.questions:
             tool.add_groups(q, mw.turn_groups(store, conv.sample_id, q.question, 10,
                                               written.answered_by, through="tool"))
             own.add_groups(q, mw.turn_groups(store, conv.sample_id, q.question, 10,
-                                             written.answered_by, through="middleware"))
+                                             written.answered_by, through="before_model"))
+        by_tool.append(tool)
+        by_own.append(own)
+        if not facts:
+            continue
+        ns = ("entities", conv.sample_id)
+        prov = mw.map_back(mw.stored(store, ns), turns)
+        stored, current, unmapped = stored + prov.facts, current + prov.current, \
+            unmapped + prov.unmapped
+        empty += sum(1 for t in turns if not prov.facts_per_turn[t.dia_id])
+        in_prompt = mw.prompt_turns(store, ns, prov)
+        anywhere = frozenset(prov.facts_per_turn)
+        search, prompt, every = RecallTally(), RecallTally(), RecallTally()
+        for q in conv.questions:
             search.add_groups(q, mw.recall_groups(store, ns, q.question, 10, prov))
             prompt.add_groups(q, [in_prompt])
             every.add_groups(q, [anywhere])
-        by_tool.append(tool)
-        by_mw.append(own)
         searched.append(search)
         loaded.append(prompt)
         ceiling.append(every)
-    note = (f"{written.seconds:.0f} s to tell {told} turns; {facts} facts ({current} current, "
-            f"{current / max(told, 1):.2f} per turn, {unmapped} unmapped); "
-            f"{empty / max(told, 1):.0%} of the turns leave no current fact")
-    return [by_tool, by_mw, searched, loaded, ceiling], note
+    note = f"{written.seconds:.0f} s to tell {told} turns"
+    if facts:
+        note += (f"; {stored} facts ({current} current, {current / max(told, 1):.2f} per turn, "
+                 f"{unmapped} unmapped); {empty / max(told, 1):.0%} of the turns leave no "
+                 "current fact")
+    return [by_tool, by_own, searched, loaded, ceiling], note
 
 
 def _first_sessions(conversations: Sequence[Conversation], sessions: int) -> list[Conversation]:
@@ -208,7 +221,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
-    parser.add_argument("--rows", default="raw,raw-date,tool,tool-off,tool-day,mw-ab,mw-all",
+    parser.add_argument("--rows", default="raw,raw-date,tool,tool-off,tool-day,mw-ab,mw-all,"
+                        "nodes-ab,nodes-all",
                         help="which rows, comma-separated (default: all)")
     parser.add_argument("--conversations", type=int, default=None,
                         help="only the first N conversations (a quick check)")
@@ -286,8 +300,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             continue
         store = ChromaStore.ephemeral(index={"dims": MODEL_DIMS, "embed": embedder,
                                              "fields": ["$"]})
-        (tool, own, searched, loaded, ceiling), note = _middleware_rows(
-            store, conversations, name.split("-")[1], **options)
+        (tool, own, searched, loaded, ceiling), note = _told_rows(
+            store, conversations, name.split("-")[1], options)
         if options.get("remember_turns", True):
             add(f"{label}: the recall tool's search over the turns it remembers", tool, note)
             add(f"{label}: its own search before the model (recall_memories, floor on)", own)
@@ -297,6 +311,20 @@ def main(argv: Sequence[str] | None = None) -> None:
             "every column: the evidence turns behind the loaded entities")
         add(f"{label}: every current fact (what any search could find)", ceiling,
             "every column: the evidence turns some current fact came from")
+        store.close()
+    for name, label in (
+        ("nodes-ab", "memory nodes (build_memory_graph), defaults, first speaker the user, "
+                     "the other the assistant"),
+        ("nodes-all", "memory nodes (build_memory_graph), defaults, every turn a user message"),
+    ):
+        if name not in rows_wanted:
+            continue
+        store = ChromaStore.ephemeral(index={"dims": MODEL_DIMS, "embed": embedder,
+                                             "fields": ["$"]})
+        (tool, own, *_), note = _told_rows(store, conversations, name.split("-")[1], {},
+                                           through="nodes", facts=False)
+        add(f"{label}: the recall tool's search over the turns they remember", tool, note)
+        add(f"{label}: their own search before the model (recall_memories, floor on)", own)
         store.close()
     embedder.save()
     n = sum(len(c.questions) for c in conversations)
