@@ -321,8 +321,15 @@ class StoreState:
     # the commit of a write -------------------------------------------------------------
 
     def commit(self, change: Commit) -> None:
-        """Apply a write that has reached Chroma, in one step (see :class:`Commit`)."""
+        """Apply a write that has reached Chroma, in one step (see :class:`Commit`).
+
+        A written namespace whose keyword index is still packed (searched, not yet written)
+        is unpacked first, outside the lock (:meth:`.LexicalIndex.thaw_ahead`): that takes
+        time in proportion to the namespace, which readers of every namespace would wait out
+        under the lock."""
+        ahead = {} if self.shared else self.lexical.thaw_ahead(change.touched)
         with self.lock:
+            self.lexical.adopt(ahead)
             self.generation += 1
             self._log.append((self.generation, frozenset(change.items)))
             if not self.shared:

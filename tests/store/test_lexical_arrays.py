@@ -298,3 +298,24 @@ def test_query_cosines_rank_and_look_up_as_rank_and_similarities(
     got, expected = cos.of(ids), similarities(views, q, ids)
     assert list(got) == list(expected)  # the same order (fusion breaks exact ties by it)
     assert got == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_copy_made_ahead_is_installed_only_over_the_shard_it_was_made_from() -> None:
+    index = LexicalIndex(tokenizer=plain)
+    ns = ("u",)
+    index.load(ns, [("a", "alpha"), ("b", "beta")])
+    ahead = index.thaw_ahead([ns, ("absent",)])
+    assert list(ahead) == [ns]  # only packed shards are copied
+    index.load(ns, [("c", "gamma")])  # a reload lands between the copy and the write
+    index.adopt(ahead)
+    index.upsert(ns, "d", "delta")
+    assert [d for d, _ in index.search_terms({"gamma": 1.0, "delta": 1.0}, [ns], 5)] == ["c", "d"]
+    assert index.search_terms({"alpha": 1.0}, [ns], 5) == []  # the stale copy was not installed
+    ahead = index.thaw_ahead([ns])
+    assert ahead == {}  # written since: dicts, nothing to unpack
+    index.load(ns, [("e", "alpha")])
+    ahead = index.thaw_ahead([ns])
+    index.adopt(ahead)
+    assert index._shards[ns] is ahead[ns][1] and not index._shards[ns].frozen
+    index.upsert(ns, "f", "alpha")
+    assert [d for d, _ in index.search_terms({"alpha": 1.0}, [ns], 5)] == ["e", "f"]

@@ -339,3 +339,46 @@ def test_a_sweep_never_deletes_an_item_another_process_just_put_again(
     assert item is not None and item.value == {"text": "the final text about granite"}
     assert [r.key for r in writer.search(ns, query="final text about granite")] == ["note"]
     assert writer.verify().ok
+
+
+def test_a_write_unpacking_a_searched_namespace_holds_no_lock_readers_need() -> None:
+    """A namespace's first search packs its keyword index; the first write after it unpacks
+    it, which takes time in proportion to the namespace. With the writer paused inside that
+    unpack, a search of another namespace and a search of the same one still answer (the
+    latter from the packed shard, without the write), and the write then lands whole."""
+    from langgraph_episodic.chroma.ranking import lexical
+
+    store = ChromaStore.ephemeral(collection=f"unpack-{uuid.uuid4().hex[:8]}", index=_index())
+    big, other = ("users", "big"), ("users", "other")
+    store.batch([PutOp(big, f"k{i}", {"text": f"harbour crane {i} lifts"}) for i in range(200)])
+    store.put(other, "o", {"text": "the lighthouse keeper"})
+    assert len(store.search(big, query="harbour crane", limit=5)) == 5  # packs big's shard
+    assert store.search(other, query="lighthouse", limit=1)
+    inside, resume = threading.Event(), threading.Event()
+    original = lexical._Arrays.unpack
+
+    def paused_unpack(self: Any) -> Any:
+        inside.set()
+        resume.wait(PAUSE_S * 4)
+        return original(self)
+
+    lexical._Arrays.unpack = paused_unpack  # type: ignore[method-assign]  # a test hook
+    try:
+        writer = run_in_thread(lambda: store.put(big, "new", {"text": "a seagull on the crane"}))
+        assert inside.wait(10)
+        answered = run_in_thread(
+            lambda: (
+                store.search(other, query="lighthouse", limit=1),
+                store.search(big, query="harbour crane", limit=3),
+            )
+        )
+        try:
+            lighthouse, cranes = answered.result(timeout=PAUSE_S * 2)
+        finally:
+            resume.set()
+        assert [h.key for h in lighthouse] == ["o"] and len(cranes) == 3
+        result(writer)
+    finally:
+        lexical._Arrays.unpack = original  # type: ignore[method-assign]  # restore
+    assert [h.key for h in store.search(big, query="seagull", limit=1)] == ["new"]
+    store.close()

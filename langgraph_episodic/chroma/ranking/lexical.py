@@ -627,6 +627,24 @@ class LexicalIndex:
         with self._lock:
             self._shards[tuple(namespace)] = shard
 
+    def thaw_ahead(self, namespaces: Iterable[Namespace]) -> dict[Namespace, tuple[_Shard, _Shard]]:
+        """``(packed shard, its changeable copy)`` of each given namespace held packed, the
+        copies made outside the lock (a packed shard never changes); hand them to
+        :meth:`adopt` under the lock before the writes, which then change the copies in place
+        instead of unpacking under the lock."""
+        with self._lock:
+            shards = [(ns, self._shards.get(tuple(ns))) for ns in namespaces]
+            packed = [(ns, shard) for ns, shard in shards if shard is not None and shard.packed]
+        return {ns: (shard, shard.thaw()) for ns, shard in packed}
+
+    def adopt(self, ahead: Mapping[Namespace, tuple[_Shard, _Shard]]) -> None:
+        """Install the copies :meth:`thaw_ahead` made, where the namespace still holds the
+        packed shard they were made from (a reload meanwhile leaves the new shard alone)."""
+        with self._lock:
+            for ns, (packed, thawed) in ahead.items():
+                if self._shards.get(ns) is packed:
+                    self._shards[ns] = thawed
+
     def remove(self, namespace: Namespace, doc_id: str) -> None:
         """Forget one document; unknown ids are ignored."""
         with self._lock:
