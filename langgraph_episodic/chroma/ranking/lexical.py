@@ -265,7 +265,8 @@ def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
     sort = np.argsort(slot, kind="stable")
     starts = np.zeros(len(slots) + 1, dtype=np.intp)
     np.cumsum(np.bincount(slot, minlength=len(slots)), out=starts[1:])
-    arrays = _Arrays.packed(order, length, slots, starts, where[sort], tf[sort])
+    position = None if dead else seen  # (with no repeated id, its map is the positions)
+    arrays = _Arrays.packed(order, length, slots, starts, where[sort], tf[sort], position)
     return _Shard.of_arrays(arrays, int(length.sum()))
 
 
@@ -307,11 +308,15 @@ class _Arrays:
         starts: np.ndarray,
         where: np.ndarray,
         tf: np.ndarray,
+        position: dict[str, int] | None = None,
     ) -> _Arrays:
-        """A packed shard's arrays (see :func:`_pack`)."""
+        """A packed shard's arrays (see :func:`_pack`; ``position``: each id's index in
+        ``ids``, when the caller has it)."""
         arrays = cls(None)
         arrays.ids = ids
-        arrays.position = dict(zip(ids, range(len(ids)), strict=True))
+        if position is None:
+            position = dict(zip(ids, range(len(ids)), strict=True))
+        arrays.position = position
         arrays.lengths = lengths
         arrays._slots, arrays._starts, arrays._where, arrays._tf = slots, starts, where, tf
         return arrays
