@@ -75,3 +75,32 @@ def test_a_loaded_block_is_the_per_row_block_byte_for_byte() -> None:
     assert len(loaded) == len(per_row)
     q = rng.normal(size=16).astype(np.float32)
     assert rank([got], q, depth=40) == rank([expected], q, depth=40)
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["ids-name-items", "other-item-ids"])
+def test_a_loaded_block_replaces_an_item_whole_as_one_built_row_by_row(named: bool) -> None:
+    """A block loaded from Chroma makes its item -> vector ids map on its first write (from
+    the ids, which name their items) or at once (when a caller's ids do not): either way a
+    replaced item loses every old row, as in a block built row by row."""
+    rng = np.random.default_rng(7)
+    item = (lambda iid: iid) if named else (lambda iid: f"other-{iid}")
+    rows = [
+        (item("a"), "a#0", rng.normal(size=8).astype(np.float32)),
+        (item("a"), "a#1", rng.normal(size=8).astype(np.float32)),
+        (item("b"), "b.t#0", rng.normal(size=8).astype(np.float32)),
+        (item("c"), "c", rng.normal(size=8).astype(np.float32)),
+    ]
+    loaded = NamespaceVectors.loaded("v", rows)
+    reference = NamespaceVectors("v")
+    for iid in dict.fromkeys(iid for iid, _, _ in rows):
+        reference.replace_item(iid, [(vid, vec) for i, vid, vec in rows if i == iid])
+    assert loaded.current_view().one_per_item is reference.current_view().one_per_item is False
+    new = rng.normal(size=8).astype(np.float32)
+    for block in (loaded, reference):
+        block.replace_item(item("a"), [("a#0", new)])
+    got, expected = loaded.current_view(), reference.current_view()
+    assert sorted(got.owners) == sorted(expected.owners) == ["a", "b.t", "c.item"]
+    assert got.one_per_item and expected.one_per_item
+    assert len(loaded) == len(reference) == 3
+    q = rng.normal(size=8).astype(np.float32)
+    assert rank([got], q, depth=5) == rank([expected], q, depth=5)

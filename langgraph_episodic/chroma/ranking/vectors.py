@@ -27,6 +27,12 @@ def _owner(vid: str) -> str:
     return key if key else entry_key(vid, ITEM_TAG)
 
 
+def _item_of(vid: str) -> str:
+    """The item id a vector id belongs to (:func:`.record_format.vector_id`: ``<item>``,
+    ``<item>#<i>`` or ``<item>.<tag>#<i>``)."""
+    return (vid.rpartition("#")[0] or vid).partition(".")[0]
+
+
 class BlockView(NamedTuple):
     """An immutable view of one namespace's vectors: what a search ranks, outside any lock."""
 
@@ -130,7 +136,8 @@ class NamespaceVectors:
     """
 
     __slots__ = (
-        "_by_item", "_matrix", "_owners", "_pending", "_row", "_stamp", "_vids", "version"
+        "_by_item", "_matrix", "_n_items", "_owners", "_pending", "_row", "_stamp", "_vids",
+        "version",
     )
 
     def __init__(self, version: str) -> None:
@@ -144,8 +151,11 @@ class NamespaceVectors:
         """Live vector id -> its matrix row."""
         self._pending: dict[str, tuple[str, np.ndarray]] = {}
         """Vector id -> (entry key, normalised vector), written since the matrix was built."""
-        self._by_item: dict[str, dict[str, None]] = {}
-        """Item id -> its live vector ids."""
+        self._by_item: dict[str, dict[str, None]] | None = {}
+        """Item id -> its live vector ids; None in a block :meth:`loaded` from Chroma until its
+        first write (each vector id names its item, see :func:`_item_of`), which makes it."""
+        self._n_items = 0
+        """How many items the rows belong to, while ``_by_item`` is None."""
         self._stamp = 0
         """Bumped by every change (a rebuild started before a change is not installed)."""
 
@@ -159,12 +169,18 @@ class NamespaceVectors:
         steps (the first search of a large namespace spends a share of its time there)."""
         block = cls(version)
         by_item: dict[str, list[tuple[str, Sequence[float] | np.ndarray]]] = {}
+        named = True  # every vector id names its item: the map is made on the first write
         for iid, vid, vec in rows:
             by_item.setdefault(iid, []).append((vid, vec))
+            named = named and _item_of(vid) == iid
+        owners = (
+            None
+            if named
+            else {iid: dict.fromkeys(vid for vid, _ in item_rows) for iid, item_rows in by_item.items()}
+        )
         position: dict[str, int] = {}
         arrays: list[np.ndarray] = []
-        for iid, item_rows in by_item.items():
-            owned = block._by_item.setdefault(iid, {})
+        for item_rows in by_item.values():
             for vid, vec in item_rows:
                 arr = np.asarray(vec, dtype=np.float32)
                 at = position.get(vid)
@@ -173,10 +189,11 @@ class NamespaceVectors:
                     arrays.append(arr)
                 else:  # a later duplicate takes the earlier one's row, as in the pending list
                     arrays[at] = arr
-                owned[vid] = None
         vids = list(position)
         if not vids:
             return block
+        block._by_item = owners
+        block._n_items = len(by_item)
         matrix = np.stack(arrays)
         # The norms as :func:`normalise` takes them (row by row), then one float32 division.
         norms = np.array([math.sqrt(float(arr @ arr)) for arr in arrays], dtype=np.float32)
@@ -217,7 +234,18 @@ class NamespaceVectors:
         return view
 
     def _one_per_item(self) -> bool:
-        return len(self._by_item) == len(self)
+        n_items = self._n_items if self._by_item is None else len(self._by_item)
+        return n_items == len(self)
+
+    def _items(self) -> dict[str, dict[str, None]]:
+        """``_by_item``, made from the vector ids first if the block was loaded without it."""
+        by_item = self._by_item
+        if by_item is None:
+            by_item = {}
+            for vid in [*self._row, *self._pending]:
+                by_item.setdefault(_item_of(vid), {})[vid] = None
+            self._by_item = by_item
+        return by_item
 
     def install(self, rebuild: Rebuild, built: tuple[np.ndarray, list[str], list[str]]) -> bool:
         """Adopt a rebuilt matrix unless the block changed since the rebuild started."""
@@ -231,7 +259,7 @@ class NamespaceVectors:
 
     def replace_item(self, iid: str, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Replace all rows of item ``iid`` by ``(vector id, vector)`` rows."""
-        for vid in self._by_item.pop(iid, {}):
+        for vid in self._items().pop(iid, {}):
             self._row.pop(vid, None)
             self._pending.pop(vid, None)
         self.replace_item_rows(iid, vectors)
@@ -242,7 +270,7 @@ class NamespaceVectors:
         for vid, vec in vectors:
             self._row.pop(vid, None)
             self._pending[vid] = (_owner(vid), normalise(vec))
-            self._by_item.setdefault(iid, {})[vid] = None
+            self._items().setdefault(iid, {})[vid] = None
 
 
 class Rebuild(NamedTuple):
