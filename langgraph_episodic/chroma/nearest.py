@@ -91,7 +91,7 @@ def nearest(
             kept = [
                 (vid, dist)
                 for vid, dist in found
-                if record_format.split_entry_key(record_format.split_vector_id(vid)[0])[0] in held
+                if record_format.item_of_vector(vid) in held
             ]
             if len(kept) >= depth or len(found) >= b.vector_total():  # (or: no more to find)
                 return kept[:depth]

@@ -437,7 +437,7 @@ class Backend:
                 version,
                 [
                     (
-                        record_format.split_entry_key(record_format.split_vector_id(row.vid)[0])[0],
+                        record_format.item_of_vector(row.vid),
                         row.vid,
                         row.embedding,
                     )

@@ -125,6 +125,17 @@ def split_vector_id(vid: str) -> tuple[str, str, int]:
     return key, key.partition(".")[2], int(index)
 
 
+def item_of_vector(vid: str) -> str:
+    """A vector record id -> the id of its item (``<item>``, ``<item>#<i>`` or
+    ``<item>.<tag>#<i>``; what ``split_entry_key(split_vector_id(vid)[0])[0]`` gives, without
+    parsing the index).
+
+    >>> item_of_vector("ab12.t1#3"), item_of_vector("ab12#0"), item_of_vector("ab12")
+    ('ab12', 'ab12', 'ab12')
+    """
+    return (vid.rpartition("#")[0] or vid).partition(".")[0]
+
+
 def new_tag(now: float) -> str:
     """A fresh vector tag: milliseconds since the epoch (for repair grace periods) and a random
     suffix (two writers in one millisecond differ)."""

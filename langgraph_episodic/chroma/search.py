@@ -484,6 +484,6 @@ def _cosines_from_chroma(b: Backend, qvec: np.ndarray, keys: Sequence[str]) -> d
     iids = list(dict.fromkeys(record_format.split_entry_key(k)[0] for k in keys))
     block = NamespaceVectors("")
     for vid, emb in b.gateway.vectors_of_items(iids):
-        iid = record_format.split_entry_key(record_format.split_vector_id(vid)[0])[0]
+        iid = record_format.item_of_vector(vid)
         block.replace_item_rows(iid, [(vid, emb)])
     return similarities([block.current_view()], qvec, keys)

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, rank, similarities
@@ -212,3 +214,17 @@ def test_a_loaded_namespace_forgets_a_ttl_the_new_value_lacks(fields: list[str])
         assert store.get(NS, "k") is not None
     finally:
         store.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    key=st.text(min_size=1, max_size=12),
+    index=st.integers(0, 10_000),
+    tag=st.sampled_from(["", record_format.ITEM_TAG, "1733370000123-ab12"]),
+    own=st.booleans(),
+)
+def test_the_item_of_a_vector_id_is_read_off_the_id(key: str, index: int, tag: str, own: bool) -> None:
+    iid = record_format.item_id(("users", "u1", "notes"), key)
+    vid = iid if own else record_format.vector_id(iid, index, tag)
+    parsed = record_format.split_entry_key(record_format.split_vector_id(vid)[0])[0]
+    assert record_format.item_of_vector(vid) == parsed == iid

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..record_format import ITEM_TAG, entry_key
+from ..record_format import ITEM_TAG, entry_key, item_of_vector
 
 
 def _owner(vid: str) -> str:
@@ -25,12 +25,6 @@ def _owner(vid: str) -> str:
     its own vector record (an id without ``#``) the item's entry key."""
     key = vid.rpartition("#")[0]
     return key if key else entry_key(vid, ITEM_TAG)
-
-
-def _item_of(vid: str) -> str:
-    """The item id a vector id belongs to (:func:`.record_format.vector_id`: ``<item>``,
-    ``<item>#<i>`` or ``<item>.<tag>#<i>``)."""
-    return (vid.rpartition("#")[0] or vid).partition(".")[0]
 
 
 class BlockView(NamedTuple):
@@ -153,7 +147,7 @@ class NamespaceVectors:
         """Vector id -> (entry key, normalised vector), written since the matrix was built."""
         self._by_item: dict[str, dict[str, None]] | None = {}
         """Item id -> its live vector ids; None in a block :meth:`loaded` from Chroma until its
-        first write (each vector id names its item, see :func:`_item_of`), which makes it."""
+        first write, which makes it from the ids (:func:`.record_format.item_of_vector`)."""
         self._n_items = 0
         """How many items the rows belong to, while ``_by_item`` is None."""
         self._stamp = 0
@@ -172,12 +166,10 @@ class NamespaceVectors:
         named = True  # every vector id names its item: the map is made on the first write
         for iid, vid, vec in rows:
             by_item.setdefault(iid, []).append((vid, vec))
-            named = named and _item_of(vid) == iid
-        owners = (
-            None
-            if named
-            else {iid: dict.fromkeys(vid for vid, _ in item_rows) for iid, item_rows in by_item.items()}
-        )
+            named = named and item_of_vector(vid) == iid
+        item_map = None  # made on the first write, from the ids
+        if not named:
+            item_map = {iid: dict.fromkeys(vid for vid, _ in r) for iid, r in by_item.items()}
         position: dict[str, int] = {}
         arrays: list[np.ndarray] = []
         for item_rows in by_item.values():
@@ -192,7 +184,7 @@ class NamespaceVectors:
         vids = list(position)
         if not vids:
             return block
-        block._by_item = owners
+        block._by_item = item_map
         block._n_items = len(by_item)
         matrix = np.stack(arrays)
         # The norms as :func:`normalise` takes them (row by row), then one float32 division.
@@ -243,7 +235,7 @@ class NamespaceVectors:
         if by_item is None:
             by_item = {}
             for vid in [*self._row, *self._pending]:
-                by_item.setdefault(_item_of(vid), {})[vid] = None
+                by_item.setdefault(item_of_vector(vid), {})[vid] = None
             self._by_item = by_item
         return by_item
 
