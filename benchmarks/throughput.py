@@ -138,7 +138,8 @@ def async_tasks(tasks: list[int], backends: str | None, total: int) -> int:
     """Run and print the async op mix by concurrent tasks (see ``_async_mix.run_tasks``)."""
     import _async_mix
 
-    chosen = backends.split(",") if backends else ["chroma-eph", "async-sqlite"]
+    default = ["chroma-eph", "chroma-floor", "chroma-floor-batched", "async-sqlite"]
+    chosen = backends.split(",") if backends else default
     print(f"Async op mix by concurrent tasks, ~{total} ops per cell; load {os.getloadavg()}",
           flush=True)  # fmt: skip
     results = _async_mix.run_tasks(tasks, chosen, total)

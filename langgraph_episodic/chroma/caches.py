@@ -25,11 +25,12 @@ import contextlib
 import sys
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import record_format
+from .id_sets import IdSet
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldIndex
 from .ranking.vectors import VectorCache
@@ -206,6 +207,8 @@ class StoreState:
         """(generation, how many vector records Chroma held then): the collection's size for
         sizing the unfiltered queries of :mod:`.nearest`, counted again after a write."""
         self._log: deque[tuple[int, frozenset[str]]] = deque(maxlen=_LOG)
+        self._ids: dict[Namespace, IdSet] = {}
+        """An embedded store's namespaces whose every item it knows (:mod:`.id_sets`)."""
 
     # generations -----------------------------------------------------------------------
 
@@ -257,6 +260,45 @@ class StoreState:
         with self.lock:
             self._items.clear()
 
+    # which items exist ---------------------------------------------------------------
+
+    def absent(self, namespaces: Mapping[str, Namespace], empty: Collection[Namespace]) -> set[str]:
+        """Of these record ids (-> their namespace), those an embedded store knows it does not
+        hold: in a namespace of ``empty`` (known to hold none), or missing from what it knows
+        the namespace holds (its :class:`.id_sets.IdSet`). Call with ``write_lock`` held (no
+        write may land between this answer and its use)."""
+        if self.shared:
+            return set()
+        with self.lock:
+            out = {rid for rid, ns in namespaces.items() if ns in empty}
+            by_ns: dict[Namespace, list[str]] = {}
+            for rid, ns in namespaces.items():
+                if ns in self._ids and ns not in empty:
+                    by_ns.setdefault(ns, []).append(rid)
+            for ns, rids in by_ns.items():
+                out |= self._ids[ns].missing(rids)
+            return out
+
+    def knows_items_of(self, ns: Namespace) -> bool:
+        """Whether an embedded store knows every item ``ns`` holds."""
+        with self.lock:
+            return ns in self._ids
+
+    def empty_after(self, ns: Namespace, change: Commit) -> bool:
+        """Whether an embedded store knows ``ns`` holds no item once ``change`` (written to
+        Chroma, not yet committed) is applied."""
+        if self.shared:
+            return False
+        with self.lock:
+            held = self._ids.get(ns)
+            if held is None:
+                return False
+            written = [rid for rid in change.items if change.namespaces[rid] == ns]
+            new = held.missing(written)
+            gone = sum(1 for rid in written if change.items[rid] is None and rid not in new)
+            added = sum(1 for rid in new if change.items[rid] is not None)
+            return len(held) - gone + added == 0
+
     # listings --------------------------------------------------------------------------
 
     def listing(self, ns: Namespace, version: str) -> Listing | None:
@@ -274,6 +316,8 @@ class StoreState:
         if info is None or info.version != listing.version:
             return
         self._set_listing(ns, listing)
+        if not self.shared and ns not in self._ids:
+            self._ids[ns] = IdSet(listing.metas)  # every item of ns, as of its current version
 
     def _set_listing(self, ns: Namespace, listing: Listing | None) -> None:
         old = self._listings.pop(ns, None)
@@ -315,6 +359,7 @@ class StoreState:
             self.vectors = VectorCache(self.vectors.max_vectors)
             self.oversized.clear()
             self.registry = RegistryMirror()
+            self._ids.clear()
             self.generation += 1
             self._log.clear()  # every earlier reader's write-back is dropped
 
@@ -343,9 +388,12 @@ class StoreState:
                         )
             if change.deleted_any:
                 self.oversized.clear()  # deletes may make a scope fit again
+            if not self.shared:
+                self._count_items(change)
             for ns in change.removed:
                 self.registry.drop(ns)
                 self.forget_namespace(ns)
+                self._ids.pop(ns, None)
             for ns, info in change.registry.items():
                 self.registry.set(ns, info)
             touched = change.touched
@@ -363,6 +411,19 @@ class StoreState:
                     if listing is not None:
                         patched = listing.changed(listing.version, change.patches_in(ns))
                         self._set_listing(ns, patched)
+
+    def _count_items(self, change: Commit) -> None:
+        """Keep the :class:`.id_sets.IdSet` of written namespaces exact; start one for each
+        namespace the write found empty."""
+        for ns in change.created:
+            self._ids[ns] = IdSet()
+        changed: dict[Namespace, tuple[list[str], list[str]]] = {}
+        for rid, meta in change.items.items():
+            ns = change.namespaces[rid]
+            if ns in self._ids:
+                changed.setdefault(ns, ([], []))[meta is None].append(rid)
+        for ns, (added, gone) in changed.items():
+            self._ids[ns].change(added, gone)
 
     def _apply(self, ns: Namespace, version: str, change: Commit) -> None:
         """Bring an embedded store's caches of ``ns`` to the committed state."""
@@ -417,6 +478,8 @@ class Commit:
     deleted_any: bool = False
     paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Item id -> the field path of each of its new rows (as ``vectors``' rows)."""
+    created: set[Namespace] = field(default_factory=set)
+    """Namespaces that held no item before this write (:meth:`.reads.Backend.empty_namespaces`)."""
 
     @property
     def touched(self) -> set[Namespace]:

@@ -284,6 +284,14 @@ class Gateway:
             for col, w in ((self.vectors, _item_records(where)), (self.items, where))
         )
 
+    def holds_items(self, ns: tuple[str, ...]) -> bool:
+        """Whether namespace ``ns`` holds an item record, expired or not."""
+        where = {"_ns": record_format.ns_str(ns)}
+        return any(
+            col.get(where=w, limit=1, include=[])["ids"]
+            for col, w in ((self.vectors, _item_records(where)), (self.items, where))
+        )
+
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
         """The latest expiry of the items in ``ns``; None when it holds none (any more)."""
         where_ns = {"_ns": record_format.ns_str(ns)}

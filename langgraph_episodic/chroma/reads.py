@@ -154,32 +154,56 @@ class Backend:
     # item records ----------------------------------------------------------------------
 
     def fetch(
-        self, ids: Sequence[str], namespaces: Mapping[str, Namespace] | None = None
+        self,
+        ids: Sequence[str],
+        namespaces: Mapping[str, Namespace] | None = None,
+        empty: Collection[Namespace] = (),
     ) -> dict[str, dict[str, Any]]:
         """Item metadata by record id (missing ids are absent). Treat the dicts as read-only.
 
-        ``namespaces`` (record id -> its namespace, as a put knows it): an embedded store then
-        skips the item collection for items of namespaces whose registry says it holds none
-        of theirs (:attr:`.registry.NamespaceInfo.item_records`), so a new item costs one read.
+        ``namespaces`` (record id -> its namespace, as a put knows it; pass it with
+        ``write_lock`` held): an embedded store then reads nothing for ids it knows it does
+        not hold (in ``empty``, from :meth:`empty_namespaces`, or missing from what it knows
+        a namespace holds, :mod:`.id_sets`), and skips the item collection for items of
+        namespaces whose registry says it holds none of theirs
+        (:attr:`.registry.NamespaceInfo.item_records`), so a new item costs one read at most.
         """
         if self.shared:
             return self.gateway.get_items(ids)
         found, generation = self.state.cached_items(ids)
         missing = [rid for rid in dict.fromkeys(ids) if rid not in found]
+        vectors_only: set[str] = set()
+        if missing and namespaces is not None:
+            known = self.known(list(dict.fromkeys(namespaces[rid] for rid in missing)))
+            absent = self.state.absent({rid: namespaces[rid] for rid in missing}, empty)
+            missing = [rid for rid in missing if rid not in absent]
+            vectors_only = {
+                rid
+                for rid in missing
+                if (info := known.get(namespaces[rid])) is not None and not info.item_records
+            }
         if missing:
-            vectors_only: set[str] = set()
-            if namespaces is not None:
-                known = self.known(list(dict.fromkeys(namespaces[rid] for rid in missing)))
-                vectors_only = {
-                    rid
-                    for rid in missing
-                    if (info := known.get(namespaces[rid])) is not None and not info.item_records
-                }
             read = self.gateway.get_items(missing, vectors_only)
             _pause("fetch")
             self.state.remember_read(generation, read)
             found.update(read)
         return found
+
+    def empty_namespaces(self, namespaces: Sequence[Namespace]) -> set[Namespace]:
+        """Of these namespaces, those an embedded store knows hold no item (call with
+        ``write_lock`` held): no registry record, and no item record in Chroma either (one
+        read each; a crash or a write from outside the store can leave items whose namespace
+        the registry lost, which :func:`.verify.verify` finds)."""
+        if self.shared:
+            return set()
+        known = self.known(namespaces)
+        return {
+            ns
+            for ns in namespaces
+            if ns not in known
+            and not self.state.knows_items_of(ns)
+            and not self.gateway.holds_items(ns)
+        }
 
     # the registry ----------------------------------------------------------------------
 

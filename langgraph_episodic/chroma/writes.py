@@ -56,7 +56,8 @@ def apply_puts(
         gw = b.gateway  # (read under the lock: a rebuild swaps collections under it)
         b.claim_for_writing()
         ids = [record_format.item_id(p.op.namespace, p.op.key) for p in puts]
-        old = b.fetch(ids, {rid: p.op.namespace for rid, p in zip(ids, puts, strict=True)})
+        empty = b.empty_namespaces(list(dict.fromkeys(p.op.namespace for p in puts)))
+        old = b.fetch(ids, {rid: p.op.namespace for rid, p in zip(ids, puts, strict=True)}, empty)
         tag = record_format.new_tag(now)
         now_us = record_format.to_micros(now)
         vec_ids: list[str] = []
@@ -142,12 +143,13 @@ def apply_puts(
             if not own:
                 item_records.add(op.namespace)
         commit.registry.update(_register(b, expiries, unindexed, item_records))  # 1
+        commit.created = {ns for ns in empty if ns in expiries}
         gw.upsert_vectors(vec_ids, vec_embs, vec_metas, vec_docs)  # 2
         gw.delete_items(moved_in, in_vectors=False)  # (a killed move's leftover, if any)
         gw.upsert_items(item_ids, item_metas)  # 3
         gw.delete_items(deleted, in_vectors=False)
         gw.delete_vectors([*gone_from_vectors, *stale_vecs])  # 4
-        infos, removed = _settle(b, list(emptied))  # 5
+        infos, removed = _settle(b, list(emptied), commit)  # 5
         commit.registry.update(infos)
         commit.removed = removed
         commit.deleted_any = bool(deleted) or bool(gone_from_vectors)
@@ -209,16 +211,18 @@ def _register(
 
 
 def _settle(
-    b: Backend, namespaces: Sequence[Namespace]
+    b: Backend, namespaces: Sequence[Namespace], change: Commit
 ) -> tuple[dict[Namespace, NamespaceInfo], set[Namespace]]:
     """After deletes (or a put that shortened an item's expiry): remove the registry records of
-    empty namespaces, recompute the latest expiry of the others. Returns the new infos and the namespaces removed."""
+    empty namespaces, recompute the latest expiry of the others. Returns the new infos and the
+    namespaces removed. ``change``: the write, in Chroma, not yet committed (an embedded store
+    may know from it that a namespace is now empty, :mod:`.id_sets`)."""
     gw = b.gateway
     known = b.known(list(namespaces))
     infos: dict[Namespace, NamespaceInfo] = {}
     removed: set[Namespace] = set()
     for ns in namespaces:
-        expires = gw.latest_expiry(ns)
+        expires = None if b.state.empty_after(ns, change) else gw.latest_expiry(ns)
         if expires is None:
             gw.delete_registry([record_id(ns)])
             # On a server another process may have put an item into it since the check:
@@ -311,7 +315,7 @@ def sweep(b: Backend, now: float) -> int:
             commit.namespaces[rid] = ns
             commit.old_keys[rid] = _entry_key(rid, meta)
             commit.vectors.setdefault(ns, {})[rid] = []
-        infos, commit.removed = _settle(b, list(dict.fromkeys(commit.namespaces.values())))
+        infos, commit.removed = _settle(b, list(dict.fromkeys(commit.namespaces.values())), commit)
         commit.registry.update(infos)
         _bump(b, infos)
         b.state.commit(commit)
@@ -352,7 +356,7 @@ def restore_times(
             commit.namespaces[rid] = ns
             commit.items[rid] = {**old[rid], **patch}
         b.gateway.update_items(upd_ids, upd_metas, upd_where)
-        infos, commit.removed = _settle(b, list(changed))
+        infos, commit.removed = _settle(b, list(changed), commit)
         commit.registry.update(infos)
         _bump(b, infos)
         b.state.commit(commit)

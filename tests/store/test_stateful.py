@@ -28,6 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore
+from langgraph_episodic.chroma.record_format import item_id
 
 from ._support import FakeClock, hash_index
 
@@ -44,8 +45,12 @@ Ref = tuple[tuple[str, ...], str]
 namespaces = st.sampled_from(NAMESPACES)
 keys = st.sampled_from(KEYS)
 values = st.builds(
-    lambda n, w: {"n": n, "text": f"{w} {n}"}, st.integers(0, 3), st.sampled_from(WORDS)
+    lambda n, w, extra: {"n": n, "text": f"{w} {n}"} | ({"extra": extra} if extra else {}),
+    st.integers(0, 3),
+    st.sampled_from(WORDS),
+    st.sampled_from([0, 0, 1]),
 )
+"""An ``extra`` key on some values: a put over one without it must clear it from the record."""
 SETTINGS = settings(
     max_examples=int(os.environ.get("STATEFUL_EXAMPLES", "15")),
     stateful_step_count=25,
@@ -62,12 +67,21 @@ class StoreModel(RuleBasedStateMachine):
     """One op at a time against a dict model: (namespace, key) -> (value, ttl, expiry)."""
 
     index: Any = None
+    item_cache_size: int | None = None
 
     def __init__(self) -> None:
         super().__init__()
         self.clock = FakeClock()
-        self.store = ChromaStore.ephemeral(index=self.index, search_mode="dense", clock=self.clock)
+        self.store = ChromaStore.ephemeral(
+            index=self.index,
+            search_mode="dense",
+            clock=self.clock,
+            item_cache_size=self.item_cache_size,
+        )
         self.model: dict[Ref, tuple[dict[str, Any], float | None, float | None]] = {}
+        self.created: dict[Ref, float] = {}
+        """When each live item was created: kept by a put over a live item, not over an
+        expired one (the store's documented difference from InMemoryStore)."""
 
     def teardown(self) -> None:
         self.store.close()
@@ -78,7 +92,21 @@ class StoreModel(RuleBasedStateMachine):
 
     def _set(self, ref: Ref, value: dict[str, Any], ttl: float | None) -> None:
         expiry = None if ttl is None else self.clock.now + ttl * 60.0
+        if ref not in self.live():
+            self.created[ref] = self.clock.now
         self.model[ref] = (value, ttl, expiry)
+
+    def _put_values(self, batch: list[tuple[tuple[str, ...], str, Any]]) -> None:
+        """The model after a batch (last write wins; a batch has one time)."""
+        final = {(ns, k): v for ns, k, v in batch}
+        was_live = set(self.live())
+        for ref, v in final.items():
+            if v is None:
+                self.model.pop(ref, None)
+            else:
+                if ref not in was_live:
+                    self.created[ref] = self.clock.now
+                self.model[ref] = (v, None, None)
 
     # --- writes --------------------------------------------------------------------------------
 
@@ -99,11 +127,12 @@ class StoreModel(RuleBasedStateMachine):
     )
     def put_batch(self, batch: list[tuple[tuple[str, ...], str, Any]]) -> None:
         self.store.batch([PutOp(ns, k, v) for ns, k, v in batch])
-        for ns, k, v in batch:  # last write wins
-            if v is None:
-                self.model.pop((ns, k), None)
-            else:
-                self._set((ns, k), v, None)
+        self._put_values(batch)
+
+    @rule()
+    def as_a_new_process(self) -> None:
+        """Forget everything held in process (what a new process knows: nothing until read)."""
+        self.store._backend.state.reset()
 
     # --- time ----------------------------------------------------------------------------------
 
@@ -127,18 +156,23 @@ class StoreModel(RuleBasedStateMachine):
         assert got == want, f"get{(ns, key)}: {got} != {want}"
         if item is not None:
             assert tuple(item.namespace) == ns and item.key == key
+            assert abs(item.created_at.timestamp() - self.created[(ns, key)]) < 1e-3
             value, ttl, _ = self.model[(ns, key)]
             if refresh and ttl is not None:  # a read restarts the item's own TTL
                 self._set((ns, key), value, ttl)
 
-    @rule(prefix=st.sampled_from(PREFIXES), n=st.one_of(st.none(), st.integers(0, 3)))
-    def search(self, prefix: tuple[str, ...], n: int | None) -> None:
-        flt = None if n is None else {"n": n}
+    @rule(
+        prefix=st.sampled_from(PREFIXES),
+        flt=st.one_of(
+            st.none(), st.builds(lambda n: {"n": n}, st.integers(0, 3)), st.just({"extra": 1})
+        ),
+    )
+    def search(self, prefix: tuple[str, ...], flt: dict[str, Any] | None) -> None:
         got = self.store.search(prefix, filter=flt, limit=100, refresh_ttl=False)
         want = {
             r: v
             for r, v in self.live().items()
-            if _under(r[0], prefix) and (n is None or v["n"] == n)
+            if _under(r[0], prefix) and all(v.get(f) == x for f, x in (flt or {}).items())
         }
         seen = {(tuple(it.namespace), it.key): it.value for it in got}
         assert len(seen) == len(got), "a search returned an item twice"
@@ -170,6 +204,17 @@ class StoreModel(RuleBasedStateMachine):
     def namespaces_match_items(self) -> None:
         assert self.store.list_namespaces(limit=100) == sorted({r[0] for r in self.live()})
 
+    @invariant()
+    def what_the_store_knows_it_holds_is_what_it_holds(self) -> None:
+        """Every namespace's :class:`.id_sets.IdSet` holds exactly the items not yet deleted
+        or swept (expired ones too: they are in Chroma until the sweep)."""
+        state = self.store._backend.state
+        for ns in NAMESPACES:
+            held = state._ids.get(ns)
+            if held is not None:
+                for key in KEYS:
+                    assert (item_id(ns, key) in held) == ((ns, key) in self.model), (ns, key)
+
 
 class UnindexedModel(StoreModel):
     index = None
@@ -179,10 +224,20 @@ class IndexedModel(StoreModel):
     index = hash_index()
 
 
+class NoItemCacheModel(StoreModel):
+    """One item record held: a put finds the record it replaces in Chroma, or knows it has
+    none (:mod:`langgraph_episodic.chroma.id_sets`), not in the item cache."""
+
+    index = hash_index()
+    item_cache_size = 1
+
+
 TestUnindexed = UnindexedModel.TestCase
 TestUnindexed.settings = SETTINGS
 TestIndexed = IndexedModel.TestCase
 TestIndexed.settings = SETTINGS
+TestNoItemCache = NoItemCacheModel.TestCase
+TestNoItemCache.settings = SETTINGS
 
 
 # --- concurrent steps ---------------------------------------------------------------------------

@@ -1,0 +1,253 @@
+"""What an embedded store knows it holds (:mod:`langgraph_episodic.chroma.id_sets`): the set
+against a plain set, the Chroma reads it saves, and its exactness while listings load and
+writes land on other threads."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from chromadb.api.models.Collection import Collection
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langgraph_episodic import ChromaStore
+from langgraph_episodic.chroma import id_sets
+from langgraph_episodic.chroma import reads as reads_module
+from langgraph_episodic.chroma.id_sets import IdSet
+from langgraph_episodic.chroma.record_format import item_id
+
+from ._support import hash_index
+
+NS = ("users", "u1", "memories")
+
+IDS = [
+    "00" * 16,
+    "00" * 15 + "01",
+    "01" + "00" * 15,  # trailing zero bytes: numpy's S16 pads with them
+    "0100" + "00" * 14,
+    "ff" * 16,
+    "ff" * 15 + "00",
+    *(item_id(NS, f"k{i}") for i in range(6)),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    start=st.sets(st.sampled_from(IDS)),
+    ops=st.lists(
+        st.tuples(st.booleans(), st.lists(st.sampled_from(IDS), max_size=4)), max_size=40
+    ),
+    merge_at=st.integers(0, 3),
+)
+def test_the_set_holds_what_a_plain_set_holds(
+    start: set[str], ops: list[tuple[bool, list[str]]], merge_at: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(id_sets, "_MERGE_MIN", merge_at)  # merges every few changes
+        held, truth = IdSet(start), set(start)
+        for add, rids in ops:
+            if add:
+                held.change(add=rids)
+                truth |= set(rids)
+            else:
+                held.change(discard=rids)
+                truth -= set(rids)
+            assert len(held) == len(truth)
+            assert held.missing(IDS) == set(IDS) - truth
+            assert {rid for rid in IDS if rid in held} == truth
+
+
+@contextmanager
+def chroma_reads() -> Iterator[list[str]]:
+    """The names of the collections read (``get``) while inside."""
+    seen: list[str] = []
+    real = Collection.get
+
+    def spy(self: Collection, *args: Any, **kwargs: Any) -> Any:
+        seen.append(self.name)
+        return real(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Collection, "get", spy)
+        yield seen
+
+
+def _store(**options: Any) -> ChromaStore:
+    return ChromaStore.ephemeral(
+        collection=f"ids-{uuid.uuid4().hex[:10]}", index=hash_index(fields=["text"]), **options
+    )
+
+
+def test_a_put_of_a_new_key_reads_nothing_where_the_store_knows_the_namespace() -> None:
+    store = _store()
+    try:
+        with chroma_reads() as reads:  # the registry, and that no item of the namespace exists
+            store.put(NS, "first", {"text": "a namespace this process creates"})
+        assert reads
+        with chroma_reads() as reads:
+            store.put(NS, "second", {"text": "a new key in it"})
+            store.put(NS, "first", {"text": "and the first again"}, index=False)
+        assert reads == []
+        assert store.get(NS, "first").value == {"text": "and the first again"}  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
+def test_a_delete_of_the_last_item_reads_nothing_and_unlists_the_namespace() -> None:
+    store = _store()
+    try:
+        store.put(NS, "only", {"text": "soon gone"})
+        store.put(("other",), "stays", {"text": "here"})
+        with chroma_reads() as reads:
+            store.delete(NS, "only")
+        assert reads == []
+        assert store.list_namespaces() == [("other",)]
+        assert store.search(NS) == []
+    finally:
+        store.close()
+
+
+def test_a_new_process_reads_until_it_has_listed_the_namespace() -> None:
+    store = _store()
+    try:
+        store.put(NS, "old", {"text": "written before"})
+        store._backend.state.reset()  # type: ignore[attr-defined]  # what a new process knows
+        with chroma_reads() as reads:
+            store.put(NS, "new1", {"text": "a new key"})
+        assert reads, "a store that never read the namespace must ask Chroma"
+        assert {item.key for item in store.search(NS)} == {"old", "new1"}  # loads the listing
+        with chroma_reads() as reads:
+            store.put(NS, "new2", {"text": "another new key"})
+        assert reads == []
+        created = store.get(NS, "old").created_at  # type: ignore[union-attr]
+        store._backend.state.clear_items()  # type: ignore[attr-defined]
+        store.put(NS, "old", {"text": "rewritten"})  # known to exist: its record is read
+        assert store.get(NS, "old").created_at == created  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
+def test_a_namespace_the_registry_lost_is_not_taken_for_empty() -> None:
+    """A crash (or a write from outside) can leave items whose namespace has no registry
+    record (``verify`` reports it). A put there must still find the record it replaces, and
+    a delete must still delete."""
+    store = _store()
+    try:
+        store.put(NS, "kept", {"text": "before the loss", "extra": 1})
+        store.put(NS, "gone", {"text": "to delete"})
+        created = store.get(NS, "kept").created_at  # type: ignore[union-attr]
+        registry = store.collections["namespaces"]
+        registry.delete(ids=registry.get(include=[])["ids"])
+        store._backend.state.reset()  # type: ignore[attr-defined]  # as a new process
+        store.put(NS, "kept", {"text": "rewritten"})
+        store.delete(NS, "gone")
+        assert store.get(NS, "kept").created_at == created  # type: ignore[union-attr]
+        assert store.get(NS, "gone") is None
+        assert store.search(NS, filter={"extra": 1}) == []
+        assert [item.key for item in store.search(NS)] == ["kept"]
+    finally:
+        store.close()
+
+
+def test_a_store_on_a_server_keeps_no_sets() -> None:
+    """Other processes write to a server: every put reads the record it may replace."""
+    name = f"ids-{uuid.uuid4().hex[:10]}"
+    store = ChromaStore.ephemeral(collection=name, index=hash_index(fields=["text"]), shared=True)
+    try:
+        store.put(NS, "first", {"text": "one"})
+        with chroma_reads() as reads:
+            store.put(NS, "second", {"text": "two"})
+        assert reads
+        assert store._backend.state._ids == {}  # type: ignore[attr-defined]
+    finally:
+        store.close()
+
+
+def _ids_in_chroma(store: ChromaStore) -> set[str]:
+    return set(store._backend.gateway.item_ids({"_ns": "users.u1.memories"}))  # type: ignore[attr-defined]
+
+
+def test_a_listing_read_before_a_write_does_not_become_the_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Forced: a search reads the namespace's items, then waits while another thread puts a
+    new key and deletes an old one. What it read is then out of date and must not become what
+    the store knows it holds (else the next put of the deleted key would skip its read, and a
+    put of the new one would take it for new)."""
+    store = _store()
+    try:
+        store.put(NS, "old", {"text": "listed, then deleted"})
+        store._backend.state.reset()  # type: ignore[attr-defined]  # nothing known: the search lists
+        wrote = threading.Event()
+
+        def hook(step: str) -> None:
+            if step == "listings" and not wrote.is_set():
+                wrote.set()
+                with ThreadPoolExecutor(1) as pool:
+                    pool.submit(store.put, NS, "new", {"text": "written meanwhile"}).result()
+                    pool.submit(store.delete, NS, "old").result()
+
+        monkeypatch.setattr(reads_module, "race_hook", hook)
+        store.search(NS, limit=10)
+        assert wrote.is_set(), "the write did not land inside the listing's load"
+        held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
+        assert held is None or (item_id(NS, "new") in held and item_id(NS, "old") not in held)
+        monkeypatch.setattr(reads_module, "race_hook", None)
+        assert [item.key for item in store.search(NS, limit=10)] == ["new"]
+        held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
+        assert item_id(NS, "new") in held and item_id(NS, "old") not in held
+    finally:
+        store.close()
+
+
+def test_sets_stay_exact_while_listings_load_and_writes_land() -> None:
+    """Writers put and delete keys of one namespace while readers drop what the process knows
+    and list the namespace again (a listing builds the set, kept only if no write landed
+    meanwhile), all released together, with a thread switch every microsecond."""
+    store = _store(item_cache_size=1)
+    old = sys.getswitchinterval()
+    try:
+        store.put(NS, "seed", {"text": "keeps the namespace listed"})
+        barrier = threading.Barrier(4)
+
+        def writer(w: int) -> None:
+            barrier.wait()
+            for i in range(30):
+                key = f"w{w}-{i % 5}"
+                if i % 3 == 2:
+                    store.delete(NS, key)
+                else:
+                    store.put(NS, key, {"text": f"value {i}"})
+
+        def reader() -> None:
+            barrier.wait()
+            for i in range(30):
+                if i % 4 == 0:
+                    store._backend.state.reset()  # type: ignore[attr-defined]
+                store.search(NS, limit=100)
+
+        sys.setswitchinterval(1e-6)
+        with ThreadPoolExecutor(4) as pool:
+            futures = [pool.submit(writer, w) for w in range(2)]
+            futures += [pool.submit(reader) for _ in range(2)]
+            for future in futures:
+                future.result(timeout=300)
+        sys.setswitchinterval(old)
+        truth = _ids_in_chroma(store)
+        held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
+        if held is None:  # the last reset came after the last listing: list it once more
+            store.search(NS, limit=100)
+            held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
+        keys = ["seed", *(f"w{w}-{i}" for w in range(2) for i in range(5))]
+        assert {item_id(NS, k) for k in keys if item_id(NS, k) in held} == truth
+        assert len(held) == len(truth)
+    finally:
+        sys.setswitchinterval(old)
+        store.close()
