@@ -17,6 +17,7 @@ it would have cost anyway. A store on a server keeps none: other processes write
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 
 import numpy as np
@@ -24,6 +25,11 @@ import numpy as np
 _MERGE_MIN = 16
 """Changes kept beside the array before a merge, whatever its size (a few: a change costs a
 Python set's entry, about five times an array's)."""
+
+
+_ONE_BY_ONE = 8
+"""Up to this many ids are looked up by bisection, more in one numpy call (its fixed cost is
+that of a few dozen bisections)."""
 
 
 def _keys(rids: Iterable[str]) -> list[bytes]:
@@ -81,7 +87,16 @@ class IdSet:
         arr = self._sorted
         if not keys or not len(arr):
             return [False] * len(keys)
-        wanted = np.array(keys, dtype="S16")  # (numpy compares these without trailing zeros)
+        if len(keys) <= _ONE_BY_ONE:
+            # numpy hands elements back without trailing zero bytes and orders them as padded
+            # with zeros, which is the order of the stripped bytes too.
+            out = []
+            for key in keys:
+                bare = key.rstrip(b"\x00")
+                i = bisect.bisect_left(arr, bare)
+                out.append(i < len(arr) and arr[i] == bare)
+            return out
+        wanted = np.array(keys, dtype="S16")
         at = np.minimum(np.searchsorted(arr, wanted), len(arr) - 1)
         return (arr[at] == wanted).tolist()
 
