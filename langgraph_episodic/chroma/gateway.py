@@ -271,35 +271,28 @@ class Gateway:
             out.extend((rid, dict(m)) for rid, m in zip(got["ids"], got["metadatas"] or [], strict=True))
         return out
 
-    def has_live_items(self, ns: tuple[str, ...], now: float) -> bool:
-        """Whether namespace ``ns`` holds an item that has not expired at ``now``."""
-        where = {
-            "$and": [
-                {"_ns": record_format.ns_str(ns)},
-                {"_expires": {"$gte": record_format.expiry_cutoff(now)}},
-            ]
-        }
+    def _any_item(self, where: dict[str, Any]) -> bool:
+        """Whether an item record matches ``where`` (in either collection)."""
         return any(
             col.get(where=w, limit=1, include=[])["ids"]
             for col, w in ((self.vectors, _item_records(where)), (self.items, where))
+        )
+
+    def has_live_items(self, ns: tuple[str, ...], now: float) -> bool:
+        """Whether namespace ``ns`` holds an item that has not expired at ``now``."""
+        cutoff = record_format.expiry_cutoff(now)
+        return self._any_item(
+            {"$and": [{"_ns": record_format.ns_str(ns)}, {"_expires": {"$gte": cutoff}}]}
         )
 
     def holds_items(self, ns: tuple[str, ...]) -> bool:
         """Whether namespace ``ns`` holds an item record, expired or not."""
-        where = {"_ns": record_format.ns_str(ns)}
-        return any(
-            col.get(where=w, limit=1, include=[])["ids"]
-            for col, w in ((self.vectors, _item_records(where)), (self.items, where))
-        )
+        return self._any_item({"_ns": record_format.ns_str(ns)})
 
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
         """The latest expiry of the items in ``ns``; None when it holds none (any more)."""
         where_ns = {"_ns": record_format.ns_str(ns)}
-        forever = {"$and": [where_ns, {"_expires": {"$gte": record_format.NO_EXPIRY}}]}
-        if any(
-            col.get(where=w, limit=1, include=[])["ids"]
-            for col, w in ((self.vectors, _item_records(forever)), (self.items, forever))
-        ):
+        if self._any_item({"$and": [where_ns, {"_expires": {"$gte": record_format.NO_EXPIRY}}]}):
             return record_format.NO_EXPIRY
         metas = [m for _, m in self.read_items(where_ns)]
         return max((record_format.expiry_of(m) for m in metas), default=None)
