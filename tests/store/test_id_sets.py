@@ -85,75 +85,70 @@ def _store(**options: Any) -> ChromaStore:
     )
 
 
-def test_a_put_of_a_new_key_reads_nothing_where_the_store_knows_the_namespace() -> None:
-    store = _store()
-    try:
-        with chroma_reads() as reads:  # the registry, and that no item of the namespace exists
-            store.put(NS, "first", {"text": "a namespace this process creates"})
-        assert reads
-        with chroma_reads() as reads:
-            store.put(NS, "second", {"text": "a new key in it"})
-            store.put(NS, "first", {"text": "and the first again"}, index=False)
-        assert reads == []
-        assert store.get(NS, "first").value == {"text": "and the first again"}  # type: ignore[union-attr]
-    finally:
-        store.close()
+@pytest.fixture
+def store() -> Iterator[ChromaStore]:
+    opened = _store()
+    yield opened
+    opened.close()
 
 
-def test_a_delete_of_the_last_item_reads_nothing_and_unlists_the_namespace() -> None:
-    store = _store()
-    try:
-        store.put(NS, "only", {"text": "soon gone"})
-        store.put(("other",), "stays", {"text": "here"})
-        with chroma_reads() as reads:
-            store.delete(NS, "only")
-        assert reads == []
-        assert store.list_namespaces() == [("other",)]
-        assert store.search(NS) == []
-    finally:
-        store.close()
+def test_a_put_of_a_new_key_reads_nothing_where_the_store_knows_the_namespace(
+    store: ChromaStore,
+) -> None:
+    with chroma_reads() as reads:  # the registry, and that no item of the namespace exists
+        store.put(NS, "first", {"text": "a namespace this process creates"})
+    assert reads
+    with chroma_reads() as reads:
+        store.put(NS, "second", {"text": "a new key in it"})
+        store.put(NS, "first", {"text": "and the first again"}, index=False)
+    assert reads == []
+    assert store.get(NS, "first").value == {"text": "and the first again"}  # type: ignore[union-attr]
 
 
-def test_a_new_process_reads_until_it_has_listed_the_namespace() -> None:
-    store = _store()
-    try:
-        store.put(NS, "old", {"text": "written before"})
-        store._backend.state.reset()  # type: ignore[attr-defined]  # what a new process knows
-        with chroma_reads() as reads:
-            store.put(NS, "new1", {"text": "a new key"})
-        assert reads, "a store that never read the namespace must ask Chroma"
-        assert {item.key for item in store.search(NS)} == {"old", "new1"}  # loads the listing
-        with chroma_reads() as reads:
-            store.put(NS, "new2", {"text": "another new key"})
-        assert reads == []
-        created = store.get(NS, "old").created_at  # type: ignore[union-attr]
-        store._backend.state.clear_items()  # type: ignore[attr-defined]
-        store.put(NS, "old", {"text": "rewritten"})  # known to exist: its record is read
-        assert store.get(NS, "old").created_at == created  # type: ignore[union-attr]
-    finally:
-        store.close()
+def test_a_delete_of_the_last_item_reads_nothing_and_unlists_the_namespace(
+    store: ChromaStore,
+) -> None:
+    store.put(NS, "only", {"text": "soon gone"})
+    store.put(("other",), "stays", {"text": "here"})
+    with chroma_reads() as reads:
+        store.delete(NS, "only")
+    assert reads == []
+    assert store.list_namespaces() == [("other",)]
+    assert store.search(NS) == []
 
 
-def test_a_namespace_the_registry_lost_is_not_taken_for_empty() -> None:
+def test_a_new_process_reads_until_it_has_listed_the_namespace(store: ChromaStore) -> None:
+    store.put(NS, "old", {"text": "written before"})
+    store._backend.state.reset()  # type: ignore[attr-defined]  # what a new process knows
+    with chroma_reads() as reads:
+        store.put(NS, "new1", {"text": "a new key"})
+    assert reads, "a store that never read the namespace must ask Chroma"
+    assert {item.key for item in store.search(NS)} == {"old", "new1"}  # loads the listing
+    with chroma_reads() as reads:
+        store.put(NS, "new2", {"text": "another new key"})
+    assert reads == []
+    created = store.get(NS, "old").created_at  # type: ignore[union-attr]
+    store._backend.state.clear_items()  # type: ignore[attr-defined]
+    store.put(NS, "old", {"text": "rewritten"})  # known to exist: its record is read
+    assert store.get(NS, "old").created_at == created  # type: ignore[union-attr]
+
+
+def test_a_namespace_the_registry_lost_is_not_taken_for_empty(store: ChromaStore) -> None:
     """A crash (or a write from outside) can leave items whose namespace has no registry
     record (``verify`` reports it). A put there must still find the record it replaces, and
     a delete must still delete."""
-    store = _store()
-    try:
-        store.put(NS, "kept", {"text": "before the loss", "extra": 1})
-        store.put(NS, "gone", {"text": "to delete"})
-        created = store.get(NS, "kept").created_at  # type: ignore[union-attr]
-        registry = store.collections["namespaces"]
-        registry.delete(ids=registry.get(include=[])["ids"])
-        store._backend.state.reset()  # type: ignore[attr-defined]  # as a new process
-        store.put(NS, "kept", {"text": "rewritten"})
-        store.delete(NS, "gone")
-        assert store.get(NS, "kept").created_at == created  # type: ignore[union-attr]
-        assert store.get(NS, "gone") is None
-        assert store.search(NS, filter={"extra": 1}) == []
-        assert [item.key for item in store.search(NS)] == ["kept"]
-    finally:
-        store.close()
+    store.put(NS, "kept", {"text": "before the loss", "extra": 1})
+    store.put(NS, "gone", {"text": "to delete"})
+    created = store.get(NS, "kept").created_at  # type: ignore[union-attr]
+    registry = store.collections["namespaces"]
+    registry.delete(ids=registry.get(include=[])["ids"])
+    store._backend.state.reset()  # type: ignore[attr-defined]  # as a new process
+    store.put(NS, "kept", {"text": "rewritten"})
+    store.delete(NS, "gone")
+    assert store.get(NS, "kept").created_at == created  # type: ignore[union-attr]
+    assert store.get(NS, "gone") is None
+    assert store.search(NS, filter={"extra": 1}) == []
+    assert [item.key for item in store.search(NS)] == ["kept"]
 
 
 def test_a_store_on_a_server_keeps_no_sets() -> None:
@@ -175,36 +170,32 @@ def _ids_in_chroma(store: ChromaStore) -> set[str]:
 
 
 def test_a_listing_read_before_a_write_does_not_become_the_set(
-    monkeypatch: pytest.MonkeyPatch,
+    store: ChromaStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Forced: a search reads the namespace's items, then waits while another thread puts a
     new key and deletes an old one. What it read is then out of date and must not become what
     the store knows it holds (else the next put of the deleted key would skip its read, and a
     put of the new one would take it for new)."""
-    store = _store()
-    try:
-        store.put(NS, "old", {"text": "listed, then deleted"})
-        store._backend.state.reset()  # type: ignore[attr-defined]  # nothing known: the search lists
-        wrote = threading.Event()
+    store.put(NS, "old", {"text": "listed, then deleted"})
+    store._backend.state.reset()  # type: ignore[attr-defined]  # nothing known: the search lists
+    wrote = threading.Event()
 
-        def hook(step: str) -> None:
-            if step == "listings" and not wrote.is_set():
-                wrote.set()
-                with ThreadPoolExecutor(1) as pool:
-                    pool.submit(store.put, NS, "new", {"text": "written meanwhile"}).result()
-                    pool.submit(store.delete, NS, "old").result()
+    def hook(step: str) -> None:
+        if step == "listings" and not wrote.is_set():
+            wrote.set()
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(store.put, NS, "new", {"text": "written meanwhile"}).result()
+                pool.submit(store.delete, NS, "old").result()
 
-        monkeypatch.setattr(reads_module, "race_hook", hook)
-        store.search(NS, limit=10)
-        assert wrote.is_set(), "the write did not land inside the listing's load"
-        held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
-        assert held is None or (item_id(NS, "new") in held and item_id(NS, "old") not in held)
-        monkeypatch.setattr(reads_module, "race_hook", None)
-        assert [item.key for item in store.search(NS, limit=10)] == ["new"]
-        held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
-        assert item_id(NS, "new") in held and item_id(NS, "old") not in held
-    finally:
-        store.close()
+    monkeypatch.setattr(reads_module, "race_hook", hook)
+    store.search(NS, limit=10)
+    assert wrote.is_set(), "the write did not land inside the listing's load"
+    held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
+    assert held is None or (item_id(NS, "new") in held and item_id(NS, "old") not in held)
+    monkeypatch.setattr(reads_module, "race_hook", None)
+    assert [item.key for item in store.search(NS, limit=10)] == ["new"]
+    held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
+    assert item_id(NS, "new") in held and item_id(NS, "old") not in held
 
 
 def test_sets_stay_exact_while_listings_load_and_writes_land() -> None:
