@@ -42,10 +42,16 @@ def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
     leaves' keys interned: a namespace's items share one copy, every item one ``"v.text"``).
     Cached dicts are never changed in place."""
     out = {k: meta[k] for k in record_format.CACHED_KEYS if k in meta}
+    text = out.get("_value")
+    if isinstance(text, str) and text.startswith(record_format.HEADED):
+        # (the header repeats keys kept beside it: the view is rebuilt without it)
+        out["_value"] = record_format.value_body(text)
+        out[record_format.HEADED_FLAG] = True
     for k in record_format.held_leaf_keys(out):
         out[sys.intern(k)] = meta[k]
-    if isinstance(out.get("_ns"), str):
-        out["_ns"] = sys.intern(out["_ns"])
+    for k in ("_ns", "_path"):
+        if isinstance(out.get(k), str):
+            out[k] = sys.intern(out[k])
     return out
 
 

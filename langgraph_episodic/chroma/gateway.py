@@ -128,7 +128,7 @@ def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any
     ):
         meta = meta or {}
         emb = embs[n] if embs is not None else None
-        yield vid, meta, doc or "", emb, str(meta.get("_path") or "")
+        yield vid, meta, doc or "", emb, record_format.path_of(meta)
 
 
 def _embeddings_of(got: Any) -> Iterator[tuple[str, Any]]:
@@ -212,12 +212,12 @@ class Gateway:
         for part in self._chunks(unique):
             got = self.vectors.get(ids=unique[part], include=["metadatas"])
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-                out[rid] = dict(meta)
+                out[rid] = record_format.unfold(meta)
         rest = [rid for rid in unique if rid not in out and rid not in vectors_only]
         for part in self._chunks(rest):
             got = self.items.get(ids=rest[part], include=["metadatas"])
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-                out[rid] = dict(meta)
+                out[rid] = record_format.unfold(meta)
         return out
 
     def read_items(self, where: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
@@ -227,14 +227,16 @@ class Gateway:
             self.vectors, _item_records(where), ["metadatas"], self.max_batch, "item records"
         ):  # (an item's own record has the item id: a vector id, with "#", is none)
             out.extend(
-                (rid, meta)
+                (rid, record_format.unfold(meta))
                 for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True)
                 if "#" not in rid
             )
         for got in read_pages(self.items, where, ["metadatas"], self.max_batch, "item records"):
             rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
             shadowed = self._in_vectors([rid for rid, _ in rows])
-            out.extend((rid, meta) for rid, meta in rows if rid not in shadowed)
+            out.extend(
+                (rid, record_format.unfold(meta)) for rid, meta in rows if rid not in shadowed
+            )
         return out
 
     def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
@@ -268,7 +270,10 @@ class Gateway:
         out: list[tuple[str, dict[str, Any]]] = []
         for part in self._chunks(ids):
             got = self.items.get(ids=ids[part], include=["metadatas"])
-            out.extend((rid, dict(m)) for rid, m in zip(got["ids"], got["metadatas"] or [], strict=True))
+            out.extend(
+                (rid, record_format.unfold(m))
+                for rid, m in zip(got["ids"], got["metadatas"] or [], strict=True)
+            )
         return out
 
     def _any_item(self, where: dict[str, Any]) -> bool:

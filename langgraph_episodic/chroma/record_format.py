@@ -13,7 +13,11 @@ Two collections hold a store's items:
 * ``<name>``: the item records of items with no vector or with several. Metadata: the
   namespace, key, times, TTL, the value's scalar leaves as ``v.<dotted.path>`` (for filter
   push-down) and the value as JSON (``_value``, see :func:`.values.dumps`) that leaves longer
-  strings to their leaves, so a text is held once (:func:`stored_value`). Its embedding is a
+  strings to their leaves, so a text is held once (:func:`stored_value`). The keys no
+  ``where`` names (key, times, TTL, text path: :data:`IN_HEADER`) sit in ``_value``'s first
+  line, not as keys of their own (:func:`stored_metadata`); every read of an item record goes
+  through :func:`unfold`, which gives them back as keys. Records written before hold them as
+  keys, and read as they are; a put over one drops them. Its embedding is a
   constant 1-d placeholder: Chroma needs one, we never query it. An item whose put asked to
   index fields that held no text also keeps the paths asked (``_notext``), so ``verify`` can
   list it. Stores written before one-record items existed keep every item here, and stay
@@ -30,7 +34,9 @@ Chroma's SQLite.
 
 Namespaces are matched by whole segments through prefix keys: ``_p2 = "users.alice"`` holds the
 first two labels joined by ".", which LangGraph forbids inside a label, so ``("users", "alice")``
-can never match ``("users", "alice2")``.
+can never match ``("users", "alice2")``. A record of a namespace of N labels holds ``_p1`` ..
+``_p(N-1)``: its ``_pN`` would repeat ``_ns``, so a prefix matches by either
+(:func:`prefix_where`). Records written before hold ``_pN`` too.
 """
 
 from __future__ import annotations
@@ -173,18 +179,14 @@ def n_vectors(meta: Mapping[str, Any]) -> int:
     return int(meta.get("_nvec", 0))
 
 
-def item_vector_metadata(meta: Mapping[str, Any], path: str) -> dict[str, Any]:
-    """The metadata of an item that is its own vector record: its item metadata (written with
-    ``tag=ITEM_TAG``) and the indexed text's path. Its id is the item id, so it needs no
-    ``_item``."""
-    return {**meta, "_path": path}
-
-
 def prefix_where(prefix: tuple[str, ...]) -> dict[str, Any] | None:
-    """A Chroma ``where`` clause matching namespaces that start with ``prefix`` (whole labels)."""
+    """A Chroma ``where`` clause matching namespaces that start with ``prefix`` (whole labels):
+    the namespace itself by ``_ns`` (records hold no prefix key of their whole namespace, see
+    :func:`namespace_metadata`), longer ones by their prefix key."""
     if not prefix:
         return None
-    return {f"_p{len(prefix)}": ns_str(prefix)}
+    text = ns_str(prefix)
+    return {"$or": [{"_ns": text}, {f"_p{len(prefix)}": text}]}
 
 
 def namespaces_where(namespaces: Sequence[tuple[str, ...]]) -> dict[str, Any]:
@@ -249,9 +251,13 @@ def item_metadata(
     n_vectors: int,
     tag: str = "",
     no_text: Sequence[str] = (),
+    path: str | None = None,
 ) -> dict[str, Any]:
-    """Metadata of an item record. ``no_text``: the field paths the put asked to index when
+    """The view of an item record (what reads of it give, see :func:`unfold`; Chroma holds
+    :func:`stored_metadata` of it). ``no_text``: the field paths the put asked to index when
     none held text (kept as ``_notext``, a JSON list, for :func:`.verify.verify` to list).
+    ``path``: the indexed text's field path, for an item that is its own vector record
+    (``tag=ITEM_TAG``).
 
     Keys that hold their default are left out, since every key is a row and an index entry
     in Chroma's SQLite: ``_flat`` (all leaves pushed down), ``_created`` (the same as
@@ -264,7 +270,6 @@ def item_metadata(
     if not complete:
         meta["_flat"] = False
     meta.update(leaves)
-    meta["_value"] = stored_value(value, leaves)
     if created_us != updated_us:
         meta["_created"] = created_us
     meta.update(_updated=updated_us, _expires=expires_at)
@@ -275,7 +280,94 @@ def item_metadata(
     meta["_vtag"] = tag
     if no_text:
         meta["_notext"] = json.dumps(list(no_text), ensure_ascii=False)
+    if path is not None:
+        meta["_path"] = path
+    meta["_value"] = stored_value(value, leaves)
+    return with_header(meta)
+
+
+IN_HEADER = ("_key", "_updated", "_created", "_ttl", "_path", "_notext")
+"""Keys of an item record's view that Chroma holds in the first line of ``_value``, not as
+keys of their own (no ``where`` ever names them). Every metadata key is a row and an index
+entry in Chroma's SQLite, and an upsert's time grows with their number: a record with these
+folded in is written about as fast as a plain record of the same value (``python
+benchmarks/put_ratio.py``)."""
+
+HEADED = "R"
+"""Prefix of a ``_value`` whose first line holds the record's :data:`IN_HEADER` keys as a JSON
+object (``R{"_key":"k","_updated":1733}\n`` then the value as :func:`stored_value` makes
+it). Never the start of the other forms (JSON, :data:`.values.EXACT`,
+:data:`HELD_IN_LEAVES`)."""
+
+HEADED_FLAG = "_headed"
+"""Set in a cached view whose record holds its :data:`IN_HEADER` keys in ``_value``'s header
+(the cache keeps the value without the header, which repeats keys it keeps anyway)."""
+
+
+def with_header(meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` with ``_value``'s header made from its :data:`IN_HEADER` keys (in place)."""
+    head = {k: meta[k] for k in IN_HEADER if meta.get(k) is not None}
+    line = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
+    meta["_value"] = f"{HEADED}{line}\n{value_body(meta['_value'])}"
+    meta.pop(HEADED_FLAG, None)
     return meta
+
+
+def value_body(text: str) -> str:
+    """A ``_value`` without its header (a ``_value`` written before headers is all body)."""
+    return text.partition("\n")[2] if text.startswith(HEADED) else text
+
+
+def is_headed(meta: Mapping[str, Any]) -> bool:
+    """Whether the item record whose view is ``meta`` holds its :data:`IN_HEADER` keys in
+    ``_value``'s header (records written before hold them as keys of their own)."""
+    if meta.get(HEADED_FLAG):
+        return True
+    text = meta.get("_value")
+    return isinstance(text, str) and text.startswith(HEADED)
+
+
+def unfold(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The view of an item record as Chroma holds it: the :data:`IN_HEADER` keys taken from
+    ``_value``'s header (keys of their own beside a header are ignored: the header is
+    written whole on every put). A record written before headers is its own view."""
+    text = meta.get("_value")
+    if not (isinstance(text, str) and text.startswith(HEADED)):
+        return dict(meta)
+    out = {k: v for k, v in meta.items() if k not in IN_HEADER}
+    out.update(json.loads(text[len(HEADED) : text.index("\n")]))
+    return out
+
+
+def path_of(meta: Mapping[str, Any]) -> str:
+    """The field path of a vector record's text, from its stored metadata ("" when none)."""
+    path = meta.get("_path")
+    if path is None and is_headed(meta):
+        path = unfold(meta).get("_path")
+    return str(path or "")
+
+
+def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What Chroma is given for the item record whose view is ``meta`` (:func:`item_metadata`),
+    replacing the record whose view is ``old`` in the same collection (None: none there).
+
+    The :data:`IN_HEADER` keys are left out (``_value``'s header holds them). Chroma merges
+    metadata on upsert, so the keys ``old`` holds that ``meta`` lacks are set to None, which
+    drops them; for an ``old`` written before headers, that includes its own
+    :data:`IN_HEADER` keys and its whole-namespace prefix key."""
+    out = {k: v for k, v in meta.items() if k not in IN_HEADER}
+    if not old:
+        return out
+    if not is_headed(old):  # every key ``meta`` lacks, and those the header now holds
+        for k in record_keys(old):
+            if k not in meta or k in IN_HEADER:
+                out[k] = None
+        out[f"_p{len(ns_from_str(str(old['_ns'])))}"] = None
+        return out
+    for k in record_keys(old):
+        if k not in meta and k not in IN_HEADER:
+            out[k] = None
+    return out
 
 
 def stored_value(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> str:
@@ -330,7 +422,7 @@ def _with_nulls(value: Mapping[str, Any], held: list[list[str]]) -> dict[str, An
 def value_of(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The item's value from its record's metadata (``_value`` and, for strings held once,
     their leaves; see :func:`stored_value`)."""
-    text = meta["_value"]
+    text = value_body(meta["_value"])
     if not text.startswith(HELD_IN_LEAVES):
         return loads(text)
     head, _, body = text.partition("\n")
@@ -346,7 +438,10 @@ def value_of(meta: Mapping[str, Any]) -> dict[str, Any]:
 def held_leaf_keys(meta: Mapping[str, Any]) -> list[str]:
     """The metadata keys of the leaves the record's value reads strings from."""
     text = meta.get("_value")
-    if not isinstance(text, str) or not text.startswith(HELD_IN_LEAVES):
+    if not isinstance(text, str):
+        return []
+    text = value_body(text)
+    if not text.startswith(HELD_IN_LEAVES):
         return []
     return [_leaf_key(keys) for keys in _paths(text.partition("\n")[0])]
 
@@ -365,16 +460,17 @@ def vector_metadata(namespace: tuple[str, ...], iid: str, path: str) -> dict[str
 
 
 def namespace_metadata(namespace: tuple[str, ...]) -> dict[str, Any]:
-    """``_ns`` and the prefix keys ``_p1`` .. ``_pN`` of a namespace."""
+    """``_ns`` and the prefix keys ``_p1`` .. ``_p(N-1)`` of a namespace of N labels (its
+    whole-namespace key ``_pN`` would repeat ``_ns``; records written before hold it too)."""
     meta: dict[str, Any] = {"_ns": ns_str(namespace)}
-    for depth in range(1, len(namespace) + 1):
+    for depth in range(1, len(namespace)):
         meta[f"_p{depth}"] = ns_str(namespace[:depth])
     return meta
 
 
 CACHED_KEYS = (
     "_ns", "_key", "_flat", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec",
-    "_vtag", "_notext",
+    "_vtag", "_notext", "_path", HEADED_FLAG,
 )
 """The keys of an item record the item cache keeps, with the leaves its value reads strings from
 (:func:`held_leaf_keys`): enough to rebuild the item. The others (prefix keys, the other value
@@ -384,23 +480,12 @@ leaves) follow from ``_ns`` and the value (see :func:`record_keys`)."""
 def record_keys(meta: Mapping[str, Any]) -> set[str]:
     """Every metadata key of an item record whose (possibly cached) metadata is ``meta``."""
     keys = set(meta)
+    keys.discard(HEADED_FLAG)
     if "_ns" in meta:
         keys.update(namespace_metadata(ns_from_str(str(meta["_ns"]))))
     if "_value" in meta:
         keys.update(flatten_leaves(value_of(meta))[0])
     return keys
-
-
-def clear_stale(new: dict[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Chroma merges metadata on upsert; set keys the new metadata lacks to None to drop them.
-
-    ``old`` is the item record's metadata, as Chroma or the item cache holds it.
-    """
-    if old:
-        for k in record_keys(old):
-            if k not in new:
-                new[k] = None
-    return new
 
 
 def to_micros(epoch: float) -> int:

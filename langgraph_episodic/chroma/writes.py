@@ -109,13 +109,13 @@ def apply_puts(
                 n_vectors=len(p.texts),
                 tag=item_tag,
                 no_text=() if p.texts else p.asked,
+                path=p.texts[0][0] if own else None,
             )
             if own:
-                (path, text), (vid, _, vec) = p.texts[0], rows[0]
-                record = record_format.item_vector_metadata(meta, path)
+                (_, text), (vid, _, vec) = p.texts[0], rows[0]
                 vec_ids.append(vid)
                 vec_embs.append(vec)
-                vec_metas.append(record_format.clear_stale(record, prev if was_vector else None))
+                vec_metas.append(record_format.stored_metadata(meta, prev if was_vector else None))
                 vec_docs.append(text)
                 if prev is not None and not was_vector:
                     deleted.append(rid)  # its record in the item collection goes
@@ -129,9 +129,7 @@ def apply_puts(
                 if was_vector:
                     moved_in.append(rid)
                     gone_from_vectors.append(rid)
-                    item_metas.append(dict(meta))
-                else:
-                    item_metas.append(record_format.clear_stale(dict(meta), prev))
+                item_metas.append(record_format.stored_metadata(meta, None if was_vector else prev))
             commit.items[rid] = meta
             expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
             if prev is not None and record_format.expiry_of(prev) > expires:
@@ -350,11 +348,16 @@ def restore_times(
             if expires is not None:
                 patch["_expires"] = float(expires)
                 changed[ns] = None
+            view = {**old[rid], **patch}
+            if record_format.is_headed(old[rid]):  # the times are in _value's header
+                record_format.with_header(view)
+                patch = {k: v for k, v in patch.items() if k not in record_format.IN_HEADER}
+                patch["_value"] = view["_value"]
             upd_ids.append(rid)
             upd_metas.append(patch)
             upd_where.append(record_format.in_vectors(old[rid]))
             commit.namespaces[rid] = ns
-            commit.items[rid] = {**old[rid], **patch}
+            commit.items[rid] = view
         b.gateway.update_items(upd_ids, upd_metas, upd_where)
         infos, commit.removed = _settle(b, list(changed), commit)
         commit.registry.update(infos)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal, TypeGuard
@@ -67,6 +67,12 @@ def _batch_size(store: ChromaStore) -> int:
     return max(1, int(_client(store).get_max_batch_size()))
 
 
+def _views(got: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(id, view) of the item records of one ``get`` answer (:func:`.record_format.unfold`)."""
+    for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+        yield rid, record_format.unfold(meta or {})
+
+
 def read_extras(
     store: ChromaStore, keys: Sequence[tuple[tuple[str, ...], str]]
 ) -> dict[tuple[tuple[str, ...], str], Extras]:
@@ -78,11 +84,10 @@ def read_extras(
     paths: dict[str, list[tuple[int, str]]] = {}
     for chunk in _chunks(list(by_id), size):
         got = vectors.get(ids=list(chunk), include=["metadatas"])  # items that are their vector
-        metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
+        metas.update(_views(got))
         rest = [rid for rid in chunk if rid not in metas]
         if rest:
-            got = items.get(ids=rest, include=["metadatas"])
-            metas.update(zip(got["ids"], got["metadatas"] or [], strict=True))
+            metas.update(_views(items.get(ids=rest, include=["metadatas"])))
         vector_ids = [
             record_format.vector_id(rid, j, record_format.vector_tag(metas[rid]))
             for rid in chunk
@@ -94,7 +99,7 @@ def read_extras(
             for vid, vmeta in zip(vgot["ids"], vgot["metadatas"] or [], strict=True):
                 key, _, j = record_format.split_vector_id(vid)
                 rid = record_format.split_entry_key(key)[0]
-                paths.setdefault(rid, []).append((j, str(vmeta.get("_path", "$"))))
+                paths.setdefault(rid, []).append((j, record_format.path_of(vmeta) or "$"))
     out = {}
     for rid, meta in metas.items():
         expires = float(meta.get("_expires", record_format.NO_EXPIRY))

@@ -204,10 +204,11 @@ def _user_where(store: BaseStore, label: str, shapes: Sequence[Shape]) -> dict[s
             by_depth.setdefault(len(prefix), []).append(record_format.ns_str(prefix))
     clauses: list[dict[str, Any]] = [
         {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
-    ]
-    if not clauses:
+    ]  # (records hold no prefix key of their whole namespace: _ns matches those)
+    clauses.append({"_ns": {"$in": sorted({v for values in by_depth.values() for v in values})}})
+    if not by_depth:
         return None
-    return clauses[0] if len(clauses) == 1 else {"$or": clauses}
+    return {"$or": clauses}
 
 
 def _leftover_records(
@@ -245,7 +246,8 @@ def _leftover_records(
             offset += len(got["ids"])
             if len(got["ids"]) < _SCAN_PAGE:
                 break
-    items = [(ns_from_str(str(m["_ns"])), str(m["_key"])) for _, m in found["items"]]
+    views = (record_format.unfold(m) for _, m in found["items"])
+    items = [(ns_from_str(str(m["_ns"])), str(m["_key"])) for m in views]
     return items, [rid for rid, _ in found["vectors"]]
 
 

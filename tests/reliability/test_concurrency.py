@@ -85,7 +85,7 @@ def check_vectors_match(store: Any) -> None:
             docs.setdefault(iid, []).append(r["doc"])
         for rid, meta in items.items():
             value = record_format.value_of(meta)
-            assert docs.get(rid, []) == [value["text"]], (meta["_key"], docs.get(rid))
+            assert docs.get(rid, []) == [value["text"]], (rid, docs.get(rid))
         if not leftovers:
             return
         assert attempt == 0, f"{leftovers} leftover vector records after verify(repair=True)"

@@ -103,7 +103,7 @@ for vid, meta, doc in zip(raw_vecs["ids"], raw_vecs["metadatas"], raw_vecs["docu
     (vectors if current else leftovers).setdefault(meta["_item"], []).append(doc)
 records = []
 for rid, meta in metas.items():
-    records.append({"key": meta["_key"], "nvec": record_format.n_vectors(meta), "docs": vectors.get(rid, []),
+    records.append({"key": record_format.unfold(meta)["_key"], "nvec": record_format.n_vectors(meta), "docs": vectors.get(rid, []),
                     "value": record_format.value_of(meta)})
 orphans = [{"item": rid, "docs": docs} for rid, docs in leftovers.items()]
 report = store.verify(repair=True)

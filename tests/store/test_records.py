@@ -34,7 +34,7 @@ def test_vector_records_hold_namespace_item_and_path_only(make_store: Any) -> No
     got = store.collections["vectors"].get(include=["metadatas", "documents"])
     assert sorted(got["documents"]) == ["deploy", "port 5432"]
     for meta in got["metadatas"]:
-        assert set(meta) == {"_ns", "_p1", "_p2", "_p3", "_item", "_path"}
+        assert set(meta) == {"_ns", "_p1", "_p2", "_item", "_path"}  # (_p3 would repeat _ns)
         assert meta["_ns"] == "users.alice.notes"
     assert sorted(m["_path"] for m in got["metadatas"]) == ["body.text", "title"]
 
@@ -57,21 +57,23 @@ def test_an_item_with_one_text_is_one_record(make_store: Any) -> None:
     ((rid, meta),) = held["vectors"]
     assert rid == record_format.item_id(NS, "k")
     assert meta["_vtag"] == record_format.ITEM_TAG and record_format.n_vectors(meta) == 1
-    assert (meta["_key"], meta["v.kind"], meta["_path"]) == ("k", "event", "text")
+    view = record_format.unfold(meta)
+    assert (view["_key"], view["v.kind"], view["_path"]) == ("k", "event", "text")
     assert store.get(NS, "k").value == {"text": "port 5432", "kind": "event"}  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("backend", CHROMA_BACKENDS)
 def test_keys_at_their_default_are_not_stored(make_store: Any) -> None:
     """Every metadata key is a row and an index entry in Chroma: ``_flat`` (all leaves pushed
-    down), ``_ttl`` (none) and an own record's ``_nvec`` (one) are left out."""
+    down), ``_ttl`` (none) and an own record's ``_nvec`` (one) are left out, the key, times
+    and path are in ``_value``'s header, and the whole-namespace prefix key is ``_ns``."""
     store = make_store(index=hash_index(fields=["text"]))
     store.put(NS, "k", {"text": "port 5432", "kind": "event"})
     ((_, meta),) = records(store)["vectors"]
     assert set(meta) == {
-        "_ns", "_p1", "_p2", "_p3", "_key", "v.text", "v.kind", "_value", "_updated",
-        "_expires", "_vtag", "_path",
+        "_ns", "_p1", "_p2", "v.text", "v.kind", "_value", "_expires", "_vtag",
     }  # fmt: skip
+    assert set(record_format.unfold(meta)) - set(meta) == {"_key", "_updated", "_path"}
     store.put(NS, "none", {"kind": "event"}, index=False)
     ((_, meta),) = records(store)["items"]
     assert meta["_nvec"] == 0 and "_flat" not in meta and "_ttl" not in meta
@@ -88,12 +90,13 @@ def test_an_overwrite_clears_keys_now_at_their_default(make_store: Any, index: A
     for cached in (True, False):
         store.put(NS, "k", {"text": "port 5432", "note": long}, index=index, ttl=5.0)
         ((_, meta),) = records(store)[kind]
-        assert meta["_flat"] is False and meta["_ttl"] == 5.0
+        assert meta["_flat"] is False and record_format.unfold(meta)["_ttl"] == 5.0
         if not cached:
             store._backend.state.clear_items()  # the overwrite reads the record from Chroma
         store.put(NS, "k", {"text": "port 5433"}, index=index)
         ((_, meta),) = records(store)[kind]
-        assert "_flat" not in meta and "_ttl" not in meta and "v.note" not in meta
+        assert "_flat" not in meta and "v.note" not in meta
+        assert "_ttl" not in record_format.unfold(meta)
         assert store.search(NS, filter={"text": "port 5433"})[0].key == "k"
         assert store.search(NS, filter={"note": long}) == []
 
