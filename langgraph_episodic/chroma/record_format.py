@@ -46,7 +46,7 @@ import hashlib
 import json
 import math
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -179,14 +179,27 @@ def n_vectors(meta: Mapping[str, Any]) -> int:
     return int(meta.get("_nvec", 0))
 
 
-def prefix_where(prefix: tuple[str, ...]) -> dict[str, Any] | None:
+def prefix_where(
+    prefix: tuple[str, ...], known: Collection[tuple[str, ...]] | None = None
+) -> dict[str, Any] | None:
     """A Chroma ``where`` clause matching namespaces that start with ``prefix`` (whole labels):
     the namespace itself by ``_ns`` (records hold no prefix key of their whole namespace, see
-    :func:`namespace_metadata`), longer ones by their prefix key."""
+    :func:`namespace_metadata`), longer ones by their prefix key.
+
+    ``known``: the namespaces under ``prefix`` the registry lists, when the caller has them.
+    Chroma evaluates an ``$or`` as both conditions and their union (a filtered nearest query
+    took about a tenth longer), so with them the clause names only the kind that is there."""
     if not prefix:
         return None
     text = ns_str(prefix)
-    return {"$or": [{"_ns": text}, {f"_p{len(prefix)}": text}]}
+    itself, below = {"_ns": text}, {f"_p{len(prefix)}": text}
+    if known is not None:
+        exact = prefix in known
+        if exact and len(known) == 1:
+            return itself
+        if known and not exact:
+            return below
+    return {"$or": [itself, below]}
 
 
 def namespaces_where(namespaces: Sequence[tuple[str, ...]]) -> dict[str, Any]:

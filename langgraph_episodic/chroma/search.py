@@ -333,8 +333,7 @@ def dense_ranking(
     # The value filter is not pushed down here: both paths then rank the same candidates (by
     # namespace only) and :func:`resolve` checks the filter exactly, so a search gives the same
     # answer whether or not its namespaces are cached.
-    prefix = None if b.covers_everything(op.namespace_prefix) else op.namespace_prefix
-    where = record_format.prefix_where(prefix or ())
+    where = b.scope_where(op.namespace_prefix)
     found = nearest(b, qvec, depth, where, held() if held is not None and where else None)
     best: dict[str, float] = {}
     for vid, dist in found:

@@ -181,3 +181,41 @@ def test_an_overwrite_of_a_legacy_record_leaves_only_the_new_layout(
         assert store.get(NS, "k") == got
         assert store.search(("users", "alice"), filter={"text": "port 5433"})[0].key == "k"
         assert [ns for ns in store.list_namespaces(prefix=NS)] == [NS]
+
+
+@pytest.mark.parametrize(
+    ("known", "shape"),
+    [
+        (None, "$or"),
+        ([("a", "b")], "_ns"),
+        ([("a", "b", "c")], "_p2"),
+        ([("a", "b"), ("a", "b", "c")], "$or"),
+        ([], "$or"),
+    ],
+)
+def test_a_prefix_is_matched_by_what_the_registry_lists_under_it(
+    known: list[tuple[str, ...]] | None, shape: str
+) -> None:
+    """Records hold no ``_pN`` of their whole namespace (records written before do): a
+    prefix that is itself a namespace matches by ``_ns``, deeper ones by the prefix key, and
+    a ``where`` names only the kind the registry lists (an ``$or`` costs Chroma more)."""
+    where = record_format.prefix_where(("a", "b"), known)
+    assert where is not None and shape in where
+    records = {
+        ns: record_format.namespace_metadata(ns)
+        for ns in [("a",), ("a", "b"), ("a", "b", "c"), ("a", "bc"), ("a", "bc", "d")]
+    }
+    old_ns = ("a", "b", "c", "legacy")
+    records[old_ns] = legacy_record({**record_format.namespace_metadata(old_ns), "_value": "{}"})
+    listed = set(known) if known is not None else set(records)
+    matched = {ns for ns, meta in records.items() if _matches(meta, where)}
+    wanted = {ns for ns in records if ns[:2] == ("a", "b")}
+    assert matched & listed == wanted & listed
+
+
+def _matches(meta: dict[str, Any], where: dict[str, Any]) -> bool:
+    """Chroma's equality and ``$or`` of equalities, for :func:`prefix_where`'s clauses."""
+    if "$or" in where:
+        return any(_matches(meta, w) for w in where["$or"])
+    ((key, value),) = where.items()
+    return meta.get(key) == value
