@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import record_format
-from .id_sets import IdSet
+from .id_sets import IdSet, Merge
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldIndex
 from .ranking.vectors import VectorCache
@@ -377,8 +377,10 @@ class StoreState:
         A written namespace whose keyword index is still packed (searched, not yet written)
         is unpacked first, outside the lock (:meth:`.LexicalIndex.thaw_ahead`): that takes
         time in proportion to the namespace, which readers of every namespace would wait out
-        under the lock."""
+        under the lock. For the same reason a written namespace's :class:`.id_sets.IdSet` due
+        a merge merges after the lock is let go (:meth:`_merge_ids`)."""
         ahead = {} if self.shared else self.lexical.thaw_ahead(change.touched)
+        merges: list[tuple[IdSet, Merge]] = []
         with self.lock:
             self.lexical.adopt(ahead)
             self.generation += 1
@@ -395,7 +397,7 @@ class StoreState:
             if change.deleted_any:
                 self.oversized.clear()  # deletes may make a scope fit again
             if not self.shared:
-                self._count_items(change)
+                merges = self._count_items(change)
             for ns in change.removed:
                 self.registry.drop(ns)
                 self.forget_namespace(ns)
@@ -417,10 +419,11 @@ class StoreState:
                     if listing is not None:
                         patched = listing.changed(listing.version, change.patches_in(ns))
                         self._set_listing(ns, patched)
+        self._merge_ids(merges)
 
-    def _count_items(self, change: Commit) -> None:
+    def _count_items(self, change: Commit) -> list[tuple[IdSet, Merge]]:
         """Keep the :class:`.id_sets.IdSet` of written namespaces exact; start one for each
-        namespace the write found empty."""
+        namespace the write found empty. Returns the merges the written sets are due."""
         for ns in change.created:
             self._ids[ns] = IdSet()
         changed: dict[Namespace, tuple[list[str], list[str]]] = {}
@@ -428,8 +431,23 @@ class StoreState:
             ns = change.namespaces[rid]
             if ns in self._ids:
                 changed.setdefault(ns, ([], []))[meta is None].append(rid)
+        merges = []
         for ns, (added, gone) in changed.items():
-            self._ids[ns].change(added, gone)
+            held = self._ids[ns]
+            held.change(added, gone)
+            merge = held.start_merge()
+            if merge is not None:
+                merges.append((held, merge))
+        return merges
+
+    def _merge_ids(self, merges: list[tuple[IdSet, Merge]]) -> None:
+        """Run each merge outside the lock and install it under the lock. The writer that
+        committed runs them (it still holds ``write_lock``); readers never wait for one. A set
+        dropped meanwhile (a reset, an emptied namespace) takes its merge harmlessly."""
+        for held, merge in merges:
+            merged = merge.run()
+            with self.lock:
+                held.finish_merge(merge, merged)
 
     def _apply(self, ns: Namespace, version: str, change: Commit) -> None:
         """Bring an embedded store's caches of ``ns`` to the committed state."""

@@ -4,8 +4,10 @@ writes land on other threads."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +18,7 @@ import pytest
 from chromadb.api.models.Collection import Collection
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma import id_sets
@@ -38,30 +41,77 @@ IDS = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+OPS = ("add", "discard", "start", "run", "finish", "finish again")
+
+
+@settings(max_examples=300, deadline=None)
 @given(
     start=st.sets(st.sampled_from(IDS)),
     ops=st.lists(
-        st.tuples(st.booleans(), st.lists(st.sampled_from(IDS), max_size=4)), max_size=40
+        st.tuples(st.sampled_from(OPS), st.lists(st.sampled_from(IDS), max_size=4)), max_size=40
     ),
     merge_at=st.integers(0, 3),
 )
 def test_the_set_holds_what_a_plain_set_holds(
-    start: set[str], ops: list[tuple[bool, list[str]]], merge_at: int
+    start: set[str], ops: list[tuple[str, list[str]]], merge_at: int
 ) -> None:
+    """Changes, and merges the way a store makes them: started (the changes sealed), run as
+    if outside the lock while more changes land, installed; and one installed before handed
+    in again later, maybe after further merges were sealed (refused, changing nothing)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(id_sets, "_MERGE_MIN", merge_at)  # merges every few changes
+        patch.setattr(id_sets, "_MERGE_MIN", merge_at)  # merges due every few changes
         held, truth = IdSet(start), set(start)
-        for add, rids in ops:
-            if add:
+        started: list[id_sets.Merge] = []
+        built: list[tuple[id_sets.Merge, Any]] = []
+        installed: list[tuple[id_sets.Merge, Any]] = []
+        for op, rids in ops:
+            if op == "add":
                 held.change(add=rids)
                 truth |= set(rids)
-            else:
+            elif op == "discard":
                 held.change(discard=rids)
                 truth -= set(rids)
+            elif op == "start":
+                merge = held.start_merge()  # the one sealed before, until it is installed
+                pending = started + [m for m, _ in built]
+                if merge is not None and not any(m is merge for m in pending):
+                    started.append(merge)
+            elif op == "run" and started:
+                merge = started.pop(0)
+                built.append((merge, merge.run()))
+            elif op == "finish" and built:
+                merge, merged = built.pop(0)
+                assert held.finish_merge(merge, merged)
+                assert not held.finish_merge(merge, merged)
+                installed.append((merge, merged))
+            elif op == "finish again" and installed:
+                assert not held.finish_merge(*installed[len(rids) % len(installed)])
             assert len(held) == len(truth)
             assert held.missing(IDS) == set(IDS) - truth
             assert {rid for rid in IDS if rid in held} == truth
+        while (merge := held.start_merge()) is not None:  # whatever is due merges in the end
+            assert held.finish_merge(merge, merge.run())
+        assert len(held) == len(truth) and held.missing(IDS) == set(IDS) - truth
+
+
+def test_a_merge_runs_from_what_it_sealed_and_changes_since_stay_on_top() -> None:
+    """The merge a writer runs outside the lock reads only what it sealed: changes made while
+    it runs (here, before it runs) are neither lost nor merged twice."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(id_sets, "_MERGE_MIN", 1)
+        held = IdSet(IDS[:4])
+        held.change(add=IDS[4:6], discard=IDS[:1])
+        merge = held.start_merge()
+        assert merge is not None and held.start_merge() is merge  # sealed once, until installed
+        held.change(add=IDS[:1] + IDS[6:7], discard=IDS[4:5] + IDS[1:2])
+        truth = (set(IDS[:4]) | set(IDS[4:6])) - {IDS[0]}  # sealed
+        truth = (truth | {IDS[0], IDS[6]}) - {IDS[4], IDS[1]}  # and on top
+        merged = merge.run()
+        assert held.missing(IDS) == set(IDS) - truth
+        assert held.finish_merge(merge, merged)
+        assert not held.finish_merge(merge, merged)
+        assert held.missing(IDS) == set(IDS) - truth and len(held) == len(truth)
+        assert held.start_merge() is not merge
 
 
 @contextmanager
@@ -238,6 +288,75 @@ def test_sets_stay_exact_while_listings_load_and_writes_land() -> None:
             held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
         keys = ["seed", *(f"w{w}-{i}" for w in range(2) for i in range(5))]
         assert {item_id(NS, k) for k in keys if item_id(NS, k) in held} == truth
+        assert len(held) == len(truth)
+    finally:
+        sys.setswitchinterval(old)
+        store.close()
+
+
+def test_sets_stay_exact_while_merges_run_outside_the_lock() -> None:
+    """Writers put and delete in one namespace, merging its set every few changes (each merge
+    run by the writer outside the state's lock), while readers drop what the process knows,
+    list the namespace again and read keys: a reset between a merge's start and its install
+    leaves the merge to a set no longer used. All released together, a thread switch every
+    microsecond; the set then holds exactly the ids Chroma holds."""
+    store = _store(item_cache_size=1)
+    old = sys.getswitchinterval()
+    merges: list[int] = []
+    keys = [f"k{i}" for i in range(40)]
+
+    def merging() -> None:
+        merges.append(threading.get_ident())
+        time.sleep(0.005)  # a window for a reader to reset and list the namespace
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(id_sets, "_MERGE_MIN", 2)
+            patch.setattr(id_sets, "merge_hook", merging)
+            store.batch([PutOp(NS, key, {"text": f"seed {key}"}) for key in keys])
+            barrier = threading.Barrier(5)
+
+            def writer(w: int) -> None:
+                barrier.wait()
+                for i in range(12):
+                    mine = [*keys[w::3][i % 7 :][:6], f"w{w}-{i}"]  # past an eighth
+                    if i % 3 == 2:
+                        store.batch([PutOp(NS, key, None) for key in mine])
+                    else:
+                        store.batch([PutOp(NS, key, {"text": f"{key} {i}"}) for key in mine])
+
+            def reader(r: int) -> None:
+                barrier.wait()
+                reset = False
+                for i in itertools.count():
+                    if not reset and len(merges) >= 2 + 4 * r:  # between merges, or inside one
+                        store._backend.state.reset()  # type: ignore[attr-defined]
+                        reset = True
+                    store.search(NS, limit=200)
+                    store.get(NS, keys[i % len(keys)])
+                    if written.is_set():
+                        return
+
+            written = threading.Event()
+            sys.setswitchinterval(1e-6)
+            with ThreadPoolExecutor(5) as pool:
+                readers = [pool.submit(reader, r) for r in range(2)]
+                try:
+                    for future in [pool.submit(writer, w) for w in range(3)]:
+                        future.result(timeout=300)
+                finally:
+                    written.set()
+                for future in readers:
+                    future.result(timeout=300)
+            sys.setswitchinterval(old)
+        assert len(merges) >= 2, "the writers did not merge"
+        truth = _ids_in_chroma(store)
+        held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
+        if held is None:  # the last reset came after the last listing: list it once more
+            store.search(NS, limit=200)
+            held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
+        every = [*keys, *(f"w{w}-{i}" for w in range(3) for i in range(12))]
+        assert {item_id(NS, k) for k in every if item_id(NS, k) in held} == truth
         assert len(held) == len(truth)
     finally:
         sys.setswitchinterval(old)
