@@ -187,8 +187,8 @@ def prefix_where(
     :func:`namespace_metadata`), longer ones by their prefix key.
 
     ``known``: the namespaces under ``prefix`` the registry lists, when the caller has them.
-    Chroma evaluates an ``$or`` as both conditions and their union (a filtered nearest query
-    took about a tenth longer), so with them the clause names only the kind that is there."""
+    Chroma evaluates an ``$or`` as both conditions and their union, so with them the clause
+    names only the kind that is there."""
     if not prefix:
         return None
     text = ns_str(prefix)
@@ -302,9 +302,8 @@ def item_metadata(
 IN_HEADER = ("_key", "_updated", "_created", "_ttl", "_path", "_notext")
 """Keys of an item record's view that Chroma holds in the first line of ``_value``, not as
 keys of their own (no ``where`` ever names them). Every metadata key is a row and an index
-entry in Chroma's SQLite, and an upsert's time grows with their number: a record with these
-folded in is written about as fast as a plain record of the same value (``python
-benchmarks/put_ratio.py``)."""
+entry in Chroma's SQLite, and an upsert's time grows with their number (``python
+benchmarks/record_shape.py``)."""
 
 HEADED = "R"
 """Prefix of a ``_value`` whose first line holds the record's :data:`IN_HEADER` keys as a JSON
@@ -340,6 +339,9 @@ def is_headed(meta: Mapping[str, Any]) -> bool:
     return isinstance(text, str) and text.startswith(HEADED)
 
 
+_IN_HEADER = frozenset(IN_HEADER)
+
+
 def unfold(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The view of an item record as Chroma holds it: the :data:`IN_HEADER` keys taken from
     ``_value``'s header (keys of their own beside a header are ignored: the header is
@@ -347,16 +349,27 @@ def unfold(meta: Mapping[str, Any]) -> dict[str, Any]:
     text = meta.get("_value")
     if not (isinstance(text, str) and text.startswith(HEADED)):
         return dict(meta)
-    out = {k: v for k, v in meta.items() if k not in IN_HEADER}
+    out = {k: v for k, v in meta.items() if k not in _IN_HEADER}
     out.update(json.loads(text[len(HEADED) : text.index("\n")]))
     return out
 
 
+_PATH_IN_HEADER = '"_path":'
+_JSON = json.JSONDecoder()
+
+
 def path_of(meta: Mapping[str, Any]) -> str:
-    """The field path of a vector record's text, from its stored metadata ("" when none)."""
+    """The field path of a vector record's text, from its stored metadata ("" when none).
+
+    Every record of a namespace is asked on its first search, so the header is not parsed
+    whole: JSON escapes every quote inside a string, so ``"_path":`` in the header's line can
+    only be its key."""
     path = meta.get("_path")
-    if path is None and is_headed(meta):
-        path = unfold(meta).get("_path")
+    text = meta.get("_value")
+    if path is None and isinstance(text, str) and text.startswith(HEADED):
+        at = text.find(_PATH_IN_HEADER, 0, text.find("\n"))
+        if at >= 0:
+            path = _JSON.raw_decode(text, at + len(_PATH_IN_HEADER))[0]
     return str(path or "")
 
 

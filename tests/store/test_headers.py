@@ -73,7 +73,9 @@ def views(draw: st.DrawFn, namespace: tuple[str, ...] | None = None) -> dict[str
         n_vectors=1 if own else draw(st.integers(0, 2)),
         tag=record_format.ITEM_TAG if own else draw(st.sampled_from(["", "19ab12cd"])),
         no_text=draw(st.sampled_from([(), ("title",)])),
-        path=draw(st.sampled_from(["text", "body.text"])) if own else None,
+        path=draw(st.one_of(st.sampled_from(["text", "body.text"]), st.text(max_size=12)))
+        if own
+        else None,
     )
 
 
@@ -132,6 +134,20 @@ def test_a_cached_view_rebuilds_the_same_item_as_the_record(view: dict[str, Any]
         assert record_format.ttl_of(meta) == record_format.ttl_of(view)
         assert record_format.n_vectors(meta) == record_format.n_vectors(view)
     assert record_format.path_of(stored) == str(view.get("_path") or "")
+
+
+@pytest.mark.parametrize("key", ["k", '"_path":"x"', 'a\n"_path":"y"\n'])
+@pytest.mark.parametrize("path", ["text", 'we"ird', ""])
+def test_the_path_is_read_from_the_header_whatever_the_key_holds(key: str, path: str) -> None:
+    """A vector record's path is found in the header without parsing it whole: a key that
+    spells the path's JSON key must not be taken for it."""
+    view = record_format.item_metadata(
+        NS, key, {"text": "t"}, created_us=1, updated_us=1, expires_at=3.0, ttl=None,
+        n_vectors=1, tag=record_format.ITEM_TAG, path=path,
+    )  # fmt: skip
+    stored = record_format.stored_metadata(view, None)
+    assert record_format.path_of(stored) == path
+    assert record_format.unfold(stored)["_key"] == key
 
 
 def test_a_legacy_record_is_its_own_view() -> None:
