@@ -202,12 +202,13 @@ def _user_where(store: BaseStore, label: str, shapes: Sequence[Shape]) -> dict[s
     for shape in shapes:
         for prefix in _user_prefixes(store, shape, label):
             by_depth.setdefault(len(prefix), []).append(record_format.ns_str(prefix))
-    clauses: list[dict[str, Any]] = [
-        {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
-    ]  # (records hold no prefix key of their whole namespace: _ns matches those)
-    clauses.append({"_ns": {"$in": sorted({v for values in by_depth.values() for v in values})}})
     if not by_depth:
         return None
+    clauses: list[dict[str, Any]] = [
+        {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
+    ]
+    # A record holds no prefix key of its whole namespace: ``_ns`` matches a prefix that is one.
+    clauses.append({"_ns": {"$in": sorted({v for values in by_depth.values() for v in values})}})
     return {"$or": clauses}
 
 
