@@ -315,15 +315,16 @@ class StoreState:
         self._listings.move_to_end(ns)
         return entry
 
-    def install_listing(self, ns: Namespace, listing: Listing) -> None:
+    def install_listing(self, ns: Namespace, listing: Listing, ids: IdSet | None = None) -> None:
         """Keep a listing read from Chroma if its version is still the namespace's current
-        one (call under the lock)."""
+        one (call under the lock); and ``ids``, the set of its items' ids (made outside the
+        lock), for an embedded store that holds none for ``ns`` yet."""
         info = self.registry.get(ns)
         if info is None or info.version != listing.version:
             return
         self._set_listing(ns, listing)
-        if not self.shared and ns not in self._ids:
-            self._ids[ns] = IdSet(listing.metas)  # every item of ns, as of its current version
+        if not self.shared and ns not in self._ids and ids is not None:
+            self._ids[ns] = ids  # every item of ns, as of its current version
 
     def _set_listing(self, ns: Namespace, listing: Listing | None) -> None:
         old = self._listings.pop(ns, None)

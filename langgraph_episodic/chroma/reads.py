@@ -22,6 +22,7 @@ from . import lifecycle, record_format
 from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
+from .id_sets import IdSet
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldView
 from .ranking.vectors import BlockView, NamespaceVectors, Rebuild
@@ -334,12 +335,21 @@ class Backend:
                 if per_ns is not None:
                     per_ns[rid] = slim(meta)
             _pause("listings")
+            # Sorted, and (for an embedded store) made into the namespace's id set, outside
+            # the lock: both take time in proportion to the namespace, which readers of every
+            # namespace would wait out.
+            built = {ns: Listing.build(version, rows[ns]) for ns, version in stale.items()}
+            if any(len(listing) > state.listing_cache_size for listing in built.values()):
+                return None
+            ids = {
+                ns: IdSet(listing.metas)
+                for ns, listing in built.items()
+                if not self.shared and not state.knows_items_of(ns)
+            }
             with state.lock:
-                for ns, version in stale.items():
-                    have[ns] = listing = Listing.build(version, rows[ns])
-                    if len(listing) > state.listing_cache_size:
-                        return None
-                    state.install_listing(ns, listing)
+                for ns, listing in built.items():
+                    have[ns] = listing
+                    state.install_listing(ns, listing, ids.get(ns))
         return [(ns, listing) for ns, listing in have.items() if listing is not None]
 
     # vectors and lexical shards ----------------------------------------------------------

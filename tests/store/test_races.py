@@ -433,3 +433,65 @@ def test_a_write_merging_a_namespace_s_ids_holds_no_lock_readers_need(
     store.delete(big, "k3")  # a key it holds, after the merge
     assert item_id(big, "k3") not in held and len(held) == 229
     store.close()
+
+
+@pytest.mark.parametrize("step", ["sort", "id set"])
+def test_a_listing_read_sorts_and_sets_its_ids_holding_no_lock_readers_need(
+    monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
+    """A namespace's first listing (a search without a query) sorts the items it read and,
+    in an embedded store, makes the set of their ids: time in proportion to the namespace.
+    With the reader paused in either step, a get and a search of another namespace answer,
+    and the listing and its set are then kept."""
+    from langgraph_episodic.chroma import caches, id_sets
+    from langgraph_episodic.chroma.record_format import item_id
+
+    store = ChromaStore.ephemeral(collection=f"list-{uuid.uuid4().hex[:8]}", index=_index())
+    big, other = ("users", "big"), ("users", "other")
+    store.batch([PutOp(big, f"k{i}", {"text": f"harbour crane {i} lifts"}) for i in range(50)])
+    store.put(other, "o", {"text": "the lighthouse keeper"})
+    state = store._backend.state  # type: ignore[attr-defined]
+    state.reset()  # as a new process sees the folder: nothing listed, no id sets
+    assert store.search(other, limit=1)  # (other is listed; big is not)
+    inside, resume = threading.Event(), threading.Event()
+
+    def pause() -> None:
+        if threading.current_thread() is not threading.main_thread() and not inside.is_set():
+            inside.set()
+            resume.wait(PAUSE_S * 4)
+
+    if step == "sort":
+        build = caches.Listing.build.__func__  # type: ignore[attr-defined]
+
+        def paused_build(cls: Any, version: str, rows: Any) -> Any:
+            if len(rows) == 50:
+                pause()
+            return build(cls, version, rows)
+
+        monkeypatch.setattr(caches.Listing, "build", classmethod(paused_build))
+    else:
+        init = id_sets.IdSet.__init__
+
+        def paused_init(self: Any, rids: Any = ()) -> None:
+            rids = list(rids)
+            if len(rids) == 50:
+                pause()
+            init(self, rids)
+
+        monkeypatch.setattr(id_sets.IdSet, "__init__", paused_init)
+    reader = run_in_thread(lambda: store.search(big, limit=100))
+    try:
+        assert inside.wait(10), f"the listing did not reach its {step}"
+        answered = run_in_thread(
+            lambda: (store.get(other, "o"), store.search(other, query="lighthouse", limit=1))
+        )
+        got, lighthouse = answered.result(timeout=PAUSE_S * 2)
+    except concurrent.futures.TimeoutError:
+        pytest.fail(f"readers waited for another reader's {step} (it holds the state's lock)")
+    finally:
+        resume.set()
+    assert got is not None and [h.key for h in lighthouse] == ["o"]
+    assert len(result(reader)) == 50
+    held = state._ids[big]
+    assert len(held) == 50 and not held.missing(item_id(big, f"k{i}") for i in range(50))
+    store.close()
