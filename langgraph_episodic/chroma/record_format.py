@@ -396,6 +396,21 @@ def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> d
     return out
 
 
+def patched(
+    old: Mapping[str, Any], patch: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A change of some keys of an existing item record whose view is ``old``: what Chroma's
+    ``update`` (which merges) is given, and the record's new view. A change of a
+    :data:`IN_HEADER` key of a record that holds a header rewrites ``_value``."""
+    view = {**old, **patch}
+    if not is_headed(old) or not _IN_HEADER.intersection(patch):
+        return dict(patch), view
+    with_header(view)
+    given = {k: v for k, v in patch.items() if k not in _IN_HEADER}
+    given["_value"] = view["_value"]
+    return given, view
+
+
 def stored_value(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> str:
     """``_value``: the value as JSON, each pushed-down string of :data:`HELD_ONCE_FROM`
     characters or more left to its leaf.

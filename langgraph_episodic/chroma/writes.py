@@ -348,13 +348,9 @@ def restore_times(
             if expires is not None:
                 patch["_expires"] = float(expires)
                 changed[ns] = None
-            view = {**old[rid], **patch}
-            if record_format.is_headed(old[rid]):  # the times are in _value's header
-                record_format.with_header(view)
-                patch = {k: v for k, v in patch.items() if k not in record_format.IN_HEADER}
-                patch["_value"] = view["_value"]
+            given, view = record_format.patched(old[rid], patch)
             upd_ids.append(rid)
-            upd_metas.append(patch)
+            upd_metas.append(given)
             upd_where.append(record_format.in_vectors(old[rid]))
             commit.namespaces[rid] = ns
             commit.items[rid] = view

@@ -150,6 +150,43 @@ def test_the_path_is_read_from_the_header_whatever_the_key_holds(key: str, path:
     assert record_format.unfold(stored)["_key"] == key
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    view=views(),
+    legacy=st.booleans(),
+    cached=st.booleans(),
+    created=st.integers(1, 10**15),
+    updated=st.integers(1, 10**15),
+    expires=st.one_of(st.none(), st.floats(1.0, 1e10)),
+)
+def test_a_patch_of_the_times_reads_back_in_either_layout(
+    view: dict[str, Any],
+    legacy: bool,
+    cached: bool,
+    created: int,
+    updated: int,
+    expires: float | None,
+) -> None:
+    """Restored times (the CLI's import) change keys a record may hold in its header."""
+    held = legacy_record(view) if legacy else record_format.stored_metadata(view, None)
+    old = record_format.unfold(held)
+    if cached:
+        old = slim(old)
+    patch: dict[str, Any] = {"_created": created, "_updated": updated}
+    if expires is not None:
+        patch["_expires"] = expires
+    given, new_view = record_format.patched(old, patch)
+    now = record_format.unfold(chroma_upsert(held, given))  # (update merges as upsert does)
+    for meta in (now, new_view):
+        item = record_format.item_from_metadata(meta)
+        assert item.value == record_format.value_of(view)
+        assert (record_format.created_of(meta), meta["_updated"]) == (created, updated)
+        assert record_format.expiry_of(meta) == (expires or view["_expires"])
+        assert record_format.ttl_of(meta) == record_format.ttl_of(view)
+        assert record_format.path_of(meta) == str(view.get("_path") or "")
+    assert legacy or not set(given) & set(record_format.IN_HEADER)
+
+
 def test_a_legacy_record_is_its_own_view() -> None:
     view = record_format.item_metadata(
         NS, "k", {"text": "port 5432"}, created_us=1, updated_us=2, expires_at=3.0, ttl=1.0,
