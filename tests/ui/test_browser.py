@@ -60,6 +60,15 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
+def follow(page: object, selector: str) -> None:
+    """Click a link or a form's button and wait for the page it opens to load.
+
+    Playwright's ``click`` does not wait for the navigation it starts, so a read right after
+    it may see the page before, or the new one still empty while the server answers."""
+    with page.expect_event("load"):
+        page.click(selector)
+
+
 def snap(page: object, folder: Path, name: str) -> None:
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
@@ -78,28 +87,28 @@ def test_refused_without_the_token_opened_with_it(browser: object, served: Serve
 
 def test_browse_to_an_item(page: object, shots: Path) -> None:
     snap(page, shots, "users")
-    page.click("a.user >> text=alice")
+    follow(page, "a.user >> text=alice")
     assert page.locator("h1").inner_text() == "User alice"
     snap(page, shots, "user")
-    page.click("a.namespace >> text=memories/alice")
+    follow(page, "a.namespace >> text=memories/alice")
     assert page.locator("table.items tbody tr").count() == 5
     snap(page, shots, "namespace")
-    page.click("a.key >> text=coffee")
+    follow(page, "a.key >> text=coffee")
     assert "Alice drinks espresso without sugar" in page.locator("pre.value").inner_text()
     snap(page, shots, "item")
 
 
 def test_search(page: object, shots: Path) -> None:
-    page.click("nav >> text=Search")
+    follow(page, "nav >> text=Search")
     page.fill("input[name=q]", "espresso")
     page.fill("input[name=limit]", "3")
-    page.click("form.search button")
+    follow(page, "form.search button")
     # all users: by meaning only, and the page says so
     assert "by meaning only" in page.locator("p.scope").inner_text()
     assert page.locator("ol.hits a.key").first.inner_text() == "memories/alice/coffee"
     assert "lexical share" not in page.locator("ol.hits").inner_text()
     page.fill("input[name=user]", "alice")
-    page.click("form.search button")
+    follow(page, "form.search button")
     assert "of user alice" in page.locator("p.scope").inner_text()
     assert page.locator("ol.hits a.key").first.inner_text() == "memories/alice/coffee"
     assert page.locator("ol.hits li").count() == 3
@@ -114,7 +123,7 @@ def test_search(page: object, shots: Path) -> None:
 def test_edit_then_search_finds_the_new_text(page: object) -> None:
     page.goto(f"{page.base}item?ns=memories&ns=alice&key=editor")
     page.fill("form.edit textarea", "Alice switched to Helix keybindings")
-    page.click("form.edit button")
+    follow(page, "form.edit button")
     assert "embedded again" in page.locator(".notice").inner_text()
     assert "Helix" in page.locator("pre.value").inner_text()
     page.goto(f"{page.base}search?q=helix+keybindings&limit=1")
@@ -123,14 +132,14 @@ def test_edit_then_search_finds_the_new_text(page: object) -> None:
 
 def test_delete(page: object) -> None:
     page.goto(f"{page.base}item?ns=memories&ns=bob&key=pet")
-    page.click("form.delete button")
+    follow(page, "form.delete button")
     assert "Deleted the item" in page.locator(".notice").inner_text()
     assert page.goto(f"{page.base}item?ns=memories&ns=bob&key=pet").status == 404
 
 
 def test_forget_with_preview_and_confirmation(page: object, shots: Path) -> None:
     page.goto(f"{page.base}user?id=alice")
-    page.click("text=Forget this user…")
+    follow(page, "text=Forget this user…")
     assert "Nothing has been deleted yet" in page.content()
     assert page.locator("table.preview tfoot .num").inner_text() == "6"
     assert "alice:s1" in page.locator("main").inner_text()
@@ -139,13 +148,13 @@ def test_forget_with_preview_and_confirmation(page: object, shots: Path) -> None
     assert page.locator("table.items tbody tr").count() == 5
     page.go_back()
     page.fill("input[name=confirm]", "alice2")
-    page.click("form.forget button")
+    follow(page, "form.forget button")
     assert "nothing was deleted" in page.locator(".error").inner_text()
     page.goto(f"{page.base}namespace?ns=memories&ns=alice")
     assert page.locator("table.items tbody tr").count() == 5
     page.goto(f"{page.base}forget?user=alice")
     page.fill("input[name=confirm]", "alice")
-    page.click("form.forget button")
+    follow(page, "form.forget button")
     report = page.locator("pre.report").inner_text()
     assert "forgot user 'alice': 6 items in 2 namespaces, 1 thread" in report
     assert "a second pass found nothing left of this user" in report
@@ -238,25 +247,25 @@ def test_pending_formation_is_apart_from_memory(page: object, shots: Path) -> No
     under their own heading on the user's page, not as a namespace of memory."""
     row = page.locator("tr", has=page.locator("a.user", has_text="dana"))
     assert row.locator("td.pending").inner_text() == "1 thread"
-    page.click("a.user >> text=dana")
+    follow(page, "a.user >> text=dana")
     memory = page.locator("table.user-namespaces").inner_text()
     assert "episodes/dana" in memory and "_pending" not in memory
     queue = page.locator("table.internal")
     assert "pending formation, thread debug" in queue.inner_text()
     assert queue.locator("td.num").inner_text() == "2"
     snap(page, shots, "user-pending")
-    page.click("a.internal-namespace")
+    follow(page, "a.internal-namespace")
     assert "Not memory" in page.locator(".notice.internal").inner_text()
     assert page.locator("table.items tbody tr").count() == 2
 
 
 def test_episodes_and_the_replay_prompt(page: object, shots: Path) -> None:
     page.goto(f"{page.base}user?id=dana")
-    page.click("nav.user-views >> text=Episodes")
+    follow(page, "nav.user-views >> text=Episodes")
     assert page.locator("table.episodes tbody tr").count() == 13
     page.fill("input[name=task]", "the csv parser fails")
     page.select_option("select[name=category]", "debugging")
-    page.click("form.replay button")
+    follow(page, "form.replay button")
     first = page.locator("table.recalled tbody tr").first.inner_text()
     assert "csv parser" in first
     prompt = page.locator("pre.prompt").inner_text()
@@ -285,7 +294,7 @@ def test_facts_with_periods_and_entities(page: object, shots: Path) -> None:
     assert "Dana lives in Berlin" in history and "replaced" in history
     assert "Dana lives in Vienna" in history and "2025-06-01" in history
     page.fill("input[name=as_of]", "2024-06-01")
-    page.click("form.search button")
+    follow(page, "form.search button")
     assert page.locator("ul.held").inner_text().startswith("Dana lives in Berlin")
     assert "Dana prefers short answers" in page.locator("ul.profile").inner_text()
     assert "ACME" in page.locator("table.entities").inner_text()
@@ -294,7 +303,7 @@ def test_facts_with_periods_and_entities(page: object, shots: Path) -> None:
 
 def test_a_conversation_read_only(page: object, shots: Path) -> None:
     page.goto(f"{page.base}threads?user=dana")
-    page.click("a.session >> text=debug")
+    follow(page, "a.session >> text=debug")
     assert "csv parser" in page.locator("pre.summary").inner_text()
     kinds = page.locator("ol.messages li .role").all_inner_texts()
     assert [k.lower() for k in kinds] == ["human", "ai"]
@@ -303,8 +312,8 @@ def test_a_conversation_read_only(page: object, shots: Path) -> None:
 
 
 def test_verify_then_repair(page: object, shots: Path) -> None:
-    page.click("nav >> text=Verify")
-    page.click("form.verify button")
+    follow(page, "nav >> text=Verify")
+    follow(page, "form.verify button")
     report = page.locator("pre.report").inner_text()
     assert "ok" in report.split()[-1] and "orphan vectors: 0" in report
     snap(page, shots, "verify")
