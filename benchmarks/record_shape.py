@@ -1,19 +1,23 @@
-"""What a record's metadata keys cost Chroma's upsert: our record's shapes against raw chromadb's.
+"""What a record's metadata keys and document cost Chroma's upsert: our record's shapes against
+raw chromadb's.
 
     python benchmarks/record_shape.py --runs 3
 
-Chroma writes a row and an index entry per metadata key, so a single upsert's time grows with
-their number. Each shape gets its own collection on one EphemeralClient, preloaded with the same
-1,000 items; then 300 single upserts of new items, the shapes in a shuffled order each turn,
-same ids, vectors, documents. Shapes:
+Chroma writes a row and an index entry per metadata key, and indexes a document for full-text
+search, so a single upsert's time grows with both. Each shape gets its own collection on one
+EphemeralClient, preloaded with the same 1,000 items; then 300 single upserts of new items, the
+shapes in a shuffled order each turn, same ids and vectors. Shapes:
 
 * ``raw chromadb``: ``throughput.py``'s raw adapter (namespace, two prefix keys, key, the
-  value's fields);
+  value's fields), the text as the document;
 * ``keys of their own``: our item record with the key, times and text path as metadata keys of
-  their own and the namespace's deepest prefix key beside ``_ns`` (the layout before
-  :data:`langgraph_episodic.chroma.record_format.IN_HEADER`);
+  their own and the namespace's deepest prefix key beside ``_ns``, the text as the document
+  (the layout before :data:`langgraph_episodic.chroma.record_format.IN_HEADER`);
+* ``header, document``: our item record's metadata as the store writes it, the text as the
+  document (the layout before
+  :data:`langgraph_episodic.chroma.record_format.TEXT_IN_VALUE`);
 * ``ours``: our item record as the store writes it
-  (:func:`langgraph_episodic.chroma.record_format.stored_metadata`).
+  (:func:`langgraph_episodic.chroma.record_format.stored_metadata`), no document.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ PRELOAD = 1000
 SINGLE = 300
 
 Shape = Callable[[tuple[str, ...], str, dict[str, Any]], dict[str, Any]]
+WITHOUT_DOCUMENT = {"ours"}
 
 
 def shapes() -> dict[str, Shape]:
@@ -56,7 +61,13 @@ def shapes() -> dict[str, Shape]:
     def ours(ns: tuple[str, ...], key: str, value: dict[str, Any]) -> dict[str, Any]:
         return rf.stored_metadata(view(ns, key, value), None)
 
-    return {"raw chromadb": raw, "keys of their own": own_keys, "ours": ours}
+    def with_document(ns: tuple[str, ...], key: str, value: dict[str, Any]) -> dict[str, Any]:
+        meta = ours(ns, key, value)
+        meta["_value"] = rf.HEADED + meta["_value"][1:]
+        return meta
+
+    return {"raw chromadb": raw, "keys of their own": own_keys,
+            "header, document": with_document, "ours": ours}  # fmt: skip
 
 
 def run() -> dict[str, tuple[float, int]]:
@@ -82,7 +93,7 @@ def run() -> dict[str, tuple[float, int]]:
             col.upsert(
                 ids=[rf.item_id(ns, k) for ns, k, _ in batch],
                 embeddings=emb.embed_documents(texts),
-                documents=texts,
+                documents=None if name in WITHOUT_DOCUMENT else texts,
                 metadatas=[made[name](ns, k, v) for ns, k, v in batch],
             )
         cols[name] = col
@@ -95,8 +106,8 @@ def run() -> dict[str, tuple[float, int]]:
             meta = made[name](ns, key, value)
             t = time.perf_counter()
             cols[name].upsert(
-                ids=[rf.item_id(ns, key)], embeddings=vec, documents=[value["text"]],
-                metadatas=[meta],
+                ids=[rf.item_id(ns, key)], embeddings=vec, metadatas=[meta],
+                documents=None if name in WITHOUT_DOCUMENT else [value["text"]],
             )  # fmt: skip
             times[name].append(time.perf_counter() - t)
     ns, key, value = corpus.items[0]

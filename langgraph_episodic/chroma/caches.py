@@ -43,10 +43,10 @@ def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
     Cached dicts are never changed in place."""
     out = {k: meta[k] for k in record_format.CACHED_KEYS if k in meta}
     text = out.get("_value")
-    if isinstance(text, str) and text.startswith(record_format.HEADED):
+    if isinstance(text, str) and text.startswith(record_format.HEADS):
         # (the header repeats keys kept beside it: the view is rebuilt without it)
         out["_value"] = record_format.value_body(text)
-        out[record_format.HEADED_FLAG] = True
+        out[record_format.HEADED_FLAG] = text[0]
     for k in record_format.held_leaf_keys(out):
         out[sys.intern(k)] = meta[k]
     for k in ("_ns", "_path"):

@@ -128,7 +128,8 @@ def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any
     ):
         meta = meta or {}
         emb = embs[n] if embs is not None else None
-        yield vid, meta, doc or "", emb, record_format.path_of(meta)
+        path = record_format.path_of(meta)
+        yield vid, meta, record_format.text_of(meta, doc, path), emb, path
 
 
 def _embeddings_of(got: Any) -> Iterator[tuple[str, Any]]:
@@ -361,14 +362,17 @@ class Gateway:
         ids: Sequence[str],
         embeddings: Sequence[Sequence[float]],
         metas: Sequence[dict[str, Any]],
-        docs: Sequence[str],
+        docs: Sequence[str | None],
     ) -> None:
+        """Upsert vector records; a None document leaves the record's as it is (none, for a
+        new record)."""
         for part in self._chunks(ids):
+            given = list(docs[part])
             self.vectors.upsert(
                 ids=list(ids[part]),
                 embeddings=np.asarray(embeddings[part], dtype=np.float32),
                 metadatas=list(metas[part]),
-                documents=list(docs[part]),
+                documents=None if all(d is None for d in given) else given,
             )
 
     def delete_vectors(self, ids: Sequence[str]) -> None:

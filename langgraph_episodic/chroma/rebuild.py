@@ -269,7 +269,7 @@ class JournalingGateway(Gateway):
         ids: Sequence[str],
         embeddings: Sequence[Sequence[float]],
         metas: Sequence[dict[str, Any]],
-        docs: Sequence[str],
+        docs: Sequence[str | None],
     ) -> None:
         self.journal["vectors"].update(ids)
         super().upsert_vectors(ids, embeddings, metas, docs)

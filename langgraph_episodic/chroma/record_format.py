@@ -4,12 +4,15 @@ Two collections hold a store's items:
 
 * ``<name>__vec``: one record per indexed text. An item whose put indexed exactly one text
   (the usual case) *is* its vector record: id = the item id, embedding = that text's vector,
-  document = the text, metadata = the item's metadata (below) plus the text's path
-  (``_path``), and ``_vtag`` = :data:`ITEM_TAG`. (Records written by earlier versions also
-  hold the item id as ``_item``; it is never read from them.) So such a put is one Chroma
-  write of one record. An item with two or more indexed texts has a record per text
-  (``<item id>.<tag>#<i>``), metadata = the namespace (with its prefix keys), item id and the
-  text's path, and its item record lives in ``<name>``.
+  metadata = the item's metadata (below) plus the text's path (``_path``), and ``_vtag`` =
+  :data:`ITEM_TAG`. It holds no Chroma document: the text is read back from the value at
+  ``_path`` (:func:`indexed_text`), since Chroma indexes every document for full-text search
+  and we never query that index. (Records written by earlier versions hold the text as their
+  document, and the item id as ``_item``; :func:`text_of` reads the document of those.) So
+  such a put is one Chroma write of one record. An item with two or more indexed texts has a
+  record per text (``<item id>.<tag>#<i>``), metadata = the namespace (with its prefix keys),
+  item id and the text's path, document = the text, and its item record lives in
+  ``<name>``.
 * ``<name>``: the item records of items with no vector or with several. Metadata: the
   namespace, key, times, TTL, the value's scalar leaves as ``v.<dotted.path>`` (for filter
   push-down) and the value as JSON (``_value``, see :func:`.values.dumps`) that leaves longer
@@ -45,12 +48,14 @@ import functools
 import hashlib
 import json
 import math
+import re
 import secrets
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from langgraph.store.base import Item, SearchItem
+from langgraph.store.base.embed import get_text_at_path
 
 from .values import dumps, loads
 
@@ -305,38 +310,63 @@ keys of their own (no ``where`` ever names them). Every metadata key is a row an
 entry in Chroma's SQLite, and an upsert's time grows with their number (``python
 benchmarks/record_shape.py``)."""
 
-HEADED = "R"
+TEXT_IN_VALUE = "T"
 """Prefix of a ``_value`` whose first line holds the record's :data:`IN_HEADER` keys as a JSON
-object (``R{"_key":"k","_updated":1733}\n`` then the value as :func:`stored_value` makes
-it). Never the start of the other forms (JSON, :data:`.values.EXACT`,
-:data:`HELD_IN_LEAVES`)."""
+object (``T{"_key":"k","_updated":1733}\n`` then the value as :func:`stored_value` makes
+it), on a record written with no Chroma document (an item that is its own vector record
+reads its text from its value, :func:`indexed_text`). Never the start of the other forms
+(JSON, :data:`.values.EXACT`, :data:`HELD_IN_LEAVES`)."""
+
+HEADED = "R"
+"""The same header on a record written when an item that is its own vector record also held
+its text as its Chroma document (:func:`holds_document`)."""
+
+HEADS = (TEXT_IN_VALUE, HEADED)
 
 HEADED_FLAG = "_headed"
 """Set in a cached view whose record holds its :data:`IN_HEADER` keys in ``_value``'s header
-(the cache keeps the value without the header, which repeats keys it keeps anyway)."""
+(the cache keeps the value without the header, which repeats keys it keeps anyway): the
+header's prefix, one of :data:`HEADS`."""
 
 
-def with_header(meta: dict[str, Any]) -> dict[str, Any]:
-    """``meta`` with ``_value``'s header made from its :data:`IN_HEADER` keys (in place)."""
-    head = {k: meta[k] for k in IN_HEADER if meta.get(k) is not None}
-    line = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
-    meta["_value"] = f"{HEADED}{line}\n{value_body(meta['_value'])}"
+def with_header(meta: dict[str, Any], head: str = TEXT_IN_VALUE) -> dict[str, Any]:
+    """``meta`` with ``_value``'s header made from its :data:`IN_HEADER` keys (in place);
+    ``head``: its prefix (:data:`HEADS`)."""
+    keys = {k: meta[k] for k in IN_HEADER if meta.get(k) is not None}
+    line = json.dumps(keys, ensure_ascii=False, separators=(",", ":"))
+    meta["_value"] = f"{head}{line}\n{value_body(meta['_value'])}"
     meta.pop(HEADED_FLAG, None)
     return meta
 
 
 def value_body(text: str) -> str:
     """A ``_value`` without its header (a ``_value`` written before headers is all body)."""
-    return text.partition("\n")[2] if text.startswith(HEADED) else text
+    return text.partition("\n")[2] if text.startswith(HEADS) else text
+
+
+def head_of(meta: Mapping[str, Any]) -> str | None:
+    """The prefix of the header of the item record whose view is ``meta`` (one of
+    :data:`HEADS`), or None for a record written before headers (it holds the
+    :data:`IN_HEADER` keys as keys of their own)."""
+    flag = meta.get(HEADED_FLAG)
+    if flag:
+        return str(flag)
+    text = meta.get("_value")
+    if isinstance(text, str) and text.startswith(HEADS):
+        return text[0]
+    return None
 
 
 def is_headed(meta: Mapping[str, Any]) -> bool:
     """Whether the item record whose view is ``meta`` holds its :data:`IN_HEADER` keys in
-    ``_value``'s header (records written before hold them as keys of their own)."""
-    if meta.get(HEADED_FLAG):
-        return True
-    text = meta.get("_value")
-    return isinstance(text, str) and text.startswith(HEADED)
+    ``_value``'s header."""
+    return head_of(meta) is not None
+
+
+def holds_document(meta: Mapping[str, Any]) -> bool:
+    """Whether the item record whose view is ``meta``, when it is its own vector record, may
+    hold a Chroma document (written before :data:`TEXT_IN_VALUE`): a put over it clears it."""
+    return head_of(meta) != TEXT_IN_VALUE
 
 
 _IN_HEADER = frozenset(IN_HEADER)
@@ -347,10 +377,10 @@ def unfold(meta: Mapping[str, Any]) -> dict[str, Any]:
     ``_value``'s header (keys of their own beside a header are ignored: the header is
     written whole on every put). A record written before headers is its own view."""
     text = meta.get("_value")
-    if not (isinstance(text, str) and text.startswith(HEADED)):
+    if not (isinstance(text, str) and text.startswith(HEADS)):
         return dict(meta)
     out = {k: v for k, v in meta.items() if k not in _IN_HEADER}
-    out.update(json.loads(text[len(HEADED) : text.index("\n")]))
+    out.update(json.loads(text[1 : text.index("\n")]))
     return out
 
 
@@ -366,11 +396,37 @@ def path_of(meta: Mapping[str, Any]) -> str:
     only be its key."""
     path = meta.get("_path")
     text = meta.get("_value")
-    if path is None and isinstance(text, str) and text.startswith(HEADED):
+    if path is None and isinstance(text, str) and text.startswith(HEADS):
         at = text.find(_PATH_IN_HEADER, 0, text.find("\n"))
         if at >= 0:
             path = _JSON.raw_decode(text, at + len(_PATH_IN_HEADER))[0]
     return str(path or "")
+
+
+def text_of(meta: Mapping[str, Any], document: str | None, path: str) -> str:
+    """The indexed text of a vector record with stored metadata ``meta`` and Chroma document
+    ``document``, whose text's field path is ``path`` (:func:`path_of`): read from the value
+    when the record is an item that holds none (:data:`TEXT_IN_VALUE`), else the document."""
+    text = meta.get("_value")
+    if isinstance(text, str) and text.startswith(TEXT_IN_VALUE):
+        return indexed_text(meta, path)
+    return document or ""
+
+
+def indexed_text(meta: Mapping[str, Any], path: str) -> str:
+    """The text the put of the item record ``meta`` indexed at the field path ``path``: what
+    LangGraph's ``get_text_at_path`` reads there from the value (the put indexed exactly
+    one). A string field at the top of the value is its pushed-down leaf, read without
+    parsing the value."""
+    if path not in ("$", "*") and _FIELD_NAME.fullmatch(path):
+        leaf = meta.get("v." + path)
+        if type(leaf) is str:
+            return leaf
+    texts = get_text_at_path(value_of(meta), path)
+    return texts[0] if texts else ""
+
+
+_FIELD_NAME = re.compile(r"[^.\[\]{}]+")
 
 
 def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -403,9 +459,10 @@ def patched(
     ``update`` (which merges) is given, and the record's new view. A change of a
     :data:`IN_HEADER` key of a record that holds a header rewrites ``_value``."""
     view = {**old, **patch}
-    if not is_headed(old) or not _IN_HEADER.intersection(patch):
+    head = head_of(old)
+    if head is None or not _IN_HEADER.intersection(patch):
         return dict(patch), view
-    with_header(view)
+    with_header(view, head)
     given = {k: v for k, v in patch.items() if k not in _IN_HEADER}
     given["_value"] = view["_value"]
     return given, view

@@ -63,7 +63,7 @@ def apply_puts(
         vec_ids: list[str] = []
         vec_embs: list[Sequence[float]] = []
         vec_metas: list[dict[str, Any]] = []
-        vec_docs: list[str] = []
+        vec_docs: list[str | None] = []
         stale_vecs: list[str] = []
         item_ids: list[str] = []
         item_metas: list[dict[str, Any]] = []
@@ -112,11 +112,14 @@ def apply_puts(
                 path=p.texts[0][0] if own else None,
             )
             if own:
-                (_, text), (vid, _, vec) = p.texts[0], rows[0]
+                vid, _, vec = rows[0]
                 vec_ids.append(vid)
                 vec_embs.append(vec)
                 vec_metas.append(record_format.stored_metadata(meta, prev if was_vector else None))
-                vec_docs.append(text)
+                # No document: the text is read from the value. Chroma keeps a document an
+                # upsert gives none for, so one an earlier version wrote is cleared.
+                held = prev is not None and was_vector and record_format.holds_document(prev)
+                vec_docs.append("" if held else None)
                 if prev is not None and not was_vector:
                     deleted.append(rid)  # its record in the item collection goes
             else:

@@ -95,14 +95,19 @@ def store_collections(store: Any) -> list[Any]:
 
 
 def raw_records(store: Any) -> list[dict[str, Any]]:
-    """Every record of a ChromaStore's collections: collection, id, metadata and document."""
+    """Every record of a ChromaStore's collections: collection, id, metadata, document and
+    the indexed text (a record that is its item reads it from the value, not a document)."""
+    from langgraph_episodic.chroma import record_format
+
     out = []
     for collection in store_collections(store):
         got = collection.get(include=["metadatas", "documents"])
-        for rid, meta, doc in zip(
-            got["ids"], got["metadatas"] or [], got["documents"] or [], strict=True
-        ):
-            out.append({"collection": collection.name, "id": rid, "meta": meta, "doc": doc})
+        docs = got["documents"] or [None] * len(got["ids"])
+        for rid, meta, doc in zip(got["ids"], got["metadatas"] or [], docs, strict=True):
+            text = record_format.text_of(meta or {}, doc, record_format.path_of(meta or {}))
+            out.append(
+                {"collection": collection.name, "id": rid, "meta": meta, "doc": doc, "text": text}
+            )
     return out
 
 

@@ -82,7 +82,7 @@ def check_vectors_match(store: Any) -> None:
             if item is None or (item.get("_vtag") or "") != tag:
                 leftovers += 1
                 continue
-            docs.setdefault(iid, []).append(r["doc"])
+            docs.setdefault(iid, []).append(r["text"])
         for rid, meta in items.items():
             value = record_format.value_of(meta)
             assert docs.get(rid, []) == [value["text"]], (rid, docs.get(rid))

@@ -93,6 +93,7 @@ for vid, meta in zip(raw_vecs["ids"], raw_vecs["metadatas"]):
         metas[vid] = meta
 vectors, leftovers = {}, {}
 for vid, meta, doc in zip(raw_vecs["ids"], raw_vecs["metadatas"], raw_vecs["documents"]):
+    doc = record_format.text_of(meta, doc, record_format.path_of(meta))  # (own: from the value)
     if "#" not in vid:
         vectors.setdefault(vid, []).append(doc)
         continue

@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import START, MessagesState, StateGraph
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma import record_format
 from langgraph_episodic.graph.threads import open_checkpointer, thread_config
 from langgraph_episodic.privacy import forget_user
 
@@ -36,10 +37,11 @@ def vector_pieces(store: ChromaStore, word: str) -> tuple[bytes, ...]:
     """16-byte pieces (4 float32, none zero) of the vectors the store holds for texts with
     ``word``. Pieces, not whole vectors: SQLite may split a row over two pages. A piece has
     at least three non-zero floats, so it does not match zero padding."""
-    got = store.collections["vectors"].get(include=["embeddings", "documents"])
+    got = store.collections["vectors"].get(include=["embeddings", "documents", "metadatas"])
     pieces = set()
-    for doc, vec in zip(got["documents"] or [], got["embeddings"], strict=True):
-        if word in (doc or ""):
+    docs = got["documents"] or [None] * len(got["ids"])
+    for doc, meta, vec in zip(docs, got["metadatas"], got["embeddings"], strict=True):
+        if word in record_format.text_of(meta, doc, record_format.path_of(meta)):
             for i in range(0, DIMS - 4, 4):
                 if sum(1 for x in vec[i : i + 4] if x) >= 3:
                     pieces.add(struct.pack("<4f", *vec[i : i + 4]))

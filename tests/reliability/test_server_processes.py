@@ -132,7 +132,8 @@ def vector_problems(store: Any, items: dict[tuple[tuple[str, ...], str], Any]) -
     got = store.collections["vectors"].get(include=["documents", "metadatas"])
     for vid, doc, meta in zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=True):
         # an item with one text is its own record (id = item id), the others name it
-        have.setdefault(vid if "#" not in vid else str(meta["_item"]), set()).add(doc)
+        text = record_format.text_of(meta, doc, record_format.path_of(meta))
+        have.setdefault(vid if "#" not in vid else str(meta["_item"]), set()).add(text)
     problems = [f"orphan vectors of gone item {iid}: {docs}" for iid, docs in have.items()
                 if iid not in want]  # fmt: skip
     for iid, texts in want.items():

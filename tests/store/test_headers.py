@@ -88,7 +88,7 @@ def comparable(view: dict[str, Any]) -> dict[str, Any]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=st.data(), old_layout=st.sampled_from(["none", "legacy", "headed"]),
+@given(data=st.data(), old_layout=st.sampled_from(["none", "legacy", "headed", "headed-then"]),
        cached=st.booleans())  # fmt: skip
 def test_an_upsert_over_any_record_reads_back_as_the_new_view(
     data: st.DataObject, old_layout: str, cached: bool
@@ -104,6 +104,8 @@ def test_an_upsert_over_any_record_reads_back_as_the_new_view(
             if old_layout == "legacy"
             else record_format.stored_metadata(before, None)
         )
+        if old_layout == "headed-then":  # the header's prefix when the text was a document
+            held["_value"] = record_format.HEADED + held["_value"][1:]
         # The old record's view: as a read gives it, or as the item cache keeps it.
         old_view = record_format.unfold(held)
         if cached:
@@ -127,7 +129,7 @@ def test_a_cached_view_rebuilds_the_same_item_as_the_record(view: dict[str, Any]
     stored = record_format.stored_metadata(view, None)
     read = record_format.unfold(stored)
     cached = slim(read)
-    assert not cached["_value"].startswith(record_format.HEADED)
+    assert not cached["_value"].startswith(record_format.HEADS)
     assert record_format.is_headed(cached) and record_format.is_headed(read)
     for meta in (read, cached):
         assert record_format.item_from_metadata(meta) == record_format.item_from_metadata(view)
@@ -153,7 +155,7 @@ def test_the_path_is_read_from_the_header_whatever_the_key_holds(key: str, path:
 @settings(max_examples=200, deadline=None)
 @given(
     view=views(),
-    legacy=st.booleans(),
+    layout=st.sampled_from(["legacy", record_format.TEXT_IN_VALUE, record_format.HEADED]),
     cached=st.booleans(),
     created=st.integers(1, 10**15),
     updated=st.integers(1, 10**15),
@@ -161,14 +163,18 @@ def test_the_path_is_read_from_the_header_whatever_the_key_holds(key: str, path:
 )
 def test_a_patch_of_the_times_reads_back_in_either_layout(
     view: dict[str, Any],
-    legacy: bool,
+    layout: str,
     cached: bool,
     created: int,
     updated: int,
     expires: float | None,
 ) -> None:
-    """Restored times (the CLI's import) change keys a record may hold in its header."""
+    """Restored times (the CLI's import) change keys a record may hold in its header, and
+    keep its prefix (which says whether the record holds a document)."""
+    legacy = layout == "legacy"
     held = legacy_record(view) if legacy else record_format.stored_metadata(view, None)
+    if not legacy:
+        held["_value"] = layout + held["_value"][1:]
     old = record_format.unfold(held)
     if cached:
         old = slim(old)
@@ -184,6 +190,7 @@ def test_a_patch_of_the_times_reads_back_in_either_layout(
         assert record_format.expiry_of(meta) == (expires or view["_expires"])
         assert record_format.ttl_of(meta) == record_format.ttl_of(view)
         assert record_format.path_of(meta) == str(view.get("_path") or "")
+        assert record_format.head_of(meta) == record_format.head_of(held)
     assert legacy or not set(given) & set(record_format.IN_HEADER)
 
 

@@ -25,7 +25,7 @@ def test_redacted_before_embedding_and_storage() -> None:
         *raw["items"].get(include=["metadatas"])["metadatas"],
         *raw["vectors"].get(include=["metadatas"])["metadatas"],
     ]
-    assert documents and all(SECRET not in doc for doc in documents)
+    assert documents and all(SECRET not in (doc or "") for doc in documents)
     assert metadatas and all(SECRET not in str(meta) for meta in metadatas)
 
 
