@@ -48,7 +48,6 @@ import functools
 import hashlib
 import json
 import math
-import re
 import secrets
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
@@ -57,6 +56,7 @@ from typing import Any
 from langgraph.store.base import Item, SearchItem
 from langgraph.store.base.embed import get_text_at_path
 
+from .index_paths import is_top_field
 from .values import dumps, loads
 
 NO_EXPIRY = 1.0e18
@@ -418,15 +418,12 @@ def indexed_text(meta: Mapping[str, Any], path: str) -> str:
     LangGraph's ``get_text_at_path`` reads there from the value (the put indexed exactly
     one). A string field at the top of the value is its pushed-down leaf, read without
     parsing the value."""
-    if path not in ("$", "*") and _FIELD_NAME.fullmatch(path):
+    if is_top_field(path):
         leaf = meta.get("v." + path)
         if type(leaf) is str:
             return leaf
     texts = get_text_at_path(value_of(meta), path)
     return texts[0] if texts else ""
-
-
-_FIELD_NAME = re.compile(r"[^.\[\]{}]+")
 
 
 def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
