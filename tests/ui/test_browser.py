@@ -14,7 +14,10 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -67,6 +70,42 @@ def follow(page: object, selector: str) -> None:
     it may see the page before, or the new one still empty while the server answers."""
     with page.expect_event("load"):
         page.click(selector)
+
+
+class _SlowPage(BaseHTTPRequestHandler):
+    """``/``: a link to ``/slow``, a page whose body arrives in two parts, a second apart (as
+    a busy inspector's does)."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        if self.path == "/":
+            self.wfile.write(b'<html><body><a id="go" href="/slow">go</a></body></html>')
+            return
+        self.wfile.write(b"<html><body><p>first part</p>")
+        self.wfile.flush()
+        time.sleep(1.0)
+        self.wfile.write(b"<p>second part</p></body></html>")
+
+
+def test_follow_reads_the_whole_page_a_click_opens(browser: object) -> None:
+    """A read right after a bare click can see the new page half loaded; ``follow`` waits."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowPage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_port}/")
+        follow(page, "#go")
+        assert "second part" in page.content()
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
 
 
 def snap(page: object, folder: Path, name: str) -> None:
