@@ -4,8 +4,7 @@ LangGraph's own async store test gathers, for M rounds of N keys, six ops per ke
 loop: ``aput``, ``aget``, ``alist_namespaces(max_depth=m+1)``, ``asearch(("test",))``, ``aput``
 and ``adelete``, all through one ``asyncio.gather`` (the Postgres suite's version: N=1000, M=10,
 60,000 ops). That is the load of a LangGraph server running many graph runs at once. Here the
-same mix runs at a chosen total and reports ops/s for ChromaStore (ephemeral, no index, as in
-issue 13), ``AsyncSqliteStore`` and ``InMemoryStore``.
+same mix runs at a chosen total and reports ops/s for ChromaStore (ephemeral, no index), ``AsyncSqliteStore`` and ``InMemoryStore``.
 
     python benchmarks/throughput.py --async-mix 12000,60000
 """
@@ -262,5 +261,5 @@ def table(results: dict[str, dict[int, dict[str, float]]], sizes: list[int]) -> 
         n_ops = int(next(c for c in cells if c)["ops"]) if any(cells) else total
         lines.append(f"| {n_ops:,} | " + " | ".join(row) + f" | {ratio} |")
     lines.append("")
-    lines.append("Target (issue 13): ChromaStore at least 0.25x AsyncSqliteStore.")
+    lines.append("Target: ChromaStore at least 0.25x AsyncSqliteStore.")
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """How to make the packaged English model's cosine mean the same in German and English: the
-variants measured for issue 16 (scores), outside the store, over the same vectors.
+variants measured (scores), outside the store, over the same vectors.
 
 For each variant of the dense side (the lexical side and the fusion ``0.35 * dense + 0.65 *
 lexical share`` are the store's): the lowest floor (0.005 steps) at which more than half of the
@@ -10,7 +10,7 @@ all pairs; 0.5 is chance); then LoCoMo development
 R@5 / R@10 with the store's candidate generation (dense top 30 by raw cosine, BM25 top 30,
 each completed on the other side). Variants:
 
-* ``raw``: the cosine (the score of issue 16);
+* ``raw``: the cosine (the calibrated fusion's first score);
 * ``centred``: ``(q - m) . (d - m) / (|q - m| |d - m|)`` with ``m`` the mean vector of the
   question's language (our background sentences), optionally also removing the top ``k``
   principal directions of that background ("all-but-the-top");

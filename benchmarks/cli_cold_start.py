@@ -15,7 +15,7 @@ Every process may read and write cached bytecode (``__pycache__``), as after ``p
 from the environment it passes on and runs one uncounted warm-up round. With
 ``--no-bytecode-cache`` it keeps the variable, and then every start compiles this package's
 modules from source (the floors only import modules whose bytecode pip or Python's installer
-cached), which is what the measurements before issue 17's second session included.
+cached), which is what the earliest measurements included.
 
 Rounds are interleaved (every command and floor once per round) so that a burst of load from
 other processes hits all of them alike. The table gives, over the rounds, the median wall time

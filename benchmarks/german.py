@@ -15,9 +15,9 @@ Tune / held-out split (the baseline and the floor were chosen on the tune half):
 about odd-numbered facts and never-said questions u01-u30 are the tune half; even-numbered facts
 and u31-u60 (written later, after the choice) are held out. The table gives both halves.
 
-Rows: *before* is the default before issue 16 (plain tokens, BM25 b=0.75, per-query min-max
+Rows: *before* is the earliest default search (plain tokens, BM25 b=0.75, per-query min-max
 fusion, no floor possible: its best candidate always scores 1.0), recomputed over the same
-vectors; *raw cosine* the calibrated fusion of issue 16 with the raw cosine (its floor 0.12);
+vectors; *raw cosine* the calibrated fusion with the raw cosine (its floor 0.12);
 *after* is ``ChromaStore``'s default search now (the cosine measured from the question's
 baseline, ``langgraph_episodic.chroma.ranking.baseline``), at several floors, and ablations; the
 *multilingual* rows are the same search with ``MultilingualEmbeddings`` (Universal Sentence
@@ -218,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             body.append([lang, "raw cosine, Snowball, no compounds", f"{floor}", *row])
         raw = through_store(data, RawCosine(embedder))
         for floor, row in zip((0.0, 0.1, 0.12, 0.2), measure(data, raw, (0.0, 0.1, 0.12, 0.2)), strict=True):
-            body.append([lang, "raw cosine (issue 16 default)", f"{floor}", *row])
+            body.append([lang, "raw cosine (calibrated fusion)", f"{floor}", *row])
         after = through_store(data, embedder)
         for floor, row in zip(FLOORS, measure(data, after, FLOORS), strict=True):
             body.append([lang, "after: cosine above baseline (default)", f"{floor}", *row])

@@ -15,7 +15,7 @@ Every policy faces the same stream (same tasks, same random draws):
   ``ChangeDetection()``: the category's rate test and a CUSUM on each strategy's outcomes);
 - ``thompson-v2``: the second pass's default (a similarity boost of 0.5, no retry:
   ``EvidenceDecay(similarity_boost=0.5, retry=False)``);
-- ``thompson-v1``: the first weighted policy (issue 18's first pass): the newest 20 episodes
+- ``thompson-v1``: the first weighted policy: the newest 20 episodes
   of each strategy, sharpness 1, and only the category's rate test
   (``EvidenceDecay(window=20, sharpness=1.0, similarity_boost=0.5, retry=False)``,
   ``ChangeDetection(strategy_drop=None)``);

@@ -1,6 +1,6 @@
 """Which retrieval ideas move LoCoMo recall: a study over cached vectors, without a store.
 
-Every idea of issue 16 is measured on the same precomputed scores (MiniLM vectors from the
+Every idea is measured on the same precomputed scores (MiniLM vectors from the
 file cache, ``LexicalIndex`` with each analyzer), so one run takes seconds once the vectors are
 cached. Weights are chosen on the *tuning* conversations (the 1st, 3rd and 5th of the
 development half) and reported on the *held-out* ones (2nd and 4th) and on all five.
@@ -8,7 +8,7 @@ development half) and reported on the *held-out* ones (2nd and 4th) and on all f
     python benchmarks/locomo_study.py [--data PATH]
 
 The store's default search is measured by ``benchmarks/locomo.py``; this script says why it is
-built the way it is (``docs/benchmarks.md``, "Retrieval quality, issue 16").
+built the way it is (``docs/benchmarks.md``, "Retrieval quality").
 """
 
 from __future__ import annotations

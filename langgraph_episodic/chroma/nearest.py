@@ -1,11 +1,9 @@
 """Chroma's nearest vectors of some namespaces, for a scope whose vectors the cache does not hold.
 
 Chroma's query with a ``where`` on the namespace evaluates the filter over every matching
-record before it searches: with raw chromadb at 100,000 16-dim vectors it took 0.5 s for a
-namespace holding 90% of them and 33 ms for one holding 1%, while the same query without a
-``where`` took 1-20 ms for 30 to 3,000 results; through the store, a search of a 100,000-item
-namespace beyond the cache took 1.2-1.4 s filtered and 2.5-31 ms unfiltered
-(``docs/benchmarks.md``, "Searching beyond the vector cache").
+record before it searches, so its cost grows with the namespace's size, while the same query
+without a ``where`` costs about what its number of results does (measured with raw chromadb
+and through the store in ``docs/benchmarks.md``, "Searching beyond the vector cache").
 So when the search knows which items its namespaces hold (the item ids of their lexical shards,
 :meth:`.LexicalIndex.held_items`), it asks Chroma's index without a ``where`` for enough
 results that ``depth`` of them are likely the namespaces' (from the namespaces' share of the
@@ -41,8 +39,9 @@ from . import record_format
 from .reads import Backend
 
 MAX_UNFILTERED = 4_096
-"""The most results one unfiltered query asks for (3,000 took 8-19 ms with raw chromadb at
-100,000 16-dim vectors); a search that would need more uses Chroma's filtered query."""
+"""The most results one unfiltered query asks for (a few thousand still cost far less than a
+filtered query over a large namespace); a search that would need more uses Chroma's filtered
+query."""
 
 EXACT_UP_TO = 256
 """A scope holding at most this many items is ranked exactly from its vectors, read by id (a
