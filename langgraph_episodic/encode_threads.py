@@ -34,8 +34,9 @@ FREE_CORE_SLACK = 0.5
 cores ``cpus - others`` are rounded to the nearest count. The two mistakes cost about the same
 (one thread too few on a quiet machine, one too many beside a busy core; ``python
 benchmarks/embedding_threads.py``, ``docs/benchmarks.md`` "Torch threads of the packaged
-model"), so the midpoint is where either is least likely; the estimate of the other processes' use is off by a few
-tenths of a core, which a tighter slack would read as a busy core."""
+model"), so the midpoint is where either is least likely; the estimate of the other
+processes' use is off by a few tenths of a core, which a tighter slack would read as a busy
+core."""
 
 LOAD_WINDOW_S = 60.0
 """Time constant of the kernel's 1-minute load average, used to average our own CPU use alike."""

@@ -60,13 +60,13 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+_FIELD = re.compile(_NAME)
+
+
 def is_top_field(path: str) -> bool:
     """Whether ``path`` names one field at the top of the value: no nesting, no list index,
     no wildcard, not the whole value."""
     return path not in ("$", "*") and _FIELD.fullmatch(path) is not None
-
-
-_FIELD = re.compile(_NAME)
 
 
 def check_fields(paths: Any, what: str) -> tuple[str, ...]:

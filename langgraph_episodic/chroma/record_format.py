@@ -407,8 +407,7 @@ def text_of(meta: Mapping[str, Any], document: str | None, path: str) -> str:
     """The indexed text of a vector record with stored metadata ``meta`` and Chroma document
     ``document``, whose text's field path is ``path`` (:func:`path_of`): read from the value
     when the record is an item that holds none (:data:`TEXT_IN_VALUE`), else the document."""
-    text = meta.get("_value")
-    if isinstance(text, str) and text.startswith(TEXT_IN_VALUE):
+    if head_of(meta) == TEXT_IN_VALUE:
         return indexed_text(meta, path)
     return document or ""
 
