@@ -52,3 +52,42 @@ def test_two_server_clients_converge_on_the_newer_version(server: ServerProcess)
     assert all(rec.valid_to is not None for _, rec in history if not rec.current)
     for store in (first, *clients, reader):
         store.close()
+
+
+@pytest.mark.server
+def test_two_server_clients_saying_at_the_same_moment_converge_on_the_larger_key(
+    server: ServerProcess,
+) -> None:
+    """Both moves said at the same microsecond, both re-read before either writes: neither is
+    newer, so every writer's repair keeps the version with the larger key, and both are kept."""
+    host, port = server.host, server.port
+
+    def client() -> ChromaStore:
+        return ChromaStore.http(host, port, collection="facts", index=hash_index())
+
+    first = client()
+    run(FactWriter().save(first, NS, "Ich wohne in München.",
+                          said_at=datetime(2026, 3, 1, tzinfo=timezone.utc)))
+    both_checked = threading.Barrier(2)
+    writer = FactWriter(between_read_and_write=lambda: both_checked.wait(30))
+    clients = [client(), client()]
+    when = datetime(2026, 6, 1, 12, 0, 0, 123456, tzinfo=timezone.utc)
+
+    def move(store: ChromaStore, text: str) -> None:
+        run(writer.save(store, NS, text, said_at=when))
+
+    threads = [threading.Thread(target=move, args=(c, t))
+               for c, t in zip(clients, MOVES, strict=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    reader = client()
+    history = fact_history(reader, NS)
+    moves = {key: rec for key, rec in history if rec.text in MOVES}
+    assert len(history) == 3 and len(moves) == 2
+    assert {rec.recorded_at for rec in moves.values()} == {"2026-06-01T12:00:00.123456Z"}
+    assert [key for key, rec in history if rec.current] == [max(moves)]
+    assert all(rec.valid_to is not None for _, rec in history if not rec.current)
+    for store in (first, *clients, reader):
+        store.close()
