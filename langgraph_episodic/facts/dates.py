@@ -6,8 +6,10 @@ English: days, weeks, months, years before now, month names, years, written date
 resolved by ``dateparser`` with the message's time as ``RELATIVE_BASE``, so nothing depends
 on the machine's clock. A fact without an expression became true when it was said.
 
-A phrase that looks like a date ("seit Ostern", "since the wedding") but cannot be resolved
-keeps the message's time and says so (:attr:`ResolvedDate.note`).
+A phrase that looks like a date ("seit Ostern", "since the wedding", "seit dem 32. Mai",
+"seit -5 Jahren") but cannot be resolved keeps the message's time and says so
+(:attr:`ResolvedDate.note`). A number that is a model year or a count ("a 2015 Toyota", "2019
+stamps") is no date at all. Years are 1-9999 ("seit dem Jahr 800").
 """
 
 from __future__ import annotations
@@ -36,24 +38,65 @@ _UNITS = (
 _COUNT = r"\d+|einem|einer|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
 _LAST = r"letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?|diese[nmrs]?|nächste[nmrs]?|kommende[nmrs]?|last|past|this|next|coming"
 
-# Most specific first: the first pattern that matches anywhere in the text wins.
+_YEAR_OF = (
+    r"(?:im|(?:seit|ab|in|nach)\s+dem|(?:since|in|from|after)\s+the)\s+(?:jahre?|year)"
+)
+"""Words that make the number after them a year ("seit dem Jahr 800", "in the year 1850")."""
+
+# Most specific first: the first pattern that matches anywhere in the text wins. A ``day``
+# group is the written day, checked against the parsed date ("32. Mai" is no day of May); a
+# ``year`` group is a year taken as it is written (years 1-9999, not through dateparser).
 _PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE | re.UNICODE)
     for p in (
-        r"\b\d{4}-\d{2}-\d{2}\b",
-        r"\b\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}\b",
-        rf"\b\d{{1,2}}\.?\s+(?:{_MONTHS})\s+\d{{4}}\b",
-        rf"\b(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+        r"\b\d{4}-\d{2}-(?P<day>\d{2})\b",
+        r"\b(?P<day>\d{1,2})\.\s?\d{1,2}\.\s?\d{2,4}\b",
+        rf"\b(?P<day>\d{{1,2}})\.?\s+(?:{_MONTHS})\s+\d{{4}}\b",
+        rf"\b(?:{_MONTHS})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+        rf"\b(?P<day>\d{{1,2}})\.?\s+(?:{_MONTHS})\b",
+        rf"\b(?:{_MONTHS})\s+(?P<day>\d{{1,2}})(?:(?:st|nd|rd|th)\b|(?=\s*(?:[,.;!?)]|$)))",
         rf"\b(?:seit|since|for)\s+(?:{_COUNT})\s+(?:{_UNITS})\b",
         rf"\b(?:vor\s+(?:{_COUNT})\s+(?:{_UNITS}))\b",
         rf"\b(?:(?:{_COUNT})\s+(?:{_UNITS})\s+ago)\b",
         rf"\b(?:{_LAST})\s+(?:woche|monat|jahr|week|month|year|{_DAYS}|{_MONTHS})\b",
+        rf"\b{_YEAR_OF}\s+(?P<year>\d{{1,4}})\b(?![.,:]\d)",
         rf"\b(?:anfang|mitte|ende|early|mid|late)?\s*(?:{_MONTHS})(?:\s+\d{{4}})?\b",
         r"\b(?:anfang|mitte|ende|early|mid|late)\s+(?:19|20)\d{2}\b",
         r"\b(?:vorgestern|gestern|heute|yesterday|today)\b",
-        r"(?<![\w.])(?:19|20)\d{2}(?![\w.])",
+        r"(?<![\w.])(?P<bare>(?P<year>(?:19|20)\d{2}))(?!\w|[.,:]\d)",
+        r"\b(?:seit|since)\s+(?P<year>\d{4})\b(?![.,:]\d)",
     )
 )
+_NEGATIVE_SPAN = re.compile(
+    rf"(?:\b(?:seit|since|for|vor)\s+)?(?<!\w)[-−–]\s?\d+\s+(?:{_UNITS})\b(?:\s+ago\b)?",
+    re.IGNORECASE,
+)
+"""A span below zero ("seit -5 Jahren", "-5 years ago"): no date, kept as a note."""
+
+_NOT_BEFORE_A_YEAR = frozenset({
+    "a", "an", "my", "our", "your", "his", "her", "their", "ein", "eine", "einen", "einem",
+    "einer", "eines", "mein", "meine", "meinen", "meinem", "meiner", "meines", "unser",
+    "unsere", "unseren", "unserem", "unserer", "dein", "deine", "deinen", "deinem", "deiner",
+    "sein", "seine", "seinen", "seinem", "seiner", "ihre", "ihren", "ihrem", "ihrer",
+    "baujahr", "modelljahr", "jahrgang", "model", "vintage"
+})
+"""Words after which a four-digit number is a model year or a count, never a time ("a 2015
+Toyota", "meinen 2015 Golf", "Baujahr 2015")."""
+_TIME_WORDS = frozenset({
+    "seit", "since", "in", "im", "ab", "from", "bis", "until", "till", "by", "von", "vom",
+    "um", "around", "circa", "ca", "anno", "of", "after", "before", "nach", "vor", "anfang",
+    "mitte", "ende", "early", "mid", "late", "jahr", "year", "sommer", "winter", "summer"
+})
+"""Words after which a four-digit number is a year ("seit 2019 Briefmarken")."""
+_NOT_A_NOUN_EN = frozenset({
+    "and", "or", "but", "when", "where", "as", "after", "before", "until", "till", "in", "at",
+    "on", "to", "with", "for", "from", "of", "i", "we", "he", "she", "they", "it", "was",
+    "were", "is", "has", "had", "have", "onwards", "then", "so", "because", "while",
+    "already", "still", "ago"
+})
+"""English words that can follow a year ("2019 and", "2019 I moved"): any other word after
+the number is read as its noun ("2019 stamps")."""
+
 _UNRESOLVED_HINT = re.compile(r"\b(?:seit|since)\s+((?:dem\s+|der\s+|the\s+)?[\w.-]+)", re.IGNORECASE)
 """Text after "seit"/"since" that names a time no pattern knows (kept as a note when unparsed)."""
 
@@ -106,10 +149,16 @@ class ResolvedDate:
 
 
 def as_utc(moment: datetime) -> datetime:
-    """``moment`` in UTC (a naive datetime is taken as UTC)."""
+    """``moment`` in UTC (a naive datetime is taken as UTC). One whose offset moves it out of
+    the years 1-9999 (``9999-12-31T23:00:00-05:00``) raises ``ValueError``."""
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(
+            f"{moment.isoformat()} is outside the years 0001-9999 once converted to UTC."
+        ) from None
 
 
 _MONTH = re.compile(rf"\b(?:{_MONTHS})\b", re.IGNORECASE)
@@ -149,7 +198,7 @@ def _precision(expression: str) -> str:
         unit = duration.group(1).casefold()
         return "year" if unit.startswith(("jahr", "year")) else (
             "month" if unit.startswith(("monat", "month")) else "day")
-    if re.search(r"\d{1,2}\.\s?\d{1,2}\.|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+[a-zä]|[a-z]\s+\d{1,2}(?:st|nd|rd|th)?,", expression, re.I):
+    if re.search(r"\d{1,2}\.\s?\d{1,2}\.|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+[a-zä]|[a-z]\s+\d{1,2}(?:st|nd|rd|th)?\b", expression, re.I):
         return "day"
     if re.search(rf"\b(?:{_MONTHS}|monat|month)\b", expression, re.I):
         return "month"
@@ -174,16 +223,67 @@ def _parse(expression: str, base: datetime, languages: list[str], future: bool) 
         # "März", "2019": the period's start, not today's day of that month.
         settings["PREFER_DAY_OF_MONTH"] = "first"
         settings["PREFER_MONTH_OF_YEAR"] = "first"
-    found = dateparser.parse(normalised, languages=languages, settings=settings)
+    try:
+        found = dateparser.parse(normalised, languages=languages, settings=settings)
+    except (OverflowError, ValueError):  # a span reaching before the year 1
+        return None
     if found is None:
         return None
-    if (_LAST_MONTH.search(expression) and (found.year, found.month) == (base.year, base.month)):
+    if (_LAST_MONTH.search(expression) and (found.year, found.month) == (base.year, base.month)
+            and found.year > 1):
         found = found.replace(year=found.year - 1)  # "last June", said in June
     return found.replace(tzinfo=timezone.utc)
 
 
+def _a_number(text: str, match: re.Match[str], english: bool) -> bool:
+    """Whether the four digits of ``match`` are a model year or a count, not a time: after an
+    article, a possessive or "Baujahr" ("a 2015 Toyota"), or, with no time word before them,
+    before a noun ("I have 2019 stamps", "Ich habe 2019 Briefmarken"; German nouns are
+    capitalised, so "Ich habe 2019 geheiratet" stays a year)."""
+    before = re.search(r"(\w+)\s+$", text[: match.start()])
+    word = before.group(1).casefold() if before is not None else None
+    if word in _NOT_BEFORE_A_YEAR:
+        return True
+    if word is None or word in _TIME_WORDS:
+        return False
+    after = re.match(r"\s+(\w+)", text[match.end():])
+    if after is None:
+        return False
+    noun = after.group(1)
+    if noun[0].isupper():
+        return noun != "I"
+    return english and noun.casefold() not in _NOT_A_NOUN_EN
+
+
+def _unsure(base: datetime, expression: str) -> ResolvedDate:
+    """The message's time, with a note that ``expression`` looked like a date but was none."""
+    logger.info("date %r not understood; using the message's time", expression)
+    return ResolvedDate(base, expression, "day", note=f"Datum nicht erkannt: {expression!r}")
+
+
+def _resolved(
+    match: re.Match[str], base: datetime, languages: list[str], future: bool
+) -> ResolvedDate:
+    """The date ``match`` names, or the message's time with a note when it names none."""
+    expression = match.group(0).strip()
+    groups = match.groupdict()
+    if groups.get("year") is not None:
+        year = int(groups["year"])
+        if not 1 <= year <= 9999:
+            return _unsure(base, expression)
+        return ResolvedDate(datetime(year, 1, 1, tzinfo=timezone.utc), expression, "year")
+    when = _parse(expression, base, languages, future)
+    if when is None or (groups.get("day") is not None and when.day != int(groups["day"])):
+        return _unsure(base, expression)  # dateparser reads "32. Mai" as May 1932
+    return ResolvedDate(when, expression, _precision(expression))
+
+
 def resolve_date(text: str, said_at: datetime) -> ResolvedDate:
     """When the fact in ``text`` became true, relative to ``said_at`` (the message's time).
+
+    A phrase that looks like a date but names none ("seit dem 32. Mai", "seit -5 Jahren")
+    keeps ``said_at`` and says so in :attr:`ResolvedDate.note`; a number that is a model year
+    or a count ("a 2015 Toyota", "2019 stamps") is no date at all.
 
     >>> from datetime import datetime, timezone
     >>> now = datetime(2026, 6, 15, 12, tzinfo=timezone.utc)
@@ -197,30 +297,29 @@ def resolve_date(text: str, said_at: datetime) -> ResolvedDate:
     base = as_utc(said_at)
     languages = _language(text)
     future = _FUTURE_HINT.search(text) is not None
+    negative = _NEGATIVE_SPAN.search(text)
+    if negative is not None:
+        return _unsure(base, negative.group(0).strip())
     for pattern in _PATTERNS:
-        match = pattern.search(text)
-        if match is None or not match.group(0).strip():
-            continue
-        expression = match.group(0).strip()
-        if _lowercase_month(expression):
-            continue  # "I may move", "im mai" as a verb or typo: not a date
-        if _DEADLINE.search(text[: match.start()]):
-            return ResolvedDate(base)  # "bis Juni", "by 2027": an end or a goal, not a start
-        when = _parse(expression, base, languages, future)
-        if when is not None:
-            return ResolvedDate(when, expression, _precision(expression))
-        logger.info("date %r in %r not understood; using the message's time", expression, text)
-        return ResolvedDate(base, expression, "day", note=f"Datum nicht erkannt: {expression!r}")
+        for match in pattern.finditer(text):
+            if not match.group(0).strip() or _lowercase_month(match.group(0)):
+                continue  # "I may move", "im mai" as a verb or typo: not a date
+            if "bare" in pattern.groupindex and _a_number(text, match, languages[0] == "en"):
+                continue  # "a 2015 Toyota", "2019 stamps": a number, not a time
+            if _DEADLINE.search(text[: match.start()]):
+                return ResolvedDate(base)  # "bis Juni", "by 2027": an end or a goal, not a start
+            return _resolved(match, base, languages, future)
     hint = _UNRESOLVED_HINT.search(text)
     if hint is not None:
         phrase = hint.group(0)
-        # A bare count ("seit drei ..." of no known unit) is no date: dateparser would read it as
-        # a day of this month.
-        countless = re.fullmatch(_COUNT, hint.group(1), re.IGNORECASE) is None
+        # A bare number ("seit drei ..." of no known unit, "seit 800", "seit -5") is no date:
+        # dateparser would read it as a day of this month.
+        bare = re.sub(r"^(?:dem|der|the)\s+", "", hint.group(1), flags=re.IGNORECASE).rstrip(".")
+        countless = re.fullmatch(rf"[-−–+]?(?:{_COUNT})", bare, re.IGNORECASE) is None
         when = _parse(hint.group(1), base, languages, future) if countless else None
         if when is not None:
             return ResolvedDate(when, phrase, _precision(hint.group(1)))
-        return ResolvedDate(base, phrase, "day", note=f"Datum nicht erkannt: {phrase!r}")
+        return _unsure(base, phrase)
     return ResolvedDate(base)
 
 

@@ -7,17 +7,22 @@ forgetting work on it as on any item. Its versions are separate items: the curre
 and ``superseded_by`` (the key of its successor), or ``ended_by`` when the fact just stopped
 ("Ich habe keinen Hund mehr"). All versions of one fact share ``lineage`` (the key of the
 first). Times are UTC ISO strings of one fixed shape, so they also compare as strings
-(``filter={"valid_from": {"$lte": ...}}`` works on every store).
+(``filter={"valid_from": {"$lte": ...}}`` works on every store): :func:`to_iso` writes them and
+:func:`from_iso` reads them, here and nowhere else.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from .dates import as_utc
+
+logger = logging.getLogger(__name__)
 
 FACT_KIND = "fact"
 """The ``kind`` of every fact record."""
@@ -27,24 +32,77 @@ CURRENT_FILTER: dict[str, Any] = {"current": {"$ne": False}}
 they have no ``current`` field) and drops every replaced version. ``$ne`` matches a missing
 field on ``InMemoryStore`` and ``ChromaStore`` alike."""
 
-_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+TIME_RANGE = (
+    "an ISO date or time between 0001-01-01 and 9999-12-31 (UTC), e.g. 2026-03-01 or "
+    "2026-03-01T12:00:00Z"
+)
+"""What :func:`from_iso` accepts, for error messages."""
+
+_UNPADDED_YEAR = re.compile(r"\d{1,3}(?=-\d)")
+"""A year of fewer than four digits at the start ("800-01-01T..."): records were written so
+before the format padded the year."""
+
+_TIME_FIELDS = ("valid_from", "recorded_at", "valid_to", "confirmed_at")
+"""The record fields that hold times (normalised by :meth:`FactRecord.from_value`)."""
 
 
 def to_iso(moment: datetime) -> str:
-    """``moment`` as the records' time string (UTC, microseconds, ``Z``): sorts as it compares.
+    """``moment`` as the records' time string (UTC, four-digit year, microseconds, ``Z``), the
+    one shape every record time is written in: for years 1-9999 these strings sort as the
+    moments do. A naive ``moment`` is taken as UTC; one outside the years 1-9999 in UTC raises
+    ``ValueError``.
 
-    >>> to_iso(datetime(2026, 3, 1, tzinfo=timezone.utc))
+    >>> to_iso(datetime(2026, 3, 1))
     '2026-03-01T00:00:00.000000Z'
+    >>> to_iso(datetime(800, 1, 1))
+    '0800-01-01T00:00:00.000000Z'
     """
-    return as_utc(moment).strftime(_FORMAT)
+    u = as_utc(moment)
+    # By hand, not strftime("%Y"): glibc does not pad years below 1000 ("800-01-01").
+    return (f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:"
+            f"{u.second:02d}.{u.microsecond:06d}Z")
 
 
 def from_iso(text: str) -> datetime:
-    """The datetime of a record's time string (also accepts other ISO forms)."""
+    """The UTC datetime of a record's time string. Lenient: also other ISO forms (a date,
+    an offset, no fraction) and the unpadded years records were once written with
+    (``"800-01-01T00:00:00.000000Z"``); a time without offset is UTC. Anything else, or a time
+    outside the years 1-9999 in UTC, raises ``ValueError`` naming what is accepted.
+
+    >>> from_iso("0800-01-01T00:00:00.000000Z") == from_iso("800-01-01")
+    True
+    """
+    raw = text.strip()
+    if raw[-1:] in ("Z", "z"):
+        raw = raw[:-1] + "+00:00"
+    short = _UNPADDED_YEAR.match(raw)
+    if short is not None:
+        raw = short.group(0).zfill(4) + raw[short.end():]
     try:
-        return datetime.strptime(text, _FORMAT).replace(tzinfo=timezone.utc)
+        return as_utc(datetime.fromisoformat(raw))
     except ValueError:
-        return as_utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
+        raise ValueError(f"{text!r} is not {TIME_RANGE}.") from None
+
+
+_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
+"""The shape :func:`to_iso` writes."""
+
+
+def _written(text: str) -> bool:
+    """Whether ``text`` is a time as :func:`to_iso` writes it (shape and values: no month 13)."""
+    if _SHAPE.fullmatch(text) is None:
+        return False
+    try:
+        datetime.fromisoformat(text[:-1])
+    except ValueError:
+        return False
+    return True
+
+
+def canonical(text: str) -> str:
+    """``text`` (any form :func:`from_iso` reads) in the records' one shape (:func:`to_iso`);
+    ``ValueError`` as :func:`from_iso`. A time already in that shape is returned as it is."""
+    return text if _written(text) else to_iso(from_iso(text))
 
 
 @dataclass(frozen=True)
@@ -88,13 +146,28 @@ class FactRecord:
 
     @classmethod
     def from_value(cls, value: Mapping[str, Any]) -> FactRecord | None:
-        """The record in a store value, or None when the value is no fact with a period."""
+        """The record in a store value, or None when the value is no fact with a period.
+        Its times are read leniently and given back in the one shape (:func:`canonical`), so
+        records written in another form compare right; one that cannot be read makes the
+        value no fact with a period (None), never an error."""
         if not isinstance(value, Mapping) or value.get("kind") != FACT_KIND:
             return None
         text, lineage, since = value.get("text"), value.get("lineage"), value.get("valid_from")
         if not (isinstance(text, str) and isinstance(lineage, str) and isinstance(since, str)):
             return None
         known = {f: value[f] for f in cls.__dataclass_fields__ if f in value}
+        for field in _TIME_FIELDS:
+            stamp = known.get(field)
+            if stamp is None:
+                continue
+            try:
+                known[field] = canonical(stamp) if isinstance(stamp, str) else None
+            except ValueError:
+                known[field] = None
+            if known[field] is None:
+                # Shown as a plain memory (its text is kept); it just has no period to read.
+                logger.warning("fact %r has no readable %s (%r)", lineage, field, stamp)
+                return None
         try:
             return cls(**known)
         except TypeError:

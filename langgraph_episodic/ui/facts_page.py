@@ -112,14 +112,10 @@ def _as_of(request: Request) -> datetime | None:
     raw = request.query_params.get("as_of", "").strip()
     if not raw:
         return None
-    if len(raw) == 10:  # a bare date: the start of that day, UTC
-        raw += "T00:00:00+00:00"
     try:
-        return parse_as_of(raw)
-    except ValueError:
-        raise HTTPException(
-            400, f"as_of={raw!r} is not a date; use e.g. 2026-03-01 or 2026-03-01T12:00:00Z."
-        ) from None
+        return parse_as_of(raw)  # a bare date is the start of that day, UTC
+    except ValueError as error:
+        raise HTTPException(400, str(error)) from None
 
 
 def facts(request: Request) -> Response:
