@@ -3,10 +3,13 @@
 :class:`Former` takes one user's pending turns, oldest first, and forms them as the inline
 nodes would, with two differences that make a burst cheap and a replay harmless:
 
-- The entities of all the turns come from *one* extraction over their texts, in turn order
-  (ten quick turns cost one model call, not ten); what each entity's mentions say is then
-  saved as facts about it (consolidated as the inline node does), under the same per-entity
-  lock.
+- A batch forms what its turns, formed one by one, would form: the entities each turn states
+  something about are found in that turn's text (without a model, each turn by itself; with
+  one, all the turns in *one* call, numbered, each entity coming back with its turn's
+  number: ten quick turns cost one model call, not ten), and each mention is saved as a
+  fact said at its own turn's time, in turn order (consolidated as the inline node does, so
+  a later statement supersedes an earlier one as it would inline), under the same
+  per-entity lock.
 - Every entity it writes carries ``formed_through``, the key of the newest pending turn it
   includes. An entity that already carries a key at or after the batch's is left alone: a
   batch replayed after a crash (formed, not yet deleted) writes nothing twice, and an older
@@ -31,10 +34,9 @@ since the batch was read leaves nothing written.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.messages import messages_from_dict
@@ -44,7 +46,7 @@ from .._config import fill_namespace
 from .._effects import Plan, call, run
 from ..graph._keylock import locked
 from ..graph._runner import MemoryNode
-from ..graph.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity
+from ..graph.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity, Told
 from ..graph.episode_nodes import (
     EPISODE_NAMESPACE,
     EpisodeMemories,
@@ -76,14 +78,21 @@ class Formed:
 
 @dataclass(frozen=True)
 class EntityBatch:
-    """One namespace's extracted entities of a batch, by key, in turn order."""
+    """One namespace's extracted entities of a batch: what each turn told, in turn order."""
 
     namespace: tuple[str, ...]
-    by_key: dict[str, list[ExtractedEntity]]
+    told: tuple[Told, ...]
+    """One per turn that states something about an entity, each at its turn's time."""
     through: str
-    told_at: float
-    config: Mapping[str, Any] | None = None
-    """The newest turn's run config: the facts' context (:mod:`langgraph_episodic.memory_context`)."""
+    """The key of the batch's newest turn in this namespace."""
+
+    def by_key(self) -> dict[str, list[ExtractedEntity]]:
+        """Each entity's mentions (key -> in turn order)."""
+        found: dict[str, list[ExtractedEntity]] = {}
+        for told in self.told:
+            for entity in told.entities:
+                found.setdefault(entity_key(entity.name), []).append(entity)
+        return found
 
 
 @dataclass(frozen=True)
@@ -142,22 +151,21 @@ class Former:
         return self.write(store, self.prepare(store, turns))
 
     def prepare(self, store: BaseStore, turns: Sequence[PendingTurn]) -> Prepared:
-        """The model calls of a batch that write nothing: the extraction over the turns'
-        texts (one per entity namespace) and each thread's summary fold."""
+        """The model calls of a batch that write nothing: the extraction of each turn's
+        entities (:meth:`EntityWriter.extract_turns`, one model call per entity namespace)
+        and each thread's summary fold."""
         batches: list[EntityBatch] = []
         if self.writer is not None:
             for ns, group in _by_namespace(turns, self.namespace).items():
-                text = "\n".join(t.text for t in group if t.text.strip())
-                if not text:
-                    continue
-                by_key: dict[str, list[ExtractedEntity]] = {}
-                for entity in run(self.writer.extract(text)):
-                    key = entity_key(entity.name)
-                    if key and entity.description.strip():
-                        by_key.setdefault(key, []).append(entity)
-                if by_key:
-                    batches.append(EntityBatch(ns, by_key, group[-1].key,
-                                               group[-1].enqueued_at, group[-1].config()))
+                found = run(self.writer.extract_turns([t.text for t in group]))
+                told = []
+                for turn, entities in zip(group, found, strict=True):
+                    kept = tuple(e for e in entities
+                                 if entity_key(e.name) and e.description.strip())
+                    if kept:
+                        told.append(Told(kept, turn.told(), turn.config()))
+                if told:
+                    batches.append(EntityBatch(ns, tuple(told), group[-1].key))
         return Prepared(tuple(turns), tuple(batches), tuple(self._summaries(store, turns)))
 
     def _summaries(self, store: BaseStore,
@@ -209,41 +217,36 @@ class Former:
         return Formed(tuple(written), tuple(skipped), episodes, len(prepared.summaries))
 
     def _entities(self, store: BaseStore, batch: EntityBatch) -> tuple[list[str], list[str]]:
-        ns, by_key = batch.namespace, batch.by_key
         with ExitStack() as held:  # every entity's lock, in one order: no deadlock
-            for key in sorted(by_key):
-                held.enter_context(locked((id(store), ns, key)))
-            return run(self._merge(store, ns, by_key, batch.through, batch.told_at,
-                                   batch.config))
+            for key in sorted(batch.by_key()):
+                held.enter_context(locked((id(store), batch.namespace, key)))
+            return run(self._merge(store, batch))
 
-    def _merge(self, store: BaseStore, ns: tuple[str, ...],
-               by_key: dict[str, list[ExtractedEntity]],
-               through: str, told_at: float,
-               config: Mapping[str, Any] | None = None) -> Plan[tuple[list[str], list[str]]]:
-        """Plan: save each entity's mentions (in turn order) as facts about it, said when the
-        batch's newest turn was told (``told_at``, epoch seconds; 0: now), the fact machinery
-        consolidating them, all the batch's entities in a few store calls
-        (:meth:`EntityWriter.save_many`, given the items read here). An entity that already
+    def _merge(self, store: BaseStore,
+               batch: EntityBatch) -> Plan[tuple[list[str], list[str]]]:
+        """Plan: save each turn's mentions as facts about their entities, each said at its
+        turn's time, in turn order, the fact machinery consolidating them as it would one
+        turn after the other, all the batch's entities in a few store calls
+        (:meth:`EntityWriter.save_told`, given the items read here). An entity that already
         includes this batch is skipped."""
         assert self.writer is not None
+        ns, by_key = batch.namespace, batch.by_key()
         keys = list(by_key)
         found = yield call(store.batch, store.abatch, [GetOp(ns, k) for k in keys])
         skipped: list[str] = []
-        fresh: list[ExtractedEntity] = []
         cards: dict[str, Item | None] = {}
         for key, old in zip(keys, found, strict=True):
-            mentions = by_key[key]
-            if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= through:
-                skipped.append(mentions[0].name.strip())  # this batch (or a newer) is in it
+            if old is not None and str(old.value.get(FORMED_THROUGH) or "") >= batch.through:
+                skipped.append(by_key[key][0].name.strip())  # this batch (or a newer) is in it
                 continue
             cards[key] = old
-            fresh += mentions  # each a fact about the entity, in turn order
-        if not fresh:
+        told = [replace(t, entities=kept) for t in batch.told
+                if (kept := tuple(e for e in t.entities if entity_key(e.name) in cards))]
+        if not told:
             return [], skipped
-        said_at = datetime.fromtimestamp(told_at, timezone.utc) if told_at > 0 else None
-        saved = yield from self.writer.save_many(store, ns, fresh, said_at=said_at,
-                                                 card_extra={FORMED_THROUGH: through},
-                                                 cards=cards, config=config)
+        saved = yield from self.writer.save_told(store, ns, told,
+                                                 card_extra={FORMED_THROUGH: batch.through},
+                                                 cards=cards)
         return [display for display, _ in saved.values()], skipped
 
 

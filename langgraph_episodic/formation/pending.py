@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -23,6 +24,7 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from .._config import USER_ID, configurable, namespace_label
 from .._effects import Plan, call, run
+from ..facts.records import from_iso, to_iso
 from ..graph._runner import all_items
 
 PENDING = "_pending"
@@ -57,6 +59,11 @@ class PendingTurn:
     configurable: dict[str, Any] = field(default_factory=dict)
     """The run's ``config["configurable"]`` scalars, to fill namespace templates."""
     enqueued_at: float = 0.0
+    """When the turn was queued (epoch seconds, the wall clock)."""
+    said_at: str = ""
+    """When the turn was said, by the clock inline formation would have used (the entity
+    writer's; ISO, :func:`~langgraph_episodic.facts.records.to_iso`); empty in a turn queued
+    without it: ``enqueued_at``."""
     leaving: tuple[dict[str, Any], ...] = ()
     """Messages that left the thread's window this turn (``messages_to_dict``), to fold into
     the thread's running summary (:mod:`.summary`)."""
@@ -75,10 +82,18 @@ class PendingTurn:
         return {"configurable": {**self.configurable, USER_ID: self.user_id,
                                  "thread_id": self.thread_id}}
 
+    def told(self) -> datetime | None:
+        """When the turn was said: its facts' time (None: unknown, now)."""
+        if self.said_at:
+            return from_iso(self.said_at)
+        return datetime.fromtimestamp(self.enqueued_at, timezone.utc) if self.enqueued_at > 0 \
+            else None
+
     def to_value(self) -> dict[str, Any]:
         return {"user_id": self.user_id, "thread_id": self.thread_id, "text": self.text,
                 "episode": self.episode, "configurable": self.configurable,
-                "enqueued_at": self.enqueued_at, "leaving": list(self.leaving),
+                "enqueued_at": self.enqueued_at, "said_at": self.said_at,
+                "leaving": list(self.leaving),
                 "summary_base": self.summary_base, "turns": list(self.turns)}
 
     @classmethod
@@ -89,6 +104,7 @@ class PendingTurn:
                    episode=value.get("episode"),
                    configurable=dict(value.get("configurable") or {}),
                    enqueued_at=float(value.get("enqueued_at") or 0.0),
+                   said_at=str(value.get("said_at") or ""),
                    leaving=tuple(value.get("leaving") or ()),
                    summary_base=str(value.get("summary_base") or ""),
                    turns=tuple(value.get("turns") or ()))
@@ -97,12 +113,17 @@ class PendingTurn:
     def of_run(cls, config: RunnableConfig, user_id: str, *, text: str = "",
                episode: dict[str, Any] | None = None,
                leaving: tuple[dict[str, Any], ...] = (), summary_base: str = "",
-               turns: tuple[dict[str, Any], ...] = ()) -> PendingTurn:
+               turns: tuple[dict[str, Any], ...] = (),
+               said_at: datetime | None = None) -> PendingTurn:
+        """The turn of the run of ``config``, queued now (said at ``said_at``, default
+        now)."""
         conf = configurable(config)
+        now = time.time()
+        said = said_at if said_at is not None else datetime.fromtimestamp(now, timezone.utc)
         return cls(user_id=user_id, thread_id=str(conf.get("thread_id") or ""),
                    key=pending_key(), text=text, episode=episode,
-                   configurable=_plain(conf), enqueued_at=time.time(), leaving=leaving,
-                   summary_base=summary_base, turns=turns)
+                   configurable=_plain(conf), enqueued_at=now, said_at=to_iso(said),
+                   leaving=leaving, summary_base=summary_base, turns=turns)
 
 
 def pending_namespace(user_id: str, thread_id: str) -> tuple[str, str, str]:

@@ -74,7 +74,9 @@ def queue_turn(
     if not text.strip() and snapshot is None and not turns:
         return {}
     formation.bind(store, former)
+    said_at = former.writer.clock() if former.writer is not None else None  # as inline
     yield from enqueue(store, PendingTurn.of_run(config, user_id, text=text, episode=snapshot,
-                                                 turns=tuple(t.to_dict() for t in turns)))
+                                                 turns=tuple(t.to_dict() for t in turns),
+                                                 said_at=said_at))
     yield call(formation.notify, formation.anotify, user_id)
     return {"feedback": None, "outcome": None} if snapshot is not None else {}

@@ -38,21 +38,23 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchOp
+from langgraph.store.base import NOT_PROVIDED, BaseStore, GetOp, Item, Op, PutOp, SearchOp
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
-from ..facts.consolidate import Clock, FactWriter, Outcome, Subject
+from ..facts.consolidate import Clock, FactWriter, Outcome, Subject, _resolve_ttl
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import FACT_KIND, FactRecord
+from ..memory_context import context_of
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._internal import internal_config, retrying
@@ -72,6 +74,8 @@ __all__ = [
     "EntityWriter",
     "ExtractedEntities",
     "ExtractedEntity",
+    "Told",
+    "by_turn",
     "entity_extract_node",
     "extract_entities_by_rules",
     "is_question",
@@ -90,12 +94,24 @@ ENTITY_INSTRUCTIONS = (
     "an empty list when there is nothing."
 )
 
+TURNS_INSTRUCTIONS = (
+    " The text is several messages of the user, oldest first, each after its number in "
+    "brackets on a line of its own ([1], [2], ...). Read each message on its own: give an "
+    "entity once for every message that states something about it, with that message's "
+    "number as turn, also when a later message changes what an earlier one said."
+)
+"""Added to :data:`ENTITY_INSTRUCTIONS` when one call extracts several turns
+(:meth:`EntityWriter.extract_turns`)."""
+
 
 class ExtractedEntity(BaseModel):
     """One entity a text states something about."""
 
     name: str = Field(description="The entity's name as written in the text.")
     description: str = Field(description="One sentence: what the text says about it.")
+    turn: int | None = Field(default=None, description=(
+        "The number of the message that says it, when the messages are numbered ([1], [2], "
+        "...); null otherwise."))
 
 
 class ExtractedEntities(BaseModel):
@@ -132,6 +148,46 @@ def _as_entities(result: Any) -> list[ExtractedEntity]:
     if isinstance(result, dict):
         return ExtractedEntities.model_validate(result).entities
     raise TypeError(f"Structured output returned {type(result).__name__}, not ExtractedEntities.")
+
+
+def by_turn(entities: Sequence[ExtractedEntity],
+            texts: Sequence[str]) -> list[list[ExtractedEntity]]:
+    """The entities of one extraction over the numbered ``texts``, under the text each comes
+    from, in their order: the one its ``turn`` (1-based) names; without a valid number, the
+    first text that names it and has no mention of it yet (the last that names it once all
+    have one; the newest text when none names it).
+
+    >>> said = [ExtractedEntity(name="Bello", description="Er ist vier.", turn=2),
+    ...         ExtractedEntity(name="Bello", description="Er ist drei.")]
+    >>> [[e.description for e in found] for found in by_turn(said, ["Bello ist drei.",
+    ...                                                              "Bello ist vier."])]
+    [['Er ist drei.'], ['Er ist vier.']]
+    """
+    found: list[list[ExtractedEntity]] = [[] for _ in texts]
+    unnumbered = [e for e in entities if e.turn is None or not 1 <= e.turn <= len(texts)]
+    for entity in entities:
+        if entity.turn is not None and 1 <= entity.turn <= len(texts):
+            found[entity.turn - 1].append(entity)
+    for entity in unnumbered:
+        name, key = entity.name.strip().casefold(), entity_key(entity.name)
+        naming = [i for i, text in enumerate(texts) if name and name in text.casefold()]
+        free = [i for i in naming if all(entity_key(e.name) != key for e in found[i])]
+        found[free[0] if free else naming[-1] if naming else len(texts) - 1].append(entity)
+    if unnumbered:
+        logger.debug("entities: %d of %d extracted without a valid turn number, placed by name",
+                     len(unnumbered), len(entities))
+    return found
+
+
+@dataclass(frozen=True)
+class Told:
+    """What one turn said about entities (:meth:`EntityWriter.save_told`)."""
+
+    entities: tuple[ExtractedEntity, ...]
+    said_at: datetime | None = None
+    """When the turn was said (None: the writer's clock, by default now)."""
+    config: Mapping[str, Any] | None = None
+    """The turn's run config: the context of its facts (:mod:`langgraph_episodic.memory_context`)."""
 
 
 def _source_text(messages: Sequence[BaseMessage], source: str) -> str:
@@ -177,6 +233,40 @@ class EntityWriter:
                             internal_config("entities"))
         return _as_entities(result)
 
+    @property
+    def clock(self) -> Clock:
+        """The time a fact is said when its turn gives none (default: now, UTC)."""
+        return self._facts.clock
+
+    def extract_turns(self, texts: Sequence[str]) -> Plan[list[list[ExtractedEntity]]]:
+        """Plan: for each of ``texts`` (one user's turns, oldest first) the entities it states
+        something about, as :meth:`extract` finds them in that text alone.
+
+        Without a model each text is extracted by itself (the rules are cheap). With one,
+        several texts cost one call: they are numbered in the request, each entity comes
+        back with the number of its text (:data:`TURNS_INSTRUCTIONS`) and is placed under it
+        (:func:`by_turn`); a single text is extracted exactly as :meth:`extract` does.
+        """
+        found: list[list[ExtractedEntity]] = [[] for _ in texts]
+        if self._structured is None:
+            for i, text in enumerate(texts):
+                found[i] = yield from self.extract(text)
+            return found
+        worth = [i for i, text in enumerate(texts)
+                 if is_worth_storing(text, min_chars=8, min_words=2)]
+        if len(worth) <= 1:
+            for i in worth:
+                found[i] = yield from self.extract(texts[i])
+            return found
+        numbered = "\n".join(f"[{n}]\n{texts[i]}" for n, i in enumerate(worth, start=1))
+        request = [SystemMessage(ENTITY_INSTRUCTIONS + TURNS_INSTRUCTIONS), HumanMessage(numbered)]
+        result = yield call(self._structured.invoke, self._structured.ainvoke, request,
+                            internal_config("entities"))
+        for i, entities in zip(worth, by_turn(_as_entities(result), [texts[i] for i in worth]),
+                               strict=True):
+            found[i] = entities
+        return found
+
     def save_one(
         self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity, *,
         said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
@@ -208,16 +298,29 @@ class EntityWriter:
         cards: Mapping[str, Item | None] | None = None,
         config: Mapping[str, Any] | None = None,
     ) -> Plan[dict[str, tuple[str, str | None]]]:
-        """Plan: :meth:`save_one` for many mentions at once (each entity's in their order),
-        with the store calls batched: the entities' items (unless the caller read them:
-        ``cards``, key -> item or None) and current facts read in one batch, the facts saved
-        by :meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`, and
+        """Plan: :meth:`save_one` for many mentions of one turn at once (each entity's in
+        their order): :meth:`save_told` with one :class:`Told`."""
+        return (yield from self.save_told(store, ns, [Told(tuple(entities), said_at, config)],
+                                          card_extra=card_extra, cards=cards))
+
+    def save_told(
+        self, store: BaseStore, ns: tuple[str, ...], turns: Sequence[Told], *,
+        card_extra: Mapping[str, Any] | None = None,
+        cards: Mapping[str, Item | None] | None = None,
+    ) -> Plan[dict[str, tuple[str, str | None]]]:
+        """Plan: save what ``turns`` (oldest first) said about entities, each mention as a
+        fact said at its turn's time with its turn's context, consolidated as one turn after
+        the other would be, with the store calls batched: the entities' items (unless the
+        caller read them: ``cards``, key -> item or None) and current facts read in one batch,
+        the facts saved in rounds of facts about different entities (one candidate read, one
+        write, one repair read each, see
+        :meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`), and
         each item rebuilt from the facts read and what the save did, written in the same
-        batch as the facts, each fact with the context of the run of ``config``. The caller
-        holds every entity's lock. Returns key -> (display name, current description)."""
-        mentions = [(key, e) for e in entities
+        batch as the last facts (with ``card_extra`` added to it). The caller holds every
+        entity's lock. Returns key -> (display name, current description)."""
+        mentions = [(key, e, n) for n, told in enumerate(turns) for e in told.entities
                     if (key := entity_key(e.name)) and e.description.strip()]
-        keys = list(dict.fromkeys(key for key, _ in mentions))
+        keys = list(dict.fromkeys(key for key, _, _ in mentions))
         read_cards = cards is None or not all(key in cards for key in keys)
         found = yield call(store.batch, store.abatch,
                            [*(facts_op(ns, k) for k in keys),
@@ -227,7 +330,7 @@ class EntityWriter:
         assert cards is not None
         current = {key: current_facts_of(items, ns) for key, items in zip(keys, found, strict=False)}
         display: dict[str, str] = {}
-        for key, entity in mentions:
+        for key, entity, _ in mentions:
             if key not in display:
                 card = cards[key]
                 display[key] = str(card.value.get("name", entity.name.strip())) if card \
@@ -239,7 +342,7 @@ class EntityWriter:
         described: dict[str, str | None] = {}
 
         def items(outcomes: list[Outcome]) -> list[Op]:
-            for (key, _), outcome in zip(mentions, outcomes, strict=True):
+            for (key, _, _), outcome in zip(mentions, outcomes, strict=True):
                 current[key] = after(current[key], outcome)
             ops: list[Op] = []
             for key in keys:
@@ -247,10 +350,52 @@ class EntityWriter:
                 ops.append(op)
             return ops
 
-        yield from self._facts.save_many(
-            store, ns, [(e.description.strip(), Subject(key, display[key])) for key, e in mentions],
-            said_at=said_at, then=items, config=config)
+        when = [told.said_at or self._facts.clock() for told in turns]
+        yield from self._save_facts(
+            store, ns, [(e.description.strip(), Subject(key, display[key]), when[n],
+                         turns[n].config) for key, e, n in mentions], then=items)
         return {key: (display[key], described[key]) for key in keys}
+
+    def _save_facts(
+        self, store: BaseStore, ns: tuple[str, ...],
+        facts: Sequence[tuple[str, Subject, datetime, Mapping[str, Any] | None]],
+        then: Callable[[list[Outcome]], list[Op]],
+    ) -> Plan[list[Outcome]]:
+        """Plan: :meth:`FactWriter.save_many` with each fact said at its own time, in its own
+        run's context (``(text, subject, said_at, config)``): the r-th fact about each subject
+        saved in round r, under the namespace's lock of the fact writer. (``save_many`` gives
+        all its facts one time; a batch of turns needs each at its turn's.)"""
+        facts_writer = self._facts
+        minutes = _resolve_ttl(store, NOT_PROVIDED)
+        rounds: list[list[int]] = []  # round r: the r-th fact about each subject
+        seen: dict[str, int] = {}
+        for i, (_, about, _, _) in enumerate(facts):
+            r = seen[about.key] = seen.get(about.key, -1) + 1
+            if r == len(rounds):
+                rounds.append([])
+            rounds[r].append(i)
+
+        def fresh(i: int) -> FactRecord:
+            text, about, when, config = facts[i]
+            context = context_of(config, when) if config is not None else None
+            return facts_writer._fresh(text, when, about, context)
+
+        def plan() -> Plan[list[Outcome]]:
+            outcomes: dict[int, Outcome] = {}
+            for r, members in enumerate(rounds):
+                finish = None
+                if r == len(rounds) - 1:
+                    def finish(last: list[Outcome], members: list[int] = members) -> list[Op]:
+                        outcomes.update(zip(members, last, strict=True))
+                        return then([outcomes[i] for i in range(len(facts))])
+                done = yield from facts_writer._save_round(
+                    store, ns, [fresh(i) for i in members], minutes, finish)
+                outcomes.update(zip(members, done, strict=True))
+            return [outcomes[i] for i in range(len(facts))]
+
+        outcomes: list[Outcome] = yield call(run_locked, arun_locked, ("facts", id(store), ns),
+                                             plan)
+        return outcomes
 
     def _item(self, ns: tuple[str, ...], key: str, display: str,
               current: Mapping[str, FactRecord],
