@@ -9,8 +9,11 @@ next to the redactor of an earlier revision, and how long each takes per text.
 
 Per kind: caught (the secret is gone and the kind's placeholder is there) of its cases, false
 alarms (the placeholder put into a look-alike or into another kind's case), precision and recall.
-Columns: the earlier revision, the default ``Redactor()``, and ``Redactor(phone_regions=("DE",
-"US"))``. Then every case the default gets wrong, and the time per text (the corpus texts, and
+Columns: the earlier revision, the default ``Redactor()`` (phone regions Germany and the US),
+and ``Redactor(phone_regions=("DE",))``. The cases are the corpus's ``POSITIVE``, ``US_NATIONAL``
+and ``SPELLINGS`` (one number or address in the many ways people write it); the look-alikes its
+``NEGATIVE`` and ``NUMBER_LOOK_ALIKES``. ``--before HEAD`` compares with the last commit. Then
+every case the default gets wrong, and the time per text (the corpus texts, and
 ten memories without personal data, one by one, and a long note, ``--repeat`` times; the best of
 five rounds, the redactors taking turns).
 """
@@ -28,7 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "reliability"))
 
-from redaction_corpus import NEGATIVE, POSITIVE, US_NATIONAL  # the corpus lives with the tests
+from redaction_corpus import (  # the corpus lives with the tests
+    NEGATIVE,
+    NUMBER_LOOK_ALIKES,
+    POSITIVE,
+    SPELLINGS,
+    US_NATIONAL,
+)
 
 from langgraph_episodic.privacy import Redactor, redact_text
 
@@ -38,7 +47,8 @@ HAND_WRITTEN = "8f2dc76"
 
 Redact = Callable[[str], str]
 KINDS = ("[EMAIL]", "[PHONE]", "[IBAN]", "[CARD]")
-CASES = POSITIVE + US_NATIONAL
+CASES = POSITIVE + US_NATIONAL + SPELLINGS
+LOOK_ALIKES = NEGATIVE + NUMBER_LOOK_ALIKES
 PROSE = [
     "User prefers dark mode and short answers.",
     "Der Nutzer wohnt in Berlin und fährt lieber Rad als Auto.",
@@ -62,7 +72,9 @@ def load_before(rev: str) -> Redact:
     ).stdout  # fmt: skip
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(source)
-    spec = importlib.util.spec_from_file_location(f"redaction_{rev}", f.name)
+    # named inside the package, so that its relative imports (``.text_view``) resolve
+    name = f"langgraph_episodic.privacy.redaction_{rev.replace('~', '_').replace('^', '_')}"
+    spec = importlib.util.spec_from_file_location(name, f.name)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -84,13 +96,13 @@ def score(redact: Redact) -> dict[str, tuple[int, int, int]]:
         for kind in KINDS:
             alarms[kind] += kind != placeholder and kind in out and kind not in text
     kept = 0
-    for text in NEGATIVE:
+    for text in LOOK_ALIKES:
         out = redact(text)
         kept += out == text
         for kind in KINDS:
             alarms[kind] += kind in out
     rows = {kind: (caught[kind], cases[kind], alarms[kind]) for kind in KINDS}
-    rows["look-alikes"] = (kept, len(NEGATIVE), 0)
+    rows["look-alikes"] = (kept, len(LOOK_ALIKES), 0)
     return rows
 
 
@@ -126,7 +138,7 @@ def main() -> None:
     if args.before:
         redactors[f"before ({args.before})"] = load_before(args.before)
     redactors["now"] = redact_text
-    redactors["now, phone_regions DE+US"] = Redactor(phone_regions=("DE", "US")).redact_text
+    redactors["now, phone_regions DE"] = Redactor(phone_regions=("DE",)).redact_text
     scores = {name: score(r) for name, r in redactors.items()}
 
     head = f"{'kind':<13}" + "".join(f"| {name[:34]:<34}" for name in redactors)
@@ -143,7 +155,7 @@ def main() -> None:
         if secret in out or placeholder not in out:
             wrong += 1
             print(f"  missed {placeholder}: {text!r} -> {out!r}")
-    for text in NEGATIVE:
+    for text in LOOK_ALIKES:
         out = redact_text(text)
         if out != text:
             wrong += 1
@@ -151,7 +163,7 @@ def main() -> None:
     if not wrong:
         print("  none")
 
-    corpus = [text for text, _, _ in CASES] + list(NEGATIVE)
+    corpus = [text for text, _, _ in CASES] + list(LOOK_ALIKES)
     note = [" ".join(PROSE) * 4 + " Ruf an: 030 1234567. Am 01.05.2024 um 14:30, Nr. 4711-0815."]
     print(
         f"\nTime per text, best of 5 rounds ({args.repeat} passes): the {len(corpus)} corpus texts"

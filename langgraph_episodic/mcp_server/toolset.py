@@ -53,10 +53,17 @@ class McpTool:
     destructive: bool
 
 
+REPEATED_KEYS = frozenset({"title", "description"})
+"""Keys of a LangChain tool's schema that only repeat what a client lists anyway: the schema's
+``description`` is the tool's description and its ``title`` the tool's name; a property's
+``title`` is its name. A model reads every listed word, so each is said once."""
+
+
 def input_schema(tool: BaseTool) -> dict[str, Any]:
     """The JSON schema MCP clients see for ``tool``: its model-visible arguments (the LangChain
     tool's own schema, without ``config`` and the injected store), every string at most
-    :data:`MAX_ARGUMENT_CHARS` long, no other keys allowed."""
+    :data:`MAX_ARGUMENT_CHARS` long, no other keys allowed; without the :data:`REPEATED_KEYS`
+    (a property keeps its ``description``)."""
     call_schema = tool.tool_call_schema
     if isinstance(call_schema, dict):
         schema = dict(call_schema)
@@ -65,10 +72,19 @@ def input_schema(tool: BaseTool) -> dict[str, Any]:
     else:  # a pydantic v1 model
         schema = call_schema.schema()
     properties = {
-        name: {**prop, "maxLength": MAX_ARGUMENT_CHARS} if prop.get("type") == "string" else prop
-        for name, prop in schema.get("properties", {}).items()
+        name: _argument_schema(prop) for name, prop in schema.get("properties", {}).items()
     }
-    return {**schema, "type": "object", "properties": properties, "additionalProperties": False}
+    kept = {key: value for key, value in schema.items() if key not in REPEATED_KEYS}
+    return {**kept, "type": "object", "properties": properties, "additionalProperties": False}
+
+
+def _argument_schema(prop: dict[str, Any]) -> dict[str, Any]:
+    """One argument's schema without its title, a string one at most
+    :data:`MAX_ARGUMENT_CHARS` long."""
+    kept = {key: value for key, value in prop.items() if key != "title"}
+    if kept.get("type") == "string":
+        kept["maxLength"] = MAX_ARGUMENT_CHARS
+    return kept
 
 
 def config_for(user: str) -> RunnableConfig:

@@ -6,7 +6,8 @@ addresses, phone numbers, IBANs and card numbers. Add your own with :meth:`Redac
 
 Phone numbers are found by ``phonenumbers`` (Google's libphonenumber metadata): every number a
 matcher accepts as valid, international ones in any country and, written without a country
-code, national ones of :attr:`Redactor.phone_regions` (Germany unless given). IBANs must pass
+code, national ones of :attr:`Redactor.phone_regions` (Germany and the US unless given), also
+when spelled out digit by digit in English or German words. IBANs must pass
 ``python-stdnum``'s check (country format and mod 97), card numbers its Luhn check (13-19
 digits, starting with 2-6). E-mail addresses are also caught when written as
 ``name [at] domain [dot] de``, ``name(at)domain(punkt)de`` or ``name at domain dot com``.
@@ -72,14 +73,21 @@ def iban_valid(text: str) -> bool:
 
 @dataclass(frozen=True)
 class PhoneNumbers:
-    """Finds phone numbers with ``phonenumbers.PhoneNumberMatcher`` (leniency ``VALID``).
+    """Finds phone numbers with ``phonenumbers.PhoneNumberMatcher``, in digits or in words.
 
-    Numbers with a country code (``+49``, ``0049``) are found whatever the regions; one without
-    is read as a national number of each of ``regions`` in turn. A word glued to a number
-    (``Mobil017612345678``) is read as if a space stood between them.
+    Numbers with a country code (``+49``, ``0049``, ``+1``) are found whatever the regions. One
+    without is read as a national number of each of ``regions`` in turn: of the first in any
+    grouping (leniency ``VALID``), of the others only grouped as that country writes them
+    (``STRICT_GROUPING``: ``(415) 555-0100``, ``415.555.0100`` or ten bare digits, not
+    ``2024-000187``). A word glued to a number (``Mobil017612345678``) is read as if a space
+    stood between them. A bare run of digits right after the label of an order, invoice,
+    customer or ticket number (``Bestellnr. 2024000187``) is that number, not a phone number.
+    Seven or more digits spelled out in English or German words (``four one five, five five
+    five, zero one zero zero``, ``null drei null ...``) are found when the digits they spell
+    are a valid number.
     """
 
-    regions: tuple[str, ...] = ("DE",)
+    regions: tuple[str, ...] = ("DE", "US")
 
     def __call__(self, view: str) -> list[Span]:
         found: list[Span] = []
@@ -87,12 +95,25 @@ class PhoneNumbers:
             (max(m.start() - _CONTEXT, 0), m.end() + _CONTEXT) for m in _DIGITS.finditer(view)
         ):
             window = _GLUED_WORD.sub(" ", view[start:end])
-            for region in self.regions:
-                for match in phonenumbers.PhoneNumberMatcher(
-                    window, region, leniency=phonenumbers.Leniency.VALID
-                ):
-                    found.append((start + match.start, start + match.end))
+            for i, region in enumerate(self.regions):
+                leniency = phonenumbers.Leniency.VALID if i == 0 else _FOREIGN_LENIENCY
+                for match in phonenumbers.PhoneNumberMatcher(window, region, leniency=leniency):
+                    at = start + match.start
+                    if match.raw_string.isdigit() and _ID_LABEL.search(view, max(at - 40, 0), at):
+                        continue
+                    found.append((at, start + match.end))
+        found.extend(m.span() for m in _SPELLED_RUN.finditer(view) if self._valid(spelled(m[0])))
         return merge(found)
+
+    def _valid(self, number: str) -> bool:
+        for region in self.regions:
+            try:
+                parsed = phonenumbers.parse(number, region)
+            except phonenumbers.NumberParseException:
+                continue
+            if phonenumbers.is_valid_number(parsed):
+                return True
+        return False
 
 
 _DIGITS = re.compile(r"\d(?:[^\w\n]{0,3}\d){4,}")
@@ -101,6 +122,38 @@ _CONTEXT = 12
 """Characters the matcher sees on each side (``+49 (0)``, what a number is glued to)."""
 _GLUED_WORD = re.compile(r"(?<=[^\W\d_])[^\W\d_](?=[+(]?\d)|(?<=\d)[^\W\d_](?=[^\W\d_])")
 """The letter of a word (two letters or more) that touches a digit."""
+_FOREIGN_LENIENCY = phonenumbers.Leniency.STRICT_GROUPING
+"""How national numbers of the regions after the first are read: only in that country's
+grouping, so ``A-2024-000187`` is not read as the North American ``202-400-0187``."""
+_ID_LABEL = re.compile(
+    r"(?i)(?<![^\W\d_])(?:order|invoice|customer|ticket|tracking|bestell|auftrag|rechnung"
+    r"|kunden|sendung|artikel|vorgang)\w*(?:[ .\-]*(?:nr|no|number|nummer|id)\b)?\W{0,3}$"
+)
+"""The label of an order, invoice, customer or ticket number, right before a run of digits."""
+
+SPELLED_DIGITS: dict[str, str] = {
+    "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+    "six": "6", "seven": "7", "eight": "8", "nine": "9",
+    "null": "0", "eins": "1", "zwei": "2", "zwo": "2", "drei": "3", "vier": "4", "fünf": "5",
+    "fuenf": "5", "sechs": "6", "sieben": "7", "acht": "8", "neun": "9",
+}  # fmt: skip
+"""Digit words, English and German, as people read a phone number out digit by digit."""
+_DIGIT_WORD = "|".join(sorted(SPELLED_DIGITS, key=len, reverse=True))
+_SPELLED_RUN = re.compile(
+    rf"(?i)(?<!\w)(?:plus[ ,\-]{{1,3}})?(?:{_DIGIT_WORD})(?:[ ,;/\-]{{1,3}}(?:{_DIGIT_WORD})){{6,}}"
+    r"(?!\w)"
+)
+"""Seven digit words or more, separated by spaces, commas or hyphens, ``plus`` before them."""
+
+
+def spelled(words: str) -> str:
+    """The digits that ``words`` spell (``plus`` as ``+``).
+
+    >>> spelled("plus vier neun, drei null"), spelled("Four-One-Five oh")
+    ('+4930', '4150')
+    """
+    digits = "".join(SPELLED_DIGITS[w.lower()] for w in re.findall(rf"(?i){_DIGIT_WORD}", words))
+    return f"+{digits}" if words[:4].lower() == "plus" else digits
 
 
 @dataclass(frozen=True)
@@ -239,9 +292,10 @@ class Redactor:
     """
 
     rules: tuple[RedactionRule, ...] = field(default=DEFAULT_RULES)
-    phone_regions: tuple[str, ...] = ("DE",)
+    phone_regions: tuple[str, ...] = ("DE", "US")
     """Where a phone number written without a country code is read as a national number
-    (ISO 3166 codes, each tried): ``("DE", "US")`` also finds ``(415) 555-0100``."""
+    (ISO 3166 codes, each tried; the first in any grouping, the others only in their own, see
+    :class:`PhoneNumbers`): ``("DE", "AT", "CH")`` for German-speaking users."""
 
     def __post_init__(self) -> None:
         for rule in self.rules:

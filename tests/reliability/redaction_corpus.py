@@ -227,3 +227,74 @@ NEGATIVE: list[str] = [
     "PLZ 10115\n030 Termine",
     "Lotto 3 12 17 23 41 49",
 ]
+
+SPELLINGS: list[tuple[str, str, str]] = [
+    # One number or address written the ways people write it, none of them in POSITIVE: US
+    # numbers without +1, dots, no separators, full-width digits, words (English and German),
+    # +1 and +49 forms, obfuscated e-mails, IBANs with spaces, cards in groups. Found by the
+    # default Redactor() (phone_regions DE and US).
+    # --- North American numbers ------------------------------------------------------------
+    ("office (415) 555-0100", "555-0100", "[PHONE]"),
+    ("cell 415-555-0100", "555-0100", "[PHONE]"),
+    ("my number is 4155550100", "4155550100", "[PHONE]"),
+    ("call 415.555.0100 after six", "555.0100", "[PHONE]"),
+    ("landline 415 555 0100", "555 0100", "[PHONE]"),
+    ("from Germany dial 001 415 555 0100", "555 0100", "[PHONE]"),
+    ("US: +1 415 555 0100", "555 0100", "[PHONE]"),
+    ("US: +1.415.555.0199", "555.0199", "[PHONE]"),
+    ("toll 1-415-555-0100", "555-0100", "[PHONE]"),
+    ("Tel " + "4155550100".translate(FW), "5550100".translate(FW), "[PHONE]"),
+    ("Tel （４１５）５５５－０１００", "５５５", "[PHONE]"),
+    ("four one five, five five five, zero one zero zero", "zero one zero zero", "[PHONE]"),
+    ("my cell is four one five five five five oh one oh oh", "oh one oh oh", "[PHONE]"),
+    ("plus one four one five five five five zero one zero zero", "zero one zero zero", "[PHONE]"),
+    ("Call Four-One-Five Five-Five-Five Zero-One-Nine-Nine", "Zero-One-Nine-Nine", "[PHONE]"),
+    # --- German numbers -------------------------------------------------------------------
+    ("Festnetz 030.1234567", "1234567", "[PHONE]"),
+    ("ruf an: 0301234567", "0301234567", "[PHONE]"),
+    ("Handy 015123456789", "015123456789", "[PHONE]"),
+    ("Büro +49.30.1234567", "1234567", "[PHONE]"),
+    ("Büro +4930 1234567", "1234567", "[PHONE]"),
+    ("Mobil +49 (0) 151 2345 6789", "2345 6789", "[PHONE]"),
+    ("Tel. " + "+49 30 1234567".translate(FW), "１２３４５６７", "[PHONE]"),
+    ("null drei null, eins zwei drei vier fünf sechs sieben", "fünf sechs sieben", "[PHONE]"),
+    ("Handy: null eins fünf eins, zwo drei vier fünf sechs sieben acht neun", "acht neun",
+     "[PHONE]"),
+    ("plus vier neun drei null eins zwei drei vier fünf sechs sieben", "fünf sechs sieben",
+     "[PHONE]"),
+    # --- e-mail ---------------------------------------------------------------------------
+    ("mail max.power (at) example (dot) com", "max.power", "[EMAIL]"),
+    ("write to jane.doe at gmail dot com", "jane.doe", "[EMAIL]"),
+    ("Kontakt: anna.schmidt(at)example.de", "anna.schmidt", "[EMAIL]"),
+    ("Mail ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ", "ｊａｎｅ", "[EMAIL]"),
+    ("E-Mail tom.berg [ at ] firma [ punkt ] de", "tom.berg", "[EMAIL]"),
+    # --- IBAN -----------------------------------------------------------------------------
+    ("IBAN: DE89 3704 0044 0532 0130 00", "0532 0130", "[IBAN]"),
+    ("Konto de89 3704 0044 0532 0130 00", "0532 0130", "[IBAN]"),
+    ("IBAN DE89  3704  0044  0532  0130  00", "0532  0130", "[IBAN]"),
+    ("IBAN " + "DE89 3704 0044 0532 0130 00".translate(FW), "０５３２", "[IBAN]"),
+    # --- cards ----------------------------------------------------------------------------
+    ("Visa 4012 8888 8888 1881", "8888 1881", "[CARD]"),
+    ("Amex 3782 822463 10005", "822463", "[CARD]"),
+    ("Karte " + "5555 5555 5555 4444".translate(FW), "４４４４", "[CARD]"),
+]
+
+NUMBER_LOOK_ALIKES: list[str] = [
+    # Numbers and number words that are not personal data, next to the SPELLINGS above.
+    "Order 2024000187 shipped",
+    "Bestellnummer 2024000187 ist unterwegs",
+    "Rechnung 4155550100 bezahlt",
+    "invoice #4155550100 is due",
+    "Kundennummer: 3035551234",
+    "ticket 2125550100 closed",
+    "Auftrag 2024-000187-01",
+    "Preis 415,55 €, Lieferung 2024-05-01",
+    "Version 4.15.5 released 2024",
+    "from 1990 to 2024, 415 pages",
+    "one two three four, count with me",
+    "eins, zwei, drei, vier, fünf, sechs, sieben: Zeit zu gehen",
+    "one, two, three, four, five, six, seven, eight, nine, ten",
+    "Ich habe zwei Katzen und einen Hund, drei Fische und vier Vögel",
+    "Termin um 14:30, Zimmer 415, 5. Stock",
+    "Jahre 2019 2020 2021 2022 2023",
+]
