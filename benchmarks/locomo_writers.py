@@ -11,9 +11,8 @@ Rows:
   value indexed, the packaged model), one thread per LoCoMo session (``thread_id``), the tool's
   clock set to the session's date and time. Each question goes through the search the recall
   tool runs (current facts, :func:`langgraph_episodic.facts.recall.search_op`, ``limit=10``;
-  no floor, as in the other rows). With the context stored by default, with
-  ``configurable["memory_context"] = False``, and with only the day indexed (the thread
-  stored, not indexed; set in this script only).
+  no floor, as in the other rows). With the context stored by default (the day indexed after
+  the text, the thread stored as a filter) and with ``configurable["memory_context"] = False``.
 * **middleware** (``mw-ab``, ``mw-all``): the conversations told to an agent with
   ``EpisodicMemoryMiddleware`` at its defaults, as the first speaker to an assistant or every
   turn as a user message (``_locomo_middleware.py``), each message named after its speaker;
@@ -221,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
-    parser.add_argument("--rows", default="raw,raw-date,tool,tool-off,tool-day,mw-ab,mw-all,"
+    parser.add_argument("--rows", default="raw,raw-date,tool,tool-off,mw-ab,mw-all,"
                         "nodes-ab,nodes-all",
                         help="which rows, comma-separated (default: all)")
     parser.add_argument("--conversations", type=int, default=None,
@@ -265,11 +264,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         add(label, _raw_tallies(store, conversations))
         store.close()
     for name, label, context, paths in (
-        ("tool", "save tool, defaults (context: day and thread)", True,
+        ("tool", "save tool, defaults (context: the day indexed, the thread a filter)", True,
          memory_context.CONTEXT_PATHS),
         ("tool-off", "save tool, memory_context=False", False, memory_context.CONTEXT_PATHS),
-        ("tool-day", "save tool, context with only the day indexed", True,
-         (f"{memory_context.CONTEXT_FIELD}.day",)),
     ):
         if name not in rows_wanted:
             continue

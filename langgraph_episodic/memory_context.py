@@ -7,12 +7,16 @@ time) a memory comes from. They store it as ``value["context"]``::
 
     {"day": "Monday, 8 May 2023", "thread": "alice:s1"}
 
-and index it beside the text (``index=["text", "context.day", "context.thread"]``), so that in
+and index the day beside the text (``index=["text", "context.day"]``), so that in
 ``ChromaStore`` the shared-field lift (:mod:`langgraph_episodic.chroma.ranking.shared_fields`)
-joins memories of the same day or conversation as a question's best hits, and a question
-naming the month and year ("in May 2023") finds the day's words. What the context adds to
-recall is measured on LoCoMo by ``benchmarks/locomo_writers.py`` (``docs/benchmarks.md``,
-"Through the library's writers").
+joins memories of the same day as a question's best hits, and a question naming the month and
+year ("in May 2023") finds the day's words. The thread is bookkeeping, like the user id, the
+key and the times: a filter (``filter={"context.thread": "alice:s1"}``), never searchable text,
+since a question naming the user ("How does Alice take her coffee?") is close to every
+``"alice:..."`` thread id and would find every memory of hers. ``ChromaStore`` ranks no text
+stored at :data:`UNRANKED_PATHS`, so memories written while the thread was indexed are ranked
+by their text and day alone. What the context adds to recall is measured on LoCoMo by
+``benchmarks/locomo_writers.py`` (``docs/benchmarks.md``, "Through the library's writers").
 
 The day is written in English words (weekday, day, month, year), in the time zone of the
 datetime the writer has: the keyword side stems English and German alike, and the month's name
@@ -32,8 +36,11 @@ OPTION = "memory_context"
 """The ``config["configurable"]`` key that turns the context off (``False``)."""
 THREAD_ID = "thread_id"
 """Where LangGraph keeps a run's conversation (``config["configurable"]``)."""
-CONTEXT_PATHS: tuple[str, ...] = (f"{CONTEXT_FIELD}.day", f"{CONTEXT_FIELD}.thread")
-"""The context's index paths, after the text."""
+CONTEXT_PATHS: tuple[str, ...] = (f"{CONTEXT_FIELD}.day",)
+"""The context's index paths, after the text: the day only (the thread is a filter)."""
+UNRANKED_PATHS: frozenset[str] = frozenset({f"{CONTEXT_FIELD}.thread"})
+"""Context paths that hold bookkeeping, not what a memory says. Earlier releases indexed the
+thread; ``ChromaStore`` ranks no text stored at these paths, whoever asked to index it."""
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
@@ -102,24 +109,30 @@ def with_context(value: dict[str, Any], context: Mapping[str, str] | None) -> di
 
 
 def in_turn(ops: Sequence[Any]) -> list[list[Any]]:
-    """``ops`` in order, cut into batches in which no two puts hold the same context.
+    """``ops`` in order, cut into batches in which no two puts index the same text or context
+    text.
 
     LangGraph's ``InMemoryStore`` embeds a text once per batch and then fails when two puts
     of the batch index it ("Number of embeddings (1) does not match number of indices (2)"):
     two versions of one fact written together (the new one and the one it closes) share their
-    day and thread.
+    day.
 
     >>> from langgraph.store.base import PutOp
     >>> ctx = {"text": "a", "context": {"day": "Monday, 8 May 2023"}}
     >>> [len(b) for b in in_turn([PutOp(("u",), "1", ctx), PutOp(("u",), "2", {**ctx, "text": "b"})])]
     [1, 1]
     """
+    indexed = [path.split(".", 1)[1] for path in CONTEXT_PATHS]
     out: list[list[Any]] = [[]]
     held: set[str] = set()
     for op in ops:
         context = getattr(op, "value", None)
         context = context.get(CONTEXT_FIELD) if isinstance(context, Mapping) else None
-        texts = set(context.values()) if isinstance(context, Mapping) else set()
+        texts = {str(context[f]) for f in indexed if f in context} if isinstance(
+            context, Mapping) else set()
+        value = getattr(op, "value", None)
+        if isinstance(value, Mapping) and isinstance(value.get("text"), str):
+            texts.add(value["text"])  # two versions of one text, written together
         if texts & held:
             out.append([])
             held = set()

@@ -27,7 +27,7 @@ What it does, hook by hook:
   message of the request (fenced as data). The summary never enters ``messages``, so it never
   streams.
 - ``after_agent``: remembers the turn (the user's message and the answer, redacted, under
-  ``("memories", user_id, "turns")`` with the thread and the day as indexed context; see
+  ``("memories", user_id, "turns")`` with the thread and the day as context, the day indexed; see
   :mod:`langgraph_episodic.graph.turns`), extracts entities from the user's last message and
   merges them (locked per entity), and records an episode when the input carries ``feedback``
   / ``outcome`` or a ``score`` function is given (chat-first: a plain chat records nothing).

@@ -11,13 +11,14 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
 
 from . import record_format
+from .index_paths import UNRANKED_PATHS, is_ranked
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -157,6 +158,18 @@ class VectorRow:
     path: str = ""
 
 
+class UnrankedTexts:
+    """Whether a vector collection holds texts at unranked paths (:func:`.index_paths.is_ranked`)
+    among the records of items with several texts: ``read`` from Chroma once (None: not yet),
+    ``written`` by this process's puts."""
+
+    __slots__ = ("read", "written")
+
+    def __init__(self) -> None:
+        self.read: bool | None = None
+        self.written = False
+
+
 @dataclass(frozen=True)
 class Gateway:
     """The items, vectors and namespaces collections of store ``name`` on one client."""
@@ -165,6 +178,9 @@ class Gateway:
     vectors: Any
     namespaces: Any
     max_batch: int
+    unranked: UnrankedTexts = field(default_factory=UnrankedTexts, compare=False)
+    """Whether searches through Chroma's index must leave some vectors out (see
+    :meth:`holds_unranked`)."""
 
     @staticmethod
     def names(name: str) -> tuple[str, str, str]:
@@ -436,16 +452,21 @@ class Gateway:
             found = set(own["ids"])
             rest = [iid for iid in chunk if iid not in found]
             if rest:
+                holds = self.holds_unranked()
                 got = index_read(
                     partial(
                         get_whole,
                         self.vectors,
                         where={"_item": {"$in": rest}},
-                        include=["embeddings"],
+                        include=["embeddings", *(["metadatas"] if holds else [])],
                     ),
                     "the vectors of items",
                 )
-                out.extend(_embeddings_of(got))
+                unranked = {
+                    vid for vid, meta in zip(got["ids"], got["metadatas"] or [], strict=False)
+                    if not is_ranked(record_format.path_of(meta or {}))
+                } if holds else set()
+                out.extend((vid, emb) for vid, emb in _embeddings_of(got) if vid not in unranked)
         return out
 
     def vector_count(self) -> int:
@@ -468,7 +489,35 @@ class Gateway:
         )
         ids = got["ids"][0] if got["ids"] else []
         dists = got["distances"][0] if got["distances"] else []
-        return list(zip(ids, (float(d) for d in dists), strict=True))
+        found = list(zip(ids, (float(d) for d in dists), strict=True))
+        if not self.holds_unranked():
+            return found
+        unranked = self._unranked([vid for vid in ids if "#" in vid])
+        return [(vid, d) for vid, d in found if vid not in unranked]
+
+    def holds_unranked(self) -> bool:
+        """Whether some vector record of an item with several texts holds one at an unranked
+        path (written by a release whose writers indexed the thread): read from Chroma once,
+        with a ``where`` on the path, then kept; a put of such a text sets it. Only then do
+        searches through Chroma's index read the paths of the vectors they find."""
+        seen = self.unranked
+        if seen.read is None:
+            got = self.vectors.get(where={"_path": {"$in": sorted(UNRANKED_PATHS)}}, limit=1,
+                                   include=[])
+            seen.read = bool(got["ids"])
+        return seen.written or seen.read
+
+    def _unranked(self, vids: Sequence[str]) -> set[str]:
+        """The ones of ``vids`` (vector records of items with several texts) whose text a
+        search does not rank (:func:`.index_paths.is_ranked`): their small metadata is read."""
+        out: set[str] = set()
+        for part in self._chunks(vids):
+            got = self.vectors.get(ids=list(vids[part]), include=["metadatas"])
+            out.update(
+                vid for vid, meta in zip(got["ids"], got["metadatas"] or [], strict=False)
+                if not is_ranked(record_format.path_of(meta or {}))
+            )
+        return out
 
     # the namespace registry ----------------------------------------------------------------
 

@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..memory_context import UNRANKED_PATHS as UNRANKED_PATHS
+
 FORMS = (
     "Accepted forms: 'field', 'a.b' (nested), 'arr[*]', 'arr[0]' or 'arr[-1]' (list elements), "
     "'*' (every field), '{a,b.c}' (several fields, last in a path), '$' (the whole value)."
@@ -67,6 +69,18 @@ def is_top_field(path: str) -> bool:
     """Whether ``path`` names one field at the top of the value: no nesting, no list index,
     no wildcard, not the whole value."""
     return path not in ("$", "*") and _FIELD.fullmatch(path) is not None
+
+
+def is_ranked(path: str) -> bool:
+    """Whether a search ranks the text indexed at ``path``: every path but the library's
+    bookkeeping (:data:`~langgraph_episodic.memory_context.UNRANKED_PATHS`, the thread id that
+    earlier releases indexed beside a memory's text). Such a text stays in its vector record, so
+    what the store holds does not change; only reads leave it out.
+
+    >>> is_ranked("text"), is_ranked("context.day"), is_ranked("context.thread")
+    (True, True, False)
+    """
+    return path not in UNRANKED_PATHS
 
 
 def check_fields(paths: Any, what: str) -> tuple[str, ...]:

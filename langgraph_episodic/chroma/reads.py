@@ -23,6 +23,7 @@ from .caches import Listing, StoreState, slim
 from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
 from .id_sets import IdSet
+from .index_paths import is_ranked
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldView
 from .ranking.vectors import BlockView, NamespaceVectors, Rebuild
@@ -469,7 +470,7 @@ class Backend:
                 rows.extend(self.gateway.namespace_vectors(ns, embeddings=ns in vectors))
         by_ns: dict[Namespace, list[VectorRow]] = {ns: [] for ns in wanted}
         for row in rows:
-            if row.namespace in by_ns:
+            if row.namespace in by_ns and is_ranked(row.path):
                 by_ns[row.namespace].append(row)
         blocks: dict[Namespace, NamespaceVectors] = {}
         budget = self.state.vectors.max_vectors
@@ -534,6 +535,7 @@ class Backend:
         def docs() -> Iterator[tuple[str, str]]:
             nonlocal split
             for page in pages:
+                page = [row for row in page if is_ranked(row.path)]
                 rows.extend(page)
                 fresh: dict[str, None] = {}
                 for row in page:

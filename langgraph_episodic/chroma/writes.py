@@ -40,6 +40,7 @@ from typing import Any
 
 from . import record_format
 from .caches import Commit
+from .index_paths import is_ranked
 from .plans import Plan
 from .reads import Backend
 from .registry import Namespace, NamespaceInfo, record, record_id
@@ -94,8 +95,11 @@ def apply_puts(
                 (record_format.vector_id(rid, j, item_tag), text, doc_vectors[text])
                 for j, (_, text) in enumerate(p.texts)
             ]
-            commit.vectors.setdefault(op.namespace, {})[rid] = rows
-            commit.paths[rid] = tuple(path for path, _ in p.texts)
+            ranked = [n for n, (path, _) in enumerate(p.texts) if is_ranked(path)]
+            if len(ranked) < len(p.texts) and not own:
+                gw.unranked.written = True  # searches through Chroma's index leave them out
+            commit.vectors.setdefault(op.namespace, {})[rid] = [rows[n] for n in ranked]
+            commit.paths[rid] = tuple(p.texts[n][0] for n in ranked)
             alive = prev is not None and not record_format.expired(record_format.expiry_of(prev), now)
             expires = record_format.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
             meta = record_format.item_metadata(

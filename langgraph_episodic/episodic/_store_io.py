@@ -44,6 +44,12 @@ def store_has_index(store: BaseStore) -> bool:
     return bool(store.index_config)
 
 
+def scores_hybrid(store: BaseStore) -> bool:
+    """Whether ``store``'s search score is ``ChromaStore``'s hybrid (or lexical) one, the same
+    scale for every query, rather than a raw cosine."""
+    return getattr(store, "search_mode", None) in ("hybrid", "lexical")
+
+
 def check_namespace(namespace: Sequence[str]) -> tuple[str, ...]:
     """Return ``namespace`` as a tuple, or raise an error that says what a valid one is."""
     if isinstance(namespace, str) or not isinstance(namespace, (tuple, list)) or not namespace:

@@ -66,7 +66,7 @@ class EmbeddingStore:
 
     def search(self, query: str | TaskDescription, top_k: int = 3) -> tuple[SearchResult, ...]:
         """The ``top_k`` stored episodes most similar to ``query``, most similar first."""
-        results = self.memory.recall(query, top_k, weights=SIMILARITY_ONLY)
+        results = self.memory.recall(query, top_k, weights=SIMILARITY_ONLY, min_score=None)
         return tuple(sorted(results, key=lambda r: -r.similarity))
 
     def __len__(self) -> int:

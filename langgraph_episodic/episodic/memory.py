@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
@@ -44,7 +44,13 @@ from .._config import fill_namespace, namespace_label
 from .._effects import Effect, Plan, arun, call, run
 from ..embeddings import as_embeddings
 from ..memory_context import index_paths, with_context
-from ._store_io import TEXT_FIELD, check_namespace, episode_filter, store_has_index
+from ._store_io import (
+    TEXT_FIELD,
+    check_namespace,
+    episode_filter,
+    scores_hybrid,
+    store_has_index,
+)
 from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
 from .records import Episode, EpisodeSchemaError, OutcomeStatus, TaskCategory, TaskDescription
 from .similarity import DEFAULT_HALF_LIFE, cosine_similarity
@@ -56,6 +62,16 @@ T = TypeVar("T")
 
 SCAN_PAGE = 200
 """Items fetched per page when the memory reads its whole namespace."""
+AUTO: Final = "auto"
+"""``min_score="auto"`` (the default of :meth:`EpisodicMemory.recall`): the floor for the
+store's kind of score, :data:`HYBRID_FLOOR` or :data:`COSINE_FLOOR`."""
+HYBRID_FLOOR = 0.20
+"""The default relevance floor on a ``ChromaStore``'s hybrid (or lexical) score, which means
+the same for every task: below it a past task is not recalled."""
+COSINE_FLOOR = 0.40
+"""The default relevance floor on a raw cosine (``InMemoryStore``, ``ChromaStore`` with
+``search_mode="dense"``, the memory's own ``embeddings``), where unrelated texts score higher.
+Both floors are chosen on ``benchmarks/episode_relevance.py``."""
 
 
 class EpisodeConflictError(ValueError):
@@ -215,8 +231,8 @@ class EpisodicMemory:
         """Store an episode; return True if written, False if the identical one was there.
 
         ``context`` (``{"day": ..., "thread": ...}``, :mod:`langgraph_episodic.memory_context`;
-        the record-episode node passes the run's) is stored as ``value["context"]`` and indexed
-        after the task text.
+        the record-episode node passes the run's) is stored as ``value["context"]``, its day
+        indexed after the task text.
 
         Raises:
             EpisodeConflictError: the id is already recorded with different content.
@@ -237,7 +253,7 @@ class EpisodicMemory:
         half_life: float | None = None,
         category: TaskCategory | str | None = None,
         outcome: OutcomeStatus | str | None = None,
-        min_score: float | None = None,
+        min_score: float | Literal["auto"] | None = AUTO,
     ) -> list[PrioritizedResult]:
         """Return up to ``top_k`` past episodes for ``query``, highest priority first.
 
@@ -246,8 +262,16 @@ class EpisodicMemory:
         :func:`~.priority.compute_priority` at ``current_time`` (default: now). Each result
         carries its priority components. ``weights`` and ``half_life`` override the memory's.
         ``min_score`` drops candidates less similar than that before ranking (a relevance
-        floor on the store's score; ``None``: keep all), so a recent, rewarded but unrelated
-        episode is not replayed for a new kind of task.
+        floor on the store's score; ``None``: keep all), so a task unlike every past one
+        recalls nothing, and a recent, rewarded but unrelated episode is not replayed for a new
+        kind of task. The default ``"auto"`` takes the floor for the store's kind of score:
+        :data:`HYBRID_FLOOR` for ``ChromaStore``'s hybrid ranking (its default),
+        :data:`COSINE_FLOOR` for a raw cosine (``InMemoryStore``, ``search_mode="dense"``). A
+        memory that cannot score similarity (a store without an index and no ``embeddings``)
+        ranks by recency, reward and outcome alone and applies no floor.
+
+        Raises:
+            ValueError: ``min_score`` is a string other than ``"auto"``.
         """
         plan = self._recall_plan(
             query, top_k, current_time, weights, half_life, category, outcome, min_score
@@ -264,7 +288,7 @@ class EpisodicMemory:
         half_life: float | None = None,
         category: TaskCategory | str | None = None,
         outcome: OutcomeStatus | str | None = None,
-        min_score: float | None = None,
+        min_score: float | Literal["auto"] | None = AUTO,
     ) -> list[PrioritizedResult]:
         """Async version of :meth:`recall`."""
         plan = self._recall_plan(
@@ -429,13 +453,14 @@ class EpisodicMemory:
         half_life: float | None,
         category: TaskCategory | str | None,
         outcome: OutcomeStatus | str | None,
-        min_score: float | None = None,
+        min_score: float | Literal["auto"] | None = AUTO,
     ) -> Plan[list[PrioritizedResult]]:
         text = query.description if isinstance(query, TaskDescription) else query
         if not isinstance(text, str) or not text.strip():
             raise ValueError("recall() needs a non-empty query text or TaskDescription.")
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1; got {top_k}.")
+        floor = self._floor(min_score)
         filter_ = episode_filter(category, outcome)
         limit = top_k * self.candidate_factor
         state = yield from self._ensure_loaded()
@@ -449,8 +474,8 @@ class EpisodicMemory:
                     candidates.append(PrioritizedResult(episode, float(score or 0.0)))
         else:
             candidates = yield from self._local_candidates(text, filter_, limit)
-        if min_score is not None:
-            candidates = [c for c in candidates if c.similarity >= min_score]
+        if floor is not None:
+            candidates = [c for c in candidates if c.similarity >= floor]
         with self._lock:
             count = state.count
         now = self._clock() if current_time is None else current_time
@@ -496,6 +521,19 @@ class EpisodicMemory:
         return [episode for episode, _ in found]
 
     # --- helpers ---
+
+    def _floor(self, min_score: float | str | None) -> float | None:
+        """The relevance floor recall applies for ``min_score`` (None: none)."""
+        if isinstance(min_score, str) and min_score != AUTO:
+            raise ValueError(
+                f"min_score must be a number, None (no floor) or 'auto' (the floor for the "
+                f"store's kind of score); got {min_score!r}."
+            )
+        if min_score is None or not (self._semantic or self._embeddings is not None):
+            return None  # no floor asked, or no similarity to put one on
+        if min_score == AUTO:
+            return HYBRID_FLOOR if self._semantic and scores_hybrid(self._store) else COSINE_FLOOR
+        return float(min_score)
 
     def _owns(self, item: Item) -> bool:
         # Store searches match namespace prefixes; keep only this exact namespace.

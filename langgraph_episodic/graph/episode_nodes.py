@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
@@ -44,6 +44,7 @@ from ..episodic import (
     format_replay_prompt,
     select_strategy,
 )
+from ..episodic.memory import AUTO
 from ..episodic.strategy import DEFAULT_POLICY
 from ..memory_context import context_of
 from ..privacy.report import ForgetReport, on_forget
@@ -266,14 +267,16 @@ def recall_node(
     top_k: int = 3,
     max_prompt_chars: int = 2000,
     name: str = "recall",
-    min_score: float | None = None,
+    min_score: float | Literal["auto"] | None = AUTO,
 ) -> MemoryNode:
     """Create the recall node: writes ``recalled`` (dicts, best first) and ``replay_prompt``.
 
     ``store`` and ``namespace`` are used only when ``memories`` is not given. With no task and
     no human message the node writes an empty recall. ``min_score`` is the relevance floor of
-    :meth:`EpisodicMemory.recall <langgraph_episodic.episodic.EpisodicMemory.recall>`: past
-    episodes whose task is less similar than that are not replayed.
+    :meth:`EpisodicMemory.recall <langgraph_episodic.episodic.EpisodicMemory.recall>`
+    (default ``"auto"``: the floor for the store's kind of score; ``None``: none): past
+    episodes whose task is less similar than that are not replayed, so a task unlike every
+    past one recalls nothing.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> node = recall_node(store=InMemoryStore(), top_k=2)

@@ -18,7 +18,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
+from ..episodic.memory import AUTO
 from ..episodic.strategy import DEFAULT_POLICY
 from ..facts.consolidate import Clock
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
@@ -76,8 +78,9 @@ class EpisodeOptions:
     """How many past episodes the recall node puts in the replay prompt."""
     max_prompt_chars: int = 2000
     """Length bound of the replay prompt."""
-    min_score: float | None = None
-    """Recalled episodes scoring below this are left out."""
+    min_score: float | Literal["auto"] | None = AUTO
+    """Recalled episodes scoring below this are left out (``None``: none), so a task unlike every
+    past one recalls nothing (:meth:`~langgraph_episodic.episodic.EpisodicMemory.recall`)."""
     policy: str = DEFAULT_POLICY
     """Strategy policy: ``"thompson"`` (Thompson sampling over weighted evidence, which explores
     and re-learns after a change) or ``"greedy"``. Without ``rng`` each choice is seeded from

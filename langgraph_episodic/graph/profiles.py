@@ -206,7 +206,7 @@ class UserProfiles:
         specific fact without consolidation (e.g. a corrected one).
 
         ``config`` (a run's, default: the LangGraph run this is called in) gives the fact its
-        context, the day and the run's ``thread_id``, stored and indexed beside the text unless
+        context, the day and the run's ``thread_id``, stored beside the text (the day indexed) unless
         ``configurable["memory_context"]`` is False (:mod:`langgraph_episodic.memory_context`).
 
         Raises:

@@ -265,7 +265,7 @@ def test_store_without_index_uses_given_embeddings(
                                      embeddings=embeddings)
     memory.record(make_episode("parser", "fix the parser crash"))
     memory.record(make_episode("ui", "restyle the settings page"))
-    results = memory.recall("parser crash fix", top_k=2)
+    results = memory.recall("parser crash fix", top_k=2, min_score=None)  # both, unfloored
     expected = {
         "parser": cosine_similarity(simple_hash_embedding("parser crash fix"),
                                     simple_hash_embedding("fix the parser crash")),

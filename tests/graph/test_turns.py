@@ -139,12 +139,12 @@ async def test_the_stored_turn_carries_its_thread_and_day(agent: Build,
     assert answer.value["reply_to"] == "m1"
 
 
-async def test_the_turns_text_thread_and_day_are_indexed(agent: Build) -> None:
+async def test_the_turns_text_and_day_are_indexed(agent: Build) -> None:
     store = InMemoryStore(index=hash_index())
     await agent(store, ANSWER).ask(MIA, cfg("alice", "s1"), message_id="m1")
     key = turn_key("alice:s1", "m1", "user")
     indexed = store._vectors[("memories", "alice", "turns")][key]
-    assert set(indexed) == {"text", "context.day", "context.thread"}
+    assert set(indexed) == {"text", "context.day"}  # the thread is a filter, not text
 
 
 async def test_a_replayed_turn_writes_no_second_copy(agent: Build, store: BaseStore) -> None:

@@ -113,7 +113,7 @@ def test_episodic_recall_honours_the_floor(kind: str) -> None:
     memory = EpisodicMemory(store, ("episodes", "alice"))
     memory.record(_episode(1, "fix the date parser @5"))
     memory.record(_episode(2, "bake bread @85"))
-    every = memory.recall("fix the date parser", top_k=5)
+    every = memory.recall("fix the date parser", top_k=5, min_score=None)
     assert {r.episode.episode_id for r in every} == {"e1", "e2"}
     floored = memory.recall("fix the date parser", top_k=5, min_score=0.3)
     assert [r.episode.episode_id for r in floored] == ["e1"]
