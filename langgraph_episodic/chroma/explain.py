@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from langgraph.store.base import SearchItem
 
 from .ranking.fusion import LEXICAL_WEIGHT
+from .ranking.hybrid import Fused
 from .search import Method, Ranked
 
 
@@ -42,6 +43,10 @@ class ScoreBreakdown:
     lexical_weight: float = LEXICAL_WEIGHT
     """Hybrid: the lexical side's share ``w`` for this question (0 for a German question with
     the two-language default: it is scored by the dense side alone)."""
+    second: float | None = None
+    """Hybrid: the score the question's second reading gives the hit (the two-language
+    default: an English question's multilingual score of a German memory; None: no second
+    reading, or one of 0 or less). ``fused`` is the larger of it and the two parts' sum."""
 
     @property
     def dense_part(self) -> float:
@@ -81,11 +86,22 @@ def _clip(value: float | None) -> float:
     return 0.0 if value is None else min(1.0, max(0.0, value))
 
 
+def _seconds(fused: Fused | None, method: Method) -> dict[str, float]:
+    """Entry key -> the second reading's score, where it is above 0 (it can raise a score)."""
+    reading = method.calibration.second
+    if fused is None or fused.second is None or reading is None:
+        return {}
+    at, cosines = fused.second
+    scores = reading.calibration.dense(cosines)
+    return {fused.ids[n]: v for n, v in zip(at.tolist(), scores.tolist(), strict=True) if v > 0}
+
+
 def explanation(ranked: Ranked, method: Method, offset: int, floor: float | None) -> Explanation:
     """The breakdown of ``ranked``, the result of :func:`.search.run` for ``method``."""
     hits = []
     fused = ranked.fused
     parts = fused.parts() if fused is not None else {}
+    seconds = _seconds(fused, method)
     first = dict(fused.ranking) if fused is not None else {}
     for n, hit in enumerate(ranked.page):
         score = hit.item.score
@@ -106,6 +122,7 @@ def explanation(ranked: Ranked, method: Method, offset: int, floor: float | None
                 lift=(score - before) if score is not None and before is not None else 0.0,
                 below_floor=floor is not None and (score is None or score < floor),
                 lexical_weight=method.calibration.lexical_weight,
+                second=seconds.get(key) if key is not None else None,
             )
         )
     weight = method.calibration.lexical_weight

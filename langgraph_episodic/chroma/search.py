@@ -147,6 +147,8 @@ def run(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: M
       in-process state so the next ranking reads them from Chroma again, and the search stops
       when a ranking misses nothing it had not missed before (a leftover).
     """
+    if qvec is not None and method.calibration.first is not None:
+        qvec = method.calibration.first  # the embedding also carries a second reading
     state = b.state
     before: dict[str, tuple[str, tuple[str, ...]]] = {}
     ranked = Ranked([], {})
@@ -451,7 +453,11 @@ def first_ranking(
     depth: int,
 ) -> Fused:
     """The hybrid stages over the scope's snapshot; the dense side from Chroma's index, and the
-    cosines of lexical-only candidates read from Chroma, when its vectors are not cached."""
+    cosines of lexical-only candidates read from Chroma, when its vectors are not cached. A
+    question with a second reading (:class:`.ranking.baseline.SecondReading`) adds that
+    reading's best candidates, and scores every candidate by it too."""
+    if isinstance(baseline, Calibration) and baseline.second is not None:
+        return _read_twice(b, scope, question, qvec, baseline, op, depth)
     # With cached vectors, the cosines are computed once for the ranking and every lookup.
     cosines = QueryCosines(scope.vectors, qvec) if scope.vectors is not None else None
     found = aligned(cosines, question, baseline, depth)
@@ -475,14 +481,67 @@ def first_ranking(
     return complete(gathered, extra, question, baseline, 2 * depth)
 
 
-def _cosines_from_chroma(b: Backend, qvec: np.ndarray, keys: Sequence[str]) -> dict[str, float]:
-    """Best cosine similarity of each given entry key, its vectors read from Chroma (those
-    without vectors are left out)."""
-    if not keys:
-        return {}
+def _read_twice(
+    b: Backend,
+    scope: Scope,
+    question: Question,
+    qvec: np.ndarray,
+    calibration: Calibration,
+    op: SearchOp,
+    depth: int,
+) -> Fused:
+    """:func:`first_ranking` for a question with a second reading: the candidates of the dense
+    side, the lexical side and the second reading, each scored on all three. Without cached
+    vectors, both dense rankings come from Chroma's index and every candidate's vectors are
+    read from Chroma."""
+    second = calibration.second
+    assert second is not None
+    lexical_ranked = question.scores.top(depth) if question.terms else []
+    if scope.vectors is not None:
+        first, other = QueryCosines.read_twice(
+            scope.vectors, qvec, second.query, second.gate, second.gate_at
+        )
+        dense_ranked = first.top(depth)
+        keys, values = other.top(depth)
+        second_ranked = [key for key, value in zip(keys, values.tolist(), strict=True) if value > -2]
+        gathered = candidates(dense_ranked, lexical_ranked, len(dense_ranked[0]) >= depth,
+                              second_ranked)  # fmt: skip
+        extra = first.at(gathered.need_cosine)
+        read = other.at(gathered.ids)
+    else:
+        lexical = scope.lexical
+        held = None if lexical is None else lambda: lexical.held_items(scope.namespaces)
+        ranked, more_dense = dense_ranking(b, op, qvec, depth, None, held)
+        by_second, _ = dense_ranking(b, op, second.query, depth, None, held)
+        dense_keys = [key for key, _ in ranked]
+        gathered = candidates(
+            (dense_keys, np.array([c for _, c in ranked])), lexical_ranked, more_dense,
+            [key for key, _ in by_second],
+        )  # fmt: skip
+        block = _block_from_chroma(b, gathered.ids)
+        first, other = QueryCosines.read_twice(
+            [block], qvec, second.query, second.gate, second.gate_at
+        )
+        extra = first.at(gathered.need_cosine)
+        read = other.at(gathered.ids)
+    kept = read[1] > -2.0
+    read = [key for key, keep in zip(read[0], kept.tolist(), strict=True) if keep], read[1][kept]
+    return complete(gathered, extra, question, calibration, 2 * depth, read)
+
+
+def _block_from_chroma(b: Backend, keys: Sequence[str]) -> BlockView:
+    """The vectors of the items of the given entry keys, read from Chroma."""
     iids = list(dict.fromkeys(record_format.split_entry_key(k)[0] for k in keys))
     block = NamespaceVectors("")
     for vid, emb in b.gateway.vectors_of_items(iids):
         iid = record_format.item_of_vector(vid)
         block.replace_item_rows(iid, [(vid, emb)])
-    return similarities([block.current_view()], qvec, keys)
+    return block.current_view()
+
+
+def _cosines_from_chroma(b: Backend, qvec: np.ndarray, keys: Sequence[str]) -> dict[str, float]:
+    """Best cosine similarity of each given entry key, its vectors read from Chroma (those
+    without vectors are left out)."""
+    if not keys:
+        return {}
+    return similarities([_block_from_chroma(b, keys)], qvec, keys)

@@ -597,7 +597,8 @@ class ChromaStore(BaseStore):
             return search.Method("hybrid", calibration, lift)
         if use_dense:
             if self._calibrate is not None and qvec is not None:
-                return search.Method("dense", Calibration(scale=self._calibrate(qvec).scale))
+                own = self._calibrate(qvec)
+                return search.Method("dense", Calibration(scale=own.scale, first=own.first))
             return search.Method("dense")
         if use_lexical:
             return search.Method("lexical")

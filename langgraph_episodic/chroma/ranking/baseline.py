@@ -23,7 +23,7 @@ used unchanged.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
@@ -95,6 +95,25 @@ def above_baseline(cosine: Cosine, baseline: float) -> Cosine:
     return (cosine - baseline) / (1.0 - baseline)
 
 
+@dataclass(frozen=True, eq=False)
+class SecondReading:
+    """A second reading of a question, for the memories its own model cannot read: a memory
+    the reading applies to scores the larger of its hybrid score and the reading's dense
+    score, ``calibration.dense(cosine)`` (no lexical part).
+
+    The two-language default (:mod:`langgraph_episodic.bilingual`) gives an English question
+    one: its multilingual vector, for the memories the English model reads as German.
+    """
+
+    query: np.ndarray
+    """The reading's query vector, in the store's space."""
+    gate: np.ndarray
+    """A memory's vector row is read when its product with ``gate`` is above ``gate_at``."""
+    gate_at: float
+    calibration: Calibration
+    """How the reading's raw cosines become its score (its lexical weight is unused)."""
+
+
 @dataclass(frozen=True)
 class Calibration:
     """How one question's raw cosines become the dense side of its hybrid score, and the
@@ -102,8 +121,9 @@ class Calibration:
 
     The packaged model: ``Calibration(b)`` with ``b`` the question's baseline; an embedder
     without one: ``Calibration()`` (the cosine as it is). The two-language default
-    (:mod:`langgraph_episodic.bilingual`) scales its half-length cosines back and scores German
-    questions by the dense side alone (``lexical_weight=0``).
+    (:mod:`langgraph_episodic.bilingual`) scales its half-length cosines back, scores German
+    questions by the dense side alone (``lexical_weight=0``) and gives English ones a
+    ``second`` reading (:class:`SecondReading`).
     """
 
     baseline: float = 0.0
@@ -112,6 +132,11 @@ class Calibration:
     """The raw cosine is multiplied by this first."""
     lexical_weight: float = LEXICAL_WEIGHT
     """The lexical side's share of the hybrid score."""
+    first: np.ndarray | None = field(default=None, compare=False)
+    """The vector the question ranks by, when not its embedding (the embedding also carries
+    the ``second`` reading's vector)."""
+    second: SecondReading | None = field(default=None, compare=False)
+    """A reading scored alone for the memories it applies to (None: the hybrid score only)."""
 
     def dense(self, cosine: Cosine) -> Cosine:
         """The dense score of a raw cosine (or an array of them)."""

@@ -40,14 +40,17 @@ def fuse_aligned(
     *,
     limit: int,
     weight: float = LEXICAL_WEIGHT,
+    alone: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[tuple[str, float]]:
     """:func:`fuse_calibrated` over candidates already gathered: ``ids`` are the distinct
     candidates, and each side is ``(at, scores)``: its entries' candidates (distinct indexes
     into ``ids``, in the side's input order) and their scores (float64).
 
-    The score is ``(1 - weight) * clip(dense) + weight * clip(lexical)``; ties are broken by the
-    best rank the candidate reached on either side (each side ranked by its score, input order
-    among equals), then by id, so the order is deterministic.
+    The score is ``(1 - weight) * clip(dense) + weight * clip(lexical)``, or the candidate's
+    ``alone`` score (``(at, scores)`` as a side's) when that is larger: a side that scores on its
+    own (:class:`.baseline.SecondReading`). Ties are broken by the best rank the candidate
+    reached on any side (each side ranked by its score, input order among equals), then by id,
+    so the order is deterministic.
 
     The store's hybrid search fuses some 50 candidates per question; here no Python work is
     done per candidate but reading out the result. The ranks on either side are computed only
@@ -61,13 +64,21 @@ def fuse_aligned(
     total = np.zeros(len(ids))
     total[dense_at] = (1.0 - weight) * np.minimum(np.maximum(dense_scores, 0.0), 1.0)
     total[lexical_at] += weight * np.minimum(np.maximum(lexical_scores, 0.0), 1.0)
+    sides = [dense, lexical]
+    if alone is not None:
+        alone_at, alone_scores = alone
+        own = np.minimum(np.maximum(alone_scores, 0.0), 1.0)
+        total[alone_at] = np.maximum(total[alone_at], own)
+        if np.isnan(alone_scores).any():
+            _refuse_nan(ids, alone, alone)
+        sides.append(alone)
     order = np.argsort(-total)
     ordered = total[order]
     high, low = (float(ordered[0]), float(ordered[-1])) if len(ordered) else (0.0, 0.0)
     if math.isnan(low):  # a NaN sorts last
         _refuse_nan(ids, dense, lexical)
     if (ordered[1:] == ordered[:-1]).any():  # equal scores: by best rank, then id
-        order = _by_rank(ids, total, dense, lexical)
+        order = _by_rank(ids, total, sides)
     top = order[:limit]
     scores = total[top]
     if high > 1.0 or low < 0.0:
@@ -85,15 +96,12 @@ def _refuse_nan(
 
 
 def _by_rank(
-    ids: Sequence[str],
-    total: np.ndarray,
-    dense: tuple[np.ndarray, np.ndarray],
-    lexical: tuple[np.ndarray, np.ndarray],
+    ids: Sequence[str], total: np.ndarray, sides: Sequence[tuple[np.ndarray, np.ndarray]]
 ) -> np.ndarray:
-    """The candidates by score, then by the best rank they reached on either side (each side
+    """The candidates by score, then by the best rank they reached on any side (each side
     ranked by its score, input order among equals), then by id."""
-    rank = np.full(len(total), len(dense[0]) + len(lexical[0]), dtype=np.intp)
-    for at, scores in (dense, lexical):
+    rank = np.full(len(total), sum(len(at) for at, _ in sides), dtype=np.intp)
+    for at, scores in sides:
         side = np.empty(len(at), dtype=np.intp)
         side[np.argsort(-scores, kind="stable")] = np.arange(len(at))
         rank[at] = np.minimum(rank[at], side)

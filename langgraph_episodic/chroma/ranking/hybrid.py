@@ -59,6 +59,9 @@ class Fused:
     """Whether the dense side filled its depth (a deeper ranking could add more)."""
     n_lexical: int
     """How many candidates the lexical side gave (a full depth: a deeper one could add more)."""
+    second: tuple[np.ndarray, np.ndarray] | None = None
+    """``(candidate index, raw cosine)`` of the candidates the question's second reading
+    applies to (:class:`.baseline.SecondReading`); None without one."""
 
     def parts(self) -> dict[str, tuple[float | None, float | None]]:
         """Each candidate's ``(raw cosine, lexical share)``; None where it has no such score."""
@@ -78,18 +81,29 @@ def _fuse(
     calibration: Calibration,
     limit: int,
     more: tuple[bool, int],
+    second: tuple[list[int], np.ndarray] | None = None,
 ) -> Fused:
-    """Calibrate both sides and fuse them (the end of stage 3)."""
+    """Calibrate both sides and fuse them (the end of stage 3); a candidate the question's
+    second reading applies to scores the larger of that and its reading's dense score."""
     dense_at = np.asarray(dense[0], dtype=np.intp)
     lexical_at = np.asarray(lexical[0], dtype=np.intp)
+    alone = read = None
+    if second is not None and calibration.second is not None:
+        read = np.asarray(second[0], dtype=np.intp), second[1]
+        own = calibration.second.calibration.dense(read[1])
+        raises = own > 0.0  # (a score of 0 or less raises nothing, and breaks no tie)
+        alone = read[0][raises], own[raises]
     ranking = fuse_aligned(
         ids,
         (dense_at, calibration.dense(dense[1])),
         (lexical_at, lexical[1]),
         limit=limit,
         weight=calibration.lexical_weight,
+        alone=alone,
     )
-    return Fused(ranking, ids, (dense_at, dense[1]), (lexical_at, lexical[1]), calibration, *more)
+    return Fused(
+        ranking, ids, (dense_at, dense[1]), (lexical_at, lexical[1]), calibration, *more, read
+    )
 
 
 def aligned(
@@ -100,7 +114,10 @@ def aligned(
 ) -> Fused | None:
     """Stages 2 and 3 for one namespace with its vectors cached: the two sides' candidates
     matched by document position (:meth:`.lexical._Arrays.aligned`) instead of by id; the same
-    ranking as :func:`candidates` then :func:`complete`. None for any other scope."""
+    ranking as :func:`candidates` then :func:`complete`. None for any other scope, and for a
+    question with a second reading."""
+    if as_calibration(baseline).second is not None:
+        return None
     dense_side = cosines.single() if cosines is not None else None
     lexical_side = question.scores.single()
     if cosines is None or dense_side is None or lexical_side is None:
@@ -164,7 +181,7 @@ class Candidates:
 
     @property
     def need_cosine(self) -> list[str]:
-        """The lexical-only candidates, which need a cosine."""
+        """The candidates the dense side did not give, which need a cosine."""
         return self.ids[len(self.dense_cosine) :]
 
 
@@ -172,9 +189,11 @@ def candidates(
     dense_ranked: tuple[list[str], np.ndarray],
     lexical_ranked: list[tuple[str, float]],
     more_dense: bool,
+    second_ranked: Sequence[str] = (),
 ) -> Candidates:
     """Stage 2: the dense side's entry keys and cosines (best first) and the lexical side's
-    ``(entry key, BM25)``, gathered into one candidate list."""
+    ``(entry key, BM25)``, gathered into one candidate list; then the second reading's best
+    entry keys (:class:`.baseline.SecondReading`) not already in it."""
     ids = list(dense_ranked[0])
     slot = dict(zip(ids, range(len(ids)), strict=True))
     lexical_at = []
@@ -184,6 +203,10 @@ def candidates(
             n = slot[doc_id] = len(ids)
             ids.append(doc_id)
         lexical_at.append(n)
+    for doc_id in second_ranked:
+        if doc_id not in slot:
+            slot[doc_id] = len(ids)
+            ids.append(doc_id)
     return Candidates(
         ids, dense_ranked[1], lexical_at, [score for _, score in lexical_ranked], more_dense
     )
@@ -195,14 +218,16 @@ def complete(
     question: Question,
     baseline: float | Calibration,
     limit: int,
+    second: tuple[list[str], np.ndarray] | None = None,
 ) -> Fused:
-    """Stage 3: ``cosines`` are the lexical-only candidates' ``(keys with a vector, cosines)``
-    (from the snapshot, or read from Chroma); the dense-only ones get their BM25 here, each
-    side in its order; then both sides are calibrated and fused."""
+    """Stage 3: ``cosines`` are :attr:`Candidates.need_cosine`'s ``(keys with a vector,
+    cosines)`` (from the snapshot, or read from Chroma); the others get their BM25 here, each
+    side in its order; then both sides are calibrated and fused. ``second``: every candidate's
+    ``(keys, raw cosines)`` of the question's second reading, where it applies."""
     ids, n_dense = found.ids, len(found.dense_cosine)
     slot = {key: n for n, key in enumerate(ids)}
     matched = set(found.lexical_at)
-    need_lexical = [ids[n] for n in range(n_dense) if n not in matched]
+    need_lexical = [ids[n] for n in range(len(ids)) if n not in matched]
     with_vector, extra_cosine = cosines
     dense_at = list(range(n_dense))
     dense_at.extend(slot[key] for key in with_vector)
@@ -212,7 +237,8 @@ def complete(
     lexical_at.extend(slot[key] for key in with_terms)
     bm25 = np.concatenate([found.bm25, extra_bm25])
     share = lexical_shares(bm25, question.scores.max_score)
+    read = None if second is None else ([slot[key] for key in second[0]], second[1])
     return _fuse(
         ids, (dense_at, cosine), (lexical_at, share), as_calibration(baseline), limit,
-        (found.more_dense, len(found.bm25)),
+        (found.more_dense, len(found.bm25)), read,
     )  # fmt: skip

@@ -363,14 +363,48 @@ class QueryCosines:
 
     __slots__ = ("_clean", "_parts")
 
-    def __init__(self, views: Sequence[BlockView], query: Sequence[float] | np.ndarray) -> None:
+    def __init__(
+        self,
+        views: Sequence[BlockView],
+        query: Sequence[float] | np.ndarray,
+        *,
+        compute: bool = True,
+    ) -> None:
         q = normalise(query)
         self._parts: list[tuple[BlockView, np.ndarray]] = []
+        self._clean: bool | None = None
+        if not compute:  # :meth:`read_twice` fills the parts
+            return
         for view in views:
             if len(view.owners):
                 _check_dims(view.matrix.shape[1], len(q))
                 self._parts.append((view, cosines(view.matrix, q)))
-        self._clean: bool | None = None
+
+    @classmethod
+    def read_twice(
+        cls,
+        views: Sequence[BlockView],
+        query: Sequence[float] | np.ndarray,
+        second: np.ndarray,
+        gate: np.ndarray,
+        gate_at: float,
+    ) -> tuple[QueryCosines, QueryCosines]:
+        """The cosines of ``query`` (as ``QueryCosines(views, query)``) and of ``second`` on
+        the rows whose product with ``gate`` (not normalised) is above ``gate_at``, the other
+        rows reading -2 (below any cosine), from one pass over each matrix."""
+        q, q2 = normalise(query), normalise(second)
+        g = np.asarray(gate, dtype=np.float32)
+        first, other = cls(views, q, compute=False), cls(views, q, compute=False)
+        for view in views:
+            if len(view.owners):
+                _check_dims(view.matrix.shape[1], len(q))
+                # Each product over the columns its vector fills only (a product of several
+                # columns at once wakes BLAS's threads: many times slower here).
+                gated = _on_support(view.matrix, g) > gate_at
+                read = np.where(gated, _on_support(view.matrix, q2), np.float32(-2.0))
+                first._parts.append((view, _on_support(view.matrix, q)))
+                other._parts.append((view, read))
+        return first, other
 
     def _one_clean_view(self) -> tuple[BlockView, np.ndarray] | None:
         """The one view and its cosines when there is one view and no cosine is NaN (NaN
@@ -516,14 +550,24 @@ def block_rows(dims: int) -> int:
 
 
 def cosines(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``matrix @ q`` (rows and query already normalised), computed in blocks of
-    :func:`block_rows` rows."""
+    """``matrix @ q`` (rows and query already normalised; ``q`` may be several queries, one a
+    column), computed in blocks of :func:`block_rows` rows."""
     rows = block_rows(matrix.shape[1]) if matrix.ndim == 2 else GEMV_ROWS
     if len(matrix) <= rows:
         return matrix @ q
     return np.concatenate(
         [matrix[start : start + rows] @ q for start in range(0, len(matrix), rows)]
     )
+
+
+def _on_support(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``cosines(matrix, q)`` over the span of columns where ``q`` is not zero (the same
+    products; the rest of each row is not read)."""
+    filled = np.flatnonzero(q)
+    if not len(filled):
+        return np.zeros(len(matrix), dtype=np.float32)
+    span = slice(int(filled[0]), int(filled[-1]) + 1)
+    return cosines(matrix[:, span], q[span])
 
 
 def _check_dims(stored: int, query: int) -> None:
