@@ -3,10 +3,15 @@
 The server is the real command, ``langgraph-episodic mcp``, started over stdio for one user;
 ``langchain-mcp-adapters`` turns its tools (``memory_speichern``, ``memory_abrufen``) into
 LangChain tools for ``create_agent``. One MCP session serves the whole conversation, so the
-server starts once (and the embedded folder has its one writer)::
+server starts once (and the embedded folder has its one writer). The store uses its default
+embedder, which serves German and English questions::
 
-    pip install -e ".[mcp]" langchain-mcp-adapters "langchain[openai]"
-    python examples/mcp_agent/agent.py --user alice --path ./.episodic --model openai:gpt-4o-mini
+    pip install -e ".[mcp]" langchain-mcp-adapters
+    python examples/mcp_agent/agent.py                 # offline: a scripted stand-in model
+
+With ``--model provider:name`` (or ``EPISODIC_CHAT_MODEL``) a real chat model drives the
+agent, e.g. ``pip install "langchain[openai]"``, ``OPENAI_API_KEY`` set, then
+``python examples/mcp_agent/agent.py --model openai:gpt-4o-mini``.
 
 Over HTTP, pass ``http_connection(url, token)`` instead of ``stdio_connection(...)``.
 """
@@ -15,11 +20,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.tools import load_mcp_tools
 
@@ -31,9 +40,40 @@ SYSTEM_PROMPT = (
     "Fragen beantwortest, die von ihm abhängen."
 )
 
+TURNS = ["Ich heiße Alice und trinke keinen Kaffee, nur grünen Tee.",
+         "Was soll ich morgen früh trinken?"]
+"""Two conversations: the first tells a fact, the second needs it."""
 
-def stdio_connection(user: str, path: str, *, embeddings: str = "model") -> dict[str, Any]:
-    """Start ``langgraph-episodic mcp`` for ``user`` over the embedded store at ``path``."""
+
+class OfflineModel(BaseChatModel):
+    """A stand-in for a chat model, so the example runs with no API key: it saves what the user
+    states with ``memory_speichern``, looks a question up with ``memory_abrufen``, and answers
+    with what the tool returned. A real model decides this itself from the system prompt."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-example"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> OfflineModel:
+        return self  # it knows the two tools it calls
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        last = messages[-1]
+        if isinstance(last, ToolMessage):
+            reply = AIMessage(content=last.text)  # a real model would write its own answer
+        else:
+            said = next(m.text for m in reversed(messages) if isinstance(m, HumanMessage))
+            name, args = (("memory_abrufen", {"frage": said}) if said.rstrip().endswith("?")
+                          else ("memory_speichern", {"information": said}))
+            reply = AIMessage(content="", tool_calls=[
+                {"name": name, "args": args, "id": f"call_{len(messages)}", "type": "tool_call"}])
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def stdio_connection(user: str, path: str, *, embeddings: str = "auto") -> dict[str, Any]:
+    """Start ``langgraph-episodic mcp`` for ``user`` over the embedded store at ``path``
+    (``embeddings="auto"``: the store's default embedder, German and English)."""
     return {
         "transport": "stdio",
         "command": sys.executable,
@@ -61,19 +101,26 @@ async def chat(model: BaseChatModel, connection: dict[str, Any], turns: list[str
         return answers
 
 
-def main() -> None:
+def chat_model(name: str) -> BaseChatModel:
+    """The model ``provider:name`` names, or the offline stand-in when the name is empty."""
+    if not name:
+        return OfflineModel()
     from langchain.chat_models import init_chat_model
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--user", required=True)
-    parser.add_argument("--path", default=".episodic")
-    parser.add_argument("--model", required=True, help="provider:name, e.g. openai:gpt-4o-mini")
-    args = parser.parse_args()
-    turns = ["Ich heiße Alice und trinke keinen Kaffee, nur grünen Tee.",
-             "Was soll ich mir morgen früh zu trinken machen?"]
-    model = init_chat_model(args.model)
-    answers = asyncio.run(chat(model, stdio_connection(args.user, args.path), turns))
-    for turn, answer in zip(turns, answers, strict=True):
+    return init_chat_model(name)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--user", default="alice")
+    parser.add_argument("--path", default=".episodic", help="the store's folder")
+    parser.add_argument("--model", default=os.environ.get("EPISODIC_CHAT_MODEL", ""),
+                        help="provider:name, e.g. openai:gpt-4o-mini (default: "
+                             "$EPISODIC_CHAT_MODEL, else the offline stand-in)")
+    args = parser.parse_args(argv)
+    model = chat_model(args.model.strip())
+    answers = asyncio.run(chat(model, stdio_connection(args.user, args.path), TURNS))
+    for turn, answer in zip(TURNS, answers, strict=True):
         print(f"> {turn}\n{answer}\n")
 
 

@@ -83,13 +83,34 @@ def test_python_blocks_run_in_order_and_clean(
     _close_stores(namespace)
 
 
+@pytest.mark.model  # the first block embeds with the packaged models
+def test_the_first_example_remembers_and_recalls_a_users_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README's first code is the simplest use: a user's fact saved and recalled with the
+    memory tools, and what it prints is that fact; episodes and strategies come after it."""
+    line, first = python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))[0]
+    assert "create_memory_tools(" in first and "recall.invoke(" in first, first
+    assert len(first.strip().splitlines()) <= 10, "the first example stays a few lines"
+    for later in ("EpisodicState", "TaskCategory", "add_memory_nodes", "Feedback"):
+        assert later not in first, later
+    source = first.replace('"./.episodic"', repr(str(tmp_path / "first")))
+    namespace = _run_blocks("README.md", [(line, source)], monkeypatch, tmp_path, caplog)
+    _close_stores(namespace)
+    saved = re.search(r'"information": "([^"]+)"', first)
+    assert saved and f"- {saved.group(1)}" in capsys.readouterr().out
+
+
 def test_the_quickstart_shows_how_a_task_category_reaches_the_graph(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The quickstart's episodes carry the category its tasks were given (a plain-string task
     is "unknown"), and what it prints shows that category whole."""
-    line, source = python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))[0]
+    (line, source), = [(line, source) for line, source
+                       in python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+                       if "add_memory_nodes(" in source]
     # Its own folder by absolute path: Chroma keeps one client per path string in a process,
     # and the test above opened "./.episodic" in another working folder.
     assert '"./.episodic"' in source

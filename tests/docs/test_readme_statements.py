@@ -31,6 +31,8 @@ DOCS = ROOT / "docs"
 EXAMPLE_README = ROOT / "examples" / "langgraph_server" / "README.md"
 PAGES = [README, *sorted(DOCS.glob("*.md"))]
 """What a user reads: the README and every docs page."""
+LINKING_PAGES = [*PAGES, *sorted((ROOT / "examples").glob("**/README.md"))]
+"""The pages whose relative links and anchors must resolve: those and the examples' READMEs."""
 
 OPTION = re.compile(r"--[a-z][a-z-]*")
 
@@ -344,7 +346,7 @@ PATH_SPAN = re.compile(
 )
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", LINKING_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_path_and_link_a_page_names_exists(path: Path) -> None:
     """Links resolve from the page's folder (``docs/x.md`` links ``store.md``); paths in code
     spans (``tests/store/test_scores.py``) from the checkout's root."""
@@ -452,13 +454,37 @@ def _slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_anchors_are_slugged_as_github_does() -> None:
+    assert _slug("German and English: the default embedder") == "german-and-english-the-default-embedder"
+    assert _slug("Shared-field lift (`ChromaStore(field_lift=True)`, the default)") == (
+        "shared-field-lift-chromastorefield_lifttrue-the-default")
+    assert _slug("LangGraph's store suites") == "langgraphs-store-suites"
+
+
+@pytest.mark.parametrize("path", LINKING_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_anchor_a_page_links_to_is_a_heading(path: Path) -> None:
+    """``[x](page.md#anchor)`` and ``[x](#anchor)``: a heading of that page, as GitHub slugs it
+    (code blocks' ``#`` lines are not headings)."""
     text = path.read_text(encoding="utf-8")
-    for target, anchor in re.findall(r"\]\(([\w./-]*\.md)?#([\w-]+)\)", text):
+    for target, anchor in re.findall(r"\]\(([\w./-]*\.md)?#([^)\s]+)\)", text):
         linked = path if not target else path.parent / target
-        headings = re.findall(r"^#+ (.+)$", linked.read_text("utf-8"), re.MULTILINE)
+        prose = re.sub(r"^```.*?^```[ \t]*$", "", linked.read_text("utf-8"),
+                       flags=re.DOTALL | re.MULTILINE)
+        headings = re.findall(r"^#+ (.+)$", prose, re.MULTILINE)
         assert anchor in {_slug(h) for h in headings}, (path.name, target, anchor)
+
+
+def test_no_page_sends_the_reader_to_a_section_by_name_that_is_not_there() -> None:
+    """``the main README, section "X"`` or ``docs/store.md, section "X"``: X is a heading of
+    that page."""
+    for path in LINKING_PAGES:
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        for page_name, named in re.findall(
+            r'(the main README|[\w./-]+\.md)\)?,? section "([^"]+)"', text
+        ):
+            linked = README if page_name == "the main README" else ROOT / page_name.lstrip("./")
+            headings = re.findall(r"^#+ (.+)$", linked.read_text("utf-8"), re.MULTILINE)
+            assert named in {h.strip() for h in headings}, (str(path.relative_to(ROOT)), named)
 
 
 def test_the_pages_cite_no_issue_numbers_and_no_history_of_passes() -> None:
