@@ -7,10 +7,13 @@ agent is a SIMULATED solver (:mod:`.simulation`) and the demo says so; with ``--
 provider:name`` a real chat model writes the answers (``init_chat_model``), while the simulated
 grader still decides success, as the demo has no real test suite.
 
-The same tasks are also played without memory (the complexity rule alone, with the same random
-draws), and the demo prints both learning curves, the skill profiles it learnt, one replay
-prompt, and saves a PNG plot. A second run on the same ``--path`` continues the task stream
-with everything the first run stored.
+The memory starts empty and learns only from the episodes the graph records. The same tasks,
+with the same random draws, are also scored for three baselines: a random strategy (an agent
+without memory), the best single strategy chosen with hindsight, and the oracle that knows each
+category's hidden best. The demo prints each one's success in the first and last fifth of the
+run with 95% intervals, the learning curves, the skill profiles it learnt and one replay
+prompt, and saves the curves as a PNG and as CSV. A second run on the same ``--path``
+continues the task stream with everything the first run stored, and its plot shows both runs.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +35,7 @@ from ..episodic import Episode
 from ..graph.state import EpisodicState
 from . import demo_report
 from .parser import DEFAULT_SEED, PLOT_FILE_NAME
-from .simulation import Attempt, SimTask, World, baseline_strategy, simulated_answer
+from .simulation import Attempt, SimTask, World, simulated_answer
 from .target import DEFAULT_PATH, CliError, Target, open_store
 
 logger = logging.getLogger(__name__)
@@ -143,19 +147,37 @@ def build_graph(
     return builder.compile(checkpointer=checkpointer, store=store)
 
 
-def _progress(store: Any, seed: int | None) -> tuple[int, int, int, str | None]:
-    """(seed, first task index, runs so far, note) from what earlier runs stored."""
+@dataclass(frozen=True)
+class Progress:
+    """How far earlier runs on this store got: the seed, the next task's index, the runs so far
+    and the index of each run's first task (empty for a store of an older demo)."""
+
+    seed: int
+    next_task: int = 0
+    runs: int = 0
+    run_starts: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """As stored in the progress item."""
+        return {"seed": self.seed, "next_task": self.next_task, "runs": self.runs,
+                "run_starts": list(self.run_starts)}
+
+
+def _progress(store: Any, seed: int | None) -> tuple[Progress, str | None]:
+    """What earlier runs stored (or a fresh start) and a note if ``seed`` is not the store's."""
     item = store.get(PROGRESS_NAMESPACE, "progress")
     if item is None:
-        return (DEFAULT_SEED if seed is None else seed), 0, 0, None
-    stored = int(item.value["seed"])
+        return Progress(DEFAULT_SEED if seed is None else seed), None
+    value = item.value
+    stored = Progress(int(value["seed"]), int(value["next_task"]), int(value["runs"]),
+                      tuple(int(i) for i in value.get("run_starts", ())))
     note = None
-    if seed is not None and seed != stored:
+    if seed is not None and seed != stored.seed:
         note = (
-            f"note: this store was started with --seed {stored}; continuing with it "
+            f"note: this store was started with --seed {stored.seed}; continuing with it "
             "(use a fresh --path for another seed)."
         )
-    return stored, int(item.value["next_task"]), int(item.value["runs"]), note
+    return stored, note
 
 
 def _tqdm(iterable: Any, total: int) -> Any:
@@ -199,9 +221,10 @@ def _run(
         thread_config,
     )
 
-    seed, start, runs, note = _progress(store, args.seed)
+    progress, note = _progress(store, args.seed)
     if note:
         print(note)
+    seed, start, runs = progress.seed, progress.next_task, progress.runs
     world = World.from_seed(seed)
     sims = {i: world.task(i) for i in range(start, start + args.tasks)}
     config = thread_config(DEMO_USER, f"run-{runs + 1}")
@@ -237,19 +260,20 @@ def _run(
                 )
                 prune_threads(saver, [thread_id], keep=KEEP_CHECKPOINTS)
     finally:  # also after Ctrl-C: the next run continues after the last task played
-        progress = {"seed": seed, "next_task": start + len(attempts), "runs": runs + 1}
-        store.put(PROGRESS_NAMESPACE, "progress", {**progress, "policy": args.policy})
-    baseline = [_play(world, sim, baseline_strategy(sim.task)) for sim in sims.values()]
-    oracle = [_play(world, sim, world.best(sim.task.category)) for sim in sims.values()]
+        done = Progress(seed, start + len(attempts), runs + 1, (*progress.run_starts, start))
+        store.put(PROGRESS_NAMESPACE, "progress", {**done.to_dict(), "policy": args.policy})
 
     memory.refresh()
+    # the stored starts are those of the latest runs (an older demo stored none)
+    known = done.run_starts
+    run_numbers = {index: done.runs - len(known) + n for n, index in enumerate(known, start=1)}
+    stream = _stream(world, memory.episodes(), attempts, start, run_numbers)
     window = demo_report.window_for(len(attempts))
-    first, histories = _histories(world, memory.episodes(), attempts, start)
-    curves = demo_report.run_curves(histories, len(attempts), window, first=first)
+    curves = demo_report.stream_curves(stream, window)
     print()
-    print(demo_report.summary(attempts, baseline, oracle))
+    print(demo_report.progress_report(stream, start))
     print()
-    print(demo_report.curve_table(curves, window))
+    print(demo_report.curve_table(curves, window, since=start))
     print()
     print(demo_report.skills_table(memory.skill_profiles(), world))
     nxt = world.task(start + args.tasks)
@@ -258,7 +282,10 @@ def _run(
     print(f"Replay prompt for the next task ({nxt.task.description!r}):")
     print(demo_report.indent(prompt))
     print()
-    print(demo_report.save_plot(curves, plot_path, window=window, solver=demo_report.solver_label(args.model)))
+    solver = demo_report.solver_label(args.model)
+    print(demo_report.save_plot(curves, plot_path, window=window, solver=solver,
+                                run_starts=stream.run_starts))
+    print(demo_report.write_csv(stream, curves, plot_path.with_suffix(".csv")))
     print(
         f"Memory now holds {memory.count()} episodes in {target.path}; run the demo again to "
         f"continue, or inspect it with `langgraph-episodic stats --path {target.path}`. "
@@ -267,24 +294,30 @@ def _run(
     return 0
 
 
-def _histories(
-    world: World, stored: list[Episode], attempts: list[Attempt], start: int
-) -> tuple[int, dict[str, list[Episode]]]:
-    """Every task played so far by each policy, task 1 first, and the index of the first: the
-    stored episodes for "with memory" (only this run's attempts, from task ``start``, if the
-    store does not hold exactly the episodes of the task stream), the replayed rule and oracle
-    for the others."""
+def _stream(
+    world: World,
+    stored: list[Episode],
+    attempts: list[Attempt],
+    start: int,
+    run_starts: dict[int, int],
+) -> demo_report.Stream:
+    """Every task played so far by each policy, task 1 first: the stored episodes for "with
+    memory" (only this run's attempts, from task ``start``, if the store does not hold exactly
+    the episodes of the task stream), the baselines replayed on the same tasks and draws."""
     end = start + len(attempts)
     first = 0 if len(stored) == end else start
     played = stored if first == 0 else [a.episode("memory") for a in attempts]
     sims = [world.task(i) for i in range(first, end)]
-    return first, {
-        "with memory": played,
-        "without memory": [_play(world, s, baseline_strategy(s.task)).episode("b") for s in sims],
-        "hidden best (oracle)": [
-            _play(world, s, world.best(s.task.category)).episode("o") for s in sims
-        ],
+    single = world.best_single_strategy(sims)
+    picks: dict[str, Callable[[SimTask], str]] = {
+        demo_report.BEST_SINGLE: lambda _: single,
+        demo_report.RANDOM: lambda s: world.random_strategy(s.index),
+        demo_report.ORACLE: lambda s: world.best(s.task.category),
     }
+    histories = {demo_report.MEMORY: played}
+    for key, pick in picks.items():
+        histories[key] = [_play(world, s, pick(s)).episode(key) for s in sims]
+    return demo_report.Stream(first, histories, demo_report.policy_labels(single), run_starts)
 
 
 def _play(world: World, sim: SimTask, strategy: str) -> Attempt:

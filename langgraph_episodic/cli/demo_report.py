@@ -1,24 +1,27 @@
-"""What the demo prints: the solver banner, learning curves, skill profiles and the plot."""
+"""What the demo reports: success early and late in the run with intervals, the learning
+curves (printed, plotted and written as CSV), the skill profiles learnt and a replay prompt."""
 
 from __future__ import annotations
 
+import csv
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..episodic import (
     Episode,
     LearningSnapshot,
+    OutcomeStatus,
     SkillProfile,
     TaskCategory,
     compute_learning_curve,
 )
 
 if TYPE_CHECKING:
-    from .simulation import Attempt, World
+    from .simulation import World
 
 CURVE_ROWS = 10
 """Rows of the printed learning curve."""
@@ -27,30 +30,11 @@ Z95 = 1.959964
 
 
 def window_for(n: int) -> int:
-    """Rolling window of the curves: a fifth of the run, between 5 and 25 tasks."""
-    return max(5, min(25, n // 5))
+    """Rolling window of the curves: a sixth of the run, between 5 and 20 tasks."""
+    return max(5, min(20, n // 6))
 
 
 Curves = dict[str, list[LearningSnapshot]]
-
-
-def run_curves(
-    histories: Mapping[str, Sequence[Episode]], run_length: int, window: int, *, first: int = 0
-) -> Curves:
-    """Each policy's learning curve over this run's tasks, with rolling windows filled from the
-    tasks before it. ``histories`` hold the tasks played so far from task ``first + 1`` on, so
-    the snapshots are numbered by task (121-240 on a second run)."""
-    return {
-        label: [
-            replace(s, index=s.index + first)
-            for s in compute_learning_curve(history, window=window)[-run_length:]
-        ]
-        for label, history in histories.items()
-    }
-
-
-def _rate(attempts: Sequence[Attempt]) -> float:
-    return sum(a.success for a in attempts) / len(attempts) if attempts else 0.0
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -63,58 +47,155 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def paired_difference(a: Sequence[Attempt], b: Sequence[Attempt], z: float = Z95) -> tuple[float, float, float]:
-    """Mean success difference a - b on the same tasks, with a 95% normal interval."""
-    diffs = [int(x.success) - int(y.success) for x, y in zip(a, b, strict=True)]
-    n = len(diffs)
-    mean = sum(diffs) / n if n else 0.0
-    if n < 2:
-        return mean, -1.0, 1.0
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
-    half = z * sd / math.sqrt(n)
-    return mean, mean - half, mean + half
+@dataclass(frozen=True)
+class Rate:
+    """Successes out of ``n`` tasks, with a 95% Wilson interval."""
+
+    successes: int
+    n: int
+
+    @classmethod
+    def of(cls, episodes: Sequence[Episode]) -> Rate:
+        """The full successes among ``episodes``."""
+        return cls(sum(e.outcome is OutcomeStatus.SUCCESS for e in episodes), len(episodes))
+
+    @property
+    def value(self) -> float:
+        """The success rate (0 for no tasks)."""
+        return self.successes / self.n if self.n else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval."""
+        return wilson(self.successes, self.n)
+
+    def __str__(self) -> str:
+        low, high = self.interval
+        return f"{self.value:>4.0%} ({low:.0%}-{high:.0%})"
 
 
-def summary(memory: Sequence[Attempt], baseline: Sequence[Attempt], oracle: Sequence[Attempt]) -> str:
-    """Success over the whole run with 95% intervals, and one line saying what it means."""
-    n = len(memory)
-    first = memory[0].sim.index + 1 if memory else 1
+def rate_difference(later: Rate, earlier: Rate) -> tuple[float, float, float]:
+    """``later - earlier`` of two rates on different tasks, with Newcombe's 95% interval (built
+    from the two Wilson intervals; sensible for small samples and rates near 0 or 1)."""
+    (l1, u1), (l2, u2) = earlier.interval, later.interval
+    p1, p2 = earlier.value, later.value
+    diff = p2 - p1
+    return diff, diff - math.hypot(p2 - l2, u1 - p1), diff + math.hypot(u2 - p2, p1 - l1)
+
+
+MEMORY, BEST_SINGLE, RANDOM, ORACLE = "memory", "best_single", "random", "oracle"
+"""The policies of the demo, by the key of their CSV columns."""
+MEMORY_LABEL = "with memory"
+
+
+def policy_labels(best_single: str) -> dict[str, str]:
+    """Each policy's name for people, in the order of the report; ``best_single`` is the
+    strategy the hindsight baseline uses."""
+    return {
+        MEMORY: MEMORY_LABEL,
+        BEST_SINGLE: f"best single strategy, hindsight ({best_single})",
+        RANDOM: "random strategy",
+        ORACLE: "hidden best per category (oracle)",
+    }
+
+
+@dataclass(frozen=True)
+class Stream:
+    """Every task of the demo's stream played so far, as each policy played it.
+
+    ``histories`` maps a policy's key (:data:`MEMORY`, :data:`BEST_SINGLE`, :data:`RANDOM`,
+    :data:`ORACLE`) to one episode per task, tasks ``first + 1`` to ``first + len`` in order;
+    ``labels`` names each policy for people; ``run_starts`` maps the 0-based index of the
+    first task of each demo run known to its run number (the CSV's run column and the plot's
+    marks).
+    """
+
+    first: int
+    histories: Mapping[str, Sequence[Episode]]
+    labels: Mapping[str, str]
+    run_starts: Mapping[int, int] = field(default_factory=dict)
+
+    @property
+    def end(self) -> int:
+        """The index after the last task played."""
+        return self.first + len(self.histories[MEMORY])
+
+    def run_of(self, index: int) -> int | None:
+        """The demo run (from 1) that played task ``index`` (0-based), if known."""
+        begun = [start for start in self.run_starts if start <= index]
+        return self.run_starts[max(begun)] if begun else None
+
+    def rate(self, key: str, start: int, stop: int) -> Rate:
+        """Policy ``key``'s success on tasks ``start`` to ``stop - 1`` (0-based)."""
+        episodes = self.histories[key]
+        return Rate.of(episodes[max(0, start - self.first) : max(0, stop - self.first)])
+
+
+def progress_report(stream: Stream, start: int) -> str:
+    """This run's success in its first fifth, its last fifth and overall, for each policy, with
+    95% intervals; how much memory gained from the first fifth to the last; and, when the
+    stream holds tasks before this run, how this run began against the tasks just before it."""
+    end = stream.end
+    n = end - start
+    k = max(1, n // 5)
+    spans = [("first fifth", start, start + k), ("last fifth", end - k, end), ("whole run", start, end)]
+    width = max(len(label) for label in stream.labels.values())
+    heads = [f"{name} {a + 1}-{b}" for name, a, b in spans]
     lines = [
-        f"Success over this whole run, tasks {first}-{first + n - 1} ({n} tasks; the same "
-        "tasks and random draws for all three), with 95% intervals:"
+        f"Success on tasks {start + 1}-{end}, with 95% intervals (every policy on the same "
+        "tasks and the same random draws):",
+        f"  {'':<{width}}  " + "  ".join(f"{head:<22}" for head in heads).rstrip(),
     ]
-    for label, attempts in (
-        ("with memory", memory),
-        ("without memory (complexity rule)", baseline),
-        ("hidden best strategy (oracle)", oracle),
-    ):
-        k = sum(a.success for a in attempts)
-        low, high = wilson(k, n)
-        lines.append(f"  {label:<34} {k / n if n else 0:>4.0%}  ({low:.0%}-{high:.0%})")
-    diff, low, high = paired_difference(memory, baseline)
-    share = _rate(memory) / _rate(oracle) if _rate(oracle) else 0.0
+    for key, label in stream.labels.items():
+        cells = [f"{stream.rate(key, a, b)!s:<22}" for _, a, b in spans]
+        lines.append(f"  {label:<{width}}  " + "  ".join(cells).rstrip())
+    early = stream.rate(MEMORY, start, start + k)
+    late = stream.rate(MEMORY, end - k, end)
+    diff, low, high = rate_difference(late, early)
     lines.append(
-        f"  memory minus no memory, same tasks {diff * 100:>+5.0f} points ({low * 100:+.0f} to "
-        f"{high * 100:+.0f})"
+        f"With memory, last fifth minus first fifth: {diff * 100:+.0f} points (95% interval "
+        f"{low * 100:+.0f} to {high * 100:+.0f})."
     )
+    if start - k >= stream.first:
+        before = stream.rate(MEMORY, start - k, start)
+        lines.append(
+            f"This run began where the stream stood: with memory {early.value:.0%} in its first "
+            f"fifth against {before.value:.0%} ({before.interval[0]:.0%}-"
+            f"{before.interval[1]:.0%}) on the {k} tasks before it."
+        )
+    random_early = stream.rate(RANDOM, start, start + k).value
     lines.append(
-        f"In words: on these {n} tasks the agent with memory succeeded {abs(diff) * 100:.0f} "
-        f"points {'more' if diff >= 0 else 'less'} often than without it, and reached "
-        f"{share:.0%} of the success of always choosing the hidden best strategy (which no "
-        "real agent knows)."
+        f"In words: with memory the agent solved {early.value:.0%} of the first fifth "
+        f"(a random strategy: {random_early:.0%}) and {late.value:.0%} of the last fifth "
+        f"(best single strategy chosen with hindsight: "
+        f"{stream.rate(BEST_SINGLE, end - k, end).value:.0%}; the oracle that knows the "
+        f"hidden best strategy: {stream.rate(ORACLE, end - k, end).value:.0%})."
     )
     return "\n".join(lines)
 
 
-def curve_table(curves: Curves, window: int) -> str:
-    """Rolling success of each policy at about ten points of this run (full windows only)."""
+def stream_curves(stream: Stream, window: int) -> Curves:
+    """Each policy's rolling learning curve over the whole stream, numbered by task."""
+    return {
+        stream.labels[key]: [
+            replace(s, index=s.index + stream.first)
+            for s in compute_learning_curve(history, window=window)
+        ]
+        for key, history in stream.histories.items()
+    }
+
+
+def curve_table(curves: Curves, window: int, *, since: int = 0) -> str:
+    """Rolling success of each policy at about ten points of the tasks after task ``since``
+    (full windows only)."""
     widths = {label: max(14, len(label)) for label in curves}
     lines = [
         f"Learning curve: rolling success over the last {window} tasks",
         f"{'task':>6}  " + "  ".join(f"{label:>{w}}" for label, w in widths.items()),
     ]
     first = next(iter(curves.values()), [])
-    full = [i for i, s in enumerate(first) if s.window_count >= window] or list(range(len(first)))
+    shown = [i for i, s in enumerate(first) if s.index > since]
+    full = [i for i in shown if first[i].window_count >= window] or shown
     step = max(1, len(full) // CURVE_ROWS)
     rows = sorted({*full[step - 1 :: step], full[-1]}) if full else []
     for i in rows:
@@ -123,6 +204,33 @@ def curve_table(curves: Curves, window: int) -> str:
         )
         lines.append(f"{first[i].index:>6}  {values}")
     return "\n".join(lines)
+
+
+def write_csv(stream: Stream, curves: Curves, path: Path) -> str:
+    """Write the curves' data, one row per task: its run and category, and for each policy the
+    strategy used, the outcome (1 for success) and the rolling success; return a line saying
+    where."""
+    keys = list(stream.histories)
+    rolling = {key: curves[stream.labels[key]] for key in keys}
+    memory = stream.histories[MEMORY]
+    columns = ["task", "run", "category", "window_tasks"]
+    for key in keys:
+        columns += [f"{key}_strategy", f"{key}_success", f"{key}_rolling"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        for i, episode in enumerate(memory):
+            index = stream.first + i
+            run = stream.run_of(index)
+            row: list[object] = [index + 1, "" if run is None else run,
+                                 episode.task.category.value, rolling[MEMORY][i].window_count]
+            for key in keys:
+                played = stream.histories[key][i]
+                row += [played.strategy_used, int(played.outcome is OutcomeStatus.SUCCESS),
+                        f"{rolling[key][i].rolling_success_rate:.4f}"]
+            writer.writerow(row)
+    return f"Data of the curves (CSV): {path.resolve()}"
 
 
 def learnt_best(profile: SkillProfile) -> tuple[str, float, int] | None:
@@ -171,16 +279,26 @@ def indent(text: str, prefix: str = "  | ") -> str:
     return textwrap.indent(text, prefix, lambda _: True)
 
 
-def save_plot(curves: Curves, path: Path, *, window: int, solver: str) -> str:
-    """Save this run's learning curves as a PNG, titled with ``solver`` (what answered the
-    tasks, e.g. "simulated solver"); return a line saying where."""
+def save_plot(
+    curves: Curves, path: Path, *, window: int, solver: str,
+    run_starts: Mapping[int, int] | None = None,
+) -> str:
+    """Save the learning curves as a PNG, titled with ``solver`` (what answered the tasks, e.g.
+    "simulated solver"), with a mark where each run after the first shown began
+    (``run_starts``: 0-based task index -> run number); return a line saying where."""
     from ..episodic import plot_learning_curve
 
     first = next(iter(curves.values()), [])
     span = f"tasks {first[0].index}-{first[-1].index}" if first else "no tasks"
     title = f"Rolling success (window {window}), {span}, {solver}"
+    shown = {s.index for s in first}
+    marks = {start + 1: f"run {run}" for start, run in (run_starts or {}).items()
+             if start + 1 in shown and start + 1 != min(shown)}
+    styles = {label: ("--" if "oracle" in label else ":" if label != MEMORY_LABEL else "-")
+              for label in curves}
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot_learning_curve(curves, title=title, path=path, xlabel="task")
+    plot_learning_curve(curves, title=title, path=path, xlabel="task", marks=marks,
+                        styles=styles)
     return f"Plot of the learning curves: {path.resolve()}"
 
 

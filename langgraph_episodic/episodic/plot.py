@@ -46,13 +46,17 @@ def plot_learning_curve(
     title: str | None = None,
     path: str | Path | None = None,
     xlabel: str = "episode",
+    marks: Mapping[int, str] | None = None,
+    styles: Mapping[str, str] | None = None,
 ) -> Any:
     """Draw rolling success rate (top) and cumulative reward (bottom); return the Figure.
 
     Pass one curve, or a mapping ``label -> curve`` to compare several (e.g. policies). A curve
     is a list of :class:`LearningSnapshot`, or of episodes (oldest first), whose curve is then
     computed with ``window``. With ``path`` the figure is also saved there (the format follows
-    the file extension).
+    the file extension). ``marks`` draws a labelled vertical line at each given x (e.g.
+    ``{121: "run 2"}``); ``styles`` gives a curve's matplotlib line style by label (default:
+    dashed for a label naming an oracle or the best, solid otherwise).
     """
     given = dict(snapshots) if isinstance(snapshots, Mapping) else {"agent": snapshots}
     curves = {label: _snapshots(curve, window) for label, curve in given.items()}
@@ -60,16 +64,21 @@ def plot_learning_curve(
     top, bottom = figure.subplots(2, 1, sharex=True)
     filling_span: list[int] = []
     for label, curve in curves.items():
-        style = "--" if "oracle" in label or "best" in label else "-"
+        style = (styles or {}).get(label, "--" if "oracle" in label or "best" in label else "-")
         full = full_windows(curve)
+        zorder = 3 if style == "-" else 2  # solid curves (the agents) over reference lines
         (line,) = top.plot([s.index for s in full], [s.rolling_success_rate for s in full], style,
-                           label=label)
+                           label=label, zorder=zorder)
         filling = filling_window(curve, full)
         if filling:
             top.plot([s.index for s in filling], [s.rolling_success_rate for s in filling], style,
                      color=line.get_color(), alpha=FILLING_ALPHA, linewidth=1)
             filling_span = [filling[0].index, filling[-1].index]
         bottom.plot([s.index for s in curve], [s.cumulative_reward for s in curve], style)
+    for x, text in (marks or {}).items():
+        for axes in (top, bottom):
+            axes.axvline(x, color="0.5", linestyle=":", linewidth=1)
+        top.text(x, 1.0, f" {text}", fontsize="small", color="0.3", va="top")
     if filling_span:
         top.axvspan(*filling_span, color="0.92", zorder=0)
         top.text(filling_span[0], 0.0, " window filling", fontsize="small", color="0.4",
@@ -81,12 +90,15 @@ def plot_learning_curve(
     if title:
         top.set_title(title)
     if len(curves) > 1:
-        figure.legend(loc="outside lower center", ncols=min(3, len(curves)), frameon=False)
+        columns = min(3 if max(map(len, curves)) <= LEGEND_LABEL_CHARS else 2, len(curves))
+        figure.legend(loc="outside lower center", ncols=columns, frameon=False)
     if path is not None:
         figure.savefig(str(path))
     return figure
 
 
+LEGEND_LABEL_CHARS = 28
+"""The longest label that still fits three legend columns across the figure."""
 FILLING_ALPHA = 0.45
 """Opacity of a curve while its rolling window still fills."""
 FILLING_FROM = 5

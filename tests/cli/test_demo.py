@@ -12,6 +12,7 @@ import pytest
 
 from langgraph_episodic import EpisodicMemory
 from langgraph_episodic.cli.demo import DEMO_USER, PROGRESS_NAMESPACE
+from langgraph_episodic.cli.parser import DEFAULT_SEED
 from langgraph_episodic.cli.simulation import CATEGORIES, STRATEGIES, World
 from langgraph_episodic.graph import list_sessions, open_checkpointer, thread_config
 
@@ -33,8 +34,8 @@ def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
     assert code == 0, err
     assert "SIMULATED SOLVER" in out and "no LLM is called" in out
     assert "run 1" in out and "tasks 1-12" in out and "memory holds 0 episodes" in out
-    for section in ("Learning curve", "with memory", "without memory", "Skill profiles",
-                    "Replay prompt", str(plot)):
+    for section in ("Learning curve", "with memory", "random strategy", "best single strategy",
+                    "Skill profiles", "Replay prompt", str(plot), str(plot.with_suffix(".csv"))):
         assert section in out, section
     assert plot.read_bytes().startswith(PNG_MAGIC)
 
@@ -42,6 +43,7 @@ def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
     assert code == 0, err
     assert "run 2" in out and "tasks 13-20" in out and "memory holds 12 episodes" in out
     assert (tmp_path / "learning_curve.png").read_bytes().startswith(PNG_MAGIC)
+    assert (tmp_path / "learning_curve.csv").is_file()
 
     with open_hash_store(path) as store:
         memory = EpisodicMemory.for_user(store, DEMO_USER)
@@ -51,7 +53,7 @@ def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
         assert sum(p.attempts for p in memory.skill_profiles().values()) == 20
         progress = store.get(PROGRESS_NAMESPACE, "progress")
         assert progress is not None and progress.value["next_task"] == 20
-        assert progress.value["runs"] == 2
+        assert progress.value["runs"] == 2 and progress.value["run_starts"] == [0, 12]
         # The demo's messages are task descriptions ("Find and fix the crash in the CSV
         # export"): no fact about the user, so the entity node stores nothing.
         entities = store.search(("entities", DEMO_USER), limit=100)
@@ -75,7 +77,7 @@ def test_the_demo_keeps_one_checkpoint_per_run(cli: Cli, tmp_path: Path) -> None
             assert state is not None
             values = state.checkpoint["channel_values"]
             assert values["sim_index"] == last_task - 1
-            assert World.from_seed(7).task(last_task - 1).task.description in str(values["messages"])
+            assert World.from_seed(DEFAULT_SEED).task(last_task - 1).task.description in str(values["messages"])
 
 
 def test_a_store_keeps_the_seed_of_its_first_run(cli: Cli, tmp_path: Path) -> None:

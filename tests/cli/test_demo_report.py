@@ -25,27 +25,37 @@ def _work_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def _percent_rows(out: str) -> dict[str, tuple[int, int, int]]:
+CELL = r"(\d+)%\s+\((\d+)%-(\d+)%\)"
+
+
+def _rows(out: str) -> dict[str, list[tuple[int, int, int]]]:
+    """Each policy's (rate, low, high) in the first fifth, the last fifth and the whole run."""
     rows = {}
-    for label in ("with memory", "without memory (complexity rule)", "hidden best strategy (oracle)"):
-        found = re.search(rf"^  {re.escape(label)}\s+(\d+)%\s+\((\d+)%-(\d+)%\)$", out, re.M)
+    for label in ("with memory", r"best single strategy, hindsight \(\w+\)", "random strategy",
+                  r"hidden best per category \(oracle\)"):
+        found = re.search(rf"^  {label}\s+{CELL}\s+{CELL}\s+{CELL}$", out, re.M)
         assert found, (label, out)
-        rows[label] = (int(found[1]), int(found[2]), int(found[3]))
+        values = [int(v) for v in found.groups()]
+        rows[label] = [tuple(values[i : i + 3]) for i in (0, 3, 6)]
     return rows
 
 
-def test_a_second_run_reports_the_whole_run_and_continues_the_task_numbers(
+def test_a_second_run_reports_its_fifths_and_continues_the_task_numbers(
     cli: Cli, tmp_path: Path
 ) -> None:
     path = str(tmp_path / "demo")
     assert cli("demo", "--tasks", "30", "--path", path, *HASH, "--plot", "one.png")[0] == 0
     code, out, err = cli("demo", "--tasks", "30", "--path", path, *HASH, "--plot", "two.png")
     assert code == 0, err
-    assert "Success over this whole run, tasks 31-60 (30 tasks" in out
-    for value, low, high in _percent_rows(out).values():
-        assert low <= value <= high
-    assert re.search(r"memory minus no memory, same tasks\s+[+-]\d+ points \([+-]\d+ to [+-]\d+\)", out)
-    assert re.search(r"^In words: on these 30 tasks the agent with memory succeeded \d+ points", out, re.M)
+    assert "Success on tasks 31-60, with 95% intervals" in out
+    assert re.search(r"first fifth 31-36\s+last fifth 55-60\s+whole run 31-60", out)
+    for cells in _rows(out).values():
+        for value, low, high in cells:
+            assert low <= value <= high
+    assert re.search(r"With memory, last fifth minus first fifth: [+-]\d+ points \(95% interval "
+                     r"[+-]\d+ to [+-]\d+\)", out)
+    assert re.search(r"This run began where the stream stood: with memory \d+% in its first fifth "
+                     r"against \d+% \(\d+%-\d+%\) on the 6 tasks before it", out)
 
     table = out[out.index("Learning curve"):out.index("Skill profiles")]
     tasks = [int(line.split()[0]) for line in table.splitlines()[2:] if line.strip()]
@@ -54,6 +64,7 @@ def test_a_second_run_reports_the_whole_run_and_continues_the_task_numbers(
     skills = out[out.index("Skill profiles"):out.index("Replay prompt")]
     assert "hidden best" in skills and re.search(r"found the hidden best strategy in \d of \d", skills)
     assert f"Plot of the learning curves: {tmp_path / 'two.png'}" in out
+    assert f"Data of the curves (CSV): {tmp_path / 'two.csv'}" in out
     assert "Memory now holds 60 episodes" in out
     assert (tmp_path / "two.png").read_bytes().startswith(PNG_MAGIC)
 
@@ -84,18 +95,52 @@ def _attempts(world: World, indices: range, pick: Callable[[World, SimTask], str
     return out
 
 
-def test_run_curves_fill_the_window_from_earlier_tasks_and_keep_task_numbers() -> None:
+def _stream(world: World, n: int, first: int = 0) -> demo_report.Stream:
+    sims = [world.task(i) for i in range(first, first + n)]
+    picks = {
+        demo_report.MEMORY: lambda s: world.random_strategy(s.index),
+        demo_report.BEST_SINGLE: lambda s: "iterative",
+        demo_report.RANDOM: lambda s: world.random_strategy(s.index),
+        demo_report.ORACLE: lambda s: world.best(s.task.category),
+    }
+    histories = {}
+    for key, pick in picks.items():
+        histories[key] = [
+            Attempt(s, pick(s), *world.grade(s, pick(s))).episode(key) for s in sims
+        ]
+    return demo_report.Stream(first, histories, demo_report.policy_labels("iterative"), {first: 1})
+
+
+def test_curves_fill_the_window_from_the_first_task_and_keep_task_numbers() -> None:
     world = World.from_seed(3)
-    history = _attempts(world, range(0, 60), lambda w, s: w.best(s.task.category))
-    episodes = {"oracle": [a.episode("o") for a in history]}
-    curves = demo_report.run_curves(episodes, 20, window=10)
-    snaps = curves["oracle"]
-    assert [s.index for s in snaps] == list(range(41, 61))
-    assert all(s.window_count == 10 for s in snaps)
-    expected = sum(a.success for a in history[31:41]) / 10
-    assert snaps[0].rolling_success_rate == expected
-    shifted = demo_report.run_curves({"x": episodes["oracle"][40:]}, 20, window=10, first=40)
-    assert [s.index for s in shifted["x"]] == list(range(41, 61))
+    stream = _stream(world, 60)
+    curves = demo_report.stream_curves(stream, window=10)
+    snaps = curves["hidden best per category (oracle)"]
+    assert [s.index for s in snaps] == list(range(1, 61))
+    assert [s.window_count for s in snaps[:12]] == [*range(1, 11), 10, 10]
+    oracle = stream.histories[demo_report.ORACLE]
+    expected = sum(e.outcome.value == "success" for e in oracle[31:41]) / 10
+    assert snaps[40].rolling_success_rate == expected
+    shifted = demo_report.stream_curves(_stream(world, 20, first=40), window=10)
+    assert [s.index for s in shifted["with memory"]] == list(range(41, 61))
+
+
+def test_the_rates_of_a_stream_count_the_tasks_asked_for() -> None:
+    stream = _stream(World.from_seed(3), 20, first=40)
+    oracle = stream.histories[demo_report.ORACLE]
+    rate = stream.rate(demo_report.ORACLE, 45, 50)
+    assert rate.n == 5 and rate.successes == sum(e.outcome.value == "success" for e in oracle[5:10])
+    assert stream.rate(demo_report.ORACLE, 0, 45).n == 5  # tasks before the stream are not there
+    assert stream.run_of(39) is None and stream.run_of(40) == 1
+
+
+def test_the_difference_of_two_rates_has_an_interval_around_it() -> None:
+    late, early = demo_report.Rate(20, 24), demo_report.Rate(10, 24)
+    diff, low, high = demo_report.rate_difference(late, early)
+    assert diff == pytest.approx(10 / 24)
+    assert 0 < low < diff < high < 1
+    same = demo_report.rate_difference(early, early)
+    assert same[0] == 0 and same[1] < 0 < same[2]
 
 
 def test_intervals_cover_the_rate_and_shrink_with_more_tasks() -> None:
@@ -133,3 +178,16 @@ def test_the_plot_shows_the_filling_window_and_its_legend_covers_no_line(tmp_pat
     legend_box = figure.legends[0].get_window_extent()
     for axes in figure.axes:
         assert not legend_box.overlaps(axes.get_window_extent())
+
+
+def test_the_plot_marks_where_a_run_begins_and_takes_line_styles(tmp_path: Path) -> None:
+    curves = {"with memory": _curve(40, 10, 0.8), "oracle": _curve(40, 10, 0.9),
+              "random strategy": _curve(40, 10, 0.3)}
+    figure = plot_learning_curve(curves, marks={121: "run 2"}, styles={"random strategy": ":"})
+    top, bottom = figure.axes
+    for axes in (top, bottom):
+        assert [list(line.get_xdata()) for line in axes.get_lines()
+                if list(line.get_xdata()) == [121, 121]] == [[121, 121]]
+    assert [t.get_text().strip() for t in top.texts if "run" in t.get_text()] == ["run 2"]
+    styles = {line.get_label(): line.get_linestyle() for line in top.get_lines()}
+    assert styles == {**styles, "with memory": "-", "oracle": "--", "random strategy": ":"}
