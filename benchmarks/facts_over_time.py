@@ -22,9 +22,18 @@ the top 3 is the version valid then), ``history`` (share of
 earlier versions that the answer to a question about the past names), ``since`` (the current
 version's ``valid_from`` is the day it was said).
 
-A second table: the cost of a save with consolidation (rules) against a plain ``put``.
+``--sets indirect``: changes said in other words (``_facts_indirect.py``: per language a
+tune and a held-out half, 14 changes each among facts that stay), rows ``rules`` and
+``model``, held-out figures first and the tune half's in brackets. ``current@1`` and
+``stale`` are read from the recall tool's answer (k=3: a replaced version there without the
+"possibly outdated" mark counts as stale), ``as-of`` and ``history`` as above, ``predecessor
+shown`` is the share of changes whose old fact was among the candidates shown to the decider,
+``wrongly closed`` the facts closed that the user did not change.
+
+A last table: the cost of a save with consolidation (rules) against a plain ``put``.
 
     python benchmarks/facts_over_time.py
+    python benchmarks/facts_over_time.py --sets indirect --rows rules,model --cost-rounds 0
 """
 
 from __future__ import annotations
@@ -34,7 +43,8 @@ import logging
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -46,11 +56,15 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _facts_data import SETS, Event
+from _facts_indirect import INDIRECT
 
 from langgraph_episodic import ChromaStore
-from langgraph_episodic.facts import current_facts
+from langgraph_episodic.facts import current_facts, fact_history
+from langgraph_episodic.facts.consolidate import RuleDecider
+from langgraph_episodic.facts.decide import ModelDecider
 from langgraph_episodic.tools import create_memory_tools
 from langgraph_episodic.tools._core import memory_key
+from langgraph_episodic.tools.texts import texts_for
 
 BASE = datetime(2025, 1, 1, 12, tzinfo=timezone.utc)
 NS = ("memories", "u")
@@ -101,7 +115,7 @@ class ScriptedDecider(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted-decider"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedDecider:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedDecider:
         return self
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
@@ -227,14 +241,14 @@ def evaluate(lang: str, row: str) -> Scores:
         for v in versions[:-1] if versions[-1].end is None else versions:
             if v.end is None or v.end - v.start < 2:
                 continue
-            question = questions.get(topic)
-            if question is None:
+            asked = questions.get(topic)
+            if asked is None:
                 continue
-            ranked = top(question, day((v.start + v.end) // 2))
+            ranked = top(asked, day((v.start + v.end) // 2))
             mine = [t for t in ranked if topic_of.get(t) == topic]
             as_of.append(bool(mine) and mine[0] == v.text)
             if VERBOSE and not as_of[-1]:
-                print(f"  [{row}] as-of miss: {question!r} day {(v.start + v.end) // 2} -> "
+                print(f"  [{row}] as-of miss: {asked!r} day {(v.start + v.end) // 2} -> "
                       f"{ranked[:2]} (want {v.text!r})")
     history = []
     for topic, question in past.items():
@@ -255,6 +269,131 @@ def evaluate(lang: str, row: str) -> Scores:
             want = day(topics[topic][-1].start).date().isoformat()
             since_scores.append(bool(found) and found[0][1].valid_from.startswith(want))
     return Scores(current, top1, stale, as_of, history, since_scores, seconds)
+
+
+@contextmanager
+def shown_to_decider() -> Iterator[list[tuple[str, list[str]]]]:
+    """Records ``(new text, shown candidates' texts)`` of every decision, rules or model."""
+    seen: list[tuple[str, list[str]]] = []
+    originals = {cls: cls.decide for cls in (RuleDecider, ModelDecider)}
+
+    def spy(original: Any) -> Any:
+        def decide(self: Any, text: str, candidates: Sequence[Any]) -> Any:
+            seen.append((text, [c.text for c in candidates]))
+            return (yield from original(self, text, candidates))
+        return decide
+
+    for cls, original in originals.items():
+        cls.decide = spy(original)  # type: ignore[method-assign]
+    try:
+        yield seen
+    finally:
+        for cls, original in originals.items():
+            cls.decide = original  # type: ignore[method-assign]
+
+
+@dataclass
+class IndirectScores:
+    current: list[bool]
+    stale: list[bool]
+    as_of: list[bool]
+    history: list[float]
+    shown: list[bool]
+    wrongly_closed: int
+
+    def cells(self) -> list[str]:
+        mean = lambda xs: f"{statistics.fmean(xs):.2f}" if xs else "-"  # noqa: E731
+        pct = lambda xs: f"{100 * statistics.fmean(xs):.0f} %" if xs else "-"  # noqa: E731
+        return [mean(self.current), pct(self.stale), mean(self.as_of), mean(self.history),
+                pct(self.shown), str(self.wrongly_closed)]
+
+
+def _answer_lines(answer: str) -> list[str]:
+    return [line[2:] for line in answer.splitlines() if line.startswith("- ")]
+
+
+def evaluate_indirect(lang: str, half: str, row: str) -> IndirectScores:
+    """One half of the indirect timelines (``_facts_indirect.py``) through the tools.
+
+    ``current@1``: in the recall tool's answer (k=3) to a topic's question, the first line of
+    the topic's versions is the current one; ``stale``: an earlier version of the topic is in
+    that answer without a mark (as current: neither "earlier:" nor "possibly outdated");
+    ``as-of`` and ``history`` as for the year's timelines; ``shown``: the share of changes
+    whose predecessor was among the candidates shown to the decider; ``wrongly closed``: facts
+    closed that the user did not change (or closed by a fact of another topic).
+    """
+    events, questions, past = INDIRECT[lang][half]
+    topics = truth(events)
+    topic_of = {v.text: topic for topic, vs in topics.items() for v in vs}
+    store = _store()
+    clock = {"now": BASE}
+    model = ScriptedDecider(decide=oracle(events)) if row == "model" else None
+    save, recall = create_memory_tools(store=store, locale=lang, clock=lambda: clock["now"],
+                                       model=model, min_score=None, k=K, should_store=None)
+    with shown_to_decider() as seen:
+        for when, _, _, text in events:
+            clock["now"] = day(when)
+            save.invoke({"information": text}, CONFIG)
+    before = {text: versions[i - 1].text for versions in topics.values()
+              for i, v in enumerate(versions) if i > 0 and (text := v.text)}
+    shown_for = {text: shown for text, shown in seen}
+    shown = [before[text] in shown_for.get(text, []) for _, _, op, text in events if op == "update"]
+    outdated = _outdated_mark(lang)
+    current, stale = [], []
+    for topic, question in questions.items():
+        now = topics[topic][-1]
+        lines = _answer_lines(recall.invoke(_recall_args(lang, question), CONFIG))
+        mine = [(line, t) for line in lines for t in (v.text for v in topics[topic])
+                if line.startswith(t)]
+        current.append(bool(mine) and mine[0][1] == now.text)
+        stale.append(any(t != now.text and outdated not in line for line, t in mine))
+        if VERBOSE and (not current[-1] or stale[-1]):
+            print(f"  [{lang} {half} {row}] {question!r} -> {lines} (want {now.text!r})")
+    as_of = []
+    for topic, versions in topics.items():
+        asked = questions.get(topic)
+        for v in versions[:-1]:
+            if asked is None or v.end is None or v.end - v.start < 2:
+                continue
+            found = current_facts(store, NS, asked, k=K, as_of=day((v.start + v.end) // 2))
+            mine_texts = [rec.text for _, rec in found if topic_of.get(rec.text) == topic]
+            as_of.append(bool(mine_texts) and mine_texts[0] == v.text)
+    history = []
+    for topic, question in past.items():
+        earlier = [v.text for v in topics[topic] if v.end is not None]
+        answer = recall.invoke(_recall_args(lang, question), CONFIG)
+        history.append(sum(t in answer for t in earlier) / len(earlier))
+    pairs = fact_history(store, NS)
+    text_of_key = {key: rec.text for key, rec in pairs}
+    wrong = 0
+    for _, rec in pairs:
+        if rec.current:
+            continue
+        version = next(v for v in topics[topic_of[rec.text]] if v.text == rec.text)
+        successor = text_of_key.get(rec.superseded_by or "", rec.ended_by or "")
+        if version.end is None or topic_of.get(successor) != topic_of[rec.text]:
+            wrong += 1
+            if VERBOSE:
+                print(f"  [{lang} {half} {row}] wrongly closed {rec.text!r} by {successor!r}")
+    return IndirectScores(current, stale, as_of, history, shown, wrong)
+
+
+def _outdated_mark(lang: str) -> str:
+    """The mark the recall tool puts on a current fact that a newer one may have replaced."""
+    return texts_for(lang).outdated
+
+
+def indirect_table(lang: str, rows: Sequence[str], halves: Sequence[str] = ("held", "tune")) -> str:
+    """One row per decider: the first half's figures, the second's in brackets."""
+    header = ["row", "current@1", "stale", "as-of", "history", "predecessor shown",
+              "wrongly closed"]
+    out = []
+    for row in rows:
+        cells = [evaluate_indirect(lang, half, row).cells() for half in halves]
+        joined = [" ".join([column[0], *(f"({c})" for c in column[1:])])
+                  for column in zip(*cells, strict=True)]
+        out.append([row, *joined])
+    return table(header, out)
 
 
 def _recall_args(lang: str, question: str) -> dict[str, str]:
@@ -294,6 +433,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--langs", default="de,en")
     parser.add_argument("--cost-rounds", type=int, default=2)
     parser.add_argument("--rows", default="today,rules,model,garbage")
+    parser.add_argument("--sets", default="year,indirect",
+                        help="year: the year's timelines; indirect: changes in other words")
+    parser.add_argument("--halves", default="held,tune",
+                        help="halves of the indirect timelines; the first is shown, the rest "
+                             "in brackets (tune only on 'tune')")
     parser.add_argument("--verbose", action="store_true", help="print each miss")
     parser.add_argument("--embedder", choices=["model", "multilingual"], default="model")
     args = parser.parse_args(argv)
@@ -306,10 +450,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The garbage row makes the library warn on every save; the table is what matters here.
     logging.getLogger("langgraph_episodic.facts").setLevel(logging.ERROR)
     header = ["row", "current@1", "top-1", "stale", "as-of", "history", "since", "write s"]
-    for lang in args.langs.split(","):
+    sets = args.sets.split(",")
+    for lang in args.langs.split(",") if "year" in sets else []:
         rows = [evaluate(lang, row).row(row) for row in args.rows.split(",")]
         print(f"\n{lang}: {len(SETS[lang][0])} events, embedder: {args.embedder}")
         print(table(header, rows))
+    for lang in args.langs.split(",") if "indirect" in sets else []:
+        indirect = [row for row in args.rows.split(",") if row in ("rules", "model")]
+        halves = INDIRECT[lang]
+        chosen = args.halves.split(",")
+        print(f"\n{lang}, changes in other words ({len(halves['held'][0])} events per half): "
+              f"{chosen[0]} half" + "".join(f", {h} half in brackets" for h in chosen[1:]))
+        print(indirect_table(lang, indirect, chosen))
     if args.cost_rounds < 1:
         return 0
     print("\ncost of a save (median ms per fact, packaged embedder)")

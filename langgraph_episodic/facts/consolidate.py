@@ -53,7 +53,7 @@ from .._effects import Plan, call
 from ..memory_context import context_of, in_turn, index_paths
 from .dates import resolve_date
 from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, to_iso
-from .rules import Candidate, Decision, decide_by_rules, slot_of
+from .rules import Candidate, Decision, decide_by_rules, is_correction, is_ending, slot_of, topic_of
 
 logger = logging.getLogger(__name__)
 
@@ -302,7 +302,9 @@ class FactWriter:
         return FactRecord(
             text=text, lineage="", valid_from=to_iso(resolved.when), recorded_at=to_iso(said_at),
             precision=resolved.precision, date_expression=resolved.expression,
-            date_note=resolved.note, method=self.method, slot=slot_of(text),
+            date_note=resolved.note, method=self.method,
+            # An ending sets no value; its topic finds the fact it may end by filter.
+            slot=slot_of(text) or (topic_of(text) if is_ending(text) else None),
             subject=about.key if about else None, subject_name=about.name if about else None,
             context=context,
         )
@@ -346,7 +348,8 @@ class FactWriter:
                         outcomes[i] = Outcome("same", same_key.key, confirmed, reason="same text")
                         continue
                 records = {item.key: (item, rec) for item in items if (rec := _record(item))}
-                shown = [Candidate(key, rec.text, rec.slot or slot_of(rec.text))
+                # The slot a fact sets by the rules of today (a stored one may be older).
+                shown = [Candidate(key, rec.text, slot_of(rec.text))
                          for key, (_, rec) in records.items()]
                 decision = yield from self.decider.decide(fresh[i].text, shown)
                 if decision.target is not None and decision.target not in records:
@@ -356,9 +359,17 @@ class FactWriter:
                 decided.append((i, decision, records, same_key))
             targets = [(i, records[d.target]) for i, d, records, _ in decided
                        if d.target is not None]
-            stills = (yield call(store.batch, store.abatch,
-                                 [GetOp(ns, item.key) for _, (item, _) in targets])
-                      ) if targets else []
+            # A change dated before the start of the version it closes shortens that
+            # version's predecessors too: read them in the same batch.
+            before = [(i, old) for i, (_, old) in targets if fresh[i].valid_from < old.valid_from]
+            checks: list[Any] = [GetOp(ns, item.key) for _, (item, _) in targets]
+            checks += [SearchOp(ns, filter={"lineage": old.lineage, "current": False},
+                                limit=LINEAGE_SCAN, refresh_ttl=False) for _, old in before]
+            checked = (yield call(store.batch, store.abatch, checks)) if checks else []
+            stills = checked[:len(targets)]
+            earlier = {i: [(item.key, rec) for item in _own(found, ns)
+                           if (rec := FactRecord.from_value(item.value)) and not rec.current]
+                       for (i, _), found in zip(before, checked[len(targets):], strict=True)}
             changed: set[int] = set()
             for (i, (item, old)), still in zip(targets, stills, strict=True):
                 again = _record(still) if still is not None else None
@@ -370,7 +381,8 @@ class FactWriter:
                 self._pause()
             repair: list[Outcome | str] = []
             for i, decision, records, same_key in written:
-                ops, outcomes[i] = self._write_ops(ns, fresh[i], decision, records, same_key, ttl)
+                ops, outcomes[i] = self._write_ops(ns, fresh[i], decision, records, same_key, ttl,
+                                                   earlier.get(i, ()))
                 writes += ops
                 repair += [outcomes[i], *_doubled(records)]
             if finish is not None and not changed:
@@ -414,8 +426,17 @@ class FactWriter:
         records: dict[str, tuple[Item, FactRecord]],
         same_key: Item | None,
         ttl: float | None,
+        earlier: Sequence[tuple[str, FactRecord]] = (),
     ) -> tuple[list[Any], Outcome]:
-        """The ops that write ``decision`` about ``fresh`` (one batch), and its outcome."""
+        """The ops that write ``decision`` about ``fresh`` (one batch), and its outcome.
+
+        Periods never overlap: a version closes when its successor (or its ending) begins.
+        When that is before the version began (said today, "I live in Berlin", then "We
+        relocated to Hamburg last month"), the later statement is the better witness: the
+        version's start moves back to it (it held for no time we know of, ``date_note`` says
+        so), and ``earlier`` versions of its lineage that ended after it are shortened alike.
+        A correction takes over the start of the version it corrects (that one never held),
+        unless it names a date of its own."""
         now = fresh.recorded_at
         if decision.action == "same" and decision.target is not None:
             _, old = records[decision.target]
@@ -424,8 +445,9 @@ class FactWriter:
                     Outcome("same", decision.target, confirmed, reason=decision.reason))
         if decision.action == "end" and decision.target is not None:
             _, old = records[decision.target]
-            ended = old.closed(fresh.valid_from, ended_by=fresh.text)
-            return ([*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, ended, ttl)],
+            ended = _closed(old, fresh.valid_from, ended_by=fresh.text)
+            return ([*_renewal(ns, old.lineage, ttl), *_shortened(ns, earlier, fresh.valid_from, ttl),
+                     _put(ns, decision.target, ended, ttl)],
                     Outcome("end", decision.target, None, ended, reason=decision.reason))
         # The key of the text, unless an older version of another period holds it.
         about = Subject(fresh.subject, fresh.subject_name or fresh.subject) if fresh.subject else None
@@ -435,16 +457,20 @@ class FactWriter:
         if decision.action == "update" and decision.target is not None:
             _, old = records[decision.target]
             record = _with(fresh, lineage=old.lineage, supersedes=decision.target)
+            if fresh.date_expression is None and is_correction(fresh.text):
+                record = _with(record, valid_from=old.valid_from,
+                               date_note=f"corrects {old.text!r}: starts when it did")
             if old.recorded_at > record.recorded_at:
                 # Said before the fact it would replace (a slow writer): it is history, the
                 # later statement keeps holding.
-                earlier = record.closed(old.valid_from, by=decision.target)
-                return ([*_renewal(ns, old.lineage, ttl), _put(ns, key, earlier, ttl)],
-                        Outcome("update", key, earlier, None, reason="older than the current fact"))
-            closed = old.closed(record.valid_from, by=key)
+                history = _closed(record, old.valid_from, by=decision.target)
+                return ([*_renewal(ns, old.lineage, ttl), _put(ns, key, history, ttl)],
+                        Outcome("update", key, history, None, reason="older than the current fact"))
+            closed = _closed(old, record.valid_from, by=key)
             # New version first: a reader between the two puts sees two current versions of
             # one lineage (and keeps the newest), never none.
             return ([*_renewal(ns, old.lineage, ttl), _put(ns, key, record, ttl),
+                     *_shortened(ns, earlier, record.valid_from, ttl),
                      _put(ns, decision.target, closed, ttl)],
                     Outcome("update", key, record, closed, reason=decision.reason))
         record = _with(fresh, lineage=key)
@@ -475,7 +501,7 @@ class FactWriter:
                 continue
             current.sort(key=lambda pair: (pair[1].recorded_at, pair[0]))
             winner_key, winner = current[-1]
-            puts += [_put(ns, key, rec.closed(winner.valid_from, by=winner_key), ttl)
+            puts += [_put(ns, key, _closed(rec, winner.valid_from, by=winner_key), ttl)
                      for key, rec in current[:-1]]
             logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
                         winner_key)
@@ -506,6 +532,29 @@ def _doubled(records: dict[str, tuple[Item, FactRecord]]) -> list[str]:
         if rec.current:
             seen[rec.lineage] = seen.get(rec.lineage, 0) + 1
     return [lineage for lineage, n in seen.items() if n > 1]
+
+
+def _moved(at: str) -> str:
+    """The ``date_note`` of a version whose period was moved back to end at ``at``."""
+    return f"ends {at[:10]}, when what followed began: earlier than this was said to hold"
+
+
+def _closed(record: FactRecord, at: str, *, by: str | None = None,
+            ended_by: str | None = None) -> FactRecord:
+    """``record`` no longer true from ``at``; when ``at`` is before its start, the start
+    moves back to ``at`` (with a ``date_note``), so no version ends after its successor began."""
+    if at < record.valid_from:
+        record = _with(record, valid_from=at, date_note=_moved(at))
+    return record.closed(at, by=by, ended_by=ended_by)
+
+
+def _shortened(ns: tuple[str, ...], earlier: Sequence[tuple[str, FactRecord]], at: str,
+               ttl: float | None) -> list[PutOp]:
+    """The puts that end the closed versions in ``earlier`` that ended after ``at`` at ``at``
+    (their start moved back too when it was later)."""
+    return [_put(ns, key, _with(rec, valid_from=min(rec.valid_from, at), valid_to=at,
+                                date_note=_moved(at), version=rec.version + 1), ttl)
+            for key, rec in earlier if rec.valid_to is not None and rec.valid_to > at]
 
 
 def _with(record: FactRecord, **changes: Any) -> FactRecord:

@@ -14,16 +14,16 @@ here and run by the caller in its own batch; the functions reading results are p
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timezone
 from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 
 from .._effects import Plan, arun, call, run
-from .dates import format_date
-from .records import CURRENT_FILTER, FACT_KIND, FactRecord, from_iso, to_iso
+from .dates import as_utc, format_date
+from .records import CURRENT_FILTER, FACT_KIND, TIME_RANGE, FactRecord, from_iso, to_iso
 from .rules import topic_of_question
 
 AS_OF_FACTOR = 10
@@ -33,9 +33,10 @@ HISTORY_SCAN = 50
 
 _PAST = re.compile(
     r"\b(?:früher|vorher|zuvor|davor|damals|ehemals|ehemalig\w*|bis wann|seit wann|wann (?:habe|hatte|bin|war|wurde|hast|hat|ist)|"
-    r"vorige[nmrs]?|wohnte|arbeitete|hatte|war ich|gewohnt|gearbeitet|"
+    r"vorige[nmrs]?|wohnte|arbeitete|hatte|war ich|gewohnt|gearbeitet|gelebt|"
+    r"jemals|je|schon (?:ein)?mal|irgendwann mal|zu irgendeine[mr] zeit|"
     r"before|used to|when did|until when|since when|previously|formerly|earlier|former|"
-    r"did i (?:live|work|have|use)|was i|lived|worked)\b",
+    r"did i (?:live|work|have|use)|was i|lived|worked|ever|at any (?:time|point))\b",
     re.IGNORECASE | re.UNICODE,
 )
 
@@ -44,12 +45,13 @@ T = TypeVar("T", bound=Item)
 
 def asks_about_past(question: str) -> bool:
     """True when a question is about earlier states ("früher", "bis wann", "used to", "when
-    did I"): the recall then adds each fact's earlier versions.
+    did I", "ever", "jemals", "at any time", "schon mal"): the recall then adds each fact's
+    earlier versions.
 
     >>> asks_about_past("Wo habe ich früher gewohnt?"), asks_about_past("Wo wohne ich?")
     (True, False)
-    >>> asks_about_past("Where did I use to work?")
-    True
+    >>> asks_about_past("Where did I use to work?"), asks_about_past("Did I ever live in Berlin?")
+    (True, True)
     """
     return _PAST.search(question) is not None
 
@@ -263,6 +265,125 @@ def is_dated(rec: FactRecord) -> bool:
     return rec.supersedes is not None or rec.date_expression is not None
 
 
+TOPIC_DEPTH = 8
+"""How many current facts a recall reads (at least ``k``) to find a newer fact on the topic of
+one it answers with (:func:`newer_first_plan`)."""
+NEIGHBOURS = 2
+"""A newer fact is on an older one's topic when it is among the older one's this many nearest
+current facts (the store's search with the older fact's text)."""
+
+Spot = tuple[tuple[str, ...], str]
+"""An item's place: (namespace, key)."""
+
+
+def _spot(item: Item) -> Spot:
+    return tuple(item.namespace), item.key
+
+
+def _rivals(older: Item, pool: Sequence[T]) -> list[tuple[T, FactRecord]]:
+    """The current facts of ``pool`` said on a later day than ``older`` that may be on its
+    topic (another lineage, the same namespace, and not a known other topic), with their
+    records, newest first. Facts said on one day are told together: one never makes
+    another look outdated (a correction on the spot is the rules' to see)."""
+    old = record_of(older)
+    if old is None or not old.current:
+        return []
+    found = []
+    for item in pool:
+        rec = record_of(item)
+        if (rec is None or not rec.current or rec.lineage == old.lineage
+                or tuple(item.namespace) != tuple(older.namespace)
+                or rec.recorded_at[:10] <= old.recorded_at[:10]  # the UTC day
+                or (old.slot is not None and rec.slot is not None and old.slot != rec.slot)):
+            continue
+        found.append((item, rec))
+    return sorted(found, key=lambda pair: pair[1].recorded_at, reverse=True)
+
+
+def _near(neighbours: Mapping[Spot, Sequence[Item]], spot: Spot) -> list[Item]:
+    return list(neighbours.get(spot, ()))[:NEIGHBOURS]
+
+
+def newer_on_topic(
+    chosen: Sequence[Item], pool: Sequence[T], neighbours: Mapping[Spot, Sequence[Item]]
+) -> dict[Spot, T]:
+    """For each fact of ``chosen``, the newest current fact of ``pool`` on its topic, said
+    after it: the same ``slot`` (the newest such), else the nearest of its ``NEIGHBOURS``
+    nearest current facts said after it (``neighbours``: per fact, the store's search with its
+    text, by :func:`newer_first_plan`; a fact without a listing has no neighbours). Pure."""
+    newer: dict[Spot, T] = {}
+    for item in chosen:
+        old = record_of(item)
+        rivals = _rivals(item, pool)
+        same_slot = [r for r, rec in rivals
+                     if old is not None and old.slot is not None and rec.slot == old.slot]
+        by_spot = {_spot(r): r for r, _ in rivals}
+        nearest = [by_spot[_spot(n)] for n in _near(neighbours, _spot(item))
+                   if _spot(n) in by_spot]
+        found = [*same_slot, *nearest]
+        if found:
+            newer[_spot(item)] = found[0]
+    return newer
+
+
+def newer_first(
+    chosen: Sequence[T], newer: Mapping[Spot, T], k: int
+) -> tuple[list[T], set[Spot]]:
+    """``chosen`` with each fact's newer fact on its topic (``newer``) placed just before it,
+    cut to ``k``, and the places of the facts that now follow a newer one on their topic (the
+    answer marks them as possibly outdated). Pure.
+
+    A rule path that did not see a change said in other words ("We relocated to Bristol" after
+    "I live in Leeds") leaves both current; this keeps the later statement first."""
+    ordered: list[T] = []
+    placed: set[Spot] = set()
+    outdated: set[Spot] = set()
+    for item in chosen:
+        lead = newer.get(_spot(item))
+        # A lead comes in only with the fact it leads: it never pushes an answer out alone.
+        if lead is not None and (_spot(lead) in placed or len(ordered) + 2 <= k):
+            outdated.add(_spot(item))
+            if _spot(lead) not in placed:
+                ordered.append(lead)
+                placed.add(_spot(lead))
+        if _spot(item) not in placed:
+            ordered.append(item)
+            placed.add(_spot(item))
+    kept = ordered[:k]
+    # Marked only when its newer fact is shown before it.
+    at = {_spot(item): i for i, item in enumerate(kept)}
+    return kept, {spot for spot in outdated if spot in at
+                  and at.get(_spot(newer[spot]), len(kept)) < at[spot]}
+
+
+def newer_first_plan(
+    store: BaseStore, chosen: Sequence[T], pool: Sequence[T], k: int
+) -> Plan[tuple[list[T], set[Spot]]]:
+    """Plan: :func:`newer_first` over ``chosen`` and the newer facts of ``pool`` on their
+    topics, reading (in one batch) the nearest current facts of each chosen fact that has a
+    later rival of no known topic."""
+    asked = [(item, rec) for item in chosen if (rec := record_of(item)) is not None
+             and any(rec.slot is None or other.slot is None for _, other in _rivals(item, pool))]
+    ops = [_near_op(item, rec) for item, rec in asked]
+    found = (yield call(store.batch, store.abatch, ops)) if ops else []
+    return newer_first(chosen, newer_on_topic(chosen, pool, _listings(asked, found)), k)
+
+
+def _near_op(item: Item, rec: FactRecord) -> SearchOp:
+    """The search for the current facts nearest to ``item``'s text (itself among them)."""
+    return SearchOp(tuple(item.namespace), filter={"kind": FACT_KIND, **CURRENT_FILTER},
+                    limit=NEIGHBOURS + 1, query=rec.text, refresh_ttl=False)
+
+
+def _listings(asked: Sequence[tuple[Item, FactRecord]],
+              found: Sequence[Sequence[SearchItem]]) -> dict[Spot, list[Item]]:
+    """Per asked fact, its nearest other current facts; one scored 0 is no neighbour (the
+    store found nothing in common)."""
+    return {_spot(item): [n for n in hits if _spot(n) != _spot(item)
+                          and (n.score is None or n.score > 0)]
+            for (item, _), hits in zip(asked, found, strict=True)}
+
+
 def successors_plan(
     store: BaseStore, current_hits: Sequence[SearchItem], past_hits: Sequence[SearchItem]
 ) -> Plan[list[SearchItem]]:
@@ -342,15 +463,24 @@ async def acurrent_facts(
 
 
 def parse_as_of(value: Any) -> datetime | None:
-    """``config["configurable"]["as_of"]`` as a datetime: a datetime or an ISO string."""
-    if value is None or isinstance(value, datetime):
-        return value
-    if isinstance(value, str):
-        try:
+    """``config["configurable"]["as_of"]`` as a UTC datetime: a datetime (naive: UTC), a date
+    (its start, UTC) or an ISO string (:func:`.records.from_iso`); None stays None. Anything
+    else, and a moment outside the years 1-9999 in UTC, raises ``ValueError`` naming what is
+    accepted.
+
+    >>> parse_as_of("2026-03-01")
+    datetime.datetime(2026, 3, 1, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    if value is None:
+        return None
+    refused = ValueError(f"as_of must be a datetime, a date or {TIME_RANGE}; got {value!r}.")
+    try:
+        if isinstance(value, datetime):
+            return as_utc(value)
+        if isinstance(value, date):
+            return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+        if isinstance(value, str):
             return from_iso(value)
-        except ValueError:
-            raise ValueError(
-                f"as_of={value!r} is not an ISO date; pass a datetime or e.g. "
-                "'2026-03-01T00:00:00Z'."
-            ) from None
-    raise TypeError(f"as_of must be a datetime or an ISO string, got {type(value).__name__}.")
+    except ValueError:
+        raise refused from None
+    raise refused

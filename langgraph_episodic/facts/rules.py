@@ -1,24 +1,35 @@
 """Consolidation without a model: German and English rules that compare a new fact with the
 user's current ones.
 
+A fact closes another only when both set the same attribute of the same subject (where the
+user lives, who they work for, their partner, car, diet, name, age, phone number, studies, a
+favourite thing): its **slot**. A text that mentions a topic without setting its value ("At
+work I mostly write TypeScript", "I work from home on Fridays", "Mein Mann kocht meistens",
+"I lived in London as a student", "I might move to Lisbon") has no slot; when unsure, both
+stay current.
+
 * **same**: the same words (up to case, spacing, stop words and word endings) as a current
-  fact, or the same single-valued topic with the same content ("Ich lebe in Berlin" after
-  "Ich wohne in Berlin").
+  fact, or the same slot with the same content ("Ich lebe in Berlin" after "Ich wohne in
+  Berlin").
+* **update**: a new value of a current fact's slot replaces it ("Ich bin nach Berlin
+  gezogen" after "Ich wohne in München"), as do two sentences that say the same thing about
+  different objects ("Mein Lieblingsessen ist Pizza" / "... ist Sushi", or "... zwei Tassen
+  Kaffee" / "... nur noch eine Tasse Kaffee") and a switch, which replaces the fact naming
+  what it switched from ("von VS Code auf Neovim umgestiegen", "statt Klavier", "switched
+  from the iPhone", "instead of the violin").
+* A **correction** ("Correction: ...", "Korrektur: ...", "actually", "eigentlich", "I meant",
+  "ich meinte", "not X but Y", "X, not Y", "nicht X, sondern Y") replaces the current fact
+  naming the corrected value X, else the current fact of its slot; "Correction:" is never
+  read as a speaker's name.
 * **end**: the text says something stopped ("Ich habe keinen Hund mehr", "I quit my job",
-  "nicht mehr", "no longer", "any more") and a current fact shares its topic or a content
-  word: that fact ends, nothing replaces it.
-* **update**: the text is about a single-valued topic (where one lives, where one works, one's
-  partner, car, diet, name, age, a favourite thing) and a current fact is about the same
-  topic, or the two sentences say the same thing about different objects ("Mein
-  Lieblingsessen ist Pizza" / "... ist Sushi", or "... zwei Tassen Kaffee" / "... nur noch
-  eine Tasse Kaffee"): the new one replaces it. A switch replaces the fact naming what it
-  switched from ("von VS Code auf Neovim umgestiegen", "statt Klavier", "switched from the
-  iPhone", "instead of the violin").
-* A fact is never closed by one about another known topic (shifts are not the employer).
+  "nicht mehr", "no longer", "any more"). It ends the current fact holding what it names
+  ("I no longer live in Hamburg" ends the fact naming Hamburg, never its successor); when it
+  names nothing but a topic ("I quit my job"), the current fact of that slot. When no current
+  fact holds what it names, nothing ends.
 * **new** otherwise: both stay current (a second pet, another language one speaks).
 
-The topic (``slot``) is stored with every fact, so the same-topic candidates are found by a
-store filter, not by chance in the similarity ranking.
+The slot is stored with every fact, so the same-slot candidates are found by a store filter,
+not by chance in the similarity ranking.
 """
 
 from __future__ import annotations
@@ -49,7 +60,9 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"joined|hired|quit)\b"),
         ("partner", r"\b(?:verheiratet|verlobt|freundin|ehefrau|ehemann|partnerin|partner|"
                     r"geschieden|getrennt|single|married|engaged|wife|husband|girlfriend|"
-                    r"boyfriend|divorced|broke up|mit \w+ zusammen|zusammen mit|together with)\b"),
+                    r"boyfriend|divorced|broke up|mit \w+ zusammen|zusammen mit|together with|"
+                    r"verlobte[rn]?|unsere hochzeit|meine hochzeit|fiancée?|fiancé|dating|"
+                    r"been seeing|our wedding|my wedding)\b"),
         ("car", r"\b(?:auto|fahre ein|fahre einen|wagen|car|drive a|drive an|drives a)\b"),
         ("diet", r"\b(?:vegetarier\w*|veganer\w*|vegan|fleisch|vegetarian|meat)\b"),
         ("phone", r"\b(?:handynummer|telefonnummer|phone number|mobile number)\b"),
@@ -147,7 +160,8 @@ def _topic_free(text: str) -> set[str]:
 
 
 _POSSESSED = re.compile(
-    r"^\W*(?:mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|my|our)\s+(\w+)",
+    r"^\W*(?:mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|my|our)\s+"
+    r"(?:(?:neue[nmrs]?|alte[nmrs]?|jetzige[nmrs]?|new|old|current)\s+)?(\w+)",
     re.IGNORECASE | re.UNICODE,
 )
 _NAMED = re.compile(
@@ -175,25 +189,189 @@ def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
     return None
 
 
-def slot_of(text: str) -> str | None:
-    """The single-valued topic a fact is about, or None (see the module docstring). A fact
-    about somebody else has that person's topic: the sister's home is not the user's.
+_F = re.IGNORECASE | re.UNICODE
+_PLACE = r"\b(?:in|nach|(?<!next )(?<!close )to|into)\s+(?:(?:the|die|den)\s+)?(?-i:[A-ZÄÖÜ])[\w-]*"
+"""A place named after a preposition of place: "in Berlin", "nach Graz", "to the Netherlands"
+(a capital letter, so "in a small flat", "in der Nähe", "im dritten Stock" name none)."""
+_VALUES: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, _F)
+    for name, pattern in {
+        "residence": _PLACE + r"|\b(?:wohnort|hometown|home town)\s+(?:ist|is)\s+(?:\w+\s+)?"
+                     r"(?-i:[A-ZÄÖÜ])",
+        "work": r"\b(?:work|works|working|worked|arbeite|arbeitet|employed|angestellt|beschäftigt|job|"
+                r"stelle)\b(?:\s+(?!at\b|for\b|bei\b|für\b|as\b|als\b)\w+){0,2}?\s+"
+                r"(?:at|for|bei|für|as|als)\s+(?!home\b|hause\b|a living\b|hours\b|free\b)\w"
+                r"|^\W*(?:bei|für)\s+\S+(?:\s+\S+)?\s+(?:arbeite|arbeitet)\b"
+                r"|\bjoined\s+(?-i:[A-Z])|\bhired\s+(?:by|at)\b"
+                r"|\b(?:employer|arbeitgeber)\s+(?:is|ist)\b",
+        "partner": r"\b(?:married|engaged|verheiratet|verlobt|together|zusammen|dating)\s+"
+                   r"(?:to|with|mit)\s+(?-i:[A-ZÄÖÜ])"
+                   r"|\bmit\s+(?-i:[A-ZÄÖÜ])\w*\s+(?:\w+\s+)?(?:zusammen|verheiratet|verlobt)\b"
+                   r"|\b(?:married|heiratete)\s+(?-i:[A-ZÄÖÜ])"
+                   r"|\b(?:wife|husband|girlfriend|boyfriend|partner\w*|freundin|freund|frau|"
+                   r"mann|ehefrau|ehemann)(?:'s name)?\s+(?:is called|is named|heißt|is)\s+"
+                   r"(?-i:[A-ZÄÖÜ])(?!\w*\b(?:and|und)\b)"
+                   r"|\b(?:i am|i'm|ich bin)\s+(?:(?:now|jetzt|wieder|again)\s+)?(?:single|married|"
+                   r"engaged|divorced|verheiratet|verlobt|geschieden|ledig)\b",
+        "car": r"\b(?:drive|drives|driving|fahre|fährt)\s+(?:(?:now|jetzt|nun|inzwischen)\s+)?"
+               r"(?:a|an|einen|ein|eine)\s+(?!lot\b|bit\b|little\b)\w"
+               r"|\b(?:car|auto|wagen)\s+(?:is|ist)\s+(?:(?:now|jetzt)\s+)?(?:a|an|ein|eine)\s",
+        "diet": r"\b(?:am|i'm|is|are|bin|ist|sind|became|become|wurde|geworden|lebe|live)\s+"
+                r"(?:(?:now|jetzt|nun|wieder|again|seit \w+)\s+)*(?:a\s+)?(?:vegetarian|vegan|"
+                r"pescetarian|vegetarier\w*|veganer\w*|vegan)\b"
+                r"|\b(?:eat|eats|esse|isst)\s+(?:(?:now|again|wieder|jetzt)\s+)*(?:meat|fleisch)\b",
+        "study": r"\b(?:study|studying|studies|studiere|studiert)\s+(?!(?:every|each|hard|late|"
+                 r"for|with|on|in the|at night|a lot|jeden|jede|abends|morgens|viel|für|mit|gern|"
+                 r"gerne|zusammen)\b)\w"
+                 r"|\b(?:degree|studium|studiengang|master'?s|bachelor'?s|phd)\s+(?:in|is|ist|to)\s",
+        "name": r"\b(?:heiße|heisse|name is|name ist|call me|i am called)\s+(?:\w+\s+)?"
+                r"(?-i:[A-ZÄÖÜ])",
+        "phone": r"\d",
+    }.items()
+}
+"""What sets a slot's value, beyond mentioning its topic (:data:`_SLOTS`): "I work at X", not
+"At work I ..."; a place after "live"; a partner by name. A slot without an entry (age,
+shifts) is set by its topic words alone."""
+_FAVOURITE_VALUE = re.compile(
+    r"\b(?:lieblings[-\s]?\w+|favou?rite\s+\w+)\s+(?:ist|sind|war|heißt|lautet|is|are|was)\b"
+    r"|\b(?:ist|sind|is|are)\s+(?:mein\w*|my)\s+(?:lieblings|favou?rite)", _F)
+_UNSET = re.compile(
+    # A wish, a plan or a possibility is no value yet ("May" is a month).
+    r"\b(?:(?-i:may)|might|could|would|want to|wants to|wanna|thinking (?:about|of)|considering|"
+    r"planning|plan to|hope to|dream of|someday|one day|möchte|möchten|würde|würden|könnte|"
+    r"überlege\w*|ich plane|plane ich|träume|vielleicht|if|falls|"
+    # A negation sets no value ("I don't work on Mondays"; "X, not Y" is a correction).
+    r"not|never|nicht|nie|niemals|kein\w*)\b|n't\b", _F)
+_PAST = re.compile(
+    r"\b(?:used to|früher|damals|when i was|as a (?:kid|child|teenager|student)|als (?:kind|"
+    r"teenager|student\w*|schüler\w*)|(?<!have )(?<!has )(?<!'ve )(?:lived|worked|studied)|"
+    r"wohnte|lebte|arbeitete|studierte|gewohnt|gelebt|gearbeitet)\b", _F)
+"""The past holds no current value: "I lived in London as a student", "Früher ...", "I worked
+at a bakery"; a present perfect ("I have worked at Globex"), "since"/"seit" and a sentence
+that goes on to the present ("..., jetzt wohne ich in Hamburg") still do."""
+_SINCE = re.compile(r"\b(?:since|seit)\b", _F)
+_NEGATION = re.compile(r"\b(?:not|never|nicht|nie|niemals|kein\w*)\b|n't\b", _F)
 
-    >>> slot_of("Ich bin nach Berlin gezogen."), slot_of("My favourite food is sushi.")
-    ('residence', 'favourite:food')
-    >>> slot_of("Meine Schwester lebt in Wien."), slot_of("Mein Wohnort ist jetzt Bonn.")
-    ('residence:schwest', 'residence')
+
+def topic_of(text: str) -> str | None:
+    """The single-valued topic a text mentions, set or not (a question's, an ending's), or
+    None. A fact about somebody else has that person's topic: the sister's home is not the
+    user's.
+
+    >>> topic_of("At work I mostly write TypeScript."), topic_of("Ich habe gekündigt.")
+    ('work', 'work')
     """
     favourite = _FAVOURITE.search(text)
     if favourite is not None:
         word = (favourite.group(1) or favourite.group(2)).casefold()
         stemmer = _GERMAN if favourite.group(1) else _ENGLISH
         return f"favourite:{stemmer.stemWord(word)}"
+    plain = _unchanged(text)  # "Ich fahre jetzt einen Tesla": "fahre einen" names the car
     for name, pattern in _SLOTS:
-        if pattern.search(text):
-            other = _other_subject(text, pattern)
+        if pattern.search(plain):
+            other = _other_subject(plain, pattern)
             return name if other is None else f"{name}:{other}"
     return None
+
+
+def _unchanged(text: str) -> str:
+    """``text`` without the words saying it changed ("jetzt", "now", "nur noch")."""
+    return re.sub(r"\s{2,}", " ", _CHANGE.sub(" ", text))
+
+
+def _topic_words(text: str) -> set[str]:
+    """The stems of the topic words in ``text`` ("vegan", "35 years old")."""
+    return {w for _, pattern in _SLOTS for m in pattern.finditer(_unchanged(text))
+            for w in stems(m.group(0), like=text)}
+
+
+_VALUE_IN_TOPIC = frozenset(["age", "diet"])
+"""Slots whose value is a topic word: "I am vegan" after "I am vegetarian" is a change."""
+
+
+def sets_value(text: str, topic: str) -> bool:
+    """True when ``text`` sets the value of ``topic`` (:func:`topic_of`): it says where, for
+    whom, whom, which, in the present, without a wish, a plan or a negation."""
+    if _UNSET.search(text) or (_PAST.search(text) and not _SINCE.search(text)
+                               and not _CHANGE.search(text)):
+        return False
+    name = topic.split(":")[0]
+    if name == "favourite":
+        return _FAVOURITE_VALUE.search(text) is not None
+    pattern = _VALUES.get(name)
+    return pattern is None or pattern.search(_unchanged(text)) is not None
+
+
+def slot_of(text: str) -> str | None:
+    """The single-valued attribute a fact sets (its topic, when it sets the topic's value), or
+    None (see the module docstring). A correction's slot is that of what it states ("I moved
+    to Hamburg" in "Correction: I moved to Hamburg, not Berlin").
+
+    >>> slot_of("Ich bin nach Berlin gezogen."), slot_of("My favourite food is sushi.")
+    ('residence', 'favourite:food')
+    >>> slot_of("Meine Schwester lebt in Wien."), slot_of("Mein Wohnort ist jetzt Bonn.")
+    ('residence:schwest', 'residence')
+    >>> slot_of("At work I mostly write TypeScript."), slot_of("I work from home on Fridays.")
+    (None, None)
+    """
+    stated = correction_of(text)[0]
+    topic = topic_of(stated)
+    return topic if topic is not None and sets_value(stated, topic) else None
+
+
+_CORRECTION_LABEL = r"(?:correction|korrektur|berichtigung)"
+_CORRECTION_MARK = re.compile(
+    rf"^\W*{_CORRECTION_LABEL}\s*:\s*|\b(?:actually|eigentlich|i meant|ich meinte|i mean)\b"
+    r"\s*[,:]?\s*", _F)
+_CORRECTED = tuple(
+    re.compile(pattern, _F)
+    for pattern in (
+        r"\bnot\s+(?P<wrong>[^,.;]+?)\s*,?\s+but\b",
+        r"\bnicht\s+(?P<wrong>(?!mehr\b)[^,.;]+?)\s*,?\s+sondern\b",
+        r",\s*(?:and\s+|und\s+)?(?:not|nicht)\s+(?P<wrong>(?!mehr\b)[^,.;]+)",
+    )
+)
+"""The value a correction takes back: "not Berlin but Hamburg", "Hamburg, not Berlin",
+"nicht München, sondern Augsburg", "in Augsburg, nicht in München". "..., not at Initech
+anymore" is a change, not a correction (:data:`_STOPPED`)."""
+_STOPPED = re.compile(r"\b(?:anymore|any more|any longer|mehr|länger)\b", _F)
+
+
+def correction_of(text: str) -> tuple[str, str | None, bool]:
+    """``(stated, wrong, marked)``: the text without a correction's label and taken-back value,
+    the value it takes back (None), and whether it is marked as a correction ("Correction:",
+    "Korrektur:", "actually", "eigentlich", "I meant", "ich meinte").
+
+    >>> correction_of("Correction: I moved to Hamburg, not Berlin.")
+    ('I moved to Hamburg.', 'Berlin', True)
+    >>> correction_of("Ich wohne nicht in Köln, sondern in Bonn.")
+    ('Ich wohne in Bonn.', 'in Köln', False)
+    """
+    mark = _CORRECTION_MARK.search(text)
+    # "Actually, I live in Hamburg now" reports a change; "Correction:" always corrects.
+    marked = mark is not None and (mark.group(0).strip(" :").casefold() in (
+        "correction", "korrektur", "berichtigung") or _CHANGE.search(text) is None)
+    stated = _CORRECTION_MARK.sub("", text, count=1).strip()
+    wrong = None
+    for pattern in _CORRECTED:
+        match = pattern.search(stated)
+        if match is not None and not _STOPPED.search(match.group("wrong")):
+            wrong = match.group("wrong").strip()
+            stated = pattern.sub("", stated, count=1)
+            break
+    stated = re.sub(r"\s+([,.;!?])", r"\1", re.sub(r"\s{2,}", " ", stated)).strip()
+    return (stated[:1].upper() + stated[1:] if mark else stated), wrong, marked
+
+
+def is_correction(text: str) -> bool:
+    """True when ``text`` corrects an earlier statement (see :func:`correction_of`): what it
+    replaces was never true, so its successor takes over that statement's start.
+
+    >>> is_correction("Korrektur: Ich wohne in Augsburg."), is_correction("I live in Bonn.")
+    (True, False)
+    """
+    _, wrong, marked = correction_of(_SPEAKER.sub("", text, count=1))
+    return marked or wrong is not None
 
 
 _QUESTION_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -211,7 +389,7 @@ _QUESTION_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 def topic_of_question(question: str) -> str | None:
-    """The single-valued topic a question asks about (as :func:`slot_of` finds it in a
+    """The single-valued topic a question asks about (as :func:`topic_of` finds it in a
     statement), or None: recall uses it to find the topic's earlier versions by filter.
 
     >>> topic_of_question("Wo habe ich früher gewohnt?"), topic_of_question("Welches Auto hatte ich?")
@@ -219,7 +397,7 @@ def topic_of_question(question: str) -> str | None:
     >>> topic_of_question("Mit wem war ich früher zusammen?")
     'partner'
     """
-    slot = slot_of(question)
+    slot = topic_of(question)
     if slot is not None:
         return slot
     for name, pattern in _QUESTION_TOPICS:
@@ -240,7 +418,10 @@ def is_ending(text: str) -> bool:
             and _NEGATED_ENDING.search(text) is None)
 
 
-_SPEAKER = re.compile(r"^\s*([A-ZÄÖÜ][\w.'-]*(?: [A-ZÄÖÜ][\w.'-]*)?):\s+", re.UNICODE)
+_SPEAKER = re.compile(
+    rf"^\s*(?!(?i:{_CORRECTION_LABEL}|update|edit|note|notiz|nachtrag|ps)\s*:)"
+    r"([A-ZÄÖÜ][\w.'-]*(?: [A-ZÄÖÜ][\w.'-]*)?):\s+", re.UNICODE)
+"""A conversation turn's "Name: " ("Jon: ..."); a label ("Correction: ", "Update: ") is none."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _NEGATED_ENDING = re.compile(
     r"\b(?:won'?t|will not|don'?t|do not|never|not going to|wouldn'?t|can'?t|nie|niemals)\s+"
@@ -282,7 +463,7 @@ def _other_speaker(text: str, candidate: Candidate) -> bool:
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"\w+", text.casefold())
+    return re.findall(r"\w+(?:'\w+)?", text.casefold().replace("’", "'"))
 
 
 def _conflict(a: str | None, b: str | None) -> bool:
@@ -292,7 +473,7 @@ def _conflict(a: str | None, b: str | None) -> bool:
 
 def _same_frame(new: str, old: str) -> bool:
     """Two sentences that say the same thing about different objects: a shared beginning of
-    at least two words holding a content word or a copula, then one differing tail of at
+    at least two words holding two content words, or one and a copula, then one differing tail of at
     most three words each ("Mein Lieblingsessen ist Pizza" / "... ist Sushi"). When the new
     one says it changed ("nur noch", "jetzt", "only ... now"), those words are dropped and
     the two may also share an end ("Ich trinke morgens zwei Tassen Kaffee" / "... nur noch
@@ -315,11 +496,23 @@ def _same_frame(new: str, old: str) -> bool:
     shared = a[:prefix] + a[len(a) - suffix:]
     if any(w in _LIKING for w in a[:prefix]):
         return False
-    return any(w in _FRAME_WORDS for w in a[:prefix]) or len(tokenize(" ".join(shared))) >= 2
+    # "Ich bin ..." alone is no frame: the copula is no content word.
+    content = len([w for w in tokenize(" ".join(shared)) if w not in _FRAME_WORDS])
+    return content >= 2 or (content >= 1 and any(w in _FRAME_WORDS for w in a[:prefix]))
+
+
+_OCCASIONAL = re.compile(
+    r"\b(?:when it|if|wenn|falls|sometimes|manchmal|occasionally|gelegentlich|ab und zu|"
+    r"bei (?:sonnenschein|regen|schönem wetter)|on (?:sunny|rainy) days)\b", _F)
+"""What one does now and then instead of something ("instead of driving when it is sunny")
+replaces nothing."""
 
 
 def _switched_from(text: str, candidates: Sequence[Candidate], slot: str | None) -> Candidate | None:
-    """The candidate naming the old object of a switch in ``text`` (most shared words)."""
+    """The candidate naming the old object of a switch in ``text`` (most shared words, at
+    least half of the object's)."""
+    if _OCCASIONAL.search(text):
+        return None
     old: set[str] = set()
     for pattern in _SWITCH:
         for match in pattern.finditer(text):
@@ -331,9 +524,64 @@ def _switched_from(text: str, candidates: Sequence[Candidate], slot: str | None)
         if _conflict(slot, c.slot):
             continue
         n = len(old & set(stems(c.text)))
-        if n > shared:
+        if n > shared and 2 * n >= len(old):
             best, shared = c, n
     return best
+
+
+_WEAK = frozenset(
+    [_ENGLISH.stemWord(w) for w in (
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning",
+        "evening", "night", "weekend", "today", "yesterday", "last", "week", "month", "year",
+        "ago", "anymore", "longer", "got", "get", "became", "become")]
+    + [_GERMAN.stemWord(w) for w in (
+        "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag",
+        "montags", "dienstags", "mittwochs", "donnerstags", "freitags", "samstags", "sonntags",
+        "morgens", "abends", "wochenende", "heute", "gestern", "letzt", "woche", "monat", "jahr",
+        "mehr", "länger", "geworden")]
+) | _TIME_STEMS
+"""Words an ending says beside what it ends ("on Fridays", "since last month"): they name
+no fact."""
+_ENDING_STEMS = frozenset(_GERMAN.stemWord(w) for w in _ENDING_WORDS) | frozenset(
+    _ENGLISH.stemWord(w) for w in _ENDING_WORDS)
+
+
+def _ended(text: str, candidates: Sequence[Candidate]) -> Candidate | None:
+    """The current fact an ending ends: the one holding what it names ("I no longer live in
+    Hamburg": the fact naming Hamburg, at least half the named words, or one of them on the
+    same topic), or, when it names only a topic ("I quit my job"), that topic's fact. None
+    when no current fact holds what it names: the ending is about an earlier version."""
+    topic = topic_of(text)
+    named = _topic_free(text) - _ENDING_STEMS - _WEAK
+    if not named:
+        return next((c for c in candidates if topic is not None and c.slot == topic), None)
+    best, score = None, 0.0
+    for c in candidates:
+        if _conflict(topic, c.slot):
+            continue
+        shared = len(named & set(stems(c.text)))
+        if shared and (c.slot == topic or 2 * shared >= len(named)):
+            fraction = shared / len(named) + (c.slot == topic)
+            if fraction > score:
+                best, score = c, fraction
+    return best
+
+
+def _corrected(stated: str, wrong: str | None, marked: bool, slot: str | None,
+               candidates: Sequence[Candidate]) -> Candidate | None:
+    """The current fact a correction replaces: the one holding the value it takes back
+    (marked as a correction, or saying the same of it: same slot, same frame), else, when
+    marked, the current fact of its slot."""
+    named = set(stems(wrong, like=stated)) - _TIME_STEMS if wrong else set()
+    if named:
+        for c in candidates:
+            if not named <= set(stems(c.text)) or _conflict(slot, c.slot):
+                continue
+            if marked or (slot is not None and c.slot == slot) or _same_frame(stated, c.text):
+                return c
+    if marked and slot is not None:
+        return next((c for c in candidates if c.slot == slot), None)
+    return None
 
 
 def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
@@ -345,42 +593,51 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
     Decision(action='update', target='k1', reason='same topic: residence')
     >>> decide_by_rules("Ich habe eine Katze.", old).action
     'new'
+    >>> decide_by_rules("Ich wohne nicht mehr in Hamburg.", old).action
+    'new'
     """
     own = stems(text)
-    own_set = set(own)
     for c in candidates:
         if stems(c.text) == own:
             return Decision("same", c.key, "same words")
-    if "?" in _SPEAKER.sub("", text, count=1):
+    body = _SPEAKER.sub("", text, count=1)
+    if "?" in body:
         return Decision("new", None, "a question sets nothing")
     if _NEGATED_ENDING.search(text):
         return Decision("new", None, "a change denied changes nothing")
     # Only the same speaker's facts (all of them when no speaker is named) can be closed.
     candidates = [c for c in candidates if not _other_speaker(text, c)]
-    slot = slot_of(text)
     statement = is_statement(text)
-    if is_ending(text) and statement:
-        content = own_set - {_GERMAN.stemWord(w) for w in _ENDING_WORDS} - {
-            _ENGLISH.stemWord(w) for w in _ENDING_WORDS}
-        for c in candidates:
-            if slot is not None and c.slot == slot:
-                return Decision("end", c.key, f"ends topic: {slot}")
-        for c in candidates:
-            if content & set(stems(c.text)) and not _conflict(slot, c.slot):
-                return Decision("end", c.key, "ends a fact with a shared word")
-        return Decision("new", None, "an ending with nothing to end")
-    switched = _switched_from(text, candidates, slot)
+    if not statement:
+        switched = _switched_from(body, candidates, None)
+        if switched is not None:
+            return Decision("update", switched.key, "switched from what it names")
+        return Decision("new", None, "a turn of several sentences tells, it sets no value")
+    stated, wrong, marked = correction_of(body)
+    slot = slot_of(body)
+    if marked or wrong is not None:
+        corrected = _corrected(stated, wrong, is_correction(body), slot, candidates)
+        if corrected is not None:
+            return Decision("update", corrected.key, "a correction replaces what it corrects")
+    elif is_ending(body):
+        ended = _ended(body, candidates)
+        if ended is not None:
+            return Decision("end", ended.key, "ends the fact holding what it names")
+        return Decision("new", None, "an ending that names no current fact ends nothing")
+    switched = _switched_from(stated, candidates, slot)
     if switched is not None:
         return Decision("update", switched.key, "switched from what it names")
-    if not statement:
-        return Decision("new", None, "a turn of several sentences tells, it sets no value")
     if slot is not None:
         for c in candidates:
             if c.slot == slot:
-                if not _topic_free(text) - _topic_free(c.text):
+                if not _topic_free(stated) - _topic_free(c.text) and (
+                        slot.split(":")[0] not in _VALUE_IN_TOPIC
+                        or _topic_words(stated) == _topic_words(c.text)):
                     return Decision("same", c.key, f"same topic and content: {slot}")
                 return Decision("update", c.key, f"same topic: {slot}")
+    if _NEGATION.search(stated):
+        return Decision("new", None, "a negation adds what does not hold, it replaces nothing")
     for c in candidates:
-        if c.slot == slot and _same_frame(text, c.text):
+        if c.slot == slot and _same_frame(stated, c.text):
             return Decision("update", c.key, "same statement, another object")
     return Decision("new", None, "no current fact on this topic")

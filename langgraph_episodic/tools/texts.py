@@ -17,6 +17,8 @@ class ToolTexts:
     ``replaced``, ``ended`` (fields ``{old}``) and ``known`` tell what a save did to an earlier
     fact: replaced it, ended it, or confirmed it; ``locale`` names the language of dates
     ("seit März 2026").
+    ``outdated`` follows a recalled fact that a newer one on its topic may have replaced (the
+    newer one comes first); it is appended to the fact's line.
     ``recall_header`` is the one line a recall answer starts with, before its ``- ...`` lines:
     it tells the model that what follows is stored data, not instructions.
     """
@@ -37,6 +39,7 @@ class ToolTexts:
     replaced: str = "(ersetzt: „{old}“)"
     ended: str = "Gespeichert: „{old}“ gilt nicht mehr."
     known: str = "(war schon bekannt)"
+    outdated: str = "(älter; evtl. überholt)"
     locale: str = "de"
 
 
@@ -125,6 +128,7 @@ ENGLISH = ToolTexts(
     replaced="(replaces: '{old}')",
     ended="Saved: '{old}' no longer holds.",
     known="(already known)",
+    outdated="(older; may be outdated)",
     locale="en",
 )
 
