@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "TurnOptions": ".graph",
     # --- create_agent middleware ---
     "EpisodicMemoryMiddleware": ".middleware",
+    "explain_recall": ".graph",
     # --- tools ---
     "create_memory_tools": ".tools.memory_tools",
     "create_vectorstore_memory_tools": ".tools.vectorstore_tools",
@@ -120,6 +121,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .graph import WindowOptions as WindowOptions
     from .graph import add_memory_nodes as add_memory_nodes
     from .graph import build_memory_graph as build_memory_graph
+    from .graph import explain_recall as explain_recall
     from .graph import open_checkpointer as open_checkpointer
     from .graph import thread_config as thread_config
     from .middleware import EpisodicMemoryMiddleware as EpisodicMemoryMiddleware

@@ -41,7 +41,7 @@ GROUPS: list[tuple[str, list[str]]] = [
                                            "open_checkpointer", "WindowOptions",
                                            "SummaryOptions", "EntityOptions", "EpisodeOptions",
                                            "TurnOptions"]),
-    ("Middleware", ["EpisodicMemoryMiddleware"]),
+    ("Middleware", ["EpisodicMemoryMiddleware", "explain_recall"]),
     ("Tools", ["create_memory_tools", "create_vectorstore_memory_tools", "memory_speichern",
                "memory_abrufen"]),
     ("Privacy", ["forget_user", "aforget_user", "RedactingStore", "Redactor"]),

@@ -49,6 +49,7 @@ TOP_LEVEL = {
     "thread_config",
     # middleware
     "EpisodicMemoryMiddleware",
+    "explain_recall",
     # tools
     "create_memory_tools",
     "create_vectorstore_memory_tools",

@@ -30,7 +30,7 @@ from .episode_nodes import (
     select_strategy_node,
     task_from_state,
 )
-from .memory_recall import recall_memories_node
+from .memory_recall import explain_recall, recall_memories_node
 from .namespaces import USER_LABELS, user_namespaces
 from .options import EntityOptions, EpisodeOptions, SummaryOptions, TurnOptions, WindowOptions
 from .profiles import UserFact, UserProfiles
@@ -94,6 +94,7 @@ __all__ = [
     "build_memory_graph",
     "delete_user_threads",
     "entity_extract_node",
+    "explain_recall",
     "extract_entities_by_rules",
     "extractive_summary",
     "history_nodes",

@@ -25,11 +25,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore, SearchItem
 
 from .._config import fill_namespace
-from .._effects import Plan, call
+from .._effects import Plan, call, run
 from .._fence import data_notice, fence, single_line
 from ..facts.recall import newest_per_lineage
 from ..facts.records import CURRENT_FILTER
-from ..tools._core import DEFAULT_MIN_SCORE, passing
+from ..memory_kinds import Decision, decide
+from ..tools._core import DEFAULT_MIN_SCORE
 from ._messages import as_messages, last_human_text
 from ._runner import MemoryNode, resolve_store
 from .turns import is_turn, turn_line
@@ -40,30 +41,60 @@ MEMORY_LABEL = "SAVED MEMORIES"
 """Label of the fence around the recalled memories in :func:`memory_block`."""
 MEMORY_LIMIT = 5
 """How many memories (saved facts and remembered turns together) a search loads by default."""
+CANDIDATE_DEPTH = 10
+"""How many hits the search reads to decide on (:func:`recall_memories`), at least."""
+
+
+def recall_decision(
+    store: BaseStore, config: RunnableConfig, question: str, *, limit: int,
+    min_score: float | None = DEFAULT_MIN_SCORE, leave_out: frozenset[str] | set[str] = frozenset(),
+) -> Plan[Decision]:
+    """Plan: the relevance decision over what the user's memory (``("memories", user_id)``
+    and below: the saved facts and the remembered turns) holds for ``question``: current facts
+    only, without the turns whose message is in ``leave_out`` (still in the thread's
+    messages), decided by :func:`~langgraph_episodic.memory_kinds.decide`. With a floor only
+    ranked hits count, so a store without an index recalls nothing."""
+    extra = min(len(leave_out), limit) if leave_out else 0
+    # Deeper than the limit: the decision weighs kinds, so a fact ranked under a question the
+    # user once asked may come first (:mod:`langgraph_episodic.memory_kinds`).
+    depth = limit if min_score is None else max(limit, CANDIDATE_DEPTH)
+    items = yield call(store.search, store.asearch, fill_namespace(MEMORIES_NAMESPACE, config),
+                       query=question, limit=depth + extra, filter=dict(CURRENT_FILTER))
+    found = [i for i in newest_per_lineage(items)
+             if not (is_turn(i.value) and (i.value.get("message_id") in leave_out
+                                           or i.value.get("reply_to") in leave_out))]
+    if min_score is not None:
+        # A hit without a score says nothing about the question: a store without an index
+        # answers with its first items whatever is asked, so it recalls nothing here (the
+        # recall tool still lists them).
+        found = [i for i in found if i.score is not None]
+    return decide(found, min_score)
 
 
 def recall_memories(
     store: BaseStore, config: RunnableConfig, question: str, *, limit: int,
     min_score: float | None = DEFAULT_MIN_SCORE, leave_out: frozenset[str] | set[str] = frozenset(),
 ) -> Plan[list[SearchItem]]:
-    """Plan: what the user's memory (``("memories", user_id)`` and below: the saved facts and
-    the remembered turns) holds for ``question``, best first: current facts only, the hits
-    over the floor (:func:`~langgraph_episodic.tools._core.passing`), at most ``limit``,
-    without the turns whose message is in ``leave_out`` (still in the thread's messages).
-    With a floor only ranked hits count, so a store without an index recalls nothing."""
-    extra = min(len(leave_out), limit) if leave_out else 0
-    items = yield call(store.search, store.asearch, fill_namespace(MEMORIES_NAMESPACE, config),
-                       query=question, limit=limit + extra, filter=dict(CURRENT_FILTER))
-    found = newest_per_lineage(items)
-    if min_score is not None:
-        # A hit without a score says nothing about the question: a store without an index
-        # answers with its first items whatever is asked, so it recalls nothing here (the
-        # recall tool still lists them; :func:`passing`).
-        found = [i for i in found if i.score is not None]
-    kept = [i for i in passing(found, min_score)
-            if not (is_turn(i.value) and (i.value.get("message_id") in leave_out
-                                          or i.value.get("reply_to") in leave_out))]
-    return kept[:limit]
+    """Plan: the hits :func:`recall_decision` keeps, best first, at most ``limit``."""
+    decision = yield from recall_decision(store, config, question, limit=limit,
+                                          min_score=min_score, leave_out=leave_out)
+    return list(decision.kept[:limit])
+
+
+def explain_recall(
+    store: BaseStore, question: str, config: RunnableConfig, *, limit: int = MEMORY_LIMIT,
+    min_score: float | None = DEFAULT_MIN_SCORE,
+) -> Decision:
+    """Why the memory answers ``question`` as it does for the user of ``config``: every hit
+    of the search the middleware and the recall node run, with its kind, its evidence and
+    whether it was kept or withheld, and why (:class:`~langgraph_episodic.memory_kinds.Verdict`).
+
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> explain_recall(InMemoryStore(), "Do I have kids?",
+    ...                {"configurable": {"user_id": "alice"}}).answered
+    False
+    """
+    return run(recall_decision(store, config, question, limit=limit, min_score=min_score))
 
 
 def memory_line(value: Mapping[str, Any]) -> str:

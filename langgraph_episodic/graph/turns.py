@@ -4,8 +4,8 @@ After a turn, :class:`~langgraph_episodic.EpisodicMemoryMiddleware` and the grap
 :func:`remember_turn_node` (wired by :func:`~langgraph_episodic.graph.wiring.add_memory_nodes`)
 store the user's message (and, unless told not to, the agent's answer, and on a thread's first
 turn the agent's messages that open the thread before the user speaks) under the user's
-``("memories", user_id, "turns")``, with the conversation and the day as indexed context
-(:mod:`langgraph_episodic.memory_context`)::
+``("memories", user_id, "turns")``, with the conversation and the day as context, the day
+indexed after the text and the conversation a filter (:mod:`langgraph_episodic.memory_context`)::
 
     {"text": "I moved to Lisbon last week.", "kind": "turn", "role": "user",
      "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z",
@@ -45,17 +45,15 @@ from .._effects import Plan, call
 from ..facts.consolidate import Clock, utc_now
 from ..facts.records import to_iso
 from ..memory_context import CONTEXT_FIELD, context_of, in_turn, index_paths
+from ..memory_kinds import ASKS_FIELD, ASSISTANT, TURN_KIND, USER
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._messages import as_messages, last_human_index, message_text
 from ._runner import MemoryNode, resolve_store
+from .entity_rules import fact_clauses, statements
 
 TURN_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}", "turns")
 """Where the turns go: under the memory tools' namespace, so their recall finds them."""
-TURN_KIND = "turn"
-"""The ``kind`` of a stored turn."""
-USER, ASSISTANT = "user", "assistant"
-"""The ``role`` of a stored turn."""
 LINE_CHARS = 500
 """Longest a recalled turn is in the prompt (characters; longer ones are cut with "…")."""
 
@@ -133,6 +131,8 @@ def turn_items(
                                  "said_at": to_iso(when)}
         if role == ASSISTANT and keyed_by == message_id:
             value["reply_to"] = message_id
+        if role == USER:
+            value[ASKS_FIELD] = only_asks(text)
         if context is not None:
             value[CONTEXT_FIELD] = dict(context)
         items.append(TurnItem(namespace, turn_key(thread, keyed_by, role), value))
@@ -145,7 +145,7 @@ def _text_id(message: BaseMessage) -> str:
 
 
 def store_turns(store: BaseStore, items: Sequence[TurnItem]) -> Plan[None]:
-    """Plan: put ``items``, their text and context indexed, in one batch (for LangGraph's
+    """Plan: put ``items``, their text and day indexed, in one batch (for LangGraph's
     ``InMemoryStore``, in as few as it takes: :func:`~langgraph_episodic.memory_context.in_turn`)."""
     ops = [PutOp(t.namespace, t.key, t.value, index=index_paths("text", t.value))
            for t in items]
@@ -185,6 +185,17 @@ def remember_turn_node(
         return {}
 
     return MemoryNode(name, plan)
+
+
+def only_asks(text: str) -> bool:
+    """True when a user's message states nothing: its sentences are questions or requests
+    ("Can you help me write to my landlord?", "Write me a poem."). Recall counts such a turn
+    as little evidence about the user (:mod:`langgraph_episodic.memory_kinds`).
+
+    >>> only_asks("Any ideas for dinner?"), only_asks("I'm vegetarian. Any ideas for dinner?")
+    (True, False)
+    """
+    return not any(fact_clauses(sentence) for sentence in statements(text))
 
 
 def is_turn(value: Mapping[str, Any]) -> bool:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from langgraph.prebuilt import InjectedStore
-from langgraph.store.base import BaseStore, SearchItem
+from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field, create_model
 
 from .._effects import Plan, arun, run
@@ -36,37 +36,6 @@ at which about half of the questions about things never said come back empty in 
 languages, with English recall nearly unchanged (German loses more: the English model's German
 cosines carry almost no signal, what is left is found by its words). The figures:
 ``docs/retrieval.md``, "Relevance floor: `min_score`"."""
-
-RUNNER_UP_SHARE = 0.5
-"""Share of the floor the hits after the best one need, once the best reaches the floor.
-
-The floor answers "does the memory know anything about this question?"; it is a poor test of
-each hit, because a paraphrase scores lower than the wording it paraphrases, and the right fact
-is often second or third under a best hit that passes. Chosen through the tools on the tune
-half of our German and English memory sets (``benchmarks/german_tools.py``) as the largest share
-that keeps the tune half's "the right fact is in the answer" at its best, so that it adds the
-fewest hits. Never-said questions come back empty exactly as often as with the floor alone:
-their best hit decides. See ``docs/retrieval.md``, "Relevance floor: `min_score`"."""
-
-
-def passing(items: Sequence[SearchItem], floor: float | None) -> list[SearchItem]:
-    """The search hits a recall answers with, in order: none when the best scored hit is under
-    ``floor``, else every hit scoring at least ``floor * RUNNER_UP_SHARE``.
-
-    A hit with no score beside scored ones only fills a short page (an item put without an
-    index, which a store returns after the ranked ones, as ``InMemoryStore`` does): it says
-    nothing about the question, so it does not pass a floor. When no hit has a score the store
-    ranks nothing (it has no index), and every hit passes. ``floor=None`` keeps everything."""
-    if floor is None:
-        return list(items)
-    scores = [item.score for item in items if item.score is not None]
-    if not scores:
-        return list(items)
-    if max(scores) < floor:
-        return []
-    second = floor * RUNNER_UP_SHARE
-    return [item for item in items if item.score is not None and item.score >= second]
-
 
 FACT_KIND = "fact"
 """The ``kind`` written into every memory saved by the tools."""

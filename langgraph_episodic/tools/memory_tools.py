@@ -23,12 +23,14 @@ from .._effects import Plan, call
 from ..facts.consolidate import Clock, FactWriter, Outcome
 from ..facts.decide import ModelDecider
 from ..facts.recall import (
+    TOPIC_DEPTH,
     asks_about_past,
     describe_current,
     describe_past,
     held_at,
     history_ops,
     is_dated,
+    newer_first_plan,
     newest_per_lineage,
     parse_as_of,
     past_op,
@@ -39,6 +41,7 @@ from ..facts.recall import (
     versions,
     wording,
 )
+from ..memory_kinds import passing
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._core import (
@@ -48,7 +51,6 @@ from ._core import (
     check_k,
     format_recall,
     item_text,
-    passing,
     plan_save,
     resolve_texts,
 )
@@ -159,7 +161,9 @@ class _StoreMemory:
         )
         as_of = parse_as_of(config.get("configurable", {}).get("as_of"))
         past = as_of is None and asks_about_past(question)
-        ops: list[Any] = [*lookup.ops, search_op(namespace, question, self.k, as_of=as_of)]
+        # Now: deeper than k, to find a newer fact on the topic of one the answer holds.
+        depth = self.k if as_of is not None else max(self.k, TOPIC_DEPTH)
+        ops: list[Any] = [*lookup.ops, search_op(namespace, question, depth, as_of=as_of)]
         if as_of is None:
             ops.append(past_op(namespace, question, self.k))
         topic = topic_past_op(namespace, question, self.k) if past else None
@@ -177,6 +181,9 @@ class _StoreMemory:
         fresh = [item for item in newest_per_lineage(found) if (item.namespace, item.key) not in seen]
         kept = passing(fresh, self.min_score)
         chosen = [*first, *kept][: self.k]
+        outdated: set[tuple[tuple[str, ...], str]] = set()
+        if as_of is None:
+            chosen, outdated = yield from newer_first_plan(target, chosen, kept, self.k)
         words = wording(self.texts.locale)
         earlier: dict[tuple[tuple[str, ...], str], list[str]] = {}
         if past:
@@ -189,8 +196,13 @@ class _StoreMemory:
             if rec is None:
                 lines.append(item_text(item.value))
                 continue
-            lines.append(describe_current(rec, words, dated=past or is_dated(rec))
-                         if rec.current else describe_past(rec, words))
+            if not rec.current:
+                lines.append(describe_past(rec, words))
+            elif (tuple(item.namespace), item.key) in outdated:
+                lines.append(f"{describe_current(rec, words, dated=True)} {self.texts.outdated}")
+            else:  # beside a possibly outdated fact, every start is worth knowing
+                lines.append(describe_current(rec, words,
+                                              dated=past or bool(outdated) or is_dated(rec)))
             lines.extend(earlier.pop((tuple(item.namespace), rec.lineage), []))
         for rest in earlier.values():
             lines.extend(rest)
@@ -283,7 +295,7 @@ def create_memory_tools(
         min_score: The relevance floor: when the best search hit scores below it, the tool
             answers "Keine relevanten Informationen im Gedächtnis gefunden." ("No relevant
             information found in memory."); when it passes, the hits after it need
-            ``min_score * RUNNER_UP_SHARE`` (:data:`~._core.RUNNER_UP_SHARE`). The default,
+            ``min_score * RUNNER_UP_SHARE`` (:data:`~langgraph_episodic.memory_kinds.RUNNER_UP_SHARE`). The default,
             :data:`~._core.DEFAULT_MIN_SCORE` (0.10), is set for ``ChromaStore``'s hybrid score
             (``0.35 * cosine + 0.65 * lexical share``, see ``docs/retrieval.md``); for cosine
             scores (``InMemoryStore``, ``search_mode="dense"``) about 0.3 does the same.

@@ -35,7 +35,9 @@ NS = ("memories", "alice")
 
 DAY_TRIP = {
     "trip": {"text": "We went on a kayak trip on the lake", "time": "8 May 2023"},
-    "fish": {"text": "Afterwards we grilled fish by the water", "time": "8 May 2023"},
+    "fish": {"text": "Afterwards we grilled fish by the water, tired from the trip",
+             "time": "8 May 2023"},
+    "sunset": {"text": "The sunset was orange and pink", "time": "8 May 2023"},
     "report": {"text": "The quarterly report is due soon", "time": "2 June 2023"},
     "dentist": {"text": "Dentist appointment moved again", "time": "17 July 2023"},
     "garden": {"text": "Planted tomatoes and basil in the garden", "time": "3 August 2023"},
@@ -93,9 +95,11 @@ def test_a_memory_of_the_same_day_joins_the_best_hit(make_store: Any) -> None:
     before = dict(_ranked(plain, "kayak trip"))
     after = _ranked(lifted, "kayak trip")
     assert max(before, key=before.__getitem__) == "trip"
-    assert before["fish"] == 0.0  # shares no word with the question
+    assert 0.0 < before["fish"] < before["paddle"]  # one shared word, a longer text
     assert after[0] == ("trip", before["trip"])  # the best hit keeps its place and its score
-    assert after[1][0] == "fish" and 0.0 < after[1][1] < before["trip"]
+    assert after[1][0] == "fish" and before["fish"] < after[1][1] < before["trip"]
+    # A memory of the same day with nothing of its own for the question is not lifted.
+    assert before["sunset"] == 0.0 and dict(after)["sunset"] == 0.0
 
 
 def test_never_lowers_a_score_never_reaches_the_best(make_store: Any) -> None:
@@ -149,9 +153,9 @@ def test_a_one_field_store_lifts_by_the_fields_a_put_indexed(make_store: Any) ->
     lifted = _fill_per_put(make_store, DAY_TRIP)
     before = dict(_ranked(plain, "kayak trip"))
     after = _ranked(lifted, "kayak trip")
-    assert before["fish"] == 0.0
+    assert 0.0 < before["fish"] < before["paddle"]
     assert after[0] == ("trip", before["trip"])
-    assert after[1][0] == "fish" and 0.0 < after[1][1] < before["trip"]
+    assert after[1][0] == "fish" and before["fish"] < after[1][1] < before["trip"]
     assert _ranked(lifted, "kayak trip") == _ranked(_fill(make_store, DAY_TRIP), "kayak trip")
 
 
@@ -424,8 +428,22 @@ def test_lift_properties(scores: list[float], days: list[int], m: int, weight: f
     for doc, score in after.items():
         assert score >= first[doc]  # never lowered
         assert score == first[doc] or score < best  # never reaches the best
+        if first[doc] <= 0.0:
+            assert score == first[doc]  # no evidence of its own for the question: not lifted
     assert out[0][1] == fused[0][1]  # the best score stays the best
     assert all(0.0 <= s <= 1.0 for s in shares(sources, view, "text").values())
+
+
+def test_a_memory_with_no_evidence_of_its_own_is_not_lifted() -> None:
+    """In a lived-in memory every turn of a day shares the day: a turn that has nothing in
+    common with the question (score 0) stays at 0 however good the day's best hit is."""
+    index = FieldIndex()
+    for doc in ("best", "related", "unrelated"):
+        index.upsert(("u",), doc, [("text", doc), ("time", "Monday, 8 May 2023")])
+    index.upsert(("u",), "other", [("text", "other"), ("time", "Tuesday, 9 May 2023")])
+    fused = [("best", 0.6), ("related", 0.1), ("other", 0.05), ("unrelated", 0.0)]
+    out = dict(lift(fused, fused[:1], index.snapshot([("u",)]), "text"))
+    assert out["related"] > 0.1 and out["unrelated"] == 0.0
 
 
 def test_lift_rejects_a_weight_of_one() -> None:

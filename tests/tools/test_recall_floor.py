@@ -13,8 +13,8 @@ import pytest
 from langgraph.store.base import BaseStore, SearchItem
 
 from langgraph_episodic.facts.recall import search_op
+from langgraph_episodic.memory_kinds import RUNNER_UP_SHARE, passing
 from langgraph_episodic.tools import create_memory_tools
-from langgraph_episodic.tools._core import RUNNER_UP_SHARE, passing
 
 from .conftest import Call, bullets, user
 
@@ -37,10 +37,10 @@ def test_nothing_passes_when_the_best_hit_is_under_the_floor() -> None:
     assert passing([hit("a", 0.09), hit("b", 0.08)], 0.10) == []
 
 
-def test_runners_up_pass_at_the_share_of_the_floor_in_their_order() -> None:
+def test_runners_up_pass_at_the_share_of_the_floor_best_first() -> None:
     share = 0.10 * RUNNER_UP_SHARE
     items = [hit("a", 0.30), hit("b", share), hit("c", share - 1e-6), hit("d", 0.12)]
-    assert [i.key for i in passing(items, 0.10)] == ["a", "b", "d"]
+    assert [i.key for i in passing(items, 0.10)] == ["a", "d", "b"]
 
 
 def test_unscored_hits_beside_scored_ones_are_fillers_and_do_not_pass() -> None:

@@ -4,8 +4,8 @@
 When a store indexes more than one field (``fields=["text", "time"]``), the first is the
 memory's content and the others describe its context. After the hybrid ranking, the best live
 hits for the question (at most :data:`LIFT_DOCS`) name their context values; every candidate
-of the ranking that holds one of those exact values in the same namespace is lifted toward the
-best hit's score:
+of the ranking that holds one of those exact values in the same namespace, and has evidence of
+its own for the question (a score above 0), is lifted toward the best hit's score:
 
     score = first + w * share * (best - first)
 
@@ -344,6 +344,6 @@ def lift(
     best = sources[0][1]
     for doc_id, share in lifted.items():
         first = scored[doc_id]
-        if first < best:
+        if 0.0 < first < best:  # a memory with no evidence of its own is not lifted
             scored[doc_id] = first + w * share * (best - first)
     return sorted(scored.items(), key=itemgetter(1), reverse=True)  # stable: ties keep order
