@@ -502,8 +502,11 @@ class Gateway:
         searches through Chroma's index read the paths of the vectors they find."""
         seen = self.unranked
         if seen.read is None:
-            got = self.vectors.get(where={"_path": {"$in": sorted(UNRANKED_PATHS)}}, limit=1,
-                                   include=[])
+            got = index_read(
+                partial(self.vectors.get, where={"_path": {"$in": sorted(UNRANKED_PATHS)}},
+                        limit=1, include=[]),
+                "the paths of the vectors",
+            )
             seen.read = bool(got["ids"])
         return seen.written or seen.read
 
@@ -512,7 +515,10 @@ class Gateway:
         search does not rank (:func:`.index_paths.is_ranked`): their small metadata is read."""
         out: set[str] = set()
         for part in self._chunks(vids):
-            got = self.vectors.get(ids=list(vids[part]), include=["metadatas"])
+            got = index_read(
+                partial(get_whole, self.vectors, ids=list(vids[part]), include=["metadatas"]),
+                "the paths of the vectors",
+            )
             out.update(
                 vid for vid, meta in zip(got["ids"], got["metadatas"] or [], strict=False)
                 if not is_ranked(record_format.path_of(meta or {}))

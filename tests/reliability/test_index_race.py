@@ -109,6 +109,13 @@ EXTRA_READS = {"vectors_of_items": 1}
 texts: the read by id finds no own record, then the read by ``_item`` is made)."""
 
 
+def known(gw: Gateway) -> gateway.UnrankedTexts:
+    """``gw``'s knowledge of old unranked texts, read once here, so that a flaky gateway over
+    the same collections makes only the reads under test (that read is tested on its own)."""
+    gw.holds_unranked()
+    return gw.unranked
+
+
 def comparable(result: Any) -> Any:
     """Results with numpy embeddings turned into lists, to compare with ``==``."""
     if isinstance(result, list):
@@ -134,7 +141,7 @@ def test_a_read_that_meets_the_race_is_attempted_again(client: Any, read: str, f
         kinds.pop()
     first = [""] * EXTRA_READS.get(read, 0)  # (the race meets the last read)
     flaky = Failing(gw.vectors, [*first, *(kinds[i % len(kinds)] for i in range(failures))])
-    got = comparable(READS[read](Gateway(gw.items, flaky, gw.namespaces, gw.max_batch)))
+    got = comparable(READS[read](Gateway(gw.items, flaky, gw.namespaces, gw.max_batch, unranked=known(gw))))
     assert got == expected
     assert flaky.calls == failures + 1 + EXTRA_READS.get(read, 0)
 
@@ -149,9 +156,19 @@ def test_a_race_that_does_not_end_raises_an_error_that_names_the_fix(client: Any
     first = [""] * EXTRA_READS.get(read, 0)  # (the race meets the last read)
     flaky = Failing(gw.vectors, [*first, *script])
     with pytest.raises(IndexReadError, match=r"export.*import") as caught:
-        READS[read](Gateway(gw.items, flaky, gw.namespaces, gw.max_batch))
+        READS[read](Gateway(gw.items, flaky, gw.namespaces, gw.max_batch, unranked=known(gw)))
     assert flaky.calls == len(first) + attempts
     assert isinstance(caught.value.__cause__, InternalError | gateway.TornRead)
+
+
+@pytest.mark.parametrize("failures", [1, len(gateway.INDEX_RACE_DELAYS)])
+def test_the_check_for_old_unranked_texts_meets_the_race_and_is_attempted_again(
+    client: Any, failures: int
+) -> None:
+    gw = filled(client)
+    flaky = Failing(gw.vectors, [InternalError(RACE) for _ in range(failures)])
+    assert Gateway(gw.items, flaky, gw.namespaces, gw.max_batch).holds_unranked() is False
+    assert flaky.calls == failures + 1
 
 
 @pytest.mark.parametrize("error", [InternalError("disk I/O error"), ValueError("bad where")])
@@ -159,7 +176,7 @@ def test_any_other_error_is_not_attempted_again(client: Any, error: Exception) -
     gw = filled(client)
     flaky = Failing(gw.vectors, [error])
     with pytest.raises(type(error), match=str(error)):
-        gw_flaky = Gateway(gw.items, flaky, gw.namespaces, gw.max_batch)
+        gw_flaky = Gateway(gw.items, flaky, gw.namespaces, gw.max_batch, unranked=known(gw))
         gw_flaky.namespace_vectors(NS, embeddings=True)
     assert flaky.calls == 1
 
