@@ -246,7 +246,7 @@ class FactWriter:
         self,
         store: BaseStore,
         ns: tuple[str, ...],
-        facts: Sequence[tuple[str, Subject]],
+        facts: Sequence[tuple[str, Subject] | Said],
         *,
         said_at: datetime | None = None,
         ttl: float | NotProvided | None = NOT_PROVIDED,
@@ -260,16 +260,18 @@ class FactWriter:
         with what the first wrote). ``then`` is given every outcome once all are decided; the
         ops it returns are written in the same batch as the last facts (an entity's item
         rebuilt from them, for one). ``config`` gives every fact its context, as in
-        :meth:`save`. Returns the outcomes in the order of ``facts``."""
+        :meth:`save`; a :class:`Said` fact brings its own time and run (a batch of turns
+        formed later, each said at its turn's time). Returns the outcomes in the order of
+        ``facts``."""
         from ..graph._keylock import arun_locked, run_locked  # (graph's nodes import this package)
 
-        when = said_at if said_at is not None else self.clock()
-        context = context_of(config, when) if config is not None else None
+        now = said_at if said_at is not None else self.clock()
+        told = [f if isinstance(f, Said) else Said(f[0], f[1], now, config) for f in facts]
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
         rounds: list[list[int]] = []  # round r: the r-th fact about each subject
         seen: dict[str, int] = {}
-        for i, (_, about) in enumerate(facts):
+        for i, about in enumerate(f.subject for f in told):
             r = seen[about.key] = seen.get(about.key, -1) + 1
             if r == len(rounds):
                 rounds.append([])
@@ -285,13 +287,18 @@ class FactWriter:
                         outcomes.update(zip(members, last, strict=True))
                         return then([outcomes[i] for i in range(len(facts))])
                 done = yield from self._save_round(
-                    store, ns, [self._fresh(facts[i][0], when, facts[i][1], context) for i in members],
-                    minutes, finish)
+                    store, ns, [self._told(told[i]) for i in members], minutes, finish)
                 outcomes.update(zip(members, done, strict=True))
             return [outcomes[i] for i in range(len(facts))]
 
         outcomes: list[Outcome] = yield call(run_locked, arun_locked, lock_key, plan)
         return outcomes
+
+    def _told(self, fact: Said) -> FactRecord:
+        """The version ``fact`` would be, before it is consolidated."""
+        when = fact.said_at if fact.said_at is not None else self.clock()
+        context = context_of(fact.config, when) if fact.config is not None else None
+        return self._fresh(fact.text, when, fact.subject, context)
 
     def _fresh(
         self, text: str, said_at: datetime, about: Subject | None,
@@ -515,6 +522,17 @@ class Subject:
 
     key: str
     name: str
+
+
+@dataclass(frozen=True)
+class Said:
+    """A fact to save about ``subject``, said at ``said_at`` (None: the writer's clock) in the
+    run of ``config`` (its context; None: none)."""
+
+    text: str
+    subject: Subject
+    said_at: datetime | None = None
+    config: Mapping[str, Any] | None = None
 
 
 def _scope(about: Subject | None, scope: str) -> str:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -46,15 +46,14 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.store.base import NOT_PROVIDED, BaseStore, GetOp, Item, Op, PutOp, SearchOp
+from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchOp
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
-from ..facts.consolidate import Clock, FactWriter, Outcome, Subject, _resolve_ttl
+from ..facts.consolidate import Clock, FactWriter, Outcome, Said, Subject
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import FACT_KIND, FactRecord
-from ..memory_context import context_of
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._internal import internal_config, retrying
@@ -351,51 +350,10 @@ class EntityWriter:
             return ops
 
         when = [told.said_at or self._facts.clock() for told in turns]
-        yield from self._save_facts(
-            store, ns, [(e.description.strip(), Subject(key, display[key]), when[n],
-                         turns[n].config) for key, e, n in mentions], then=items)
+        yield from self._facts.save_many(
+            store, ns, [Said(e.description.strip(), Subject(key, display[key]), when[n],
+                             turns[n].config) for key, e, n in mentions], then=items)
         return {key: (display[key], described[key]) for key in keys}
-
-    def _save_facts(
-        self, store: BaseStore, ns: tuple[str, ...],
-        facts: Sequence[tuple[str, Subject, datetime, Mapping[str, Any] | None]],
-        then: Callable[[list[Outcome]], list[Op]],
-    ) -> Plan[list[Outcome]]:
-        """Plan: :meth:`FactWriter.save_many` with each fact said at its own time, in its own
-        run's context (``(text, subject, said_at, config)``): the r-th fact about each subject
-        saved in round r, under the namespace's lock of the fact writer. (``save_many`` gives
-        all its facts one time; a batch of turns needs each at its turn's.)"""
-        facts_writer = self._facts
-        minutes = _resolve_ttl(store, NOT_PROVIDED)
-        rounds: list[list[int]] = []  # round r: the r-th fact about each subject
-        seen: dict[str, int] = {}
-        for i, (_, about, _, _) in enumerate(facts):
-            r = seen[about.key] = seen.get(about.key, -1) + 1
-            if r == len(rounds):
-                rounds.append([])
-            rounds[r].append(i)
-
-        def fresh(i: int) -> FactRecord:
-            text, about, when, config = facts[i]
-            context = context_of(config, when) if config is not None else None
-            return facts_writer._fresh(text, when, about, context)
-
-        def plan() -> Plan[list[Outcome]]:
-            outcomes: dict[int, Outcome] = {}
-            for r, members in enumerate(rounds):
-                finish = None
-                if r == len(rounds) - 1:
-                    def finish(last: list[Outcome], members: list[int] = members) -> list[Op]:
-                        outcomes.update(zip(members, last, strict=True))
-                        return then([outcomes[i] for i in range(len(facts))])
-                done = yield from facts_writer._save_round(
-                    store, ns, [fresh(i) for i in members], minutes, finish)
-                outcomes.update(zip(members, done, strict=True))
-            return [outcomes[i] for i in range(len(facts))]
-
-        outcomes: list[Outcome] = yield call(run_locked, arun_locked, ("facts", id(store), ns),
-                                             plan)
-        return outcomes
 
     def _item(self, ns: tuple[str, ...], key: str, display: str,
               current: Mapping[str, FactRecord],
