@@ -79,6 +79,16 @@ def _store() -> ChromaStore:
     return ChromaStore.ephemeral() if INDEX is None else ChromaStore.ephemeral(index=INDEX)
 
 
+def _own_embedder_store() -> ChromaStore:
+    """A fresh store with the default index but an embedder of its own (the same models)."""
+    if INDEX is not None:
+        return ChromaStore.ephemeral(index=INDEX)
+    from langgraph_episodic.bilingual import BILINGUAL_DIMS, BilingualEmbeddings
+
+    return ChromaStore.ephemeral(index={"dims": BILINGUAL_DIMS, "embed": BilingualEmbeddings(),
+                                        "fields": ["$"]})
+
+
 def day(n: int) -> datetime:
     return BASE + timedelta(days=n)
 
@@ -401,12 +411,14 @@ def _recall_args(lang: str, question: str) -> dict[str, str]:
 
 
 def cost(lang: str, rounds: int) -> tuple[float, float]:
-    """Median ms per plain put and per consolidated save (rules), same texts, fresh stores."""
+    """Median ms per plain put and per consolidated save (rules), same texts, fresh stores,
+    each with its own embedder (sharing the models): the embedder keeps the vectors of the
+    texts it embedded last, so a store sharing it would find the other's texts embedded."""
     events = SETS[lang][0]
     plain_ms, facts_ms = [], []
     for _ in range(rounds):
-        plain = _store()
-        facts = _store()
+        plain = _own_embedder_store()
+        facts = _own_embedder_store()
         save, _ = create_memory_tools(store=facts, locale=lang, should_store=None,
                                       clock=lambda: BASE)
         plain.put(NS, "warm", {"text": "warm up"}, index=["text"])

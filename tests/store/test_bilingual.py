@@ -61,6 +61,80 @@ def test_a_memory_holds_both_halves_and_a_german_question_only_its_languages() -
     assert math.isclose(float(np.linalg.norm(english[MODEL_DIMS:])), 1 / math.sqrt(2))
 
 
+class Counting(HashEmbeddings):
+    """A hashing embedder that counts the texts it embeds."""
+
+    def __init__(self, dims: int) -> None:
+        super().__init__(dims)
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.texts += texts
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.texts.append(text)
+        return super().embed_query(text)
+
+
+def test_a_text_searched_for_and_then_put_is_embedded_once() -> None:
+    """A fact's save searches for its text, then puts it: an English question's vector is the
+    text's vector as a memory, so the put reuses it."""
+    english, multi = Counting(MODEL_DIMS), Counting(MULTILINGUAL_DIMS)
+    emb = BilingualEmbeddings(english, multi)
+    text = "I moved to Bristol about two months ago."
+    query = emb.embed_query(text)
+    (doc,) = emb.embed_documents([text])
+    assert query == doc == BilingualEmbeddings(HashEmbeddings(MODEL_DIMS),
+                                              HashEmbeddings(MULTILINGUAL_DIMS)).embed_documents([text])[0]
+    assert english.texts == [text] and multi.texts == [text]
+    # A German question has only its multilingual half: nothing to reuse, nothing wrong.
+    german = "Ich bin nach Bremen gezogen."
+    assert emb.embed_query(german) != emb.embed_documents([german])[0]
+
+
+def test_the_texts_kept_are_bounded_and_the_vectors_are_copies() -> None:
+    from langgraph_episodic.bilingual import RECENT_TEXTS
+
+    english, multi = Counting(MODEL_DIMS), Counting(MULTILINGUAL_DIMS)
+    emb = BilingualEmbeddings(english, multi)
+    texts = [f"memory number {i}" for i in range(RECENT_TEXTS + 5)]
+    first = emb.embed_documents(texts)
+    kept = first[-1][0]
+    first[-1][0] = 99.0  # a caller changing its list changes nothing kept
+    again = emb.embed_documents(texts[-RECENT_TEXTS:])
+    assert len(english.texts) == len(texts)  # the last RECENT_TEXTS were kept
+    assert again[-1][0] == kept
+    emb.embed_documents(texts[:1])  # the oldest was dropped: embedded again
+    assert len(english.texts) == len(texts) + 1
+
+
+def test_threads_embedding_the_same_texts_get_the_same_vectors() -> None:
+    import sys
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    emb = _fake()
+    texts = [f"I live in city {i}." for i in range(50)]
+    expected = _fake().embed_documents(texts)
+    barrier = threading.Barrier(4)
+
+    def work() -> None:
+        barrier.wait()
+        for i, text in enumerate(texts):
+            assert emb.embed_query(text) == expected[i]
+            assert emb.embed_documents([text, texts[-1 - i]]) == [expected[i], expected[-1 - i]]
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            for future in [pool.submit(work) for _ in range(4)]:
+                future.result()  # re-raises a failed assertion of that thread
+    finally:
+        sys.setswitchinterval(old)
+
+
 def test_the_calibration_follows_the_half_the_question_filled() -> None:
     emb = _fake()
     german = emb.calibration(emb.embed_query("Was ist eigentlich mein Beruf?"))
