@@ -59,8 +59,16 @@ half of our German and English memory sets (``benchmarks/german_tools.py``) as t
 that keeps the tune half's "the right fact is in the answer" at its best, so that it adds the
 fewest hits. See ``docs/retrieval.md``, "Relevance floor: `min_score`"."""
 
-_QUESTION_SENTENCE = re.compile(r"[^.!?]*\?")
-_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*", re.UNICODE)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, stripped: runs up to ".", "!" or "?" (or a line's end).
+
+    >>> sentences("I moved. Any tips? Thanks")
+    ['I moved.', 'Any tips?', 'Thanks']
+    """
+    return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
 
 
 def kind_of(value: Mapping[str, Any]) -> str:
@@ -93,8 +101,8 @@ def only_questions(text: str) -> bool:
     >>> only_questions("Any ideas? Something quick?"), only_questions("I'm tired. Ideas?")
     (True, False)
     """
-    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip(" \t\n\"'")]
-    return bool(sentences) and all(s.endswith("?") for s in sentences)
+    found = sentences(text)
+    return bool(found) and all(s.endswith("?") for s in found)
 
 
 @dataclass(frozen=True)
@@ -159,9 +167,9 @@ def decide(items: Sequence[SearchItem], floor: float | None) -> Decision:
         else:
             verdicts.append(Verdict(item, k, s, False,
                                     f"under {RUNNER_UP_SHARE:g} of the floor ({second:.3f})"))
-    kept = [v.item for v in verdicts if v.kept]
-    said = [i for i in kept if kind_of(i.value) != REPLY]
-    return Decision(tuple(said + [i for i in kept if kind_of(i.value) == REPLY]), tuple(verdicts))
+    kept = [v for v in verdicts if v.kept]
+    shown = [v.item for v in kept if v.kind != REPLY] + [v.item for v in kept if v.kind == REPLY]
+    return Decision(tuple(shown), tuple(verdicts))
 
 
 def passing(items: Sequence[SearchItem], floor: float | None) -> list[SearchItem]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..memory_kinds import sentences
 from ..relevance import TRIVIAL_WORDS
 from .state import entity_key
 
@@ -153,7 +154,6 @@ _GERMAN_NOUN_ENDINGS = ("ung", "heit", "keit", "schaft", "tät", "nis", "ling", 
                         "ik", "ie", "enz", "anz", "ur", "e")
 _GERMAN_PLURAL_ENDINGS = ("en", "er", "ern")
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*", re.UNICODE)
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 _NAME_TOKEN = r"(?:[A-ZÄÖÜ][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)"
 _NAME_RUN = rf"({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}}(?:\s+\d+(?:\.\d+)*\b)?)"
@@ -226,7 +226,7 @@ def statements(text: str) -> list[str]:
     >>> statements("Wie besprochen arbeite ich jetzt bei Siemens. Wo ist das Büro?")
     ['Wie besprochen arbeite ich jetzt bei Siemens.']
     """
-    return [s.strip() for s in _SENTENCE.findall(text) if s.strip() and not s.strip().endswith("?")]
+    return [s for s in sentences(text) if not s.endswith("?")]
 
 
 def _asks(words: list[str]) -> bool:
