@@ -28,7 +28,9 @@ tune and a held-out half, 14 changes each among facts that stay), rows ``rules``
 ``stale`` are read from the recall tool's answer (k=3: a replaced version there without the
 "possibly outdated" mark counts as stale), ``as-of`` and ``history`` as above, ``predecessor
 shown`` is the share of changes whose old fact was among the candidates shown to the decider,
-``wrongly closed`` the facts closed that the user did not change.
+``wrongly closed`` the facts closed that the user did not change, ``prompt tokens`` about how
+many tokens a model's prompt for one decision holds (4 characters a token; the rule row
+shows what a model would be shown by the rules' candidate reads).
 
 A last table: the cost of a save with consolidation (rules) against a plain ``put``.
 
@@ -61,9 +63,10 @@ from _facts_indirect import INDIRECT
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.facts import current_facts, fact_history
 from langgraph_episodic.facts.consolidate import RuleDecider
-from langgraph_episodic.facts.decide import ModelDecider
+from langgraph_episodic.facts.decide import ModelDecider, prompt
+from langgraph_episodic.facts.records import memory_key
+from langgraph_episodic.facts.rules import Candidate
 from langgraph_episodic.tools import create_memory_tools
-from langgraph_episodic.tools._core import memory_key
 from langgraph_episodic.tools.texts import texts_for
 
 BASE = datetime(2025, 1, 1, 12, tzinfo=timezone.utc)
@@ -310,12 +313,13 @@ class IndirectScores:
     history: list[float]
     shown: list[bool]
     wrongly_closed: int
+    tokens: list[int]
 
     def cells(self) -> list[str]:
         mean = lambda xs: f"{statistics.fmean(xs):.2f}" if xs else "-"  # noqa: E731
         pct = lambda xs: f"{100 * statistics.fmean(xs):.0f} %" if xs else "-"  # noqa: E731
         return [mean(self.current), pct(self.stale), mean(self.as_of), mean(self.history),
-                pct(self.shown), str(self.wrongly_closed)]
+                pct(self.shown), str(self.wrongly_closed), f"{statistics.fmean(self.tokens):.0f}" if self.tokens else "-"]
 
 
 def _answer_lines(answer: str) -> list[str]:
@@ -385,7 +389,14 @@ def evaluate_indirect(lang: str, half: str, row: str) -> IndirectScores:
             wrong += 1
             if VERBOSE:
                 print(f"  [{lang} {half} {row}] wrongly closed {rec.text!r} by {successor!r}")
-    return IndirectScores(current, stale, as_of, history, shown, wrong)
+    tokens = [_prompt_tokens(text, shown) for text, shown in seen]
+    return IndirectScores(current, stale, as_of, history, shown, wrong, tokens)
+
+
+def _prompt_tokens(text: str, shown: Sequence[str]) -> int:
+    """About how many tokens the model's prompt for one decision holds (4 characters each)."""
+    messages = prompt(text, [Candidate(str(i), t) for i, t in enumerate(shown)])
+    return sum(len(str(m.content)) for m in messages) // 4
 
 
 def _outdated_mark(lang: str) -> str:
@@ -396,7 +407,7 @@ def _outdated_mark(lang: str) -> str:
 def indirect_table(lang: str, rows: Sequence[str], halves: Sequence[str] = ("held", "tune")) -> str:
     """One row per decider: the first half's figures, the second's in brackets."""
     header = ["row", "current@1", "stale", "as-of", "history", "predecessor shown",
-              "wrongly closed"]
+              "wrongly closed", "prompt tokens"]
     out = []
     for row in rows:
         cells = [evaluate_indirect(lang, half, row).cells() for half in halves]

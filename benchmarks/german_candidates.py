@@ -364,6 +364,9 @@ def main() -> None:
     print("  grid ...", file=sys.stderr)
     rows += [(name, score, floor) for name, score, floor, _ in grid(sets)]
     german = [(name, score, {"de": floor}) for name, score, floor in german_grid(sets["de"])]
+    route = hybrid(weighted({"de": 1.0, "en": 0.0}), 0.2)
+    german.append(("de only: U share 1.0, lexical 0.2 (the default's German route)", route,
+                   {"de": lang_floor(sets["de"], route, "de")}))
     german += [
         (f"{name}, own floor per language", score,
          {lang: lang_floor(sets[lang], score, lang) for lang in LANGS})

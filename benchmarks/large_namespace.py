@@ -23,6 +23,12 @@ bring on at 10k items and beyond, are counted. Usage::
     python benchmarks/large_namespace.py --sizes 1000 10000 --runs 5
     python benchmarks/large_namespace.py --sizes 1000000 --runs 1 --no-offset
     python benchmarks/large_namespace.py --beyond-cache   # and searches beyond the cache
+    python benchmarks/large_namespace.py --users 1000 --sizes 60000 250000 --dims 64
+
+With ``--users N`` the items go to ``N`` user namespaces (``("users", "u<j>")``, item ``i`` to
+user ``i % N``) and each child times every first search of 50 users after opening the store
+(after one search in another user's namespace), printing p50/p95 per store size: a user's
+first search should cost what that user holds, not what the store holds.
 """
 
 from __future__ import annotations
@@ -87,8 +93,14 @@ def _store(path: Path, dims: int, **options: Any) -> Any:
     return ChromaStore.persistent(path, collection=COLLECTION, index=index, **options)
 
 
-def build(path: Path, size: int, dims: int) -> float:
-    """Put ``size`` items into ``NS`` of a new store at ``path``; the seconds it took."""
+def user_ns(j: int) -> tuple[str, ...]:
+    return ("users", f"u{j:05d}")
+
+
+def build(path: Path, size: int, dims: int, users: int = 0, per_user: int = 0) -> float:
+    """Put ``size`` items into ``NS`` of a new store at ``path`` (or over ``users`` user
+    namespaces: all of them, or ``per_user`` each and the rest into ``NS``); the seconds it
+    took."""
     from langgraph.store.base import PutOp
 
     store = _store(path, dims)
@@ -96,7 +108,8 @@ def build(path: Path, size: int, dims: int) -> float:
     batch = 5_000
     for first in range(0, size, batch):
         ops = [
-            PutOp(NS, f"k{i:07d}", {"text": f"{text_of(i)} #{i}", "n": i})
+            PutOp(user_ns(i % users) if i < (per_user * users or size) else NS, f"k{i:07d}",
+                  {"text": f"{text_of(i)} #{i}", "n": i})
             for i in range(first, min(size, first + batch))
         ]
         store.batch(ops)
@@ -148,6 +161,52 @@ def cell_beyond(path: Path, dims: int, mode: str, how: str) -> dict[str, Any]:
     return {"seconds": statistics.median(took)}
 
 
+USERS_SEARCHED = 50
+"""Users whose first search a child times."""
+
+
+def cell_users(path: Path, dims: int, mode: str, users: int, run: int) -> dict[str, Any]:
+    """A fresh store's first search in each of :data:`USERS_SEARCHED` users' namespaces
+    (spread over the users, shifted by ``run``), after one search in another user's."""
+    store = _store(path, dims, search_mode=mode)
+    store.search(user_ns(users - 1), query=QUERIES[2], limit=10)
+    gc.collect()
+    took = []
+    step = max(1, (users - 1) // USERS_SEARCHED)
+    for n in range(USERS_SEARCHED):
+        ns = user_ns((n * step + run) % (users - 1))
+        start = time.perf_counter()
+        store.search(ns, query=QUERIES[n % len(QUERIES)], limit=10)
+        took.append(time.perf_counter() - start)
+    store.close()
+    return {"took": took}
+
+
+def cell_users_raw(path: Path, users: int, run: int) -> dict[str, Any]:
+    """Raw chromadb reading the same users' vector records with a ``where`` on the namespace."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from langgraph_episodic.chroma import record_format
+
+    client = chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False)
+    )
+    vectors = client.get_collection(f"{COLLECTION}__vec")
+    include: Any = ["documents", "metadatas", "embeddings"]
+    where: Any = {"_ns": record_format.ns_str(user_ns(users - 1))}
+    vectors.get(where=where, include=include)
+    gc.collect()
+    took = []
+    step = max(1, (users - 1) // USERS_SEARCHED)
+    for n in range(USERS_SEARCHED):
+        where = {"_ns": record_format.ns_str(user_ns((n * step + run) % (users - 1)))}
+        start = time.perf_counter()
+        vectors.get(where=where, include=include)
+        took.append(time.perf_counter() - start)
+    return {"took": took}
+
+
 def cell_raw(path: Path, how: str) -> dict[str, Any]:
     """Raw chromadb reading the namespace's vector records (texts, metadata, vectors)."""
     import chromadb
@@ -160,7 +219,7 @@ def cell_raw(path: Path, how: str) -> dict[str, Any]:
     )
     vectors = client.get_collection(f"{COLLECTION}__vec")
     page = int(client.get_max_batch_size())
-    where = {"_ns": record_format.ns_str(NS)}
+    where: Any = {"_ns": record_format.ns_str(NS)}
     include: Any = ["documents", "metadatas", "embeddings"]
     gc.collect()
     start = time.perf_counter()
@@ -200,11 +259,27 @@ def main() -> None:
         help="also time searches after the first with a 1,000-vector cache, unfiltered and "
         "filtered queries of Chroma's index (a second table)",
     )
+    parser.add_argument(
+        "--users", type=int, default=0, help="spread the items over this many user namespaces "
+        "and time each user's first search (a table of p50/p95)",
+    )
+    parser.add_argument(
+        "--per-user", type=int, default=0, help="with --users: items per user, the rest of "
+        "--sizes in one shared namespace (default: every item to a user)",
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="with --users: build each store in this folder once and "
+        "reuse it on later runs (build 0 s)",
+    )
     parser.add_argument("--cell", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cell:
         kind, path, *rest = args.cell
-        if kind == "raw":
+        if kind == "users":
+            result = cell_users(Path(path), int(rest[0]), rest[1], int(rest[2]), int(rest[3]))
+        elif kind == "users-raw":
+            result = cell_users_raw(Path(path), int(rest[0]), int(rest[1]))
+        elif kind == "raw":
             result = cell_raw(Path(path), rest[0])
         elif kind == "beyond":
             result = cell_beyond(Path(path), int(rest[0]), rest[1], rest[2])
@@ -213,6 +288,9 @@ def main() -> None:
         print(json.dumps(result))
         return
     root = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+    if args.users:
+        users_table(root, args)
+        return
     rows = []
     beyond_rows: list[list[str]] = []
     for size in args.sizes:
@@ -286,6 +364,61 @@ def main() -> None:
             "child, then of the children):"
         )
         print(format_table(BEYOND_HEADERS, beyond_rows))
+
+
+def users_table(root: Path, args: argparse.Namespace) -> None:
+    """The table of ``--users``: each user's first search after opening, per store size."""
+    rows = []
+    for size in args.sizes:
+        shape = f"users{args.users}x{args.per_user or 'all'}-{size}-{args.dims}d"
+        kept = args.keep / shape if args.keep else None
+        folder = kept or Path(tempfile.mkdtemp(prefix="large-ns-", dir=root))
+        try:
+            db = str(folder / "db")
+            built = 0.0
+            if not (folder / "db").exists():
+                built = build(folder / "db", size, args.dims, args.users, args.per_user)
+            print(f"{size:,} items built in {built:.1f} s", file=sys.stderr, flush=True)
+            took: dict[str, list[float]] = {"hybrid": [], "dense": [], "raw": []}
+            for run in range(args.runs):
+                for mode in ("hybrid", "dense"):
+                    cell = ["users", db, str(args.dims), mode, str(args.users), str(run)]
+                    took[mode] += _child(cell)["took"]
+                took["raw"] += _child(["users-raw", db, str(args.users), str(run)])["took"]
+            rows.append(
+                [f"{size:,}", f"{args.per_user or size // args.users:,}", f"{built:.0f}"]
+                + [
+                    f"{np.percentile(took[name], q) * 1000:.1f}"
+                    for name in ("hybrid", "dense", "raw")
+                    for q in (50, 95)
+                ]
+            )
+            print(format_table(USERS_HEADERS, rows[-1:]), file=sys.stderr, flush=True)
+        finally:
+            if kept is None:
+                shutil.rmtree(folder, ignore_errors=True)
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"\n{args.users:,} user namespaces, {args.dims}-dim vectors, {USERS_SEARCHED} users' "
+        f"first searches per child, {args.runs} children per cell; load average at the end "
+        f"{load} ({os.cpu_count()} cores)."
+    )
+    print(format_table(USERS_HEADERS, rows))
+
+
+USERS_HEADERS = [
+    "items",
+    "per user",
+    "build (s)",
+    "hybrid p50 (ms)",
+    "hybrid p95 (ms)",
+    "dense p50 (ms)",
+    "dense p95 (ms)",
+    "raw where p50 (ms)",
+    "raw where p95 (ms)",
+]
+"""Columns of ``--users``; "raw where" is raw chromadb's ``get`` of the user's vector records
+(documents, metadata, embeddings) with a ``where`` on the namespace."""
 
 
 HEADERS = [

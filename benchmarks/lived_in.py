@@ -40,6 +40,7 @@ Metrics per row, view and language of the persona (en / de / mixed):
 
     python benchmarks/lived_in.py                  # held-out and tune tables
     python benchmarks/lived_in.py --half tune --verbose
+    python benchmarks/lived_in.py --ceiling        # what the two models allow (no store logic)
 """
 
 from __future__ import annotations
@@ -434,15 +435,84 @@ def run_half(personas: Sequence[Persona]) -> list[Outcome]:
     return outcomes
 
 
+# --- what the models allow (--ceiling) ---
+
+
+def ceiling(personas: Sequence[Persona]) -> str:
+    """What the two packaged models allow on these memories, whatever a store does with their
+    cosines: each persona told to row A, then for every question the rank of the first memory
+    holding a marker among all the user's memories by each model's plain cosine (and their
+    sum), and how well the best cosine tells a never-said question from an answerable one (the
+    share of (answerable, never-said) pairs it orders right, and the answerable questions it
+    leaves under a cut that empties 80% of the never-said ones). Per question language."""
+    import numpy as np
+    from _locomo_data import format_table
+
+    from langgraph_episodic import ChromaStore
+    from langgraph_episodic.bilingual import bilingual_embeddings
+
+    index, caches = cached_index()
+    english, multilingual = caches
+    language = bilingual_embeddings().language
+    found: dict[str, dict[str, list[bool]]] = {}
+    best: dict[str, dict[bool, list[float]]] = {}
+    for persona in personas:
+        store = ChromaStore.ephemeral(index=index)
+        try:
+            clock = Clock()
+            tell(build_app(store, "A", clock), persona, "A", clock)
+            texts = [str(i.value.get("text")) for i in store.search(("memories", persona.user_id),
+                                                                     limit=10_000)]
+        finally:
+            store.close()
+        rows = {name: np.asarray(model.embed_documents(texts))
+                for name, model in (("MiniLM", english), ("multilingual", multilingual))}
+        for q in persona.questions:
+            lang = language(q.text)
+            cos = {name: rows[name] @ np.asarray(model.embed_documents([q.text])[0])
+                   for name, model in (("MiniLM", english), ("multilingual", multilingual))}
+            cos["sum"] = cos["MiniLM"] + cos["multilingual"]
+            if q.kind == "never":
+                best.setdefault(lang, {}).setdefault(False, []).append(
+                    float(cos["sum"].max()))
+                continue
+            best.setdefault(lang, {}).setdefault(True, []).append(float(cos["sum"].max()))
+            hits = [has(t, q.markers) for t in texts]
+            for name, c in cos.items():
+                top = np.argsort(-c)[:TOP]
+                found.setdefault(lang, {}).setdefault(name, []).append(
+                    any(hits[i] for i in top))
+    for cache in caches:
+        cache.save()
+    body: list[list[object]] = []
+    for lang in sorted(found):
+        yes, no = np.asarray(best[lang][True]), np.asarray(best[lang].get(False, [np.nan]))
+        ordered = float(np.mean(yes[:, None] > no[None, :]))
+        cut = float(np.quantile(no, 0.8))
+        body.append([lang, len(yes), *(_share(found[lang][n]) for n in
+                                       ("MiniLM", "multilingual", "sum")),
+                     f"{ordered:.2f}", f"{float(np.mean(yes <= cut)):.2f}"])
+    return format_table(["question", "answerable", "top 3: MiniLM", "multilingual", "sum",
+                         "never-said ordered below", "false empty at 80% never-said empty"],
+                        body)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=("tune", "held-out", "both"), default="both")
     parser.add_argument("--verbose", action="store_true",
                         help="print each failed question with what came back")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="what the two models allow on these memories (see ceiling())")
     args = parser.parse_args(argv)
     for name, value in OFFLINE.items():
         os.environ.setdefault(name, value)
     halves = ("held-out", "tune") if args.half == "both" else (args.half,)
+    if args.ceiling:
+        for half in halves:
+            print(f"\n{half}: what the models allow\n")
+            print(ceiling(HALVES[half]))
+        return
     for half in halves:
         outcomes = run_half(HALVES[half])
         if args.verbose:

@@ -34,7 +34,7 @@ from _locomo_data import (
 from langgraph_episodic.chroma.ranking.analysis import analyzer
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, tokenize
-from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
+from langgraph_episodic.memory_kinds import DEFAULT_MIN_SCORE
 
 TOP = max(KS)
 LEX = "snowball en + date k1=1.2 b=0.3"

@@ -58,6 +58,7 @@ _EXPORTS: dict[str, str] = {
     "RedactingStore": ".privacy",
     "Redactor": ".privacy",
     # --- errors ---
+    "Error": ".errors",
     "MissingConfigError": "._config",
     "UserIdError": "._config",
     "FolderInUseError": ".chroma.folder_lock",
@@ -112,6 +113,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .episodic import build_replay_context as build_replay_context
     from .episodic import format_replay_prompt as format_replay_prompt
     from .episodic import select_strategy as select_strategy
+    from .errors import Error as Error
     from .graph import EntityOptions as EntityOptions
     from .graph import EpisodeOptions as EpisodeOptions
     from .graph import EpisodicState as EpisodicState

@@ -9,8 +9,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 
+from .errors import Error
 
-class MissingConfigError(KeyError):
+
+class MissingConfigError(Error, KeyError):
     """A required ``config["configurable"]`` key is missing; the message lists the keys present."""
 
     def __str__(self) -> str:  # KeyError quotes its message; show it plainly
@@ -46,7 +48,7 @@ USER_ID = "user_id"
 """The key of the run's user id, in ``config["configurable"]`` and in the run's context."""
 
 
-class UserIdError(ValueError):
+class UserIdError(Error, ValueError):
     """The run's user id is ambiguous (the config and the context name different users) or not
     a non-empty string. Raised before anything is read or written."""
 

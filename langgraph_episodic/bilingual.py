@@ -11,9 +11,11 @@ cosine of the question's model, divided by ``sqrt(2)``; the store scales it back
 (:meth:`calibration`):
 
 * a German question (the multilingual half, the English half zero) is scored by the
-  multilingual model's cosine alone (dense, no BM25), measured from its German background level
-  plus a margin, so that the store's relevance floor (0.10 in the memory tools) empties about
-  half of the German questions about things never said; it reads English memories too;
+  multilingual model's cosine measured from its German background level plus a margin, fused
+  with BM25 at a small share (:data:`GERMAN_LEXICAL`: a memory that says the question's own
+  words, "arbeite" and "arbeitet", is not left under the floor by the model), so that the
+  store's relevance floor (0.10 in the memory tools) empties about half of the German
+  questions about things never said; it reads English memories too;
 * an English question (both halves) is ranked as with the packaged model alone: its MiniLM
   cosine above the English baseline, fused with BM25 (:mod:`.chroma.ranking.baseline`,
   :mod:`.chroma.ranking.fusion`). MiniLM does not understand German, so for a memory it reads
@@ -54,14 +56,21 @@ RECENT_TEXTS = 32
 consolidation, so the second embedding is a look-up. Kept small: it serves that one round trip,
 not a cache of the store (about 7 KB a text)."""
 
-GERMAN_FLOOR = 0.1575
+GERMAN_LEXICAL = 0.2
+"""The lexical share of a German question's hybrid score (an English one's is the store's
+default, :data:`~.chroma.ranking.fusion.LEXICAL_WEIGHT`). Chosen on the tune halves of the
+German memory set (``benchmarks/german_candidates.py``, where shares up to 0.2 keep R@1 and R@3)
+and of ``benchmarks/lived_in.py`` (where fewer German questions with an answer come back
+empty); the figures are in ``docs/benchmarks.md``."""
+
+GERMAN_FLOOR = 0.1275
 """The floor on the German score (the multilingual cosine measured from its German background
-level) at which half of the tune half's never-said German questions come back empty
-(``benchmarks/german_candidates.py``). The German score is rescaled so that this level scores
+level, fused with BM25 at :data:`GERMAN_LEXICAL`) at which half of the tune half's never-said
+German questions come back empty (``benchmarks/german_candidates.py``). The German score is rescaled so that this level scores
 0.10, the memory tools' floor (:data:`GERMAN_MARGIN`)."""
 
 TOOLS_FLOOR = 0.10
-"""The memory tools' floor the German score is aligned with (``tools._core.DEFAULT_MIN_SCORE``)."""
+"""The memory tools' floor the German score is aligned with (``memory_kinds.DEFAULT_MIN_SCORE``)."""
 
 GERMAN_MARGIN = (GERMAN_FLOOR - TOOLS_FLOOR) / (1.0 - TOOLS_FLOOR)
 """How far above the German background level a German question's score starts: with it,
@@ -93,7 +102,7 @@ class BilingualEmbeddings(Embeddings):
             :class:`~.multilingual.MultilingualEmbeddings`, the same caveat).
         route: Which model scores a question: ``"auto"`` (the default: the model of the
             language detected in the question), ``"de"`` (every question by the multilingual
-            model, German calibration: dense only) or ``"en"`` (every question by MiniLM, fused
+            model, German calibration, BM25 at a small share) or ``"en"`` (every question by MiniLM, fused
             with BM25, and the second reading for German memories). ``ChromaStore(language="de")`` / ``"en"`` sets it for its questions.
 
     >>> emb = BilingualEmbeddings()
@@ -202,7 +211,7 @@ class BilingualEmbeddings(Embeddings):
             return Calibration(
                 baseline=_shifted(multi, "de", GERMAN_MARGIN),
                 scale=math.sqrt(2.0),
-                lexical_weight=0.0,
+                lexical_weight=GERMAN_LEXICAL,
             )
         shift = packaged_baseline().of(english, "", "en") if np.any(english) else 0.0
         if not np.any(multi):

@@ -49,6 +49,15 @@ turns that score lower than a saved sentence; a question or request of the user'
 quarter, since it shares the question's words and answers nothing. Chosen on the tune half of
 ``benchmarks/lived_in.py``; the figures are in ``docs/retrieval.md``."""
 
+DEFAULT_MIN_SCORE = 0.10
+"""The recall tools' relevance floor on ``ChromaStore``'s hybrid score (with the packaged model
+its cosine is measured from the question's baseline, :mod:`.chroma.ranking.baseline`). Chosen on the
+tune half of our German and English memory sets (``benchmarks/german.py``) as the lowest floor
+at which about half of the questions about things never said come back empty in both
+languages, with English recall nearly unchanged (German loses more: the English model's German
+cosines carry almost no signal, what is left is found by its words). The figures:
+``docs/retrieval.md``, "Relevance floor: `min_score`"."""
+
 RUNNER_UP_SHARE = 0.5
 """Share of the floor the hits after the best one need, once the best reaches the floor.
 

@@ -83,8 +83,8 @@ from .graph.summarize import (
 )
 from .graph.turns import TURN_NAMESPACE, store_turns, turn_items
 from .graph.wiring import memory_system_prompt
+from .memory_kinds import DEFAULT_MIN_SCORE
 from .privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
-from .tools._core import DEFAULT_MIN_SCORE
 
 
 class EpisodicMemoryState(AgentState[Any]):
@@ -134,7 +134,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         entity_limit, memory_limit, top_k: How many entities, memories (saved facts and
             remembered turns together) and episodes load.
         min_score: The relevance floor of the memory search before the model (as the recall
-            tool's, :data:`~langgraph_episodic.tools._core.DEFAULT_MIN_SCORE`; ``None``: keep
+            tool's, :data:`~langgraph_episodic.memory_kinds.DEFAULT_MIN_SCORE`; ``None``: keep
             every hit): a question the memory knows nothing about loads nothing.
         clock: The time a turn was said (default: now, UTC).
         score: Scores a finished run for the episode (see ``record_episode_node``).

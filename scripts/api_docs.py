@@ -45,7 +45,7 @@ GROUPS: list[tuple[str, list[str]]] = [
     ("Tools", ["create_memory_tools", "create_vectorstore_memory_tools", "memory_speichern",
                "memory_abrufen"]),
     ("Privacy", ["forget_user", "aforget_user", "RedactingStore", "Redactor"]),
-    ("Errors", ["MissingConfigError", "UserIdError", "FolderInUseError", "IndexReadError",
+    ("Errors", ["Error", "MissingConfigError", "UserIdError", "FolderInUseError", "IndexReadError",
                 "StoreClosedError", "StoreForkedError", "EpisodeConflictError",
                 "EpisodeSchemaError", "MemoryStoreMissingError"]),
 ]

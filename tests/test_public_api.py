@@ -61,6 +61,7 @@ TOP_LEVEL = {
     "aforget_user",
     "forget_user",
     # errors
+    "Error",
     "EpisodeConflictError",
     "EpisodeSchemaError",
     "FolderInUseError",

@@ -41,8 +41,8 @@ class ScoreBreakdown:
     below_floor: bool
     """Whether the score falls under the floor asked for (False without a floor)."""
     lexical_weight: float = LEXICAL_WEIGHT
-    """Hybrid: the lexical side's share ``w`` for this question (0 for a German question with
-    the two-language default: it is scored by the dense side alone)."""
+    """Hybrid: the lexical side's share ``w`` for this question (smaller for a German question
+    with the two-language default, :data:`~langgraph_episodic.bilingual.GERMAN_LEXICAL`)."""
     second: float | None = None
     """Hybrid: the score the question's second reading gives the hit (the two-language
     default: an English question's multilingual score of a German memory; None: no second

@@ -14,12 +14,16 @@ path), counting the open stores of the folder; the last ``close()`` releases the
   in-memory indexes may be stale: reopen the store). Each batch checks this with two
   ``flock`` calls and one small read (a few microseconds).
 * A command that changes files takes the lock before Chroma opens the folder (:func:`held`).
+* ``ChromaStore.persistent(path)`` takes the lock as it opens, and a process holding it serves
+  the folder to later openers, which become its clients (:mod:`.sharing`); :func:`held` takes
+  the folder alone.
 * A child made by ``fork`` does not inherit the lock: its copy of the file descriptor is
   closed (never unlocked: that would free the parent's folder), and the parent's stores refuse
   to work there (:mod:`.lifecycle`).
 
-Many processes share a store through a Chroma server: ``chroma run --path <folder>`` and
-``ChromaStore.http(...)`` (the command line: ``--url``).
+Many processes share a folder opened with ``ChromaStore.persistent`` (:mod:`.sharing`), or a
+store through a Chroma server: ``chroma run --path <folder>`` and ``ChromaStore.http(...)``
+(the command line: ``--url``).
 """
 
 from __future__ import annotations
@@ -34,12 +38,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import Error
+
 LOCK_FILE = "langgraph-episodic.lock"
 CLAIM_WAIT_S = 2.0
 """How long a write waits for readers of another process to finish their batch."""
 
 
-class FolderInUseError(RuntimeError):
+class FolderInUseError(Error, RuntimeError):
     """Another process writes (or wrote) the embedded Chroma folder this store uses."""
 
 
@@ -117,14 +123,15 @@ class FolderLock:
 
     # writers -------------------------------------------------------------------------
 
-    def claim(self) -> None:
-        """Make this process the folder's writer (no-op if it is); raise if another is."""
+    def claim(self, wait: float = CLAIM_WAIT_S) -> None:
+        """Make this process the folder's writer (no-op if it is); raise if another is (after
+        ``wait`` seconds of trying)."""
         with self._lock:
             if self._fd is not None:
                 return
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                deadline = time.monotonic() + CLAIM_WAIT_S
+                deadline = time.monotonic() + wait
                 while True:
                     try:
                         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

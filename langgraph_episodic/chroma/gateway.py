@@ -17,8 +17,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..errors import Error
 from . import record_format
 from .index_paths import UNRANKED_PATHS, is_ranked
+from .metadata_index import MetadataIndex
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -41,11 +43,11 @@ INDEX_RACE_DELAYS = (0.005, 0.02, 0.05, 0.1, 0.25, 0.5)
 """Pauses before each new attempt of a read that met :data:`INDEX_RACES` (about 0.9 s in all)."""
 
 
-class IndexReadError(RuntimeError):
+class IndexReadError(Error, RuntimeError):
     """A read of Chroma's vector index kept meeting :data:`INDEX_RACES` or torn answers."""
 
 
-class TornRead(Exception):
+class TornRead(Error):
     """Chroma returned records without the embeddings that were asked for."""
 
 
@@ -90,10 +92,17 @@ def get_whole(collection: Any, **kwargs: Any) -> Any:
 
 
 def read_pages(
-    collection: Any, where: dict[str, Any] | None, include: list[str], page: int, what: str
+    collection: Any,
+    where: dict[str, Any] | None,
+    include: list[str],
+    page: int,
+    what: str,
+    ids: Sequence[str] | None = None,
 ) -> Iterator[Any]:
     """Every record of ``collection`` matching ``where``, as ``get`` answers of at most
     ``page`` records each, in Chroma's order (one unpaged ``get`` would be the same records).
+    ``ids``: the ids of those records, known beforehand (:mod:`.metadata_index`): they are read
+    by id alone, in pages, and ``where`` is not evaluated.
 
     Chroma builds one SQL statement per ``get`` and binds a variable per record returned
     with metadata or documents, per id asked for and per ``$in`` value; SQLite refuses more
@@ -105,6 +114,11 @@ def read_pages(
     evaluate the filter again for every id. A record written after the ids were read is not
     in the answer, one deleted since is absent: the caller's version check decides whether
     what it read may be kept, as for any read outside the write lock."""
+    if ids is not None:
+        for start in range(0, len(ids), page):
+            part = list(ids[start : start + page])
+            yield index_read(partial(get_whole, collection, ids=part, include=include), what)
+        return
     first = index_read(
         partial(get_whole, collection, where=where, include=include, limit=page), what
     )
@@ -181,6 +195,9 @@ class Gateway:
     unranked: UnrankedTexts = field(default_factory=UnrankedTexts, compare=False)
     """Whether searches through Chroma's index must leave some vectors out (see
     :meth:`holds_unranked`)."""
+    metadata_index: MetadataIndex | None = field(default=None, compare=False)
+    """Chroma's metadata index of an embedded folder: a namespace's records are read by the
+    ids it lists there instead of by a ``where`` (None: by ``where``)."""
 
     @staticmethod
     def names(name: str) -> tuple[str, str, str]:
@@ -188,7 +205,9 @@ class Gateway:
         return name, f"{name}__vec", f"{name}__ns"
 
     @classmethod
-    def open(cls, client: Any, name: str) -> Gateway:
+    def open(
+        cls, client: Any, name: str, metadata_index: MetadataIndex | None = None
+    ) -> Gateway:
         """The collections of store ``name``, created on first use."""
         items, vectors, namespaces = cls.names(name)
         return cls(
@@ -207,6 +226,7 @@ class Gateway:
                 metadata={"langgraph_episodic": "namespaces"},
             ),
             max_batch=int(client.get_max_batch_size()),
+            metadata_index=metadata_index,
         )
 
     def _chunks(self, seq: Sequence[Any]) -> Iterator[slice]:
@@ -237,18 +257,33 @@ class Gateway:
                 out[rid] = record_format.unfold(meta)
         return out
 
-    def read_items(self, where: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
-        """(record id, metadata) of every item record matching ``where``, read in pages."""
+    def read_items(
+        self, where: dict[str, Any] | None, ns: tuple[str, ...] | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """(record id, metadata) of every item record matching ``where``, read in pages.
+        ``ns``: ``where`` selects exactly this namespace, whose records are then read by the
+        ids Chroma's metadata index lists (:mod:`.metadata_index`) when it can."""
+        own = rest = None
+        index = self.metadata_index
+        if ns is not None and index is not None:
+            value = record_format.ns_str(ns)
+            own, rest = index.ids(self.vectors, "_ns", value), index.ids(self.items, "_ns", value)
+            if own is None or rest is None:
+                own = rest = None
+            else:  # (an item's own record has no "#")
+                own = [rid for rid in own if "#" not in rid]
         out: list[tuple[str, dict[str, Any]]] = []
         for got in read_pages(
-            self.vectors, _item_records(where), ["metadatas"], self.max_batch, "item records"
+            self.vectors, _item_records(where), ["metadatas"], self.max_batch, "item records", own
         ):  # (an item's own record has the item id: a vector id, with "#", is none)
             out.extend(
                 (rid, record_format.unfold(meta))
                 for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True)
-                if "#" not in rid
+                if "#" not in rid and (own is None or meta.get("_vtag") == record_format.ITEM_TAG)
             )
-        for got in read_pages(self.items, where, ["metadatas"], self.max_batch, "item records"):
+        for got in read_pages(
+            self.items, where, ["metadatas"], self.max_batch, "item records", rest
+        ):
             rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
             shadowed = self._in_vectors([rid for rid, _ in rows])
             out.extend(
@@ -308,8 +343,15 @@ class Gateway:
         )
 
     def holds_items(self, ns: tuple[str, ...]) -> bool:
-        """Whether namespace ``ns`` holds an item record, expired or not."""
-        return self._any_item({"_ns": record_format.ns_str(ns)})
+        """Whether namespace ``ns`` holds an item record, expired or not (from the ids Chroma's
+        metadata index lists, when it can: an item's own record is one without "#")."""
+        value = record_format.ns_str(ns)
+        index = self.metadata_index
+        if index is not None:
+            own, rest = index.ids(self.vectors, "_ns", value), index.ids(self.items, "_ns", value)
+            if own is not None and rest is not None:
+                return bool(rest) or any("#" not in rid for rid in own)
+        return self._any_item({"_ns": value})
 
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
         """The latest expiry of the items in ``ns``; None when it holds none (any more)."""
@@ -404,19 +446,19 @@ class Gateway:
 
     def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
         """The vector records of one namespace, in pages (a shared namespace can hold millions)."""
-        rows = self._vector_rows(
-            {"_ns": record_format.ns_str(ns)}, embeddings, f"the vectors of namespace {ns}"
-        )
-        return [VectorRow(vid, ns, text, emb, path) for vid, _, text, emb, path in rows]
+        pages = self.namespace_vector_pages(ns, embeddings=embeddings)
+        return [row for page in pages for row in page]
 
     def namespace_vector_pages(
         self, ns: tuple[str, ...], *, embeddings: bool
     ) -> Iterator[list[VectorRow]]:
         """:meth:`namespace_vectors`, page by page as Chroma answers (for a caller that works
         on one page while the next is read)."""
-        for got in self._vector_pages(
-            {"_ns": record_format.ns_str(ns)}, embeddings, f"the vectors of namespace {ns}"
-        ):
+        where = {"_ns": record_format.ns_str(ns)}
+        ids = None if self.metadata_index is None else self.metadata_index.ids(
+            self.vectors, "_ns", where["_ns"]
+        )
+        for got in self._vector_pages(where, embeddings, f"the vectors of namespace {ns}", ids):
             yield [
                 VectorRow(vid, ns, text, emb, path)
                 for vid, _, text, emb, path in _rows_of(got, embeddings)
@@ -428,9 +470,15 @@ class Gateway:
         for got in self._vector_pages(where, embeddings, what):
             yield from _rows_of(got, embeddings)
 
-    def _vector_pages(self, where: dict[str, Any] | None, embeddings: bool, what: str) -> Any:
+    def _vector_pages(
+        self,
+        where: dict[str, Any] | None,
+        embeddings: bool,
+        what: str,
+        ids: Sequence[str] | None = None,
+    ) -> Any:
         include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
-        return read_pages(self.vectors, where, include, self.max_batch, what)
+        return read_pages(self.vectors, where, include, self.max_batch, what, ids)
 
     def vector_ids(self) -> list[str]:
         """Every vector record id (ids alone need no pages)."""

@@ -21,6 +21,8 @@ import os
 import threading
 from collections.abc import Iterator
 
+from ..errors import Error
+
 FORK_FIX = (
     "Open the store in the child process instead (after the fork: gunicorn without "
     "--preload or in post_fork, celery in worker_process_init), or start the children with "
@@ -34,11 +36,11 @@ EPHEMERAL = "ephemeral"
 """The name of the process's in-memory Chroma system (Chroma has one per process)."""
 
 
-class StoreClosedError(RuntimeError):
+class StoreClosedError(Error, RuntimeError):
     """A call on a ``ChromaStore`` after its ``close()``."""
 
 
-class StoreForkedError(RuntimeError):
+class StoreForkedError(Error, RuntimeError):
     """A call in a forked child on an embedded store its parent opened (Chroma would hang)."""
 
 

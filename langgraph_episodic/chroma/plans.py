@@ -26,6 +26,7 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
+from ..errors import Error
 from .filters import validate_filter
 from .index_paths import check_index
 from .limits import Limits
@@ -173,7 +174,7 @@ def _where(op: PutOp) -> str:
     return f"namespace {op.namespace} key {op.key!r}"
 
 
-class NamespaceTypeError(InvalidNamespaceError, TypeError):
+class NamespaceTypeError(Error, InvalidNamespaceError, TypeError):
     """A namespace that is not a tuple of labels (e.g. the string ``"alice"``). It is both an
     ``InvalidNamespaceError`` (what LangGraph stores raise for bad namespaces) and a
     ``TypeError`` (what it is)."""

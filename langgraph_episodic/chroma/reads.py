@@ -24,6 +24,7 @@ from .folder_lock import FolderLock, folder_of
 from .gateway import Gateway, VectorRow
 from .id_sets import IdSet
 from .index_paths import is_ranked
+from .metadata_index import MetadataIndex
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldView
 from .ranking.vectors import BlockView, NamespaceVectors, Rebuild
@@ -131,7 +132,8 @@ class Backend:
         )
         if folder is not None:  # a rebuild killed half-way: finish or roll it back first
             recover_store(client, folder.folder, Gateway.names(name), folder.claim)
-        return cls(Gateway.open(client, name), state, shared, folder, client)
+        index = MetadataIndex.of_folder(folder_of(client))
+        return cls(Gateway.open(client, name, index), state, shared, folder, client)
 
     def close_store(self) -> None:
         """A store of this backend closed. When it was the last store of its embedded folder
@@ -331,7 +333,8 @@ class Backend:
                 else record_format.prefix_where(prefix, infos)
             )
             rows: dict[Namespace, dict[str, dict[str, Any]]] = {ns: {} for ns in stale}
-            for rid, meta in self.gateway.read_items(where):
+            one = next(iter(stale)) if len(stale) == 1 else None
+            for rid, meta in self.gateway.read_items(where, one):
                 per_ns = rows.get(record_format.ns_from_str(str(meta["_ns"])))
                 if per_ns is not None:
                     per_ns[rid] = slim(meta)

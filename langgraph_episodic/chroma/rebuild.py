@@ -35,6 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..errors import Error
 from .gateway import Gateway, get_whole, index_read
 
 logger = logging.getLogger(__name__)
@@ -67,7 +68,7 @@ def _step(step: str) -> None:
         step_hook(step)
 
 
-class RebuildError(RuntimeError):
+class RebuildError(Error, RuntimeError):
     """A copy did not end with the same records as its original (nothing was swapped)."""
 
 

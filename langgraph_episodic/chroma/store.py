@@ -57,7 +57,8 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
-from . import lifecycle, memory_budget, record_format, search, writes
+from ..errors import Error
+from . import lifecycle, memory_budget, record_format, search, sharing, writes
 from .coalesce import Coalescer
 from .explain import Explanation, explanation
 from .gateway import Gateway
@@ -76,6 +77,8 @@ from .ranking import shared_fields
 from .ranking.analysis import Language
 from .ranking.baseline import Baseline, Calibration, baseline_for, calibration_of
 from .reads import Backend, describe, embedded_system
+from .sharing_client import RemoteFolder
+from .sharing_wire import tuples
 from .verify import VerifyReport
 
 logger = logging.getLogger(__name__)
@@ -126,7 +129,7 @@ def _routed(embeddings: Embeddings, language: Language) -> Embeddings:
     return chosen
 
 
-class EmbedderMismatchError(ValueError):
+class EmbedderMismatchError(Error, ValueError):
     """A store opened with the default embedder holds vectors no default model makes.
 
     ``stored`` is their dimension count; the message names the fix (``index=``)."""
@@ -207,7 +210,7 @@ class ChromaStore(BaseStore):
             With the packaged model it also picks the mean vector a question's cosine is
             measured from in hybrid scores (:mod:`.ranking.baseline`; ``"auto"``: the question's).
             With the two-language default it pins every question's route: ``"de"`` scores each
-            by the multilingual model's cosine with its German calibration (dense only),
+            by the multilingual model's cosine with its German calibration (BM25 at a small share),
             ``"en"`` by MiniLM fused with BM25, whatever language the question looks like;
             ``"auto"`` takes the route of the language detected in each question
             (:meth:`..bilingual.BilingualEmbeddings.routed`).
@@ -311,20 +314,26 @@ class ChromaStore(BaseStore):
                     f"{name} must be a whole number of entries >= 0 (or None for the machine's "
                     f"default), got {size!r}."
                 )
-        self._backend = Backend.open(
-            client,
-            collection,
-            shared=shared,
-            vector_cache_size=vector_cache_size,
-            item_cache_size=item_cache_size,
-        )
+        self._remote = client if isinstance(client, RemoteFolder) else None
+        """The process serving this store's folder, when another process holds it."""
+        self._cache_sizes = (vector_cache_size, item_cache_size)
+        if self._remote is None:
+            self._backend = Backend.open(
+                client,
+                collection,
+                shared=shared,
+                vector_cache_size=vector_cache_size,
+                item_cache_size=item_cache_size,
+            )
         self._calls = Calls(
-            f"{describe(client)} (collection {collection!r})",
-            fork_checked=embedded_system(client) is not None,
+            f"{self._remote.description if self._remote else describe(client)} "
+            f"(collection {collection!r})",
+            fork_checked=self._remote is not None or embedded_system(client) is not None,
         )
         self._coalescer = Coalescer(self._arun)
         try:
-            self._backend.state.lexical.use_language(language)
+            if self._remote is None:
+                self._backend.state.lexical.use_language(language)
         except BaseException:
             self.close()  # (gives back the folder's count this store took)
             raise
@@ -339,7 +348,11 @@ class ChromaStore(BaseStore):
 
     @classmethod
     def persistent(cls, path: str | Path = "./.episodic", **kwargs: Any) -> ChromaStore:
-        """An embedded store kept in the folder ``path`` (created if missing)."""
+        """An embedded store kept in the folder ``path`` (created if missing).
+
+        Many processes may open one folder: the first holds it and serves it to the others,
+        whose stores send it their batches (:mod:`.sharing`; docs/store.md, "Many processes
+        on one folder")."""
         import chromadb
 
         Path(path).mkdir(parents=True, exist_ok=True)
@@ -347,8 +360,39 @@ class ChromaStore(BaseStore):
         # trailing slash, a symlink, ``a/../a``): Chroma tells its systems apart by the string.
         folder = os.path.realpath(path)
         lifecycle.refuse_inherited(folder, f"The store on the folder {folder}")
-        client = chromadb.PersistentClient(path=folder, settings=_settings())
-        return cls(client, **kwargs)
+        collection = kwargs.get("collection", "langgraph_store")
+        with sharing.opening(folder, collection, kwargs.get("language", "auto")) as remote:
+            if remote is not None:
+                try:
+                    return cls(remote, **kwargs)
+                except BaseException:
+                    remote.close()
+                    raise
+            client = chromadb.PersistentClient(path=folder, settings=_settings())
+            store = cls(client, **kwargs)
+        sharing.serve(store, folder)
+        return store
+
+    def _take_over(self) -> None:
+        """Become the folder's embedded store and serve it: this process, a client of the
+        folder, took its lock after its owner went (:mod:`.sharing`)."""
+        import chromadb
+
+        assert self._remote is not None
+        client = chromadb.PersistentClient(path=self._remote.folder, settings=_settings())
+        vector_cache_size, item_cache_size = self._cache_sizes
+        backend = Backend.open(
+            client, self.collection_name, shared=False, vector_cache_size=vector_cache_size,
+            item_cache_size=item_cache_size,
+        )
+        try:
+            backend.state.lexical.use_language(self.language)
+        except BaseException:
+            backend.close_store()
+            raise
+        self._client, self._backend = client, backend
+        folder, self._remote = self._remote.folder, None
+        sharing.serve(self, folder)
 
     @classmethod
     def ephemeral(cls, **kwargs: Any) -> ChromaStore:
@@ -415,6 +459,8 @@ class ChromaStore(BaseStore):
         ``items`` (the records of items with no indexed text or several) and ``namespaces``
         (the registry); see :mod:`.record_format`. For audits and migrations; writing to them
         directly bypasses the store's caches."""
+        if self._remote is not None:
+            raise AttributeError("a store served by another process has no Chroma collections")
         gw = self._backend.gateway
         return {"items": gw.items, "vectors": gw.vectors, "namespaces": gw.namespaces}
 
@@ -450,6 +496,10 @@ class ChromaStore(BaseStore):
         doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
+        if self._remote is not None:
+            methods = [self._method(op, query_vectors.get(op.query or "")) for _, op in
+                       plan.searches]
+            return self._remote.batch(self, plan, doc_vectors, query_vectors, methods)
         if self._endpoint is None:
             return self._execute(plan, doc_vectors, query_vectors)
         import httpx
@@ -533,15 +583,19 @@ class ChromaStore(BaseStore):
         plan: Plan,
         doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
+        methods: Sequence[search.Method] | None = None,
     ) -> list[Result]:
+        """Run ``plan``; ``methods`` rank its searches in order (default: this store's own,
+        :meth:`_method`; a batch sent by another process brings its own)."""
         with self._calls.call(), self._backend.state.batches.batch():
-            return self._execute_in_gate(plan, doc_vectors, query_vectors)
+            return self._execute_in_gate(plan, doc_vectors, query_vectors, methods)
 
     def _execute_in_gate(
         self,
         plan: Plan,
         doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
+        methods: Sequence[search.Method] | None = None,
     ) -> list[Result]:
         b = self._backend
         b.check_readable()
@@ -559,9 +613,10 @@ class ChromaStore(BaseStore):
                 ttl = record_format.ttl_of(meta)
                 if gop.refresh_ttl and ttl is not None:
                     refresh[rid] = (gop.namespace, now + ttl * 60.0, record_format.in_vectors(meta))
-        for i, sop in plan.searches:
+        for j, (i, sop) in enumerate(plan.searches):
             qvec = query_vectors.get(sop.query or "")
-            hits = search.run(b, sop, qvec, now, self._method(sop, qvec)).page
+            method = self._method(sop, qvec) if methods is None else methods[j]
+            hits = search.run(b, sop, qvec, now, method).page
             results[i] = [h.item for h in hits]
             for h in hits:
                 if sop.refresh_ttl and h.ttl is not None:
@@ -641,6 +696,13 @@ class ChromaStore(BaseStore):
         ((_, sop),) = plan.searches
         qvec = query_vectors.get(sop.query or "")
         method = self._method(sop, qvec, mode)
+        if self._remote is not None:
+            return self._remote.explain(self, sop, qvec, method, floor)
+        return self._explain(sop, qvec, method, floor)
+
+    def _explain(
+        self, sop: SearchOp, qvec: np.ndarray | None, method: search.Method, floor: float | None
+    ) -> Explanation:
         with self._calls.call(), self._backend.state.batches.batch():
             self._backend.check_readable()
             ranked = search.run(self._backend, sop, qvec, self.clock(), method)
@@ -668,6 +730,11 @@ class ChromaStore(BaseStore):
     ) -> int:
         """Set ``created_at``, ``updated_at`` and the expiry (None: keep it) of existing items,
         e.g. when importing a backup; ``put`` always stamps "now". Returns how many existed."""
+        if self._remote is not None:
+            sent = [[list(ns), key, c.isoformat(), u.isoformat(), e and e.isoformat()]
+                    for (ns, key), (c, u, e) in times.items()]
+            return int(self._remote.call(self, "restore_times", {"times": sent},
+                                         lambda: self.restore_times(times)))
         seconds = {
             k: (c.timestamp(), u.timestamp(), e.timestamp() if e is not None else None)
             for k, (c, u, e) in times.items()
@@ -679,6 +746,8 @@ class ChromaStore(BaseStore):
 
     def sweep_ttl(self) -> int:
         """Delete expired items (and their vectors and lexical entries); return how many."""
+        if self._remote is not None:
+            return int(self._remote.call(self, "sweep_ttl", {}, self.sweep_ttl))
         with self._calls.call():
             count = writes.sweep(self._backend, self.clock())
         logger.debug("swept %d expired items", count)
@@ -751,6 +820,13 @@ class ChromaStore(BaseStore):
         """
         from .verify import verify
 
+        if self._remote is not None:
+            args = {"repair": repair, "grace_seconds": grace_seconds}
+            got = self._remote.call(self, "verify", {"args": args},
+                                    lambda: self.verify(repair=repair, grace_seconds=grace_seconds))
+            if isinstance(got, VerifyReport):
+                return got
+            return VerifyReport(**{k: tuples(v) for k, v in got.items()})
         if grace_seconds is None:
             grace_seconds = 600.0 if self._backend.shared else 0.0
         with self._calls.call():
@@ -779,8 +855,12 @@ class ChromaStore(BaseStore):
         stays the parent's).
         """
         self.stop_ttl_sweeper(timeout=5)
+        sharing.stop_serving(self)  # (first: requests of other processes finish and answer)
         if self._calls.close():
-            self._backend.close_store()
+            if self._remote is not None:
+                self._remote.close()
+            else:
+                self._backend.close_store()
 
     def __enter__(self) -> ChromaStore:
         return self

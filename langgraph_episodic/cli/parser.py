@@ -35,6 +35,10 @@ DEFAULT_MCP_HOST = "127.0.0.1"
 DEFAULT_MCP_PORT = 8765
 """Where ``mcp --http`` listens unless ``--host`` / ``--port`` say otherwise."""
 
+DEFAULT_UI_PORT = 8766
+"""Where ``ui`` listens unless ``--port`` says otherwise (not ``mcp --http``'s port: both run
+at once beside an agent)."""
+
 MCP_TOKENS_ENV = "EPISODIC_MCP_TOKENS"
 """The environment variable with ``mcp --http``'s bearer tokens (``token:user,...``)."""
 
@@ -209,7 +213,8 @@ def _mcp(p: argparse.ArgumentParser) -> None:
 
 def _ui(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--port", type=int, default=8765, help="port on 127.0.0.1 (default: 8765; 0: any free)"
+        "--port", type=int, default=DEFAULT_UI_PORT,
+        help=f"port on 127.0.0.1 (default: {DEFAULT_UI_PORT}; 0: any free)",
     )
     p.add_argument(
         "--read-only", action="store_true", help="browse and search only: no edit, delete, forget"

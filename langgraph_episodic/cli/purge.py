@@ -19,7 +19,7 @@ def run_purge(args: argparse.Namespace) -> int:
     from ..privacy import purge_store
 
     target = Target.from_args(args)
-    store = open_store(target, semantic=False)
+    store = open_store(target, semantic=False, alone=True)
     try:
         purge = purge_store(store)
     finally:

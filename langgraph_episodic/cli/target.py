@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import Error
 from .parser import DEFAULT_COLLECTION, DEFAULT_FOLDER, HASH_DIMS
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ CHOICES: tuple[EmbeddingsChoice, ...] = ("auto", "model", "multilingual", "bilin
 """The ``--embeddings`` choices."""
 
 
-class CliError(Exception):
+class CliError(Error):
     """A problem the user can fix; the command line prints the message and exits with code 2."""
 
 
@@ -98,6 +99,7 @@ def open_store(
     semantic: bool,
     create: bool = False,
     read_only: bool = False,
+    alone: bool = False,
     threads: int | None = None,
     load: bool = True,
     **options: Any,
@@ -114,9 +116,10 @@ def open_store(
     ``read_only=True`` (the command only reads) opens a store folder that cannot be written
     (a read-only mount, no write permission) through a temporary copy, since Chroma writes to
     its database even to read; otherwise such a folder is an error that says what to do.
-    Otherwise (the command changes files) the embedded folder's lock is taken before anything
-    else: while another process holds the folder, the command fails with ``FolderInUseError``
-    and touches nothing.
+    An embedded folder another process holds is opened through that process
+    (:mod:`~langgraph_episodic.chroma.sharing`). ``alone=True`` (purge, verify --repair) takes
+    the folder's lock before anything else instead: while another process holds the folder,
+    the command fails with ``FolderInUseError`` naming it and touches nothing.
     """
     from ..chroma.store import EmbedderMismatchError
 
@@ -125,7 +128,7 @@ def open_store(
     if not auto:  # "auto": the store's default index, chosen by the vectors it holds
         kwargs["index"] = target.index(threads=threads) if semantic else None
     try:
-        store = _open(target, create=create, read_only=read_only, **kwargs)
+        store = _open(target, create=create, read_only=read_only, alone=alone, **kwargs)
     except EmbedderMismatchError as exc:
         raise CliError(
             f"The {target.describe()} holds {exc.stored}-dim vectors, which no default model "
@@ -157,7 +160,9 @@ def load_embedder(store: ChromaStore) -> None:
         load()
 
 
-def _open(target: Target, *, create: bool, read_only: bool, **kwargs: Any) -> ChromaStore:
+def _open(
+    target: Target, *, create: bool, read_only: bool, alone: bool, **kwargs: Any
+) -> ChromaStore:
     from ..chroma.folder_lock import held
     from ..chroma.store import ChromaStore, EmbedderMismatchError
 
@@ -175,9 +180,9 @@ def _open(target: Target, *, create: bool, read_only: bool, **kwargs: Any) -> Ch
     if path.exists() and not _writable(path):
         path = _readable_copy(path) if read_only else _refuse_read_only(path)
     try:
-        if read_only:
-            return ChromaStore.persistent(path, **kwargs)
         path.mkdir(parents=True, exist_ok=True)
+        if not alone:  # (the folder's lock is taken, or its holder serves it, before Chroma opens)
+            return ChromaStore.persistent(path, **kwargs)
         with held(path):  # before Chroma opens the folder: it writes to it as it opens
             return ChromaStore.persistent(path, **kwargs)
     except OSError as exc:

@@ -39,6 +39,7 @@ from typing import Any, Literal, TextIO
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from ..chroma.index_paths import check_fields
+from ..errors import Error
 
 PAGE_SIZE = 500
 """Items (and namespaces) fetched per call while enumerating a store."""
@@ -60,7 +61,7 @@ OPTIONAL_FIELDS = ("created_at", "updated_at", "index", "ttl", "expires_at")
 """``created_at`` and ``updated_at`` default to each other, or both to the time of the import."""
 
 
-class ImportFileError(ValueError):
+class ImportFileError(Error, ValueError):
     """The import file is malformed; the message lists the problems by line. Nothing was written."""
 
 

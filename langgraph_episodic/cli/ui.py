@@ -64,7 +64,7 @@ def run_ui(args: argparse.Namespace) -> int:
         print(
             f"memory inspector for the {target.describe()}"
             f"{' (read-only)' if args.read_only else ''}:\n"
-            f"    http://{HOST}:{port}/?token={secrets.token}\n"
+            f"    http://{HOST}:{port}{secrets.path}/?token={secrets.token}\n"
             "open that URL (it holds the access token); Ctrl-C stops.",
             flush=True,
         )

@@ -57,7 +57,7 @@ def render(report: VerifyReport, where: str) -> str:
 def run_verify(args: argparse.Namespace) -> int:
     """Verify the store, optionally repairing it; print the report."""
     target = Target.from_args(args)
-    store = open_store(target, semantic=False, read_only=not args.repair)
+    store = open_store(target, semantic=False, read_only=not args.repair, alone=args.repair)
     try:
         report = store.verify(repair=args.repair)
     finally:

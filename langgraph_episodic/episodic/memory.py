@@ -43,6 +43,7 @@ from langgraph.store.base import BaseStore, Item
 from .._config import fill_namespace, namespace_label
 from .._effects import Effect, Plan, arun, call, run
 from ..embeddings import as_embeddings
+from ..errors import Error
 from ..memory_context import index_paths, with_context
 from ._store_io import (
     TEXT_FIELD,
@@ -74,7 +75,7 @@ COSINE_FLOOR = 0.40
 Both floors are chosen on ``benchmarks/episode_relevance.py``."""
 
 
-class EpisodeConflictError(ValueError):
+class EpisodeConflictError(Error, ValueError):
     """An episode id is already recorded with different content; episodes are immutable."""
 
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from ..errors import Error
+
 SCHEMA_VERSION = 1
 """Version of the dict layout written by :meth:`Episode.to_dict`."""
 
@@ -54,7 +56,7 @@ class TaskCategory(str, Enum):
     UNKNOWN = "unknown"
 
 
-class EpisodeSchemaError(ValueError):
+class EpisodeSchemaError(Error, ValueError):
     """A stored dict is not an episode this version can read (wrong or missing fields)."""
 
 

@@ -9,6 +9,7 @@ See ``docs/facts.md``.
 from .consolidate import Clock, FactWriter, Outcome, RuleDecider
 from .dates import ResolvedDate, format_date, resolve_date
 from .decide import FactDecision, ModelDecider
+from .phrasing import is_ending
 from .recall import (
     acurrent_facts,
     afact_history,
@@ -19,7 +20,7 @@ from .recall import (
     wording,
 )
 from .records import CURRENT_FILTER, FactRecord
-from .rules import Candidate, Decision, decide_by_rules, is_ending, slot_of, topic_of_question
+from .rules import Candidate, Decision, decide_by_rules, slot_of, topic_of_question
 
 __all__ = [
     "CURRENT_FILTER",

@@ -22,7 +22,7 @@ with each of these steps batched across them: one read, the decisions, one write
 read, whatever their number.
 
 In one process, the saves of one namespace are serialised by a lock (threads and asyncio
-tasks alike, :mod:`langgraph_episodic.graph._keylock`), so two writers never decide on the
+tasks alike, :mod:`langgraph_episodic._keylock`), so two writers never decide on the
 same old state. Across processes (a Chroma server) the store has no compare-and-swap: before
 writing, the writer re-reads the version it is closing and decides again if someone changed
 it, and step 4 repairs the remaining window. Nothing is ever deleted here: superseding only
@@ -50,10 +50,12 @@ from langgraph.store.base import (
 from langgraph.store.memory import InMemoryStore
 
 from .._effects import Plan, call
+from .._keylock import arun_locked, run_locked
 from ..memory_context import context_of, in_turn, index_paths
 from .dates import resolve_date
-from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, to_iso
-from .rules import Candidate, Decision, decide_by_rules, is_correction, is_ending, slot_of, topic_of
+from .phrasing import is_correction, is_ending
+from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, memory_key, to_iso
+from .rules import Candidate, Decision, decide_by_rules, slot_of, topic_of
 
 logger = logging.getLogger(__name__)
 
@@ -61,18 +63,10 @@ Clock = Callable[[], datetime]
 """Returns "now" (timezone-aware); injectable so that tests run on a fixed clock."""
 
 CANDIDATES = 8
-"""Current facts a new one is compared with, per search (by text, and by topic)."""
+"""Current facts the rules compare a new one with, per search (by text, and by topic)."""
 ATTEMPTS = 3
 """How often a save decides again when the fact it would close changed meanwhile."""
 LINEAGE_SCAN = 50
-
-
-def memory_key(text: str, *, scope: str = "") -> str:
-    """The tools' key of a fact (:func:`langgraph_episodic.tools._core.memory_key`), so a
-    memory saved before facts had periods is found under its key."""
-    from ..tools._core import memory_key as tools_key  # the tools import this module
-
-    return tools_key(text, scope=scope)
 
 
 def utc_now() -> datetime:
@@ -81,7 +75,8 @@ def utc_now() -> datetime:
 
 
 class Decider(Protocol):
-    """Decides what a new fact is relative to the shown candidates (rules or a model)."""
+    """Decides what a new fact is relative to the shown candidates (rules or a model). An
+    attribute ``candidates`` (optional) says how many current facts it wants to see."""
 
     method: str
 
@@ -92,6 +87,7 @@ class RuleDecider:
     """The rule path (:func:`.rules.decide_by_rules`)."""
 
     method = "rules"
+    candidates = CANDIDATES
 
     def decide(self, text: str, candidates: Sequence[Candidate]) -> Plan[Decision]:
         """Plan without effects: the rules' decision."""
@@ -174,7 +170,9 @@ class FactWriter:
     Args:
         decider: :class:`RuleDecider` (default) or :class:`.decide.ModelDecider`.
         clock: Returns the message's time (default: now, UTC).
-        candidates: How many current facts each candidate search returns.
+        candidates: How many current facts each candidate search returns (default: the
+            decider's, :data:`CANDIDATES` for the rules, all of a subject's up to
+            :data:`.decide.SHOWN` for a model).
         between_read_and_write: Called after deciding (and re-reading the fact it closes),
             just before writing; tests use it to force interleavings of concurrent writers.
         key: The key of a new version from its text and a scope (``""``, or the time when the
@@ -186,13 +184,14 @@ class FactWriter:
         decider: Decider | None = None,
         *,
         clock: Clock | None = None,
-        candidates: int = CANDIDATES,
+        candidates: int | None = None,
         between_read_and_write: Callable[[], None] | None = None,
         key: Callable[[str, str], str] | None = None,
     ) -> None:
         self.decider: Decider = decider if decider is not None else RuleDecider()
         self.clock: Clock = clock if clock is not None else utc_now
-        self.candidates = candidates
+        self.candidates = (candidates if candidates is not None
+                           else getattr(self.decider, "candidates", CANDIDATES))
         self._pause = between_read_and_write
         self._key: Callable[[str, str], str] = key or (lambda text, scope: memory_key(text, scope=scope))
 
@@ -229,8 +228,6 @@ class FactWriter:
         facts of ``ns`` about other subjects: only facts about the same subject are candidates,
         and the key of the new version depends on it.
         """
-        from ..graph._keylock import arun_locked, run_locked  # (graph's nodes import this package)
-
         when = said_at if said_at is not None else self.clock()
         context = context_of(config, when) if config is not None else None
         minutes = _resolve_ttl(store, ttl)
@@ -263,8 +260,6 @@ class FactWriter:
         :meth:`save`; a :class:`Said` fact brings its own time and run (a batch of turns
         formed later, each said at its turn's time). Returns the outcomes in the order of
         ``facts``."""
-        from ..graph._keylock import arun_locked, run_locked  # (graph's nodes import this package)
-
         now = said_at if said_at is not None else self.clock()
         told = [f if isinstance(f, Said) else Said(f[0], f[1], now, config) for f in facts]
         minutes = _resolve_ttl(store, ttl)

@@ -18,9 +18,15 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
 from .._effects import Plan, call
+from .._model_calls import internal_config, retrying
 from .rules import Candidate, Decision
 
 logger = logging.getLogger(__name__)
+
+SHOWN = 50
+"""Current facts a model is shown: all of a subject's when it has at most this many (a change
+said in other words often shares no word with the fact it replaces, and ranks anywhere among
+them), else the nearest this many. About 15 tokens a fact."""
 
 INSTRUCTIONS = (
     "You keep a user's memory of facts current. You get a NEW fact the user stated and the "
@@ -50,8 +56,6 @@ class FactDecision(BaseModel):
 
 def structured(model: BaseChatModel) -> Any:
     """``model`` answering :class:`FactDecision`, retried (a clear error when it cannot)."""
-    from ..graph._internal import retrying  # (graph's nodes import this package)
-
     try:
         # include_raw: an answer that does not parse comes back as data (kept as new), so only
         # failed calls are retried.
@@ -94,6 +98,7 @@ class ModelDecider:
     """Decides with one structured model call per new fact that has candidates."""
 
     method = "model"
+    candidates = SHOWN
 
     def __init__(self, model: BaseChatModel) -> None:
         self._structured = structured(model)
@@ -102,8 +107,6 @@ class ModelDecider:
         """Plan: the decision about ``text`` (no call when there are no candidates)."""
         if not candidates:
             return Decision("new", None, "no current facts")
-        from ..graph._internal import internal_config
-
         request = prompt(text, candidates)
         result = yield call(self._structured.invoke, self._structured.ainvoke, request,
                             internal_config("fact_consolidation"))

@@ -23,6 +23,7 @@ from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 
 from .._effects import Plan, arun, call, run
 from .dates import as_utc, format_date
+from .phrasing import says_changed
 from .records import CURRENT_FILTER, FACT_KIND, TIME_RANGE, FactRecord, from_iso, to_iso
 from .rules import topic_of_question
 
@@ -268,9 +269,13 @@ def is_dated(rec: FactRecord) -> bool:
 TOPIC_DEPTH = 8
 """How many current facts a recall reads (at least ``k``) to find a newer fact on the topic of
 one it answers with (:func:`newer_first_plan`)."""
-NEIGHBOURS = 2
-"""A newer fact is on an older one's topic when it is among the older one's this many nearest
-current facts (the store's search with the older fact's text)."""
+NEIGHBOURS = 4
+"""A newer fact that says it changed ("now", "new", "last week": :func:`.phrasing.says_changed`)
+is on an older one's topic when either is among the other's this many nearest current facts
+(the store's search with its text)."""
+PLAIN_NEIGHBOURS = 2
+"""A newer fact that does not say it changed is on an older one's topic when it is among the
+older one's this many nearest current facts (and no fact that says it changed is)."""
 
 Spot = tuple[tuple[str, ...], str]
 """An item's place: (namespace, key)."""
@@ -283,12 +288,12 @@ def _spot(item: Item) -> Spot:
 def _rivals(older: Item, pool: Sequence[T]) -> list[tuple[T, FactRecord]]:
     """The current facts of ``pool`` said on a later day than ``older`` that may be on its
     topic (another lineage, the same namespace, and not a known other topic), with their
-    records, newest first. Facts said on one day are told together: one never makes
-    another look outdated (a correction on the spot is the rules' to see)."""
+    records, once each, newest first. Facts said on one day are told together: one never
+    makes another look outdated (a correction on the spot is the rules' to see)."""
     old = record_of(older)
     if old is None or not old.current:
         return []
-    found = []
+    found: dict[Spot, tuple[T, FactRecord]] = {}
     for item in pool:
         rec = record_of(item)
         if (rec is None or not rec.current or rec.lineage == old.lineage
@@ -296,33 +301,49 @@ def _rivals(older: Item, pool: Sequence[T]) -> list[tuple[T, FactRecord]]:
                 or rec.recorded_at[:10] <= old.recorded_at[:10]  # the UTC day
                 or (old.slot is not None and rec.slot is not None and old.slot != rec.slot)):
             continue
-        found.append((item, rec))
-    return sorted(found, key=lambda pair: pair[1].recorded_at, reverse=True)
+        found.setdefault(_spot(item), (item, rec))
+    return sorted(found.values(), key=lambda pair: pair[1].recorded_at, reverse=True)
 
 
-def _near(neighbours: Mapping[Spot, Sequence[Item]], spot: Spot) -> list[Item]:
-    return list(neighbours.get(spot, ()))[:NEIGHBOURS]
+def _rank(neighbours: Mapping[Spot, Sequence[Item]], of: Spot, near: Spot,
+          depth: int = NEIGHBOURS) -> int | None:
+    """Where ``near`` is among the ``depth`` nearest facts of ``of`` (None: not there)."""
+    spots = [_spot(n) for n in list(neighbours.get(of, ()))[:depth]]
+    return spots.index(near) if near in spots else None
 
 
 def newer_on_topic(
-    chosen: Sequence[Item], pool: Sequence[T], neighbours: Mapping[Spot, Sequence[Item]]
+    chosen: Sequence[Item], pool: Sequence[T], neighbours: Mapping[Spot, Sequence[T]]
 ) -> dict[Spot, T]:
-    """For each fact of ``chosen``, the newest current fact of ``pool`` on its topic, said
-    after it: the same ``slot`` (the newest such), else the nearest of its ``NEIGHBOURS``
-    nearest current facts said after it (``neighbours``: per fact, the store's search with its
-    text, by :func:`newer_first_plan`; a fact without a listing has no neighbours). Pure."""
+    """For each fact of ``chosen``, the newest current fact on its topic said after it: the
+    same ``slot`` (the newest such, from ``pool``), else the nearest later fact that says it
+    changed (:func:`.phrasing.says_changed`) and is among the older fact's ``NEIGHBOURS`` nearest
+    or has it among its own, else the nearest later fact among its ``PLAIN_NEIGHBOURS``
+    nearest (``neighbours``: per fact, the store's search with its text, by
+    :func:`newer_first_plan`; a fact without a listing has no neighbours). A lead comes from
+    ``pool`` or from the older fact's listing. Pure."""
     newer: dict[Spot, T] = {}
     for item in chosen:
         old = record_of(item)
-        rivals = _rivals(item, pool)
-        same_slot = [r for r, rec in rivals
-                     if old is not None and old.slot is not None and rec.slot == old.slot]
-        by_spot = {_spot(r): r for r, _ in rivals}
-        nearest = [by_spot[_spot(n)] for n in _near(neighbours, _spot(item))
-                   if _spot(n) in by_spot]
-        found = [*same_slot, *nearest]
-        if found:
-            newer[_spot(item)] = found[0]
+        if old is None:
+            continue
+        rivals = _rivals(item, [*pool, *neighbours.get(_spot(item), ())])
+        same_slot = [r for r, rec in rivals if old.slot is not None and rec.slot == old.slot]
+        if same_slot:
+            newer[_spot(item)] = same_slot[0]
+            continue
+        ranked = []
+        for r, rec in rivals:
+            if says_changed(rec.text):
+                ranks = [n for n in (_rank(neighbours, _spot(item), _spot(r)),
+                                     _rank(neighbours, _spot(r), _spot(item))) if n is not None]
+            else:
+                plain = _rank(neighbours, _spot(item), _spot(r), PLAIN_NEIGHBOURS)
+                ranks = [] if plain is None else [NEIGHBOURS + plain]  # after the changed
+            if ranks:
+                ranked.append((min(ranks), r))
+        if ranked:
+            newer[_spot(item)] = min(ranked, key=lambda pair: pair[0])[1]
     return newer
 
 
@@ -359,14 +380,23 @@ def newer_first(
 def newer_first_plan(
     store: BaseStore, chosen: Sequence[T], pool: Sequence[T], k: int
 ) -> Plan[tuple[list[T], set[Spot]]]:
-    """Plan: :func:`newer_first` over ``chosen`` and the newer facts of ``pool`` on their
-    topics, reading (in one batch) the nearest current facts of each chosen fact that has a
-    later rival of no known topic."""
-    asked = [(item, rec) for item in chosen if (rec := record_of(item)) is not None
-             and any(rec.slot is None or other.slot is None for _, other in _rivals(item, pool))]
-    ops = [_near_op(item, rec) for item, rec in asked]
-    found = (yield call(store.batch, store.abatch, ops)) if ops else []
-    return newer_first(chosen, newer_on_topic(chosen, pool, _listings(asked, found)), k)
+    """Plan: :func:`newer_first` over ``chosen`` and the newer facts on their topics, reading
+    (in one batch) the nearest current facts of each chosen fact without a newer one of its
+    slot in ``pool``, and of each later fact of ``pool`` that says it changed."""
+    asked: dict[Spot, tuple[Item, FactRecord]] = {}
+    for item in chosen:
+        rec = record_of(item)
+        rivals = _rivals(item, pool)
+        if rec is None or (rec.slot is not None and any(r.slot == rec.slot for _, r in rivals)):
+            continue
+        asked.setdefault(_spot(item), (item, rec))
+        for rival, other in rivals:
+            if says_changed(other.text):
+                asked.setdefault(_spot(rival), (rival, other))
+    pairs = list(asked.values())
+    ops = [_near_op(item, rec) for item, rec in pairs]
+    found: list[list[T]] = (yield call(store.batch, store.abatch, ops)) if ops else []
+    return newer_first(chosen, newer_on_topic(chosen, pool, _listings(pairs, found)), k)
 
 
 def _near_op(item: Item, rec: FactRecord) -> SearchOp:
@@ -376,11 +406,14 @@ def _near_op(item: Item, rec: FactRecord) -> SearchOp:
 
 
 def _listings(asked: Sequence[tuple[Item, FactRecord]],
-              found: Sequence[Sequence[SearchItem]]) -> dict[Spot, list[Item]]:
+              found: Sequence[Sequence[T]]) -> dict[Spot, list[T]]:
     """Per asked fact, its nearest other current facts; one scored 0 is no neighbour (the
     store found nothing in common)."""
-    return {_spot(item): [n for n in hits if _spot(n) != _spot(item)
-                          and (n.score is None or n.score > 0)]
+    def near(n: T) -> bool:
+        score = getattr(n, "score", None)
+        return score is None or score > 0
+
+    return {_spot(item): [n for n in hits if _spot(n) != _spot(item) and near(n)]
             for (item, _), hits in zip(asked, found, strict=True)}
 
 

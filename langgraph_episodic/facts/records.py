@@ -13,6 +13,7 @@ first). Times are UTC ISO strings of one fixed shape, so they also compare as st
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Mapping
@@ -26,6 +27,24 @@ logger = logging.getLogger(__name__)
 
 FACT_KIND = "fact"
 """The ``kind`` of every fact record."""
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Return ``text`` casefolded with runs of whitespace collapsed, the basis of dedup keys."""
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def memory_key(text: str, *, scope: str = "") -> str:
+    """Return a deterministic key for a fact: the same text (up to case and spacing) gives one key.
+
+    ``scope`` is mixed in when keys share one flat id space (a vector store), so the same fact
+    saved by two users gets two keys.
+    """
+    digest = hashlib.blake2b(f"{scope}\x00{normalise(text)}".encode(), digest_size=16)
+    return f"fact-{digest.hexdigest()}"
+
 
 CURRENT_FILTER: dict[str, Any] = {"current": {"$ne": False}}
 """The search filter that keeps current facts (and memories stored before facts had periods:

@@ -28,6 +28,9 @@ stay current.
   fact holds what it names, nothing ends.
 * **new** otherwise: both stay current (a second pet, another language one speaks).
 
+What a sentence does beside its topic (corrects, ends, says it changed, who said it) is read
+by :mod:`.phrasing`.
+
 The slot is stored with every fact, so the same-slot candidates are found by a store filter,
 not by chance in the similarity ranking.
 """
@@ -41,6 +44,16 @@ from dataclasses import dataclass
 import snowballstemmer
 
 from ..chroma.ranking.lexical import tokenize
+from .phrasing import (
+    CHANGE,
+    NEGATED_ENDING,
+    SPEAKER,
+    correction_of,
+    is_correction,
+    is_ending,
+    is_statement,
+    speaker_of,
+)
 
 _GERMAN = snowballstemmer.stemmer("german")
 _ENGLISH = snowballstemmer.stemmer("english")
@@ -71,15 +84,6 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 _FAVOURITE = re.compile(r"\blieblings[-\s]?(\w+)|\bfavou?rite\s+(\w+)", re.IGNORECASE | re.UNICODE)
-_ENDING = re.compile(
-    r"\bnicht mehr\b|\bkein(?:e|en|em|er|es)?\b[^.]*\bmehr\b|\bnicht länger\b|\bgekündigt\b|"
-    r"\baufgehört\b|\bgetrennt\b|\bverkauft\b|\bweggezogen\b|\bausgezogen\b|\bgestorben\b|"
-    r"\bverstorben\b|\babgeschafft\b|\bno longer\b|\bany ?more\b|\bquit\b|\bleft my\b|"
-    r"\bsold\b|\bbroke up\b|\bstopped\b|\bgave up\b|\bdied\b|\bpassed away\b|\bdivorced\b|"
-    r"\bmoved away\b|\bmoved out\b",
-    re.IGNORECASE | re.UNICODE,
-)
-_REPLACEMENT = re.compile(r"\b(?:sondern|stattdessen|instead|but now|jetzt|now)\b", re.IGNORECASE)
 _SWITCH = tuple(
     re.compile(pattern, re.IGNORECASE | re.UNICODE)
     for pattern in (
@@ -94,10 +98,6 @@ _SWITCH = tuple(
 )
 """A switch names the old object: "von VS Code auf Neovim umgestiegen", "statt Klavier",
 "switched from the iPhone to a Pixel", "instead of the violin"."""
-_CHANGE_WORDS = ("nur noch", "jetzt", "nun", "inzwischen", "mittlerweile", "neuerdings",
-                 "now", "only", "these days", "currently", "nowadays")
-"""Words saying that a statement changed; dropped before two statements are compared."""
-_CHANGE = re.compile(r"\b(?:" + "|".join(_CHANGE_WORDS) + r")\b", re.IGNORECASE | re.UNICODE)
 _COMPATIBLE = re.compile(
     r"\b(?:auch|außerdem|zusätzlich|zweite[nmrs]?|(?<!nur )noch eine?[nmrs]?|also|too|as well|another|"
     r"second|additionally)\b", re.IGNORECASE | re.UNICODE)
@@ -276,7 +276,7 @@ def topic_of(text: str) -> str | None:
 
 def _unchanged(text: str) -> str:
     """``text`` without the words saying it changed ("jetzt", "now", "nur noch")."""
-    return re.sub(r"\s{2,}", " ", _CHANGE.sub(" ", text))
+    return re.sub(r"\s{2,}", " ", CHANGE.sub(" ", text))
 
 
 def _topic_words(text: str) -> set[str]:
@@ -293,7 +293,7 @@ def sets_value(text: str, topic: str) -> bool:
     """True when ``text`` sets the value of ``topic`` (:func:`topic_of`): it says where, for
     whom, whom, which, in the present, without a wish, a plan or a negation."""
     if _UNSET.search(text) or (_PAST.search(text) and not _SINCE.search(text)
-                               and not _CHANGE.search(text)):
+                               and not CHANGE.search(text)):
         return False
     name = topic.split(":")[0]
     if name == "favourite":
@@ -317,61 +317,6 @@ def slot_of(text: str) -> str | None:
     stated = correction_of(text)[0]
     topic = topic_of(stated)
     return topic if topic is not None and sets_value(stated, topic) else None
-
-
-_CORRECTION_LABEL = r"(?:correction|korrektur|berichtigung)"
-_CORRECTION_MARK = re.compile(
-    rf"^\W*{_CORRECTION_LABEL}\s*:\s*|\b(?:actually|eigentlich|i meant|ich meinte|i mean)\b"
-    r"\s*[,:]?\s*", _F)
-_CORRECTED = tuple(
-    re.compile(pattern, _F)
-    for pattern in (
-        r"\bnot\s+(?P<wrong>[^,.;]+?)\s*,?\s+but\b",
-        r"\bnicht\s+(?P<wrong>(?!mehr\b)[^,.;]+?)\s*,?\s+sondern\b",
-        r",\s*(?:and\s+|und\s+)?(?:not|nicht)\s+(?P<wrong>(?!mehr\b)[^,.;]+)",
-    )
-)
-"""The value a correction takes back: "not Berlin but Hamburg", "Hamburg, not Berlin",
-"nicht München, sondern Augsburg", "in Augsburg, nicht in München". "..., not at Initech
-anymore" is a change, not a correction (:data:`_STOPPED`)."""
-_STOPPED = re.compile(r"\b(?:anymore|any more|any longer|mehr|länger)\b", _F)
-
-
-def correction_of(text: str) -> tuple[str, str | None, bool]:
-    """``(stated, wrong, marked)``: the text without a correction's label and taken-back value,
-    the value it takes back (None), and whether it is marked as a correction ("Correction:",
-    "Korrektur:", "actually", "eigentlich", "I meant", "ich meinte").
-
-    >>> correction_of("Correction: I moved to Hamburg, not Berlin.")
-    ('I moved to Hamburg.', 'Berlin', True)
-    >>> correction_of("Ich wohne nicht in Köln, sondern in Bonn.")
-    ('Ich wohne in Bonn.', 'in Köln', False)
-    """
-    mark = _CORRECTION_MARK.search(text)
-    # "Actually, I live in Hamburg now" reports a change; "Correction:" always corrects.
-    marked = mark is not None and (mark.group(0).strip(" :").casefold() in (
-        "correction", "korrektur", "berichtigung") or _CHANGE.search(text) is None)
-    stated = _CORRECTION_MARK.sub("", text, count=1).strip()
-    wrong = None
-    for pattern in _CORRECTED:
-        match = pattern.search(stated)
-        if match is not None and not _STOPPED.search(match.group("wrong")):
-            wrong = match.group("wrong").strip()
-            stated = pattern.sub("", stated, count=1)
-            break
-    stated = re.sub(r"\s+([,.;!?])", r"\1", re.sub(r"\s{2,}", " ", stated)).strip()
-    return (stated[:1].upper() + stated[1:] if mark else stated), wrong, marked
-
-
-def is_correction(text: str) -> bool:
-    """True when ``text`` corrects an earlier statement (see :func:`correction_of`): what it
-    replaces was never true, so its successor takes over that statement's start.
-
-    >>> is_correction("Korrektur: Ich wohne in Augsburg."), is_correction("I live in Bonn.")
-    (True, False)
-    """
-    _, wrong, marked = correction_of(_SPEAKER.sub("", text, count=1))
-    return marked or wrong is not None
 
 
 _QUESTION_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -406,57 +351,6 @@ def topic_of_question(question: str) -> str | None:
     return None
 
 
-def is_ending(text: str) -> bool:
-    """True when the text says that something stopped, without saying what holds instead.
-
-    >>> is_ending("Ich habe keinen Hund mehr."), is_ending("I quit my job.")
-    (True, True)
-    >>> is_ending("Ich wohne nicht mehr in München, sondern in Berlin.")
-    False
-    """
-    return (_ENDING.search(text) is not None and _REPLACEMENT.search(text) is None
-            and _NEGATED_ENDING.search(text) is None)
-
-
-_SPEAKER = re.compile(
-    rf"^\s*(?!(?i:{_CORRECTION_LABEL}|update|edit|note|notiz|nachtrag|ps)\s*:)"
-    r"([A-ZÄÖÜ][\w.'-]*(?: [A-ZÄÖÜ][\w.'-]*)?):\s+", re.UNICODE)
-"""A conversation turn's "Name: " ("Jon: ..."); a label ("Correction: ", "Update: ") is none."""
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_NEGATED_ENDING = re.compile(
-    r"\b(?:won'?t|will not|don'?t|do not|never|not going to|wouldn'?t|can'?t|nie|niemals)\s+"
-    r"(?:\w+\s+)?(?:quit|stop|give up|leave|aufhören|aufgeben|kündigen)\b",
-    re.IGNORECASE | re.UNICODE,
-)
-
-
-def speaker_of(text: str) -> str | None:
-    """Who said a conversation turn written ``"Name: text"`` (casefolded), or None.
-
-    >>> speaker_of("Caroline: I went to a pride parade last week."), speaker_of("I live in Bonn.")
-    ('caroline', None)
-    """
-    match = _SPEAKER.match(text)
-    return match.group(1).casefold() if match else None
-
-
-def is_statement(text: str) -> bool:
-    """True when ``text`` (without a speaker's ``"Name: "``) is one declarative sentence: only
-    a statement like that sets a topic's value or ends a fact. A conversation turn of several
-    sentences tells ("Thanks! I'm still working on the studio."), a question asks ("Any more
-    paintings coming up?"); neither replaces what was said before.
-
-    >>> is_statement("Ich bin nach Berlin gezogen."), is_statement("I moved to Bristol")
-    (True, True)
-    >>> is_statement("Thanks, Gina! I won't quit."), is_statement("Have you made any more art?")
-    (False, False)
-    """
-    body = _SPEAKER.sub("", text, count=1).strip()
-    if not body or "?" in body:
-        return False
-    return len(_SENTENCE_END.split(body)) == 1
-
-
 def _other_speaker(text: str, candidate: Candidate) -> bool:
     """A turn of one speaker never closes a turn of another: it is about someone else."""
     return speaker_of(text) != speaker_of(candidate.text)
@@ -480,8 +374,8 @@ def _same_frame(new: str, old: str) -> bool:
     eine Tasse Kaffee"). A statement that adds ("auch", "too", "a second") is no update."""
     if _COMPATIBLE.search(new):
         return False
-    changed = _CHANGE.search(new) is not None
-    a, b = _words(_CHANGE.sub(" ", new)), _words(old)
+    changed = CHANGE.search(new) is not None
+    a, b = _words(CHANGE.sub(" ", new)), _words(old)
     prefix = 0
     while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
         prefix += 1
@@ -600,10 +494,10 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
     for c in candidates:
         if stems(c.text) == own:
             return Decision("same", c.key, "same words")
-    body = _SPEAKER.sub("", text, count=1)
+    body = SPEAKER.sub("", text, count=1)
     if "?" in body:
         return Decision("new", None, "a question sets nothing")
-    if _NEGATED_ENDING.search(text):
+    if NEGATED_ENDING.search(text):
         return Decision("new", None, "a change denied changes nothing")
     # Only the same speaker's facts (all of them when no speaker is named) can be closed.
     candidates = [c for c in candidates if not _other_speaker(text, c)]

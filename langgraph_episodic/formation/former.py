@@ -44,7 +44,7 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from .._config import fill_namespace
 from .._effects import Plan, call, run
-from ..graph._keylock import locked
+from .._keylock import locked
 from ..graph._runner import MemoryNode
 from ..graph.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity, Told
 from ..graph.episode_nodes import (

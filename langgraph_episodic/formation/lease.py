@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from langgraph.store.base import BaseStore
 
 from .._effects import run
-from ..graph._keylock import formation_key, locked
+from .._keylock import formation_key, locked
 from ..graph._runner import all_items
 
 LEASE = "_formation"

@@ -27,7 +27,7 @@ by the facts' rules. An entity stored before entities had facts keeps its descri
 becomes the entity's first fact when the entity is next mentioned.
 
 Each save of one entity holds a lock per (store, namespace, key) in this process
-(:mod:`langgraph_episodic.graph._keylock`), so concurrent sessions of one user keep every fact.
+(:mod:`langgraph_episodic._keylock`), so concurrent sessions of one user keep every fact.
 Across processes the facts converge as the memory tools' do (``docs/facts.md``); the entity's
 item is rebuilt from its facts at its next mention.
 
@@ -50,14 +50,14 @@ from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchOp
 from pydantic import BaseModel, Field
 
 from .._config import fill_namespace
+from .._keylock import arun_locked, run_locked
+from .._model_calls import internal_config, retrying
 from ..facts.consolidate import Clock, FactWriter, Outcome, Said, Subject
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import FACT_KIND, FactRecord
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
-from ._internal import internal_config, retrying
-from ._keylock import arun_locked, run_locked
 from ._messages import as_messages, last_human_index, message_text
 from ._runner import MemoryNode, Plan, call, resolve_store
 from .entity_rules import QUESTION_WORDS, find_names, is_question, statements
@@ -387,14 +387,6 @@ class EntityWriter:
                                                                              config=config))
             update[display] = description
         return update
-
-
-def entity_facts(
-    store: BaseStore, ns: tuple[str, ...], key: str
-) -> Plan[list[FactRecord]]:
-    """Plan: the current facts about the entity ``key`` in ``ns``, newest first."""
-    found = yield call(store.batch, store.abatch, [facts_op(ns, key)])
-    return facts_of(found[0], ns)
 
 
 def facts_op(ns: tuple[str, ...], key: str) -> SearchOp:

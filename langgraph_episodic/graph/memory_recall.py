@@ -29,8 +29,7 @@ from .._effects import Plan, call, run
 from .._fence import data_notice, fence, single_line
 from ..facts.recall import newest_per_lineage
 from ..facts.records import CURRENT_FILTER
-from ..memory_kinds import Decision, decide
-from ..tools._core import DEFAULT_MIN_SCORE
+from ..memory_kinds import DEFAULT_MIN_SCORE, Decision, decide
 from ._messages import as_messages, last_human_text
 from ._runner import MemoryNode, resolve_store
 from .turns import is_turn, turn_line

@@ -23,8 +23,8 @@ from typing import Literal
 from ..episodic.memory import AUTO
 from ..episodic.strategy import DEFAULT_POLICY
 from ..facts.consolidate import Clock
+from ..memory_kinds import DEFAULT_MIN_SCORE
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
-from ..tools._core import DEFAULT_MIN_SCORE
 from .compaction import ContextSize
 from .entities import ENTITY_NAMESPACE
 from .episode_nodes import Scorer

@@ -14,7 +14,7 @@ Bounds, in tokens: the summary stays under ``max_summary_tokens`` (when a model'
 past it, the model is asked to shorten it, a summary of the summary; if it still does not fit it
 is clipped, with a warning); each summary request sends at most ``max_input_tokens`` (more
 messages are folded in several requests; one huge message is shortened in the middle). Model
-calls are retried and tagged as internal (:mod:`langgraph_episodic.graph._internal`).
+calls are retried and tagged as internal (:mod:`langgraph_episodic._model_calls`).
 
 With no chat model the summary is *extractive*: the first sentence of each message, quoted,
 under a header that says so (:data:`EXTRACTIVE_HEADER`); past the bound the oldest lines go.
@@ -41,7 +41,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from ._internal import internal_config, retrying
+from .._model_calls import internal_config, retrying
 from ._messages import as_messages, message_text
 from ._runner import MemoryNode, Plan, call
 from .compaction import (

@@ -16,7 +16,6 @@ and ``langgraph-checkpoint-postgres`` is installed (``pip install -e ".[postgres
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -27,29 +26,15 @@ from urllib.parse import unquote
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from .._user_threads import adelete_user_threads as adelete_user_threads
+from .._user_threads import check_id, encode_user_id, user_thread_ids
+from .._user_threads import delete_user_threads as delete_user_threads
 from ._runner import Plan, arun, call, run
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_CHECKPOINT_PATH = Path(".episodic") / "checkpoints.sqlite"
 """Where :func:`open_checkpointer` keeps the SQLite checkpoints when given no target."""
 
 _POSTGRES_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg://")
-
-
-def _check_id(value: str, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{what} must be a non-empty string, got {value!r}.")
-    return value
-
-
-def encode_user_id(user_id: str) -> str:
-    """The user id as it appears in thread ids (``%`` and ``:`` percent-encoded).
-
-    >>> encode_user_id("alice"), encode_user_id("alice:x")
-    ('alice', 'alice%3Ax')
-    """
-    return _check_id(user_id, "user_id").replace("%", "%25").replace(":", "%3A")
 
 
 def decode_user_id(encoded: str) -> str:
@@ -59,7 +44,7 @@ def decode_user_id(encoded: str) -> str:
 
 def thread_id_for(user_id: str, session_id: str) -> str:
     """The thread id of one user's session: ``"<encoded user>:<session>"``."""
-    return f"{encode_user_id(user_id)}:{_check_id(session_id, 'session_id')}"
+    return f"{encode_user_id(user_id)}:{check_id(session_id, 'session_id')}"
 
 
 def parse_thread_id(thread_id: str) -> tuple[str, str] | None:
@@ -177,43 +162,11 @@ class SessionInfo:
     """The graph step of the latest checkpoint."""
 
 
-_THREADS_SQL = "SELECT DISTINCT thread_id FROM checkpoints WHERE substr(thread_id, 1, ?) = ?"
-
-
-def _thread_ids_sync(checkpointer: BaseCheckpointSaver[Any], prefix: str) -> list[str]:
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    if isinstance(checkpointer, SqliteSaver):  # fast path: no checkpoint is deserialised
-        with checkpointer.cursor(transaction=False) as cur:
-            cur.execute(_THREADS_SQL, (len(prefix), prefix))
-            return sorted(row[0] for row in cur.fetchall())
-    ids = {t.config["configurable"]["thread_id"] for t in checkpointer.list(None)}
-    return sorted(i for i in ids if i.startswith(prefix))
-
-
-async def _thread_ids_async(checkpointer: BaseCheckpointSaver[Any], prefix: str) -> list[str]:
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    if isinstance(checkpointer, AsyncSqliteSaver):  # fast path: no checkpoint is deserialised
-        await checkpointer.setup()
-        async with checkpointer.lock, checkpointer.conn.execute(
-            _THREADS_SQL, (len(prefix), prefix)
-        ) as cur:
-            return sorted(row[0] for row in await cur.fetchall())
-    ids = {t.config["configurable"]["thread_id"] async for t in checkpointer.alist(None)}
-    return sorted(i for i in ids if i.startswith(prefix))
-
-
-def _thread_ids(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Any:
-    prefix = encode_user_id(user_id) + ":"
-    return call(_thread_ids_sync, _thread_ids_async, checkpointer, prefix)
-
-
 def _sessions_plan(
     checkpointer: BaseCheckpointSaver[Any], user_id: str
 ) -> Plan[list[SessionInfo]]:
     sessions = []
-    for thread_id in (yield _thread_ids(checkpointer, user_id)):
+    for thread_id in (yield user_thread_ids(checkpointer, user_id)):
         config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
         latest = yield call(checkpointer.get_tuple, checkpointer.aget_tuple, config)
         parsed = parse_thread_id(thread_id)
@@ -295,23 +248,3 @@ async def aresume_config(
 ) -> RunnableConfig:
     """Async version of :func:`resume_config`."""
     return await arun(_resume_plan(checkpointer, user_id, session_id))
-
-
-def _delete_plan(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Plan[list[str]]:
-    thread_ids = yield _thread_ids(checkpointer, user_id)
-    for thread_id in thread_ids:
-        yield call(checkpointer.delete_thread, checkpointer.adelete_thread, thread_id)
-    logger.info("deleted %d threads of one user", len(thread_ids))
-    return list(thread_ids)
-
-
-def delete_user_threads(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> list[str]:
-    """Delete every thread (all checkpoints and writes) of a user; return the deleted ids."""
-    return run(_delete_plan(checkpointer, user_id))
-
-
-async def adelete_user_threads(
-    checkpointer: BaseCheckpointSaver[Any], user_id: str
-) -> list[str]:
-    """Async version of :func:`delete_user_threads`."""
-    return await arun(_delete_plan(checkpointer, user_id))

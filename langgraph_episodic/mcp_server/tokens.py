@@ -16,6 +16,8 @@ from pathlib import Path
 
 from mcp.server.auth.provider import AccessToken
 
+from ..errors import Error
+
 TOKENS_ENV = "EPISODIC_MCP_TOKENS"
 """Environment variable with the tokens: ``"token-a:alice,token-b:bob"``."""
 
@@ -26,7 +28,7 @@ TOKEN_HINT = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 """How to make a good token, for the error messages."""
 
 
-class TokenConfigError(ValueError):
+class TokenConfigError(Error, ValueError):
     """The token configuration cannot be used; the message says what to change."""
 
 

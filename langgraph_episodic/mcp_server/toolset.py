@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from .._config import fill_namespace
 from .._fence import single_line
+from ..errors import Error
 from ..facts.recall import afact_history, describe_history, wording
 from ..privacy import aforget_user
 from ..tools import create_memory_tools
@@ -38,7 +39,7 @@ EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalP
 """The schema of a tool without arguments (history, forget)."""
 
 
-class ToolCallError(ValueError):
+class ToolCallError(Error, ValueError):
     """A call the server refuses: an unknown tool or arguments that do not fit its schema."""
 
 

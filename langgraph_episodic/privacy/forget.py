@@ -36,8 +36,9 @@ import asyncio
 import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import (
     BaseStore,
     ListNamespacesOp,
@@ -49,10 +50,11 @@ from langgraph.store.base import (
 
 from .._config import namespace_label
 from .._effects import Effect, Plan, arun, run
+from .._keylock import alocked, formation_key, locked
 from .._types import Namespace
+from .._user_threads import adelete_user_threads, delete_user_threads, user_thread_ids
 from ..chroma import record_format
 from ..chroma.record_format import ns_from_str
-from ..graph._keylock import alocked, formation_key, locked
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .report import ForgetReport, notify
 from .shapes import (
@@ -65,9 +67,6 @@ from .shapes import (
     matches,
     user_label,
 )
-
-if TYPE_CHECKING:  # LangGraph's checkpoint package is imported only where threads are deleted
-    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 logger = logging.getLogger(__name__)
 
@@ -333,10 +332,8 @@ def _count_items(
 
 
 def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: bool) -> Effect:
-    from ..graph.threads import _thread_ids, adelete_user_threads, delete_user_threads
-
     if dry_run:
-        listing: Effect = _thread_ids(checkpointer, user_id)
+        listing: Effect = user_thread_ids(checkpointer, user_id)
         return listing
     return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
 

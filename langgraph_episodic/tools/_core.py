@@ -8,7 +8,6 @@ with :func:`~langgraph_episodic._effects.run` / :func:`~langgraph_episodic._effe
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -28,34 +27,7 @@ from .texts import ToolTexts, texts_for
 ShouldStore = Callable[[str], bool]
 """Decides whether a text is worth storing (see :func:`langgraph_episodic.relevance.is_worth_storing`)."""
 
-DEFAULT_MIN_SCORE = 0.10
-"""The recall tools' relevance floor on ``ChromaStore``'s hybrid score (with the packaged model
-its cosine is measured from the question's baseline, :mod:`..chroma.ranking.baseline`). Chosen on the
-tune half of our German and English memory sets (``benchmarks/german.py``) as the lowest floor
-at which about half of the questions about things never said come back empty in both
-languages, with English recall nearly unchanged (German loses more: the English model's German
-cosines carry almost no signal, what is left is found by its words). The figures:
-``docs/retrieval.md``, "Relevance floor: `min_score`"."""
-
-FACT_KIND = "fact"
-"""The ``kind`` written into every memory saved by the tools."""
-
 _SPACE = re.compile(r"\s+")
-
-
-def normalise(text: str) -> str:
-    """Return ``text`` casefolded with runs of whitespace collapsed, the basis of dedup keys."""
-    return _SPACE.sub(" ", text).strip().casefold()
-
-
-def memory_key(text: str, *, scope: str = "") -> str:
-    """Return a deterministic key for a fact: the same text (up to case and spacing) gives one key.
-
-    ``scope`` is mixed in when keys share one flat id space (a vector store), so the same fact
-    saved by two users gets two keys.
-    """
-    digest = hashlib.blake2b(f"{scope}\x00{normalise(text)}".encode(), digest_size=16)
-    return f"fact-{digest.hexdigest()}"
 
 
 def one_line(text: str) -> str:

@@ -20,6 +20,7 @@ from langgraph.store.base import BaseStore, SearchItem
 
 from .._config import fill_namespace
 from .._effects import Plan, call
+from ..errors import Error
 from ..facts.consolidate import Clock, FactWriter, Outcome
 from ..facts.decide import ModelDecider
 from ..facts.recall import (
@@ -41,11 +42,10 @@ from ..facts.recall import (
     versions,
     wording,
 )
-from ..memory_kinds import passing
+from ..memory_kinds import DEFAULT_MIN_SCORE, passing
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from ._core import (
-    DEFAULT_MIN_SCORE,
     ShouldStore,
     build_tool_pair,
     check_k,
@@ -63,7 +63,7 @@ DEFAULT_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
 """Where the tools keep memories unless told otherwise: one namespace per ``user_id``."""
 
 
-class MemoryStoreMissingError(RuntimeError):
+class MemoryStoreMissingError(Error, RuntimeError):
     """A memory tool ran without a store to use."""
 
 
@@ -296,7 +296,7 @@ def create_memory_tools(
             answers "Keine relevanten Informationen im Gedächtnis gefunden." ("No relevant
             information found in memory."); when it passes, the hits after it need
             ``min_score * RUNNER_UP_SHARE`` (:data:`~langgraph_episodic.memory_kinds.RUNNER_UP_SHARE`). The default,
-            :data:`~._core.DEFAULT_MIN_SCORE` (0.10), is set for ``ChromaStore``'s hybrid score
+            :data:`~langgraph_episodic.memory_kinds.DEFAULT_MIN_SCORE` (0.10), is set for ``ChromaStore``'s hybrid score
             (``0.35 * cosine + 0.65 * lexical share``, see ``docs/retrieval.md``); for cosine
             scores (``InMemoryStore``, ``search_mode="dense"``) about 0.3 does the same.
             ``None`` keeps every hit.

@@ -23,14 +23,13 @@ from langgraph.store.base import BaseStore
 
 from .._config import fill_namespace
 from .._effects import Plan, call
+from ..facts.records import FACT_KIND, memory_key
 from ..relevance import is_worth_storing
 from ._core import (
-    FACT_KIND,
     ShouldStore,
     build_tool_pair,
     check_k,
     format_recall,
-    memory_key,
     plan_save,
     resolve_texts,
 )

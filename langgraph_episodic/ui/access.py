@@ -25,8 +25,21 @@ def owner(request: Request) -> str | None:
     return label if isinstance(label, str) else None
 
 
+def check_label(label: str) -> str:
+    """``label``, or 400 when no namespace can hold it (empty, or with a ``.`` or a NUL, which
+    LangGraph's stores refuse)."""
+    if not label or "." in label or "\x00" in label:
+        raise HTTPException(
+            400, f"{label[:80]!r} is not a namespace label: labels are not empty and hold no "
+            "'.' (the library writes a user id's dots as %2E: a.b@x.org is a%2Eb@x%2Eorg).",
+        )
+    return label
+
+
 def check_user(request: Request, label: str) -> str:
-    """``label``, or 403 when the request belongs to another user."""
+    """``label``, or 400 when it is no label (:func:`check_label`), 403 when the request
+    belongs to another user."""
+    check_label(label)
     mine = owner(request)
     if mine is not None and label != mine:
         raise HTTPException(
@@ -47,7 +60,10 @@ def requested_user(request: Request, param: str = "user",
 
 
 def check_namespace(request: Request, ns: Sequence[str]) -> tuple[str, ...]:
-    """``ns``, or 403 when its user label (second place) is not the request's user."""
+    """``ns``, or 400 when a label is no label (:func:`check_label`), 403 when its user label
+    (second place) is not the request's user."""
+    for label in ns:
+        check_label(label)
     mine = owner(request)
     if mine is not None and (len(ns) < 2 or ns[1] != mine):
         raise HTTPException(

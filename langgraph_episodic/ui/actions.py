@@ -4,7 +4,8 @@ Every change is a POST whose form carries the CSRF token (:func:`.security.check
 none is possible when the inspector runs ``--read-only``. An edit names the ``updated_at`` its
 page showed and is refused when the item changed since (a stale page never overwrites a newer
 write; the check and the put are two calls, so a write landing between them still loses).
-Forgetting shows a dry run first and deletes only after the user id is typed in again.
+Deleting an item asks first (a page showing the item, with the button that deletes it);
+forgetting shows a dry run first and deletes only after the user id is typed in again.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from starlette.routing import Route
 
 from . import data
 from .access import check_namespace, requested_user
+from .browse import namespace_of
 from .pages import Settings, render, root
 from .security import check_csrf
 
@@ -71,10 +73,25 @@ async def edit(request: Request) -> Response:
             "The item changed since you opened it (another writer updated it); nothing was "
             "saved. Reload the page to see the new text, then edit that.",
         )
-    await run_in_threadpool(data.rewrite_text, store, row, text)
+    try:
+        await run_in_threadpool(data.rewrite_text, store, row, text)
+    except ValueError as error:  # the store refused the put (over its size limit): nothing written
+        raise HTTPException(413, str(error)) from None
     return RedirectResponse(
         f"{root(request)}/item?{_query(ns, key=key, notice='edited')}", status_code=303
     )
+
+
+def delete_page(request: Request) -> Response:
+    """The confirmation a delete asks for: the item, and the POST form that deletes it."""
+    if _settings(request).read_only:
+        raise HTTPException(403, "The inspector runs --read-only: nothing can be changed.")
+    ns = namespace_of(request)
+    key = request.query_params.get("key", "")
+    row = data.item_row(_settings(request).store, ns, key) if key else None
+    if row is None:
+        raise HTTPException(404, f"No item {key!r} in namespace {'/'.join(ns)} (deleted?).")
+    return render(request, "delete.html", ns=ns, row=row)
 
 
 async def delete(request: Request) -> Response:
@@ -162,6 +179,7 @@ async def forget(request: Request) -> Response:
 
 routes = [
     Route("/item/edit", edit, methods=["POST"], name="edit"),
+    Route("/item/delete", delete_page, methods=["GET"], name="delete_page"),
     Route("/item/delete", delete, methods=["POST"], name="delete"),
     Route("/export", export, name="export"),
     Route("/forget", forget_page, methods=["GET"], name="forget_page"),

@@ -8,6 +8,7 @@ helpers, so it can be mounted into another ASGI server as it is. Routes live in
 
 from __future__ import annotations
 
+from langgraph.store.base import InvalidNamespaceError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -19,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from . import actions, browse, episodes_page, facts_page, search_page, threads_page, verify_page
 from .pages import HERE, Settings, render, templates
-from .security import LOOPBACK_HOSTS, OwnerGate, Secrets, TokenGate
+from .security import LOOPBACK_HOSTS, OwnerGate, Secrets, SecurityHeaders, TokenGate
 
 __all__ = ["Settings", "create_app"]
 
@@ -40,18 +41,19 @@ async def _store_error(request: Request, exc: Exception) -> Response:
             hint="For the inspector, opening the store again means restarting "
             "`langgraph-episodic ui` once the other process is done.",
         )
-    if isinstance(exc, CliError):
+    if isinstance(exc, (CliError, InvalidNamespaceError)):
         return render(request, "error.html", 400, title="Cannot do that", message=str(exc))
     return render(request, "error.html", 502, title="The store failed", message=str(exc))
 
 
 def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlette:
-    """The inspector over ``settings.store``; ``secrets`` holds its access and CSRF tokens."""
+    """The inspector over ``settings.store``, served under ``secrets.path``; ``secrets`` holds
+    its access token and CSRF key (:mod:`.security`)."""
     secrets = secrets or Secrets()
-    return _build(
-        settings,
-        secrets,
-        [
+    return Starlette(
+        routes=[Mount(secrets.path, app=_build(settings, secrets, []))],
+        middleware=[
+            Middleware(SecurityHeaders),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS)),
             Middleware(TokenGate, secrets_=secrets),
         ],
@@ -88,6 +90,7 @@ def _build(settings: Settings, secrets: Secrets, middleware: list[Middleware]) -
             HTTPException: _http_error,
             FolderInUseError: _store_error,
             CliError: _store_error,
+            InvalidNamespaceError: _store_error,
             ChromaError: _store_error,
         },
     )

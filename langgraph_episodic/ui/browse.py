@@ -14,6 +14,11 @@ from . import data
 from .access import check_namespace, owner, requested_user
 from .pages import notice, render, root
 
+MAX_OFFSET = 1_000_000_000
+"""The largest ``offset`` a list page takes (far beyond any namespace a page can list)."""
+MAX_FILTER = 200
+"""The longest text filter of a namespace's items, in characters."""
+
 
 def namespace_of(request: Request) -> tuple[str, ...]:
     """The ``ns`` query (or form) labels, in order; 400 when there are none."""
@@ -24,11 +29,19 @@ def namespace_of(request: Request) -> tuple[str, ...]:
 
 
 def offset_of(request: Request) -> int:
-    """The ``offset`` query as a whole number >= 0 (0 when absent); 400 otherwise."""
-    try:
-        return max(0, int(request.query_params.get("offset", "0")))
-    except ValueError:
-        raise HTTPException(400, "offset must be a whole number") from None
+    """The ``offset`` query, a whole number from 0 to :data:`MAX_OFFSET` (0 when absent)."""
+    return whole_number(request, "offset", 0, 0, MAX_OFFSET)
+
+
+def whole_number(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """The query parameter ``name`` as a whole number in ``[low, high]`` (``default`` when
+    absent or empty); 400 otherwise (``nan``, ``1e400``, ``2.5``, 22 digits...)."""
+    raw = request.query_params.get(name, "").strip()
+    if not raw:
+        return default
+    if raw.isdecimal() and len(raw) <= len(str(high)) and low <= int(raw) <= high:
+        return int(raw)
+    raise HTTPException(400, f"{name} must be a whole number from {low} to {high}, got {raw[:40]!r}.")
 
 
 def home(request: Request) -> Response:
@@ -63,11 +76,23 @@ def user(request: Request) -> Response:
 def namespace(request: Request) -> Response:
     ns = namespace_of(request)
     offset = offset_of(request)
-    page = data.items_page(request.app.state.settings.store, ns, offset)
+    contains = request.query_params.get("contains", "").strip()
+    if len(contains) > MAX_FILTER:
+        raise HTTPException(400, f"The filter is longer than {MAX_FILTER} characters.")
+    sort = request.query_params.get("sort", "") or "updated"
+    if sort not in data.SORTS:
+        raise HTTPException(400, f"Unknown sort {sort[:40]!r}; one of: {', '.join(data.SORTS)}.")
+    page = data.items_page(
+        request.app.state.settings.store, ns, offset, contains=contains, sort=sort
+    )
     return render(
         request,
         "namespace.html",
         ns=ns,
+        contains=contains,
+        sort=sort,
+        sorts=data.SORTS,
+        sort_cap=data.SORT_CAP,
         internal=data.internal_name(ns) if data.is_internal(ns) else None,
         page=page,
         page_size=data.PAGE_SIZE,

@@ -87,11 +87,19 @@ class Row:
     ttl: float | None
 
 
+SORTS = {"updated": "newest first", "oldest": "oldest first", "key": "by key"}
+"""How a namespace's items can be listed (``updated``: the store's order, the default)."""
+SORT_CAP = 10_000
+"""The most items another order than ``updated`` reads and sorts (the newest ones)."""
+
+
 @dataclass(frozen=True)
 class Page:
     rows: tuple[Row, ...]
     offset: int
     more: bool
+    capped: bool = False
+    """True when only the newest :data:`SORT_CAP` items were sorted."""
 
 
 def user_id_of(label: str) -> str | None:
@@ -169,10 +177,26 @@ def _rows(store: BaseStore, items: Sequence[Item]) -> tuple[Row, ...]:
     return tuple(rows)
 
 
-def items_page(store: BaseStore, namespace: Namespace, offset: int, limit: int = PAGE_SIZE) -> Page:
-    """Items whose namespace is exactly ``namespace``, newest first, one page."""
-    got = list(itertools.islice(iter_namespace(store, namespace), offset, offset + limit + 1))
-    return Page(rows=_rows(store, got[:limit]), offset=offset, more=len(got) > limit)
+def items_page(
+    store: BaseStore, namespace: Namespace, offset: int, limit: int = PAGE_SIZE, *,
+    contains: str = "", sort: str = "updated",
+) -> Page:
+    """Items whose namespace is exactly ``namespace``, one page: those whose key or text
+    holds ``contains`` (any case), in the order ``sort`` names (:data:`SORTS`)."""
+    items = iter_namespace(store, namespace)
+    if contains:
+        needle = contains.casefold()
+        items = (it for it in items
+                 if needle in it.key.casefold() or needle in value_text(it.value).casefold())
+    capped = False
+    if sort != "updated":
+        read = list(itertools.islice(items, SORT_CAP + 1))
+        capped, read = len(read) > SORT_CAP, read[:SORT_CAP]
+        read.sort(key=lambda it: it.key if sort == "key" else it.updated_at.isoformat())
+        items = iter(read)
+    got = list(itertools.islice(items, offset, offset + limit + 1))
+    return Page(rows=_rows(store, got[:limit]), offset=offset, more=len(got) > limit,
+                capped=capped)
 
 
 def item_row(store: BaseStore, namespace: Namespace, key: str) -> Row | None:

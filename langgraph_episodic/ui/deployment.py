@@ -17,8 +17,9 @@ out) is refused too. Verify and repair, which cover the whole store, are not off
 The app itself holds no middleware and no exception handlers: the server makes a custom app's
 middleware global, and the inspector's own (security headers, errors) stay inside the mount.
 Settings come from the environment: ``EPISODIC_INSPECTOR_READ_ONLY=1`` (no edit, delete or
-forget), ``EPISODIC_INSPECTOR_CSRF`` (the CSRF token of the forms; set one secret value for
-all replicas behind one address, else each process makes its own).
+forget), ``EPISODIC_INSPECTOR_CSRF`` (the secret key the forms' CSRF tokens are made with, one
+per user; set one secret value for all replicas behind one address, else each process makes
+its own).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .._config import namespace_label
 from .access import OWNER_KEY
 from .app import create_user_app
 from .pages import Settings
-from .security import Secrets
+from .security import Secrets, with_headers
 
 PREFIX = "/inspector"
 """Where the inspector is mounted in the deployment."""
@@ -94,7 +95,7 @@ class DeploymentInspector:
             if identity is not None:
                 scope[OWNER_KEY] = namespace_label(identity)
         app = await self._inner()
-        await app(scope, receive, send)
+        await app(scope, receive, with_headers(send) if scope["type"] == "http" else send)
 
 
 def create_deployment_app(env: Mapping[str, str] | None = None) -> Starlette:

@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..cli.demo_report import window_for
 from ..cli.transfer import iter_namespace
 from ..episodic.learning import compute_learning_curve
 from ..episodic.memory import EpisodicMemory
@@ -158,7 +159,7 @@ def learning(request: Request) -> Response:
     task = _task(request)
     return render(
         request, "learning.html", label=label, count=len(history), cap=LEARNING_CAP,
-        fig=curve_figure(history, label) if history else None,
+        fig=curve_figure(history, label) if history else None, window=window_for(len(history)),
         profiles=sorted(profiles.values(), key=lambda p: p.category.value),
         picks=picks(store, label, profiles, task), task=task,
         categories=[c.value for c in TaskCategory],
@@ -166,8 +167,10 @@ def learning(request: Request) -> Response:
 
 
 def curve_figure(history: Sequence[Episode], label: str) -> curve_svg.Figure:
-    """The geometry of the user's learning curve (``history`` oldest first, not empty)."""
-    return curve_svg.figure(compute_learning_curve(history), f"learning curve of {label}")
+    """The geometry of the user's learning curve (``history`` oldest first, not empty), with
+    the demo's rolling window (a sixth of the episodes, between 5 and 20)."""
+    curve = compute_learning_curve(history, window=window_for(len(history)))
+    return curve_svg.figure(curve, f"learning curve of {label}")
 
 
 def curve(request: Request) -> Response:

@@ -62,7 +62,7 @@ def render(
         "read_only": settings.read_only,
         "owner": owner(request),
         "can_verify": not settings.read_only and owner(request) is None,
-        "csrf": request.app.state.secrets.csrf,
+        "csrf": request.app.state.secrets.csrf_for(owner(request)),
         "csrf_field": CSRF_FIELD,
     }
     return request.app.state.templates.TemplateResponse(

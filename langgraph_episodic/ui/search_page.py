@@ -20,6 +20,7 @@ Internal namespaces (the deferred-formation queue) are never searched.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from . import data
+from .access import check_user
+from .browse import whole_number
 from .pages import render
 
 MAX_LIMIT = 100
@@ -49,13 +52,17 @@ SCORE_NOTES = {
 
 
 def _float(request: Request, name: str) -> float | None:
+    """The query parameter ``name`` as a finite number (None when absent); 400 otherwise."""
     raw = request.query_params.get(name, "").strip()
     if not raw:
         return None
     try:
-        return float(raw)
+        number = float(raw)
     except ValueError:
-        raise HTTPException(400, f"{name} must be a number, got {raw!r}") from None
+        number = math.nan
+    if not math.isfinite(number):
+        raise HTTPException(400, f"{name} must be a finite number, got {raw[:40]!r}.")
+    return number
 
 
 @dataclass(frozen=True)
@@ -115,20 +122,18 @@ def _explained(
 def search(request: Request) -> Response:
     store = request.app.state.settings.store
     query = request.query_params.get("q", "")
-    user = request.query_params.get("user", "") or None
+    given = request.query_params.get("user", "")
+    user = check_user(request, given) if given else None
     floor = _float(request, "floor")
-    given = _float(request, "limit")
-    limit = 10.0 if given is None else given
-    if limit != int(limit) or not 1 <= limit <= MAX_LIMIT:
-        raise HTTPException(400, f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+    limit = whole_number(request, "limit", 10, 1, MAX_LIMIT)
     scope = scope_of(store, user)
     hits = None
     parts: list[Any] = []
     under_floor: list[Any] = []
     if query.strip() and scope.runs:
-        explained = _explained(store, query, label=user, limit=int(limit), floor=floor)
+        explained = _explained(store, query, label=user, limit=limit, floor=floor)
         if explained is None:
-            hits = data.search_hits(store, query, label=user, limit=int(limit), floor=floor)
+            hits = data.search_hits(store, query, label=user, limit=limit, floor=floor)
         else:
             parts = [h for h in explained if not h.below_floor]
             hits = [h.item for h in parts]
@@ -139,7 +144,7 @@ def search(request: Request) -> Response:
         "search.html",
         query=query,
         user=user or "",
-        limit=int(limit),
+        limit=limit,
         floor="" if floor is None else floor,
         hits=hits,
         parts=parts,

@@ -1,18 +1,26 @@
 """Who may use the inspector: the holder of its access token, and only from its own pages.
 
+* The app lives under a path of its own, a random name made at each start
+  (``http://127.0.0.1:8766/<path>/``); anything outside it gets 403.
 * Every request needs the access token: ``?token=...`` once (the URL the command prints), which
-  sets a cookie (``HttpOnly``, ``SameSite=Strict``) and redirects to the same page without the
-  token, so it stays out of the history and of ``Referer`` headers; then the cookie. Anything
-  else gets 403.
-* Every mutating request is a POST carrying the form field ``csrf``, a second random token
-  that only the inspector's own pages hold (another site cannot read them); a POST without it,
-  or with a wrong one, gets 403. Other methods than GET, HEAD and POST get 405.
-* Responses forbid scripts, frames and foreign form targets (``Content-Security-Policy``), and
-  the server answers only to the ``Host`` names of the loopback interface (DNS rebinding).
+  sets a session cookie and redirects to the same page without the token, so it stays out of
+  the history and of ``Referer`` headers; then the cookie. Anything else gets 403. The cookie
+  (``HttpOnly``, ``SameSite=Strict``) is scoped to the app's path, so the browser sends it to
+  no other server on 127.0.0.1 (cookies are not kept apart by port, paths are), and it holds
+  not the token but an HMAC of the token, the port and the path: a server that got it anyway
+  could not log in with it anywhere else, nor turn it into the token.
+* Every mutating request is a POST carrying the form field ``csrf``, an HMAC of the request's
+  user under a secret key, that only the inspector's own pages show (another site cannot read
+  them): a token one user's page showed is refused for another user. A POST without it, or
+  with a wrong one, gets 403. Other methods than GET, HEAD and POST get 405.
+* Every answer, error pages included, forbids scripts, frames and foreign form targets
+  (:data:`HEADERS`), and the server answers only to the ``Host`` names of the loopback
+  interface (DNS rebinding).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
@@ -22,9 +30,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-COOKIE = "lge_token"
-"""The cookie's name, followed by the server's port: cookies are not kept apart by port, so two
-inspectors on one machine each keep their own."""
+from .access import OWNER_KEY, owner
+
+COOKIE = "lge_session"
+"""The session cookie's name, followed by the server's port."""
 TOKEN_PARAM = "token"
 CSRF_FIELD = "csrf"
 SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -43,18 +52,44 @@ HEADERS = {
 }
 
 
+def _random() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def _mac(key: str, *parts: object) -> str:
+    message = "\0".join(str(part) for part in parts)
+    return hmac.new(key.encode(), message.encode(), hashlib.sha256).hexdigest()
+
+
+def _same(given: object, expected: str) -> bool:
+    return isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
+
+
 @dataclass(frozen=True)
 class Secrets:
-    """The access token (given to the user) and the CSRF token (put in the app's forms)."""
+    """The inspector's secrets: the access token (given to the user), the path the app lives
+    under, and the key its CSRF tokens are made with."""
 
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
-    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    token: str = field(default_factory=_random)
+    csrf: str = field(default_factory=_random)
+    """The CSRF key: a user's CSRF token is :meth:`csrf_for` that user, never the key."""
+    path: str = field(default_factory=lambda: "/" + secrets.token_urlsafe(16))
+    """Where the app is served (``/<random>``): the session cookie is scoped to it."""
 
     def token_ok(self, given: str | None) -> bool:
-        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
+        return _same(given, self.token)
 
-    def csrf_ok(self, given: object) -> bool:
-        return isinstance(given, str) and hmac.compare_digest(given.encode(), self.csrf.encode())
+    def session(self, port: int) -> str:
+        """The session cookie's value for the server on ``port``: no server can log in with
+        it but this one, and it does not reveal the token."""
+        return _mac(self.token, "session", port, self.path)
+
+    def csrf_for(self, user: str | None) -> str:
+        """The CSRF token of ``user``'s pages (None: the local inspector's only user)."""
+        return _mac(self.csrf, "csrf", "" if user is None else f"user:{user}")
+
+    def csrf_ok(self, given: object, user: str | None) -> bool:
+        return _same(given, self.csrf_for(user))
 
 
 REFUSED = (
@@ -63,8 +98,20 @@ REFUSED = (
 )
 
 
+class SecurityHeaders:
+    """ASGI middleware: the security headers (:data:`HEADERS`) on every answer, refusals and
+    error pages included."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, with_headers(send) if scope["type"] == "http" else send)
+
+
 class TokenGate:
-    """ASGI middleware: the access token on every request, security headers on every answer."""
+    """ASGI middleware: requests under the app's path (:attr:`Secrets.path`) that carry the
+    access token once, then the session cookie it set."""
 
     def __init__(self, app: ASGIApp, secrets_: Secrets) -> None:
         self.app = app
@@ -75,27 +122,31 @@ class TokenGate:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
+        port = int((scope.get("server") or ("", 0))[1])
         given = request.query_params.get(TOKEN_PARAM)
         response: Response | None = None
-        if given is not None:
+        if not self._under_path(scope["path"]):
+            response = PlainTextResponse(REFUSED, status_code=403)
+        elif given is not None:
             if self.secrets.token_ok(given) and request.method in SAFE_METHODS:
                 response = RedirectResponse(_without_token(request), status_code=303)
                 response.set_cookie(
-                    cookie_name(scope), self.secrets.token, httponly=True, samesite="strict",
-                    path="/",
+                    cookie_name(scope), self.secrets.session(port), httponly=True,
+                    samesite="strict", path=self.secrets.path,
                 )
             else:
                 response = PlainTextResponse(REFUSED, status_code=403)
-        elif not self.secrets.token_ok(request.cookies.get(cookie_name(scope))):
+        elif not _same(request.cookies.get(cookie_name(scope)), self.secrets.session(port)):
             response = PlainTextResponse(REFUSED, status_code=403)
         elif request.method not in SAFE_METHODS | {"POST"}:
             response = PlainTextResponse("405 Method Not Allowed", status_code=405)
         if response is not None:
-            response.headers.update(HEADERS)
             await response(scope, receive, send)
             return
+        await self.app(scope, receive, send)
 
-        await self.app(scope, receive, with_headers(send))
+    def _under_path(self, path: str) -> bool:
+        return path == self.secrets.path or path.startswith(self.secrets.path + "/")
 
 
 def with_headers(send: Send) -> Send:
@@ -113,15 +164,13 @@ def with_headers(send: Send) -> Send:
 
 class OwnerGate:
     """ASGI middleware for the inspector inside a deployment: only requests whose scope names
-    the authenticated user's label (:data:`.access.OWNER_KEY`), GET, HEAD and POST only, and
-    the security headers on every answer."""
+    the authenticated user's label (:data:`.access.OWNER_KEY`), GET, HEAD and POST only (the
+    security headers are added around it, by :class:`.deployment.DeploymentInspector`)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from .access import OWNER_KEY
-
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -139,10 +188,9 @@ class OwnerGate:
             if refused is not None:
                 response = PlainTextResponse(f"403 Forbidden: {refused}", status_code=403)
         if response is not None:
-            response.headers.update(HEADERS)
             await response(scope, receive, send)
             return
-        await self.app(scope, receive, with_headers(send))
+        await self.app(scope, receive, send)
 
 
 def not_yours(request: Request, owner: str) -> str | None:
@@ -166,7 +214,7 @@ def not_yours(request: Request, owner: str) -> str | None:
 
 
 def cookie_name(scope: Scope) -> str:
-    """The access cookie's name for the server this request reached (``lge_token_8765``)."""
+    """The session cookie's name for the server this request reached (``lge_session_8766``)."""
     server = scope.get("server") or ("", 0)
     return f"{COOKIE}_{server[1]}"
 
@@ -180,11 +228,11 @@ def _without_token(request: Request) -> str:
 
 
 async def check_csrf(request: Request) -> None:
-    """Raise 403 unless the POST's form carries the app's CSRF token."""
+    """Raise 403 unless the POST's form carries the CSRF token of the request's user."""
     from starlette.exceptions import HTTPException
 
     form = await request.form()
-    if not request.app.state.secrets.csrf_ok(form.get(CSRF_FIELD)):
+    if not request.app.state.secrets.csrf_ok(form.get(CSRF_FIELD), owner(request)):
         raise HTTPException(
             403, "403 Forbidden: the form's CSRF token is missing or wrong. Reload the page."
         )

@@ -16,7 +16,7 @@ from langgraph.store.base import BaseStore, SearchItem
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
-from langgraph_episodic.facts.recall import newer_first, newer_on_topic
+from langgraph_episodic.facts.recall import NEIGHBOURS, newer_first, newer_on_topic
 from langgraph_episodic.facts.records import FactRecord
 from langgraph_episodic.tools import ENGLISH, GERMAN, create_memory_tools
 from tests.tools.conftest import Call, bullets
@@ -142,10 +142,17 @@ def test_an_older_fact_never_leads_and_a_lead_never_pushes_its_fact_out() -> Non
 
 
 
-def test_a_later_fact_leads_only_from_among_the_older_ones_nearest() -> None:
-    old, new = _item("a", "I live in Leeds.", JAN), _item("b", "Keys to the Brighton house.", MAR)
-    x, y = _item("x", "I like tea.", JAN), _item("y", "I like maps.", JAN)
-    spot_a = (("memories", "u"), "a")
-    assert newer_on_topic([old], [old, new], {spot_a: [x, y, new]}) == {}
+def test_a_later_fact_leads_when_near_and_one_saying_it_changed_first() -> None:
+    old, new = _item("a", "I live in Leeds.", JAN), _item("b", "Keys to our new house.", MAR)
+    plain = _item("c", "Keys to a house.", MAR)  # says no change
+    others = [_item(f"x{i}", f"I like {i}.", JAN) for i in range(NEIGHBOURS)]
+    spot_a, spot_b = (("memories", "u"), "a"), (("memories", "u"), "b")
+    assert newer_on_topic([old], [old, new], {spot_a: [*others, new]}) == {}  # too far
     assert newer_on_topic([old], [old, new], {}) == {}
-    assert newer_on_topic([old], [old, new], {spot_a: [x, new]}) == {spot_a: new}
+    assert newer_on_topic([old], [old, new], {spot_a: [others[0], new]}) == {spot_a: new}
+    assert newer_on_topic([old], [old, new], {spot_b: [*others[:-1], old]}) == {spot_a: new}
+    # One that does not say it changed leads only from among the older one's 2 nearest, and
+    # after one that does.
+    assert newer_on_topic([old], [old, plain], {spot_a: [others[0], plain]}) == {spot_a: plain}
+    assert newer_on_topic([old], [old, plain], {spot_a: [*others[:2], plain]}) == {}
+    assert newer_on_topic([old], [old, plain, new], {spot_a: [plain, new]}) == {spot_a: new}

@@ -30,7 +30,7 @@ from langgraph_episodic.facts import (
     fact_history,
     slot_of,
 )
-from langgraph_episodic.facts.rules import correction_of, speaker_of
+from langgraph_episodic.facts.phrasing import correction_of, speaker_of
 from langgraph_episodic.tools import create_memory_tools
 
 from .conftest import Clock, make_store, user
@@ -395,7 +395,8 @@ def test_periods_never_overlap_over_random_saves(saves: list[tuple[str, int]]) -
 
 
 PAST = ["Did I ever live in Berlin?", "Habe ich jemals in Berlin gelebt?",
-        "At any time, did I stay in Berlin?", "Wohne ich schon mal in Berlin?"]
+        "At any time, did I stay in Berlin?", "Wohne ich schon mal in Berlin?",
+        "Habe ich früher mal in Berlin gewohnt?", "Have I lived in Berlin at any point?"]
 
 
 @pytest.mark.parametrize("question", PAST)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from langgraph_episodic.facts import Candidate, decide_by_rules, slot_of
-from langgraph_episodic.facts.rules import is_ending, is_statement, speaker_of
+from langgraph_episodic.facts.phrasing import is_ending, is_statement, speaker_of
 
 
 def cands(*texts: str) -> list[Candidate]:

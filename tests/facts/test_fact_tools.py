@@ -10,8 +10,8 @@ from typing import Any
 from langgraph.store.base import BaseStore
 
 from langgraph_episodic.facts import FactRecord, current_facts, fact_history
+from langgraph_episodic.facts.records import memory_key
 from langgraph_episodic.tools import create_memory_tools
-from langgraph_episodic.tools._core import memory_key
 from tests.tools.conftest import Call, bullets
 
 from .conftest import Clock, user

@@ -20,8 +20,8 @@ from langgraph_episodic.chroma.ranking.baseline import Calibration, packaged_bas
 from langgraph_episodic.chroma.ranking.fusion import fuse_aligned
 from langgraph_episodic.chroma.ranking.vectors import BlockView, Owners, QueryCosines
 from langgraph_episodic.embeddings import MODEL_DIMS
+from langgraph_episodic.memory_kinds import DEFAULT_MIN_SCORE
 from langgraph_episodic.multilingual import MULTILINGUAL_DIMS
-from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from _cross_lingual_data import GERMAN_MEMORIES, NEVER_SAID

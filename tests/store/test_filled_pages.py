@@ -209,8 +209,8 @@ def test_a_prefix_over_several_namespaces_reads_only_those_with_unindexed_items(
     read: list[tuple[str, ...]] = []
     real = Gateway.read_items
 
-    def spying(self: Gateway, where: Any) -> Any:
-        rows = real(self, where)
+    def spying(self: Gateway, where: Any, *rest: Any) -> Any:
+        rows = real(self, where, *rest)
         read.extend(tuple(str(meta["_ns"]).split(".")) for _, meta in rows)
         return rows
 

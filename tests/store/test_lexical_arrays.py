@@ -113,10 +113,8 @@ def assert_same(
     expected_of = reference_of(truth, terms, namespaces, [*reversed(all_ids), "nope"])
     expected_max = reference_max(truth, terms, namespaces)
     # the reference read the dicts; the arrays are built now (or were, by an earlier search)
-    assert index.search_terms(terms, namespaces, k) == expected_top
-    assert index.scores_terms(terms, namespaces, [*reversed(all_ids), "nope"]) == expected_of
-    assert index.max_score_terms(terms, namespaces) == expected_max
     scored = index.score_terms(terms, namespaces)
+    assert scored.of([*reversed(all_ids), "nope"]) == expected_of
     assert (scored.top(k) if terms else []) == expected_top
     assert scored.max_score == expected_max
 
@@ -187,12 +185,12 @@ def test_a_snapshot_keeps_its_scores_and_the_next_one_sees_the_write() -> None:
     ns = ("u",)
     index.upsert_many([(ns, "a", "alpha beta"), (ns, "b", "beta"), (ns, "c", "gamma")])
     before = index.snapshot([ns])
-    first = before.search_terms({"beta": 1.0}, [ns], 5)  # builds the shard's arrays
+    first = before.score_terms({"beta": 1.0}, [ns]).top(5)  # builds the shard's arrays
     index.upsert(ns, "c", "beta beta")  # thaws: a copy changes, the snapshot's shard does not
     index.remove(ns, "a")
-    assert before.search_terms({"beta": 1.0}, [ns], 5) == first
+    assert before.score_terms({"beta": 1.0}, [ns]).top(5) == first
     after = index.snapshot([ns])
-    assert [d for d, _ in after.search_terms({"beta": 1.0}, [ns], 5)] == ["c", "b"]
+    assert [d for d, _ in after.score_terms({"beta": 1.0}, [ns]).top(5)] == ["c", "b"]
     assert_same(after, {"beta": 1.0, "alpha": 1.0}, [ns], 5)
 
 
@@ -248,12 +246,12 @@ def test_readers_building_arrays_while_a_writer_thaws_never_see_a_stale_or_torn_
                 errors.append(f"went back from gen{seen} to gen{g}")
             seen = g
             query = {gen_a: 1.0, "y": 0.5}
-            got = view.search_terms(query, [ns], 5)
+            got = view.score_terms(query, [ns]).top(5)
             if got != reference_search(view, query, [ns], 5):
                 errors.append(f"gen{g}: {got}")
-            if [d for d, _ in view.search_terms({gen_a: 1.0}, [ns], 5)] != ["b", "a"]:
+            if [d for d, _ in view.score_terms({gen_a: 1.0}, [ns]).top(5)] != ["b", "a"]:
                 errors.append(f"gen{g}: not both documents")
-            live = index.search_terms({gen_a: 1.0}, [ns], 5)  # the live index, same moment
+            live = index.score_terms({gen_a: 1.0}, [ns]).top(5)  # the live index, same moment
             if live and [d for d, _ in live] != ["b", "a"]:
                 errors.append(f"live gen{g}: {live}")
 
@@ -267,8 +265,8 @@ def test_readers_building_arrays_while_a_writer_thaws_never_see_a_stale_or_torn_
             thread.join()
     assert errors == []
     final = index.snapshot([ns])
-    assert [d for d, _ in final.search_terms({f"gen{generations}": 1.0}, [ns], 5)] == ["b", "a"]
-    assert final.search_terms({"gen0": 1.0}, [ns], 5) == []
+    assert [d for d, _ in final.score_terms({f"gen{generations}": 1.0}, [ns]).top(5)] == ["b", "a"]
+    assert final.score_terms({"gen0": 1.0}, [ns]).top(5) == []
 
 
 # --- QueryCosines against rank / similarities ----------------------------------------------
@@ -309,8 +307,8 @@ def test_a_copy_made_ahead_is_installed_only_over_the_shard_it_was_made_from() -
     index.load(ns, [("c", "gamma")])  # a reload lands between the copy and the write
     index.adopt(ahead)
     index.upsert(ns, "d", "delta")
-    assert [d for d, _ in index.search_terms({"gamma": 1.0, "delta": 1.0}, [ns], 5)] == ["c", "d"]
-    assert index.search_terms({"alpha": 1.0}, [ns], 5) == []  # the stale copy was not installed
+    assert [d for d, _ in index.score_terms({"gamma": 1.0, "delta": 1.0}, [ns]).top(5)] == ["c", "d"]
+    assert index.score_terms({"alpha": 1.0}, [ns]).top(5) == []  # the stale copy was not installed
     ahead = index.thaw_ahead([ns])
     assert ahead == {}  # written since: dicts, nothing to unpack
     index.load(ns, [("e", "alpha")])
@@ -318,4 +316,4 @@ def test_a_copy_made_ahead_is_installed_only_over_the_shard_it_was_made_from() -
     index.adopt(ahead)
     assert index._shards[ns] is ahead[ns][1] and not index._shards[ns].frozen
     index.upsert(ns, "f", "alpha")
-    assert [d for d, _ in index.search_terms({"alpha": 1.0}, [ns], 5)] == ["e", "f"]
+    assert [d for d, _ in index.score_terms({"alpha": 1.0}, [ns]).top(5)] == ["e", "f"]

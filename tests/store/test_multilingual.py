@@ -22,9 +22,9 @@ from langgraph_episodic import (
 )
 from langgraph_episodic import multilingual as multilingual_module
 from langgraph_episodic.embeddings import packaged_index
+from langgraph_episodic.memory_kinds import DEFAULT_MIN_SCORE
 from langgraph_episodic.multilingual import multilingual_embeddings
 from langgraph_episodic.tools import create_memory_tools
-from langgraph_episodic.tools._core import DEFAULT_MIN_SCORE
 
 from .test_language_scores import GERMAN_FACTS, NOTHING
 

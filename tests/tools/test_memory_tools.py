@@ -10,6 +10,7 @@ from langgraph.store.base import BaseStore, Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import MissingConfigError
+from langgraph_episodic.facts.records import memory_key, normalise
 from langgraph_episodic.tools import (
     ENGLISH,
     GERMAN,
@@ -18,7 +19,6 @@ from langgraph_episodic.tools import (
     memory_abrufen,
     memory_speichern,
 )
-from langgraph_episodic.tools._core import memory_key, normalise
 
 from .conftest import Call, bullets, hash_index, user
 

@@ -1,7 +1,8 @@
 """Fixtures for the inspector's tests.
 
 ``inspector`` is the app over a seeded embedded store (64-dim ``HashEmbeddings``) behind a
-``TestClient`` that has not shown the token yet; ``login(client)`` shows it. ``served`` runs
+``TestClient`` (its base URL under the app's path) that has not shown the token yet;
+``login(client)`` shows it. ``served`` runs
 the real command, ``langgraph-episodic ui --port 0``, in a subprocess and yields its URL.
 """
 
@@ -198,7 +199,7 @@ def seeded(seeded_template: Path, tmp_path: Path) -> Path:
 @pytest.fixture
 def inspector(seeded: Path) -> Iterator[Inspector]:
     app, secrets, store = make_inspector(seeded)
-    with TestClient(app, base_url="http://127.0.0.1") as client:
+    with TestClient(app, base_url=f"http://127.0.0.1{secrets.path}/") as client:
         yield Inspector(client, secrets, store, seeded)
     store.close()
 
@@ -206,7 +207,7 @@ def inspector(seeded: Path) -> Iterator[Inspector]:
 @pytest.fixture
 def read_only_inspector(seeded: Path) -> Iterator[Inspector]:
     app, secrets, store = make_inspector(seeded, read_only=True)
-    with TestClient(app, base_url="http://127.0.0.1") as client:
+    with TestClient(app, base_url=f"http://127.0.0.1{secrets.path}/") as client:
         yield Inspector(client, secrets, store, seeded)
     store.close()
 
@@ -217,7 +218,7 @@ def python_env() -> dict[str, str]:
     return env
 
 
-URL = re.compile(r"(http://127\.0\.0\.1:\d+/)\?token=([\w-]+)")
+URL = re.compile(r"(http://127\.0\.0\.1:\d+/[\w-]+/)\?token=([\w-]+)")
 
 
 @dataclass

@@ -4,6 +4,7 @@ the scope, as ``langgraph_api`` does with ``enable_custom_route_auth``; the real
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from starlette.testclient import TestClient
 
 from langgraph_episodic.chroma.store import ChromaStore
 from langgraph_episodic.ui.deployment import DeploymentInspector, create_deployment_app
+from langgraph_episodic.ui.security import CSRF_FIELD
 
 from .conftest import INDEX
 
@@ -70,7 +72,7 @@ def test_a_user_is_sent_to_their_own_page(client: TestClient) -> None:
     "/search?q=cat", "/search?q=cat&user=bob", "/export?user=bob", "/forget?user=bob",
     "/episodes?user=bob", "/learning?user=bob", "/learning/curve.svg?user=bob",
     "/facts?user=bob", "/threads?user=bob", "/thread?user=bob&session=s1", "/verify",
-    "/user?id=alice2", "/namespace?ns=memories",
+    "/user?id=alice2", "/namespace?ns=memories", "/item/delete?ns=memories&ns=bob&key=pet",
 ])
 def test_another_users_data_is_refused(client: TestClient, path: str) -> None:
     response = client.get("/inspector" + path, headers=_as("alice"))
@@ -111,3 +113,44 @@ def test_the_app_adds_nothing_to_the_server() -> None:
     """langgraph-api makes a custom app's middleware and exception handlers the server's own."""
     app = create_deployment_app({})
     assert app.user_middleware == [] and app.exception_handlers == {}
+
+
+def _csrf_on(client: TestClient, user: str, ns: str) -> str:
+    page = client.get(f"/inspector/namespace?ns=memories&ns={ns}", headers=_as(user)).text
+    item = client.get(f"/inspector/item?ns=memories&ns={ns}&key="
+                      + re.findall(r'key=([\w-]+)"', page)[0], headers=_as(user)).text
+    match = re.search(rf'name="{CSRF_FIELD}" value="([^"]+)"', item)
+    assert match is not None
+    return match.group(1)
+
+
+def test_a_csrf_token_one_users_page_showed_is_refused_for_another(
+    client: TestClient, seeded: Path
+) -> None:
+    """Alice's page's token does not let Bob's session change Bob's items; Bob's own does."""
+    alice, bob = _csrf_on(client, "alice", "alice"), _csrf_on(client, "bob", "bob")
+    assert alice != bob
+    form = {"ns": ["memories", "bob"], "key": "pet"}
+    for token in (alice, "", "x" * 64):
+        refused = client.post("/inspector/item/delete", data={**form, CSRF_FIELD: token},
+                              headers=_as("bob"))
+        assert refused.status_code == 403 and "CSRF" in refused.text
+        assert refused.headers["x-frame-options"] == "DENY"
+    forget = {"user": "bob", "confirm": "bob", CSRF_FIELD: alice}
+    assert client.post("/inspector/forget/confirm", data=forget, headers=_as("bob")).status_code == 403
+    assert "Miso" in client.get("/inspector/item?ns=memories&ns=bob&key=pet", headers=_as("bob")).text
+    done = client.post("/inspector/item/delete", data={**form, CSRF_FIELD: bob},
+                       headers=_as("bob"), follow_redirects=False)
+    assert done.status_code == 303
+    assert client.get("/inspector/item?ns=memories&ns=bob&key=pet",
+                      headers=_as("bob")).status_code == 404
+
+
+def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
+    """Pages, refusals (no user, another user's data) and bad requests alike."""
+    for path, user in [("/user?id=alice", "alice"), ("/user?id=bob", "alice"),
+                       ("/user?id=alice", None), ("/search?user=alice&limit=nan", "alice")]:
+        response = client.get("/inspector" + path, headers=_as(user) if user else {})
+        assert response.headers["x-frame-options"] == "DENY", path
+        assert response.headers["content-security-policy"].startswith("default-src 'none'")
+        assert response.headers["content-security-policy"].count("default-src") == 1

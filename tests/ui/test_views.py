@@ -26,7 +26,8 @@ KEY = re.compile(r'class="key" href="[^"]*key=([^"&]+)"')
 def test_users_then_namespaces_then_items(inspector: Inspector) -> None:
     inspector.login()
     home = inspector.client.get("/").text
-    assert re.findall(r'class="user" href="/user\?id=([^"]+)"', home) == ["alice", "alice2", "bob", "dana"]
+    links = re.findall(r'class="user" href="([^"]+)\?id=([^"]+)"', home)
+    assert links == [(f"{inspector.secrets.path}/user", u) for u in ("alice", "alice2", "bob", "dana")]
     assert "notes" in home  # a namespace of no user
     user = inspector.client.get("/user?id=alice").text
     assert "episodes/alice" in user and "memories/alice" in user and "alice2" not in user
@@ -57,7 +58,7 @@ def test_a_namespace_is_paged(inspector: Inspector) -> None:
         found = KEY.findall(page)
         seen.extend(found)
         pages += 1
-        if "older →" not in page:
+        if "next →" not in page:
             break
         assert len(found) == PAGE_SIZE
         offset += PAGE_SIZE
@@ -115,15 +116,17 @@ def test_pending_formation_is_shown_apart_from_memory(inspector: Inspector) -> N
     returns it; export and the forget preview still include it (it is the user's data)."""
     inspector.login()
     home = inspector.client.get("/").text
-    dana = home.split('href="/user?id=dana">dana</a>')[1].split("</tr>")[0]
+    at = inspector.secrets.path
+    dana = home.split(f'href="{at}/user?id=dana">dana</a>')[1].split("</tr>")[0]
     cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', dana)
     assert cells == ["4", "1 thread"]  # episodes, memories, user_profiles, entities; a queue
-    bob = home.split('href="/user?id=bob">bob</a>')[1].split("</tr>")[0]
+    bob = home.split(f'href="{at}/user?id=bob">bob</a>')[1].split("</tr>")[0]
     assert re.findall(r'<td class="num[^"]*">([^<]*)</td>', bob) == ["1", ""]
     user = inspector.client.get("/user?id=dana").text.split("<main>")[1]
     memory, pending = user.split("Not memory yet: pending formation")
     assert "_pending" not in memory and "episodes/dana" in memory
-    assert 'class="internal-namespace" href="/namespace?ns=_pending&amp;ns=dana&amp;ns=debug"' in pending
+    assert (f'class="internal-namespace" href="{at}/namespace?ns=_pending&amp;ns=dana&amp;ns=debug"'
+            in pending)
     assert re.search(r"thread <span class=\"label\">debug</span>.*?<td class=\"num\">2</td>", pending, re.S)
     queue = inspector.client.get("/namespace?ns=_pending&ns=dana&ns=debug").text
     assert "Not memory: the library's pending formation queue" in queue
@@ -172,7 +175,7 @@ def test_the_learning_curve_is_drawn_from_the_episodes(inspector: Inspector) -> 
 
 
 def _post(inspector: Inspector, path: str, **form: object) -> httpx.Response:
-    return inspector.client.post(path, data={**form, CSRF_FIELD: inspector.secrets.csrf})
+    return inspector.client.post(path, data={**form, CSRF_FIELD: inspector.secrets.csrf_for(None)})
 
 
 def test_an_edit_is_embedded_again_and_keeps_created_at(inspector: Inspector) -> None:
@@ -287,7 +290,7 @@ def _csrf(client: httpx.Client) -> str:
 
 
 def test_the_command_names_the_fix_for_a_port_in_use(seeded: Path, served: Served) -> None:
-    port = served.base.rsplit(":", 1)[1].strip("/")
+    port = str(httpx.URL(served.base).port)
     done = subprocess.run(
         [sys.executable, "-m", "langgraph_episodic", "ui", "--path", str(seeded), "--embeddings",
          "hash", "--port", port, "--read-only"],
@@ -314,23 +317,98 @@ sys.stdin.readline()
 """
 
 
-def test_the_command_on_a_folder_another_process_holds_exits_with_the_fix(tmp_path: Path) -> None:
+def test_the_command_on_a_folder_another_process_holds_serves_it(tmp_path: Path) -> None:
+    """``ui`` on a folder an agent process holds opens it through that process and shows
+    what it wrote (:mod:`langgraph_episodic.chroma.sharing`)."""
+    import http.cookiejar
+    import urllib.request
+
     folder = tmp_path / "store"
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, text=True, env=python_env(),
     )
+    ui = None
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        done = subprocess.run(
+        ui = subprocess.Popen(
             [sys.executable, "-m", "langgraph_episodic", "ui", "--path", str(folder),
              "--embeddings", "hash", "--port", "0"],
-            capture_output=True, text=True, env=python_env(), timeout=120, check=False,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=python_env(),
         )
+        assert ui.stdout is not None
+        url = next(line.strip() for line in ui.stdout if line.strip().startswith("http://"))
+        opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        with opener.open(url, timeout=120) as response:
+            page = response.read().decode()
+        assert response.status == 200
+        assert "carol" in page
     finally:
+        if ui is not None:
+            ui.terminate()
+            ui.wait(timeout=60)
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=60)
-    assert done.returncode == 2, done.stderr
-    assert f"pid {holder.pid}" in done.stderr and "chroma run --path" in done.stderr
-    assert "Traceback" not in done.stderr
+
+
+def test_ui_and_mcp_over_http_default_to_different_ports() -> None:
+    """Both run beside one agent: their default ports must not collide."""
+    from langgraph_episodic.cli.parser import build_parser
+
+    ui = build_parser().parse_args(["ui"]).port
+    mcp = build_parser().parse_args(["mcp", "--http", "--user", "u"]).port
+    assert ui != mcp
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    assert f"`--port N` ({ui}, so it runs beside `mcp --http` on {mcp}" in (
+        docs / "inspector.md").read_text()
+    assert f"`--port N` ({ui})" in (docs / "cli.md").read_text()
+
+
+def test_the_learning_curve_uses_the_demos_window(inspector: Inspector) -> None:
+    """A sixth of the episodes, between 5 and 20, as ``langgraph-episodic demo`` draws it."""
+    from langgraph_episodic.cli.demo_report import window_for
+    from langgraph_episodic.episodic.learning import compute_learning_curve
+    from langgraph_episodic.ui.episodes_page import curve_figure, newest_episodes
+
+    inspector.login()
+    history = newest_episodes(inspector.store, "dana")
+    assert "over the last 5 episodes" in inspector.client.get("/learning?user=dana").text
+    many = [*history] * 10  # 130 episodes: a window of 20
+    assert window_for(len(many)) == 20
+    from langgraph_episodic.ui import curve_svg
+
+    expected = curve_svg.figure(compute_learning_curve(many, window=20), "learning curve of x")
+    assert curve_figure(many, "x") == expected
+    assert curve_figure(many, "x") != curve_svg.figure(
+        compute_learning_curve(many, window=5), "learning curve of x"
+    )
+
+
+def test_a_namespace_is_filtered_by_text_and_sorted(inspector: Inspector) -> None:
+    inspector.login()
+    keys = [f"k{i:03d}" for i in range(PAGE_SIZE + 10)]
+    inspector.store.batch([
+        PutOp(("memories", "dave"), k, {"text": f"{'Tea' if i % 2 else 'coffee'} note {i}"})
+        for i, k in enumerate(keys)
+    ])
+    base = "/namespace?ns=memories&ns=dave"
+    tea = inspector.client.get(f"{base}&contains=tEA&sort=key").text
+    assert KEY.findall(tea) == [k for i, k in enumerate(keys) if i % 2][:PAGE_SIZE]
+    assert 'value="tEA"' in tea and "next →" not in tea
+    by_key = inspector.client.get(f"{base}&sort=key").text
+    assert KEY.findall(by_key) == keys[:PAGE_SIZE] and "contains=" not in by_key
+    second = inspector.client.get(f"{base}&sort=key&offset={PAGE_SIZE}").text
+    assert KEY.findall(second) == keys[PAGE_SIZE:]
+    assert "sort=key&amp;offset=0" in second  # the pager keeps the order
+    oldest = KEY.findall(inspector.client.get(f"{base}&sort=oldest").text)
+    newest = KEY.findall(inspector.client.get(base).text)
+    stamps = {it.key: it.updated_at for it in inspector.store.search(("memories", "dave"), limit=100)}
+    assert [stamps[k] for k in oldest] == sorted(stamps[k] for k in oldest)
+    assert [stamps[k] for k in newest] == sorted((stamps[k] for k in newest), reverse=True)
+    none = inspector.client.get(f"{base}&contains=matcha").text
+    assert KEY.findall(none) == [] and "whose key or text holds" in none
+    for bad in ("sort=size", "contains=" + "x" * 201):
+        assert inspector.client.get(f"{base}&{bad}").status_code == 400

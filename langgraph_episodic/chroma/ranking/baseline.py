@@ -121,8 +121,8 @@ class Calibration:
 
     The packaged model: ``Calibration(b)`` with ``b`` the question's baseline; an embedder
     without one: ``Calibration()`` (the cosine as it is). The two-language default
-    (:mod:`langgraph_episodic.bilingual`) scales its half-length cosines back, scores German
-    questions by the dense side alone (``lexical_weight=0``) and gives English ones a
+    (:mod:`langgraph_episodic.bilingual`) scales its half-length cosines back, gives German
+    questions a smaller lexical share (``lexical_weight``) and English ones a
     ``second`` reading (:class:`SecondReading`).
     """
 

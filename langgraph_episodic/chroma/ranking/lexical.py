@@ -417,7 +417,7 @@ class TermScores:
         self._parts = parts
         """Per shard: its arrays, every document's score, and which documents hold a term."""
         self.max_score = max_score
-        """:meth:`LexicalIndex.max_score_terms` of the query."""
+        """:meth:`LexicalIndex.max_score` of the query."""
 
     def single(self) -> tuple[_Arrays, np.ndarray] | None:
         """The one shard's arrays and every document's score, when one shard was scored."""
@@ -696,11 +696,6 @@ class LexicalIndex:
             every.update(shard.items())
         return every
 
-    def holds(self, item_id: str, namespaces: Iterable[Namespace]) -> bool:
-        """Whether an item has a document indexed in the given namespaces (see
-        :meth:`held_items`)."""
-        return item_id in self.held_items(namespaces)
-
     def search(
         self,
         query: str,
@@ -729,7 +724,7 @@ class LexicalIndex:
         A document sharing no term with the query scores ``0.0``; ids not indexed in those
         namespaces are left out. Hybrid search uses this to score dense-only candidates.
         """
-        return self.scores_terms(Counter(self.tokenizer(query)), namespaces, doc_ids)
+        return self.score_terms(Counter(self.tokenizer(query)), namespaces).of(doc_ids)
 
     def max_score(self, query: str, namespaces: Iterable[Namespace]) -> float:
         """The highest BM25 score any document could reach for ``query`` in ``namespaces``:
@@ -740,34 +735,15 @@ class LexicalIndex:
         Terms no document holds count too: a query half made of unknown words matches at most
         half. ``0.0`` when the query has no terms.
         """
-        return self.max_score_terms(Counter(self.tokenizer(query)), namespaces)
-
-    def search_terms(
-        self, terms: Mapping[str, float], namespaces: Iterable[Namespace], k: int
-    ) -> list[tuple[str, float]]:
-        """:meth:`search` for already analyzed, weighted query terms (term -> weight, as a
-        query term's count): the ``k`` best ``(doc_id, bm25_score)`` pairs."""
-        if k <= 0 or not terms:
-            return []
-        return self.score_terms(terms, namespaces).top(k)
-
-    def scores_terms(
-        self, terms: Mapping[str, float], namespaces: Iterable[Namespace], doc_ids: Iterable[str]
-    ) -> dict[str, float]:
-        """:meth:`scores` for weighted query terms (ids not indexed are left out)."""
-        return self.score_terms(terms, namespaces).of(doc_ids)
-
-    def max_score_terms(self, terms: Mapping[str, float], namespaces: Iterable[Namespace]) -> float:
-        """:meth:`max_score` for weighted query terms."""
-        return self.score_terms(terms, namespaces).max_score
+        return self.score_terms(Counter(self.tokenizer(query)), namespaces).max_score
 
     def score_terms(
         self, terms: Mapping[str, float], namespaces: Iterable[Namespace]
     ) -> TermScores:
         """Every document's BM25 score for weighted query terms (term -> weight, as a query
         term's count), with the statistics of ``namespaces``; computed once, then read with
-        :meth:`TermScores.top` (as :meth:`search_terms`), :meth:`TermScores.of` (as
-        :meth:`scores_terms`) and :attr:`TermScores.max_score` (as :meth:`max_score_terms`).
+        :meth:`TermScores.top`, :meth:`TermScores.of` (as :meth:`scores`) and
+        :attr:`TermScores.max_score` (as :meth:`max_score`).
 
         The namespaces' shards are frozen (as by :meth:`snapshot`) and scored outside the lock.
         Each term's part is ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))``,

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import TypeVar
 
-from .._effects import Plan, arun, run
+from ._effects import Plan, arun, run
 
 T = TypeVar("T")
 

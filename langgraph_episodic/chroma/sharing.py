@@ -1,0 +1,281 @@
+"""Many processes on one embedded folder: the process holding the folder's lock serves it.
+
+``ChromaStore.persistent(path)`` first tries the folder's lock (:mod:`.folder_lock`). The
+process that gets it opens Chroma as before and serves the folder (:class:`FolderServer`) on a
+Unix socket inside it, ``<folder>/langgraph-episodic.sock``; a later opener finds the lock
+taken and becomes a client (:class:`RemoteFolder`): its store validates, redacts, embeds and
+calibrates as it would alone, and sends each batch's plan (:mod:`.sharing_wire`) to the owner,
+which executes it on its own store, so the owner's caches stay exact and a write is
+acknowledged only after the owner's store returned.
+
+* Trust: the socket file is mode 0600, and a client must first present the secret the owner
+  wrote to ``<folder>/langgraph-episodic.secret`` (0600, a fresh one per owner). A client
+  trusts only a secret file owned by its own user and unreadable by others, and both sides
+  check the other's user id on the socket (``SO_PEERCRED``, Linux). A copied socket path or a
+  socket file on a shared disk is not enough.
+* The owner goes (exits, closes, is killed): a client's next request finds the socket dead
+  (refused, EOF). It then takes the lock itself (its store becomes an embedded store and
+  serves the others) or, when another process took it, reconnects to that one, within
+  :data:`OWNER_WAIT_S`. A stale socket file is told by the lock, never by a pid.
+* Retries: a read is simply sent again. A batch with puts that may have run before the owner
+  went is sent again without the puts whose item was written since the batch was first sent
+  (``updated_at`` at or after that moment: either this put ran, or another write came after
+  it, which it may be ordered before); the others had not run and run now. What a retry
+  cannot tell apart: another process deleting that very item in the seconds between the
+  owner's death and the retry (the retried put brings it back).
+
+The client and its takeover: :mod:`.sharing_client`; what crosses the socket:
+:mod:`.sharing_wire`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hmac
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from . import sharing_wire as wire
+from .folder_lock import FolderLock
+from .sharing_client import OWNER_WAIT_S, POLL_S, RemoteFolder, claim, not_served
+
+logger = logging.getLogger(__name__)
+
+
+# --- the owner --------------------------------------------------------------------------------
+
+
+class FolderServer:
+    """Serves one folder's stores of this process to other processes (see the module docstring).
+
+    Each connection gets a thread; nothing runs on the owner's own calls.
+    """
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.pid = os.getpid()
+        self.owner = f"{self.pid} {uuid.uuid4().hex}"
+        self.stores: dict[str, list[Any]] = {}
+        """Collection name -> the stores of it this process opened (the first one serves)."""
+        self._opened: list[Any] = []
+        """Stores opened to serve a collection no store of this process had open."""
+        self._users = 0
+        """How many stores this process opened are served (the server stops after the last)."""
+        self._lock = threading.Lock()
+        self._conns: dict[socket.socket, threading.Thread] = {}
+        self._secret = secrets.token_hex(32)
+        wire.write_private(Path(folder) / wire.SECRET_FILE, self._secret)
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        path = os.path.join(folder, wire.SOCKET_FILE)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # a dead owner's: this process holds the lock now
+        with wire.address(folder) as address:
+            self._listener.bind(address)
+        os.chmod(path, 0o600)
+        self._listener.listen(64)
+        self._accepting = threading.Thread(
+            target=self._accept, name="langgraph-episodic-share", daemon=True
+        )
+        self._accepting.start()
+
+    def attach(self, store: Any) -> None:
+        with self._lock:
+            self.stores.setdefault(store.collection_name, []).append(store)
+            self._users += 1
+
+    def detach(self, store: Any) -> bool:
+        """Stop serving ``store``; True when it was the last (the server has stopped)."""
+        with self._lock:
+            serving = self.stores.get(store.collection_name, [])
+            if store in self._opened or store not in serving:
+                return False  # (one it opened itself: closed by stop)
+            serving.remove(store)
+            if not serving:
+                self.stores.pop(store.collection_name, None)
+            self._users -= 1
+            if self._users:
+                return False
+        self.stop()
+        return True
+
+    def stop(self) -> None:
+        """Refuse new connections, let requests in flight finish and answer, then close."""
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
+        self._listener.close()
+        for name in (wire.SOCKET_FILE, wire.SECRET_FILE):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.folder, name))
+        with self._lock:
+            conns = dict(self._conns)
+        for conn, thread in conns.items():
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RD)  # an idle one ends; a busy one answers first
+            thread.join()
+        for store in self._opened:
+            store.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return  # stopped
+            thread = threading.Thread(target=self._serve, args=(conn,), daemon=True,
+                                      name="langgraph-episodic-share-conn")
+            with self._lock:
+                self._conns[conn] = thread
+            thread.start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            hello = wire.receive(conn)
+            if hello is None:
+                return
+            if not wire.same_user(conn) or not hmac.compare_digest(
+                str(hello.get("secret", "")), self._secret
+            ):
+                wire.send(conn, {"refused": "wrong secret or another user"})
+                return
+            try:
+                store = self._store(hello["collection"], hello["language"])
+            except (ValueError, TypeError) as exc:
+                wire.send(conn, {"error": error_out(exc)})
+                return
+            wire.send(conn, {"ok": {"owner": self.owner, "pid": self.pid}})
+            while (message := wire.receive(conn)) is not None:
+                try:
+                    reply: dict[str, Any] = {"ok": _dispatch(store, message)}
+                except Exception as exc:  # noqa: BLE001 (the caller's error: sent to it)
+                    reply = {"error": error_out(exc)}
+                wire.send(conn, reply)
+        except (OSError, ValueError) as exc:
+            logger.debug("a connection to the folder %s ended: %s", self.folder, exc)
+        finally:
+            conn.close()
+            with self._lock:
+                self._conns.pop(conn, None)
+
+    def _store(self, collection: str, language: str) -> Any:
+        with self._lock:
+            serving = self.stores.get(collection)
+            if serving:
+                store = serving[0]
+            else:  # a collection no store of this process has open: open one to serve it
+                first = next(iter(self.stores.values()))[0]
+                store = type(first)(first.client, collection=collection, index=None,
+                                    language=language)
+                self._opened.append(store)
+                self.stores[collection] = [store]
+        if store.language != language:
+            raise ValueError(
+                f"The process serving {self.folder} (pid {self.pid}) opened its store with "
+                f"language={store.language!r}, this one asks for {language!r}: stores of one "
+                "folder must agree. Open it with the same language."
+            )
+        return store
+
+
+def _dispatch(store: Any, message: Mapping[str, Any]) -> Any:
+    kind = message["do"]
+    if kind == "batch":
+        plan = wire.plan_in(message["plan"])
+        methods = [wire.method_in(m) for m in message["methods"]]
+        results = store._execute(
+            plan, wire.vectors_in(message["docs"]), wire.vectors_in(message["queries"]), methods
+        )
+        return wire.results_out(results)
+    if kind == "explain":
+        got = store._explain(wire.op_in(message["op"]), wire.array_in(message["qvec"]),
+                             wire.method_in(message["method"]), message["floor"])
+        return wire.explanation_out(got)
+    if kind == "verify":
+        return dataclasses.asdict(store.verify(**message["args"]))
+    if kind == "sweep_ttl":
+        return store.sweep_ttl()
+    if kind == "restore_times":
+        times = {
+            (tuple(ns), key): (wire.time_in(c), wire.time_in(u), e and wire.time_in(e))
+            for ns, key, c, u, e in message["times"]
+        }
+        return store.restore_times(times)
+    if kind == "raw":  # Chroma reads for export and checks: never a write
+        collection = store.client.get_collection(message["name"])
+        if message["method"] == "count":
+            return collection.count()
+        return wire.jsonable(dict(collection.get(**message["args"])))
+    if kind == "collections":
+        return [c if isinstance(c, str) else c.name for c in store.client.list_collections()]
+    if kind == "max_batch":
+        return int(store.client.get_max_batch_size())
+    raise ValueError(f"unknown request {kind!r}")
+
+
+def error_out(exc: BaseException) -> dict[str, str]:
+    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": str(exc)}
+
+
+_SERVERS: dict[str, FolderServer] = {}
+_SERVERS_LOCK = threading.RLock()
+"""(Reentrant: a stopping server closes the stores it opened, which stop being served.)"""
+
+
+def serve(store: Any, folder: str) -> None:
+    """Serve ``store`` (this process holds its folder's lock) to other processes."""
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(folder)
+        if server is None or server.pid != os.getpid():
+            try:
+                server = _SERVERS[folder] = FolderServer(folder)
+            except OSError as exc:
+                logger.warning(
+                    "Cannot serve the folder %s to other processes (%s); they will get "
+                    "FolderInUseError while this process holds it.", folder, exc,
+                )
+                return
+        server.attach(store)
+
+
+def stop_serving(store: Any) -> None:
+    """``store`` closes: stop serving it (the server stops with the folder's last store)."""
+    with _SERVERS_LOCK:
+        for folder, server in list(_SERVERS.items()):
+            if server.pid == os.getpid() and any(store in s for s in server.stores.values()):
+                if server.detach(store):
+                    del _SERVERS[folder]
+                return
+
+
+# --- opening ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def opening(folder: str, collection: str, language: str) -> Iterator[RemoteFolder | None]:
+    """How this process opens ``folder``: ``None`` when it holds the lock (the caller opens
+    Chroma in the block, with the lock held), else a client of the process serving it."""
+    lock = FolderLock.of_folder(folder)
+    deadline = time.monotonic() + OWNER_WAIT_S
+    while True:
+        refused = claim(lock)
+        if refused is None:
+            try:
+                yield None
+            finally:
+                lock.close_store()
+            return
+        remote = RemoteFolder.connect(folder, collection, language)
+        if remote is not None:
+            yield remote
+            return
+        if time.monotonic() > deadline:
+            raise not_served(refused)
+        time.sleep(POLL_S)

@@ -1,0 +1,293 @@
+"""A client of the process serving an embedded folder (:mod:`.sharing`): :class:`RemoteFolder`
+stands where a ``ChromaStore`` keeps its chromadb client, sends each batch to the owner, and
+after the owner went takes the folder over or reconnects (the rules: :mod:`.sharing`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from langgraph.store.base import GetOp, Result, SearchOp
+
+from . import sharing_wire as wire
+from .explain import Explanation
+from .folder_lock import FolderInUseError, FolderLock
+from .plans import Plan
+from .search import Method
+
+logger = logging.getLogger(__name__)
+
+OWNER_WAIT_S = 10.0
+"""How long an opener, or a client whose owner went, waits for a process to serve the folder
+(a process holding it alone, e.g. ``purge``, serves nobody) before ``FolderInUseError``."""
+POLL_S = 0.02
+RECOVERIES = 5
+"""How many times one call recovers from its owner going before it gives up (each recovery
+finds a new owner: more means owners die as fast as they come)."""
+_T = TypeVar("_T")
+
+
+def claim(lock: FolderLock) -> FolderInUseError | None:
+    """Take the folder's lock now (counted as a store: give it back with ``close_store``);
+    the error naming the holder when another process has it."""
+    lock.open_store(None)
+    try:
+        lock.claim(wait=0.0)
+    except FolderInUseError as exc:
+        lock.close_store()
+        return exc
+    return None
+
+
+def not_served(refused: FolderInUseError) -> FolderInUseError:
+    return FolderInUseError(
+        f"{refused} It does not share the folder (it holds it alone, as purge and verify "
+        "--repair do, or opened it without ChromaStore.persistent)."
+    )
+
+
+# --- a client ---------------------------------------------------------------------------------
+
+
+class RemoteFolder:
+    """A client of the process serving a folder; stands where a ``ChromaStore`` keeps its
+    chromadb client, and answers the few Chroma reads the command line makes (export,
+    dimension checks) through the owner."""
+
+    def __init__(self, folder: str, collection: str, language: str, sock: socket.socket,
+                 owner: Mapping[str, Any]) -> None:
+        self.folder = folder
+        self.collection = collection
+        self.language = language
+        self.owner = owner
+        self.description = f"The store on the folder {folder} (served by process {owner['pid']})"
+        self._idle = [sock]
+        self._lock = threading.Lock()
+        self._recovering = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def connect(cls, folder: str, collection: str, language: str) -> RemoteFolder | None:
+        """A client of the folder's owner; None when no process serves it (yet)."""
+        dialed = _dial(folder, collection, language)
+        return None if dialed is None else cls(folder, collection, language, *dialed)
+
+    # requests ----------------------------------------------------------------------------
+
+    def batch(self, store: Any, plan: Plan, docs: Mapping[str, np.ndarray],
+              queries: Mapping[str, np.ndarray], methods: Sequence[Method]) -> list[Result]:
+        """Execute ``plan`` on the owner's store (see the module docstring for retries)."""
+        started = time.time()
+        message = {"do": "batch", "plan": wire.plan_out(plan), "docs": wire.vectors_out(docs),
+                   "queries": wire.vectors_out(queries),
+                   "methods": [wire.method_out(m) for m in methods]}
+        for _ in range(RECOVERIES):
+            try:
+                return wire.results_in(self._round_trip(message))
+            except wire.OwnerGone as gone:
+                self._recover(store)
+                if gone.sent and plan.puts:
+                    plan = _unapplied(store, plan, started)
+                    message["plan"] = wire.plan_out(plan)
+                if store._remote is not self:
+                    return list(store._execute(plan, docs, queries, methods))
+        raise self._unstable()
+
+    def explain(self, store: Any, sop: SearchOp, qvec: np.ndarray | None, method: Method,
+                floor: float | None) -> Explanation:
+        """:meth:`.ChromaStore.explain`'s ranking, run on the owner's store."""
+        args = {"op": wire.op_out(sop), "qvec": wire.array_out(qvec),
+                "method": wire.method_out(method), "floor": floor}
+        got = self.call(store, "explain", args, lambda: store._explain(sop, qvec, method, floor))
+        return got if isinstance(got, Explanation) else wire.explanation_in(got)
+
+    def call(self, store: Any, do: str, args: Mapping[str, Any], local: Callable[[], _T]) -> Any:
+        """Run a request that is safe to send again; ``local`` runs it once this process took
+        the folder over."""
+        for _ in range(RECOVERIES):
+            try:
+                return self._round_trip({"do": do, **args})
+            except wire.OwnerGone:
+                self._recover(store)
+                if store._remote is not self:
+                    return local()
+        raise self._unstable()
+
+    def _unstable(self) -> ConnectionError:
+        return ConnectionError(
+            f"The processes serving the folder {self.folder} went away {RECOVERIES} times "
+            "during one call; check what ends them, or share a Chroma server instead."
+        )
+
+    def _round_trip(self, message: Mapping[str, Any]) -> Any:
+        sock = self._take()
+        try:
+            wire.send(sock, message)
+        except OSError:
+            sock.close()
+            raise wire.OwnerGone(sent=False) from None
+        try:
+            reply = wire.receive(sock)
+        except OSError:
+            reply = None
+        if reply is None:
+            sock.close()
+            raise wire.OwnerGone(sent=True)
+        with self._lock:
+            if self._closed:
+                sock.close()
+            else:
+                self._idle.append(sock)
+        if "error" in reply:
+            raise error_in(reply["error"])
+        return reply["ok"]
+
+    def _take(self) -> socket.socket:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        dialed = _dial(self.folder, self.collection, self.language)
+        if dialed is None or dialed[1]["owner"] != self.owner["owner"]:
+            if dialed is not None:
+                dialed[0].close()
+            raise wire.OwnerGone(sent=False)
+        return dialed[0]
+
+    def _recover(self, store: Any) -> None:
+        """The owner went: take the folder over, or reconnect to the process that did."""
+        with self._recovering:
+            if store._remote is not self:
+                return  # another thread of this process took it over
+            with self._lock:
+                idle, self._idle = self._idle, []
+            for sock in idle:
+                sock.close()
+            lock = FolderLock.of_folder(self.folder)
+            deadline = time.monotonic() + OWNER_WAIT_S
+            while True:
+                refused = claim(lock)
+                if refused is None:
+                    try:
+                        store._take_over()
+                    finally:
+                        lock.close_store()
+                    self.close()
+                    logger.info("took over serving the folder %s", self.folder)
+                    return
+                dialed = _dial(self.folder, self.collection, self.language)
+                if dialed is not None:
+                    sock, self.owner = dialed
+                    with self._lock:
+                        self._idle.append(sock)
+                    return
+                if time.monotonic() > deadline:
+                    raise not_served(refused)
+                time.sleep(POLL_S)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for sock in idle:
+            sock.close()
+
+    # what a ChromaStore asks of its chromadb client ------------------------------------------
+
+    def list_collections(self) -> list[str]:
+        return list(self._round_trip({"do": "collections"}))
+
+    def get_collection(self, name: str, embedding_function: Any = None) -> RemoteCollection:
+        return RemoteCollection(self, name)
+
+    def get_max_batch_size(self) -> int:
+        return int(self._round_trip({"do": "max_batch"}))
+
+
+@dataclasses.dataclass(frozen=True)
+class RemoteCollection:
+    """Reads of one Chroma collection of the owner (``get``, ``count``)."""
+
+    folder: RemoteFolder
+    name: str
+
+    def get(self, **args: Any) -> dict[str, Any]:
+        got = self.folder._round_trip({"do": "raw", "name": self.name, "method": "get",
+                                       "args": args})
+        if got.get("embeddings") is not None:
+            got["embeddings"] = np.asarray(got["embeddings"], dtype=np.float32)
+        return dict(got)
+
+    def count(self) -> int:
+        return int(self.folder._round_trip({"do": "raw", "name": self.name, "method": "count",
+                                            "args": {}}))
+
+
+def _unapplied(store: Any, plan: Plan, started: float) -> Plan:
+    """``plan`` without the puts whose item was written at or after ``started`` (see the
+    module docstring), for a batch sent to an owner that went before answering."""
+    keys = list(plan.puts)
+    found = store.batch([GetOp(ns, key, refresh_ttl=False) for ns, key in keys])
+    keep = {}
+    for key, item in zip(keys, found, strict=True):
+        put = plan.puts[key]
+        if item is None and put.op.value is None:
+            continue  # a delete of an item that is not there
+        if item is not None and item.updated_at.timestamp() >= started:
+            continue  # written since the batch was sent: by this put, or after it
+        keep[key] = put
+    return dataclasses.replace(plan, puts=keep)
+
+
+def error_in(d: Mapping[str, str]) -> Exception:
+    """The owner's exception as the same class here when it is one of ours, LangGraph's,
+    Chroma's or a built-in one, else a ``RuntimeError`` naming it."""
+    module, _, name = d["type"].rpartition(".")
+    if module == "builtins" or module.split(".")[0] in ("langgraph_episodic", "langgraph",
+                                                         "chromadb"):
+        with contextlib.suppress(ImportError, AttributeError, TypeError):
+            cls = getattr(importlib.import_module(module), name)
+            if isinstance(cls, type) and issubclass(cls, Exception):
+                error: Exception = cls(d["message"])
+                return error
+    return RuntimeError(f"{d['type']}: {d['message']}")
+
+
+# --- sockets and files ------------------------------------------------------------------------
+
+
+def _dial(folder: str, collection: str, language: str
+          ) -> tuple[socket.socket, dict[str, Any]] | None:
+    """A connection to the folder's owner, past its secret check, with the owner's hello; None
+    when no process serves the folder."""
+    secret = wire.read_secret(folder)
+    if secret is None:
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        with wire.address(folder) as address:
+            sock.connect(address)
+        if not wire.same_user(sock):
+            raise FolderInUseError(
+                f"The socket {folder}/{wire.SOCKET_FILE} is served by another user; not connecting."
+            )
+        wire.send(sock, {"secret": secret, "collection": collection, "language": language})
+        hello = wire.receive(sock)
+    except OSError:  # a dead owner's socket, or an owner going away
+        sock.close()
+        return None
+    if hello is None or "refused" in hello:  # gone, or a new owner wrote a new secret since
+        sock.close()
+        return None
+    if "error" in hello:
+        sock.close()
+        raise error_in(hello["error"])
+    return sock, hello["ok"]

@@ -1,0 +1,384 @@
+"""Many processes on one embedded folder, each opening it by its path (real processes).
+
+* While an owner process writes, a second process searches, gets, puts, explains and verifies
+  by path, and the command line's ``stats``, ``export`` and ``mcp`` (over stdio) work on the
+  folder (``ui``: ``tests/ui/test_views.py``).
+* The owner is SIGKILLed while two other processes write: they carry on (one takes the folder
+  over, the other reconnects), and every write they had acknowledged is there afterwards.
+* A client answers every op kind (filters, index paths, TTL, deletes, listings) as a store of
+  its own would: what crosses the socket loses nothing.
+* A connection to the folder's socket without the secret (or with a wrong one) is refused.
+* ``purge`` still needs the folder alone and names the process holding it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma.sharing_wire import SECRET_FILE, SOCKET_FILE
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 180.0
+"""Longest a helper process may take (a bound against hangs, not a speed check)."""
+
+OPEN = """
+import sys, time
+from langgraph_episodic import ChromaStore, HashEmbeddings
+def open_store():
+    return ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
+"""
+
+OWNER = OPEN + """
+store = open_store()
+assert store._remote is None
+store.put(("agent", "alice"), "first", {"text": "alice drinks green tea"})
+print("ready", flush=True)
+i = 0
+while sys.stdin.readline().strip() != "done":
+    store.put(("agent", "alice"), f"o{i}", {"text": f"owner note {i}"})
+    print(f"acked o{i}", flush=True)
+    i += 1
+store.close()
+"""
+
+WRITER = OPEN + """
+store = open_store()
+name = sys.argv[2]
+print("remote" if store._remote is not None else "local", flush=True)
+for i in range(int(sys.argv[3])):
+    store.put(("writers", name), f"k{i}", {"text": f"{name} wrote {i}"})
+    print(f"acked {i}", flush=True)
+    time.sleep(0.01)
+store.close()
+print("closed", flush=True)
+"""
+
+CLIENT = OPEN + """
+import asyncio, json
+store = open_store()
+remote = store._remote is not None
+store.put(("agent", "bob"), "pref", {"text": "bob likes dark roast coffee"})
+hits = store.search(("agent",), query="green tea", limit=3)
+got = store.get(("agent", "bob"), "pref")
+print(json.dumps({
+    "remote": remote,
+    "hits": [h.key for h in hits],
+    "score": hits[0].score,
+    "bob": got.value,
+    "created": got.created_at.isoformat(),
+    "namespaces": [list(ns) for ns in store.list_namespaces()],
+    "explained": store.explain(("agent",), query="green tea").hits[0].item.key,
+    "verified": store.verify().ok,
+    "async": asyncio.run(store.aget(("agent", "bob"), "pref")).key,
+}))
+store.close()
+"""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False",
+               TOKENIZERS_PARALLELISM="false")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _start(code: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), *args], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=REPO,
+    )
+
+
+def _run(code: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args],
+                          capture_output=True, text=True, env=_env(), cwd=REPO,
+                          timeout=TIMEOUT_S, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def _line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(timeout=TIMEOUT_S)
+        assert proc.stderr is not None
+        pytest.fail(f"the process ended: {proc.stderr.read()[-2000:]}")
+    return line.strip()
+
+
+def _say(proc: subprocess.Popen[str], text: str) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(text + "\n")
+    proc.stdin.flush()
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=TIMEOUT_S)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+@pytest.fixture
+def owner(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    path = tmp_path / "store"
+    proc = _start(OWNER, str(path))
+    try:
+        assert _line(proc) == "ready"
+        yield proc, path
+    finally:
+        _stop(proc)
+
+
+def test_a_second_process_searches_and_puts_while_the_owner_writes(
+    owner: tuple[subprocess.Popen[str], Path],
+) -> None:
+    proc, path = owner
+    for _ in range(3):
+        _say(proc, "write")
+        assert _line(proc).startswith("acked")
+    seen = json.loads(_run(CLIENT, str(path)).strip().splitlines()[-1])
+    assert seen["remote"] is True
+    assert seen["hits"][0] == "first"
+    assert seen["score"] > 0
+    assert seen["bob"] == {"text": "bob likes dark roast coffee"}
+    assert ["agent", "bob"] in seen["namespaces"]
+    assert (seen["explained"], seen["verified"], seen["async"]) == ("first", True, "pref")
+    _say(proc, "write")  # the owner keeps writing after the client went
+    assert _line(proc).startswith("acked")
+    _say(proc, "done")
+    assert proc.wait(timeout=TIMEOUT_S) == 0
+    with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)}) as store:
+        assert store.get(("agent", "bob"), "pref") is not None
+        assert [store.get(("agent", "alice"), f"o{i}") is not None for i in range(4)] == [True] * 4
+    assert not (path / SOCKET_FILE).exists()
+    assert not (path / SECRET_FILE).exists()
+
+
+def test_the_owner_killed_mid_run_loses_no_acknowledged_write(
+    owner: tuple[subprocess.Popen[str], Path],
+) -> None:
+    proc, path = owner
+    writers = [_start(WRITER, str(path), name, "150") for name in ("a", "b")]
+    acked: dict[str, list[int]] = {"a": [], "b": []}
+    try:
+        for writer in writers:
+            assert _line(writer) == "remote"
+        for name, writer in zip("ab", writers, strict=True):  # some writes through the owner
+            for _ in range(10):
+                acked[name].append(int(_line(writer).split()[1]))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=TIMEOUT_S)
+        for name, writer in zip("ab", writers, strict=True):
+            while (line := _line(writer)) != "closed":
+                acked[name].append(int(line.split()[1]))
+            assert writer.wait(timeout=TIMEOUT_S) == 0
+    finally:
+        for writer in writers:
+            _stop(writer)
+    assert acked == {"a": list(range(150)), "b": list(range(150))}
+    with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)}) as store:
+        missing = [(n, i) for n in "ab" for i in acked[n]
+                   if store.get(("writers", n), f"k{i}") is None]
+        assert missing == []
+        assert store.verify().ok
+
+
+def _frame(sock: socket.socket, message: Mapping[str, object]) -> dict[str, object] | None:
+    data = json.dumps(message).encode()
+    sock.sendall(struct.pack(">I", len(data)) + data)
+    head = sock.recv(4)
+    if len(head) < 4:
+        return None
+    (size,) = struct.unpack(">I", head)
+    body = b""
+    while len(body) < size:
+        body += sock.recv(size - len(body))
+    reply: dict[str, object] = json.loads(body)
+    return reply
+
+
+def test_a_connection_without_the_secret_is_refused(
+    owner: tuple[subprocess.Popen[str], Path],
+) -> None:
+    _, path = owner
+    assert (path / SOCKET_FILE).stat().st_mode & 0o777 == 0o600
+    assert (path / SECRET_FILE).stat().st_mode & 0o777 == 0o600
+    secret = (path / SECRET_FILE).read_text()
+    attempts: dict[str, Mapping[str, object]] = {
+        "wrong secret": {"secret": "0" * len(secret), "collection": "langgraph_store",
+                         "language": "auto"},
+        "no secret": {"do": "batch", "plan": {}},
+    }
+    for name, hello in attempts.items():
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(str(path / SOCKET_FILE))
+            assert _frame(sock, hello) == {"refused": "wrong secret or another user"}, name
+            assert sock.recv(1) == b"", name  # and the connection is closed
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:  # the right one works
+        sock.connect(str(path / SOCKET_FILE))
+        hello = {"secret": secret, "collection": "langgraph_store", "language": "auto"}
+        reply = _frame(sock, hello)
+        assert reply is not None and "ok" in reply
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "langgraph_episodic", *argv],
+                          capture_output=True, text=True, env=_env(), cwd=REPO,
+                          timeout=TIMEOUT_S, check=False)
+
+
+def test_stats_and_export_work_while_an_agent_holds_the_folder(
+    owner: tuple[subprocess.Popen[str], Path], tmp_path: Path,
+) -> None:
+    proc, path = owner
+    stats = _cli("stats", "--path", str(path), "--json")
+    assert stats.returncode == 0, stats.stderr
+    assert "agent" in stats.stdout and "alice" in stats.stdout
+    out = tmp_path / "dump.jsonl"
+    export = _cli("export", str(out), "--path", str(path))
+    assert export.returncode == 0, export.stderr
+    (line,) = [json.loads(x) for x in out.read_text().splitlines()]
+    assert (line["namespace"], line["key"]) == (["agent", "alice"], "first")
+    assert line["index"] == ["$"]  # what only the raw collections say, read through the owner
+    _say(proc, "write")  # the agent goes on
+    assert _line(proc).startswith("acked")
+
+
+def test_purge_still_needs_the_folder_alone_and_names_its_holder(
+    owner: tuple[subprocess.Popen[str], Path],
+) -> None:
+    proc, path = owner
+    purge = _cli("purge", "--path", str(path))
+    assert purge.returncode == 2
+    assert f"pid {proc.pid}" in purge.stderr
+
+
+async def test_mcp_over_stdio_saves_and_recalls_while_an_agent_holds_the_folder(
+    owner: tuple[subprocess.Popen[str], Path],
+) -> None:
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    proc, path = owner
+    argv = ["-m", "langgraph_episodic", "mcp", "--user", "carol", "--path", str(path),
+            "--embeddings", "hash", "--locale", "en"]
+    params = StdioServerParameters(command=sys.executable, args=argv, env=_env(), cwd=REPO)
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await asyncio.wait_for(client.initialize(), TIMEOUT_S)
+        saved = await asyncio.wait_for(
+            client.call_tool("save_memory", {"information": "Carol plays the cello."}), TIMEOUT_S
+        )
+        assert not saved.isError, saved.content
+        recalled = await asyncio.wait_for(
+            client.call_tool("recall_memory", {"query": "Who plays the cello?"}), TIMEOUT_S
+        )
+        assert "cello" in "".join(getattr(b, "text", "") for b in recalled.content)
+    _say(proc, "write")  # the agent goes on
+    assert _line(proc).startswith("acked")
+
+
+IDLE_OWNER = OPEN + """
+store = open_store()
+print("ready", flush=True)
+sys.stdin.readline()
+store.close()
+"""
+
+
+def test_a_client_answers_as_a_store_of_its_own_would(tmp_path: Path) -> None:
+    """Every op kind, filters, index paths, TTL and deletes through the socket give what the
+    same calls give on a store in the process (the served collection is one the owner had not
+    opened: it opens it to serve it)."""
+    from langgraph.store.base import (
+        GetOp,
+        ListNamespacesOp,
+        MatchCondition,
+        Op,
+        PutOp,
+        SearchOp,
+    )
+
+    path = tmp_path / "store"
+    proc = _start(IDLE_OWNER, str(path))
+    options: dict[str, Any] = {"index": {"dims": 64, "embed": HashEmbeddings(64),
+                                            "fields": ["text", "tags[*]"]},
+                                  "search_mode": "hybrid"}
+    try:
+        assert _line(proc) == "ready"
+        client = ChromaStore.persistent(path, collection="differential", **options)
+        local = ChromaStore.ephemeral(**options)
+        try:
+            assert client._remote is not None
+            puts: list[Op] = [
+                PutOp(("docs", "alice"), "a", {"text": "green tea every morning", "n": 3,
+                                               "tags": ["drink", "tea"]}),
+                PutOp(("docs", "alice"), "b", {"text": "dark roast coffee", "n": 7}, ttl=60.0),
+                PutOp(("docs", "bob"), "c", {"text": "tea with lemon", "n": 5}, index=False),
+                PutOp(("docs", "bob", "deep"), "d", {"text": "mountain tea hike", "n": 1},
+                      index=["text"]),
+                PutOp(("other",), "e", {"text": "unrelated note"}),
+            ]
+            reads: list[Op] = [
+                GetOp(("docs", "alice"), "a"),
+                GetOp(("docs", "alice"), "missing"),
+                SearchOp(("docs",), query="tea", limit=10),
+                SearchOp(("docs",), filter={"n": {"$gte": 3}}, limit=10),
+                SearchOp(("docs",), query="coffee", filter={"n": 7}, limit=2, offset=0),
+                SearchOp(("docs", "bob"), limit=5),
+                ListNamespacesOp(max_depth=2),
+                ListNamespacesOp(match_conditions=(MatchCondition("prefix", ("docs",)),)),
+            ]
+            deletes: list[Op] = [PutOp(("docs", "alice"), "b", None)]
+            for ops in (puts, reads, deletes, reads):
+                got, want = client.batch(ops), local.batch(ops)
+                assert _comparable(got) == _comparable(want)
+            found = client.search(("docs",), query="tea", limit=10)
+            assert {h.key for h in found} >= {"a", "c", "d"} and found[0].score
+            assert [ns for ns in client.list_namespaces(max_depth=2)] == [("docs", "alice"),
+                                                                         ("docs", "bob"),
+                                                                         ("other",)]
+        finally:
+            client.close()
+            local.close()
+    finally:
+        _say(proc, "done")
+        proc.wait(timeout=TIMEOUT_S)
+        _stop(proc)
+
+
+def _comparable(results: Sequence[object]) -> list[object]:
+    """Results without their timestamps (each store stamps its own), scores rounded."""
+    from langgraph.store.base import Item, SearchItem
+
+    def one(x: object) -> object:
+        if isinstance(x, Item):
+            score = round(x.score, 6) if isinstance(x, SearchItem) and x.score else None
+            return (tuple(x.namespace), x.key, x.value, score)
+        if isinstance(x, list):
+            return [one(i) for i in x]
+        return x
+
+    return [one(r) for r in results]
