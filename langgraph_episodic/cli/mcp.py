@@ -54,7 +54,6 @@ def run_mcp(args: argparse.Namespace) -> int:
     target = Target.from_args(args)
     store = open_store(target, semantic=True, create=True)
     try:
-        _claim_folder(store)
         toolset = MemoryToolset.create(store, locale=args.locale, allow_forget=args.allow_forget)
         names = ", ".join(tool.name for tool in toolset.listed())
         if tokens is None:
@@ -74,10 +73,3 @@ def run_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def _claim_folder(store: object) -> None:
-    """Become the embedded folder's writer now, so that a second server on the same folder
-    fails at startup (``FolderInUseError``, exit code 2) instead of at its first save."""
-    backend = getattr(store, "_backend", None)
-    claim = getattr(backend, "claim_for_writing", None)
-    if callable(claim):
-        claim()

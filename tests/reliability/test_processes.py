@@ -256,24 +256,21 @@ def test_commands_needing_the_folder_alone_refuse_it_and_the_others_share_it(
         if LineReader(holder).wait_for(1, timeout=120) != ["ready"]:
             reap(holder)
             pytest.fail(f"holder failed:\n{stderr_of(holder)}")
-        before = _digests(path)
-        for name, argv in SHARED_COMMANDS.items():
-            cli = subprocess.run(
+        def cli_on_folder(argv: list[str]) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
                 [sys.executable, "-m", "langgraph_episodic",
                  *(a.format(dump=dump) for a in argv), "--path", str(path)],
                 capture_output=True, text=True, env=python_env(), cwd=REPO, timeout=120,
                 check=False,
             )  # fmt: skip
+
+        for name, argv in SHARED_COMMANDS.items():
+            cli = cli_on_folder(argv)
             if cli.returncode != 0:
                 failures[name] = (cli.returncode, cli.stderr[-400:])
         before = _digests(path)
         for name, argv in ALONE_COMMANDS.items():
-            cli = subprocess.run(
-                [sys.executable, "-m", "langgraph_episodic",
-                 *(a.format(dump=dump) for a in argv), "--path", str(path)],
-                capture_output=True, text=True, env=python_env(), cwd=REPO, timeout=120,
-                check=False,
-            )  # fmt: skip
+            cli = cli_on_folder(argv)
             after = _digests(path)
             changed = sorted(f for f in before.keys() | after.keys() if before.get(f) != after.get(f))
             if cli.returncode != 2 or "chroma run" not in cli.stderr or changed:
