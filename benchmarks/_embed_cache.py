@@ -38,7 +38,7 @@ class CachedEmbeddings(Embeddings):
 
     @property
     def is_packaged(self) -> bool:
-        """Passed on from the wrapped embedder (see ``langgraph_episodic.chroma.ranking.baseline``)."""
+        """Passed on from the wrapped embedder (see ``langgraph_episodic.language.baseline``)."""
         return getattr(self.inner, "is_packaged", False) is True
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:

@@ -4,7 +4,7 @@ ranking rest on what carries signal there?
 
 Every variant is a function of the two parts the store's hybrid score is made of, for each
 (question, fact): ``D``, the cosine measured from the question's baseline
-(:mod:`langgraph_episodic.chroma.ranking.baseline`, negative counted as 0), and ``L``, the lexical share
+(:mod:`langgraph_episodic.language.baseline`, negative counted as 0), and ``L``, the lexical share
 (:func:`langgraph_episodic.chroma.ranking.fusion.lexical_share`, the store's analyzer and BM25). The
 store's score is ``0.35 * D + 0.65 * L``. Scores here are computed over all 50 facts of a set
 (the store's candidate depth covers them), so the "store formula" row equals the store's.
@@ -26,10 +26,10 @@ import numpy as np
 from _embed_cache import CachedEmbeddings
 from _fusion_reference import lexical_share
 
-from langgraph_episodic.chroma.ranking.analysis import analyzer, detect, words
-from langgraph_episodic.chroma.ranking.baseline import above_baseline, packaged_baseline
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import analyzer, detect, words
+from langgraph_episodic.language.baseline import above_baseline, packaged_baseline
 
 NS = ("memories", "user")
 FLOOR_STEP = 0.0025

@@ -212,7 +212,7 @@ class Provenance:
 def extracted(text: str) -> frozenset[str]:
     """The clauses the middleware's extraction takes from a user's message, normalised."""
     from langgraph_episodic._effects import run
-    from langgraph_episodic.graph.entities import EntityWriter
+    from langgraph_episodic.kinds.entities import EntityWriter
     from langgraph_episodic.privacy.redaction import DEFAULT_REDACTOR, redact_saved
 
     found = run(EntityWriter().extract(redact_saved(text, DEFAULT_REDACTOR)))
@@ -262,7 +262,7 @@ def prompt_turns(store: Any, ns: tuple[str, ...], mapping: Provenance,
     """The turns behind the entities the middleware loads before the model (``before_agent``:
     ``load_entities``, ``entity_limit=50``, not ranked by the question)."""
     from langgraph_episodic._effects import run
-    from langgraph_episodic.graph.entities import load_entities
+    from langgraph_episodic.kinds.entities import load_entities
 
     loaded = run(load_entities(store, ns, limit))
     keys = {k.casefold() for k in loaded}

@@ -17,7 +17,7 @@ each completed on the other side). Variants:
 * ``namespace mean``: the same with ``m`` the mean of the memories searched;
 * ``z-score``: ``(cos - mean) / std`` of the question's cosines with the background sentences,
   divided by 10;
-* ``above baseline`` (what the store does now, :mod:`langgraph_episodic.chroma.ranking.baseline`):
+* ``above baseline`` (what the store does now, :mod:`langgraph_episodic.language.baseline`):
   ``(cos - q . m) / (1 - q . m)``.
 
     python benchmarks/baseline_study.py [--data ../shared/data/locomo/locomo10-dev.json]
@@ -35,9 +35,9 @@ from _fusion_reference import fuse, lexical_share, missing_ids
 from _locomo_data import DEFAULT_DATA, RecallTally, format_table, load_conversations
 from german import SETS, EvalSet, load, tune_half
 
-from langgraph_episodic.chroma.ranking.analysis import detect, words
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import detect, words
 
 DATA = Path(__file__).resolve().parent / "data"
 NS = ("memories", "user")

@@ -45,8 +45,8 @@ from langgraph_episodic.bilingual import (
     _german_gate,
     _shifted,
 )
-from langgraph_episodic.chroma.ranking.baseline import Calibration
 from langgraph_episodic.chroma.store import ChromaStore
+from langgraph_episodic.language.baseline import Calibration
 
 DATA = Path(__file__).resolve().parent / "data"
 FLOOR = TOOLS_FLOOR

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from langgraph_episodic.graph._runner import run
-from langgraph_episodic.graph.entities import EntityWriter
-from langgraph_episodic.graph.state import entity_key
+from langgraph_episodic._runner import run
+from langgraph_episodic.kinds.entities import EntityWriter
+from langgraph_episodic.kinds.entity_rules import entity_key
 
 DATA = Path(__file__).resolve().parent / "data"
 LANGUAGES = ("de", "en")

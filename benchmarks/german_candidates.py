@@ -6,7 +6,7 @@ function of them (the store's candidate depth covers the 50 facts, so these are 
 rankings). The parts:
 
 * ``M``: the packaged all-MiniLM-L6-v2 cosine measured from the question's language baseline
-  (:mod:`langgraph_episodic.chroma.ranking.baseline`), negative counted as 0;
+  (:mod:`langgraph_episodic.language.baseline`), negative counted as 0;
 * ``U``: the Universal Sentence Encoder Multilingual v3 cosine (``MultilingualEmbeddings``),
   measured from its own background level (the mean vector of the same background sentences),
   negative counted as 0; ``U raw``: its plain cosine;
@@ -39,9 +39,9 @@ from _fusion_reference import lexical_share
 from _locomo_data import format_table
 from german import SETS, EvalSet, load, tune_half
 
-from langgraph_episodic.chroma.ranking.analysis import analyzer, detect, words
-from langgraph_episodic.chroma.ranking.baseline import above_baseline, packaged_baseline
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import analyzer, detect, words
+from langgraph_episodic.language.baseline import above_baseline, packaged_baseline
 
 DATA = Path(__file__).resolve().parent / "data"
 NS = ("memories", "user")

@@ -24,6 +24,8 @@ bring on at 10k items and beyond, are counted. Usage::
     python benchmarks/large_namespace.py --sizes 1000000 --runs 1 --no-offset
     python benchmarks/large_namespace.py --beyond-cache   # and searches beyond the cache
     python benchmarks/large_namespace.py --users 1000 --sizes 60000 250000 --dims 64
+    python benchmarks/large_namespace.py --sizes 60000 250000 --dims 64 --runs 1 \
+        --write-search 40 --no-offset    # and one put then one search, 40 times
 
 With ``--users N`` the items go to ``N`` user namespaces (``("users", "u<j>")``, item ``i`` to
 user ``i % N``) and each child times every first search of 50 users after opening the store
@@ -108,8 +110,11 @@ def build(path: Path, size: int, dims: int, users: int = 0, per_user: int = 0) -
     batch = 5_000
     for first in range(0, size, batch):
         ops = [
-            PutOp(user_ns(i % users) if i < (per_user * users or size) else NS, f"k{i:07d}",
-                  {"text": f"{text_of(i)} #{i}", "n": i})
+            PutOp(
+                user_ns(i % users) if users and i < (per_user * users or size) else NS,
+                f"k{i:07d}",
+                {"text": f"{text_of(i)} #{i}", "n": i},
+            )
             for i in range(first, min(size, first + batch))
         ]
         store.batch(ops)
@@ -119,8 +124,9 @@ def build(path: Path, size: int, dims: int, users: int = 0, per_user: int = 0) -
     return took
 
 
-def cell_store(path: Path, dims: int, mode: str) -> dict[str, Any]:
-    """A fresh store's first search (then a second one) in ``NS``."""
+def cell_store(path: Path, dims: int, mode: str, rounds: int = 0) -> dict[str, Any]:
+    """A fresh store's first search (then a second one) in ``NS``, two puts, and ``rounds``
+    of one put then one search."""
     store = _store(path, dims, search_mode=mode)
     store.search(WARM, query=QUERIES[2], limit=10)
     gc.collect()
@@ -135,10 +141,19 @@ def cell_store(path: Path, dims: int, mode: str) -> dict[str, Any]:
         start = time.perf_counter()
         store.put(NS, f"probe{n}", {"text": f"{text_of(n)} probe #{n}", "n": -1})
         puts.append(time.perf_counter() - start)
+    cycles = []  # (put, search) of a write then a search
+    for n in range(rounds):
+        start = time.perf_counter()
+        store.put(NS, f"cycle{n}", {"text": f"{text_of(n + 7)} cycle #{n}", "n": -1})
+        between = time.perf_counter()
+        store.search(NS, query=QUERIES[n % len(QUERIES)], limit=10)
+        cycles.append((between - start, time.perf_counter() - between))
     for n in range(2):
         store.delete(NS, f"probe{n}")  # the namespace as built, for the next cells
+    for n in range(rounds):
+        store.delete(NS, f"cycle{n}")
     store.close()
-    return {"seconds": first, "second": second, "found": len(found), "puts": puts}
+    return {"seconds": first, "second": second, "found": len(found), "puts": puts, "cycles": cycles}
 
 
 def cell_beyond(path: Path, dims: int, mode: str, how: str) -> dict[str, Any]:
@@ -260,16 +275,33 @@ def main() -> None:
         "filtered queries of Chroma's index (a second table)",
     )
     parser.add_argument(
-        "--users", type=int, default=0, help="spread the items over this many user namespaces "
+        "--users",
+        type=int,
+        default=0,
+        help="spread the items over this many user namespaces "
         "and time each user's first search (a table of p50/p95)",
     )
     parser.add_argument(
-        "--per-user", type=int, default=0, help="with --users: items per user, the rest of "
+        "--per-user",
+        type=int,
+        default=0,
+        help="with --users: items per user, the rest of "
         "--sizes in one shared namespace (default: every item to a user)",
     )
     parser.add_argument(
-        "--keep", type=Path, help="with --users: build each store in this folder once and "
+        "--keep",
+        type=Path,
+        help="with --users: build each store in this folder once and "
         "reuse it on later runs (build 0 s)",
+    )
+    parser.add_argument(
+        "--write-search",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time N rounds of one "
+        "put then one search in the namespace, after the first search and two puts (hybrid "
+        "children; p50/p95 in a third table)",
     )
     parser.add_argument("--cell", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -284,7 +316,7 @@ def main() -> None:
         elif kind == "beyond":
             result = cell_beyond(Path(path), int(rest[0]), rest[1], rest[2])
         else:
-            result = cell_store(Path(path), int(rest[0]), rest[1])
+            result = cell_store(Path(path), int(rest[0]), rest[1], int(rest[2]))
         print(json.dumps(result))
         return
     root = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
@@ -293,14 +325,21 @@ def main() -> None:
         return
     rows = []
     beyond_rows: list[list[str]] = []
+    cycle_rows: list[list[str]] = []
     for size in args.sizes:
         folder = Path(tempfile.mkdtemp(prefix="large-ns-", dir=root))
         try:
             built = build(folder / "db", size, args.dims)
             print(f"{size:,} items built in {built:.1f} s", file=sys.stderr, flush=True)
             cells: dict[str, list[str]] = {
-                "hybrid": ["store", str(folder / "db"), str(args.dims), "hybrid"],
-                "lexical": ["store", str(folder / "db"), str(args.dims), "lexical"],
+                "hybrid": [
+                    "store",
+                    str(folder / "db"),
+                    str(args.dims),
+                    "hybrid",
+                    str(args.write_search),
+                ],
+                "lexical": ["store", str(folder / "db"), str(args.dims), "lexical", "0"],
                 "raw ids": ["raw", str(folder / "db"), "ids"],
             }
             if not args.no_offset:
@@ -309,11 +348,16 @@ def main() -> None:
                 for mode in ("hybrid", "dense"):
                     for how in ("unfiltered", "filtered"):
                         cells[f"beyond {mode} {how}"] = [
-                            "beyond", str(folder / "db"), str(args.dims), mode, how
+                            "beyond",
+                            str(folder / "db"),
+                            str(args.dims),
+                            mode,
+                            how,
                         ]
             times: dict[str, list[float]] = {name: [] for name in cells}
             second: list[float] = []
             puts: list[list[float]] = []
+            cycles: list[tuple[float, float]] = []
             for _ in range(args.runs):
                 for name, cell in cells.items():
                     got = _child(cell)
@@ -323,6 +367,7 @@ def main() -> None:
                     if name == "hybrid":
                         second.append(got["second"])
                         puts.append(got["puts"])
+                        cycles.extend(got["cycles"])
             med = {name: statistics.median(ts) for name, ts in times.items()}
             raw = min(v for k, v in med.items() if k.startswith("raw"))
             rows.append(
@@ -341,6 +386,8 @@ def main() -> None:
                 ]
             )
             print(format_table(HEADERS, rows[-1:]), file=sys.stderr, flush=True)
+            if cycles:
+                cycle_rows.append([f"{size:,}", *_percentiles(cycles)])
             if args.beyond_cache:
                 beyond_rows.append(
                     [f"{size:,}"]
@@ -364,6 +411,25 @@ def main() -> None:
             "child, then of the children):"
         )
         print(format_table(BEYOND_HEADERS, beyond_rows))
+    if cycle_rows:
+        print(
+            f"\nOne put then one search in the namespace, {args.write_search} rounds per hybrid "
+            "child after its first search and two puts (all children's rounds pooled):"
+        )
+        print(format_table(CYCLE_HEADERS, cycle_rows))
+
+
+def _percentiles(cycles: list[tuple[float, float]]) -> list[str]:
+    """p50 and p95 (ms) of the puts, the searches and the two together."""
+    cells = []
+    for values in (
+        [put for put, _ in cycles],
+        [search for _, search in cycles],
+        [put + search for put, search in cycles],
+    ):
+        p50, p95 = np.percentile(np.array(values) * 1000, [50, 95])
+        cells.extend([f"{p50:.1f}", f"{p95:.1f}"])
+    return cells
 
 
 def users_table(root: Path, args: argparse.Namespace) -> None:
@@ -437,6 +503,16 @@ HEADERS = [
 """Columns; "x raw" divides by the faster of the two raw reads. The puts follow the hybrid
 searches in the same namespace: the first write after a namespace's first search unpacks its
 keyword index from the packed form the search built."""
+
+CYCLE_HEADERS = [
+    "items",
+    "put p50 (ms)",
+    "put p95 (ms)",
+    "search p50 (ms)",
+    "search p95 (ms)",
+    "put + search p50 (ms)",
+    "put + search p95 (ms)",
+]
 
 BEYOND_HEADERS = [
     "items",

@@ -32,6 +32,9 @@ Metrics per row, view and language of the persona (en / de / mixed):
 * ``cross@3``: answer@3 of the questions asked in the other language than the memory;
 * ``changed first``: the current marker's line is in the first 3 and before any line with
   the old marker alone (a line naming both tells the change);
+* ``wrongly outdated``: of the returned lines marked "possibly outdated" (a newer fact on
+  their topic came first), how many hold no earlier version of a fact that changed (marked
+  wrongly / marked, every question of the cell);
 * ``noise``: the share of returned lines that are the user's own questions / requests or the
   assistant's replies (a reply is ``you said`` in the prompt; in the tool's answer it is
   recognised by its text).
@@ -299,6 +302,10 @@ class Outcome:
     answer: Answer
     ok: bool
     noise: int
+    marks: int = 0
+    """Lines marked as possibly outdated (a newer fact on their topic came first)."""
+    wrong_marks: int = 0
+    """Of those, lines holding no earlier version of a fact that changed."""
 
     @property
     def empty(self) -> bool:
@@ -320,15 +327,25 @@ def score(question: Question, answer: Answer) -> bool:
     return True
 
 
+def marked(line: str) -> bool:
+    """Whether a recall line carries the "possibly outdated" mark (either language)."""
+    from langgraph_episodic.tools.texts import texts_for
+
+    return any(texts_for(lang).outdated in line for lang in ("de", "en"))
+
+
 def ask_all(persona: Persona, row: str, app: App, asker: App) -> list[Outcome]:
     kinds = Kinds.of(persona)
+    old = [m for q in persona.questions if q.kind == "changed" for m in q.old]
     out: list[Outcome] = []
     for n, question in enumerate(persona.questions):
         for view in VIEWS:
             answer = (tool_answer(app, persona, question, n) if view == "tool"
                       else middleware_answer(asker, persona, question, n))
+            marks = [line for line in answer.lines if marked(line)]
             out.append(Outcome(persona, question, row, view, answer, score(question, answer),
-                               sum(kinds.is_noise(line) for line in answer.lines)))
+                               sum(kinds.is_noise(line) for line in answer.lines), len(marks),
+                               sum(not has(line, old) for line in marks)))
     return out
 
 
@@ -371,8 +388,8 @@ def _share(hits: Sequence[bool]) -> str:
     return f"{sum(hits) / len(hits):.2f}" if hits else "  - "
 
 
-METRICS = ("answer@3", "false empty", "never-said empty", "cross@3", "changed first", "noise",
-           "in prompt")
+METRICS = ("answer@3", "false empty", "never-said empty", "cross@3", "changed first",
+           "wrongly outdated", "noise", "in prompt")
 
 
 def metric(outcomes: Sequence[Outcome], name: str) -> str:
@@ -384,6 +401,9 @@ def metric(outcomes: Sequence[Outcome], name: str) -> str:
         return _share([o.empty for o in outcomes if o.question.kind != "never"])
     if name == "never-said empty":
         return _share([o.empty for o in outcomes if o.question.kind == "never"])
+    if name == "wrongly outdated":
+        marks = sum(o.marks for o in outcomes)
+        return f"{sum(o.wrong_marks for o in outcomes)}/{marks}"
     if name == "noise":
         lines = sum(len(o.answer.lines) for o in outcomes)
         return f"{sum(o.noise for o in outcomes) / lines:.2f}" if lines else "  - "

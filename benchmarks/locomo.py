@@ -45,7 +45,8 @@ from _locomo_data import (
 )
 from _locomo_speed import interleaved
 
-from langgraph_episodic.chroma.ranking.lexical import STOPWORDS, LexicalIndex, tokenize
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import STOPWORDS, tokenize
 
 TOP_K = max(KS)
 PUT_BATCH = 64

@@ -31,9 +31,9 @@ from _locomo_data import (
     load_conversations,
 )
 
-from langgraph_episodic.chroma.ranking.analysis import analyzer
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
-from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, tokenize
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import analyzer, tokenize
 from langgraph_episodic.memory_kinds import DEFAULT_MIN_SCORE
 
 TOP = max(KS)

@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 # ``.tools``, ``.chroma``, ``.facts``, ``.server``), listed in docs/api.md.
 _EXPORTS: dict[str, str] = {
     # --- the store ---
-    "ChromaStore": ".chroma.store",
+    "ChromaStore": ".chroma",
     # --- embeddings ---
     "default_embeddings": ".embeddings",
     "HashEmbeddings": ".embeddings",
@@ -61,10 +61,10 @@ _EXPORTS: dict[str, str] = {
     "Error": ".errors",
     "MissingConfigError": "._config",
     "UserIdError": "._config",
-    "FolderInUseError": ".chroma.folder_lock",
-    "IndexReadError": ".chroma.gateway",
-    "StoreClosedError": ".chroma.lifecycle",
-    "StoreForkedError": ".chroma.lifecycle",
+    "FolderInUseError": ".chroma",
+    "IndexReadError": ".chroma",
+    "StoreClosedError": ".chroma",
+    "StoreForkedError": ".chroma",
     "EpisodeConflictError": ".episodic",
     "EpisodeSchemaError": ".episodic",
     "MemoryStoreMissingError": ".tools.memory_tools",
@@ -95,11 +95,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     # literal they can read). The names are those of ``_EXPORTS``; a test keeps them equal.
     from ._config import MissingConfigError as MissingConfigError
     from ._config import UserIdError as UserIdError
-    from .chroma.folder_lock import FolderInUseError as FolderInUseError
-    from .chroma.gateway import IndexReadError as IndexReadError
-    from .chroma.lifecycle import StoreClosedError as StoreClosedError
-    from .chroma.lifecycle import StoreForkedError as StoreForkedError
-    from .chroma.store import ChromaStore as ChromaStore
+    from .chroma import ChromaStore as ChromaStore
+    from .chroma import FolderInUseError as FolderInUseError
+    from .chroma import IndexReadError as IndexReadError
+    from .chroma import StoreClosedError as StoreClosedError
+    from .chroma import StoreForkedError as StoreForkedError
     from .embeddings import HashEmbeddings as HashEmbeddings
     from .embeddings import default_embeddings as default_embeddings
     from .episodic import Episode as Episode

@@ -4,7 +4,7 @@ The packaged all-MiniLM-L6-v2 is an English model (to it, any two German texts l
 the multilingual Universal Sentence Encoder (:mod:`.multilingual`) ranks English memories below
 it. :class:`BilingualEmbeddings` keeps both: every memory gets both vectors, side by side in one
 vector (``[MiniLM, multilingual] / sqrt(2)``, 896 dims, unit length). A question's language
-is detected from its words (:func:`.chroma.ranking.analysis.detect`), or pinned by ``route``
+is detected from its words (:func:`.language.analysis.detect`), or pinned by ``route``
 (a store opened with ``language="de"`` or ``"en"`` pins its questions' route to it,
 :meth:`BilingualEmbeddings.routed`). The store's cosine of a question with a memory is the
 cosine of the question's model, divided by ``sqrt(2)``; the store scales it back
@@ -17,10 +17,10 @@ cosine of the question's model, divided by ``sqrt(2)``; the store scales it back
   store's relevance floor (0.10 in the memory tools) empties about half of the German
   questions about things never said; it reads English memories too;
 * an English question (both halves) is ranked as with the packaged model alone: its MiniLM
-  cosine above the English baseline, fused with BM25 (:mod:`.chroma.ranking.baseline`,
+  cosine above the English baseline, fused with BM25 (:mod:`.language.baseline`,
   :mod:`.chroma.ranking.fusion`). MiniLM does not understand German, so for a memory it reads
   as German (:func:`_german_gate`) the question's multilingual half is a second reading
-  (:class:`.chroma.ranking.baseline.SecondReading`): that memory scores the larger of its
+  (:class:`.language.baseline.SecondReading`): that memory scores the larger of its
   hybrid score and the multilingual cosine measured from the question's English background
   level plus a margin (:data:`CROSS_FLOOR`). English memories score exactly as before.
 
@@ -43,9 +43,9 @@ from functools import lru_cache
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from .chroma.ranking.analysis import LANGUAGES, Language, detect, words
-from .chroma.ranking.baseline import Calibration, SecondReading, packaged_baseline
 from .embeddings import MODEL_DIMS, default_embeddings
+from .language.analysis import LANGUAGES, Language, detect, words
+from .language.baseline import Calibration, SecondReading, packaged_baseline
 from .multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
 
 BILINGUAL_DIMS = MODEL_DIMS + MULTILINGUAL_DIMS
@@ -258,7 +258,7 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=2)
 def _multilingual_mean(language: str) -> np.ndarray:
-    from .chroma.ranking import multilingual_baseline_data
+    from .language import multilingual_baseline_data
 
     mean = np.asarray(multilingual_baseline_data.MEANS[language], dtype=np.float64)
     mean.setflags(write=False)

@@ -148,7 +148,7 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
     @property
     def is_packaged(self) -> bool:
         """Whether this is the packaged all-MiniLM-L6-v2 (its folder), so that
-        ``ChromaStore`` may use the model's baseline (:mod:`.chroma.ranking.baseline`)."""
+        ``ChromaStore`` may use the model's baseline (:mod:`.language.baseline`)."""
         try:
             return self.model_path.resolve() == packaged_model_path().resolve()
         except ImportError:  # pragma: no cover - the packaged model is not installed

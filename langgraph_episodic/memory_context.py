@@ -1,7 +1,7 @@
 """The context the library's writers store beside a memory's text: its conversation and day.
 
 The memory tools, the entity facts of the middleware and the graph nodes, the middleware's
-remembered turns (:mod:`langgraph_episodic.graph.turns`), and episode recording know which
+remembered turns (:mod:`langgraph_episodic.kinds.turns`), and episode recording know which
 conversation (``config["configurable"]["thread_id"]``) and which day (the message's
 time) a memory comes from. They store it as ``value["context"]``::
 

@@ -2,7 +2,7 @@
 
 A user's memory (``("memories", user_id)`` and below) holds different kinds of evidence: facts
 the memory tools saved, and the remembered turns of earlier conversations
-(:mod:`langgraph_episodic.graph.turns`): what the user said, the user's own questions and
+(:mod:`langgraph_episodic.kinds.turns`): what the user said, the user's own questions and
 requests, and the assistant's replies. For a question about the user they are not worth the
 same. A saved fact or a statement of the user's says something about the user; a question the
 user once asked ("Can you help me write to my landlord?") shares the question's words but
@@ -31,7 +31,7 @@ from typing import Any
 from langgraph.store.base import SearchItem
 
 TURN_KIND = "turn"
-"""The ``kind`` of a remembered turn (:mod:`langgraph_episodic.graph.turns`)."""
+"""The ``kind`` of a remembered turn (:mod:`langgraph_episodic.kinds.turns`)."""
 USER, ASSISTANT = "user", "assistant"
 """The ``role`` of a remembered turn."""
 ASKS_FIELD = "asks"
@@ -51,7 +51,7 @@ quarter, since it shares the question's words and answers nothing. Chosen on the
 
 DEFAULT_MIN_SCORE = 0.10
 """The recall tools' relevance floor on ``ChromaStore``'s hybrid score (with the packaged model
-its cosine is measured from the question's baseline, :mod:`.chroma.ranking.baseline`). Chosen on the
+its cosine is measured from the question's baseline, :mod:`.language.baseline`). Chosen on the
 tune half of our German and English memory sets (``benchmarks/german.py``) as the lowest floor
 at which about half of the questions about things never said come back empty in both
 languages, with English recall nearly unchanged (German loses more: the English model's German

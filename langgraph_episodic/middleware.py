@@ -21,14 +21,14 @@ What it does, hook by hook:
 - ``before_model``: trims and summarises: once ``trigger`` is passed, or whenever the messages
   exceed ``window_tokens``, whole turns (then whole steps of the latest turn) leave the list and
   are folded into the running ``summary`` first (bounded in tokens, summary of the summary when
-  it grows, requests capped; see :mod:`langgraph_episodic.graph.summarize`). What stays starts
+  it grows, requests capped; see :mod:`langgraph_episodic.kinds.summaries`). What stays starts
   with a human message and keeps every tool call next to its results.
 - ``wrap_model_call``: adds the summary, the entities and ``memory_context`` to the system
   message of the request (fenced as data). The summary never enters ``messages``, so it never
   streams.
 - ``after_agent``: remembers the turn (the user's message and the answer, redacted, under
   ``("memories", user_id, "turns")`` with the thread and the day as context, the day indexed; see
-  :mod:`langgraph_episodic.graph.turns`), extracts entities from the user's last message and
+  :mod:`langgraph_episodic.kinds.turns`), extracts entities from the user's last message and
   merges them (locked per entity), and records an episode when the input carries ``feedback``
   / ``outcome`` or a ``score`` function is given (chat-first: a plain chat records nothing).
 
@@ -62,27 +62,29 @@ from typing_extensions import NotRequired
 
 from ._config import USER_ID, fill_namespace, given_user_id, user_id_from
 from ._effects import Plan, arun, run
+from ._messages import as_messages, last_human_text
+from ._runner import resolve_store
 from .facts import consolidate
 from .facts.consolidate import Clock
 from .formation import Former, Scheduler, resolve_defer
 from .formation.queueing import queue_turn
 from .formation.summary import deferred_compaction_update
-from .graph._messages import as_messages, last_human_text
-from .graph._runner import resolve_store
-from .graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
-from .graph.entities import ENTITY_NAMESPACE, EntityWriter, entity_extract_node, load_entities
-from .graph.episode_nodes import EpisodeMemories, Scorer, recall_node, record_episode_node
+from .graph.entities import entity_extract_node
+from .graph.episode_nodes import recall_node, record_episode_node
 from .graph.memory_recall import MEMORIES_NAMESPACE, MEMORY_LIMIT, memory_block, recall_memories
 from .graph.profiles import UserProfiles
 from .graph.state import merge_entities
-from .graph.summarize import (
+from .graph.wiring import memory_system_prompt
+from .kinds.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
+from .kinds.entities import ENTITY_NAMESPACE, EntityWriter, load_entities
+from .kinds.episodes import EpisodeMemories, Scorer
+from .kinds.summaries import (
     DEFAULT_INPUT_TOKENS,
     DEFAULT_SUMMARY_TOKENS,
     Summarizer,
     compaction_update,
 )
-from .graph.turns import TURN_NAMESPACE, store_turns, turn_items
-from .graph.wiring import memory_system_prompt
+from .kinds.turns import TURN_NAMESPACE, store_turns, turn_items
 from .memory_kinds import DEFAULT_MIN_SCORE
 from .privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
 

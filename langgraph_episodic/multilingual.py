@@ -54,7 +54,7 @@ class MultilingualEmbeddings(LocalEmbeddings):
     them back afterwards; this wrapper switches it off, so numpy runs as you configured it).
 
     The store uses its cosines unchanged: unlike the packaged MiniLM it needs no language
-    baseline (:mod:`.chroma.ranking.baseline`), German and English questions sit at the same background
+    baseline (:mod:`.language.baseline`), German and English questions sit at the same background
     similarity (0.128 and 0.127 over our background sentences).
 
     >>> emb = MultilingualEmbeddings()

@@ -1,11 +1,11 @@
-"""Rebuild ``langgraph_episodic/chroma/ranking/baseline_data.py``: the packaged model's mean vectors,
+"""Rebuild ``langgraph_episodic/language/baseline_data.py``: the packaged model's mean vectors,
 and ``multilingual_baseline_data.py``: the same for the multilingual model (Universal Sentence
 Encoder Multilingual v3, the two-language default's German half).
 
 Embeds our own background sentences (``benchmarks/data/background_de.txt`` and
 ``background_en.txt``, CC0: ordinary things a user tells or asks an assistant, written for this
 project) with the packaged all-MiniLM-L6-v2 and writes their mean per language (see
-:mod:`langgraph_episodic.chroma.ranking.baseline`). Run it again only if the packaged model changes:
+:mod:`langgraph_episodic.language.baseline`). Run it again only if the packaged model changes:
 
     python scripts/baseline_vectors.py
 """
@@ -19,9 +19,9 @@ from langchain_core.embeddings import Embeddings
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "benchmarks" / "data"
-RANKING = ROOT / "langgraph_episodic" / "chroma" / "ranking"
-TARGET = RANKING / "baseline_data.py"
-MULTILINGUAL_TARGET = RANKING / "multilingual_baseline_data.py"
+FOLDER = ROOT / "langgraph_episodic" / "language"
+TARGET = FOLDER / "baseline_data.py"
+MULTILINGUAL_TARGET = FOLDER / "multilingual_baseline_data.py"
 LANGUAGES = ("de", "en")
 
 

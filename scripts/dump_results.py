@@ -120,8 +120,7 @@ def german(args: argparse.Namespace) -> Lines:
     import german as bench
 
     from langgraph_episodic.bilingual import BilingualEmbeddings
-    from langgraph_episodic.chroma.ranking.analysis import analyzer
-    from langgraph_episodic.chroma.ranking.lexical import tokenize
+    from langgraph_episodic.language.analysis import analyzer, tokenize
 
     embedder, multilingual = _embedder(), _multilingual()
     for lang, path in bench.SETS.items():

@@ -174,6 +174,8 @@ SLOW_TESTS = (
     "tests/ui/test_views.py::test_the_command_",  # the ui command in a subprocess
     "tests/ui/test_security.py::test_a_folder_another_process_writes",
     "tests/reliability/test_processes.py",  # real processes, SIGKILL
+    "tests/store/test_sharing_processes.py",  # agent, CLI, ui, mcp on one folder, SIGKILL
+    "tests/store/test_sharing.py",  # owner and client processes, takeover
     "tests/reliability/test_crash.py",
     "tests/reliability/test_deferred_crash.py",  # real processes, SIGKILL
     "tests/formation/test_deferred_concurrency.py",  # ten users racing at a microsecond's switch

@@ -1,4 +1,6 @@
-"""The Chroma-backed LangGraph store: :class:`ChromaStore`, its errors and its check report.
+"""The Chroma-backed LangGraph store: :class:`ChromaStore`, its errors, its check report and
+what its methods beyond ``BaseStore`` return (``item_extras``, ``vector_dims``, ``raw_records``,
+``delete_vector_records``, ``maintenance``: for export, forgetting a user and purging files).
 
 The names are imported lazily (like the package's own), so importing a module of this package
 does not load Chroma until the store is used.
@@ -11,11 +13,18 @@ TYPE_CHECKING = False  # ``typing.TYPE_CHECKING`` without importing typing
 # name -> module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
     "ChromaStore": ".store",
+    "EmbedderMismatchError": ".store",
     "FolderInUseError": ".folder_lock",
     "IndexReadError": ".gateway",
+    "ItemExtras": ".raw_records",
+    "LanguageMismatchError": ".sharing_wire",
+    "Maintenance": ".maintenance",
+    "RawRecords": ".raw_records",
     "StoreClosedError": ".lifecycle",
     "StoreForkedError": ".lifecycle",
     "VerifyReport": ".verify",
+    "check_index_fields": ".index_paths",
+    "hold_folder": ".folder_lock",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -38,8 +47,15 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .folder_lock import FolderInUseError as FolderInUseError
+    from .folder_lock import hold_folder as hold_folder
     from .gateway import IndexReadError as IndexReadError
+    from .index_paths import check_index_fields as check_index_fields
     from .lifecycle import StoreClosedError as StoreClosedError
     from .lifecycle import StoreForkedError as StoreForkedError
+    from .maintenance import Maintenance as Maintenance
+    from .raw_records import ItemExtras as ItemExtras
+    from .raw_records import RawRecords as RawRecords
+    from .sharing_wire import LanguageMismatchError as LanguageMismatchError
     from .store import ChromaStore as ChromaStore
+    from .store import EmbedderMismatchError as EmbedderMismatchError
     from .verify import VerifyReport as VerifyReport

@@ -64,7 +64,9 @@ CachedRecord = tuple[Any, ...]
 values in that order. A third of a dict's memory; :func:`unpack_record` gives the dict."""
 
 
-def pack_record(meta: Mapping[str, Any], shapes: dict[tuple[str, ...], tuple[str, ...]]) -> CachedRecord:
+def pack_record(
+    meta: Mapping[str, Any], shapes: dict[tuple[str, ...], tuple[str, ...]]
+) -> CachedRecord:
     """``meta`` (from :func:`slim`) as a :data:`CachedRecord`, its key tuple taken from (or
     added to, up to :data:`_SHAPES_MAX`) ``shapes``."""
     keys = tuple(meta)
@@ -375,15 +377,13 @@ class StoreState:
     def commit(self, change: Commit) -> None:
         """Apply a write that has reached Chroma, in one step (see :class:`Commit`).
 
-        A written namespace whose keyword index is still packed (searched, not yet written)
-        is unpacked first, outside the lock (:meth:`.LexicalIndex.thaw_ahead`): that takes
-        time in proportion to the namespace, which readers of every namespace would wait out
-        under the lock. For the same reason a written namespace's :class:`.id_sets.IdSet` due
-        a merge merges after the lock is let go (:meth:`_merge_ids`)."""
-        ahead = {} if self.shared else self.lexical.thaw_ahead(change.touched)
+        Work in proportion to a namespace is kept out of the lock, which readers of every
+        namespace would wait out: a written namespace's keyword index takes the write beside
+        its frozen base (:class:`.lexical._Shard`), and a written namespace's
+        :class:`.id_sets.IdSet` due a merge merges after the lock is let go
+        (:meth:`_merge_ids`)."""
         merges: list[tuple[IdSet, Merge]] = []
         with self.lock:
-            self.lexical.adopt(ahead)
             self.generation += 1
             self._log.append((self.generation, frozenset(change.items)))
             if not self.shared:
@@ -476,8 +476,7 @@ class StoreState:
         listing = self._listings.get(ns)
         if listing is not None:
             rows_changed = {
-                rid: meta
-                for rid, meta in {**change.patches_in(ns), **change.items_in(ns)}.items()
+                rid: meta for rid, meta in {**change.patches_in(ns), **change.items_in(ns)}.items()
             }
             self._set_listing(ns, listing.changed(version, rows_changed))
 

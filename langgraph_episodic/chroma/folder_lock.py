@@ -241,6 +241,10 @@ def held(folder: str | Path) -> Iterator[None]:
         lock.close_store()
 
 
+hold_folder = held
+"""The public name of :func:`held` (``langgraph_episodic.chroma.hold_folder``)."""
+
+
 def folder_of(client: Any) -> str | None:
     """The real path of a persistent embedded client's folder; None for other clients."""
     try:

@@ -111,6 +111,10 @@ def check_fields(paths: Any, what: str) -> tuple[str, ...]:
     return tuple(paths)
 
 
+check_index_fields = check_fields
+"""The public name of :func:`check_fields` (``langgraph_episodic.chroma.check_index_fields``)."""
+
+
 def check_index(index: Any) -> Literal[False] | tuple[str, ...] | None:
     """The ``index=`` of a put, checked: None (the store's fields), False (no vector) or paths.
 

@@ -475,24 +475,7 @@ class Backend:
         for row in rows:
             if row.namespace in by_ns and is_ranked(row.path):
                 by_ns[row.namespace].append(row)
-        blocks: dict[Namespace, NamespaceVectors] = {}
-        budget = self.state.vectors.max_vectors
-        for ns, version in vectors.items():
-            block = NamespaceVectors.loaded(
-                version,
-                [
-                    (
-                        record_format.item_of_vector(row.vid),
-                        row.vid,
-                        row.embedding,
-                    )
-                    for row in by_ns[ns]
-                    if row.embedding is not None
-                ],
-            )
-            budget -= len(block)
-            if budget >= 0:  # never cache a namespace with only some of its vectors
-                blocks[ns] = block
+        blocks, budget = _vector_blocks(vectors, by_ns, self.state.vectors.max_vectors)
         docs: dict[Namespace, list[tuple[str, str]]] = {}
         field_docs: dict[Namespace, list[tuple[str, list[tuple[str, str]]]]] = {}
         for ns in [ns for ns in lexical if ns not in shards]:
@@ -579,6 +562,34 @@ class Backend:
             return True
         info = self.state.registry.get(ns)
         return info is not None and info.version == version
+
+
+def _vector_blocks(
+    vectors: Mapping[Namespace, str],
+    by_ns: Mapping[Namespace, list[VectorRow]],
+    budget: int,
+) -> tuple[dict[Namespace, NamespaceVectors], int]:
+    """Build the vector block of each namespace in ``vectors`` (namespace -> version) from its
+    rows, in order, keeping each while the running total fits in ``budget`` vectors (the
+    cache's). Returns the blocks kept and what is left of the budget (negative: not all fit)."""
+    blocks: dict[Namespace, NamespaceVectors] = {}
+    for ns, version in vectors.items():
+        block = NamespaceVectors.loaded(
+            version,
+            [
+                (
+                    record_format.item_of_vector(row.vid),
+                    row.vid,
+                    row.embedding,
+                )
+                for row in by_ns[ns]
+                if row.embedding is not None
+            ],
+        )
+        budget -= len(block)
+        if budget >= 0:  # never cache a namespace with only some of its vectors
+            blocks[ns] = block
+    return blocks, budget
 
 
 def _pause(step: str) -> None:

@@ -33,13 +33,13 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
 
+from ..language.baseline import Calibration
 from . import record_format
 from .caches import Listing
 from .filters import combine, matches, value_where
 from .nearest import nearest
 from .plans import newest_first
 from .ranking import shared_fields
-from .ranking.baseline import Calibration
 from .ranking.hybrid import Fused, Question, aligned, analyse, candidates, complete
 from .ranking.vectors import BlockView, NamespaceVectors, QueryCosines, rank, similarities
 from .reads import Backend, Scope
@@ -80,7 +80,7 @@ PLAIN = Calibration()
 @dataclass(frozen=True)
 class Method:
     """How a search ranks: its kind, how the question's cosines are calibrated (hybrid: its
-    baseline, scale and lexical weight, :class:`.ranking.baseline.Calibration`; the plain
+    baseline, scale and lexical weight, :class:`~langgraph_episodic.language.baseline.Calibration`; the plain
     cosine for embedders without one) and the primary field's path when the shared-field lift
     acts (:mod:`.ranking.shared_fields`; ``EACH_FIRST``: each memory's own first field, in a
     store indexing one field)."""
@@ -454,7 +454,7 @@ def first_ranking(
 ) -> Fused:
     """The hybrid stages over the scope's snapshot; the dense side from Chroma's index, and the
     cosines of lexical-only candidates read from Chroma, when its vectors are not cached. A
-    question with a second reading (:class:`.ranking.baseline.SecondReading`) adds that
+    question with a second reading (:class:`~langgraph_episodic.language.baseline.SecondReading`) adds that
     reading's best candidates, and scores every candidate by it too."""
     if isinstance(baseline, Calibration) and baseline.second is not None:
         return _read_twice(b, scope, question, qvec, baseline, op, depth)

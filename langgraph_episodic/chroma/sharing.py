@@ -17,6 +17,9 @@ acknowledged only after the owner's store returned.
   (refused, EOF). It then takes the lock itself (its store becomes an embedded store and
   serves the others) or, when another process took it, reconnects to that one, within
   :data:`OWNER_WAIT_S`. A stale socket file is told by the lock, never by a pid.
+* Time: a client opened with a ``clock=`` of its own sends its time with each request, and
+  the owner runs that request at it (:class:`ServedClock`): its writes carry its time and its
+  reads judge TTLs by it, as alone.
 * Retries: a read is simply sent again. A batch with puts that may have run before the owner
   went is sent again without the puts whose item was written since the batch was first sent
   (``updated_at`` at or after that moment: either this put ran, or another write came after
@@ -40,7 +43,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -154,7 +157,8 @@ class FolderServer:
             wire.send(conn, {"ok": {"owner": self.owner, "pid": self.pid}})
             while (message := wire.receive(conn)) is not None:
                 try:
-                    reply: dict[str, Any] = {"ok": _dispatch(store, message)}
+                    with _at(store, message.get("now")):
+                        reply: dict[str, Any] = {"ok": _dispatch(store, message)}
                 except Exception as exc:  # noqa: BLE001 (the caller's error: sent to it)
                     reply = {"error": error_out(exc)}
                 wire.send(conn, reply)
@@ -177,12 +181,51 @@ class FolderServer:
                 self._opened.append(store)
                 self.stores[collection] = [store]
         if store.language != language:
-            raise ValueError(
+            raise wire.LanguageMismatchError(
                 f"The process serving {self.folder} (pid {self.pid}) opened its store with "
-                f"language={store.language!r}, this one asks for {language!r}: stores of one "
-                "folder must agree. Open it with the same language."
+                f"language={store.language!r}, this one asks for {language!r}: the stores of "
+                "one folder must agree (open them with the same language)."
             )
         return store
+
+
+class ServedClock:
+    """A served store's clock: its own, except in a thread running a request that brings the
+    time of a client opened with its own ``clock=`` (then that time, for that request)."""
+
+    def __init__(self, own: Callable[[], float]) -> None:
+        self.own = own
+        self._pinned = threading.local()
+
+    def __call__(self) -> float:
+        now: float | None = getattr(self._pinned, "now", None)
+        return self.own() if now is None else now
+
+    @contextlib.contextmanager
+    def pinned(self, now: float) -> Iterator[None]:
+        self._pinned.now = now
+        try:
+            yield
+        finally:
+            self._pinned.now = None
+
+
+_CLOCKS = threading.Lock()
+
+
+@contextlib.contextmanager
+def _at(store: Any, now: float | None) -> Iterator[None]:
+    """Run a request at ``now``, the time a client with a clock of its own sent (None: the
+    store's own time, as for its own calls)."""
+    if now is None:
+        yield
+        return
+    with _CLOCKS:
+        if not isinstance(store.clock, ServedClock):
+            store.clock = ServedClock(store.clock)
+        clock: ServedClock = store.clock
+    with clock.pinned(float(now)):
+        yield
 
 
 def _dispatch(store: Any, message: Mapping[str, Any]) -> Any:

@@ -86,10 +86,10 @@ class RemoteFolder:
     def batch(self, store: Any, plan: Plan, docs: Mapping[str, np.ndarray],
               queries: Mapping[str, np.ndarray], methods: Sequence[Method]) -> list[Result]:
         """Execute ``plan`` on the owner's store (see the module docstring for retries)."""
-        started = time.time()
+        started = store.clock()
         message = {"do": "batch", "plan": wire.plan_out(plan), "docs": wire.vectors_out(docs),
                    "queries": wire.vectors_out(queries),
-                   "methods": [wire.method_out(m) for m in methods]}
+                   "methods": [wire.method_out(m) for m in methods], **_now(store, started)}
         for _ in range(RECOVERIES):
             try:
                 return wire.results_in(self._round_trip(message))
@@ -115,7 +115,7 @@ class RemoteFolder:
         the folder over."""
         for _ in range(RECOVERIES):
             try:
-                return self._round_trip({"do": do, **args})
+                return self._round_trip({"do": do, **args, **_now(store)})
             except wire.OwnerGone:
                 self._recover(store)
                 if store._remote is not self:
@@ -193,6 +193,16 @@ class RemoteFolder:
                     raise not_served(refused)
                 time.sleep(POLL_S)
 
+    def needs_the_folder(self, call: str, command: str) -> str:
+        """Why ``call``, which needs the folder alone, cannot run through this client, and
+        what to do instead (``command``: the command line's command that does it)."""
+        return (
+            f"the folder {self.folder} is held by process {self.owner['pid']}, which serves it "
+            f"to this one; {call} needs the folder alone: call it in that process, or run "
+            f"`langgraph-episodic {command} --path {self.folder}` once that process has closed "
+            "the folder"
+        )
+
     def close(self) -> None:
         with self._lock:
             self._closed = True
@@ -229,6 +239,15 @@ class RemoteCollection:
     def count(self) -> int:
         return int(self.folder._round_trip({"do": "raw", "name": self.name, "method": "count",
                                             "args": {}}))
+
+
+def _now(store: Any, now: float | None = None) -> dict[str, float]:
+    """The time (``now``, else the store's clock now) a request runs at on the owner when
+    ``store`` was opened with a ``clock=`` of its own; the default clock sends nothing (the
+    owner's own time is the same one)."""
+    if store.clock is time.time:
+        return {}
+    return {"now": float(store.clock() if now is None else now)}
 
 
 def _unapplied(store: Any, plan: Plan, started: float) -> Plan:

@@ -35,9 +35,9 @@ from langgraph.store.base import (
 )
 
 from ..errors import Error
+from ..language.baseline import Calibration, SecondReading
 from .explain import Explanation, ScoreBreakdown
 from .plans import Plan, PutPlan
-from .ranking.baseline import Calibration, SecondReading
 from .search import Method
 
 SOCKET_FILE = "langgraph-episodic.sock"
@@ -58,6 +58,11 @@ class OwnerGone(Error, ConnectionError):
         )
         self.sent = sent
         """Whether the request was sent whole (it may have run before the process went)."""
+
+
+class LanguageMismatchError(Error, ValueError):
+    """The process serving the folder opened its store with another lexical ``language`` than
+    the one this process asks for; the stores of one folder must agree."""
 
 
 # --- frames ---------------------------------------------------------------------------------

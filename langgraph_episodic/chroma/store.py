@@ -40,7 +40,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -58,13 +58,17 @@ from langgraph.store.base import (
 )
 
 from ..errors import Error
-from . import lifecycle, memory_budget, record_format, search, sharing, writes
+from ..language.analysis import Language
+from ..language.baseline import Baseline, Calibration, baseline_for, calibration_of
+from . import lifecycle, memory_budget, raw_records, record_format, search, sharing, writes
 from .coalesce import Coalescer
 from .explain import Explanation, explanation
+from .folder_lock import folder_of
 from .gateway import Gateway
 from .index_paths import check_fields
 from .lifecycle import Calls, StoreClosedError, StoreForkedError
 from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
+from .maintenance import Maintenance
 from .plans import (
     Fields,
     Plan,
@@ -74,8 +78,7 @@ from .plans import (
     tokenized_fields,
 )
 from .ranking import shared_fields
-from .ranking.analysis import Language
-from .ranking.baseline import Baseline, Calibration, baseline_for, calibration_of
+from .raw_records import ItemExtras, RawRecords
 from .reads import Backend, describe, embedded_system
 from .sharing_client import RemoteFolder
 from .sharing_wire import tuples
@@ -180,6 +183,32 @@ def _check_known(mode: str, name: str) -> None:
     if mode not in SEARCH_MODES:
         raise ValueError(f"{name} must be one of {SEARCH_MODES}, got {mode!r}.")
 
+
+def _resolved_cache_sizes(
+    vector_cache_size: int | None, item_cache_size: int | None, index: IndexConfig | None
+) -> tuple[int, int]:
+    """The (vector, item) cache sizes: those given, the machine's defaults for ``None``
+    (:mod:`.memory_budget`); a ``ValueError`` for anything but a whole number >= 0."""
+    available = (
+        memory_budget.available_memory()
+        if vector_cache_size is None or item_cache_size is None
+        else None
+    )
+    if vector_cache_size is None:
+        dims = index.get("dims") if index is not None else None
+        vector_cache_size = memory_budget.vector_cache_size(dims, available)
+    if item_cache_size is None:
+        item_cache_size = memory_budget.item_cache_size(available)
+    sizes = (("vector_cache_size", vector_cache_size), ("item_cache_size", item_cache_size))
+    for name, size in sizes:
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise ValueError(
+                f"{name} must be a whole number of entries >= 0 (or None for the machine's "
+                f"default), got {size!r}."
+            )
+    return vector_cache_size, item_cache_size
+
+
 class ChromaStore(BaseStore):
     """A LangGraph store on Chroma with semantic (or hybrid) search, filters and TTL.
 
@@ -206,9 +235,9 @@ class ChromaStore(BaseStore):
             ``langgraph_episodic.privacy`` (e-mail addresses, phone numbers, IBANs, cards).
         language: How the keyword side analyzes text: ``"auto"`` (the default: English or
             German detected per text, each stemmed with its Snowball stemmer), ``"en"`` or
-            ``"de"`` (see :mod:`.ranking.analysis`). Stores sharing one embedded Chroma must agree.
+            ``"de"`` (see :mod:`langgraph_episodic.language.analysis`). Stores sharing one embedded Chroma must agree.
             With the packaged model it also picks the mean vector a question's cosine is
-            measured from in hybrid scores (:mod:`.ranking.baseline`; ``"auto"``: the question's).
+            measured from in hybrid scores (:mod:`langgraph_episodic.language.baseline`; ``"auto"``: the question's).
             With the two-language default it pins every question's route: ``"de"`` scores each
             by the multilingual model's cosine with its German calibration (BM25 at a small share),
             ``"en"`` by MiniLM fused with BM25, whatever language the question looks like;
@@ -278,17 +307,7 @@ class ChromaStore(BaseStore):
         self._baseline: Baseline | None = None
         self._calibrate: Callable[[np.ndarray], Calibration] | None = None
         self._fields: Fields | None = None
-        if config is not None:
-            self.index_config = IndexConfig(**config)
-            self.embeddings = ensure_embeddings(config.get("embed"))
-            self._baseline = baseline_for(self.embeddings)
-            self._calibrate = calibration_of(self.embeddings)
-            fields = config.get("fields")
-            if fields is not None:
-                fields = list(check_fields(fields, "index['fields']"))
-            self._fields = tokenized_fields(fields)
-        elif search_mode == "lexical":
-            self._fields = tokenized_fields(None)
+        self._use_index(config, search_mode)
         self.search_mode: SearchMode = search_mode
         self.field_lift = field_lift
         self.ttl_config = ttl
@@ -297,23 +316,9 @@ class ChromaStore(BaseStore):
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
-        available = (
-            memory_budget.available_memory()
-            if vector_cache_size is None or item_cache_size is None
-            else None
+        vector_cache_size, item_cache_size = _resolved_cache_sizes(
+            vector_cache_size, item_cache_size, self.index_config
         )
-        if vector_cache_size is None:
-            dims = self.index_config.get("dims") if self.index_config is not None else None
-            vector_cache_size = memory_budget.vector_cache_size(dims, available)
-        if item_cache_size is None:
-            item_cache_size = memory_budget.item_cache_size(available)
-        sizes = (("vector_cache_size", vector_cache_size), ("item_cache_size", item_cache_size))
-        for name, size in sizes:
-            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-                raise ValueError(
-                    f"{name} must be a whole number of entries >= 0 (or None for the machine's "
-                    f"default), got {size!r}."
-                )
         self._remote = client if isinstance(client, RemoteFolder) else None
         """The process serving this store's folder, when another process holds it."""
         self._cache_sizes = (vector_cache_size, item_cache_size)
@@ -343,6 +348,22 @@ class ChromaStore(BaseStore):
             self._calibrate = calibration_of(self.embeddings)
         if ttl and ttl.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
+
+    def _use_index(self, config: IndexConfig | None, search_mode: SearchMode) -> None:
+        """Set the index configuration, the embedder with its baseline and calibration, and
+        the tokenized index fields from ``config`` (without one they stay ``None``, but a
+        lexical store still tokenizes the whole value)."""
+        if config is not None:
+            self.index_config = IndexConfig(**config)
+            self.embeddings = ensure_embeddings(config.get("embed"))
+            self._baseline = baseline_for(self.embeddings)
+            self._calibrate = calibration_of(self.embeddings)
+            fields = config.get("fields")
+            if fields is not None:
+                fields = list(check_fields(fields, "index['fields']"))
+            self._fields = tokenized_fields(fields)
+        elif search_mode == "lexical":
+            self._fields = tokenized_fields(None)
 
     # ------------------------------------------------------------------ constructors
 
@@ -867,3 +888,60 @@ class ChromaStore(BaseStore):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # ------------------------------------------------------------------ records beyond the API
+
+    def item_extras(
+        self, keys: Sequence[tuple[tuple[str, ...], str]]
+    ) -> dict[tuple[tuple[str, ...], str], ItemExtras]:
+        """What the ``BaseStore`` API does not say about the items ``(namespace, key)``: their
+        TTL, expiry and indexed fields (an export keeps them); missing items are absent."""
+        items, vectors = (
+            self._client.get_collection(n) for n in Gateway.names(self.collection_name)[:2]
+        )
+        size = int(self._client.get_max_batch_size())
+        return raw_records.item_extras(items, vectors, size, keys)
+
+    def vector_dims(self) -> int | None:
+        """Dimensions of the vectors the store holds (None when it holds none)."""
+        vectors = self._client.get_collection(Gateway.names(self.collection_name)[1])
+        return raw_records.vector_dims(vectors)
+
+    def raw_records(
+        self,
+        match: Callable[[tuple[str, ...]], bool],
+        *,
+        prefixes: Collection[tuple[str, ...]] | None = None,
+    ) -> RawRecords:
+        """The items and vector records in Chroma whose namespace ``match`` accepts, read from
+        the raw collections, not through the namespace registry: all of them, or only those
+        under one of the namespace ``prefixes``. Finds what a crash left behind (see
+        :meth:`verify`), e.g. for forgetting a user. A store served by another process finds
+        none (the serving process's store does)."""
+        if self._remote is not None:
+            return raw_records.NO_RECORDS
+        with self._calls.call():
+            gw = self._backend.gateway
+            return raw_records.scan(gw.items, gw.vectors, match, prefixes)
+
+    def delete_vector_records(self, ids: Sequence[str]) -> None:
+        """Delete the vector records ``ids`` (:attr:`RawRecords.vector_ids`) from Chroma
+        directly; a store served by another process deletes none."""
+        if self._remote is not None:
+            return
+        with self._calls.call():
+            raw_records.delete_vectors(self._backend.gateway.vectors, ids)
+
+    @contextlib.contextmanager
+    def maintenance(self) -> Iterator[Maintenance]:
+        """Work on the files of this embedded persistent store while it stays in use (a
+        purge): claims the folder for this process (``FolderInUseError`` when another one
+        writes it), and :meth:`close` waits for the block to end. See :mod:`.maintenance`."""
+        if self._remote is not None:
+            raise ValueError(self._remote.needs_the_folder("maintenance", "purge"))
+        folder = folder_of(self._client)
+        if folder is None:
+            raise ValueError("Only an embedded persistent store has files to work on.")
+        with self._calls.call():
+            self._backend.claim_for_writing()
+            yield Maintenance(self._backend, self._client, Path(folder))

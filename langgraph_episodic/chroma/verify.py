@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import record_format
 from .reads import Backend
@@ -89,56 +91,15 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             b.check_readable()
         left = _rebuild_leftovers(b, repair=repair)
         gw = b.gateway
-        kept = 0
         items = dict(gw.read_items(None))
         vector_ids = gw.vector_ids()
         shadows = gw.shadows()
-        shadowed: list[str] = []  # (the ones to remove)
-        for rid, shadow in shadows:
-            # (on a server a young one may be a move still running elsewhere: kept)
-            if int(shadow.get("_updated", 0)) > record_format.to_micros(now - grace_seconds):
-                kept += 1
-            else:
-                shadowed.append(rid)
+        cutoff = now - grace_seconds  # records written after it are kept (grace period)
+        shadowed, kept_shadows = _old_shadows(shadows, cutoff)
         registry = records_by_namespace(gw.registry_records())
-
-        present = set(vector_ids)
-        bad: list[str] = []
-        orphans = stale = 0
-        for vid in vector_ids:
-            key, tag, index = record_format.split_vector_id(vid)
-            meta = items.get(record_format.split_entry_key(key)[0])
-            if (
-                meta is not None
-                and record_format.vector_tag(meta) == tag
-                and index < record_format.n_vectors(meta)
-            ):
-                continue
-            if meta is None:
-                orphans += 1
-            else:
-                stale += 1
-            made = record_format.tag_time(tag)
-            if made is not None and made > now - grace_seconds:
-                kept += 1
-            else:
-                bad.append(vid)
-        missing = sum(
-            1
-            for rid, meta in items.items()
-            if any(
-                record_format.vector_id(rid, j, record_format.vector_tag(meta)) not in present
-                for j in range(record_format.n_vectors(meta))
-            )
-        )
-        latest: dict[Namespace, float] = {}
-        unsearchable: list[tuple[Namespace, str, tuple[str, ...]]] = []
-        for meta in items.values():
-            ns = record_format.ns_from_str(str(meta["_ns"]))
-            latest[ns] = max(record_format.expiry_of(meta), latest.get(ns, 0.0))
-            if meta.get("_notext") and not record_format.n_vectors(meta):
-                asked = tuple(json.loads(str(meta["_notext"])))
-                unsearchable.append((ns, str(meta["_key"]), asked))
+        vectors = _check_vectors(items, vector_ids, cutoff)
+        missing = _missing_vectors(items, set(vector_ids))
+        latest, unsearchable = _scan_items(items)
         unregistered = tuple(sorted(ns for ns in latest if ns not in registry))
         empty = tuple(sorted(ns for ns in registry if ns not in latest))
         drift = tuple(
@@ -147,36 +108,131 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             )
         )
         if repair:
-            gw.delete_items(shadowed, in_vectors=False)
-            gw.delete_vectors(bad)
-            fixes = [
-                (ns, NamespaceInfo(uuid.uuid4().hex, latest[ns], True)) for ns in (*unregistered, *drift)
-            ]
-            gw.upsert_registry([record_id(ns) for ns, _ in fixes], [record(ns, i) for ns, i in fixes])
-            for ns in empty:
-                gw.delete_registry([record_id(ns)])
-                if b.shared:  # a put elsewhere may have landed since the read
-                    expires = gw.latest_expiry(ns)
-                    if expires is not None:
-                        gw.upsert_registry(
-                            [record_id(ns)], [record(ns, NamespaceInfo(uuid.uuid4().hex, expires))]
-                        )
-            b.state.reset()
+            _repair(b, shadowed, vectors.bad, latest, unregistered, drift, empty)
         return VerifyReport(
             items=len(items),
             vectors=len(vector_ids),
-            orphan_vectors=orphans,
-            stale_vectors=stale,
+            orphan_vectors=vectors.orphans,
+            stale_vectors=vectors.stale,
             items_missing_vectors=missing,
             unregistered_namespaces=unregistered,
             empty_namespaces=empty,
             expiry_drift=drift,
             repaired=repair,
-            kept_recent=kept,
+            kept_recent=kept_shadows + vectors.kept,
             leftover_collections=left,
             unsearchable_items=tuple(sorted(unsearchable)),
             shadowed_items=len(shadows),
         )
+
+
+def _old_shadows(
+    shadows: Iterable[tuple[str, Mapping[str, Any]]], cutoff: float
+) -> tuple[list[str], int]:
+    """The shadowed item records to remove, and how many are kept as written after ``cutoff``
+    (on a server a young one may be a move still running elsewhere)."""
+    shadowed: list[str] = []
+    kept = 0
+    for rid, shadow in shadows:
+        if int(shadow.get("_updated", 0)) > record_format.to_micros(cutoff):
+            kept += 1
+        else:
+            shadowed.append(rid)
+    return shadowed, kept
+
+
+@dataclass(frozen=True)
+class _VectorCheck:
+    """What :func:`_check_vectors` found among the vector records."""
+
+    orphans: int
+    stale: int
+    kept: int
+    """Orphan or stale vectors younger than the grace period (left alone)."""
+    bad: list[str]
+    """Orphan or stale vectors to remove."""
+
+
+def _check_vectors(
+    items: Mapping[str, Mapping[str, Any]], vector_ids: Sequence[str], cutoff: float
+) -> _VectorCheck:
+    """Sort the vector records no item names into orphans (no item) and stale ones."""
+    bad: list[str] = []
+    orphans = stale = kept = 0
+    for vid in vector_ids:
+        key, tag, index = record_format.split_vector_id(vid)
+        meta = items.get(record_format.split_entry_key(key)[0])
+        if (
+            meta is not None
+            and record_format.vector_tag(meta) == tag
+            and index < record_format.n_vectors(meta)
+        ):
+            continue
+        if meta is None:
+            orphans += 1
+        else:
+            stale += 1
+        made = record_format.tag_time(tag)
+        if made is not None and made > cutoff:
+            kept += 1
+        else:
+            bad.append(vid)
+    return _VectorCheck(orphans, stale, kept, bad)
+
+
+def _missing_vectors(items: Mapping[str, Mapping[str, Any]], present: set[str]) -> int:
+    """How many items name a vector record that is not there."""
+    return sum(
+        1
+        for rid, meta in items.items()
+        if any(
+            record_format.vector_id(rid, j, record_format.vector_tag(meta)) not in present
+            for j in range(record_format.n_vectors(meta))
+        )
+    )
+
+
+def _scan_items(
+    items: Mapping[str, Mapping[str, Any]],
+) -> tuple[dict[Namespace, float], list[tuple[Namespace, str, tuple[str, ...]]]]:
+    """The latest expiry of each namespace holding items, and the unsearchable items."""
+    latest: dict[Namespace, float] = {}
+    unsearchable: list[tuple[Namespace, str, tuple[str, ...]]] = []
+    for meta in items.values():
+        ns = record_format.ns_from_str(str(meta["_ns"]))
+        latest[ns] = max(record_format.expiry_of(meta), latest.get(ns, 0.0))
+        if meta.get("_notext") and not record_format.n_vectors(meta):
+            asked = tuple(json.loads(str(meta["_notext"])))
+            unsearchable.append((ns, str(meta["_key"]), asked))
+    return latest, unsearchable
+
+
+def _repair(
+    b: Backend,
+    shadowed: list[str],
+    bad: list[str],
+    latest: Mapping[Namespace, float],
+    unregistered: tuple[Namespace, ...],
+    drift: tuple[Namespace, ...],
+    empty: tuple[Namespace, ...],
+) -> None:
+    """Remove the leftovers, register, fix and unregister namespaces, reload the state."""
+    gw = b.gateway
+    gw.delete_items(shadowed, in_vectors=False)
+    gw.delete_vectors(bad)
+    fixes = [
+        (ns, NamespaceInfo(uuid.uuid4().hex, latest[ns], True)) for ns in (*unregistered, *drift)
+    ]
+    gw.upsert_registry([record_id(ns) for ns, _ in fixes], [record(ns, i) for ns, i in fixes])
+    for ns in empty:
+        gw.delete_registry([record_id(ns)])
+        if b.shared:  # a put elsewhere may have landed since the read
+            expires = gw.latest_expiry(ns)
+            if expires is not None:
+                gw.upsert_registry(
+                    [record_id(ns)], [record(ns, NamespaceInfo(uuid.uuid4().hex, expires))]
+                )
+    b.state.reset()
 
 
 def _rebuild_leftovers(b: Backend, *, repair: bool) -> tuple[str, ...]:

@@ -40,8 +40,9 @@ from typing import Any
 
 from . import record_format
 from .caches import Commit
+from .gateway import Gateway
 from .index_paths import is_ranked
-from .plans import Plan
+from .plans import Plan, PutPlan
 from .reads import Backend
 from .registry import Namespace, NamespaceInfo, record, record_id
 
@@ -59,107 +60,165 @@ def apply_puts(
         ids = [record_format.item_id(p.op.namespace, p.op.key) for p in puts]
         empty = b.empty_namespaces(list(dict.fromkeys(p.op.namespace for p in puts)))
         old = b.fetch(ids, {rid: p.op.namespace for rid, p in zip(ids, puts, strict=True)}, empty)
-        tag = record_format.new_tag(now)
-        now_us = record_format.to_micros(now)
-        vec_ids: list[str] = []
-        vec_embs: list[Sequence[float]] = []
-        vec_metas: list[dict[str, Any]] = []
-        vec_docs: list[str | None] = []
-        stale_vecs: list[str] = []
-        item_ids: list[str] = []
-        item_metas: list[dict[str, Any]] = []
-        deleted: list[str] = []  # item records in the item collection
-        gone_from_vectors: list[str] = []  # items' own vector records (deleted or moved)
-        moved_in: list[str] = []  # items moving into the item collection
-        expiries: dict[Namespace, float] = {}
-        unindexed: set[Namespace] = set()
-        item_records: set[Namespace] = set()  # receiving records in the item collection
-        emptied: dict[Namespace, None] = {}
+        w = _Writes(record_format.new_tag(now), record_format.to_micros(now))
         commit = Commit({}, {}, {}, {}, {}, {}, set())
         for p, rid in zip(puts, ids, strict=True):
-            op, prev = p.op, old.get(rid)
-            was_vector = record_format.in_vectors(prev)
-            commit.namespaces[rid] = op.namespace
-            stale_vecs.extend(_vector_ids(rid, prev))
-            commit.old_keys[rid] = _entry_key(rid, prev)
-            if op.value is None:
-                if prev is not None:
-                    (gone_from_vectors if was_vector else deleted).append(rid)
-                    emptied[op.namespace] = None
-                    commit.items[rid] = None
-                    commit.vectors.setdefault(op.namespace, {})[rid] = []
-                continue
-            own = len(p.texts) == 1  # the item is its own vector record: one Chroma write
-            item_tag = record_format.ITEM_TAG if own else (tag if p.texts else "")
-            rows: list[tuple[str, str, Any]] = [
-                (record_format.vector_id(rid, j, item_tag), text, doc_vectors[text])
-                for j, (_, text) in enumerate(p.texts)
-            ]
-            ranked = [n for n, (path, _) in enumerate(p.texts) if is_ranked(path)]
-            if len(ranked) < len(p.texts) and not own:
-                gw.unranked.written = True  # searches through Chroma's index leave them out
-            commit.vectors.setdefault(op.namespace, {})[rid] = [rows[n] for n in ranked]
-            commit.paths[rid] = tuple(p.texts[n][0] for n in ranked)
-            alive = prev is not None and not record_format.expired(record_format.expiry_of(prev), now)
-            expires = record_format.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
-            meta = record_format.item_metadata(
-                op.namespace,
-                op.key,
-                op.value,
-                created_us=record_format.created_of(prev) if prev is not None and alive else now_us,
-                updated_us=now_us,
-                expires_at=expires,
-                ttl=op.ttl,
-                n_vectors=len(p.texts),
-                tag=item_tag,
-                no_text=() if p.texts else p.asked,
-                path=p.texts[0][0] if own else None,
-            )
-            if own:
-                vid, _, vec = rows[0]
-                vec_ids.append(vid)
-                vec_embs.append(vec)
-                vec_metas.append(record_format.stored_metadata(meta, prev if was_vector else None))
-                # No document: the text is read from the value. Chroma keeps a document an
-                # upsert gives none for, so one an earlier version wrote is cleared.
-                held = prev is not None and was_vector and record_format.holds_document(prev)
-                vec_docs.append("" if held else None)
-                if prev is not None and not was_vector:
-                    deleted.append(rid)  # its record in the item collection goes
-            else:
-                for j, (path, text) in enumerate(p.texts):
-                    vec_ids.append(rows[j][0])
-                    vec_embs.append(rows[j][2])
-                    vec_metas.append(record_format.vector_metadata(op.namespace, rid, path))
-                    vec_docs.append(text)
-                item_ids.append(rid)
-                if was_vector:
-                    moved_in.append(rid)
-                    gone_from_vectors.append(rid)
-                item_metas.append(record_format.stored_metadata(meta, None if was_vector else prev))
-            commit.items[rid] = meta
-            expiries[op.namespace] = max(expires, expiries.get(op.namespace, 0.0))
-            if prev is not None and record_format.expiry_of(prev) > expires:
-                # The expiry went down: the namespace's latest expiry may have too, and the
-                # registry only ever raises it on a put. Recompute it after the writes.
-                emptied[op.namespace] = None
-            if not p.texts:
-                unindexed.add(op.namespace)
-            if not own:
-                item_records.add(op.namespace)
-        commit.registry.update(_register(b, expiries, unindexed, item_records))  # 1
-        commit.created = {ns for ns in empty if ns in expiries}
-        gw.upsert_vectors(vec_ids, vec_embs, vec_metas, vec_docs)  # 2
-        gw.delete_items(moved_in, in_vectors=False)  # (a killed move's leftover, if any)
-        gw.upsert_items(item_ids, item_metas)  # 3
-        gw.delete_items(deleted, in_vectors=False)
-        gw.delete_vectors([*gone_from_vectors, *stale_vecs])  # 4
-        infos, removed = _settle(b, list(emptied), commit)  # 5
-        commit.registry.update(infos)
-        commit.removed = removed
-        commit.deleted_any = bool(deleted) or bool(gone_from_vectors)
-        _bump(b, commit.registry)  # 6
-        b.state.commit(commit)
+            _gather_put(w, commit, gw, p, rid, old.get(rid), doc_vectors, now)
+        _write(b, gw, w, commit, empty)
+
+
+@dataclasses.dataclass
+class _Writes:
+    """What one batch's puts write to Chroma, gathered put by put in the batch's order."""
+
+    tag: str
+    """The tag of this batch's new vector records (items with several texts)."""
+    now_us: int
+    vec_ids: list[str] = dataclasses.field(default_factory=list)
+    vec_embs: list[Sequence[float]] = dataclasses.field(default_factory=list)
+    vec_metas: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    vec_docs: list[str | None] = dataclasses.field(default_factory=list)
+    stale_vecs: list[str] = dataclasses.field(default_factory=list)
+    item_ids: list[str] = dataclasses.field(default_factory=list)
+    item_metas: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    deleted: list[str] = dataclasses.field(default_factory=list)
+    """Item records in the item collection."""
+    gone_from_vectors: list[str] = dataclasses.field(default_factory=list)
+    """Items' own vector records (deleted or moved)."""
+    moved_in: list[str] = dataclasses.field(default_factory=list)
+    """Items moving into the item collection."""
+    expiries: dict[Namespace, float] = dataclasses.field(default_factory=dict)
+    unindexed: set[Namespace] = dataclasses.field(default_factory=set)
+    item_records: set[Namespace] = dataclasses.field(default_factory=set)
+    """Namespaces receiving records in the item collection."""
+    emptied: dict[Namespace, None] = dataclasses.field(default_factory=dict)
+
+
+def _gather_put(
+    w: _Writes,
+    commit: Commit,
+    gw: Gateway,
+    p: PutPlan,
+    rid: str,
+    prev: Mapping[str, Any] | None,
+    doc_vectors: Mapping[str, Any],
+    now: float,
+) -> None:
+    """Add one put or delete (``prev``: the item's record before it) to ``w`` and ``commit``."""
+    op = p.op
+    was_vector = record_format.in_vectors(prev)
+    commit.namespaces[rid] = op.namespace
+    w.stale_vecs.extend(_vector_ids(rid, prev))
+    commit.old_keys[rid] = _entry_key(rid, prev)
+    if op.value is None:
+        if prev is not None:
+            (w.gone_from_vectors if was_vector else w.deleted).append(rid)
+            w.emptied[op.namespace] = None
+            commit.items[rid] = None
+            commit.vectors.setdefault(op.namespace, {})[rid] = []
+        return
+    own = len(p.texts) == 1  # the item is its own vector record: one Chroma write
+    item_tag = record_format.ITEM_TAG if own else (w.tag if p.texts else "")
+    rows: list[tuple[str, str, Any]] = [
+        (record_format.vector_id(rid, j, item_tag), text, doc_vectors[text])
+        for j, (_, text) in enumerate(p.texts)
+    ]
+    ranked = [n for n, (path, _) in enumerate(p.texts) if is_ranked(path)]
+    if len(ranked) < len(p.texts) and not own:
+        gw.unranked.written = True  # searches through Chroma's index leave them out
+    commit.vectors.setdefault(op.namespace, {})[rid] = [rows[n] for n in ranked]
+    commit.paths[rid] = tuple(p.texts[n][0] for n in ranked)
+    alive = prev is not None and not record_format.expired(record_format.expiry_of(prev), now)
+    expires = record_format.NO_EXPIRY if op.ttl is None else now + float(op.ttl) * 60.0
+    meta = record_format.item_metadata(
+        op.namespace,
+        op.key,
+        op.value,
+        created_us=record_format.created_of(prev) if prev is not None and alive else w.now_us,
+        updated_us=w.now_us,
+        expires_at=expires,
+        ttl=op.ttl,
+        n_vectors=len(p.texts),
+        tag=item_tag,
+        no_text=() if p.texts else p.asked,
+        path=p.texts[0][0] if own else None,
+    )
+    if own:
+        _gather_own_record(w, rid, rows[0], meta, prev, was_vector)
+    else:
+        _gather_item_record(w, op.namespace, rid, p.texts, rows, meta, prev, was_vector)
+    commit.items[rid] = meta
+    w.expiries[op.namespace] = max(expires, w.expiries.get(op.namespace, 0.0))
+    if prev is not None and record_format.expiry_of(prev) > expires:
+        # The expiry went down: the namespace's latest expiry may have too, and the
+        # registry only ever raises it on a put. Recompute it after the writes.
+        w.emptied[op.namespace] = None
+    if not p.texts:
+        w.unindexed.add(op.namespace)
+    if not own:
+        w.item_records.add(op.namespace)
+
+
+def _gather_own_record(
+    w: _Writes,
+    rid: str,
+    row: tuple[str, str, Any],
+    meta: dict[str, Any],
+    prev: Mapping[str, Any] | None,
+    was_vector: bool,
+) -> None:
+    """An item with one text: its record in the vector collection is the item."""
+    vid, _, vec = row
+    w.vec_ids.append(vid)
+    w.vec_embs.append(vec)
+    w.vec_metas.append(record_format.stored_metadata(meta, prev if was_vector else None))
+    # No document: the text is read from the value. Chroma keeps a document an
+    # upsert gives none for, so one an earlier version wrote is cleared.
+    held = prev is not None and was_vector and record_format.holds_document(prev)
+    w.vec_docs.append("" if held else None)
+    if prev is not None and not was_vector:
+        w.deleted.append(rid)  # its record in the item collection goes
+
+
+def _gather_item_record(
+    w: _Writes,
+    namespace: Namespace,
+    rid: str,
+    texts: Sequence[tuple[str, str]],
+    rows: Sequence[tuple[str, str, Any]],
+    meta: dict[str, Any],
+    prev: Mapping[str, Any] | None,
+    was_vector: bool,
+) -> None:
+    """An item with no text or several: a record in the item collection naming its vectors."""
+    for j, (path, text) in enumerate(texts):
+        w.vec_ids.append(rows[j][0])
+        w.vec_embs.append(rows[j][2])
+        w.vec_metas.append(record_format.vector_metadata(namespace, rid, path))
+        w.vec_docs.append(text)
+    w.item_ids.append(rid)
+    if was_vector:
+        w.moved_in.append(rid)
+        w.gone_from_vectors.append(rid)
+    w.item_metas.append(record_format.stored_metadata(meta, None if was_vector else prev))
+
+
+def _write(b: Backend, gw: Gateway, w: _Writes, commit: Commit, empty: set[Namespace]) -> None:
+    """Write the gathered records to Chroma in the safe order (steps 1-6 of the module
+    docstring), then apply ``commit`` to the in-process state."""
+    commit.registry.update(_register(b, w.expiries, w.unindexed, w.item_records))  # 1
+    commit.created = {ns for ns in empty if ns in w.expiries}
+    gw.upsert_vectors(w.vec_ids, w.vec_embs, w.vec_metas, w.vec_docs)  # 2
+    gw.delete_items(w.moved_in, in_vectors=False)  # (a killed move's leftover, if any)
+    gw.upsert_items(w.item_ids, w.item_metas)  # 3
+    gw.delete_items(w.deleted, in_vectors=False)
+    gw.delete_vectors([*w.gone_from_vectors, *w.stale_vecs])  # 4
+    infos, removed = _settle(b, list(w.emptied), commit)  # 5
+    commit.registry.update(infos)
+    commit.removed = removed
+    commit.deleted_any = bool(w.deleted) or bool(w.gone_from_vectors)
+    _bump(b, commit.registry)  # 6
+    b.state.commit(commit)
 
 
 def _vector_ids(rid: str, prev: Mapping[str, Any] | None) -> list[str]:

@@ -1,7 +1,8 @@
 """The store commands: ``stats``, ``search``, ``export``, ``import``, ``forget``, ``sweep``.
 
 Each ``run_*`` takes the parsed arguments, prints its result to stdout and returns the exit
-code. Problems the user can fix raise :class:`~.target.CliError` (exit code 2).
+code. Problems the user can fix raise :class:`~langgraph_episodic.admin.errors.CliError`
+(exit code 2). The work itself is in :mod:`langgraph_episodic.admin`, shared with the inspector.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .browse import render_results, render_stats, search_store, store_stats, user_namespaces
-from .target import CliError, Target, load_embedder, open_store
-from .transfer import (
+from ..admin.browse import render_results, render_stats, search_store, store_stats, user_namespaces
+from ..admin.errors import CliError
+from ..admin.transfer import (
     ImportFileError,
     check_expiry,
     collect_records,
@@ -27,7 +28,8 @@ from .transfer import (
     split_lines,
     write_records,
 )
-from .wording import count as counted
+from ..admin.wording import count as counted
+from .target import Target, load_embedder, open_store
 
 
 def _close(store: Any) -> None:
@@ -183,7 +185,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 def run_forget(args: argparse.Namespace) -> int:
     """Delete everything stored about one user: store items and checkpointed threads."""
-    from .forget import ask_on_terminal, forget, parse_shape, render
+    from ..admin.forget import ask_on_terminal, forget, parse_shape, render
 
     target = Target.from_args(args)
     if not args.user:

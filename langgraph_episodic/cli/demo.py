@@ -31,12 +31,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
+from ..admin.errors import CliError
 from ..episodic import Episode
+from ..episodic.learning import window_for
 from ..graph.state import EpisodicState
 from . import demo_report
 from .parser import DEFAULT_SEED, PLOT_FILE_NAME
 from .simulation import Attempt, SimTask, World, simulated_answer
-from .target import DEFAULT_PATH, CliError, Target, open_store
+from .target import DEFAULT_PATH, Target, open_store
 
 logger = logging.getLogger(__name__)
 
@@ -212,7 +214,6 @@ def _run(
     plot_path: Path,
     started: float,
 ) -> int:
-    from ..episodic import build_replay_context, format_replay_prompt
     from ..graph import (
         EpisodeMemories,
         list_sessions,
@@ -264,11 +265,31 @@ def _run(
         store.put(PROGRESS_NAMESPACE, "progress", {**done.to_dict(), "policy": args.policy})
 
     memory.refresh()
+    _report(args, target, world, memory, start, attempts, done, plot_path, started)
+    return 0
+
+
+def _report(
+    args: argparse.Namespace,
+    target: Target,
+    world: World,
+    memory: Any,
+    start: int,
+    attempts: list[Attempt],
+    done: Progress,
+    plot_path: Path,
+    started: float,
+) -> None:
+    """Print the learning curves, skill profiles and the next task's replay prompt of the run
+    that played ``attempts`` from task ``start`` (``done``: the progress after it); save the
+    plot and the CSV."""
+    from ..episodic import build_replay_context, format_replay_prompt
+
     # the stored starts are those of the latest runs (an older demo stored none)
     known = done.run_starts
     run_numbers = {index: done.runs - len(known) + n for n, index in enumerate(known, start=1)}
     stream = _stream(world, memory.episodes(), attempts, start, run_numbers)
-    window = demo_report.window_for(len(attempts))
+    window = window_for(len(attempts))
     curves = demo_report.stream_curves(stream, window)
     print()
     print(demo_report.progress_report(stream, start))
@@ -291,7 +312,6 @@ def _run(
         f"continue, or inspect it with `langgraph-episodic stats --path {target.path}`. "
         f"({time.perf_counter() - started:.0f} s)"
     )
-    return 0
 
 
 def _stream(

@@ -29,11 +29,6 @@ Z95 = 1.959964
 """Normal quantile of a two-sided 95% interval."""
 
 
-def window_for(n: int) -> int:
-    """Rolling window of the curves: a sixth of the run, between 5 and 20 tasks."""
-    return max(5, min(20, n // 6))
-
-
 Curves = dict[str, list[LearningSnapshot]]
 
 

@@ -10,10 +10,11 @@ import argparse
 import json
 from typing import Any
 
+from ..admin.browse import user_namespaces
+from ..admin.errors import CliError
 from ..facts.recall import fact_history
 from ..facts.records import FactRecord
-from .browse import user_namespaces
-from .target import CliError, Target, open_store
+from .target import Target, open_store
 
 
 def _day(text: str | None) -> str:

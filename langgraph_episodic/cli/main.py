@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     import logging
 
-    from .target import CliError
+    from ..admin.errors import CliError
 
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from chromadb.errors import ChromaError
 
-        from ..chroma.folder_lock import FolderInUseError
+        from ..chroma import FolderInUseError
 
         if isinstance(exc, FolderInUseError):  # another process writes the embedded folder
             print(f"error: {exc}", file=sys.stderr)

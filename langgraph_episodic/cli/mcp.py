@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from .target import CliError, Target, open_store
+from ..admin.errors import CliError
+from .target import Target, open_store
 
 
 def run_mcp(args: argparse.Namespace) -> int:

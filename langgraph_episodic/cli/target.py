@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import Error
+from ..admin.errors import CliError
 from .parser import DEFAULT_COLLECTION, DEFAULT_FOLDER, HASH_DIMS
 
 if TYPE_CHECKING:
-    from ..chroma.store import ChromaStore
+    from ..chroma import ChromaStore
 
 DEFAULT_PATH = Path(DEFAULT_FOLDER)
 """Where the embedded store lives unless ``--path`` says otherwise."""
@@ -28,10 +28,6 @@ CHROMA_FILE = "chroma.sqlite3"
 EmbeddingsChoice = Literal["auto", "model", "multilingual", "bilingual", "hash"]
 CHOICES: tuple[EmbeddingsChoice, ...] = ("auto", "model", "multilingual", "bilingual", "hash")
 """The ``--embeddings`` choices."""
-
-
-class CliError(Error):
-    """A problem the user can fix; the command line prints the message and exits with code 2."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +117,7 @@ def open_store(
     the folder's lock before anything else instead: while another process holds the folder,
     the command fails with ``FolderInUseError`` naming it and touches nothing.
     """
-    from ..chroma.store import EmbedderMismatchError
+    from ..chroma import EmbedderMismatchError
 
     kwargs: dict[str, Any] = {"collection": target.collection, **options}
     auto = semantic and target.embeddings == "auto"
@@ -163,8 +159,7 @@ def load_embedder(store: ChromaStore) -> None:
 def _open(
     target: Target, *, create: bool, read_only: bool, alone: bool, **kwargs: Any
 ) -> ChromaStore:
-    from ..chroma.folder_lock import held
-    from ..chroma.store import ChromaStore, EmbedderMismatchError
+    from ..chroma import ChromaStore, EmbedderMismatchError, LanguageMismatchError, hold_folder
 
     if target.url is not None:
         try:
@@ -183,8 +178,14 @@ def _open(
         path.mkdir(parents=True, exist_ok=True)
         if not alone:  # (the folder's lock is taken, or its holder serves it, before Chroma opens)
             return ChromaStore.persistent(path, **kwargs)
-        with held(path):  # before Chroma opens the folder: it writes to it as it opens
+        with hold_folder(path):  # before Chroma opens the folder: it writes to it as it opens
             return ChromaStore.persistent(path, **kwargs)
+    except LanguageMismatchError as exc:
+        raise CliError(
+            f"{exc} The command line opens stores with language='auto': run it once that "
+            "process has closed the folder, or have that process open the store with "
+            "language='auto'."
+        ) from exc
     except OSError as exc:
         raise CliError(
             f"Cannot open the embedded store at {path}: {exc}. Pass --path to a folder you "
@@ -232,9 +233,7 @@ def _refuse_read_only(path: Path) -> Path:
 
 def _check_dims(store: ChromaStore, target: Target, dims: int) -> None:
     """Refuse an embedder whose vectors do not fit the ones the store already holds."""
-    from .chroma_extras import stored_dims
-
-    found = stored_dims(store)
+    found = store.vector_dims()
     if found is not None and found != dims:
         store.close()
         raise CliError(

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import socket
 
-from .target import CliError, Target, open_store
+from ..admin.errors import CliError
+from .target import Target, open_store
 
 HOST = "127.0.0.1"
 """The inspector listens on the loopback interface only."""

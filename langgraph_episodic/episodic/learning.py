@@ -45,6 +45,12 @@ class LearningSnapshot:
         return self.rolling_average_reward
 
 
+def window_for(n: int) -> int:
+    """Rolling window of the curves of a run of ``n`` episodes: a sixth of the run, between 5
+    and 20 episodes."""
+    return max(5, min(20, n // 6))
+
+
 def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list[LearningSnapshot]:
     """Return one :class:`LearningSnapshot` per episode, in the order given.
 

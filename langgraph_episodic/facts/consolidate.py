@@ -68,6 +68,9 @@ ATTEMPTS = 3
 """How often a save decides again when the fact it would close changed meanwhile."""
 LINEAGE_SCAN = 50
 
+_Decided = tuple[int, Decision, dict[str, tuple[Item, FactRecord]], Item | None]
+"""A fact's place in its round, its decision, the candidates shown and the item at its key."""
+
 
 def utc_now() -> datetime:
     """The default clock."""
@@ -330,54 +333,9 @@ class FactWriter:
         for _attempt in range(ATTEMPTS):
             if not todo:
                 break
-            reads = [self._candidate_ops(ns, fresh[i]) for i in todo]
-            results = yield call(store.batch, store.abatch, [op for ops in reads for op in ops])
             writes: list[Any] = []
-            decided: list[tuple[int, Decision, dict[str, tuple[Item, FactRecord]],
-                                Item | None]] = []
-            at = 0
-            for i, ops in zip(todo, reads, strict=True):
-                found, at = results[at:at + len(ops)], at + len(ops)
-                by_topic = found[2] if len(ops) > 2 else []
-                # Same-topic facts first: they are the ones a single-valued topic replaces.
-                items, same_key = _own([*by_topic, *found[0]], ns), found[1]
-                if same_key is not None:
-                    record = _record(same_key)
-                    if record is not None and record.current:
-                        confirmed = record.confirmed(fresh[i].recorded_at, fresh[i].text)
-                        writes += [*_renewal(ns, record.lineage, ttl),
-                                   _put(ns, same_key.key, confirmed, ttl)]  # latest wording
-                        outcomes[i] = Outcome("same", same_key.key, confirmed, reason="same text")
-                        continue
-                records = {item.key: (item, rec) for item in items if (rec := _record(item))}
-                # The slot a fact sets by the rules of today (a stored one may be older).
-                shown = [Candidate(key, rec.text, slot_of(rec.text))
-                         for key, (_, rec) in records.items()]
-                decision = yield from self.decider.decide(fresh[i].text, shown)
-                if decision.target is not None and decision.target not in records:
-                    logger.warning("fact consolidation named %r, not a shown fact; kept as new",
-                                   decision.target)
-                    decision = Decision("new", None, "unknown target")
-                decided.append((i, decision, records, same_key))
-            targets = [(i, records[d.target]) for i, d, records, _ in decided
-                       if d.target is not None]
-            # A change dated before the start of the version it closes shortens that
-            # version's predecessors too: read them in the same batch.
-            before = [(i, old) for i, (_, old) in targets if fresh[i].valid_from < old.valid_from]
-            checks: list[Any] = [GetOp(ns, item.key) for _, (item, _) in targets]
-            checks += [SearchOp(ns, filter={"lineage": old.lineage, "current": False},
-                                limit=LINEAGE_SCAN, refresh_ttl=False) for _, old in before]
-            checked = (yield call(store.batch, store.abatch, checks)) if checks else []
-            stills = checked[:len(targets)]
-            earlier = {i: [(item.key, rec) for item in _own(found, ns)
-                           if (rec := FactRecord.from_value(item.value)) and not rec.current]
-                       for (i, _), found in zip(before, checked[len(targets):], strict=True)}
-            changed: set[int] = set()
-            for (i, (item, old)), still in zip(targets, stills, strict=True):
-                again = _record(still) if still is not None else None
-                if again is None or not again.current or again.version != old.version:
-                    logger.info("fact %r changed while deciding; deciding again", item.key)
-                    changed.add(i)
+            decided = yield from self._decide_round(store, ns, fresh, todo, ttl, outcomes, writes)
+            earlier, changed = yield from self._recheck(store, ns, fresh, decided)
             written = [d for d in decided if d[0] not in changed]
             if written and self._pause is not None:
                 self._pause()
@@ -394,17 +352,90 @@ class FactWriter:
             yield from self._repair(store, ns, repair, ttl)
             todo = [i for i in todo if i in changed]
         if todo:
-            writes, repair = [], []
-            for i in todo:
-                ops, outcomes[i] = self._write_ops(ns, fresh[i], Decision("new", None, "contended"),
-                                                   {}, None, ttl)
-                writes += ops
-                repair.append(outcomes[i])
-            if finish is not None:
-                writes += finish([outcomes[i] for i in range(len(fresh))])
-            yield from _written(store, writes)
-            yield from self._repair(store, ns, repair, ttl)
+            yield from self._save_contended(store, ns, fresh, todo, ttl, outcomes, finish)
         return [outcomes[i] for i in range(len(fresh))]
+
+    def _decide_round(
+        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
+        todo: Sequence[int], ttl: float | None, outcomes: dict[int, Outcome], writes: list[Any],
+    ) -> Plan[list[_Decided]]:
+        """Plan: read the candidates of the facts ``todo`` in one batch and decide each. A fact
+        whose key holds a current version is confirmed at once (its outcome into ``outcomes``,
+        its ops into ``writes``); the others are returned with their decision."""
+        reads = [self._candidate_ops(ns, fresh[i]) for i in todo]
+        results = yield call(store.batch, store.abatch, [op for ops in reads for op in ops])
+        decided: list[_Decided] = []
+        at = 0
+        for i, ops in zip(todo, reads, strict=True):
+            found, at = results[at:at + len(ops)], at + len(ops)
+            by_topic = found[2] if len(ops) > 2 else []
+            # Same-topic facts first: they are the ones a single-valued topic replaces.
+            items, same_key = _own([*by_topic, *found[0]], ns), found[1]
+            if same_key is not None:
+                record = _record(same_key)
+                if record is not None and record.current:
+                    confirmed = record.confirmed(fresh[i].recorded_at, fresh[i].text)
+                    writes += [*_renewal(ns, record.lineage, ttl),
+                               _put(ns, same_key.key, confirmed, ttl)]  # latest wording
+                    outcomes[i] = Outcome("same", same_key.key, confirmed, reason="same text")
+                    continue
+            records = {item.key: (item, rec) for item in items if (rec := _record(item))}
+            # The slot a fact sets by the rules of today (a stored one may be older).
+            shown = [Candidate(key, rec.text, slot_of(rec.text))
+                     for key, (_, rec) in records.items()]
+            decision = yield from self.decider.decide(fresh[i].text, shown)
+            if decision.target is not None and decision.target not in records:
+                logger.warning("fact consolidation named %r, not a shown fact; kept as new",
+                               decision.target)
+                decision = Decision("new", None, "unknown target")
+            decided.append((i, decision, records, same_key))
+        return decided
+
+    def _recheck(
+        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
+        decided: Sequence[_Decided],
+    ) -> Plan[tuple[dict[int, list[tuple[str, FactRecord]]], set[int]]]:
+        """Plan: re-read the facts the decisions close, in one batch; return the earlier
+        versions to shorten per fact and the facts whose target changed while deciding."""
+        targets = [(i, records[d.target]) for i, d, records, _ in decided
+                   if d.target is not None]
+        # A change dated before the start of the version it closes shortens that
+        # version's predecessors too: read them in the same batch.
+        before = [(i, old) for i, (_, old) in targets if fresh[i].valid_from < old.valid_from]
+        checks: list[Any] = [GetOp(ns, item.key) for _, (item, _) in targets]
+        checks += [SearchOp(ns, filter={"lineage": old.lineage, "current": False},
+                            limit=LINEAGE_SCAN, refresh_ttl=False) for _, old in before]
+        checked = (yield call(store.batch, store.abatch, checks)) if checks else []
+        stills = checked[:len(targets)]
+        earlier = {i: [(item.key, rec) for item in _own(found, ns)
+                       if (rec := FactRecord.from_value(item.value)) and not rec.current]
+                   for (i, _), found in zip(before, checked[len(targets):], strict=True)}
+        changed: set[int] = set()
+        for (i, (item, old)), still in zip(targets, stills, strict=True):
+            again = _record(still) if still is not None else None
+            if again is None or not again.current or again.version != old.version:
+                logger.info("fact %r changed while deciding; deciding again", item.key)
+                changed.add(i)
+        return earlier, changed
+
+    def _save_contended(
+        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
+        todo: Sequence[int], ttl: float | None, outcomes: dict[int, Outcome],
+        finish: Callable[[list[Outcome]], list[Op]] | None,
+    ) -> Plan[None]:
+        """Plan: write the facts ``todo`` as new, after every attempt found their target
+        changed while deciding (their outcomes into ``outcomes``)."""
+        writes: list[Any] = []
+        repair: list[Outcome | str] = []
+        for i in todo:
+            ops, outcomes[i] = self._write_ops(ns, fresh[i], Decision("new", None, "contended"),
+                                               {}, None, ttl)
+            writes += ops
+            repair.append(outcomes[i])
+        if finish is not None:
+            writes += finish([outcomes[i] for i in range(len(fresh))])
+        yield from _written(store, writes)
+        yield from self._repair(store, ns, repair, ttl)
 
     def _candidate_ops(self, ns: tuple[str, ...], fresh: FactRecord) -> list[Any]:
         """The reads a fact is consolidated with: the search for its text among the current

@@ -289,14 +289,16 @@ def _rivals(older: Item, pool: Sequence[T]) -> list[tuple[T, FactRecord]]:
     """The current facts of ``pool`` said on a later day than ``older`` that may be on its
     topic (another lineage, the same namespace, and not a known other topic), with their
     records, once each, newest first. Facts said on one day are told together: one never
-    makes another look outdated (a correction on the spot is the rules' to see)."""
+    makes another look outdated (a correction on the spot is the rules' to see). A fact a
+    model saved is no rival: the model was shown the current facts on its topic and closed
+    what it replaced, so whatever it left current it judged still true."""
     old = record_of(older)
     if old is None or not old.current:
         return []
     found: dict[Spot, tuple[T, FactRecord]] = {}
     for item in pool:
         rec = record_of(item)
-        if (rec is None or not rec.current or rec.lineage == old.lineage
+        if (rec is None or not rec.current or rec.lineage == old.lineage or rec.method != "rules"
                 or tuple(item.namespace) != tuple(older.namespace)
                 or rec.recorded_at[:10] <= old.recorded_at[:10]  # the UTC day
                 or (old.slot is not None and rec.slot is not None and old.slot != rec.slot)):

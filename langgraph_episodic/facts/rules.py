@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import snowballstemmer
 
-from ..chroma.ranking.lexical import tokenize
+from ..language.analysis import tokenize
 from .phrasing import (
     CHANGE,
     NEGATED_ENDING,
@@ -165,11 +165,19 @@ _POSSESSED = re.compile(
     re.IGNORECASE | re.UNICODE,
 )
 _NAMED = re.compile(
-    r"^\W*([A-ZÄÖÜ][\w-]+)\s+(?:wohnt|lebt|arbeitet|studiert|zog|ist|hat|lives|works|studies|"
-    r"moved|is|has)\b",
+    # A few words may come between the name and the verb ("Tarek left N26 and now works").
+    r"^\W*([A-ZÄÖÜ][\w-]+)\s+(?:(?!(?i:ich|i|wir|we|du|you)\b)\S+\s+){0,4}?"
+    r"(?:wohnt|lebt|arbeitet|studiert|zog|ist|hat|lives|works|studies|moved|is|has)\b",
     re.UNICODE,
 )
-_SELF = frozenset(["ich", "wir", "i", "we", "mein", "meine", "my", "our", "unser", "unsere"])
+_NAME_POSSESSED = re.compile(r"^\W*(?-i:[A-ZÄÖÜ])[\w-]*(?:'s|’s|(?<=s)')\s+(\w+)"
+                             r"|^\W*(?-i:[A-ZÄÖÜ])[\w-]*s\s+((?-i:[A-ZÄÖÜ])\w+)",
+                             re.UNICODE)
+"""A person's own ("Tarek's mother", "Tareks Mutter"): the fact is about the possessed."""
+_SELF = frozenset(["ich", "wir", "i", "we", "mein", "meine", "my", "our", "unser", "unsere",
+                   # a question asks, it is about no one: "Was habe ich studiert?"
+                   "was", "wer", "wo", "wie", "welche", "welcher", "welches", "what", "who",
+                   "where", "which", "how", "when", "why"])
 
 
 def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
@@ -177,9 +185,9 @@ def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
     Schwester lebt in Wien", "My brother works at Google", "Anna lebt in Wien"); None for the
     user's own facts, also when the noun names the topic itself (``topic``: "Mein Wohnort ist
     Berlin", "My employer is Initech")."""
-    possessed = _POSSESSED.match(text)
+    possessed = _POSSESSED.match(text) or _NAME_POSSESSED.match(text)
     if possessed is not None:
-        noun = possessed.group(1)
+        noun = possessed.group(possessed.lastindex or 1)
         if topic.search(noun):
             return None
         return (_GERMAN if _is_german(text) else _ENGLISH).stemWord(noun.casefold())

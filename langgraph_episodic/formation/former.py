@@ -15,10 +15,11 @@ nodes would, with two differences that make a burst cheap and a replay harmless:
   batch replayed after a crash (formed, not yet deleted) writes nothing twice, and an older
   batch never overwrites what a newer one wrote.
 
-The turns to remember (:mod:`langgraph_episodic.graph.turns`) were built in the turn; they are
+The turns to remember (:mod:`langgraph_episodic.kinds.turns`) were built in the turn; they are
 put as they are, under keys a replay repeats.
 
-Episodes are recorded by the record-episode node's own plan, whose episode id is
+Episodes are recorded by the record-episode node's own plan
+(:func:`~langgraph_episodic.kinds.episodes.record_episode`), whose episode id is
 deterministic: recording a replayed turn again keeps one episode.
 
 The messages a deferred compaction removed from a thread (:mod:`.summary`) are folded into the
@@ -34,6 +35,7 @@ since the batch was read leaves nothing written.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -45,17 +47,11 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 from .._config import fill_namespace
 from .._effects import Plan, call, run
 from .._keylock import locked
-from ..graph._runner import MemoryNode
-from ..graph.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity, Told
-from ..graph.episode_nodes import (
-    EPISODE_NAMESPACE,
-    EpisodeMemories,
-    Scorer,
-    record_episode_node,
-)
-from ..graph.state import entity_key
-from ..graph.summarize import Summarizer
-from ..graph.turns import TurnItem, store_turns
+from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter, ExtractedEntity, Told
+from ..kinds.entity_rules import entity_key
+from ..kinds.episodes import EPISODE_NAMESPACE, EpisodeMemories, Scorer, record_episode
+from ..kinds.summaries import Summarizer
+from ..kinds.turns import TurnItem, store_turns
 from .pending import SUMMARY_KEY, PendingTurn, summary_namespace
 
 logger = logging.getLogger(__name__)
@@ -131,20 +127,20 @@ class Former:
         self.writer, self.episodes, self.namespace = writer, episodes, namespace
         self.summarizer = summarizer
         self._memories, self._score = memories, score
-        self._records: dict[int, MemoryNode] = {}
+        self._memories_by_store: dict[int, EpisodeMemories] = {}
 
-    def _record(self, store: BaseStore) -> MemoryNode:
-        """The record-episode node for ``store`` (the worker has no graph to take it from)."""
-        node = self._records.get(id(store))
-        if node is None:
+    def _episode_memories(self, store: BaseStore) -> EpisodeMemories:
+        """The episodic memories episodes are recorded in for ``store`` (the worker has no
+        graph to take them from)."""
+        memories = self._memories_by_store.get(id(store))
+        if memories is None:
             memories = self._memories
             if memories is None or memories.store is None:
                 options = memories.options if memories is not None else {}
                 namespace = memories.namespace if memories is not None else EPISODE_NAMESPACE
                 memories = EpisodeMemories(store, namespace=namespace, **options)
-            node = self._records[id(store)] = record_episode_node(memories=memories,
-                                                                  score=self._score)
-        return node
+            self._memories_by_store[id(store)] = memories
+        return memories
 
     def form(self, store: BaseStore, turns: Sequence[PendingTurn]) -> Formed:
         """Form ``turns`` (one user's, oldest first) into ``store``."""
@@ -211,8 +207,8 @@ class Former:
         if self.episodes:
             for turn in prepared.turns:
                 if turn.episode is not None:
-                    record = self._record(store)
-                    update = run(record._plan(dict(turn.episode), turn.config()))
+                    update = run(record_episode(self._episode_memories(store), self._score,
+                                                time.time, dict(turn.episode), turn.config()))
                     episodes += bool(update.get("episode_id"))
         return Formed(tuple(written), tuple(skipped), episodes, len(prepared.summaries))
 

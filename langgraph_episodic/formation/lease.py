@@ -34,7 +34,7 @@ from langgraph.store.base import BaseStore
 
 from .._effects import run
 from .._keylock import formation_key, locked
-from ..graph._runner import all_items
+from .._runner import all_items
 
 LEASE = "_formation"
 """First label of the lease namespaces, ``(LEASE, user_label)``."""

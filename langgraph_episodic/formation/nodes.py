@@ -9,15 +9,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from .._effects import Plan
+from .._messages import as_messages
+from .._runner import MemoryNode, resolve_store
 from ..facts.consolidate import utc_now
-from ..graph._messages import as_messages
-from ..graph._runner import MemoryNode, resolve_store
-from ..graph.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
-from ..graph.entities import ENTITY_NAMESPACE, EntityWriter
-from ..graph.episode_nodes import EpisodeMemories, Scorer
-from ..graph.options import TurnOptions
-from ..graph.summarize import Summarizer
-from ..graph.turns import turn_items
+from ..kinds.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
+from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter
+from ..kinds.episodes import EpisodeMemories, Scorer
+from ..kinds.summaries import Summarizer
+from ..kinds.turns import TurnSettings, turn_items
 from ..privacy.redaction import DEFAULT_REDACTOR
 from .former import Former
 from .queueing import queue_turn
@@ -52,7 +51,7 @@ def queue_formation_node(
     score: Scorer | None = None,
     entity_options: Mapping[str, Any] | None = None, name: str = "queue_formation",
     former: Former | None = None, summarizer: Summarizer | None = None,
-    turns: TurnOptions | None = None,
+    turns: TurnSettings | None = None,
 ) -> MemoryNode:
     """The node that queues this turn's formation (entities with ``entities``, the episode
     with ``episodes``, into ``memories``, and with ``turns`` the turn's items to remember,

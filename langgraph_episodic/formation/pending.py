@@ -24,8 +24,8 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from .._config import USER_ID, configurable, namespace_label
 from .._effects import Plan, call, run
+from .._runner import all_items
 from ..facts.records import from_iso, to_iso
-from ..graph._runner import all_items
 
 PENDING = "_pending"
 """First label of the queue's namespaces, ``(PENDING, user_id, thread_id)``."""
@@ -70,7 +70,7 @@ class PendingTurn:
     summary_base: str = ""
     """The thread's summary before its first deferred fold (a summary written inline)."""
     turns: tuple[dict[str, Any], ...] = ()
-    """The turn's items to store (:meth:`~langgraph_episodic.graph.turns.TurnItem.to_dict`),
+    """The turn's items to store (:meth:`~langgraph_episodic.kinds.turns.TurnItem.to_dict`),
     built in the turn: its text redacted, its day the turn's."""
 
     @property

@@ -18,8 +18,8 @@ from langgraph.store.base import BaseStore
 
 from .._config import user_id_from
 from .._effects import Plan, call
-from ..graph._messages import as_messages, last_human_index, message_text
-from ..graph.turns import TurnItem
+from .._messages import as_messages, last_human_index, message_text
+from ..kinds.turns import TurnItem
 from ..privacy.redaction import SaveRedactor, redact_saved
 from .former import Former
 from .pending import PendingTurn, enqueue

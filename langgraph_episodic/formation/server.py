@@ -28,8 +28,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from .._config import configurable, namespace_label
-from ..graph.entities import ENTITY_NAMESPACE, EntityWriter
-from ..graph.episode_nodes import EpisodeMemories, Scorer
+from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter
+from ..kinds.episodes import EpisodeMemories, Scorer
 from .former import Former
 from .pending import pending_turns, remove
 

@@ -2,7 +2,7 @@
 
 With ``defer=``, a node that compacts the conversation (the sliding window, the summarise node,
 the middleware's ``before_model``) decides what leaves exactly as inline
-(:func:`~langgraph_episodic.graph.compaction.plan_compaction`: what stays starts with a human
+(:func:`~langgraph_episodic.kinds.compaction.plan_compaction`: what stays starts with a human
 message and keeps every tool call next to its results), removes it from ``messages`` at once,
 and queues it for the worker instead of calling the summary model:
 
@@ -10,7 +10,7 @@ and queues it for the worker instead of calling the summary model:
   their first sentences, quoted, join the summary under :data:`PENDING_HEADER`, so the next
   request already has them (no model call, nothing dropped unsummarised).
 - **In the worker**: the thread's pending messages of a batch are folded into the model summary
-  in one go (:class:`~langgraph_episodic.graph.summarize.Summarizer`) and written to the store
+  in one go (:class:`~langgraph_episodic.kinds.summaries.Summarizer`) and written to the store
   under ``("_summary", user, thread)`` with ``through``, the key of the newest turn folded.
 - **At the next compaction** (the next turn's window, or the summarise node): the stored
   summary replaces the quoted lines of every turn up to ``through``. The summary stays in the
@@ -29,8 +29,8 @@ from langgraph.store.base import BaseStore
 
 from .._config import configurable, user_id_from
 from .._effects import Plan, call
-from ..graph.compaction import LEGACY_SUMMARY_ID, Compaction
-from ..graph.summarize import EXTRACTIVE_HEADER, Summarizer, extractive_summary
+from ..kinds.compaction import LEGACY_SUMMARY_ID, Compaction
+from ..kinds.summaries import EXTRACTIVE_HEADER, Summarizer, extractive_summary
 from .former import Former
 from .pending import SUMMARY_KEY, PendingTurn, enqueue, summary_namespace
 from .worker import Scheduler

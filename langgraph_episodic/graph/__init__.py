@@ -11,32 +11,30 @@ The most used of these are also exported from ``langgraph_episodic`` itself (see
 
 from __future__ import annotations
 
-from ._runner import MemoryNode
-from .compaction import Compaction, plan_compaction
-from .entities import (
+from .._runner import MemoryNode
+from ..kinds.compaction import Compaction, plan_compaction
+from ..kinds.entities import (
     ExtractedEntities,
     ExtractedEntity,
-    entity_extract_node,
     extract_entities_by_rules,
     is_question,
-    load_entities_node,
 )
-from .episode_nodes import (
+from ..kinds.episodes import (
     EpisodeMemories,
     outcome_from_feedback,
-    recall_node,
     recalled_episodes,
-    record_episode_node,
-    select_strategy_node,
     task_from_state,
 )
+from ..kinds.namespaces import USER_LABELS, user_namespaces
+from ..kinds.summaries import SUMMARY_MESSAGE_ID, Summarizer, extractive_summary
+from .entities import entity_extract_node, load_entities_node
+from .episode_nodes import recall_node, record_episode_node, select_strategy_node
 from .memory_recall import explain_recall, recall_memories_node
-from .namespaces import USER_LABELS, user_namespaces
 from .options import EntityOptions, EpisodeOptions, SummaryOptions, TurnOptions, WindowOptions
 from .profiles import UserFact, UserProfiles
 from .pruning import aprune_threads, prune_threads
 from .state import EpisodicState, merge_entities
-from .summarize import SUMMARY_MESSAGE_ID, Summarizer, extractive_summary, summarize_node
+from .summarize import summarize_node
 from .threads import (
     SessionInfo,
     adelete_user_threads,

@@ -27,12 +27,12 @@ from langgraph.store.base import BaseStore, SearchItem
 from .._config import fill_namespace
 from .._effects import Plan, call, run
 from .._fence import data_notice, fence, single_line
+from .._messages import as_messages, last_human_text
+from .._runner import MemoryNode, resolve_store
 from ..facts.recall import newest_per_lineage
 from ..facts.records import CURRENT_FILTER
+from ..kinds.turns import is_turn, turn_line
 from ..memory_kinds import DEFAULT_MIN_SCORE, Decision, decide
-from ._messages import as_messages, last_human_text
-from ._runner import MemoryNode, resolve_store
-from .turns import is_turn, turn_line
 
 MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
 """Where the memory tools save (``create_memory_tools``); searched for the question."""
@@ -98,7 +98,7 @@ def explain_recall(
 
 def memory_line(value: Mapping[str, Any]) -> str:
     """A recalled memory's value as one prompt line: a turn as
-    :func:`~langgraph_episodic.graph.turns.turn_line`, a saved fact as its text."""
+    :func:`~langgraph_episodic.kinds.turns.turn_line`, a saved fact as its text."""
     text = turn_line(value) if is_turn(value) else str(
         value.get("text") or value.get("content") or value)
     return single_line(text)

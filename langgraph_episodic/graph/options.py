@@ -23,13 +23,13 @@ from typing import Literal
 from ..episodic.memory import AUTO
 from ..episodic.strategy import DEFAULT_POLICY
 from ..facts.consolidate import Clock
+from ..kinds.compaction import ContextSize
+from ..kinds.entities import ENTITY_NAMESPACE
+from ..kinds.episodes import Scorer
+from ..kinds.summaries import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS
 from ..memory_kinds import DEFAULT_MIN_SCORE
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
-from .compaction import ContextSize
-from .entities import ENTITY_NAMESPACE
-from .episode_nodes import Scorer
 from .memory_recall import MEMORY_LIMIT
-from .summarize import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS
 
 
 @dataclass(frozen=True)

@@ -29,15 +29,15 @@ from langgraph.store.base import BaseStore, Item
 
 from .._config import namespace_label
 from .._fence import data_notice, fence, single_line
+from .._runner import Plan, all_items, arun, call, run
 from ..facts.consolidate import Clock, FactWriter
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import CURRENT_FILTER, FactRecord, from_iso
+from ..kinds.namespaces import USER_PROFILES
 from ..memory_context import context_of, enabled, index_paths, with_context
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
-from ._runner import Plan, all_items, arun, call, run
-from .namespaces import USER_PROFILES
 
 PROFILE_NAMESPACE = USER_PROFILES
 """First label of the profile namespace; the second is the user id."""

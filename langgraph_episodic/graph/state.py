@@ -12,10 +12,7 @@ from typing import Annotated, Any
 
 from langgraph.graph import MessagesState
 
-
-def entity_key(name: str) -> str:
-    """The case- and space-insensitive key two spellings of one entity share."""
-    return " ".join(name.lower().split())
+from ..kinds.entity_rules import entity_key
 
 
 def merge_entities(

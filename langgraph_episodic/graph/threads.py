@@ -26,10 +26,10 @@ from urllib.parse import unquote
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from .._runner import Plan, arun, call, run
 from .._user_threads import adelete_user_threads as adelete_user_threads
 from .._user_threads import check_id, encode_user_id, user_thread_ids
 from .._user_threads import delete_user_threads as delete_user_threads
-from ._runner import Plan, arun, call, run
 
 DEFAULT_CHECKPOINT_PATH = Path(".episodic") / "checkpoints.sqlite"
 """Where :func:`open_checkpointer` keeps the SQLite checkpoints when given no target."""

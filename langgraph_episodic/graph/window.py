@@ -1,6 +1,6 @@
 """The sliding-window node: keep the newest messages that fit a token budget.
 
-What stays is chosen by :func:`~langgraph_episodic.graph.compaction.plan_compaction`: whole
+What stays is chosen by :func:`~langgraph_episodic.kinds.compaction.plan_compaction`: whole
 turns leave oldest first, then the oldest steps of the latest turn, so the kept messages start
 with a human message and keep every tool call next to its results. Leading system messages are
 always kept and count against the budget. The latest human message and the last step after it
@@ -9,7 +9,7 @@ so.
 
 With ``summarize=True`` (as :func:`~langgraph_episodic.graph.wiring.add_memory_nodes` wires it)
 every message that leaves is first folded into ``state["summary"]``
-(:class:`~langgraph_episodic.graph.summarize.Summarizer`): nothing leaves unsummarised. With
+(:class:`~langgraph_episodic.kinds.summaries.Summarizer`): nothing leaves unsummarised. With
 ``summarize=False`` it is a plain window: what leaves is gone.
 
 As a node it returns ``RemoveMessage`` operations, so the state (and its checkpoints) shrink.
@@ -25,10 +25,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 
-from ._messages import as_messages
-from ._runner import MemoryNode, Plan
-from .compaction import TokenCounter, plan_compaction
-from .summarize import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, Summarizer, compaction_update
+from .._messages import as_messages
+from .._runner import MemoryNode, Plan
+from ..kinds.compaction import TokenCounter, plan_compaction
+from ..kinds.summaries import (
+    DEFAULT_INPUT_TOKENS,
+    DEFAULT_SUMMARY_TOKENS,
+    Summarizer,
+    compaction_update,
+)
 
 logger = logging.getLogger(__name__)
 

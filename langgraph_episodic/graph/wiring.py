@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, SystemMessage
@@ -25,20 +25,20 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from .._fence import data_notice, fence, single_line
-from ._messages import as_messages
-from ._runner import MemoryNode, Plan, call
-from .compaction import TokenCounter
-from .entities import ENTITY_NAMESPACE, EntityWriter, entity_extract_node, load_entities_node
-from .episode_nodes import (
-    EpisodeMemories,
-    recall_node,
-    record_episode_node,
-    select_strategy_node,
-)
+from .._messages import as_messages
+from .._runner import MemoryNode, Plan, call
+from ..formation import Former, Scheduler, resolve_defer
+from ..formation.nodes import deferred_compaction_node, queue_formation_node
+from ..kinds.compaction import TokenCounter
+from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter
+from ..kinds.episodes import EpisodeMemories
+from ..kinds.summaries import Summarizer
+from .entities import entity_extract_node, load_entities_node
+from .episode_nodes import recall_node, record_episode_node, select_strategy_node
 from .memory_recall import memory_block, recall_memories_node
 from .options import EntityOptions, EpisodeOptions, SummaryOptions, TurnOptions, WindowOptions
 from .state import EpisodicState
-from .summarize import Summarizer, summarize_node
+from .summarize import summarize_node
 from .turns import remember_turn_node
 from .window import sliding_window_node
 from .working_memory import CustomerHistory, OutputLog
@@ -46,9 +46,6 @@ from .working_memory_nodes import history_nodes, output_log_nodes
 
 Option = TypeVar("Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions,
                  TurnOptions)
-
-if TYPE_CHECKING:
-    from ..formation import Scheduler
 
 
 @dataclass(frozen=True)
@@ -145,43 +142,99 @@ def add_memory_nodes(
     >>> names.before, names.after
     (('sliding_window', 'load_entities', 'recall_memories', 'recall', 'select_strategy'), ('remember_turn', 'record_episode', 'summarize', 'entity_extract'))
     """
+    _check_agent(builder, agent)
+    groups = _Groups(
+        _group(window, WindowOptions, "window"), _group(summarize, SummaryOptions, "summarize"),
+        _group(entities, EntityOptions, "entities"), _group(episodes, EpisodeOptions, "episodes"),
+        _group(turns, TurnOptions, "turns"), model, store, token_counter,
+        memories or EpisodeMemories(store))
+    deferred = _deferred(defer, groups)
+    before, after = _memory_nodes(groups, deferred, history, output_log)
+    _add_chain(builder, agent, before, after, connect_agent=connect_agent, start=start, end=end)
+    return MemoryNodeNames(tuple(n for n, _ in before), tuple(n for n, _ in after),
+                           None if deferred is None else deferred.formation)
+
+
+_Named = tuple[str, MemoryNode]
+"""A node and the name it is added under."""
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """The groups of nodes one :func:`add_memory_nodes` call adds (``None``: left out) and what
+    their nodes share."""
+
+    window: WindowOptions | None
+    summarize: SummaryOptions | None
+    entities: EntityOptions | None
+    episodes: EpisodeOptions | None
+    turns: TurnOptions | None
+    model: BaseChatModel | None
+    store: BaseStore | None
+    token_counter: TokenCounter | None
+    memories: EpisodeMemories
+
+    @property
+    def bounds(self) -> SummaryOptions:
+        """The summary's bounds, also those of the window's summary without a summary node."""
+        return self.summarize or SummaryOptions()
+
+    def summary_options(self) -> dict[str, Any]:
+        """The keywords the inline window and summary nodes share."""
+        return {"model": self.model, "max_summary_tokens": self.bounds.max_summary_tokens,
+                "max_input_tokens": self.bounds.max_input_tokens,
+                "token_counter": self.token_counter}
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """The background formation of ``defer=`` and what its nodes are made with."""
+
+    formation: Scheduler
+    former: Former
+    compaction_node: Callable[..., MemoryNode]
+    """:func:`~langgraph_episodic.formation.nodes.deferred_compaction_node`."""
+    queue_node: Callable[..., MemoryNode]
+    """:func:`~langgraph_episodic.formation.nodes.queue_formation_node`."""
+
+
+def _check_agent(builder: StateGraph[Any, Any, Any, Any], agent: str) -> None:
+    """Refuse a builder without the agent node, naming the nodes it has."""
     if agent not in builder.nodes:
         raise ValueError(
             f"Add your agent node first (builder.add_node({agent!r}, ...)); the builder has "
             f"{sorted(builder.nodes) or 'no nodes'}."
         )
-    win = _group(window, WindowOptions, "window")
-    summ = _group(summarize, SummaryOptions, "summarize")
-    ent = _group(entities, EntityOptions, "entities")
-    epi = _group(episodes, EpisodeOptions, "episodes")
-    tur = _group(turns, TurnOptions, "turns")
-    shared = memories or EpisodeMemories(store)
-    bounds = summ or SummaryOptions()
-    summary: dict[str, Any] = {"model": model, "max_summary_tokens": bounds.max_summary_tokens,
-               "max_input_tokens": bounds.max_input_tokens, "token_counter": token_counter}
-    before: list[tuple[str, MemoryNode]] = []
-    after: list[tuple[str, MemoryNode]] = []
-    from ..formation import Former, resolve_defer  # it builds on these nodes
-    from ..formation.nodes import deferred_compaction_node, queue_formation_node
 
+
+def _deferred(defer: bool | Scheduler, g: _Groups) -> _Deferred | None:
+    """The formation ``defer`` asks for, with the former its nodes share (``None``: inline)."""
     formation = resolve_defer(defer)
-    former = None if formation is None else Former(
-        EntityWriter(model) if ent is not None else None, episodes=epi is not None,
-        memories=shared, score=epi.score if epi is not None else None,
+    if formation is None:
+        return None
+    ent, epi, bounds = g.entities, g.episodes, g.bounds
+    former = Former(
+        EntityWriter(g.model) if ent is not None else None, episodes=epi is not None,
+        memories=g.memories, score=epi.score if epi is not None else None,
         namespace=ent.namespace if ent is not None else ENTITY_NAMESPACE,
-        summarizer=Summarizer(model, max_summary_tokens=bounds.max_summary_tokens,
+        summarizer=Summarizer(g.model, max_summary_tokens=bounds.max_summary_tokens,
                               max_input_tokens=bounds.max_input_tokens,
-                              token_counter=token_counter))
-    if win is not None and formation is not None and former is not None and summ is not None:
-        before.append(("sliding_window", deferred_compaction_node(
-            formation, former, store=store, window_tokens=win.max_tokens,
-            token_counter=token_counter, name="sliding_window")))
-    elif win is not None:
-        before.append(("sliding_window", sliding_window_node(
-            max_tokens=win.max_tokens, summarize=summ is not None, **summary)))
-    if ent is not None:
+                              token_counter=g.token_counter))
+    return _Deferred(formation, former, deferred_compaction_node, queue_formation_node)
+
+
+def _memory_nodes(
+    g: _Groups, d: _Deferred | None, history: CustomerHistory | None,
+    output_log: OutputLog | None,
+) -> tuple[list[_Named], list[_Named]]:
+    """The nodes before and after the agent, each list in the order of the chain."""
+    before: list[_Named] = []
+    after: list[_Named] = []
+    if g.window is not None:
+        before.append(("sliding_window", _window_node(g, g.window, d)))
+    if g.entities is not None:
         before.append(("load_entities", load_entities_node(
-            store=store, namespace=ent.namespace, limit=ent.limit)))
+            store=g.store, namespace=g.entities.namespace, limit=g.entities.limit)))
     if history is not None:
         load_history, save_history = history_nodes(history)
         before.append(("load_history", load_history))
@@ -190,43 +243,90 @@ def add_memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
-    if tur is not None and tur.recall:
-        before.append(("recall_memories", recall_memories_node(
-            store=store, limit=tur.limit, min_score=tur.min_score)))
-    if epi is not None:
-        before.append(("recall", recall_node(
-            memories=shared, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
-            min_score=epi.min_score)))
-        before.append(("select_strategy", select_strategy_node(
-            memories=shared, policy=epi.policy, rng=epi.rng, pool=epi.pool,
-            similar_k=epi.similar_k, require_signal=epi.score is None)))
-        if formation is None:
-            after.insert(0, ("record_episode", record_episode_node(
-                memories=shared, score=epi.score)))
-    if tur is not None and formation is None:
-        after.insert(0, ("remember_turn", remember_turn_node(
-            store=store, replies=tur.replies, redact=tur.redact, clock=tur.clock)))
-    if summ is not None and formation is not None and former is not None:
-        after.append(("summarize", deferred_compaction_node(
-            formation, former, store=store, trigger=summ.trigger, keep=summ.keep,
-            token_counter=token_counter)))
-    elif summ is not None:
-        after.append(("summarize", summarize_node(trigger=summ.trigger, keep=summ.keep,
-                                                  **summary)))
-    if ent is not None and formation is None:
+    before.extend(_recall_nodes(g))
+    if d is None:
+        after[:0] = _inline_turn_writes(g)
+    if g.summarize is not None:
+        after.append(("summarize", _summary_node(g, g.summarize, d)))
+    if g.entities is not None and d is None:
+        ent = g.entities
         after.append(("entity_extract", entity_extract_node(
-            model=model, store=store, namespace=ent.namespace, source=ent.source,
+            model=g.model, store=g.store, namespace=ent.namespace, source=ent.source,
             load_limit=ent.limit, redact=ent.redact)))
-    if formation is not None:
-        entity_options = (
-            {"namespace": ent.namespace, "source": ent.source, "redact": ent.redact}
-            if ent is not None else {}
-        )
-        after.append(("queue_formation", queue_formation_node(
-            formation, store=store, model=model if ent is not None else None,
-            entities=ent is not None, episodes=epi is not None, memories=shared,
-            score=epi.score if epi is not None else None, entity_options=entity_options,
-            former=former, turns=tur)))
+    if d is not None:
+        after.append(("queue_formation", _queue_node(g, d)))
+    return before, after
+
+
+def _window_node(g: _Groups, win: WindowOptions, d: _Deferred | None) -> MemoryNode:
+    """The sliding window; with the summary deferred, its summary is formed by the worker."""
+    if d is not None and g.summarize is not None:
+        return d.compaction_node(
+            d.formation, d.former, store=g.store, window_tokens=win.max_tokens,
+            token_counter=g.token_counter, name="sliding_window")
+    return sliding_window_node(
+        max_tokens=win.max_tokens, summarize=g.summarize is not None, **g.summary_options())
+
+
+def _recall_nodes(g: _Groups) -> list[_Named]:
+    """The nodes that search the memory with this turn before the agent."""
+    nodes: list[_Named] = []
+    tur, epi = g.turns, g.episodes
+    if tur is not None and tur.recall:
+        nodes.append(("recall_memories", recall_memories_node(
+            store=g.store, limit=tur.limit, min_score=tur.min_score)))
+    if epi is not None:
+        nodes.append(("recall", recall_node(
+            memories=g.memories, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
+            min_score=epi.min_score)))
+        nodes.append(("select_strategy", select_strategy_node(
+            memories=g.memories, policy=epi.policy, rng=epi.rng, pool=epi.pool,
+            similar_k=epi.similar_k, require_signal=epi.score is None)))
+    return nodes
+
+
+def _inline_turn_writes(g: _Groups) -> list[_Named]:
+    """The nodes that store the turn and record the episode in the run (no ``defer=``):
+    ``remember_turn`` first."""
+    nodes: list[_Named] = []
+    if g.episodes is not None:
+        nodes.insert(0, ("record_episode", record_episode_node(
+            memories=g.memories, score=g.episodes.score)))
+    if g.turns is not None:
+        tur = g.turns
+        nodes.insert(0, ("remember_turn", remember_turn_node(
+            store=g.store, replies=tur.replies, redact=tur.redact, clock=tur.clock)))
+    return nodes
+
+
+def _summary_node(g: _Groups, summ: SummaryOptions, d: _Deferred | None) -> MemoryNode:
+    """The summarise node; deferred, the summary model runs in the worker."""
+    if d is not None:
+        return d.compaction_node(
+            d.formation, d.former, store=g.store, trigger=summ.trigger, keep=summ.keep,
+            token_counter=g.token_counter)
+    return summarize_node(trigger=summ.trigger, keep=summ.keep, **g.summary_options())
+
+
+def _queue_node(g: _Groups, d: _Deferred) -> MemoryNode:
+    """The node that queues the turn for the worker (in place of the inline writes)."""
+    ent, epi = g.entities, g.episodes
+    entity_options = (
+        {"namespace": ent.namespace, "source": ent.source, "redact": ent.redact}
+        if ent is not None else {}
+    )
+    return d.queue_node(
+        d.formation, store=g.store, model=g.model if ent is not None else None,
+        entities=ent is not None, episodes=epi is not None, memories=g.memories,
+        score=epi.score if epi is not None else None, entity_options=entity_options,
+        former=d.former, turns=g.turns)
+
+
+def _add_chain(
+    builder: StateGraph[Any, Any, Any, Any], agent: str, before: list[_Named],
+    after: list[_Named], *, connect_agent: bool, start: str, end: str,
+) -> None:
+    """Add the nodes and the edges ``start -> before... -> agent -> after... -> end``."""
     for name, node in (*before, *after):
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")
@@ -239,7 +339,6 @@ def add_memory_nodes(
         edges += pairwise([*chain_after, end])
     for a, b in edges:
         builder.add_edge(a, b)
-    return MemoryNodeNames(tuple(n for n, _ in before), tuple(chain_after), formation)
 
 
 ENTITIES_LABEL = "KNOWN ENTITIES"

@@ -24,8 +24,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore, Item
 
 from .._config import namespace_label
-from ._runner import Plan, all_items, arun, call, run
-from .namespaces import OUTPUT_LOG, WORKING_MEMORY
+from .._runner import Plan, all_items, arun, call, run
+from ..kinds.namespaces import OUTPUT_LOG, WORKING_MEMORY
 from .profiles import fact_key
 
 DEFAULT_TTL_DAYS = 30.0

@@ -17,8 +17,8 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from .._config import user_id_from
-from ._messages import as_messages, last_ai_text, last_human_text
-from ._runner import MemoryNode, Plan
+from .._messages import as_messages, last_ai_text, last_human_text
+from .._runner import MemoryNode, Plan
 from .working_memory import CustomerHistory, OutputLog
 
 

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import (
@@ -53,8 +53,6 @@ from .._effects import Effect, Plan, arun, run
 from .._keylock import alocked, formation_key, locked
 from .._types import Namespace
 from .._user_threads import adelete_user_threads, delete_user_threads, user_thread_ids
-from ..chroma import record_format
-from ..chroma.record_format import ns_from_str
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .report import ForgetReport, notify
 from .shapes import (
@@ -67,6 +65,9 @@ from .shapes import (
     matches,
     user_label,
 )
+
+if TYPE_CHECKING:
+    from ..chroma import RawRecords
 
 logger = logging.getLogger(__name__)
 
@@ -194,84 +195,54 @@ def _user_prefixes(store: BaseStore, shape: Shape, label: str) -> list[Namespace
     return prefixes
 
 
-def _user_where(store: BaseStore, label: str, shapes: Sequence[Shape]) -> dict[str, Any] | None:
-    """A Chroma ``where`` matching the records of the user's namespaces (a superset: exact
-    matching follows), or None when the user has none the registry knows of."""
-    by_depth: dict[int, list[str]] = {}
-    for shape in shapes:
-        for prefix in _user_prefixes(store, shape, label):
-            by_depth.setdefault(len(prefix), []).append(record_format.ns_str(prefix))
-    if not by_depth:
-        return None
-    clauses: list[dict[str, Any]] = [
-        {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
-    ]
-    # A record holds no prefix key of its whole namespace: ``_ns`` matches a prefix that is one.
-    clauses.append({"_ns": {"$in": sorted({v for values in by_depth.values() for v in values})}})
-    return {"$or": clauses}
+def _user_prefixes_of(store: BaseStore, label: str, shapes: Sequence[Shape]) -> list[Namespace]:
+    """The namespace prefixes of the user's namespaces the registry knows of (a superset:
+    exact matching follows)."""
+    return [prefix for shape in shapes for prefix in _user_prefixes(store, shape, label)]
 
 
-def _leftover_records(
+def _raw_records(
     store: BaseStore, label: str, shapes: Sequence[Shape], scoped: bool = False
-) -> tuple[list[tuple[Namespace, str]], list[str]]:
-    """Records of the user that the namespace listing cannot reach, read from a ChromaStore's
-    raw collections: items of namespaces the registry lost and vector records whose item is
-    gone (a crash between a store's writes leaves them; see ``ChromaStore.verify``).
-    Returns (item namespace and key, vector record ids); empty for other stores.
+) -> RawRecords | None:
+    """Records of the user that the namespace listing cannot reach, read by a ChromaStore
+    from its raw collections (``ChromaStore.raw_records``): items of namespaces the registry
+    lost and vector records whose item is gone (a crash between a store's writes leaves them;
+    see ``ChromaStore.verify``). None for other stores.
 
     ``scoped`` (the dry run) reads only the records of the user's namespaces whose kinds the
-    registry or this library knows (a ``where`` on them, paged), so a preview does not grow
-    with the store; forgetting itself reads the collections whole, and so also finds a lost
-    namespace of a kind nobody else has."""
-    collections = getattr(store, "collections", None)
-    if not isinstance(collections, dict):
-        return [], []
-    where = _user_where(store, label, shapes) if scoped else None
-    if scoped and where is None:
-        return [], []
-    found: dict[str, list[tuple[str, Mapping[str, Any]]]] = {"items": [], "vectors": []}
-    for kind in ("items", "vectors"):
-        offset = 0
-        while True:
-            got = collections[kind].get(
-                where=where, include=["metadatas"], limit=_SCAN_PAGE, offset=offset
-            )
-            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-                ns = meta.get("_ns") if meta else None
-                if isinstance(ns, str) and matches(ns_from_str(ns), shapes, label):
-                    # (an item that is its own vector record is an item)
-                    own = "#" not in rid and record_format.in_vectors(meta)
-                    mine = "items" if kind == "items" or own else kind
-                    found[mine].append((rid, meta))
-            offset += len(got["ids"])
-            if len(got["ids"]) < _SCAN_PAGE:
-                break
-    views = (record_format.unfold(m) for _, m in found["items"])
-    items = [(ns_from_str(str(m["_ns"])), str(m["_key"])) for m in views]
-    return items, [rid for rid, _ in found["vectors"]]
+    registry or this library knows, so a preview does not grow with the store; forgetting
+    itself reads the collections whole, and so also finds a lost namespace of a kind nobody
+    else has."""
+    scan = getattr(store, "raw_records", None)
+    if not callable(scan):
+        return None
+    prefixes = _user_prefixes_of(store, label, shapes) if scoped else None
+    found: RawRecords = scan(lambda ns: matches(ns, shapes, label), prefixes=prefixes)
+    return found
 
 
 def _delete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
-    collections = getattr(store, "collections", None)
-    if not isinstance(collections, dict):
-        return
-    for start in range(0, len(ids), _SCAN_PAGE):
-        collections["vectors"].delete(ids=list(ids[start : start + _SCAN_PAGE]))
+    delete = getattr(store, "delete_vector_records", None)
+    if callable(delete):
+        delete(ids)
 
 
 def _delete_leftovers(
     store: BaseStore, label: str, shapes: Sequence[Shape]
 ) -> Plan[tuple[dict[Namespace, int], int]]:
-    """Delete what :func:`_leftover_records` finds: items through the store (its caches
-    follow), then the remaining vector records of the user directly. Returns the items
-    deleted per namespace and the number of vector records deleted."""
-    items, _ = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
+    """Delete what :func:`_raw_records` finds: items through the store (its caches follow),
+    then the remaining vector records of the user directly. Returns the items deleted per
+    namespace and the number of vector records deleted."""
+    found = yield Effect(_raw_records, _araw_records, (store, label, shapes))
+    if found is None:
+        return {}, 0
     counts: dict[Namespace, int] = {}
-    if items:
-        yield _batch(store, [PutOp(ns, key, None) for ns, key in items])
-        for ns, _key in items:
+    if found.items:
+        yield _batch(store, [PutOp(ns, key, None) for ns, key in found.items])
+        for ns, _key in found.items:
             counts[ns] = counts.get(ns, 0) + 1
-    _, vector_ids = yield Effect(_leftover_records, _aleftover_records, (store, label, shapes))
+    found = yield Effect(_raw_records, _araw_records, (store, label, shapes))
+    vector_ids = list(found.vector_ids) if found is not None else []
     if vector_ids:
         yield Effect(_delete_vector_records, _adelete_vector_records, (store, vector_ids))
     return counts, len(vector_ids)
@@ -284,31 +255,25 @@ def _count_leftovers(
     """Count (do not delete) what :func:`_delete_leftovers` would delete, beside the
     ``listed`` items: items the listing cannot reach (a namespace the registry lost, an
     expired item not swept yet) and vector records of none of the user's items (``scoped``:
-    only in namespaces of kinds the registry or this library knows, see :func:`_leftover_records`)."""
-    items, vector_ids = yield Effect(
-        _leftover_records, _aleftover_records, (store, label, shapes, scoped)
-    )
+    only in namespaces of kinds the registry or this library knows, see :func:`_raw_records`)."""
+    found = yield Effect(_raw_records, _araw_records, (store, label, shapes, scoped))
+    if found is None:
+        return {}, 0
     counts: dict[Namespace, int] = {}
-    for ns, key in items:
+    for ns, key in found.items:
         if (ns, key) not in listed:
             counts[ns] = counts.get(ns, 0) + 1
-    known = {record_format.item_id(ns, key) for ns, key in (*listed, *items)}
-    orphans = sum(1 for rid in vector_ids if rid.split("#")[0].split(".")[0] not in known)
-    return counts, orphans
+    return counts, len(found.vector_ids_outside((*listed, *found.items)))
 
 
-async def _aleftover_records(
+async def _araw_records(
     store: BaseStore, label: str, shapes: Sequence[Shape], scoped: bool = False
-) -> tuple[list[tuple[Namespace, str]], list[str]]:
-    return await asyncio.to_thread(_leftover_records, store, label, shapes, scoped)
+) -> RawRecords | None:
+    return await asyncio.to_thread(_raw_records, store, label, shapes, scoped)
 
 
 async def _adelete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
     await asyncio.to_thread(_delete_vector_records, store, ids)
-
-
-_SCAN_PAGE = 2000
-"""Records per page when forget reads a ChromaStore's raw collections for leftovers."""
 
 
 def _count_items(

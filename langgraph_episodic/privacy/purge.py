@@ -14,8 +14,8 @@ holds the deleted records in three places:
 
 :func:`purge_store` removes all three for the collections of one
 :class:`~langgraph_episodic.ChromaStore`: it rebuilds each collection whose index holds deleted
-vectors (:mod:`langgraph_episodic.chroma.rebuild`: copy the live records, swap, drop the old
-collection and its index folder), deletes the log rows that only a *deleted* record still needs
+vectors (``ChromaStore.maintenance``: copy the live records, swap, drop the old collection and its
+index folder), deletes the log rows that only a *deleted* record still needs
 (each add/update/upsert row of a record id followed by a delete of that id; the delete rows,
 which hold only the id, stay, so a replay after a restart ends in the same state), merges the
 full-text index, zeroes the never-read tails of the index files (written from uncleared memory)
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,11 +74,15 @@ def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
     LangGraph's ``InMemoryStore`` has no files; any other store is reported as not purged.
 
     ``rebuild=True`` also rebuilds each collection whose vector index holds deleted vectors
-    (see :mod:`langgraph_episodic.chroma.rebuild`): the store stays usable meanwhile (writes
+    (``ChromaStore.maintenance``): the store stays usable meanwhile (writes
     wait only for short steps; how long the rebuild takes: ``docs/privacy.md``).
     ``rebuild=False`` leaves them and reports ``purged=False``: run it again with the default
     later (or ``langgraph-episodic purge``).
     """
+    remote = getattr(getattr(store, "inner", store), "_remote", None)
+    if remote is not None:  # a client of the process holding an embedded folder
+        refusal = remote.needs_the_folder("purge_store", "purge")
+        return Purge(f"Chroma folder {remote.folder}", False, refusal)
     collections = getattr(store, "collections", None)
     client = getattr(store, "client", None)
     if not isinstance(collections, dict) or client is None:
@@ -97,25 +102,22 @@ def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
     if not getattr(settings, "is_persistent", False):
         return Purge("in-memory Chroma", True, "nothing is written to disk")
     folder = Path(str(settings.persist_directory))
-    in_use = getattr(getattr(store, "inner", store), "_in_use", None)
-    if in_use is None:
+    maintenance = getattr(store, "maintenance", None)
+    if not callable(maintenance):
         return purge_chroma_folder(folder, [str(c.id) for c in collections.values()])
-    with in_use() as backend:
-        return _purge_live(backend, client, folder, rebuild=rebuild)
+    with maintenance() as work:
+        return _purge_live(work, folder, rebuild=rebuild)
 
 
-def _purge_live(backend: Any, client: Any, folder: Path, *, rebuild: bool) -> Purge:
-    """Purge the folder of a live store: claim the folder (another process writing it gets
-    ``FolderInUseError`` and nothing is touched), rebuild, then purge the log and the files
-    with the store's writes held (no index flush can run meanwhile)."""
-    from ..chroma.rebuild import rebuild_live
-
-    backend.claim_for_writing()
-    kinds = _with_deleted_vectors(folder, backend.gateway)
-    rebuilt = rebuild_live(backend, client, folder, kinds) if rebuild else []
-    with backend.state.write_lock:
-        ids = [str(getattr(backend.gateway, k).id) for k in _KINDS]
-        purge = purge_chroma_folder(folder, ids)
+def _purge_live(work: Any, folder: Path, *, rebuild: bool) -> Purge:
+    """Purge the folder of a live store through its ``maintenance()`` (``work``; the folder
+    is claimed: another process writing it gets ``FolderInUseError`` and nothing is touched):
+    rebuild, then purge the log and the files with the store's writes held (no index flush
+    can run meanwhile)."""
+    kinds = _with_deleted_vectors(folder, work.collection_ids())
+    rebuilt = work.rebuild(kinds) if rebuild else []
+    with work.writes_held() as ids:
+        purge = purge_chroma_folder(folder, list(ids.values()))
     left = [] if rebuild else kinds
     detail = purge.detail
     if rebuilt:
@@ -131,11 +133,9 @@ def _purge_live(backend: Any, client: Any, folder: Path, *, rebuild: bool) -> Pu
     return Purge(purge.target, not left, detail)
 
 
-_KINDS = ("items", "vectors", "namespaces")
-
-
-def _with_deleted_vectors(folder: Path, gateway: Any) -> list[str]:
-    """The store's collections whose vector index holds deleted vectors."""
+def _with_deleted_vectors(folder: Path, collection_ids: Mapping[str, str]) -> list[str]:
+    """The store's collections (kinds, of ``collection_ids``: kind -> Chroma id) whose vector
+    index holds deleted vectors."""
     from .index_files import holds_deleted
 
     db = folder / CHROMA_FILE
@@ -143,7 +143,7 @@ def _with_deleted_vectors(folder: Path, gateway: Any) -> list[str]:
         return []
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
     try:
-        return [k for k in _KINDS if holds_deleted(con, folder, str(getattr(gateway, k).id))]
+        return [k for k, cid in collection_ids.items() if holds_deleted(con, folder, cid)]
     finally:
         con.close()
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from ..chroma.store import ChromaStore
+from ..chroma import ChromaStore
 from .settings import StoreSettings
 
 logger = logging.getLogger(__name__)

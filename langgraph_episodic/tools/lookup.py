@@ -28,8 +28,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import GetOp, Item, SearchOp
 
 from .._config import MissingConfigError, fill_namespace
-from ..chroma.ranking.lexical import STOPWORDS
 from ..graph.namespaces import ENTITIES, USER_PROFILES
+from ..language.analysis import STOPWORDS
 
 ENTITY_TEMPLATE: tuple[str, ...] = (ENTITIES, "{user_id}")
 """Where the entity-extract node keeps a user's entities."""

@@ -3,6 +3,19 @@
 The agent only knows it has a memory: the namespace (which user) is filled from
 ``config["configurable"]`` when a tool runs and is never a tool argument, and the store is
 either bound when the tools are made or injected by LangGraph (``ToolNode``, ``create_agent``).
+
+A save is consolidated with the user's current facts (``docs/facts.md``): the same fact again
+(up to case and spacing, or the same content on the same topic) confirms the one memory, so its
+``updated_at`` moves; an update ("Ich bin nach Berlin gezogen") closes the old fact's period and
+keeps it as history; an ending ("Ich habe keinen Hund mehr") closes it with no successor. The
+value is a :class:`~langgraph_episodic.facts.FactRecord` (``text``, ``kind="fact"``,
+``valid_from``, ``valid_to``, ``current``, ...) with ``text`` indexed.
+
+A recall searches the filled namespace as a prefix (whole segments), so memories other
+components keep under the same user's sub-namespaces are found too; values without a ``text``
+field show their ``content`` or their JSON. It returns current facts only; a question about the
+past ("früher", "used to") adds earlier versions with their periods, and
+``config["configurable"]["as_of"]`` (a datetime or ISO string) answers with what was true then.
 """
 
 from __future__ import annotations
@@ -276,7 +289,8 @@ def create_memory_tools(
     """Return the tools ``(save, recall)`` over a LangGraph store, each sync and async.
 
     With ``locale="de"`` they are ``memory_speichern(information)`` and ``memory_abrufen(frage)``;
-    with ``locale="en"`` ``save_memory(information)`` and ``recall_memory(query)``.
+    with ``locale="en"`` ``save_memory(information)`` and ``recall_memory(query)``. Saving and
+    recall: see the module docstring and ``docs/facts.md``.
 
     Args:
         store: The store to use. ``None`` uses the graph's store, injected by ``ToolNode`` /
@@ -293,8 +307,7 @@ def create_memory_tools(
         should_store: Refuses trivia (greetings, thanks, bare confirmations); the tool then
             answers that it did not save. ``None`` stores everything non-empty.
         min_score: The relevance floor: when the best search hit scores below it, the tool
-            answers "Keine relevanten Informationen im Gedächtnis gefunden." ("No relevant
-            information found in memory."); when it passes, the hits after it need
+            answers that nothing relevant was found; when it passes, the hits after it need
             ``min_score * RUNNER_UP_SHARE`` (:data:`~langgraph_episodic.memory_kinds.RUNNER_UP_SHARE`). The default,
             :data:`~langgraph_episodic.memory_kinds.DEFAULT_MIN_SCORE` (0.10), is set for ``ChromaStore``'s hybrid score
             (``0.35 * cosine + 0.65 * lexical share``, see ``docs/retrieval.md``); for cosine
@@ -315,20 +328,6 @@ def create_memory_tools(
         clock: Returns the message's time (timezone-aware), against which "seit gestern" or
             "last March" are resolved; default: now.
 
-    A recall searches the filled namespace as a prefix (whole segments), so memories other
-    components keep under the same user's sub-namespaces are found too; values without a
-    ``text`` field show their ``content`` or their JSON.
-
-    A save is consolidated with the user's current facts (``docs/facts.md``): the same fact
-    again (up to case and spacing, or the same content on the same topic) confirms the one
-    memory, so its ``updated_at`` moves; an update ("Ich bin nach Berlin gezogen") closes the
-    old fact's period and keeps it as history; an ending ("Ich habe keinen Hund mehr") closes
-    it with no successor. The value is a :class:`~langgraph_episodic.facts.FactRecord`
-    (``text``, ``kind="fact"``, ``valid_from``, ``valid_to``, ``current``, ...) with ``text``
-    indexed. A recall returns current facts only; a question about the past ("früher", "used
-    to") adds earlier versions with their periods, and ``config["configurable"]["as_of"]``
-    (a datetime or ISO string) answers with what was true then.
-
     >>> from langgraph.store.memory import InMemoryStore
     >>> save, recall = create_memory_tools(store=InMemoryStore())
     >>> cfg = {"configurable": {"user_id": "alice"}}
@@ -342,22 +341,14 @@ def create_memory_tools(
     if store is not None:
         _ttl_kwargs(store, ttl)  # fail when the tools are made, not at the first save
     memory = _StoreMemory(
-        store=store,
-        template=tuple(namespace),
-        k=check_k(k),
-        ttl=ttl,
-        should_store=should_store,
-        min_score=min_score,
-        texts=words,
-        redact=redact,
-        structured=structured,
-        entities=None if entities is None else tuple(entities),
+        store=store, template=tuple(namespace), k=check_k(k), ttl=ttl,
+        should_store=should_store, min_score=min_score, texts=words, redact=redact,
+        structured=structured, entities=None if entities is None else tuple(entities),
         profiles=None if profiles is None else tuple(profiles),
         writer=FactWriter(ModelDecider(model) if model is not None else None, clock=clock),
     )
-    return build_tool_pair(
-        words, save=memory.save, recall=memory.recall, inject_store=store is None
-    )
+    return build_tool_pair(words, save=memory.save, recall=memory.recall,
+                           inject_store=store is None)
 
 
 memory_speichern, memory_abrufen = create_memory_tools()

@@ -106,7 +106,7 @@ async def delete(request: Request) -> Response:
 
 def export(request: Request) -> Response:
     """The user's items as a JSON-lines download (the format of ``langgraph-episodic export``)."""
-    from ..cli.transfer import write_records
+    from ..admin.transfer import write_records
 
     label = requested_user(request)
     records = data.user_records(_settings(request).store, label)
@@ -122,7 +122,7 @@ def export(request: Request) -> Response:
 
 def _preview(settings: Settings, user_id: str) -> dict[str, Any]:
     """What forgetting ``user_id`` would delete (a dry run: nothing is deleted)."""
-    from ..cli.forget import checkpoint_database
+    from ..admin.forget import checkpoint_database
     from ..graph.threads import open_checkpointer
     from ..privacy import forget_user
 
@@ -155,8 +155,8 @@ def forget_page(request: Request) -> Response:
 
 
 async def forget(request: Request) -> Response:
-    from ..cli.forget import forget as forget_and_check
-    from ..cli.forget import render as render_report
+    from ..admin.forget import forget as forget_and_check
+    from ..admin.forget import render as render_report
 
     form = await _writable_form(request)
     label = requested_user(request, fields=form)

@@ -1,7 +1,8 @@
 """The inspector's Starlette app: :func:`create_app` over an open store.
 
-The app only reads and writes through the store's public API and the privacy and command-line
-helpers, so it can be mounted into another ASGI server as it is. Routes live in
+The app only reads and writes through the store's public API and the privacy and admin
+helpers (:mod:`langgraph_episodic.admin`, shared with the command line), so it can be mounted
+into another ASGI server as it is. Routes live in
 :mod:`.browse` (users, namespaces, items), :mod:`.search_page` (the search playground) and
 :mod:`.actions` (edit, delete, export, forget); access control in :mod:`.security`.
 """
@@ -32,8 +33,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _store_error(request: Request, exc: Exception) -> Response:
     """A store that cannot answer: the error's message (it names the fix), no traceback."""
-    from ..chroma.folder_lock import FolderInUseError
-    from ..cli.target import CliError
+    from ..admin.errors import CliError
+    from ..chroma import FolderInUseError
 
     if isinstance(exc, FolderInUseError):
         return render(
@@ -70,8 +71,8 @@ def create_user_app(settings: Settings, *, secrets: Secrets) -> Starlette:
 def _build(settings: Settings, secrets: Secrets, middleware: list[Middleware]) -> Starlette:
     from chromadb.errors import ChromaError
 
-    from ..chroma.folder_lock import FolderInUseError
-    from ..cli.target import CliError
+    from ..admin.errors import CliError
+    from ..chroma import FolderInUseError
 
     app = Starlette(
         routes=[

@@ -25,9 +25,9 @@ from langgraph.store.base import BaseStore, Item, SearchItem
 
 from .._config import namespace_label
 from .._types import Namespace
-from ..cli import chroma_extras
-from ..cli.browse import is_internal, value_text
-from ..cli.transfer import ItemRecord, iter_namespace, list_all_namespaces, records_of
+from ..admin import chroma_extras
+from ..admin.browse import is_internal, value_text
+from ..admin.transfer import ItemRecord, iter_namespace, list_all_namespaces, records_of
 from ..formation.pending import PENDING
 from ..privacy.shapes import DEFAULT_SHAPES, matches
 
@@ -39,7 +39,7 @@ COUNT_CAP = 1000
 """A namespace's items are counted up to this many ("1000+" beyond)."""
 INTERNAL_KINDS = {PENDING: "pending formation"}
 """What the pages call each internal namespace kind the library writes (see
-:func:`~langgraph_episodic.cli.browse.is_internal`)."""
+:func:`~langgraph_episodic.admin.browse.is_internal`)."""
 
 
 def internal_name(ns: Namespace) -> str:

@@ -29,9 +29,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..cli.demo_report import window_for
-from ..cli.transfer import iter_namespace
-from ..episodic.learning import compute_learning_curve
+from ..admin.transfer import iter_namespace
+from ..episodic.learning import compute_learning_curve, window_for
 from ..episodic.memory import EpisodicMemory
 from ..episodic.priority import PrioritizedResult
 from ..episodic.records import Episode, EpisodeSchemaError, TaskCategory, TaskDescription

@@ -24,7 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .._types import Namespace
-from ..cli.transfer import iter_namespace
+from ..admin.transfer import iter_namespace
 from ..facts.recall import current_facts, fact_history, parse_as_of
 from ..facts.records import FactRecord
 from ..graph.namespaces import ENTITIES, USER_PROFILES

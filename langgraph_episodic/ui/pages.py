@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
-from ..cli.browse import value_text
+from ..admin.browse import value_text
 from .access import owner
 from .security import CSRF_FIELD
 

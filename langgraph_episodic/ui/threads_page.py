@@ -54,7 +54,7 @@ class ThreadView:
 @contextmanager
 def checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[Any] | None]:
     """The checkpoint database the inspector was given, open; None when there is none."""
-    from ..cli.forget import checkpoint_database
+    from ..admin.forget import checkpoint_database
     from ..graph.threads import open_checkpointer
 
     database = checkpoint_database(settings.checkpoints)

@@ -44,7 +44,7 @@ def verify_page(request: Request) -> Response:
 
 
 async def run_verify(request: Request) -> Response:
-    from ..cli.verify import render as render_report
+    from ..admin.verify import render as render_report
 
     settings = _check(request)
     await check_csrf(request)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
-from langgraph_episodic.cli.transfer import (
+from langgraph_episodic.admin.transfer import (
     ImportFileError,
     collect_records,
     export_file,

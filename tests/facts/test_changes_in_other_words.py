@@ -113,8 +113,10 @@ async def test_a_past_question_still_marks_and_as_of_answers_by_periods(
     assert ENGLISH.outdated not in await call(recall, {"query": "Who is my girlfriend?"}, then)
 
 
-def _item(key: str, text: str, said: str, slot: str | None = None, score: float = 1.0) -> SearchItem:
-    rec = FactRecord(text=text, lineage=key, valid_from=said, recorded_at=said, slot=slot)
+def _item(key: str, text: str, said: str, slot: str | None = None, score: float = 1.0,
+          method: str = "rules") -> SearchItem:
+    rec = FactRecord(text=text, lineage=key, valid_from=said, recorded_at=said, slot=slot,
+                     method=method)
     moment = datetime(2026, 1, 1, tzinfo=timezone.utc)
     return SearchItem(("memories", "u"), key, rec.to_value(), moment, moment, score=score)
 
@@ -156,3 +158,16 @@ def test_a_later_fact_leads_when_near_and_one_saying_it_changed_first() -> None:
     assert newer_on_topic([old], [old, plain], {spot_a: [others[0], plain]}) == {spot_a: plain}
     assert newer_on_topic([old], [old, plain], {spot_a: [*others[:2], plain]}) == {}
     assert newer_on_topic([old], [old, plain, new], {spot_a: [plain, new]}) == {spot_a: new}
+
+
+def test_a_fact_a_model_saved_never_leads() -> None:
+    """The model was shown the current facts on its topic and closed what it replaced: what
+    it left current it judged still true, so no later fact of its casts doubt on one."""
+    old = _item("a", "I live in Leeds.", JAN, "residence")
+    for slot in ("residence", None):
+        new = _item("b", "We got the keys to our new house now.", MAR, slot, method="model")
+        spot_a = (("memories", "u"), "a")
+        assert newer_on_topic([old], [old, new], {spot_a: [new]}) == {}
+        ruled = _item("b", new.value["text"], MAR, slot)
+        assert newer_on_topic([old], [old, ruled], {spot_a: [ruled]}) == {spot_a: ruled}
+

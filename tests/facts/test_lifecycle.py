@@ -10,7 +10,7 @@ from pathlib import Path
 from langgraph.store.base import BaseStore
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
-from langgraph_episodic.cli.transfer import collect_records, import_records
+from langgraph_episodic.admin.transfer import collect_records, import_records
 from langgraph_episodic.facts import fact_history
 from langgraph_episodic.privacy import forget_user
 from langgraph_episodic.tools import create_memory_tools

@@ -13,11 +13,12 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from langgraph.store.base import BaseStore, Op, PutOp, Result
+from langgraph.store.base import BaseStore, GetOp, Op, PutOp, Result
 
 from langgraph_episodic._effects import run
 from langgraph_episodic.facts import FactRecord, FactWriter, current_facts, fact_history
 from langgraph_episodic.facts.recall import newest_per_lineage
+from langgraph_episodic.memory_context import index_paths
 from langgraph_episodic.tools import create_memory_tools
 
 from .conftest import make_store, user
@@ -184,3 +185,35 @@ def test_a_statement_written_after_a_later_one_becomes_history(backend: str) -> 
     assert [rec.text for rec in current(store)] == [MOVES[1]]
     (berlin,) = [rec for _, rec in fact_history(store, NS) if rec.text == MOVES[0]]
     assert not berlin.current and berlin.valid_to is not None
+
+
+class Meddling(Proxy):
+    """A handle on which another writer confirms every fact a save re-reads before writing
+    (each re-read finds a newer version of the fact the save would close)."""
+
+    rereads = 0
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        if ops and all(isinstance(op, GetOp) for op in ops):
+            self.rereads += 1
+            for op in ops:
+                item = self.inner.get(op.namespace, op.key)
+                rec = FactRecord.from_value(item.value) if item is not None else None
+                if item is not None and rec is not None and rec.current:
+                    value = rec.confirmed(rec.recorded_at).to_value()
+                    self.inner.put(op.namespace, op.key, value, index=index_paths("text", value))
+        return self.inner.batch(ops)
+
+
+@pytest.mark.parametrize("backend", ["memory", "chroma"])
+def test_a_fact_changed_at_every_attempt_is_kept_as_new_and_ends_nothing(backend: str) -> None:
+    store = make_store(backend)
+    clock = Ticking()
+    run(FactWriter(clock=clock).save(store, NS, "Ich wohne in München."))
+    meddling = Meddling(store)
+    outcome = run(FactWriter(clock=clock).save(meddling, NS, "Ich bin nach Berlin gezogen."))
+    assert (outcome.action, outcome.reason) == ("new", "contended")
+    assert meddling.rereads == 3  # one re-read per attempt
+    assert sorted(rec.text for rec in current(store)) == [
+        "Ich bin nach Berlin gezogen.", "Ich wohne in München."]

@@ -129,3 +129,31 @@ def test_a_question_about_the_past_names_the_statements_topic(
                                       "What did I use to read?"])
 def test_a_question_without_a_single_valued_topic_names_none(question: str) -> None:
     assert topic_of_question(question) is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("Tarek works as a backend engineer at N26.",
+         "Tarek left N26 and now works as a staff engineer at Zalando."),
+        ("Maya lives in a flat in Leeds.", "Maya has moved to Manchester."),
+        ("Lena wohnt in Camden.", "Lena ist letzten Monat mit Marco nach Hackney gezogen und wohnt jetzt dort."),
+    ],
+)
+def test_a_fact_saved_in_the_third_person_keeps_its_subject_however_the_sentence_goes_on(
+    before: str, after: str
+) -> None:
+    """The save tool asks for facts in the third person: "Tarek left N26 and now works at
+    Zalando" is about the same person and attribute as "Tarek works at N26", so it replaces it."""
+    assert slot_of(before) == slot_of(after) is not None
+    assert decide_by_rules(after, [Candidate("k", before, slot_of(before))]).action == "update"
+
+
+@pytest.mark.parametrize(
+    ("own", "theirs"),
+    [("Tarek wohnt in Neukölln.", "Tareks Mutter lebt in Hamburg."),
+     ("Tarek lives in Neukölln.", "Tarek's mother lives in Hamburg.")],
+)
+def test_a_named_persons_relative_is_someone_else(own: str, theirs: str) -> None:
+    assert slot_of(theirs) is not None and slot_of(theirs) != slot_of(own)
+    assert decide_by_rules(theirs, [Candidate("k", own, slot_of(own))]).action == "new"

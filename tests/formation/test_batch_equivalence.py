@@ -27,13 +27,9 @@ from langgraph_episodic import ChromaStore, EpisodicMemoryMiddleware, build_memo
 from langgraph_episodic.embeddings import HashEmbeddings
 from langgraph_episodic.facts.rules import Candidate, decide_by_rules, slot_of
 from langgraph_episodic.formation import DeferredFormation, Formed, Former, PendingTurn
-from langgraph_episodic.graph.entities import (
-    EntityWriter,
-    entity_extract_node,
-    extract_entities_by_rules,
-    statements,
-)
+from langgraph_episodic.graph.entities import entity_extract_node
 from langgraph_episodic.graph.threads import thread_config
+from langgraph_episodic.kinds.entities import EntityWriter, extract_entities_by_rules, statements
 from tests.fakes import ScriptedChatModel
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)

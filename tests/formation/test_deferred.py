@@ -28,8 +28,8 @@ from langgraph_episodic.formation import (
     Former,
     PendingTurn,
 )
-from langgraph_episodic.graph.entities import EntityWriter
 from langgraph_episodic.graph.threads import thread_config
+from langgraph_episodic.kinds.entities import EntityWriter
 from tests.fakes import ScriptedChatModel
 
 ALICE = "I work at ACME and I use LangGraph daily."

@@ -10,8 +10,8 @@ from langchain_core.messages import AIMessage
 from langgraph.store.base import BaseStore, GetOp, Op, PutOp
 
 from langgraph_episodic.formation import Former, PendingTurn
-from langgraph_episodic.graph.entities import EntityWriter
 from langgraph_episodic.graph.threads import thread_config
+from langgraph_episodic.kinds.entities import EntityWriter
 from tests.fakes import ScriptedChatModel
 
 

@@ -12,8 +12,8 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_episodic import build_memory_graph
 from langgraph_episodic.formation import PENDING, Former, ServerFormation
 from langgraph_episodic.formation.server import form_user, formation_thread_id
-from langgraph_episodic.graph.entities import EntityWriter
 from langgraph_episodic.graph.threads import thread_config
+from langgraph_episodic.kinds.entities import EntityWriter
 
 
 class FakeClient:

@@ -24,9 +24,10 @@ from langgraph_episodic.graph import (
     entity_extract_node,
     record_episode_node,
 )
-from langgraph_episodic.graph.entities import statements
-from langgraph_episodic.graph.summarize import Summarizer, summarize_node
+from langgraph_episodic.graph.summarize import summarize_node
 from langgraph_episodic.graph.window import sliding_window_node
+from langgraph_episodic.kinds.entities import statements
+from langgraph_episodic.kinds.summaries import Summarizer
 
 from .conftest import cfg
 from .fakes import ScriptedFakeModel, ToolCallingFakeModel, structured_reply

@@ -11,12 +11,8 @@ from langgraph.store.base import BaseStore
 
 from langgraph_episodic import MissingConfigError
 from langgraph_episodic.facts import afact_history
-from langgraph_episodic.graph.entities import (
-    entity_extract_node,
-    extract_entities_by_rules,
-    is_question,
-    statements,
-)
+from langgraph_episodic.graph.entities import entity_extract_node
+from langgraph_episodic.kinds.entities import extract_entities_by_rules, is_question, statements
 
 from .conftest import cfg
 from .fakes import ToolCallingFakeModel, replies, structured_reply

@@ -10,11 +10,11 @@ from langgraph.store.base import BaseStore
 
 from langgraph_episodic._effects import run
 from langgraph_episodic.facts import FactRecord, current_facts, fact_history
-from langgraph_episodic.graph.entities import (
+from langgraph_episodic.graph.entities import entity_extract_node
+from langgraph_episodic.kinds.entities import (
     DESCRIPTION_FACTS,
     EntityWriter,
     ExtractedEntity,
-    entity_extract_node,
     load_entities,
 )
 

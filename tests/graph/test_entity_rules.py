@@ -16,8 +16,9 @@ from langgraph.store.memory import InMemoryStore
 from script_modules import script_module
 
 from langgraph_episodic.cli.simulation import World
-from langgraph_episodic.graph.entities import entity_extract_node, extract_entities_by_rules
-from langgraph_episodic.graph.entity_rules import fact_clauses
+from langgraph_episodic.graph.entities import entity_extract_node
+from langgraph_episodic.kinds.entities import extract_entities_by_rules
+from langgraph_episodic.kinds.entity_rules import fact_clauses
 
 from .conftest import cfg
 

@@ -20,12 +20,14 @@ from langgraph_episodic.episodic import (
     TaskDescription,
 )
 from langgraph_episodic.graph.episode_nodes import (
-    EpisodeMemories,
-    outcome_from_feedback,
     recall_node,
-    recalled_episodes,
     record_episode_node,
     select_strategy_node,
+)
+from langgraph_episodic.kinds.episodes import (
+    EpisodeMemories,
+    outcome_from_feedback,
+    recalled_episodes,
     task_from_state,
 )
 

@@ -29,8 +29,8 @@ from langgraph_episodic.graph import (
     summarize_node,
     thread_config,
 )
-from langgraph_episodic.graph.summarize import SUMMARY_MESSAGE_ID
 from langgraph_episodic.graph.threads import alist_sessions, list_sessions, resume_config
+from langgraph_episodic.kinds.summaries import SUMMARY_MESSAGE_ID
 
 from .fakes import ScriptedFakeModel, structured_reply
 

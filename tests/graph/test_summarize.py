@@ -16,13 +16,10 @@ from langchain_core.messages import (
 from langgraph.graph import StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 
-from langgraph_episodic.graph.compaction import plan_compaction
 from langgraph_episodic.graph.state import EpisodicState
-from langgraph_episodic.graph.summarize import (
-    EXTRACTIVE_HEADER,
-    SUMMARY_MESSAGE_ID,
-    summarize_node,
-)
+from langgraph_episodic.graph.summarize import summarize_node
+from langgraph_episodic.kinds.compaction import plan_compaction
+from langgraph_episodic.kinds.summaries import EXTRACTIVE_HEADER, SUMMARY_MESSAGE_ID
 
 from .fakes import RecordingFakeModel, replies
 

@@ -34,7 +34,7 @@ from langgraph_episodic import EpisodicMemoryMiddleware, create_memory_tools
 from langgraph_episodic._fence import begin_marker, end_marker
 from langgraph_episodic.formation import DeferredFormation
 from langgraph_episodic.graph import TurnOptions, build_memory_graph
-from langgraph_episodic.graph.turns import turn_key
+from langgraph_episodic.kinds.turns import turn_key
 
 from .conftest import cfg, hash_index
 from .fakes import ScriptedFakeModel

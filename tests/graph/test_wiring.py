@@ -15,6 +15,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel
 
+from langgraph_episodic._runner import MemoryNode, state_as_dict
 from langgraph_episodic.graph import (
     EpisodeOptions,
     EpisodicState,
@@ -24,16 +25,17 @@ from langgraph_episodic.graph import (
     open_checkpointer,
     thread_config,
 )
-from langgraph_episodic.graph._runner import MemoryNode, state_as_dict
 
 from .fakes import ScriptedFakeModel, ToolCallingFakeModel, structured_reply
 
-MODULES = ["namespaces", "state", "summarize", "window", "entities", "entity_rules", "threads",
-           "pruning", "profiles", "working_memory", "wiring", "episode_nodes", "compaction",
-           "working_memory_nodes", "turns", "memory_recall"]
+MODULES = ["state", "summarize", "window", "entities", "threads", "pruning", "profiles",
+           "working_memory", "wiring", "episode_nodes", "working_memory_nodes", "turns",
+           "memory_recall"]
+KINDS = ["namespaces", "entities", "entity_rules", "compaction", "turns"]
 
 
-@pytest.mark.parametrize("module", [*(f"graph.{m}" for m in MODULES), "middleware"])
+@pytest.mark.parametrize("module", [*(f"graph.{m}" for m in MODULES),
+                                    *(f"kinds.{m}" for m in KINDS), "middleware"])
 def test_docstring_examples_run(module: str) -> None:
     mod = importlib.import_module(f"langgraph_episodic.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)

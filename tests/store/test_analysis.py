@@ -1,4 +1,4 @@
-"""German and English tokenisation of the lexical side (:mod:`langgraph_episodic.chroma.ranking.analysis`)."""
+"""German and English tokenisation of the lexical side (:mod:`langgraph_episodic.language.analysis`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma.ranking.analysis import (
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import (
     _APOSTROPHES,
     analyze,
     analyzer,
@@ -17,7 +18,6 @@ from langgraph_episodic.chroma.ranking.analysis import (
     normalise,
     words,
 )
-from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 
 
 def test_german_is_stemmed_umlauts_and_sharp_s_folded() -> None:

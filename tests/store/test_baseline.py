@@ -14,10 +14,10 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
-from langgraph_episodic.chroma.ranking import baseline as baseline_module
-from langgraph_episodic.chroma.ranking.baseline import Baseline, above_baseline, baseline_for
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.embeddings import MODEL_DIMS, SentenceTransformerEmbeddings, packaged_index
+from langgraph_episodic.language import baseline as baseline_module
+from langgraph_episodic.language.baseline import Baseline, above_baseline, baseline_for
 from langgraph_episodic.tools import create_memory_tools
 
 DENSE_WEIGHT = 1.0 - LEXICAL_WEIGHT

@@ -20,10 +20,10 @@ from langgraph_episodic.bilingual import (
     BilingualEmbeddings,
     bilingual_embeddings,
 )
-from langgraph_episodic.chroma.ranking.analysis import Language
-from langgraph_episodic.chroma.ranking.baseline import Calibration
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.embeddings import MODEL_DIMS, default_embeddings, packaged_index
+from langgraph_episodic.language.analysis import Language
+from langgraph_episodic.language.baseline import Calibration
 from langgraph_episodic.memory_kinds import DEFAULT_MIN_SCORE
 from langgraph_episodic.multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
 

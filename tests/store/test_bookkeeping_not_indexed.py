@@ -26,7 +26,7 @@ from langgraph_episodic import ChromaStore, memory_context
 from langgraph_episodic._effects import run
 from langgraph_episodic.chroma import nearest
 from langgraph_episodic.chroma.ranking.shared_fields import field_key
-from langgraph_episodic.graph.turns import store_turns, turn_items
+from langgraph_episodic.kinds.turns import store_turns, turn_items
 from langgraph_episodic.tools import create_memory_tools
 
 from ._support import hash_index

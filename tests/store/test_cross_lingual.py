@@ -16,10 +16,10 @@ from langchain_core.embeddings import Embeddings
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.bilingual import BILINGUAL_DIMS, BilingualEmbeddings
-from langgraph_episodic.chroma.ranking.baseline import Calibration, packaged_baseline
 from langgraph_episodic.chroma.ranking.fusion import fuse_aligned
 from langgraph_episodic.chroma.ranking.vectors import BlockView, Owners, QueryCosines
 from langgraph_episodic.embeddings import MODEL_DIMS
+from langgraph_episodic.language.baseline import Calibration, packaged_baseline
 from langgraph_episodic.memory_kinds import DEFAULT_MIN_SCORE
 from langgraph_episodic.multilingual import MULTILINGUAL_DIMS
 

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma import record_format
-from langgraph_episodic.chroma.ranking import analysis
-from langgraph_episodic.chroma.ranking.analysis import analyze, analyze_many, analyzer
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 from langgraph_episodic.chroma.ranking.shared_fields import FieldIndex, field_key
+from langgraph_episodic.language import analysis
+from langgraph_episodic.language.analysis import analyze, analyze_many, analyzer
 
 from ._support import hash_index
 

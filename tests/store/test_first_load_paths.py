@@ -7,9 +7,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma.ranking import analysis
-from langgraph_episodic.chroma.ranking.analysis import detect, words
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, _Shard
+from langgraph_episodic.language import analysis
+from langgraph_episodic.language.analysis import detect, words
 
 WORDS = st.sampled_from(
     ["ich", "und", "the", "is", "müller", "straße", "haus", "dog", "in", "was", "an", "x", ""]
@@ -53,7 +53,7 @@ def test_a_built_shard_equals_one_built_by_add(docs: list[tuple[str, list[str]]]
     assert built.items() == reference.items()
     assert built.total_length == reference.total_length
     # Unpacked for a write, it holds what one built by add() holds.
-    thawed = built.thaw()
+    thawed = built.unpacked()
     assert thawed.postings == reference.postings
     assert [list(p) for p in thawed.postings.values()] == [
         list(reference.postings[term]) for term in thawed.postings
@@ -69,5 +69,10 @@ def test_a_built_shard_equals_one_built_by_add(docs: list[tuple[str, list[str]]]
     plain.put_shard(("u",), reference)
     vocabulary = {term for p in (reference.postings,) for term in p} | {"unheard"}
     for query in [{term: 1.0} for term in sorted(vocabulary)] + [dict.fromkeys(vocabulary, 1.0)]:
-        assert packed.score_terms(query, [("u",)]).top(20) == plain.score_terms(query, [("u",)]).top(20)
-        assert packed.score_terms(query, [("u",)]).max_score == plain.score_terms(query, [("u",)]).max_score
+        assert packed.score_terms(query, [("u",)]).top(20) == plain.score_terms(
+            query, [("u",)]
+        ).top(20)
+        assert (
+            packed.score_terms(query, [("u",)]).max_score
+            == plain.score_terms(query, [("u",)]).max_score
+        )

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langgraph_episodic.chroma.ranking import hybrid as hybrid_ranking
-from langgraph_episodic.chroma.ranking.baseline import above_baseline
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, QueryCosines
+from langgraph_episodic.language.baseline import above_baseline
 
 from ._references import fusion as reference
 

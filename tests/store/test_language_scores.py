@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from langgraph_episodic import ChromaStore
-from langgraph_episodic.chroma.ranking import baseline as baseline_module
-from langgraph_episodic.chroma.ranking.analysis import Language, detect, words
-from langgraph_episodic.chroma.ranking.baseline import Baseline
+from langgraph_episodic.language import baseline as baseline_module
+from langgraph_episodic.language.analysis import Language, detect, words
+from langgraph_episodic.language.baseline import Baseline
 from langgraph_episodic.tools import create_memory_tools
 
 from .test_baseline import DENSE_WEIGHT, PackagedAngles, cos, scores, store_with

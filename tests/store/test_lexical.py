@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, s_stem, tokenize
+from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
+from langgraph_episodic.language.analysis import s_stem, tokenize
 
 from ._support import CHROMA_BACKENDS, PERSISTENT, FakeClock, backend_param
 

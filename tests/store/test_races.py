@@ -43,7 +43,6 @@ def _index() -> Any:
     return {"dims": DIMS, "embed": HashEmbeddings(DIMS)}
 
 
-
 class Pause:
     """Pause the thread that makes the first matching ``Collection.get`` right after Chroma
     answered, until :meth:`resume` (or the timeout)."""
@@ -341,46 +340,54 @@ def test_a_sweep_never_deletes_an_item_another_process_just_put_again(
     assert writer.verify().ok
 
 
-def test_a_write_unpacking_a_searched_namespace_holds_no_lock_readers_need() -> None:
-    """A namespace's first search packs its keyword index; the first write after it unpacks
-    it, which takes time in proportion to the namespace. With the writer paused inside that
-    unpack, a search of another namespace and a search of the same one still answer (the
-    latter from the packed shard, without the write), and the write then lands whole."""
+def test_a_search_merging_a_namespace_s_keyword_index_holds_no_lock_others_need(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``DELTA_LIMIT`` documents written since a namespace's keyword base, a search merges
+    them into a new base, which takes time in proportion to the namespace. With that search
+    paused inside the merge, a search of another namespace, a write into the same one and a
+    search that sees the write still answer; then the paused search answers too."""
     from langgraph_episodic.chroma.ranking import lexical
 
-    store = ChromaStore.ephemeral(collection=f"unpack-{uuid.uuid4().hex[:8]}", index=_index())
+    monkeypatch.setattr(lexical, "DELTA_LIMIT", 2)
+    store = ChromaStore.ephemeral(collection=f"merge-kw-{uuid.uuid4().hex[:8]}", index=_index())
     big, other = ("users", "big"), ("users", "other")
     store.batch([PutOp(big, f"k{i}", {"text": f"harbour crane {i} lifts"}) for i in range(200)])
     store.put(other, "o", {"text": "the lighthouse keeper"})
     assert len(store.search(big, query="harbour crane", limit=5)) == 5  # packs big's shard
     assert store.search(other, query="lighthouse", limit=1)
+    for i in range(3):  # past the limit: big's next search merges
+        store.put(big, f"w{i}", {"text": f"a seagull {i} on the crane"})
     inside, resume = threading.Event(), threading.Event()
-    original = lexical._Arrays.unpack
+    original = lexical._merge
 
-    def paused_unpack(self: Any) -> Any:
-        inside.set()
-        resume.wait(PAUSE_S * 4)
-        return original(self)
+    def paused_merge(*args: Any) -> Any:
+        if not inside.is_set():  # the first merge only
+            inside.set()
+            resume.wait(PAUSE_S * 4)
+        return original(*args)
 
-    lexical._Arrays.unpack = paused_unpack  # type: ignore[method-assign]  # a test hook
+    monkeypatch.setattr(lexical, "_merge", paused_merge)
+    searcher = run_in_thread(lambda: store.search(big, query="seagull", limit=5))
     try:
-        writer = run_in_thread(lambda: store.put(big, "new", {"text": "a seagull on the crane"}))
-        assert inside.wait(10)
+        assert inside.wait(10), "the search did not merge"
         answered = run_in_thread(
             lambda: (
                 store.search(other, query="lighthouse", limit=1),
-                store.search(big, query="harbour crane", limit=3),
+                store.put(big, "new", {"text": "a seagull nests on the crane"}),
+                store.search(big, query="seagull nests", limit=1),
             )
         )
-        try:
-            lighthouse, cranes = answered.result(timeout=PAUSE_S * 2)
-        finally:
-            resume.set()
-        assert [h.key for h in lighthouse] == ["o"] and len(cranes) == 3
-        result(writer)
+        lighthouse, _, nests = answered.result(timeout=PAUSE_S * 2)
+    except concurrent.futures.TimeoutError:
+        pytest.fail("others waited for a search's merge (it holds the state's lock)")
     finally:
-        lexical._Arrays.unpack = original  # type: ignore[method-assign]  # restore
-    assert [h.key for h in store.search(big, query="seagull", limit=1)] == ["new"]
+        resume.set()
+    assert [h.key for h in lighthouse] == ["o"] and [h.key for h in nests] == ["new"]
+    assert {"w0", "w1", "w2"} <= {h.key for h in result(searcher)}
+    assert {"w0", "w1", "w2", "new"} <= {
+        h.key for h in store.search(big, query="seagull", limit=10)
+    }
     store.close()
 
 

@@ -8,7 +8,11 @@
 * A client answers every op kind (filters, index paths, TTL, deletes, listings) as a store of
   its own would: what crosses the socket loses nothing.
 * A connection to the folder's socket without the secret (or with a wrong one) is refused.
-* ``purge`` still needs the folder alone and names the process holding it.
+* ``purge`` still needs the folder alone and names the process holding it; so does
+  ``purge_store`` on a client's store.
+* A client opened with a ``clock=`` of its own stamps and expires by it; one that asks for
+  another ``language`` than the holder's gets a clear error (the command line too).
+* All of them at once, with the holder SIGKILLed: ``test_sharing_processes.py``.
 """
 
 from __future__ import annotations
@@ -382,3 +386,81 @@ def _comparable(results: Sequence[object]) -> list[object]:
         return x
 
     return [one(r) for r in results]
+
+
+def test_purge_store_on_a_client_names_the_holder_and_the_way_to_purge(
+    owner: tuple[subprocess.Popen[str], Path],
+) -> None:
+    from langgraph_episodic.privacy import purge_store
+
+    proc, path = owner
+    with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)}) as client:
+        assert client._remote is not None
+        got = purge_store(client)
+    assert got.purged is False
+    assert f"held by process {proc.pid}" in got.detail
+    assert "purge_store needs the folder alone" in got.detail
+    assert f"langgraph-episodic purge --path {os.path.realpath(path)}" in got.detail
+
+
+def test_a_client_with_a_clock_of_its_own_stamps_and_expires_by_it(tmp_path: Path) -> None:
+    """Its writes carry its time, and its reads judge a TTL by it, as a store alone would."""
+    from datetime import datetime, timezone
+
+    path = tmp_path / "store"
+    proc = _start(IDLE_OWNER, str(path))
+    now = [1_000_000_000.0]
+    try:
+        assert _line(proc) == "ready"
+        with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)},
+                                    clock=lambda: now[0]) as client:
+            assert client._remote is not None
+            client.put(("clock",), "k", {"text": "stamped by the client's clock"}, ttl=1.0)
+            got = client.get(("clock",), "k")
+            assert got is not None
+            assert got.created_at == datetime.fromtimestamp(now[0], timezone.utc)
+            assert [h.key for h in client.search(("clock",), query="clock")] == ["k"]
+            now[0] += 120.0  # two minutes later, by the client's clock: expired
+            assert client.get(("clock",), "k", refresh_ttl=False) is None
+            assert client.search(("clock",), query="clock") == []
+    finally:
+        _say(proc, "done")
+        proc.wait(timeout=TIMEOUT_S)
+        _stop(proc)
+
+
+GERMAN_OWNER = """
+import sys
+from langgraph_episodic import ChromaStore, HashEmbeddings
+store = ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)},
+                               language="de")
+store.put(("agent", "anna"), "k", {"text": "Anna trinkt grünen Tee"})
+print("ready", flush=True)
+sys.stdin.readline()
+store.close()
+"""
+
+
+def test_another_language_than_the_holders_is_a_clear_error(tmp_path: Path) -> None:
+    from langgraph_episodic.chroma.sharing_wire import LanguageMismatchError
+
+    path = tmp_path / "store"
+    proc = _start(GERMAN_OWNER, str(path))
+    try:
+        assert _line(proc) == "ready"
+        with pytest.raises(LanguageMismatchError, match="language='de'") as raised:
+            ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)},
+                                   language="en")
+        assert isinstance(raised.value, ValueError)
+        stats = _cli("stats", "--path", str(path))  # the command line opens with "auto"
+        assert stats.returncode == 2, stats.stderr
+        assert "Traceback" not in stats.stderr
+        assert f"pid {proc.pid}" in stats.stderr and "language='de'" in stats.stderr
+        assert "once that process has closed the folder" in stats.stderr
+        with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)},
+                                    language="de") as same:  # the same language is served
+            assert same._remote is not None and same.get(("agent", "anna"), "k") is not None
+    finally:
+        _say(proc, "done")
+        proc.wait(timeout=TIMEOUT_S)
+        _stop(proc)

@@ -19,7 +19,7 @@ from langgraph.store.base import SearchItem
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import explain_recall
-from langgraph_episodic.graph.turns import only_asks, turn_items
+from langgraph_episodic.kinds.turns import only_asks, turn_items
 from langgraph_episodic.memory_kinds import (
     ASK,
     FACT,

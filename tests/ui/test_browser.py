@@ -25,7 +25,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 from playwright import sync_api
 
-from langgraph_episodic.cli.transfer import parse_lines
+from langgraph_episodic.admin.transfer import parse_lines
 from langgraph_episodic.ui.security import COOKIE
 
 from .conftest import PAYLOADS, Served, python_env, serve, stop

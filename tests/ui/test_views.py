@@ -14,7 +14,7 @@ import httpx
 from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore
-from langgraph_episodic.cli.transfer import parse_lines
+from langgraph_episodic.admin.transfer import parse_lines
 from langgraph_episodic.ui.data import PAGE_SIZE, user_id_of
 from langgraph_episodic.ui.security import CSRF_FIELD
 
@@ -369,8 +369,7 @@ def test_ui_and_mcp_over_http_default_to_different_ports() -> None:
 
 def test_the_learning_curve_uses_the_demos_window(inspector: Inspector) -> None:
     """A sixth of the episodes, between 5 and 20, as ``langgraph-episodic demo`` draws it."""
-    from langgraph_episodic.cli.demo_report import window_for
-    from langgraph_episodic.episodic.learning import compute_learning_curve
+    from langgraph_episodic.episodic.learning import compute_learning_curve, window_for
     from langgraph_episodic.ui.episodes_page import curve_figure, newest_episodes
 
     inspector.login()

@@ -7,7 +7,7 @@ embedding; without it a document missing from one list is scored as that list's 
 
 Both sides' scores are taken as they are, because each already means the same for every query:
 the dense side is the cosine similarity (negative counts as 0; with the packaged model measured
-from the question's baseline, :mod:`.baseline`) and the lexical side the *lexical share*, BM25
+from the question's baseline, :mod:`langgraph_episodic.language.baseline`) and the lexical side the *lexical share*, BM25
 divided by the most any document could score for that query (:func:`lexical_shares`: the
 idf-weighted share of the query's terms a memory holds; every term once in a memory of average
 length gives ``1 / (k1 + 1)``, about 0.45, repeated terms and short memories more). The score is
@@ -29,8 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-LEXICAL_WEIGHT = 0.65
-"""The lexical side's share in the store's calibrated hybrid score (chosen on LoCoMo)."""
+from ...language.baseline import LEXICAL_WEIGHT
 
 
 def fuse_aligned(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .baseline import Calibration, as_calibration
+from ...language.baseline import Calibration, as_calibration
 from .fusion import fuse_aligned, lexical_shares
 from .lexical import LexicalIndex, Namespace, TermScores
 from .vectors import QueryCosines

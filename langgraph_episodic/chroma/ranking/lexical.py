@@ -5,8 +5,9 @@ an inverted index per namespace (term -> {doc_id: term frequency}) that a query 
 for its own terms. No Chroma dependency; the owner (the store) feeds it every put and delete
 and rebuilds it from stored documents after a restart. Writes change dicts; a search scores a
 snapshot of the shards with numpy, over arrays each frozen shard builds once (:class:`_Arrays`).
-A shard built from stored documents (a namespace's first search) is held packed, as those
-arrays alone, until its first write: see :class:`_Shard`.
+A shard is a frozen base and the documents written since (a namespace built from stored
+documents, its first search, starts as a packed base alone), so a write and the search after it
+cost what was written, not the namespace: see :class:`_Shard`.
 
 Scoring is Okapi BM25 with Lucene's non-negative idf,
 ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``, and
@@ -20,21 +21,19 @@ returned).
 from __future__ import annotations
 
 import math
-import re
 import threading
-import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from itertools import islice, pairwise
+from itertools import compress, islice, pairwise, repeat
+from typing import overload
 
 import numpy as np
 
 from ..._types import Namespace
-from .analysis import (
+from ...language.analysis import (
     LANGUAGES,
-    STOPWORDS,
     Language,
     LanguageAnalyzer,
     analyzer,
@@ -43,151 +42,167 @@ from .analysis import (
 Tokenizer = Callable[[str], list[str]]
 
 
-_WORD = re.compile(r"\w+(?:'\w+)*")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
-
-
-def s_stem(word: str) -> str:
-    """Harman's "S" stemmer: fold English plurals to the singular, nothing else.
-
-    >>> [s_stem(w) for w in ["parties", "boxes", "cats", "glass", "status", "is"]]
-    ['party', 'boxe', 'cat', 'glass', 'status', 'is']
-    """
-    if len(word) <= 3 or not word.endswith("s"):
-        return word
-    if word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
-        return word[:-1]
-    if word.endswith(("us", "ss")):
-        return word
-    return word[:-1]
-
-
-def tokenize(text: str, *, stem: bool = False) -> list[str]:
-    """Split text into lowercase unicode words, dropping English and German stopwords.
-
-    Words keep inner apostrophes and underscores (``don't``, ``snake_case``), so identifiers
-    stay whole; an English possessive ``'s`` is removed. ``stem=True`` also folds English
-    plurals (:func:`s_stem`).
-
-    >>> tokenize("Caroline's dog ISN'T chasing the ball_pit!")
-    ['caroline', 'dog', 'chasing', 'ball_pit']
-    """
-    normal = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
-    tokens = []
-    for word in _WORD.findall(normal):
-        if word in STOPWORDS:
-            continue
-        if word.endswith("'s"):
-            word = word[:-2]
-        if stem:
-            word = s_stem(word)
-        tokens.append(word)
-    return tokens
+DELTA_LIMIT = 2048
+"""Documents written since a shard's base (added, replaced or removed) up to which a search
+scores the base and the documents written since side by side (:meth:`_Arrays.layered`); past
+it, the search's arrays merge the two into one base (:func:`_merge`), and the next write starts
+afresh over it. The merge costs time in proportion to the namespace, once per this many
+writes."""
 
 
 class _Shard:
-    """One namespace's postings and document lengths, in one of two forms.
+    """One namespace's documents: a frozen base and the writes since.
 
-    * Dicts (``postings``, ``terms``, ``lengths``): what writes change.
-    * Packed: a shard built from stored documents (:meth:`LexicalIndex.build_shard`, the first
-      search of a namespace) keeps only its :class:`_Arrays`, built whole, with every posting
-      as a slice of two flat arrays; its dicts stay empty. It is frozen from the start, and
-      the first write to the namespace unpacks it into dicts (:meth:`thaw`). A namespace that
-      is searched and not written keeps a fraction of the dicts' memory.
+    * ``base``: an :class:`_Arrays` of documents that never changes (the arrays a search built,
+      or the packed arrays of a namespace built from stored documents,
+      :meth:`LexicalIndex.build_shard`); ``dead``: the positions in it of documents removed or
+      replaced since.
+    * Dicts (``postings``, ``terms``, ``lengths``): the documents written since the base,
+      what writes change.
+
+    So a write costs what it writes, not the namespace: a frozen shard's copy for a write
+    (:meth:`thaw`) takes the base as it is and copies the dicts of the writes since; a search
+    scores the base's arrays beside those of the writes (:meth:`_Arrays.layered`) until there
+    are more than :data:`DELTA_LIMIT`, then merges them (:func:`_merge`). A shard built from
+    stored documents is held packed (its base alone, no dicts). The BM25 statistics are the
+    namespace's either way: the scores do not depend on how the documents are held.
     """
 
     __slots__ = (
         "_arrays",
         "_items",
+        "base",
+        "dead",
         "frozen",
         "lengths",
-        "packed",
         "postings",
         "source",
         "terms",
         "total_length",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, base: _Arrays | None = None, total_length: int = 0) -> None:
+        self.base = base
+        self.dead: set[int] = set()
         self.postings: dict[str, dict[str, int]] = {}
         self.terms: dict[str, tuple[str, ...]] = {}
         self.lengths: dict[str, int] = {}
-        self.total_length = 0
+        self.total_length = total_length
+        """The length of every live document, in the base and written since."""
         self.frozen = False
         """Handed to a reader by :meth:`LexicalIndex.snapshot`: never changed again (a write
         copies it first)."""
-        self.packed = False
-        """Held as :attr:`_arrays` alone (see the class docstring); always frozen."""
         self.source: _Shard | None = None
         """The frozen shard this one was copied from (their posting dicts are shared until
         a write copies one)."""
         self._arrays: _Arrays | None = None
-        """The numpy form of a frozen shard, built by its first search (a packed shard's
-        contents)."""
-        self._items: frozenset[str] | None = None
+        """The numpy form of a frozen shard, built by its first search."""
+        self._items: AbstractSet[str] | None = None
         """The item ids of a frozen shard's documents, built by its first :meth:`items`."""
 
     @classmethod
     def of_arrays(cls, arrays: _Arrays, total_length: int) -> _Shard:
         """A packed shard holding ``arrays`` (from :func:`_pack`)."""
-        shard = cls()
+        shard = cls(arrays, total_length)
         shard._arrays = arrays
-        shard.total_length = total_length
-        shard.packed = shard.frozen = True
+        shard.frozen = True
         return shard
+
+    @property
+    def packed(self) -> bool:
+        """Held as its base alone: nothing written since."""
+        return self.base is not None and not self.lengths and not self.dead
 
     def n_docs(self) -> int:
         """How many documents the shard holds."""
-        if self.packed:
-            assert self._arrays is not None
-            return len(self._arrays.ids)
-        return len(self.lengths)
+        n = len(self.lengths)
+        if self.base is not None:
+            n += len(self.base.ids) - len(self.dead)
+        return n
 
     def doc_ids(self) -> Iterable[str]:
-        """The shard's document ids (a frozen or locked shard's: they must not change while
-        read)."""
+        """The shard's document ids, the base's first (a frozen or locked shard's: they must
+        not change while read)."""
+        base = self.base
+        if base is None:
+            return self.lengths
         if self.packed:
-            assert self._arrays is not None
-            return self._arrays.ids
-        return self.lengths
+            return base.ids
+        dead = self.dead
+        return [*(doc_id for at, doc_id in enumerate(base.ids) if at not in dead), *self.lengths]
 
     def arrays(self) -> _Arrays:
         """The shard as numpy arrays: built once for a frozen shard (its contents never
         change, so any reader may build it and every reader gets the same), and afresh for a
         changeable one (call under the index's lock then; nothing is kept)."""
         if not self.frozen:
-            return _Arrays(self)
+            return self._build()
         arrays = self._arrays
         if arrays is None:
-            arrays = self._arrays = _Arrays(self)
+            arrays = self._arrays = self._build()
         return arrays
 
-    def items(self) -> frozenset[str]:
+    def _build(self) -> _Arrays:
+        base = self.base
+        if base is None:
+            return _Arrays(self)
+        if self.packed:
+            return base
+        if len(self.lengths) + len(self.dead) > DELTA_LIMIT:
+            return _merge(base, self.dead, self)
+        return _Arrays.layered(base, self.dead, self)
+
+    def items(self) -> AbstractSet[str]:
         """The item ids of the shard's documents (a document id ``<item>.<tag>`` names item
         ``<item>``; one without a tag is its own item): built once for a frozen shard, and
         afresh for a changeable one (call under the index's lock then)."""
         found = self._items
         if found is None:
-            found = frozenset(doc_id.partition(".")[0] for doc_id in self.doc_ids())
+            base = self.base
+            if base is None:
+                found = frozenset(_item_of(doc_id) for doc_id in self.lengths)
+            elif self.packed:
+                found = base.item_counts().keys()
+            else:
+                gone = Counter(_item_of(base.ids[at]) for at in self.dead)
+                added = frozenset(_item_of(doc_id) for doc_id in self.lengths)
+                found = _HeldItems(base.item_counts(), gone, added)
             if self.frozen:
                 self._items = found
         return found
 
     def thaw(self) -> _Shard:
-        """A changeable copy (posting dicts are copied when a write touches them; a packed
-        shard's are made from its arrays, sharing nothing)."""
-        copy = _Shard()
-        copy.total_length = self.total_length
-        if self.packed:
-            assert self._arrays is not None
-            copy.postings, copy.terms, copy.lengths = self._arrays.unpack()
-            return copy
+        """A changeable copy: over the arrays a search built, when they hold every document in
+        one base (nothing is copied); else over the same base, with copies of the dicts
+        (posting dicts are copied when a write touches them)."""
+        arrays = self._arrays
+        if arrays is not None and arrays.whole:
+            return _Shard(arrays, self.total_length)
+        copy = _Shard(self.base, self.total_length)
+        copy.dead = set(self.dead)
         copy.postings = dict(self.postings)
         copy.terms = dict(self.terms)
         copy.lengths = dict(self.lengths)
         copy.source = self
+        return copy
+
+    def unpacked(self) -> _Shard:
+        """A changeable copy holding every document in its dicts, none in a base (costs
+        time in proportion to the namespace: for checks, not for writes)."""
+        copy = _Shard()
+        if self.base is not None:
+            copy.postings, copy.terms, copy.lengths = self.base.unpack()
+            copy.total_length = sum(copy.lengths.values())
+            ids = self.base.ids
+            for at in sorted(self.dead):
+                copy.discard(ids[at])
+        for doc_id, terms in self.terms.items():
+            copy.discard(doc_id)
+            for term in terms:
+                copy.postings.setdefault(term, {})[doc_id] = self.postings[term][doc_id]
+            copy.terms[doc_id] = terms
+            copy.lengths[doc_id] = self.lengths[doc_id]
+            copy.total_length += self.lengths[doc_id]
         return copy
 
     def _posting(self, term: str) -> dict[str, int]:
@@ -214,14 +229,79 @@ class _Shard:
         if self.frozen:
             raise RuntimeError("A frozen lexical shard cannot change; thaw() it first.")
         terms = self.terms.pop(doc_id, None)
-        if terms is None:
+        if terms is not None:  # (its copy in the base, if any, is dead already)
+            for term in terms:
+                posting = self._posting(term)
+                del posting[doc_id]
+                if not posting:
+                    del self.postings[term]
+            self.total_length -= self.lengths.pop(doc_id)
             return
-        for term in terms:
-            posting = self._posting(term)
-            del posting[doc_id]
-            if not posting:
-                del self.postings[term]
-        self.total_length -= self.lengths.pop(doc_id)
+        base = self.base
+        if base is not None:
+            at = base.position.get(doc_id)
+            if at is not None and at not in self.dead:
+                self.dead.add(at)
+                self.total_length -= int(base.lengths[at])
+
+
+def _item_of(doc_id: str) -> str:
+    """The item a document id ``<item>.<tag>`` names."""
+    return doc_id.partition(".")[0]
+
+
+class _HeldItems(AbstractSet[str]):
+    """The item ids of a shard held as a base and writes since (:meth:`_Shard.items`), read
+    from the base's item counts without copying them."""
+
+    __slots__ = ("_added", "_base", "_gone", "_len")
+
+    def __init__(self, base: Mapping[str, int], gone: Mapping[str, int], added: frozenset[str]):
+        self._base, self._gone, self._added = base, gone, added
+        lost = sum(1 for item, n in gone.items() if n >= base[item])
+        self._len = len(base) - lost + sum(1 for item in added if not self._in_base(item))
+
+    def _in_base(self, item: object) -> bool:
+        return isinstance(item, str) and self._base.get(item, 0) > self._gone.get(item, 0)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._added or self._in_base(item)
+
+    def __iter__(self) -> Iterator[str]:
+        gone = self._gone
+        yield from (item for item, n in self._base.items() if n > gone.get(item, 0))
+        yield from (item for item in self._added if not self._in_base(item))
+
+    def __len__(self) -> int:
+        return self._len
+
+
+class _Positions(Mapping[str, int]):
+    """Document id -> position in a layered :class:`_Arrays`: a document written since the
+    base at its position after the base's, else its live position in the base."""
+
+    __slots__ = ("_base", "_dead", "_delta")
+
+    def __init__(
+        self, base: Mapping[str, int], dead: AbstractSet[int], delta: Mapping[str, int]
+    ) -> None:
+        self._base, self._dead, self._delta = base, dead, delta
+
+    def __getitem__(self, key: str) -> int:
+        at = self._delta.get(key)
+        if at is None:
+            at = self._base.get(key)
+            if at is None or at in self._dead:
+                raise KeyError(key)
+        return at
+
+    def __iter__(self) -> Iterator[str]:
+        dead = self._dead
+        yield from (key for key, at in self._base.items() if at not in dead)
+        yield from self._delta
+
+    def __len__(self) -> int:
+        return len(self._base) - len(self._dead) + len(self._delta)
 
 
 def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
@@ -270,21 +350,66 @@ def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
     return _Shard.of_arrays(arrays, int(length.sum()))
 
 
+def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
+    """Packed arrays (as :func:`_pack` makes) of the documents of ``base`` not in ``dead``,
+    then those ``written`` holds in its dicts: the base's pairs kept as they are (numpy), the
+    written documents' pairs put in after their terms' (a posting's order does not change a
+    score)."""
+    slots, starts, where, tf = base.flat()
+    names = dict(slots)
+    slot = np.repeat(np.arange(len(slots), dtype=np.intp), np.diff(starts))
+    ids, lengths = list(base.ids), base.lengths
+    if dead:
+        alive = np.ones(len(ids), dtype=bool)
+        alive[np.fromiter(dead, dtype=np.intp, count=len(dead))] = False
+        keep = alive[where]
+        slot, where, tf = slot[keep], where[keep], tf[keep]
+        where = (np.cumsum(alive) - 1).astype(np.int32)[where]
+        ids = list(compress(ids, alive.tolist()))
+        lengths = lengths[alive]
+    added = list(written.lengths)
+    at = dict(zip(added, range(len(ids), len(ids) + len(added)), strict=True))
+    new_slot, new_at, new_tf = array("q"), array("i"), array("I")
+    for term, posting in written.postings.items():
+        k = names.setdefault(term, len(names))
+        for doc_id, count in posting.items():
+            new_slot.append(k)
+            new_at.append(at[doc_id])
+            new_tf.append(count)
+    more = np.frombuffer(new_slot, dtype=np.int64).astype(np.intp)
+    order = np.argsort(more, kind="stable")
+    more = more[order]
+    cut = np.searchsorted(slot, more, side="right")
+    where = np.insert(where, cut, np.frombuffer(new_at, dtype=np.intc).astype(np.int32)[order])
+    tf = np.insert(tf, cut, np.frombuffer(new_tf, dtype=np.uintc).astype(np.uint32)[order])
+    counts = np.bincount(slot, minlength=len(names)) + np.bincount(more, minlength=len(names))
+    merged_starts = np.zeros(len(names) + 1, dtype=np.intp)
+    np.cumsum(counts, out=merged_starts[1:])
+    written_lengths = np.fromiter(written.lengths.values(), dtype=np.float64, count=len(added))
+    return _Arrays.packed(
+        ids + added, np.concatenate([lengths, written_lengths]), names, merged_starts, where, tf
+    )
+
+
 class _Arrays:
     """A shard's documents as positions ``0..n-1`` (``ids``, ``position``), their lengths as
     a float array, and each term's posting as ``(positions, term frequencies)`` arrays: made
     on the first search that needs the term (terms no document holds are not kept), or, for a
-    packed shard, slices of two flat arrays made at once (:func:`_pack`)."""
+    packed shard, slices of two flat arrays made at once (:func:`_pack`).
+
+    A layered one (:meth:`layered`) is a base's arrays and the documents written since: the
+    base's positions first (a dead one is in no posting and has no ``position``), then the
+    written documents'; each posting is the base's live part and the written part."""
 
     __slots__ = (
-        "_aligned", "_denominators", "_postings", "_slots", "_starts", "_terms", "_tf", "_where",
-        "ids", "lengths", "position",
+        "_aligned", "_alive", "_base", "_denominators", "_item_counts", "_postings", "_slots",
+        "_starts", "_terms", "_tf", "_where", "_written", "ids", "lengths", "position",
     )  # fmt: skip
 
     def __init__(self, shard: _Shard | None) -> None:
         ids = list(shard.lengths) if shard is not None else []
-        self.ids: list[str] = ids
-        self.position: dict[str, int] = dict(zip(ids, range(len(ids)), strict=True))
+        self.ids: Sequence[str] = ids
+        self.position: Mapping[str, int] = dict(zip(ids, range(len(ids)), strict=True))
         self.lengths = (
             np.fromiter(shard.lengths.values(), dtype=np.float64, count=len(ids))
             if shard is not None
@@ -298,6 +423,13 @@ class _Arrays:
         """A packed shard's term -> its posting's slice ``_starts[k]:_starts[k + 1]`` of
         ``_where`` (positions) and ``_tf`` (term frequencies)."""
         self._starts = self._where = self._tf = np.zeros(0, dtype=np.intp)
+        self._base: _Arrays | None = None
+        """A layered one's base (see the class docstring)."""
+        self._alive: np.ndarray | None = None
+        """A layered one's base positions still live (a bool mask), None when all are."""
+        self._written: dict[str, int] = {}
+        """A layered one's documents written since the base -> their positions."""
+        self._item_counts: dict[str, int] | None = None
 
     @classmethod
     def packed(
@@ -321,14 +453,69 @@ class _Arrays:
         arrays._slots, arrays._starts, arrays._where, arrays._tf = slots, starts, where, tf
         return arrays
 
-    def unpack(self) -> tuple[dict[str, dict[str, int]], dict[str, tuple[str, ...]], dict[str, int]]:
-        """A packed shard's contents as the dict form's ``(postings, terms, lengths)``
-        (a namespace's first write after its first search pays this once)."""
-        assert self._slots is not None
-        ids, starts, where = self.ids, self._starts, self._where
-        names = list(self._slots)  # the slots are numbered in insertion order
+    @classmethod
+    def layered(cls, base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
+        """The arrays of ``base`` without the documents at ``dead`` and with those ``written``
+        holds in its dicts (a frozen shard's), made in time for the writes, not the base:
+        the base's postings are its own (built once), only masked by ``dead``."""
+        arrays = cls(None)
+        n_base = len(base.ids)
+        added = list(written.lengths)
+        arrays.ids = _Joined(base.ids, added)
+        arrays._base = base
+        arrays._written = dict(zip(added, range(n_base, n_base + len(added)), strict=True))
+        arrays._postings = written.postings
+        lengths = np.fromiter(written.lengths.values(), dtype=np.float64, count=len(added))
+        arrays.lengths = np.concatenate([base.lengths, lengths])
+        if dead:
+            alive = np.ones(n_base, dtype=bool)
+            alive[np.fromiter(dead, dtype=np.intp, count=len(dead))] = False
+            arrays._alive = alive
+        arrays.position = _Positions(base.position, dead, arrays._written)
+        return arrays
+
+    @property
+    def whole(self) -> bool:
+        """Holds every document in one set of arrays (not :meth:`layered`)."""
+        return self._base is None
+
+    def item_counts(self) -> dict[str, int]:
+        """How many documents each item has here (see :meth:`_Shard.items`), counted once."""
+        counts = self._item_counts
+        if counts is None:
+            counts = self._item_counts = Counter(map(_item_of, self.ids))
+        return counts
+
+    def flat(self) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+        """A whole one's postings as a packed shard holds them: ``(term -> slot, starts,
+        positions, term frequencies)`` (see :attr:`_slots`); made from the dicts when it was
+        built from them."""
+        if self._slots is not None:
+            return self._slots, self._starts, self._where, self._tf
+        slots: dict[str, int] = {}
+        starts, where, tf = array("q", [0]), array("i"), array("I")
+        position = self.position
+        for term, posting in self._postings.items():
+            slots[term] = len(slots)
+            where.extend(map(position.__getitem__, posting))
+            tf.extend(posting.values())
+            starts.append(len(where))
+        return (
+            slots,
+            np.frombuffer(starts, dtype=np.int64).astype(np.intp),
+            np.frombuffer(where, dtype=np.intc).astype(np.int32),
+            np.frombuffer(tf, dtype=np.uintc).astype(np.uint32),
+        )
+
+    def unpack(
+        self,
+    ) -> tuple[dict[str, dict[str, int]], dict[str, tuple[str, ...]], dict[str, int]]:
+        """A whole one's contents as the dict form's ``(postings, terms, lengths)``."""
+        slots, starts, where, tf_array = self.flat()
+        ids = self.ids
+        names = list(slots)  # the slots are numbered in insertion order
         doc_of = list(map(ids.__getitem__, where.tolist()))
-        tf = self._tf.tolist()
+        tf = tf_array.tolist()
         bounds = starts.tolist()
         postings = {
             names[k]: dict(zip(doc_of[at:end], tf[at:end], strict=True))
@@ -355,8 +542,21 @@ class _Arrays:
         candidates by index, not by id."""
         aligned = self._aligned
         if aligned is None or aligned[0] is not keys:
-            get = self.position.get
-            position = np.fromiter((get(key, -1) for key in keys), dtype=np.intp, count=len(keys))
+            base = self._base
+            if base is None:
+                position = _positions(self.position, keys)
+            else:  # the base's positions, then the written documents' where the base has none
+                position = _positions(base.position, keys)
+                if self._alive is not None:
+                    hit = position >= 0
+                    position[hit] = np.where(self._alive[position[hit]], position[hit], -1)
+                missed = np.flatnonzero(position < 0)
+                if len(missed) and self._written:
+                    get = self._written.get
+                    missed_keys = map(keys.__getitem__, missed.tolist())
+                    position[missed] = np.fromiter(
+                        map(get, missed_keys, repeat(-1)), dtype=np.intp, count=len(missed)
+                    )
             index = np.full(len(self.ids), -1, dtype=np.intp)
             found = np.flatnonzero(position >= 0)
             held, first = np.unique(position[found], return_index=True)
@@ -390,6 +590,10 @@ class _Arrays:
                     return None
                 at, end = self._starts[k], self._starts[k + 1]
                 found = (self._where[at:end], self._tf[at:end])
+            elif self._base is not None:
+                found = self._layered_posting(term)
+                if found is None:
+                    return None
             else:
                 posting = self._postings.get(term)
                 if posting is None:
@@ -401,6 +605,65 @@ class _Arrays:
                 )
             self._terms[term] = found  # same arrays whoever builds them first
         return found
+
+    def _layered_posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """A layered one's posting of ``term``: the base's live part, then the written one."""
+        assert self._base is not None
+        wheres, tfs = [], []
+        held = self._base.posting(term)
+        if held is not None:
+            where, tf = held
+            if self._alive is not None:
+                keep = self._alive[where]
+                if not keep.all():
+                    where, tf = where[keep], tf[keep]
+            if len(where):
+                wheres.append(where)
+                tfs.append(tf)
+        posting = self._postings.get(term)
+        if posting:
+            n = len(posting)
+            wheres.append(np.fromiter(map(self._written.__getitem__, posting), np.intp, count=n))
+            tfs.append(np.fromiter(posting.values(), dtype=np.float64, count=n))
+        if not wheres:
+            return None
+        if len(wheres) == 1:
+            return wheres[0], tfs[0]
+        return np.concatenate(wheres), np.concatenate(tfs)
+
+
+class _Joined(Sequence[str]):
+    """Two lists read as one, without copying them (a layered :class:`_Arrays`' ids)."""
+
+    __slots__ = ("_cut", "_first", "_second")
+
+    def __init__(self, first: Sequence[str], second: list[str]) -> None:
+        self._first, self._second, self._cut = first, second, len(first)
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, at: int | slice) -> str | Sequence[str]:
+        if isinstance(at, slice):
+            return [*self._first, *self._second][at]
+        if at < 0:
+            at += len(self)
+            if at < 0:
+                raise IndexError("index out of range")
+        if at < self._cut:
+            return self._first[at]
+        return self._second[at - self._cut]
+
+    def __len__(self) -> int:
+        return self._cut + len(self._second)
+
+
+def _positions(position: Mapping[str, int], keys: Sequence[str]) -> np.ndarray:
+    """Each key's position, ``-1`` where it has none."""
+    return np.fromiter(map(position.get, keys, repeat(-1)), dtype=np.intp, count=len(keys))
 
 
 class TermScores:
@@ -631,24 +894,6 @@ class LexicalIndex:
         """Make ``shard`` (from :meth:`build_shard`) the namespace's contents."""
         with self._lock:
             self._shards[tuple(namespace)] = shard
-
-    def thaw_ahead(self, namespaces: Iterable[Namespace]) -> dict[Namespace, tuple[_Shard, _Shard]]:
-        """``(packed shard, its changeable copy)`` of each given namespace held packed, the
-        copies made outside the lock (a packed shard never changes); hand them to
-        :meth:`adopt` under the lock before the writes, which then change the copies in place
-        instead of unpacking under the lock."""
-        with self._lock:
-            shards = [(ns, self._shards.get(tuple(ns))) for ns in namespaces]
-            packed = [(ns, shard) for ns, shard in shards if shard is not None and shard.packed]
-        return {ns: (shard, shard.thaw()) for ns, shard in packed}
-
-    def adopt(self, ahead: Mapping[Namespace, tuple[_Shard, _Shard]]) -> None:
-        """Install the copies :meth:`thaw_ahead` made, where the namespace still holds the
-        packed shard they were made from (a reload meanwhile leaves the new shard alone)."""
-        with self._lock:
-            for ns, (packed, thawed) in ahead.items():
-                if self._shards.get(ns) is packed:
-                    self._shards[ns] = thawed
 
     def remove(self, namespace: Namespace, doc_id: str) -> None:
         """Forget one document; unknown ids are ignored."""

@@ -1,4 +1,5 @@
-"""``forget --user U``: delete a user's store namespaces and checkpointed threads, for good.
+"""Forgetting a user (``langgraph-episodic forget --user U``, the inspector's forget page):
+delete the user's store namespaces and checkpointed threads, for good.
 
 The work is :func:`langgraph_episodic.privacy.forget_user`; this module checks the checkpoint
 database before touching it, looks first (a dry run: a user it finds nothing of is reported as
@@ -19,7 +20,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore
 
-from .target import CliError
+from .errors import CliError
 from .wording import count
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

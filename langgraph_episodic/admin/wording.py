@@ -1,4 +1,4 @@
-"""How the command line words a count: ``1 item``, ``2 items``, ``0 items``."""
+"""How the command line and the inspector word a count: ``1 item``, ``2 items``, ``0 items``."""
 
 from __future__ import annotations
 

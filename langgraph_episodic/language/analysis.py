@@ -86,6 +86,45 @@ def words(text: str) -> list[str]:
     return _WORD.findall(normalise(text))
 
 
+def s_stem(word: str) -> str:
+    """Harman's "S" stemmer: fold English plurals to the singular, nothing else.
+
+    >>> [s_stem(w) for w in ["parties", "boxes", "cats", "glass", "status", "is"]]
+    ['party', 'boxe', 'cat', 'glass', 'status', 'is']
+    """
+    if len(word) <= 3 or not word.endswith("s"):
+        return word
+    if word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
+        return word[:-1]
+    if word.endswith(("us", "ss")):
+        return word
+    return word[:-1]
+
+
+def tokenize(text: str, *, stem: bool = False) -> list[str]:
+    """Split text into lowercase unicode words, dropping English and German stopwords.
+
+    Words keep inner apostrophes and underscores (``don't``, ``snake_case``), so identifiers
+    stay whole; an English possessive ``'s`` is removed. ``stem=True`` also folds English
+    plurals (:func:`s_stem`).
+
+    >>> tokenize("Caroline's dog ISN'T chasing the ball_pit!")
+    ['caroline', 'dog', 'chasing', 'ball_pit']
+    """
+    tokens = []
+    for word in words(text):
+        if word in STOPWORDS:
+            continue
+        if word.endswith("'s"):
+            word = word[:-2]
+        if stem:
+            word = s_stem(word)
+        tokens.append(word)
+    return tokens
+
+
 def detect(tokens: list[str]) -> Literal["en", "de"]:
     """``"de"`` when the words look German, else ``"en"`` (the tie goes to English unless a
     word has an umlaut or ß).
@@ -332,8 +371,9 @@ def _terms_of(
 
 
 class LanguageAnalyzer:
-    """A ``str -> list[str]`` analyzer for :class:`.lexical.LexicalIndex` (:func:`analyze`
-    with a fixed language), with :meth:`many` for many texts at once."""
+    """A ``str -> list[str]`` analyzer for the store's keyword index
+    (:class:`~langgraph_episodic.chroma.ranking.lexical.LexicalIndex`): :func:`analyze` with a
+    fixed language, with :meth:`many` for many texts at once."""
 
     __slots__ = ("compounds", "language")
 
@@ -355,5 +395,6 @@ class LanguageAnalyzer:
 
 
 def analyzer(language: Language = "auto", *, compounds: bool = True) -> LanguageAnalyzer:
-    """A ``str -> list[str]`` analyzer for :class:`.lexical.LexicalIndex`."""
+    """A ``str -> list[str]`` analyzer for the store's keyword index
+    (:class:`~langgraph_episodic.chroma.ranking.lexical.LexicalIndex`)."""
     return LanguageAnalyzer(language, compounds=compounds)

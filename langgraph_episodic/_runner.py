@@ -1,4 +1,4 @@
-"""Graph-side helpers around the shared effect runner (:mod:`langgraph_episodic._effects`).
+"""Node-side helpers around the shared effect runner (:mod:`langgraph_episodic._effects`).
 
 :class:`MemoryNode` turns a plan factory ``(state, config) -> plan`` into a LangChain
 ``Runnable`` that works in both ``graph.invoke`` and ``graph.ainvoke``.
@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langgraph.store.base import BaseStore, Item
 
-from .._effects import Plan, arun, call, run
+from ._effects import Plan, arun, call, run
 
 PAGE_SIZE = 500
 """Items fetched per search page by :func:`all_items`."""

@@ -38,7 +38,7 @@ from typing import Any, Literal, TextIO
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
-from ..chroma.index_paths import check_fields
+from ..chroma import check_index_fields
 from ..errors import Error
 
 PAGE_SIZE = 500
@@ -160,7 +160,7 @@ def _index(raw: Any) -> list[str] | Literal[False] | None:
         return raw
     if isinstance(raw, list):
         try:
-            return list(check_fields(raw, "'index'"))
+            return list(check_index_fields(raw, "'index'"))
         except TypeError as exc:
             raise ValueError(str(exc)) from None
     raise ValueError(f"'index' must be a list of field paths, false or null, got {raw!r}")

@@ -1,6 +1,7 @@
 """The rule-based entity extractor: which clauses state a fact, which words in them are names.
 
-Used by the entity-extract node when it has no chat model. A message is cut into sentences and
+Used by the entity writer when it has no chat model; :func:`entity_key` is the key two
+spellings of one entity share. A message is cut into sentences and
 clauses (at ";"); a clause states nothing worth storing when it is a question (it ends in "?",
 or it starts with a verb and a pronoun: "Do you know ...", "Kennst du ...") or a request (it
 starts with an imperative, "Find and fix ...", "Schreibe ...", or says "please" / "bitte"),
@@ -34,7 +35,11 @@ from collections.abc import Iterator
 
 from ..memory_kinds import sentences
 from ..relevance import TRIVIAL_WORDS
-from .state import entity_key
+
+
+def entity_key(name: str) -> str:
+    """The case- and space-insensitive key two spellings of one entity share."""
+    return " ".join(name.lower().split())
 
 
 def _wordset(text: str) -> frozenset[str]:

@@ -25,7 +25,7 @@ from typing import Literal, cast
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from ._messages import leading_system_count
+from .._messages import leading_system_count
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Small message helpers the nodes share: text, last human message, tool-call boundaries."""
+"""Small message helpers the nodes and the turn pipeline share: text, last human message, tool-call boundaries."""
 
 from __future__ import annotations
 

@@ -30,7 +30,10 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from .analysis import Language, detect, words
-from .fusion import LEXICAL_WEIGHT
+
+LEXICAL_WEIGHT = 0.65
+"""The lexical side's share in the store's calibrated hybrid score (chosen on LoCoMo; the
+fusion is :mod:`langgraph_episodic.chroma.ranking.fusion`)."""
 
 Cosine = TypeVar("Cosine", float, np.ndarray)
 

@@ -1,0 +1,197 @@
+"""What the LangGraph ``BaseStore`` API cannot reach, read from a ``ChromaStore``'s own records.
+
+Three readers of the two record collections (``<collection>``: items with no indexed text or
+several; ``<collection>__vec``: one record per indexed text, an item with one being that record;
+see :mod:`.record_format`), behind :class:`~.store.ChromaStore` methods so that no caller parses
+the record format:
+
+* :func:`item_extras`: each item's TTL, expiry and indexed fields (an export keeps them);
+* :func:`vector_dims`: the dimensions of the vectors the store holds;
+* :func:`scan`: the items and vector records of some namespaces, read from the raw collections
+  (forgetting a user finds there what a crash left out of the namespace registry), and
+  :func:`delete_vectors` to delete such vector records.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from . import record_format
+from .record_format import ns_from_str
+
+Namespace = tuple[str, ...]
+
+_EXPANDED = re.compile(r"^(?P<base>.*[*{].*)\.\d+$")
+"""A wildcard or multi-field path expanded per text (``tags[*].0``, ``{a,b}.1``); the index
+re-expands it."""
+
+SCAN_PAGE = 2000
+"""Records per page when :func:`scan` reads the raw collections."""
+
+
+@dataclass(frozen=True)
+class ItemExtras:
+    """What ``ChromaStore.item_extras`` says of one item beside its five public fields: its
+    indexed fields, TTL and expiry."""
+
+    index: list[str] | Literal[False]
+    """The field paths that were embedded (or asked for, when none held text), or False when
+    the item was put without an index."""
+    ttl: float | None
+    """TTL in minutes, or None."""
+    expires_at: datetime | None
+    """When the item expires, or None."""
+
+
+@dataclass(frozen=True)
+class RawRecords:
+    """What ``ChromaStore.raw_records`` found in the raw collections: items and vector
+    records of some namespaces (``ChromaStore.delete_vector_records`` deletes the latter)."""
+
+    items: tuple[tuple[Namespace, str], ...]
+    """(namespace, key) of each item record."""
+    vector_ids: tuple[str, ...]
+    """The ids of the vector records that are not items themselves."""
+
+    def vector_ids_outside(self, keys: Iterable[tuple[Namespace, str]]) -> list[str]:
+        """The :attr:`vector_ids` of none of the items ``keys`` (namespace, key)."""
+        known = {record_format.item_id(ns, key) for ns, key in keys}
+        return [rid for rid in self.vector_ids if rid.split("#")[0].split(".")[0] not in known]
+
+
+NO_RECORDS = RawRecords((), ())
+
+
+def _chunks(ids: Sequence[str], size: int) -> Iterable[Sequence[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _views(got: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(id, view) of the item records of one ``get`` answer (:func:`.record_format.unfold`)."""
+    for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+        yield rid, record_format.unfold(meta or {})
+
+
+def item_extras(
+    items: Any, vectors: Any, batch_size: int, keys: Sequence[tuple[Namespace, str]]
+) -> dict[tuple[Namespace, str], ItemExtras]:
+    """TTL, expiry and indexed fields of the items ``(namespace, key)``, read from the
+    collections ``items`` and ``vectors``; missing ones are absent."""
+    by_id = {record_format.item_id(ns, key): (ns, key) for ns, key in keys}
+    size = max(1, batch_size)
+    metas: dict[str, Mapping[str, Any]] = {}
+    paths: dict[str, list[tuple[int, str]]] = {}
+    for chunk in _chunks(list(by_id), size):
+        got = vectors.get(ids=list(chunk), include=["metadatas"])  # items that are their vector
+        metas.update(_views(got))
+        rest = [rid for rid in chunk if rid not in metas]
+        if rest:
+            metas.update(_views(items.get(ids=rest, include=["metadatas"])))
+        vector_ids = [
+            record_format.vector_id(rid, j, record_format.vector_tag(metas[rid]))
+            for rid in chunk
+            if rid in metas
+            for j in range(record_format.n_vectors(metas[rid]))
+        ]
+        for vchunk in _chunks(vector_ids, size):
+            vgot = vectors.get(ids=list(vchunk), include=["metadatas"])
+            for vid, vmeta in zip(vgot["ids"], vgot["metadatas"] or [], strict=True):
+                key, _, j = record_format.split_vector_id(vid)
+                rid = record_format.split_entry_key(key)[0]
+                paths.setdefault(rid, []).append((j, record_format.path_of(vmeta) or "$"))
+    out = {}
+    for rid, meta in metas.items():
+        expires = float(meta.get("_expires", record_format.NO_EXPIRY))
+        out[by_id[rid]] = ItemExtras(
+            index=_index_spec([p for _, p in sorted(paths.get(rid, []))], meta.get("_notext")),
+            ttl=record_format.ttl_of(meta),
+            expires_at=(
+                None
+                if expires >= record_format.NO_EXPIRY
+                else datetime.fromtimestamp(expires, tz=timezone.utc)
+            ),
+        )
+    return out
+
+
+def _index_spec(paths: Sequence[str], no_text: Any = None) -> list[str] | Literal[False]:
+    """The ``index=`` list that re-creates these vector paths; with none, the paths asked
+    for that held no text (``no_text``, JSON), else False."""
+    if not paths:
+        return list(json.loads(no_text)) if no_text else False
+    spec: list[str] = []
+    for path in paths:
+        match = _EXPANDED.match(path)
+        base = match.group("base") if match else path
+        if base not in spec:
+            spec.append(base)
+    return spec
+
+
+def vector_dims(vectors: Any) -> int | None:
+    """Dimensions of the vectors in the collection ``vectors`` (None when it holds none)."""
+    got = vectors.get(limit=1, include=["embeddings"])
+    embeddings = got.get("embeddings")
+    if embeddings is None or len(embeddings) == 0:
+        return None
+    return len(embeddings[0])
+
+
+def under(prefixes: Collection[Namespace]) -> dict[str, Any]:
+    """A Chroma ``where`` matching the records of the namespaces under ``prefixes`` (one at
+    least): a record holds the prefix keys of its namespace but not of its whole namespace,
+    which ``_ns`` matches."""
+    by_depth: dict[int, list[str]] = {}
+    for prefix in prefixes:
+        by_depth.setdefault(len(prefix), []).append(record_format.ns_str(prefix))
+    clauses: list[dict[str, Any]] = [
+        {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
+    ]
+    clauses.append({"_ns": {"$in": sorted({v for values in by_depth.values() for v in values})}})
+    return {"$or": clauses}
+
+
+def scan(
+    items: Any,
+    vectors: Any,
+    match: Callable[[Namespace], bool],
+    prefixes: Collection[Namespace] | None = None,
+) -> RawRecords:
+    """The records of the collections ``items`` and ``vectors`` whose namespace ``match``
+    accepts, read page by page (:data:`SCAN_PAGE`): all of them, or (``prefixes``) only those
+    under one of the namespace prefixes."""
+    if prefixes is not None and not prefixes:
+        return NO_RECORDS
+    where = None if prefixes is None else under(prefixes)
+    found: dict[str, list[tuple[str, Mapping[str, Any]]]] = {"items": [], "vectors": []}
+    for kind, collection in (("items", items), ("vectors", vectors)):
+        offset = 0
+        while True:
+            got = collection.get(where=where, include=["metadatas"], limit=SCAN_PAGE, offset=offset)
+            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+                ns = meta.get("_ns") if meta else None
+                if isinstance(ns, str) and match(ns_from_str(ns)):
+                    # (an item that is its own vector record is an item)
+                    own = "#" not in rid and record_format.in_vectors(meta)
+                    mine = "items" if kind == "items" or own else kind
+                    found[mine].append((rid, meta))
+            offset += len(got["ids"])
+            if len(got["ids"]) < SCAN_PAGE:
+                break
+    views = (record_format.unfold(m) for _, m in found["items"])
+    return RawRecords(
+        items=tuple((ns_from_str(str(m["_ns"])), str(m["_key"])) for m in views),
+        vector_ids=tuple(rid for rid, _ in found["vectors"]),
+    )
+
+
+def delete_vectors(vectors: Any, ids: Sequence[str]) -> None:
+    """Delete the records ``ids`` of the collection ``vectors``, :data:`SCAN_PAGE` at a time."""
+    for chunk in _chunks(ids, SCAN_PAGE):
+        vectors.delete(ids=list(chunk))
