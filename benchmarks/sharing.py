@@ -146,11 +146,18 @@ def run(size: int, ops: int) -> list[tuple[Any, ...]]:
             owner.stdin.write("done\n")
             owner.stdin.close()
             owner.wait()
+    return _ratio_rows(times, size, "alone", "shared")
+
+
+def _ratio_rows(
+    times: dict[tuple[str, str], list[float]], size: int, base: str, other: str
+) -> list[tuple[Any, ...]]:
+    """Per op: size, op, ``base``'s p50 and p95, ``other``'s, and other / base at each."""
     rows = []
     for op in ("search", "put"):
-        a50, a95 = _pct(times["alone", op], 50), _pct(times["alone", op], 95)
-        s50, s95 = _pct(times["shared", op], 50), _pct(times["shared", op], 95)
-        rows.append((size, op, a50, a95, s50, s95, s50 / a50, s95 / a95))
+        b50, b95 = _pct(times[base, op], 50), _pct(times[base, op], 95)
+        o50, o95 = _pct(times[other, op], 50), _pct(times[other, op], 95)
+        rows.append((size, op, b50, b95, o50, o95, o50 / b50, o95 / b95))
     return rows
 
 
@@ -176,12 +183,7 @@ def run_served(size: int, ops: int) -> list[tuple[Any, ...]]:
             stores = {"own": own, "served": served}
             _measure(stores, 20, "warm")
             times = _measure(stores, ops, "k")
-    rows = []
-    for op in ("search", "put"):
-        o50, o95 = _pct(times["own", op], 50), _pct(times["own", op], 95)
-        s50, s95 = _pct(times["served", op], 50), _pct(times["served", op], 95)
-        rows.append((size, op, o50, o95, s50, s95, s50 / o50, s95 / o95))
-    return rows
+    return _ratio_rows(times, size, "own", "served")
 
 
 # --- a lone process: this code against the code before sharing -----------------------------
