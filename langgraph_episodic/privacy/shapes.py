@@ -32,7 +32,7 @@ PROTECTED_LABELS: frozenset[str] = frozenset(
     }
 )
 """The first labels of this library's per-user namespaces (the tools' ``"memories"`` and
-``graph.namespaces.USER_LABELS``). A user whose label is one of them cannot be forgotten by label
+``kinds.namespaces.USER_LABELS``). A user whose label is one of them cannot be forgotten by label
 match: it would delete that kind for every user. Pass ``protected_labels=`` to change."""
 
 

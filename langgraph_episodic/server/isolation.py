@@ -4,7 +4,7 @@ The server's store API lets any caller name any namespace, and a run's
 ``config["configurable"]["user_id"]`` is whatever the client sent. :func:`isolate_users` adds
 handlers to your ``langgraph_sdk.Auth`` that close both holes, for the namespace layout of this
 library: every per-user namespace is ``(label, user)`` (``("episodes", "alice")``,
-``("entities", "alice")``, ...; see :mod:`langgraph_episodic.graph.namespaces`), where ``user``
+``("entities", "alice")``, ...; see :mod:`langgraph_episodic.kinds.namespaces`), where ``user``
 is :func:`~langgraph_episodic._config.namespace_label` of the authenticated identity.
 
 * Store ``put`` / ``get`` / ``delete``: the namespace's second label must be the caller's, else

@@ -28,7 +28,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import GetOp, Item, SearchOp
 
 from .._config import MissingConfigError, fill_namespace
-from ..graph.namespaces import ENTITIES, USER_PROFILES
+from ..kinds.namespaces import ENTITIES, USER_PROFILES
 from ..language.analysis import STOPWORDS
 
 ENTITY_TEMPLATE: tuple[str, ...] = (ENTITIES, "{user_id}")

@@ -37,7 +37,7 @@ from ..episodic.records import Episode, EpisodeSchemaError, TaskCategory, TaskDe
 from ..episodic.replay import build_replay_context, format_replay_prompt
 from ..episodic.skills import SkillProfile, compute_skill_profiles
 from ..episodic.strategy import StrategyChoice, select_strategy
-from ..graph.namespaces import EPISODES
+from ..kinds.namespaces import EPISODES
 from . import curve_svg
 from .access import requested_user
 from .browse import offset_of

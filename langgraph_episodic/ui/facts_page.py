@@ -27,8 +27,8 @@ from .._types import Namespace
 from ..admin.transfer import iter_namespace
 from ..facts.recall import current_facts, fact_history, parse_as_of
 from ..facts.records import FactRecord
-from ..graph.namespaces import ENTITIES, USER_PROFILES
 from ..graph.profiles import UserFact
+from ..kinds.namespaces import ENTITIES, USER_PROFILES
 from . import data
 from .access import requested_user
 from .browse import offset_of

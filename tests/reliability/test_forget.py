@@ -258,7 +258,7 @@ def test_user_ids_with_dots_are_forgotten_under_their_encoded_label(store: BaseS
 
 
 def test_protected_labels_cover_every_kind_the_library_writes() -> None:
-    from langgraph_episodic.graph.namespaces import USER_LABELS
+    from langgraph_episodic.kinds.namespaces import USER_LABELS
     from langgraph_episodic.privacy import PROTECTED_LABELS
     from langgraph_episodic.tools import DEFAULT_NAMESPACE
 
