@@ -6,7 +6,11 @@ paths, and the vectors when they fit the cache) and builds its keyword index; la
 use what it keeps. This prints, per size, the first search (hybrid, the default, and lexical)
 in a fresh process (after a search in another, one-item namespace) against raw chromadb reading the same records of the same collection in
 pages of ``get_max_batch_size()``: by offset (``limit``/``offset``, the obvious loop) and by
-ids (the ids of the namespace first, then the records by id, as the store reads).
+ids (the ids of the namespace first, then the records by id, as the store reads). Those first
+searches find nothing kept by an earlier process (the cell deletes the store's kept files); the
+last column is the first hybrid search of a process opening the store after another process
+searched the namespace and closed, which loads what that one kept beside the store
+(``langgraph_episodic.chroma.persisted``).
 
 Items: synthetic sentences of 6-14 words drawn from a 20,000-word vocabulary (Zipf-like),
 deterministic per index; vectors: a seeded random unit vector of ``--dims`` dimensions per
@@ -21,6 +25,7 @@ bring on at 10k items and beyond, are counted. Usage::
 
     python benchmarks/large_namespace.py                       # 1k, 10k, 100k, 3 runs each
     python benchmarks/large_namespace.py --sizes 1000 10000 --runs 5
+    python benchmarks/large_namespace.py --sizes 100000 --runs 3 --no-offset --keep /dev/shm/kept
     python benchmarks/large_namespace.py --sizes 1000000 --runs 1 --no-offset
     python benchmarks/large_namespace.py --beyond-cache   # and searches beyond the cache
     python benchmarks/large_namespace.py --users 1000 --sizes 60000 250000 --dims 64
@@ -124,9 +129,17 @@ def build(path: Path, size: int, dims: int, users: int = 0, per_user: int = 0) -
     return took
 
 
+KEPT = "langgraph-episodic-index.*"
+"""The files where a store keeps what first searches built (deleted before a cell that times a
+first search built from Chroma)."""
+
+
 def cell_store(path: Path, dims: int, mode: str, rounds: int = 0) -> dict[str, Any]:
     """A fresh store's first search (then a second one) in ``NS``, two puts, and ``rounds``
-    of one put then one search."""
+    of one put then one search. Nothing kept by an earlier process: the first search reads
+    the namespace from Chroma."""
+    for kept in path.glob(KEPT):
+        kept.unlink()
     store = _store(path, dims, search_mode=mode)
     store.search(WARM, query=QUERIES[2], limit=10)
     gc.collect()
@@ -154,6 +167,23 @@ def cell_store(path: Path, dims: int, mode: str, rounds: int = 0) -> dict[str, A
         store.delete(NS, f"cycle{n}")
     store.close()
     return {"seconds": first, "second": second, "found": len(found), "puts": puts, "cycles": cycles}
+
+
+def cell_restart(path: Path, dims: int, mode: str, prime: bool) -> dict[str, Any]:
+    """The first search in ``NS`` of a process opening the store after another process
+    searched there and closed (``prime``: be that other process, untimed)."""
+    store = _store(path, dims, search_mode=mode)
+    store.search(WARM, query=QUERIES[2], limit=10)
+    if prime:
+        store.search(NS, query=QUERIES[1], limit=10)
+        store.close()
+        return {"seconds": 0.0}
+    gc.collect()
+    start = time.perf_counter()
+    found = store.search(NS, query=QUERIES[0], limit=10)
+    took = time.perf_counter() - start
+    store.close()
+    return {"seconds": took, "found": len(found)}
 
 
 def cell_beyond(path: Path, dims: int, mode: str, how: str) -> dict[str, Any]:
@@ -291,8 +321,7 @@ def main() -> None:
     parser.add_argument(
         "--keep",
         type=Path,
-        help="with --users: build each store in this folder once and "
-        "reuse it on later runs (build 0 s)",
+        help="build each store in this folder once and reuse it on later runs (build 0 s)",
     )
     parser.add_argument(
         "--write-search",
@@ -313,6 +342,8 @@ def main() -> None:
             result = cell_users_raw(Path(path), int(rest[0]), int(rest[1]))
         elif kind == "raw":
             result = cell_raw(Path(path), rest[0])
+        elif kind in ("restart", "prime"):
+            result = cell_restart(Path(path), int(rest[0]), rest[1], kind == "prime")
         elif kind == "beyond":
             result = cell_beyond(Path(path), int(rest[0]), rest[1], rest[2])
         else:
@@ -327,9 +358,12 @@ def main() -> None:
     beyond_rows: list[list[str]] = []
     cycle_rows: list[list[str]] = []
     for size in args.sizes:
-        folder = Path(tempfile.mkdtemp(prefix="large-ns-", dir=root))
+        kept = args.keep / f"one-{size}-{args.dims}d" if args.keep else None
+        folder = kept or Path(tempfile.mkdtemp(prefix="large-ns-", dir=root))
         try:
-            built = build(folder / "db", size, args.dims)
+            built = 0.0
+            if not (folder / "db").exists():
+                built = build(folder / "db", size, args.dims)
             print(f"{size:,} items built in {built:.1f} s", file=sys.stderr, flush=True)
             cells: dict[str, list[str]] = {
                 "hybrid": [
@@ -341,6 +375,7 @@ def main() -> None:
                 ],
                 "lexical": ["store", str(folder / "db"), str(args.dims), "lexical", "0"],
                 "raw ids": ["raw", str(folder / "db"), "ids"],
+                "restart": ["restart", str(folder / "db"), str(args.dims), "hybrid"],
             }
             if not args.no_offset:
                 cells["raw offset"] = ["raw", str(folder / "db"), "offset"]
@@ -360,6 +395,8 @@ def main() -> None:
             cycles: list[tuple[float, float]] = []
             for _ in range(args.runs):
                 for name, cell in cells.items():
+                    if name == "restart":  # another process searches there first, and closes
+                        _child(["prime", *cell[1:]])
                     got = _child(cell)
                     if got.get("records", size) != size:
                         raise RuntimeError(f"{name} read {got['records']} of {size} records")
@@ -383,6 +420,7 @@ def main() -> None:
                     f"{statistics.median(second) * 1000:.1f}",
                     f"{statistics.median(p[0] for p in puts) * 1000:.1f}",
                     f"{statistics.median(p[1] for p in puts) * 1000:.1f}",
+                    f"{med['restart']:.2f}",
                 ]
             )
             print(format_table(HEADERS, rows[-1:]), file=sys.stderr, flush=True)
@@ -398,7 +436,8 @@ def main() -> None:
                     ]
                 )
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            if kept is None:
+                shutil.rmtree(folder, ignore_errors=True)
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
         f"\nOne namespace, {args.dims}-dim vectors, medians of {args.runs} child processes "
@@ -499,10 +538,14 @@ HEADERS = [
     "second search hybrid (ms)",
     "first put after (ms)",
     "second put (ms)",
+    "hybrid after a restart (s)",
 ]
 """Columns; "x raw" divides by the faster of the two raw reads. The puts follow the hybrid
-searches in the same namespace: the first write after a namespace's first search unpacks its
-keyword index from the packed form the search built."""
+searches in the same namespace: the first write after a namespace's first search keeps its
+keyword index's packed form and writes beside it. The first searches read the namespace from
+Chroma (nothing kept by an earlier process); "after a restart" is the first hybrid search of a
+process opening the store after another one searched the namespace and closed (it loads what
+that one kept beside the store)."""
 
 CYCLE_HEADERS = [
     "items",

@@ -35,6 +35,8 @@ Metrics per row, view and language of the persona (en / de / mixed):
 * ``wrongly outdated``: of the returned lines marked "possibly outdated" (a newer fact on
   their topic came first), how many hold no earlier version of a fact that changed (marked
   wrongly / marked, every question of the cell);
+* ``wrongly closed``: of the user's saved facts that a later save closed (ended or replaced),
+  how many hold no earlier version of a fact that changed (closed wrongly / closed);
 * ``noise``: the share of returned lines that are the user's own questions / requests or the
   assistant's replies (a reply is ``you said`` in the prompt; in the tool's answer it is
   recognised by its text).
@@ -306,6 +308,9 @@ class Outcome:
     """Lines marked as possibly outdated (a newer fact on their topic came first)."""
     wrong_marks: int = 0
     """Of those, lines holding no earlier version of a fact that changed."""
+    closed: tuple[str, ...] = ()
+    """The texts of the user's facts that a later save closed (the same for every question
+    of the persona and row)."""
 
     @property
     def empty(self) -> bool:
@@ -334,7 +339,15 @@ def marked(line: str) -> bool:
     return any(texts_for(lang).outdated in line for lang in ("de", "en"))
 
 
-def ask_all(persona: Persona, row: str, app: App, asker: App) -> list[Outcome]:
+def closed_facts(store: BaseStore, persona: Persona) -> tuple[str, ...]:
+    """The texts of ``persona``'s saved facts that a later save closed (ended or replaced)."""
+    items = store.search(("memories", persona.user_id), limit=10_000)
+    return tuple(str(it.value.get("text")) for it in items
+                 if it.value.get("kind") != "turn" and it.value.get("valid_to"))
+
+
+def ask_all(persona: Persona, row: str, app: App, asker: App,
+            closed: tuple[str, ...] = ()) -> list[Outcome]:
     kinds = Kinds.of(persona)
     old = [m for q in persona.questions if q.kind == "changed" for m in q.old]
     out: list[Outcome] = []
@@ -345,7 +358,7 @@ def ask_all(persona: Persona, row: str, app: App, asker: App) -> list[Outcome]:
             marks = [line for line in answer.lines if marked(line)]
             out.append(Outcome(persona, question, row, view, answer, score(question, answer),
                                sum(kinds.is_noise(line) for line in answer.lines), len(marks),
-                               sum(not has(line, old) for line in marks)))
+                               sum(not has(line, old) for line in marks), closed))
     return out
 
 
@@ -376,7 +389,7 @@ def run_persona(persona: Persona, row: str, index: dict[str, Any] | None = None)
         tell(app, persona, row, clock)
         clock.now = session_time(persona.sessions[-1]) + timedelta(days=3)
         asker = build_app(ReadOnly(store), row, clock)
-        return ask_all(persona, row, app, asker)
+        return ask_all(persona, row, app, asker, closed_facts(store, persona))
     finally:
         store.close()
 
@@ -389,7 +402,7 @@ def _share(hits: Sequence[bool]) -> str:
 
 
 METRICS = ("answer@3", "false empty", "never-said empty", "cross@3", "changed first",
-           "wrongly outdated", "noise", "in prompt")
+           "wrongly outdated", "wrongly closed", "noise", "in prompt")
 
 
 def metric(outcomes: Sequence[Outcome], name: str) -> str:
@@ -404,6 +417,12 @@ def metric(outcomes: Sequence[Outcome], name: str) -> str:
     if name == "wrongly outdated":
         marks = sum(o.marks for o in outcomes)
         return f"{sum(o.wrong_marks for o in outcomes)}/{marks}"
+    if name == "wrongly closed":
+        closed = {(o.persona.user_id, text): o.persona for o in outcomes for text in o.closed}
+        old = {p.user_id: [m for q in p.questions if q.kind == "changed" for m in q.old]
+               for p in closed.values()}
+        wrong = sum(not has(text, old[user]) for user, text in closed)
+        return f"{wrong}/{len(closed)}"
     if name == "noise":
         lines = sum(len(o.answer.lines) for o in outcomes)
         return f"{sum(o.noise for o in outcomes) / lines:.2f}" if lines else "  - "

@@ -5,6 +5,8 @@
     python benchmarks/throughput.py --sizes 1000,10000 --budget-minutes 10
     python benchmarks/throughput.py --async-mix 12000,60000   # LangGraph's async op mix only
     python benchmarks/throughput.py --async-tasks 1,10,100    # the same mix by 1/10/100 tasks
+    python benchmarks/throughput.py --async-tasks 1 --async-keep 10   # namespaces never empty
+    python benchmarks/throughput.py --async-calls 50          # Chroma calls a key of the mix
 
 Every (backend, size) cell runs in its own child process, so peak memory is its own. Item
 texts are LoCoMo turns (plus recombined sentences beyond the 2,760 real ones), queries are
@@ -91,11 +93,25 @@ def main(argv: list[str] | None = None) -> int:
         "about --async-ops ops per cell",
     )  # fmt: skip
     parser.add_argument("--async-ops", type=int, default=3000, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--async-keep", type=int, default=0, metavar="N",
+        help="with --async-tasks: N items that stay in each namespace of the mix",
+    )  # fmt: skip
+    parser.add_argument(
+        "--async-calls", type=int, default=0, metavar="KEYS",
+        help="only count the Chroma calls of KEYS keys of the mix with one task, per backend",
+    )  # fmt: skip
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.async_calls:
+        import _async_mix
+
+        chosen = (args.backends or "chroma-eph,raw-chroma").split(",")
+        print(_async_mix.calls_table(chosen, args.async_calls, args.async_keep))
+        return 0
     if args.async_tasks:
         return async_tasks([int(s) for s in args.async_tasks.split(",") if s], args.backends,
-                           args.async_ops)  # fmt: skip
+                           args.async_ops, args.async_keep)  # fmt: skip
     if args.async_mix:
         return async_mix([int(s) for s in args.async_mix.split(",") if s], args.backends)
     if args.child:
@@ -134,15 +150,15 @@ def async_mix(sizes: list[int], backends: str | None) -> int:
     return 0
 
 
-def async_tasks(tasks: list[int], backends: str | None, total: int) -> int:
+def async_tasks(tasks: list[int], backends: str | None, total: int, keep: int = 0) -> int:
     """Run and print the async op mix by concurrent tasks (see ``_async_mix.run_tasks``)."""
     import _async_mix
 
-    default = ["chroma-eph", "chroma-floor", "chroma-floor-batched", "async-sqlite"]
+    default = ["chroma-eph", "raw-chroma", "raw-chroma-1t", "chroma-floor-batched", "async-sqlite"]
     chosen = backends.split(",") if backends else default
-    print(f"Async op mix by concurrent tasks, ~{total} ops per cell; load {os.getloadavg()}",
-          flush=True)  # fmt: skip
-    results = _async_mix.run_tasks(tasks, chosen, total)
+    print(f"Async op mix by concurrent tasks, ~{total} ops per cell, {keep} items kept per "
+          f"namespace; load {os.getloadavg()}", flush=True)  # fmt: skip
+    results = _async_mix.run_tasks(tasks, chosen, total, keep=keep)
     print(_async_mix.tasks_table(results, tasks))
     print(f"load average at the end {os.getloadavg()}")
     return 0

@@ -26,8 +26,7 @@ from collections.abc import Iterable
 QUOTE = "| "
 """Prefix of every data line inside a fence."""
 
-_OPEN_RUN = re.compile(r"<{3,}")
-_CLOSE_RUN = re.compile(r">{3,}")
+_MARKER_RUN = re.compile(r"<{3,}|>{3,}")
 
 
 def neutralise_markers(text: str) -> str:
@@ -36,8 +35,7 @@ def neutralise_markers(text: str) -> str:
     The result has the same length and contains no ``<<<`` or ``>>>``, so a copy of a fence
     marker inside stored text is visibly not the marker.
     """
-    text = _OPEN_RUN.sub(lambda m: "‹" * len(m.group()), text)
-    return _CLOSE_RUN.sub(lambda m: "›" * len(m.group()), text)
+    return _MARKER_RUN.sub(lambda m: ("‹" if m[0][0] == "<" else "›") * len(m[0]), text)
 
 
 def single_line(text: str) -> str:

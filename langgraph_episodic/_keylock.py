@@ -58,7 +58,7 @@ def formation_key(user_label: str) -> Hashable:
 @contextmanager
 def locked(key: Hashable) -> Iterator[None]:
     """Hold the lock of ``key`` (blocking this thread while another holder has it)."""
-    holder = _lock_for(key)
+    holder = _lock_for(key)  # held here: the registry keeps only a weak reference
     with holder.lock:
         yield
 

@@ -1,8 +1,6 @@
-"""Node-side helpers around the shared effect runner (:mod:`langgraph_episodic._effects`).
-
-:class:`MemoryNode` turns a plan factory ``(state, config) -> plan`` into a LangChain
-``Runnable`` that works in both ``graph.invoke`` and ``graph.ainvoke``.
-"""
+"""Node-side helpers around the shared effect runner (:mod:`langgraph_episodic._effects`):
+:class:`MemoryNode` turns a plan factory ``(state, config) -> plan`` into a ``Runnable`` that
+works in both ``graph.invoke`` and ``graph.ainvoke``."""
 
 from __future__ import annotations
 
@@ -39,10 +37,7 @@ def all_items(
 
 
 def resolve_store(explicit: BaseStore | None) -> BaseStore:
-    """Return ``explicit``, else the store the running graph was compiled with.
-
-    Raises a ``ValueError`` naming both fixes when there is neither.
-    """
+    """Return ``explicit``, else the store the running graph was compiled with."""
     if explicit is not None:
         return explicit
     from langgraph.config import get_store
@@ -94,11 +89,9 @@ class MemoryNode(Runnable[Any, dict[str, Any]]):
     def invoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Run the node synchronously and return its state update."""
         return run(self._plan(state_as_dict(input), ensure_config(config)))
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Async version of :meth:`invoke`."""
         return await arun(self._plan(state_as_dict(input), ensure_config(config)))

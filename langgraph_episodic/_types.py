@@ -3,4 +3,4 @@
 from __future__ import annotations
 
 Namespace = tuple[str, ...]
-"""A LangGraph store namespace, e.g. ``("memories", "alice")``: the one spelling every module uses."""
+"""A LangGraph store namespace, e.g. ``("memories", "alice")``."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from ._effects import Plan, arun, call, run
+from ._effects import Plan, call, twins
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,8 @@ def user_thread_ids(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Any
     return call(_thread_ids_sync, _thread_ids_async, checkpointer, prefix)
 
 
-def _delete_plan(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Plan[list[str]]:
+def _delete(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Plan[list[str]]:
+    """Delete every thread (all checkpoints and writes) of a user; return the deleted ids."""
     thread_ids = yield user_thread_ids(checkpointer, user_id)
     for thread_id in thread_ids:
         yield call(checkpointer.delete_thread, checkpointer.adelete_thread, thread_id)
@@ -71,13 +72,4 @@ def _delete_plan(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> Plan[l
     return list(thread_ids)
 
 
-def delete_user_threads(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> list[str]:
-    """Delete every thread (all checkpoints and writes) of a user; return the deleted ids."""
-    return run(_delete_plan(checkpointer, user_id))
-
-
-async def adelete_user_threads(
-    checkpointer: BaseCheckpointSaver[Any], user_id: str
-) -> list[str]:
-    """Async version of :func:`delete_user_threads`."""
-    return await arun(_delete_plan(checkpointer, user_id))
+delete_user_threads, adelete_user_threads = twins(_delete, "delete_user_threads")

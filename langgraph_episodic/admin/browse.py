@@ -7,13 +7,23 @@ or JSON second, so tests and scripts can use the data directly.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore, SearchItem
 
+from .._types import Namespace
 from .transfer import iter_namespace, list_all_namespaces
 from .wording import count
+
+
+class _Scored(Protocol):
+    @property
+    def score(self) -> float | None: ...
+
+
+T = TypeVar("T", bound=_Scored)
 
 EPISODES_PREFIX = "episodes"
 """First namespace label of ``EpisodicMemory`` namespaces (``("episodes", user_id)``)."""
@@ -104,6 +114,13 @@ def user_namespaces(store: BaseStore, user: str) -> list[tuple[str, ...]]:
     return [ns for ns in list_all_namespaces(store) if user in ns]
 
 
+def fact_state(record: Any) -> str:
+    """A fact version's state as the pages and ``history`` word it (``FactRecord``)."""
+    if record.current:
+        return "current"
+    return "ended" if record.ended_by is not None else "replaced"
+
+
 def is_internal(ns: tuple[str, ...]) -> bool:
     """Whether ``ns`` is the library's bookkeeping (its kind starts with ``_``: the deferred
     formation's queue, its leases), not memory."""
@@ -113,22 +130,40 @@ def is_internal(ns: tuple[str, ...]) -> bool:
 def search_store(
     store: BaseStore, query: str, *, user: str | None = None, limit: int = 10
 ) -> list[SearchItem]:
-    """The best ``limit`` items for ``query``, in the whole store or in ``user``'s namespaces;
-    never the library's bookkeeping (:func:`is_internal`), which a store may add to a short
-    page as items without a score."""
-    if user is None:
+    """The best ``limit`` items for ``query``, in the whole store or in ``user``'s namespaces."""
+    return search_in(store, query, None if user is None else user_namespaces(store, user), limit)
+
+
+def search_in(
+    store: BaseStore, query: str, namespaces: Sequence[Namespace] | None, limit: int
+) -> list[SearchItem]:
+    """The best ``limit`` items for ``query``, in the whole store (``namespaces`` None) or in
+    each of ``namespaces``; never the library's bookkeeping (:func:`is_internal`), which a
+    store may add to a short page as items without a score."""
+    if namespaces is None:
         found = store.search((), query=query, limit=limit, refresh_ttl=False)
         return [it for it in found if not is_internal(tuple(it.namespace))]
-    found = []
-    for namespace in user_namespaces(store, user):
-        if is_internal(namespace):
-            continue
-        found.extend(
-            it
-            for it in store.search(namespace, query=query, limit=limit, refresh_ttl=False)
-            if tuple(it.namespace) == namespace
-        )
-    found.sort(key=lambda it: -(it.score if it.score is not None else float("-inf")))
+    return best_hits(
+        lambda ns: store.search(ns, query=query, limit=limit, refresh_ttl=False), namespaces, limit
+    )
+
+
+def best_hits(
+    search: Callable[[Namespace], Iterable[T]],
+    namespaces: Iterable[Namespace],
+    limit: int,
+    item: Callable[[T], Any] = lambda hit: hit,
+) -> list[T]:
+    """The best ``limit`` hits (by ``score``) of ``search`` in each of ``namespaces`` but the
+    internal ones, each namespace's own items only (a search also reads deeper ones)."""
+    found = [
+        hit
+        for ns in namespaces
+        if not is_internal(ns)
+        for hit in search(ns)
+        if tuple(item(hit).namespace) == ns
+    ]
+    found.sort(key=lambda hit: -(hit.score if hit.score is not None else float("-inf")))
     return found[:limit]
 
 
@@ -146,7 +181,9 @@ def value_text(value: Any) -> str:
 def _first_string(value: Any) -> str | None:
     if isinstance(value, str):
         return value if value.strip() else None
-    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    children = (
+        value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    )
     for child in children:
         found = _first_string(child)
         if found is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,10 +30,6 @@ CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
 Confirm = Callable[[str], bool]
 
 
-def _is_url(target: str | Path) -> bool:
-    return isinstance(target, str) and "://" in target
-
-
 def parse_shape(text: str) -> tuple[str, ...]:
     """``"*/{user_id}"`` -> ``("*", "{user_id}")`` (labels separated by ``/``)."""
     return tuple(text.split("/"))
@@ -47,7 +43,7 @@ def checkpoint_database(target: str | Path | None) -> str | Path | None:
     SQLite, or a SQLite database without LangGraph's checkpoint tables, is refused, so a wrong
     ``--checkpoints`` never gets tables written into it.
     """
-    if target is None or _is_url(target):
+    if target is None or (isinstance(target, str) and "://" in target):  # a URL
         return target
     path = Path(target)
     if not path.exists():
@@ -66,7 +62,8 @@ def checkpoint_database(target: str | Path | None) -> str | Path | None:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            rows = con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            tables = {r[0] for r in rows}
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -84,7 +81,8 @@ def checkpoint_database(target: str | Path | None) -> str | Path | None:
 
 
 @contextmanager
-def _checkpointer(target: str | Path | None) -> Iterator[Any]:
+def checkpointer(target: str | Path | None) -> Iterator[Any]:
+    """The checkpointer of ``target`` (:func:`checkpoint_database`), open; None when none."""
     if target is None:
         yield None
         return
@@ -128,7 +126,7 @@ def forget(
     database = checkpoint_database(checkpoints)
     options: dict[str, Any] = {"shapes": tuple(shapes or DEFAULT_SHAPES)}
     try:
-        with _checkpointer(database) if database is not None else nullcontext() as saver:
+        with checkpointer(database) as saver:
             preview = forget_user(user, store=store, checkpointer=saver, dry_run=True, **options)
             if not (preview.deleted or preview.thread_ids or preview.orphan_vectors):
                 return {
@@ -164,7 +162,9 @@ def _question(preview: dict[str, Any], database: str | Path | None) -> str:
 
 
 def _deleted_lines(report: dict[str, Any]) -> list[str]:
-    lines = [f"  {'/'.join(d['namespace'])}: {count(d['items'], 'item')}" for d in report["deleted"]]
+    lines = [
+        f"  {'/'.join(d['namespace'])}: {count(d['items'], 'item')}" for d in report["deleted"]
+    ]
     if report.get("orphan_vectors"):
         lines.append(
             f"  {count(report['orphan_vectors'], 'vector record')} whose item was gone already "

@@ -6,27 +6,17 @@ One line per item::
      "created_at": "2025-01-02T03:04:05.678901+00:00", "updated_at": "...",
      "index": ["text"], "ttl": null, "expires_at": null}
 
-``index``, ``ttl`` and ``expires_at`` are optional; export writes them when the store can tell
-(``ChromaStore``). So are ``created_at`` and ``updated_at`` on import (they default to the time
-of the import), so a hand-written file needs only ``namespace``, ``key`` and ``value``::
-
-    {"namespace": ["memories", "alice"], "key": "tea", "value": {"text": "Alice drinks green tea"}}
-
-Lines end at ``\n`` (``\r\n`` is read too) and at nothing else: U+2028, U+2029 and U+0085,
-which JSON allows raw inside strings, are written as ``\u`` escapes and read either way, so a
-store's own export always imports back, byte for byte.
-
-Import validates the whole file before it writes anything, writes every item
-in one batch (a ``ChromaStore`` checks the batch completely before its first write), recomputes
-the vectors with the target store's embedder, and then restores the original timestamps where
-the store allows it (``ChromaStore``; other stores stamp the import time).
-
-Enumeration uses the public ``BaseStore`` API only: ``list_namespaces`` and ``search`` without a
-query, page by page.
+Only ``namespace``, ``key`` and ``value`` are required: export writes ``index``, ``ttl`` and
+``expires_at`` when the store can tell (``ChromaStore``), and import stamps missing times with
+its own. Lines end at ``\n`` (``\r\n`` is read too) only: U+2028, U+2029 and U+0085 are
+written as ``\u`` escapes and read either way, so an export always imports back byte for byte.
+Import validates the whole file before one batch writes it, embeds with the target store's
+embedder and restores the original times where the store allows it (``ChromaStore``).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import tempfile
@@ -34,12 +24,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from ..chroma import check_index_fields
 from ..errors import Error
+
+if TYPE_CHECKING:
+    from ..chroma import ItemExtras
+
+ItemKey = tuple[tuple[str, ...], str]
 
 PAGE_SIZE = 500
 """Items (and namespaces) fetched per call while enumerating a store."""
@@ -104,7 +99,9 @@ class ItemRecord:
             raise ValueError(f"missing field(s) {missing}")
         unknown = sorted(set(data) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS))
         if unknown:
-            raise ValueError(f"unknown field(s) {unknown}; known: {[*REQUIRED_FIELDS, *OPTIONAL_FIELDS]}")
+            raise ValueError(
+                f"unknown field(s) {unknown}; known: {[*REQUIRED_FIELDS, *OPTIONAL_FIELDS]}"
+            )
         key = data["key"]
         if not isinstance(key, str) or not key:
             raise ValueError(f"'key' must be a non-empty string, got {key!r}")
@@ -139,7 +136,9 @@ def _namespace(raw: Any) -> tuple[str, ...]:
     return tuple(raw)
 
 
-def _timestamp(raw: Any, name: str) -> datetime:
+def _optional_timestamp(raw: Any, name: str) -> datetime | None:
+    if raw is None:
+        return None
     if not isinstance(raw, str):
         raise ValueError(f"{name!r} must be an ISO 8601 string, got {raw!r}")
     try:
@@ -149,10 +148,6 @@ def _timestamp(raw: Any, name: str) -> datetime:
     if stamp.tzinfo is None:
         raise ValueError(f"{name!r} needs a UTC offset (e.g. +00:00): {raw!r}")
     return stamp
-
-
-def _optional_timestamp(raw: Any, name: str) -> datetime | None:
-    return None if raw is None else _timestamp(raw, name)
 
 
 def _index(raw: Any) -> list[str] | Literal[False] | None:
@@ -172,9 +167,7 @@ def _ttl(raw: Any) -> float | None:
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw > 0:
         raise ValueError(f"'ttl' must be a positive number of minutes or null, got {raw!r}")
     if raw > MAX_TTL_MINUTES:
-        raise ValueError(
-            f"'ttl' of {raw!r} minutes is more than 100 years; use null for no expiry"
-        )
+        raise ValueError(f"'ttl' of {raw!r} minutes is more than 100 years; use null for no expiry")
     return float(raw)
 
 
@@ -239,26 +232,39 @@ def iter_namespace(
         offset += page_size
 
 
-def iter_items(store: BaseStore, *, page_size: int = PAGE_SIZE) -> Iterator[Item]:
-    """Every item of the store, namespace by namespace."""
-    for namespace in list_all_namespaces(store, page_size=page_size):
-        yield from iter_namespace(store, namespace, page_size=page_size)
+def namespace_page(
+    store: BaseStore, namespace: tuple[str, ...], offset: int, size: int
+) -> tuple[list[Item], bool]:
+    """One page of :func:`iter_namespace` (``size`` items from ``offset``), and whether more
+    follow."""
+    got = list(itertools.islice(iter_namespace(store, namespace), offset, offset + size + 1))
+    return got[:size], len(got) > size
 
 
 def collect_records(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[ItemRecord]:
-    """Every item of the store as an :class:`ItemRecord`, with store extras where known."""
-    return records_of(store, list(iter_items(store, page_size=page_size)))
+    """Every item of the store, namespace by namespace, as an :class:`ItemRecord` with the
+    store's extras where known."""
+    items = [
+        item
+        for namespace in list_all_namespaces(store, page_size=page_size)
+        for item in iter_namespace(store, namespace, page_size=page_size)
+    ]
+    return records_of(store, items)
+
+
+def item_extras(store: BaseStore, items: Sequence[Item]) -> dict[ItemKey, ItemExtras]:
+    """The index fields, TTL and expiry of ``items`` that the ``BaseStore`` API cannot tell:
+    a ``ChromaStore`` keeps them; any other store's export carries the five public fields."""
+    from ..chroma import ChromaStore
+
+    if not items or not isinstance(store, ChromaStore):
+        return {}
+    return store.item_extras([(tuple(it.namespace), it.key) for it in items])
 
 
 def records_of(store: BaseStore, items: Sequence[Item]) -> list[ItemRecord]:
-    """``items`` as :class:`ItemRecord` s, with the store's extras (index fields, TTL, expiry)
-    where it keeps them."""
-    from . import chroma_extras
-
-    extras: dict[Any, Any] = {}
-    if chroma_extras.supported(store) and items:
-        keys = [(tuple(it.namespace), it.key) for it in items]
-        extras = chroma_extras.read_extras(store, keys)
+    """``items`` as :class:`ItemRecord` s, with the store's extras (:func:`item_extras`)."""
+    extras = item_extras(store, items)
     records = []
     for item in items:
         namespace = tuple(item.namespace)
@@ -278,22 +284,19 @@ def records_of(store: BaseStore, items: Sequence[Item]) -> list[ItemRecord]:
     return records
 
 
-_LINE_BREAKS_IN_STRINGS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+_LINE_BREAKS_IN_STRINGS = str.maketrans(
+    {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+)
 """Characters JSON leaves raw inside strings that other tools take for line ends (Python's
 ``str.splitlines()``, JavaScript); export writes them as escapes, which parse back the same."""
 
 
-def dump_line(record: ItemRecord) -> str:
-    """One record as one line of JSON (no line end): non-ASCII text stays readable, except the
-    characters other tools end lines at, which are escaped."""
-    text = json.dumps(record.to_dict(), ensure_ascii=False, allow_nan=False)
-    return text.translate(_LINE_BREAKS_IN_STRINGS)
-
-
 def write_records(records: Sequence[ItemRecord], out: TextIO) -> None:
-    """Write records as JSON lines."""
+    """Write records as JSON lines: non-ASCII text stays readable, except the characters other
+    tools end lines at, which are escaped."""
     for record in records:
-        out.write(dump_line(record) + "\n")
+        text = json.dumps(record.to_dict(), ensure_ascii=False, allow_nan=False)
+        out.write(text.translate(_LINE_BREAKS_IN_STRINGS) + "\n")
 
 
 def export_file(store: BaseStore, path: Path) -> int:
@@ -359,14 +362,17 @@ def parse_lines(lines: Sequence[str]) -> list[ItemRecord]:
         first_seen[ident] = number
         records.append(record)
     if problems:
-        shown = problems[:MAX_REPORTED_ERRORS]
-        more = len(problems) - len(shown)
         raise ImportFileError(
-            f"{len(problems)} problem(s); nothing was imported:\n  "
-            + "\n  ".join(shown)
-            + (f"\n  ... and {more} more" if more else "")
+            f"{len(problems)} problem(s); nothing was imported:{_listed(problems)}"
         )
     return records
+
+
+def _listed(lines: Sequence[str]) -> str:
+    """The first :data:`MAX_REPORTED_ERRORS` of ``lines``, indented, and how many more."""
+    more = len(lines) - MAX_REPORTED_ERRORS
+    shown = "".join(f"\n  {line}" for line in lines[:MAX_REPORTED_ERRORS])
+    return shown + (f"\n  ... and {more} more" if more > 0 else "")
 
 
 def read_file(path: Path) -> list[ItemRecord]:
@@ -427,14 +433,11 @@ def resolve_conflicts(
     if on_conflict == "skip":
         taken = set(existing)
         return [r for r in records if (r.namespace, r.key) not in taken]
-    shown = [f"{'/'.join(ns)} {key!r}" for ns, key in existing[:MAX_REPORTED_ERRORS]]
-    more = len(existing) - len(shown)
     exist = "1 item exists" if len(existing) == 1 else f"{len(existing)} items exist"
     raise ImportFileError(
-        f"{exist} already; nothing was imported. Pass --on-conflict "
-        "skip (keep them) or --on-conflict overwrite (replace them):\n  "
-        + "\n  ".join(shown)
-        + (f"\n  ... and {more} more" if more else "")
+        f"{exist} already; nothing was imported. Pass --on-conflict skip (keep them) or "
+        "--on-conflict overwrite (replace them):"
+        + _listed([f"{'/'.join(ns)} {key!r}" for ns, key in existing])
     )
 
 
@@ -456,11 +459,10 @@ def import_records(store: BaseStore, records: Sequence[ItemRecord]) -> int:
     ]
     if ops:
         store.batch(ops)
-    from . import chroma_extras
+    from ..chroma import ChromaStore
 
-    if records and chroma_extras.supported(store):
-        chroma_extras.restore_times(
-            store,
-            {(r.namespace, r.key): (r.created_at, r.updated_at, r.expires_at) for r in records},
+    if records and isinstance(store, ChromaStore):  # put stamps "now": restore the file's times
+        store.restore_times(
+            {(r.namespace, r.key): (r.created_at, r.updated_at, r.expires_at) for r in records}
         )
     return len(ops)

@@ -1,6 +1,7 @@
 """The Chroma-backed LangGraph store: :class:`ChromaStore`, its errors, its check report and
 what its methods beyond ``BaseStore`` return (``item_extras``, ``vector_dims``, ``raw_records``,
-``delete_vector_records``, ``maintenance``: for export, forgetting a user and purging files).
+``delete_vector_records``, ``maintenance``: for export, forgetting a user and purging files) and
+the purge of an embedded store's files (``purge_files``).
 
 The names are imported lazily (like the package's own), so importing a module of this package
 does not load Chroma until the store is used.
@@ -19,12 +20,14 @@ _EXPORTS: dict[str, str] = {
     "ItemExtras": ".raw_records",
     "LanguageMismatchError": ".sharing_wire",
     "Maintenance": ".maintenance",
+    "Purge": ".file_purge",
     "RawRecords": ".raw_records",
     "StoreClosedError": ".lifecycle",
     "StoreForkedError": ".lifecycle",
     "VerifyReport": ".verify",
     "check_index_fields": ".index_paths",
     "hold_folder": ".folder_lock",
+    "purge_files": ".file_purge",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -46,6 +49,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .file_purge import Purge as Purge
+    from .file_purge import purge_files as purge_files
     from .folder_lock import FolderInUseError as FolderInUseError
     from .folder_lock import hold_folder as hold_folder
     from .gateway import IndexReadError as IndexReadError

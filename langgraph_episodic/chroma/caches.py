@@ -31,6 +31,7 @@ from typing import Any
 
 from . import record_format
 from .id_sets import IdSet, Merge
+from .persisted import PersistedIndex
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldIndex
 from .ranking.vectors import VectorCache
@@ -217,6 +218,9 @@ class StoreState:
         self._log: deque[tuple[int, frozenset[str]]] = deque(maxlen=_LOG)
         self._ids: dict[Namespace, IdSet] = {}
         """An embedded store's namespaces whose every item it knows (:mod:`.id_sets`)."""
+        self.persisted: PersistedIndex | None = None
+        """The namespaces kept beside a store on a folder (:mod:`.persisted`): a write deletes
+        the written namespaces' files."""
 
     # generations -----------------------------------------------------------------------
 
@@ -355,7 +359,9 @@ class StoreState:
         self.lexical_versions.pop(ns, None)
 
     def reset(self) -> None:
-        """Forget everything (after a repair): it loads again from Chroma."""
+        """Forget everything (after a repair): it loads again from Chroma, and nothing kept on
+        disk is read again (:meth:`discard_kept`)."""
+        self.discard_kept()
         with self.lock:
             self._items.clear()
             self._listings.clear()
@@ -372,6 +378,12 @@ class StoreState:
             self.generation += 1
             self._log.clear()  # every earlier reader's write-back is dropped
 
+    def discard_kept(self) -> None:
+        """Delete every namespace file kept beside the store (:mod:`.persisted`): Chroma's
+        records changed behind this state (records deleted directly, a repair)."""
+        if self.persisted is not None:
+            self.persisted.discard_all()
+
     # the commit of a write -------------------------------------------------------------
 
     def commit(self, change: Commit) -> None:
@@ -382,6 +394,8 @@ class StoreState:
         its frozen base (:class:`.lexical._Shard`), and a written namespace's
         :class:`.id_sets.IdSet` due a merge merges after the lock is let go
         (:meth:`_merge_ids`)."""
+        if self.persisted is not None:  # (kept words may be gone from Chroma now)
+            self.persisted.discard(change.rewritten())
         merges: list[tuple[IdSet, Merge]] = []
         with self.lock:
             self.generation += 1
@@ -509,6 +523,15 @@ class Commit:
     def touched(self) -> set[Namespace]:
         """Namespaces whose items or registry record changed (not mere TTL patches)."""
         return {self.namespaces[rid] for rid in self.items} | set(self.registry)
+
+    def rewritten(self) -> set[Namespace]:
+        """The namespaces whose indexed texts this write may have removed: an item deleted or
+        written over one that had some (not one new, or new to indexing), and those removed."""
+        out = set(self.removed)
+        for rid, meta in self.items.items():
+            if meta is None or self.old_keys.get(rid, rid) is not None:
+                out.add(self.namespaces[rid])
+        return out
 
     def items_in(self, ns: Namespace) -> dict[str, dict[str, Any] | None]:
         return {rid: m for rid, m in self.items.items() if self.namespaces[rid] == ns}

@@ -1,21 +1,12 @@
 """Concurrent ``abatch`` calls on one event loop, gathered into one execution.
 
-A LangGraph server runs many graph runs on one event loop; each ``aget``/``aput``/``asearch``
-is an ``abatch`` of one op. Like LangGraph's ``AsyncBatchedBaseStore``, the store gathers the
-calls made in the same loop iteration, and those that arrive while a batch runs, into one
-batch: one embedding call, one thread hop and one pass over Chroma for all of them.
-
-What each caller observes is unchanged:
-
-* Every caller's ops are validated on their own (:func:`.core.prepare`) before they are
-  queued, so a bad op fails only its caller.
-* A merged batch keeps the batch semantics each caller asked for: reads see the state before
-  the batch's puts, and puts of one key are applied in call order (last wins). Calls that are
-  merged were concurrent, so "all reads, then all puts in call order" is one of the orders
-  they could have run in; a caller that awaited its ``aput`` before its ``aget`` is in an
-  earlier batch and sees its put.
-* Batches of one loop run one after another, in order. If a merged batch fails (an embedder
-  error, say), its calls run again one by one, so only the call that fails sees the error.
+Like LangGraph's ``AsyncBatchedBaseStore``, the store gathers the calls made in one loop
+iteration, and those that arrive while a batch runs, into one batch (one embedding call, one
+thread hop, one pass over Chroma). What each caller observes is unchanged: its ops are
+validated on their own (:func:`.plans.prepare`); merged calls were concurrent, so "all reads,
+then all puts in call order" is an order they could have run in; batches of one loop run in
+order, and a merged batch that fails runs its calls again one by one, so only the failing
+call sees the error.
 """
 
 from __future__ import annotations
@@ -89,7 +80,6 @@ class Coalescer:
             for _, f in queue.pending:  # only if the loop is shutting down
                 f.cancel()
             queue.pending = []
-
 
     async def _outcome(self, plan: Plan) -> list[Result] | BaseException:
         """The plan's results, or the exception it raised (handed to its callers)."""

@@ -10,18 +10,20 @@ Semantics (a superset of ``InMemoryStore``'s, documented in the README):
 * Several keys are ANDed. A dotted key (``"a.b"``) reaches nested values when the value has no
   literal ``"a.b"`` key (``InMemoryStore`` only looks up the literal key).
 
-Push-down is only ever a *superset* of the exact result: string equality and numeric ranges go
-into Chroma's ``where``; everything is then checked exactly in Python.
+Push-down (string equality, numeric ranges in Chroma's ``where``) is a superset of the exact
+result, which Python then checks.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping
 from typing import Any
 
-OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
-_RANGE = {"$gt", "$gte", "$lt", "$lte"}
+_COMPARE = {"$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt, "$lte": operator.le}
+_RANGE = set(_COMPARE)
+OPERATORS = frozenset({"$eq", "$ne", *_COMPARE})
 _MISSING = object()
 
 
@@ -126,22 +128,12 @@ def _apply(actual: Any, op: str, operand: Any) -> bool:
         return False
     if isinstance(actual, str) != isinstance(operand, str):
         return False
-    if op == "$gt":
-        return bool(actual > operand)
-    if op == "$gte":
-        return bool(actual >= operand)
-    if op == "$lt":
-        return bool(actual < operand)
-    return bool(actual <= operand)
+    return bool(_COMPARE[op](actual, operand))
 
 
 def pushdown(filter: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """Chroma ``where`` conditions implied by ``filter`` (a superset of its exact matches).
-
-    Only string equality and numeric ranges are pushed down: they mean the same in Chroma as
-    in :func:`matches`. The caller ORs the conditions with ``{"_flat": False}`` so items whose
-    leaves were not all copied into metadata are never lost.
-    """
+    """Chroma ``where`` conditions implied by ``filter`` (a superset of its exact matches):
+    string equality and numeric ranges, which mean the same in Chroma as in :func:`matches`."""
     conditions: list[dict[str, Any]] = []
     for key, cond in (filter or {}).items():
         field = f"v.{key}"
@@ -168,17 +160,10 @@ def _chroma_number(x: Any) -> bool:
 def combine(*clauses: dict[str, Any] | None) -> dict[str, Any] | None:
     """AND together Chroma ``where`` clauses, dropping empty ones."""
     kept = [c for c in clauses if c]
-    if not kept:
-        return None
-    if len(kept) == 1:
-        return kept[0]
-    return {"$and": kept}
+    return None if not kept else kept[0] if len(kept) == 1 else {"$and": kept}
 
 
 def value_where(filter: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The push-down clause for ``filter``, safe for items with incomplete leaves."""
-    conditions = pushdown(filter)
-    if not conditions:
-        return None
-    pushed = combine(*conditions)
-    return {"$or": [{"_flat": False}, pushed]}
+    pushed = combine(*pushdown(filter))  # (items whose leaves were not all copied: _flat)
+    return None if pushed is None else {"$or": [{"_flat": False}, pushed]}

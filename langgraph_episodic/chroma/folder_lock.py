@@ -2,28 +2,16 @@
 
 Chroma's embedded mode keeps indexes in the memory of the process that opened the folder, and
 a ``ChromaStore`` keeps its caches exact by being the folder's only writer. So the first write
-takes an advisory lock (``flock``) on ``<folder>/langgraph-episodic.lock`` and holds it until
-every store of that folder in the process is closed (or the process ends, even by SIGKILL).
+takes a ``flock`` on ``<folder>/langgraph-episodic.lock``, held until the process's last store
+of the folder closes (one lock object per folder, by real path).
 
-One folder has one lock object in a process (:meth:`FolderLock.of_client`, by the folder's real
-path), counting the open stores of the folder; the last ``close()`` releases the lock.
-
-* A second process that writes gets :class:`FolderInUseError` naming the fix.
-* A second process that only reads gets the same error while a writer holds the folder, and
-  also when a writer came and went since it opened the folder (its caches and Chroma's
-  in-memory indexes may be stale: reopen the store). Each batch checks this with two
-  ``flock`` calls and one small read (a few microseconds).
-* A command that changes files takes the lock before Chroma opens the folder (:func:`held`).
-* ``ChromaStore.persistent(path)`` takes the lock as it opens, and a process holding it serves
-  the folder to later openers, which become its clients (:mod:`.sharing`); :func:`held` takes
-  the folder alone.
-* A child made by ``fork`` does not inherit the lock: its copy of the file descriptor is
-  closed (never unlocked: that would free the parent's folder), and the parent's stores refuse
-  to work there (:mod:`.lifecycle`).
-
-Many processes share a folder opened with ``ChromaStore.persistent`` (:mod:`.sharing`), or a
-store through a Chroma server: ``chroma run --path <folder>`` and ``ChromaStore.http(...)``
-(the command line: ``--url``).
+* Another process that writes gets :class:`FolderInUseError`; one that reads gets it too
+  while a writer holds the folder, or when one came and went since it opened the folder.
+* A command that changes files takes the lock before Chroma opens the folder
+  (:func:`hold_folder`); ``ChromaStore.persistent`` takes it as it opens and serves the folder
+  to later openers (:mod:`.sharing`).
+* A forked child closes its copy of the descriptor (never unlocks: that would free the
+  parent's folder); the parent's stores refuse to work there (:mod:`.lifecycle`).
 """
 
 from __future__ import annotations
@@ -90,7 +78,7 @@ class FolderLock:
 
     def open_store(self, system: int | None, spelled: str = "") -> None:
         """Count a store opened on the folder through the chromadb system ``system`` (None:
-        a holder that opens no client, see :func:`held`)."""
+        a holder that opens no client, see :func:`hold_folder`)."""
         with self._lock:
             if self._system is not None and system is not None and system != self._system:
                 raise ValueError(
@@ -140,10 +128,11 @@ class FolderLock:
                         if time.monotonic() > deadline:
                             raise self._in_use(fd) from None
                         time.sleep(0.02)
-                on_file = _read(fd)
-                if on_file.split(" ")[-1] != self._seen.split(" ")[-1]:
+                try:
+                    self._check_unchanged(fd)
+                except FolderInUseError:
                     fcntl.flock(fd, fcntl.LOCK_UN)
-                    raise self._changed(on_file)
+                    raise
                 token = f"{os.getpid()} {uuid.uuid4().hex}"
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, token.encode(), 0)
@@ -172,9 +161,7 @@ class FolderLock:
                 except BlockingIOError:
                     raise self._in_use(fd) from None
                 try:
-                    on_file = _read(fd)
-                    if on_file.split(" ")[-1] != self._seen.split(" ")[-1]:
-                        raise self._changed(on_file)
+                    self._check_unchanged(fd)
                 finally:
                     fcntl.flock(fd, fcntl.LOCK_UN)
             finally:
@@ -205,9 +192,13 @@ class FolderLock:
             "(on the command line: --url http://127.0.0.1:8000)."
         )
 
-    def _changed(self, on_file: str) -> FolderInUseError:
+    def _check_unchanged(self, fd: int) -> None:
+        """Raise unless the writer token on file is the one this process saw last."""
+        on_file = _read(fd)
+        if on_file.split(" ")[-1] == self._seen.split(" ")[-1]:
+            return
         pid = on_file.split(" ")[0] or "unknown"
-        return FolderInUseError(
+        raise FolderInUseError(
             f"The embedded store folder {self.folder} was written by another process (pid "
             f"{pid}) after this process opened it, so what this process holds may be stale. "
             "Open the store again (in a new process), or share the data through a Chroma "
@@ -225,7 +216,7 @@ class FolderLock:
 
 
 @contextlib.contextmanager
-def held(folder: str | Path) -> Iterator[None]:
+def hold_folder(folder: str | Path) -> Iterator[None]:
     """Make this process the writer of ``folder`` before a store of it opens, and hold it
     while the block runs (a store opened in the block keeps it until its ``close()``).
 
@@ -239,10 +230,6 @@ def held(folder: str | Path) -> Iterator[None]:
         yield
     finally:
         lock.close_store()
-
-
-hold_folder = held
-"""The public name of :func:`held` (``langgraph_episodic.chroma.hold_folder``)."""
 
 
 def folder_of(client: Any) -> str | None:

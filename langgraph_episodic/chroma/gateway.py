@@ -26,18 +26,10 @@ _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 INDEX_RACES = ("Error finding id", "Error getting embedding")
-"""What Chroma (1.5, embedded and ``chroma run`` alike) raises, as an ``InternalError``, when a
-read that touches its vector index runs while a delete is being applied: a read with
-embeddings takes the matching ids from the metadata table, then asks the HNSW index for each
-one's vector (by its label: "Error finding id"; then by its slot: "Error getting embedding"),
-and the delete has reached one of the two but not yet the other. Measured with raw chromadb
-(two threads upserting and deleting, two reading with embeddings): a few such errors within
-seconds; none without deletes. The same read a moment later succeeds.
-
-A sibling race raises nothing: a read with embeddings that runs while the *first* vectors of a
-collection are written can return their ids without their embeddings (Chroma learns the
-collection's dimension from that first write; seen in a fifth of fresh collections read by a
-thread during their first upsert). :func:`index_read` treats such a torn answer the same way."""
+"""What Chroma raises (``InternalError``) when a read with embeddings runs while a delete is
+half applied: the metadata table lists an id the HNSW index no longer has. The same read a
+moment later succeeds. A read during a collection's *first* upsert can instead return ids
+without embeddings (a torn answer); :func:`index_read` retries both."""
 
 INDEX_RACE_DELAYS = (0.005, 0.02, 0.05, 0.1, 0.25, 0.5)
 """Pauses before each new attempt of a read that met :data:`INDEX_RACES` (about 0.9 s in all)."""
@@ -52,11 +44,9 @@ class TornRead(Error):
 
 
 def index_read(call: Callable[[], _T], what: str) -> _T:
-    """``call()``, attempted again after a short pause while Chroma reports the transient
-    metadata/vector-index race of :data:`INDEX_RACES` or ``call`` raises :class:`TornRead`. Any
-    other error propagates at once. When every attempt fails the race is not transient: the
-    collection's vector index has lost records its metadata still lists, and the error says how
-    to rebuild it."""
+    """``call()``, retried after short pauses while it meets :data:`INDEX_RACES` or
+    :class:`TornRead`; other errors propagate at once. When every attempt fails, the index has
+    lost records and the error says how to rebuild it."""
     from chromadb.errors import InternalError
 
     for delay in (*INDEX_RACE_DELAYS, None):
@@ -85,8 +75,8 @@ def get_whole(collection: Any, **kwargs: Any) -> Any:
     got = collection.get(**kwargs)
     if "embeddings" in kwargs.get("include", ()):
         embs = got.get("embeddings")
-        if len(got["ids"]) != (0 if embs is None else len(embs)):
-            n = 0 if embs is None else len(embs)
+        n = 0 if embs is None else len(embs)
+        if len(got["ids"]) != n:
             raise TornRead(f"{len(got['ids'])} records came with {n} embeddings")
     return got
 
@@ -100,37 +90,25 @@ def read_pages(
     ids: Sequence[str] | None = None,
 ) -> Iterator[Any]:
     """Every record of ``collection`` matching ``where``, as ``get`` answers of at most
-    ``page`` records each, in Chroma's order (one unpaged ``get`` would be the same records).
-    ``ids``: the ids of those records, known beforehand (:mod:`.metadata_index`): they are read
-    by id alone, in pages, and ``where`` is not evaluated.
+    ``page`` records each (``ids``: their ids, known beforehand; ``where`` is then not used).
 
-    Chroma builds one SQL statement per ``get`` and binds a variable per record returned
-    with metadata or documents, per id asked for and per ``$in`` value; SQLite refuses more
-    than 32,766 ("too many SQL variables"), so ``page`` is at most the client's
-    ``get_max_batch_size()``. The first page is read with ``limit``; when it is full, the ids
-    of every match are read (ids alone bind no variable per record) and the rest is fetched
-    by id. Pages by ``offset`` would re-walk every record before each page (the time grows
-    with the square of the namespace), and ids combined with the ``where`` made Chroma
-    evaluate the filter again for every id. A record written after the ids were read is not
-    in the answer, one deleted since is absent: the caller's version check decides whether
-    what it read may be kept, as for any read outside the write lock."""
-    if ids is not None:
-        for start in range(0, len(ids), page):
-            part = list(ids[start : start + page])
-            yield index_read(partial(get_whole, collection, ids=part, include=include), what)
-        return
-    first = index_read(
-        partial(get_whole, collection, where=where, include=include, limit=page), what
-    )
-    yield first
-    if len(first["ids"]) < page:
-        return
-    done = set(first["ids"])
-    ids = [rid for rid in collection.get(where=where, include=[])["ids"] if rid not in done]
-    for start in range(0, len(ids), page):
-        yield index_read(
-            partial(get_whole, collection, ids=ids[start : start + page], include=include), what
+    SQLite binds a variable per record returned, so ``page`` is at most the client's batch
+    size. The first page is read with ``limit``; when full, the ids of every match are read
+    (they bind none) and the rest fetched by id. Pages by ``offset`` re-walk every record
+    (quadratic), and ids with the ``where`` re-evaluate the filter per id. The caller's
+    version check decides whether what it read may be kept."""
+    if ids is None:
+        first = index_read(
+            partial(get_whole, collection, where=where, include=include, limit=page), what
         )
+        yield first
+        if len(first["ids"]) < page:
+            return
+        done = set(first["ids"])
+        ids = [rid for rid in collection.get(where=where, include=[])["ids"] if rid not in done]
+    for start in range(0, len(ids), page):
+        part = list(ids[start : start + page])
+        yield index_read(partial(get_whole, collection, ids=part, include=include), what)
 
 
 def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any], str, Any, str]]:
@@ -153,6 +131,21 @@ def _embeddings_of(got: Any) -> Iterator[tuple[str, Any]]:
     return zip(got["ids"], embs, strict=True)
 
 
+def _unranked_of(got: Any) -> set[str]:
+    """The ids in one ``get`` answer (with metadata) whose text a search does not rank."""
+    return {
+        vid
+        for vid, meta in zip(got["ids"], got["metadatas"] or [], strict=False)
+        if not is_ranked(record_format.path_of(meta or {}))
+    }
+
+
+def _unfolded(got: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(id, view) of the item records of one ``get`` answer."""
+    for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+        yield rid, record_format.unfold(meta)
+
+
 def _item_records(where: dict[str, Any] | None) -> dict[str, Any]:
     """``where`` narrowed to the vector collection's item records (items that are their own
     vector record), leaving out the vectors of items with several texts."""
@@ -173,9 +166,8 @@ class VectorRow:
 
 
 class UnrankedTexts:
-    """Whether a vector collection holds texts at unranked paths (:func:`.index_paths.is_ranked`)
-    among the records of items with several texts: ``read`` from Chroma once (None: not yet),
-    ``written`` by this process's puts."""
+    """Whether records of items with several texts hold unranked paths: ``read`` from Chroma
+    once (None: not yet), ``written`` by this process's puts."""
 
     __slots__ = ("read", "written")
 
@@ -193,11 +185,8 @@ class Gateway:
     namespaces: Any
     max_batch: int
     unranked: UnrankedTexts = field(default_factory=UnrankedTexts, compare=False)
-    """Whether searches through Chroma's index must leave some vectors out (see
-    :meth:`holds_unranked`)."""
     metadata_index: MetadataIndex | None = field(default=None, compare=False)
-    """Chroma's metadata index of an embedded folder: a namespace's records are read by the
-    ids it lists there instead of by a ``where`` (None: by ``where``)."""
+    """An embedded folder's metadata index: a namespace is read by the ids it lists."""
 
     @staticmethod
     def names(name: str) -> tuple[str, str, str]:
@@ -205,26 +194,19 @@ class Gateway:
         return name, f"{name}__vec", f"{name}__ns"
 
     @classmethod
-    def open(
-        cls, client: Any, name: str, metadata_index: MetadataIndex | None = None
-    ) -> Gateway:
+    def open(cls, client: Any, name: str, metadata_index: MetadataIndex | None = None) -> Gateway:
         """The collections of store ``name``, created on first use."""
         items, vectors, namespaces = cls.names(name)
+
+        def collection(name: str, kind: str, **extra: Any) -> Any:
+            return client.get_or_create_collection(
+                name, embedding_function=None, metadata={"langgraph_episodic": kind}, **extra
+            )
+
         return cls(
-            items=client.get_or_create_collection(
-                items, embedding_function=None, metadata={"langgraph_episodic": "items"}
-            ),
-            vectors=client.get_or_create_collection(
-                vectors,
-                embedding_function=None,
-                configuration={"hnsw": {"space": "cosine"}},
-                metadata={"langgraph_episodic": "vectors"},
-            ),
-            namespaces=client.get_or_create_collection(
-                namespaces,
-                embedding_function=None,
-                metadata={"langgraph_episodic": "namespaces"},
-            ),
+            items=collection(items, "items"),
+            vectors=collection(vectors, "vectors", configuration={"hnsw": {"space": "cosine"}}),
+            namespaces=collection(namespaces, "namespaces"),
             max_batch=int(client.get_max_batch_size()),
             metadata_index=metadata_index,
         )
@@ -233,99 +215,105 @@ class Gateway:
         for start in range(0, len(seq), self.max_batch):
             yield slice(start, start + self.max_batch)
 
-    # items -------------------------------------------------------------------------------
-    # An item's record is in ``vectors`` when it is its own vector record (``_vtag`` =
-    # ``ITEM_TAG``, id = the item id), else in ``items``; when both hold one (a move between
-    # them was killed), the ``vectors`` record is the item (see :mod:`.record_format`).
+    def _upsert_placeholders(
+        self, collection: Any, ids: Sequence[str], metas: Sequence[dict[str, Any]]
+    ) -> None:
+        """Upsert records of a collection never queried by vector (items, registry)."""
+        for part in self._chunks(ids):
+            chunk = list(ids[part])
+            collection.upsert(
+                ids=chunk,
+                embeddings=[[record_format.placeholder(r)] for r in chunk],
+                metadatas=list(metas[part]),
+            )
+
+    def _delete(self, collection: Any, ids: Sequence[str]) -> None:
+        for part in self._chunks(ids):
+            collection.delete(ids=list(ids[part]))
+
+    def _ids_in(self, collection: Any, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` ``collection`` holds."""
+        found: set[str] = set()
+        for part in self._chunks(ids):
+            found.update(collection.get(ids=list(ids[part]), include=[])["ids"])
+        return found
+
+    def _listed(self, ns: tuple[str, ...]) -> tuple[list[str], list[str]] | None:
+        """The ids of namespace ``ns``'s records in the vector and item collections, as
+        Chroma's metadata index lists them (:mod:`.metadata_index`); None when it cannot."""
+        index, value = self.metadata_index, record_format.ns_str(ns)
+        if index is None:
+            return None
+        own, rest = index.ids(self.vectors, "_ns", value), index.ids(self.items, "_ns", value)
+        return None if own is None or rest is None else (own, rest)
+
+    # items: in ``vectors`` when it is its own vector record, else in ``items``; when both hold
+    # one (a killed move), the ``vectors`` record is the item (see :mod:`.record_format`).
 
     def get_items(
         self, ids: Sequence[str], vectors_only: AbstractSet[str] = frozenset()
     ) -> dict[str, dict[str, Any]]:
-        """Item metadata by record id (missing ids are absent): the vector collection's item
-        records first, then the item collection for the rest (except ``vectors_only``: ids
-        known to have no record there)."""
+        """Item metadata by record id (missing ids are absent): the vector collection first,
+        then the item collection for the rest except ``vectors_only``."""
         out: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(ids))
         for part in self._chunks(unique):
-            got = self.vectors.get(ids=unique[part], include=["metadatas"])
-            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-                out[rid] = record_format.unfold(meta)
+            out.update(_unfolded(self.vectors.get(ids=unique[part], include=["metadatas"])))
         rest = [rid for rid in unique if rid not in out and rid not in vectors_only]
         for part in self._chunks(rest):
-            got = self.items.get(ids=rest[part], include=["metadatas"])
-            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-                out[rid] = record_format.unfold(meta)
+            out.update(_unfolded(self.items.get(ids=rest[part], include=["metadatas"])))
         return out
 
     def read_items(
         self, where: dict[str, Any] | None, ns: tuple[str, ...] | None = None
     ) -> list[tuple[str, dict[str, Any]]]:
         """(record id, metadata) of every item record matching ``where``, read in pages.
-        ``ns``: ``where`` selects exactly this namespace, whose records are then read by the
-        ids Chroma's metadata index lists (:mod:`.metadata_index`) when it can."""
+        ``ns``: the one namespace ``where`` selects (read by id when :meth:`_listed` can)."""
         own = rest = None
-        index = self.metadata_index
-        if ns is not None and index is not None:
-            value = record_format.ns_str(ns)
-            own, rest = index.ids(self.vectors, "_ns", value), index.ids(self.items, "_ns", value)
-            if own is None or rest is None:
-                own = rest = None
-            else:  # (an item's own record has no "#")
-                own = [rid for rid in own if "#" not in rid]
+        listed = None if ns is None else self._listed(ns)
+        if listed is not None:  # (an item's own record has no "#")
+            own, rest = [rid for rid in listed[0] if "#" not in rid], listed[1]
         out: list[tuple[str, dict[str, Any]]] = []
         for got in read_pages(
             self.vectors, _item_records(where), ["metadatas"], self.max_batch, "item records", own
         ):  # (an item's own record has the item id: a vector id, with "#", is none)
             out.extend(
-                (rid, record_format.unfold(meta))
-                for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True)
-                if "#" not in rid and (own is None or meta.get("_vtag") == record_format.ITEM_TAG)
+                (rid, view)
+                for rid, view in _unfolded(got)
+                if "#" not in rid and (own is None or view.get("_vtag") == record_format.ITEM_TAG)
             )
         for got in read_pages(
             self.items, where, ["metadatas"], self.max_batch, "item records", rest
         ):
-            rows = list(zip(got["ids"], got["metadatas"] or [], strict=True))
+            rows = list(_unfolded(got))
             shadowed = self._in_vectors([rid for rid, _ in rows])
-            out.extend(
-                (rid, record_format.unfold(meta)) for rid, meta in rows if rid not in shadowed
-            )
+            out.extend((rid, view) for rid, view in rows if rid not in shadowed)
         return out
 
     def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
         """Record ids of every item record matching ``where`` (ids alone need no pages)."""
-        found = [
-            rid
-            for rid in self.vectors.get(where=_item_records(where), include=[])["ids"]
-            if "#" not in rid
-        ]
         rest = self.items.get(where=where, include=[])["ids"]
         shadowed = self._in_vectors(rest)
-        return [*found, *(rid for rid in rest if rid not in shadowed)]
+        return [*self._own_ids(where), *(rid for rid in rest if rid not in shadowed)]
+
+    def _own_ids(self, where: dict[str, Any] | None) -> list[str]:
+        """Ids of the vector collection's item records matching ``where``."""
+        got = self.vectors.get(where=_item_records(where), include=[])["ids"]
+        return [rid for rid in got if "#" not in rid]
 
     def _in_vectors(self, ids: Sequence[str]) -> set[str]:
         """Which of these item ids are their own vector record: a record of theirs in the item
         collection is a killed move's leftover, shadowed (whatever a filter matched on it)."""
-        found: set[str] = set()
-        for part in self._chunks(ids):
-            found.update(self.vectors.get(ids=list(ids[part]), include=[])["ids"])
-        return found
+        return self._ids_in(self.vectors, ids)
 
     def shadows(self) -> list[tuple[str, dict[str, Any]]]:
         """(id, metadata) of records in the item collection whose item is its own vector
         record: the leftovers of a killed move between the collections."""
-        held = {
-            rid
-            for rid in self.vectors.get(where=_item_records(None), include=[])["ids"]
-            if "#" not in rid
-        }
+        held = set(self._own_ids(None))
         ids = [rid for rid in self.items.get(include=[])["ids"] if rid in held]
         out: list[tuple[str, dict[str, Any]]] = []
         for part in self._chunks(ids):
-            got = self.items.get(ids=ids[part], include=["metadatas"])
-            out.extend(
-                (rid, record_format.unfold(m))
-                for rid, m in zip(got["ids"], got["metadatas"] or [], strict=True)
-            )
+            out.extend(_unfolded(self.items.get(ids=ids[part], include=["metadatas"])))
         return out
 
     def _any_item(self, where: dict[str, Any]) -> bool:
@@ -343,15 +331,11 @@ class Gateway:
         )
 
     def holds_items(self, ns: tuple[str, ...]) -> bool:
-        """Whether namespace ``ns`` holds an item record, expired or not (from the ids Chroma's
-        metadata index lists, when it can: an item's own record is one without "#")."""
-        value = record_format.ns_str(ns)
-        index = self.metadata_index
-        if index is not None:
-            own, rest = index.ids(self.vectors, "_ns", value), index.ids(self.items, "_ns", value)
-            if own is not None and rest is not None:
-                return bool(rest) or any("#" not in rid for rid in own)
-        return self._any_item({"_ns": value})
+        """Whether namespace ``ns`` holds an item record, expired or not."""
+        listed = self._listed(ns)
+        if listed is not None:
+            return bool(listed[1]) or any("#" not in rid for rid in listed[0])
+        return self._any_item({"_ns": record_format.ns_str(ns)})
 
     def latest_expiry(self, ns: tuple[str, ...]) -> float | None:
         """The latest expiry of the items in ``ns``; None when it holds none (any more)."""
@@ -364,19 +348,13 @@ class Gateway:
     def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
         """Write item records to the item collection (items with no vector or several; an
         item that is its own vector record is written by :meth:`upsert_vectors`)."""
-        for part in self._chunks(ids):
-            chunk = list(ids[part])
-            self.items.upsert(
-                ids=chunk,
-                embeddings=[[record_format.placeholder(r)] for r in chunk],
-                metadatas=list(metas[part]),
-            )
+        self._upsert_placeholders(self.items, ids, metas)
 
     def update_items(
         self, ids: Sequence[str], metas: Sequence[dict[str, Any]], in_vectors: Sequence[bool]
     ) -> None:
-        """Change some metadata of existing item records; ``in_vectors[i]``: whether item
-        ``i`` is its own vector record (so which collection holds it)."""
+        """Change some metadata of existing item records; ``in_vectors[i]``: which collection
+        holds item ``i``."""
         for collection, wanted in ((self.vectors, True), (self.items, False)):
             picked = [n for n in range(len(ids)) if in_vectors[n] == wanted]
             for part in self._chunks(picked):
@@ -407,11 +385,7 @@ class Gateway:
 
     def existing_items(self, ids: Sequence[str]) -> set[str]:
         """Which of the item record ids exist."""
-        found: set[str] = set()
-        for part in self._chunks(ids):
-            found.update(self.vectors.get(ids=list(ids[part]), include=[])["ids"])
-            found.update(self.items.get(ids=list(ids[part]), include=[])["ids"])
-        return found
+        return self._ids_in(self.vectors, ids) | self._ids_in(self.items, ids)
 
     # vectors -----------------------------------------------------------------------------
 
@@ -422,8 +396,7 @@ class Gateway:
         metas: Sequence[dict[str, Any]],
         docs: Sequence[str | None],
     ) -> None:
-        """Upsert vector records; a None document leaves the record's as it is (none, for a
-        new record)."""
+        """Upsert vector records; a None document leaves the record's as it is."""
         for part in self._chunks(ids):
             given = list(docs[part])
             self.vectors.upsert(
@@ -434,41 +407,36 @@ class Gateway:
             )
 
     def delete_vectors(self, ids: Sequence[str]) -> None:
-        for part in self._chunks(ids):
-            self.vectors.delete(ids=list(ids[part]))
+        self._delete(self.vectors, ids)
 
     def read_vectors(self, where: dict[str, Any] | None, *, embeddings: bool) -> list[VectorRow]:
         """Vector records matching ``where`` (text always; embeddings when asked), in pages."""
         return [
             VectorRow(vid, record_format.ns_from_str(str(meta["_ns"])), text, emb, path)
-            for vid, meta, text, emb, path in self._vector_rows(where, embeddings, "vector records")
+            for got in self._vector_pages(where, embeddings, "vector records")
+            for vid, meta, text, emb, path in _rows_of(got, embeddings)
         ]
 
     def namespace_vectors(self, ns: tuple[str, ...], *, embeddings: bool) -> list[VectorRow]:
-        """The vector records of one namespace, in pages (a shared namespace can hold millions)."""
+        """The vector records of one namespace (read in pages)."""
         pages = self.namespace_vector_pages(ns, embeddings=embeddings)
         return [row for page in pages for row in page]
 
     def namespace_vector_pages(
         self, ns: tuple[str, ...], *, embeddings: bool
     ) -> Iterator[list[VectorRow]]:
-        """:meth:`namespace_vectors`, page by page as Chroma answers (for a caller that works
-        on one page while the next is read)."""
+        """:meth:`namespace_vectors`, page by page as Chroma answers."""
         where = {"_ns": record_format.ns_str(ns)}
-        ids = None if self.metadata_index is None else self.metadata_index.ids(
-            self.vectors, "_ns", where["_ns"]
+        ids = (
+            None
+            if self.metadata_index is None
+            else self.metadata_index.ids(self.vectors, "_ns", where["_ns"])
         )
         for got in self._vector_pages(where, embeddings, f"the vectors of namespace {ns}", ids):
             yield [
                 VectorRow(vid, ns, text, emb, path)
                 for vid, _, text, emb, path in _rows_of(got, embeddings)
             ]
-
-    def _vector_rows(
-        self, where: dict[str, Any] | None, embeddings: bool, what: str
-    ) -> Iterator[tuple[str, Mapping[str, Any], str, Any, str]]:
-        for got in self._vector_pages(where, embeddings, what):
-            yield from _rows_of(got, embeddings)
 
     def _vector_pages(
         self,
@@ -486,8 +454,7 @@ class Gateway:
 
     def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
         """(vector id, embedding) of the vector records of the given items: an item that is its
-        own vector record by id, the others by ``_item`` (a ``$in`` of at most a batch of them
-        per read). An item with its own record is that record, whatever else names it."""
+        own vector record by id (whatever else names it), the others by ``_item``."""
         out: list[tuple[str, Any]] = []
         unique = list(dict.fromkeys(iids))
         for part in self._chunks(unique):
@@ -510,10 +477,7 @@ class Gateway:
                     ),
                     "the vectors of items",
                 )
-                unranked = {
-                    vid for vid, meta in zip(got["ids"], got["metadatas"] or [], strict=False)
-                    if not is_ranked(record_format.path_of(meta or {}))
-                } if holds else set()
+                unranked = _unranked_of(got) if holds else set()
                 out.extend((vid, emb) for vid, emb in _embeddings_of(got) if vid not in unranked)
         return out
 
@@ -544,33 +508,32 @@ class Gateway:
         return [(vid, d) for vid, d in found if vid not in unranked]
 
     def holds_unranked(self) -> bool:
-        """Whether some vector record of an item with several texts holds one at an unranked
-        path (written by a release whose writers indexed the thread): read from Chroma once,
-        with a ``where`` on the path, then kept; a put of such a text sets it. Only then do
-        searches through Chroma's index read the paths of the vectors they find."""
+        """Whether some vector record of an item with several texts holds an unranked path
+        (read once, then kept; a put of one sets it). Only then do searches through Chroma's
+        index read the paths of the vectors they find."""
         seen = self.unranked
         if seen.read is None:
             got = index_read(
-                partial(self.vectors.get, where={"_path": {"$in": sorted(UNRANKED_PATHS)}},
-                        limit=1, include=[]),
+                partial(
+                    self.vectors.get,
+                    where={"_path": {"$in": sorted(UNRANKED_PATHS)}},
+                    limit=1,
+                    include=[],
+                ),
                 "the paths of the vectors",
             )
             seen.read = bool(got["ids"])
         return seen.written or seen.read
 
     def _unranked(self, vids: Sequence[str]) -> set[str]:
-        """The ones of ``vids`` (vector records of items with several texts) whose text a
-        search does not rank (:func:`.index_paths.is_ranked`): their small metadata is read."""
+        """The ones of ``vids`` whose text a search does not rank (reads their metadata)."""
         out: set[str] = set()
         for part in self._chunks(vids):
             got = index_read(
                 partial(get_whole, self.vectors, ids=list(vids[part]), include=["metadatas"]),
                 "the paths of the vectors",
             )
-            out.update(
-                vid for vid, meta in zip(got["ids"], got["metadatas"] or [], strict=False)
-                if not is_ranked(record_format.path_of(meta or {}))
-            )
+            out |= _unranked_of(got)
         return out
 
     # the namespace registry ----------------------------------------------------------------
@@ -579,28 +542,14 @@ class Gateway:
         self, *, ids: Sequence[str] | None = None, where: dict[str, Any] | None = None
     ) -> list[Mapping[str, Any]]:
         """Registry record metadata, by record ids or by ``where`` (all when neither)."""
-        out: list[Mapping[str, Any]] = []
-        if ids is not None:
-            unique = list(dict.fromkeys(ids))
-            for part in self._chunks(unique):
-                got = self.namespaces.get(ids=unique[part], include=["metadatas"])
-                out.extend(got["metadatas"] or [])
-            return out
-        for got in read_pages(
-            self.namespaces, where, ["metadatas"], self.max_batch, "registry records"
-        ):
-            out.extend(got["metadatas"] or [])
-        return out
+        unique = None if ids is None else list(dict.fromkeys(ids))
+        pages = read_pages(
+            self.namespaces, where, ["metadatas"], self.max_batch, "registry records", unique
+        )
+        return [meta for got in pages for meta in got["metadatas"] or []]
 
     def upsert_registry(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
-        for part in self._chunks(ids):
-            chunk = list(ids[part])
-            self.namespaces.upsert(
-                ids=chunk,
-                embeddings=[[record_format.placeholder(r)] for r in chunk],
-                metadatas=list(metas[part]),
-            )
+        self._upsert_placeholders(self.namespaces, ids, metas)
 
     def delete_registry(self, ids: Sequence[str]) -> None:
-        for part in self._chunks(ids):
-            self.namespaces.delete(ids=list(ids[part]))
+        self._delete(self.namespaces, ids)

@@ -1,26 +1,16 @@
 """Which items a namespace holds, known in process, so an embedded store's put of a new key
 skips the read of its old record.
 
-A put reads the record it replaces (its creation time, the vectors it had, the metadata keys
-to clear), and for a new key that read finds nothing: a Chroma read that is a large share of
-a single put. An embedded store is the only writer of its folder (:mod:`.folder_lock`), so a
-namespace this process saw empty (:meth:`.reads.Backend.empty_namespaces`: no registry record
-and no item in Chroma) or read whole (a listing, :meth:`.reads.Backend.listings`) holds
-exactly what it held then plus this process's puts minus its deletes since.
+A put reads the record it replaces, and for a new key that read (a large share of a single
+put) finds nothing. An embedded store is its folder's only writer, so a namespace this process
+saw empty or read whole holds exactly what it held then plus this process's puts minus its
+deletes. A store on a server keeps none: other processes write.
 
-:class:`IdSet` keeps those record ids of one namespace, 16 bytes each: a sorted array and the
-recent changes, merged when the changes grow past an eighth of the array. Every write passes
-:meth:`.caches.StoreState.commit`, which keeps the sets exact; a delete made elsewhere (a
-repair, a purge of leftover vectors) at worst leaves an id that is gone, which costs the read
-it would have cost anyway. A store on a server keeps none: other processes write.
-
-A merge takes time in proportion to the namespace (tens of milliseconds at 100,000 ids), which
-readers of every namespace would wait out under the store state's lock. So it runs in three
-steps: :meth:`IdSet.start_merge` (under the lock, constant time) seals the changes as a
-:class:`Merge` and starts new ones on top of it; :meth:`Merge.run` builds the merged array
-outside the lock from things that never change; :meth:`IdSet.finish_merge` (under the lock)
-installs it. The set means the same before and after the install, so changes that land in
-between stay valid on top of the merged array.
+:class:`IdSet` keeps one namespace's record ids, 16 bytes each: a sorted array and the recent
+changes, merged when they grow past an eighth of the array. A merge takes time in proportion
+to the namespace, so it runs outside the state's lock: :meth:`IdSet.start_merge` seals the
+changes (constant time), :meth:`Merge.run` builds the merged array from things that never
+change, :meth:`IdSet.finish_merge` installs it; changes made meanwhile stay valid on top.
 """
 
 from __future__ import annotations
@@ -33,10 +23,7 @@ from typing import Any
 import numpy as np
 
 _MERGE_MIN = 16
-"""Changes kept beside the array before a merge, whatever its size (a few: a change costs a
-Python set's entry, about five times an array's)."""
-
-
+"""Changes kept beside the array before a merge, whatever its size."""
 _ONE_BY_ONE = 8
 """Up to this many ids are looked up by bisection, more in one numpy call (its fixed cost is
 that of a few dozen bisections)."""

@@ -1,10 +1,8 @@
 """Field paths of ``index=`` (on put) and of the index config's ``fields``: checked up front.
 
-LangGraph reads a path with ``tokenize_path`` and ``get_text_at_path``, which never fail: a
-malformed path (``"a[[["``), or a string where a list belongs (``index="text"`` is read one
-character at a time), silently indexes nothing, and the item is stored without a vector no
-query finds. :func:`check_index` refuses those before anything is written and names the forms
-LangGraph reads:
+LangGraph's ``tokenize_path`` and ``get_text_at_path`` never fail: a malformed path, or a
+string where a list belongs, silently indexes nothing. :func:`check_index` refuses those
+before anything is written and names the forms LangGraph reads:
 
 * ``"field"``, ``"a.b"``: a field, a nested field (names without ``.``, ``[``, ``]``, ``{``, ``}``);
 * ``"arr[*]"``, ``"arr[0]"``, ``"arr[-1]"``: every element of a list, or one by position;
@@ -73,9 +71,8 @@ def is_top_field(path: str) -> bool:
 
 def is_ranked(path: str) -> bool:
     """Whether a search ranks the text indexed at ``path``: every path but the library's
-    bookkeeping (:data:`~langgraph_episodic.memory_context.UNRANKED_PATHS`, the thread id that
-    earlier releases indexed beside a memory's text). Such a text stays in its vector record, so
-    what the store holds does not change; only reads leave it out.
+    bookkeeping (:data:`~langgraph_episodic.memory_context.UNRANKED_PATHS`), which stays
+    stored; only reads leave it out.
 
     >>> is_ranked("text"), is_ranked("context.day"), is_ranked("context.thread")
     (True, True, False)

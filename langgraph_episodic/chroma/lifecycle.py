@@ -1,17 +1,10 @@
 """When a ``ChromaStore`` may be used: from its opening to ``close()``, in the process that
 opened it.
 
-* :class:`Calls` counts one store's calls in flight. ``close()`` refuses new calls, waits for
-  those in flight to finish, and only then gives the folder up: nothing the store does writes
-  after ``close()`` returns, and every later call raises :class:`StoreClosedError`.
-* Fork. Chroma's embedded engine does not survive ``fork``: in the child, a call on a client
-  the parent used waits forever, and so does a new client of a folder the parent had open.
-  So a store (embedded or in memory) opened before a fork raises :class:`StoreForkedError` in
-  the child at its first call, and so does opening a store in the child on a folder (or the
-  in-memory system) the parent had open. The child never takes the folder over: the parent
-  still holds it, and an embedded folder has one writing process. Open stores in the worker
-  processes (after the fork), start them with ``spawn``, or share one store through a Chroma
-  server. A store on a server (``ChromaStore.http``) is not affected.
+* :class:`Calls` counts one store's calls in flight. ``close()`` refuses new calls and waits
+  for those in flight before giving the folder up; later calls raise :class:`StoreClosedError`.
+* Chroma's embedded engine hangs in a forked child (on a client or folder the parent had
+  open), so such a store, or opening one there, raises :class:`StoreForkedError` instead.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Size limits of one item: its value as stored, and the text its index fields embed.
 
 A put over a limit is refused before anything is written (in a batch: the whole batch), with
-an error naming the limit and the fix. Both are options of ``ChromaStore`` (and so of
-``ChromaStore.persistent``, ``.ephemeral``, ``.http`` and ``.from_url``); ``None`` turns one
-off. Sizes are UTF-8 bytes: of the value as compact JSON (what the store keeps), and of every
-text the item's index fields yield, summed (what is embedded and keyword-indexed).
-
-Why these defaults: a chat memory, a profile or an episode is a few KB; the limits leave
-room for a long summary or a whole transcript (the value) and a few pages of text to embed,
-while a put at the limit stays well under a second, so one oversized put cannot hold the
-other writers of the store for long. The embedder reads only the first few hundred tokens of a
-text anyway; longer documents search better split into several items.
+an error naming the limit and the fix; ``None`` turns one off. Sizes are UTF-8 bytes of the
+value as compact JSON, and of every text the index fields yield, summed. The defaults leave
+room for a whole transcript and a few pages to embed while a put at the limit stays well under
+a second, so one oversized put cannot hold the store's other writers for long.
 """
 
 from __future__ import annotations
@@ -45,7 +39,9 @@ def _check_limit(limit: Any, name: str) -> int | None:
     if limit is None:
         return None
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
-        raise ValueError(f"{name} must be a positive number of bytes or None (no limit), got {limit!r}.")
+        raise ValueError(
+            f"{name} must be a positive number of bytes or None (no limit), got {limit!r}."
+        )
     return limit
 
 

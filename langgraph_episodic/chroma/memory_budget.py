@@ -1,15 +1,9 @@
 """How much the in-process caches may hold, from the machine's available memory.
 
-The cache (:mod:`.vector_cache`) keeps searched namespaces' vectors as float32 matrices. Its
-size was a fixed count; at 384 dims its 200,000 vectors take about 300 MB, which is more than a
-small machine should give one cache. The default now follows the memory available when the
-store opens: at most :data:`VECTOR_CACHE_SHARE` of it, between :data:`MIN_CACHED_VECTORS` and
-:data:`MAX_CACHED_VECTORS` vectors. A scope larger than the cache is searched through Chroma's
-index, so a smaller cache is slower for large scopes, never wrong.
-
-The item cache (records read or written, for ``get``, search results and the old record a put
-replaces) follows the same rule: at most :data:`ITEM_CACHE_SHARE` of the available memory,
-between :data:`MIN_CACHED_ITEMS` and :data:`MAX_CACHED_ITEMS` records. A miss reads Chroma.
+Each default cache size is a share of the memory available when the store opens, between a
+floor and a ceiling (200,000 vectors of 384 dims take about 300 MB). A scope larger than the
+vector cache is searched through Chroma's index and an item cache miss reads Chroma: a smaller
+cache is slower, never wrong.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """The record ids of one namespace, read from the index Chroma keeps on its metadata.
 
-Chroma evaluates a ``where`` by grouping every metadata row of the collection and testing
-each record (its SQLite reader has no other plan), so a read of one namespace by ``where``
-costs in proportion to the whole collection, not to the namespace. Chroma's SQLite file does
-index its metadata by (key, value), and a read by id costs what the ids do. So an embedded
-store on a folder reads the ids of a namespace's records from that index (read-only, its own
-connection), then the records by id through Chroma
-(``python benchmarks/large_namespace.py --users 1000`` measures it).
-
-Only the ids come from the file; the records themselves, and whatever Chroma applies before
-a read, go through Chroma's client. Whenever the file cannot answer (an in-memory or server
-client, a Chroma whose schema differs), :meth:`MetadataIndex.ids` gives None and the caller
-reads by ``where``.
+Chroma evaluates a ``where`` by testing every record of the collection, so reading one
+namespace by ``where`` costs in proportion to the whole collection. Its SQLite file indexes
+metadata by (key, value), so an embedded store reads a namespace's ids from there (read-only)
+and the records by id through Chroma (``benchmarks/large_namespace.py``). When the file cannot
+answer (an in-memory or server client, another schema), :meth:`MetadataIndex.ids` gives None
+and the caller reads by ``where``.
 """
 
 from __future__ import annotations

@@ -1,30 +1,15 @@
 """Chroma's nearest vectors of some namespaces, for a scope whose vectors the cache does not hold.
 
-Chroma's query with a ``where`` on the namespace evaluates the filter over every matching
-record before it searches, so its cost grows with the namespace's size, while the same query
-without a ``where`` costs about what its number of results does (measured with raw chromadb
-and through the store in ``docs/benchmarks.md``, "Searching beyond the vector cache").
-So when the search knows which items its namespaces hold (the item ids of their lexical shards,
-:meth:`.LexicalIndex.held_items`), it asks Chroma's index without a ``where`` for enough
-results that ``depth`` of them are likely the namespaces' (from the namespaces' share of the
-collection), and keeps those of held items. That is the filtered query's answer: the nearest
-``depth`` records among the namespaces' are among the nearest ``k`` of the collection whenever
-``depth`` of the ``k`` are the namespaces' (for an exact index; Chroma's approximate one may
-differ in the last places, as may its filtered query). When fewer are, and the collection has
-more than ``k`` records, the filtered query answers instead; so does it when the namespaces
-are too small a share of the collection for an unfiltered query of at most
-:data:`MAX_UNFILTERED` results.
+Chroma's query with a ``where`` evaluates the filter over every matching record first, so its
+cost grows with the namespace, while an unfiltered query costs about its number of results
+(``docs/benchmarks.md``, "Searching beyond the vector cache"). So when the search knows which
+items its namespaces hold (:meth:`.LexicalIndex.held_items`, under any tag), it asks without a
+``where`` for enough results that ``depth`` are likely theirs and keeps those: the nearest
+``depth`` of the namespaces are among the nearest ``k`` whenever ``depth`` of the ``k`` are
+theirs. Otherwise, or past :data:`MAX_UNFILTERED` results, the filtered query answers.
 
-Which records count as the namespaces' comes from the search's snapshot of the lexical shards:
-an item is held under any tag, so an item rewritten since the snapshot is found under its new
-vectors (as the filtered query finds it); vectors left behind by a crashed write of a held item
-are kept and then dropped by the tag check of :func:`.search.resolve`, as the filtered query's
-are. An item put after the snapshot is not held: the search answers as of its snapshot.
-
-A scope of at most :data:`EXACT_UP_TO` held items is ranked exactly instead: their vectors are
-read by item id and compared with the question in numpy. Chroma's filtered query is
-approximate, and for a namespace of a few items among many it could leave one of them out
-(seen for 3 items among 203: a search of limit 3 found 2 in about one run of eight).
+A scope of at most :data:`EXACT_UP_TO` held items is ranked exactly from its vectors read by
+id: Chroma's approximate filtered query could leave one of a few items among many out.
 """
 
 from __future__ import annotations
@@ -87,11 +72,7 @@ def nearest(
         k = unfiltered_size(depth, len(held), b.vector_total())
         if k is not None:
             found = b.gateway.query_vectors(query, k, None)
-            kept = [
-                (vid, dist)
-                for vid, dist in found
-                if record_format.item_of_vector(vid) in held
-            ]
+            kept = [(vid, d) for vid, d in found if record_format.item_of_vector(vid) in held]
             if len(kept) >= depth or len(found) >= b.vector_total():  # (or: no more to find)
                 return kept[:depth]
     return b.gateway.query_vectors(query, depth, where)

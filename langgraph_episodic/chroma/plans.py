@@ -1,12 +1,13 @@
 """The pure core shared by ``ChromaStore.batch`` and ``abatch``: validate ops, plan the work.
 
 Nothing here talks to Chroma or to an embedder: :func:`prepare` turns a list of LangGraph ops
-into a :class:`Plan` (or raises before anything is written), and the ranking helpers turn raw
-hits into ``SearchItem`` lists. The sync and async shells only embed and execute.
+into a :class:`Plan` (or raises before anything is written). The sync and async shells only
+embed and execute.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -85,7 +86,7 @@ def asked_fields(op: PutOp, default_fields: Fields | None) -> Fields:
         return []
     if op.index is None:
         return default_fields
-    return [(p, p) if p == "$" else (p, tokenize_path(p)) for p in op.index]
+    return tokenized_fields(op.index) if op.index else []
 
 
 def extract_texts(op: PutOp, default_fields: Fields | None) -> tuple[tuple[str, str], ...]:
@@ -268,11 +269,8 @@ def namespace_matches(ns: tuple[str, ...], conditions: Sequence[MatchCondition] 
 
 def list_namespaces(namespaces: Iterable[tuple[str, ...]], op: ListNamespacesOp) -> list[Any]:
     """Filter, truncate to ``max_depth``, sort and page namespaces as ``InMemoryStore`` does."""
-    found = [ns for ns in namespaces if namespace_matches(ns, op.match_conditions)]
-    if op.max_depth is not None:
-        found = sorted({ns[: op.max_depth] for ns in found})
-    else:
-        found = sorted(set(found))
+    conditions = op.match_conditions
+    found = sorted({ns[: op.max_depth] for ns in namespaces if namespace_matches(ns, conditions)})
     return found[op.offset : op.offset + op.limit]
 
 
@@ -280,10 +278,5 @@ def fixed_prefix(conditions: Sequence[MatchCondition] | None) -> tuple[str, ...]
     """The longest wildcard-free leading labels of a prefix condition (for push-down)."""
     for cond in conditions or ():
         if cond.match_type == "prefix":
-            out = []
-            for label in cond.path:
-                if label == "*":
-                    break
-                out.append(label)
-            return tuple(out)
+            return tuple(itertools.takewhile(lambda label: label != "*", cond.path))
     return ()

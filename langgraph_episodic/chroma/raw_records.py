@@ -1,15 +1,9 @@
 """What the LangGraph ``BaseStore`` API cannot reach, read from a ``ChromaStore``'s own records.
 
-Three readers of the two record collections (``<collection>``: items with no indexed text or
-several; ``<collection>__vec``: one record per indexed text, an item with one being that record;
-see :mod:`.record_format`), behind :class:`~.store.ChromaStore` methods so that no caller parses
-the record format:
-
-* :func:`item_extras`: each item's TTL, expiry and indexed fields (an export keeps them);
-* :func:`vector_dims`: the dimensions of the vectors the store holds;
-* :func:`scan`: the items and vector records of some namespaces, read from the raw collections
-  (forgetting a user finds there what a crash left out of the namespace registry), and
-  :func:`delete_vectors` to delete such vector records.
+Readers of the record collections (:mod:`.record_format`), behind ``ChromaStore`` methods so
+that no caller parses the record format: :func:`item_extras` (TTL, expiry and indexed fields,
+for an export), :func:`vector_dims`, and :func:`scan` / :func:`delete_vectors` (what a crash
+left out of the namespace registry, for forgetting a user).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Reading the next page from Chroma while the caller works on the current one.
 
-A namespace's first search reads every record of it in pages and builds its keyword index
-from the texts. Chroma's embedded client releases the GIL for part of a ``get`` (its SQLite
-and index work run in Rust; converting the answer to Python objects holds it), so a thread
-reading page ``n + 1`` overlaps some of the Python work on page ``n``. One page is read ahead at most: the memory it holds follows Chroma's page size.
+Chroma's embedded client releases the GIL for part of a ``get``, so a thread reading page
+``n + 1`` of a namespace's first load overlaps some of the Python work on page ``n``. One page
+is read ahead at most.
 """
 
 from __future__ import annotations

@@ -25,10 +25,12 @@ from .gateway import Gateway, VectorRow
 from .id_sets import IdSet
 from .index_paths import is_ranked
 from .metadata_index import MetadataIndex
+from .persisted import PersistedIndex
 from .ranking.lexical import LexicalIndex
 from .ranking.shared_fields import FieldView
 from .ranking.vectors import BlockView, NamespaceVectors, Rebuild
 from .read_ahead import read_ahead
+from .rebuild import recover_store
 from .registry import Namespace, NamespaceInfo, record_id, records_by_namespace
 
 race_hook: Any = None
@@ -43,14 +45,12 @@ class Scope:
     vectors: list[BlockView] | None
     """Views of their cached vectors; None when Chroma's index answers (or none were asked)."""
     lexical: LexicalIndex | None
-    """Their lexical shards (None when not asked), to score outside the lock. It includes the
-    shards this search read from Chroma but could not keep (a write landed while it read):
-    without them the search scored those namespaces with no lexical side at all."""
+    """Their lexical shards (None when not asked), including those this search read but could
+    not keep (a write landed meanwhile)."""
     fields: FieldView | None
     """Their secondary-field values (:mod:`.ranking.shared_fields`; None when not asked)."""
     unindexed: tuple[Namespace, ...]
-    """Those the registry flags as possibly holding items without vectors (read with the
-    others, so a short page is filled without reading the registry again)."""
+    """Those the registry flags as possibly holding items without vectors."""
 
 
 @dataclass
@@ -76,11 +76,7 @@ class Backend:
         item_cache_size: int,
     ) -> Backend:
         """The backend of store ``name`` on ``client``, created on first use; counts a store
-        of its embedded folder (give it back with :meth:`close_store`).
-
-        Raises :class:`.lifecycle.StoreForkedError` in a forked child on what its parent had
-        open, and ``ValueError`` for a second chromadb client of a folder open in this process.
-        """
+        of its embedded folder (give it back with :meth:`close_store`)."""
         system = embedded_system(client)
         if system is not None:
             lifecycle.opening(system, describe(client))
@@ -91,21 +87,16 @@ class Backend:
             getattr(client, "database", ""),
             name,
         )
+        sizes = {"vector_cache_size": vector_cache_size, "item_cache_size": item_cache_size}
         if shared and folder is None:  # a server's store: nothing in process to share
-            return cls._create(
-                client, name, None, shared=True, vector_cache_size=vector_cache_size,
-                item_cache_size=item_cache_size,
-            )
+            return cls._create(client, name, None, shared=True, **sizes)
         with _OPEN_LOCK:  # (held while a last close forgets the folder's backends)
             if folder is not None:
                 folder.open_store(id(getattr(client, "_server", client)), _spelled(client))
             try:
                 backend = None if shared else _OPEN.get(key)
                 if backend is None:
-                    backend = cls._create(
-                        client, name, folder, shared=shared, vector_cache_size=vector_cache_size,
-                        item_cache_size=item_cache_size,
-                    )
+                    backend = cls._create(client, name, folder, shared=shared, **sizes)
                     if not shared:
                         _OPEN[key] = backend
                 return backend
@@ -125,13 +116,13 @@ class Backend:
         vector_cache_size: int,
         item_cache_size: int,
     ) -> Backend:
-        from .rebuild import recover_store
-
         state = StoreState(
             shared=shared, vector_cache_size=vector_cache_size, item_cache_size=item_cache_size
         )
         if folder is not None:  # a rebuild killed half-way: finish or roll it back first
             recover_store(client, folder.folder, Gateway.names(name), folder.claim)
+            if not shared:
+                state.persisted = PersistedIndex(folder.folder, name)  # (:mod:`.persisted`)
         index = MetadataIndex.of_folder(folder_of(client))
         return cls(Gateway.open(client, name, index), state, shared, folder, client)
 
@@ -163,15 +154,12 @@ class Backend:
         namespaces: Mapping[str, Namespace] | None = None,
         empty: Collection[Namespace] = (),
     ) -> dict[str, dict[str, Any]]:
-        """Item metadata by record id (missing ids are absent). Treat the dicts as read-only.
+        """Item metadata by record id (missing ids are absent; treat the dicts as read-only).
 
-        ``namespaces`` (record id -> its namespace, as a put knows it; pass it with
-        ``write_lock`` held): an embedded store then reads nothing for ids it knows it does
-        not hold (in ``empty``, from :meth:`empty_namespaces`, or missing from what it knows
-        a namespace holds, :mod:`.id_sets`), and skips the item collection for items of
-        namespaces whose registry says it holds none of theirs
-        (:attr:`.registry.NamespaceInfo.item_records`), so a new item costs one read at most.
-        """
+        ``namespaces`` (record id -> namespace; with ``write_lock`` held): an embedded store
+        then reads nothing for ids it knows are absent (``empty`` namespaces, :mod:`.id_sets`)
+        and skips the item collection where the registry says it holds none, so a new item
+        costs one read at most."""
         if self.shared:
             return self.gateway.get_items(ids)
         found, generation = self.state.cached_items(ids)
@@ -194,10 +182,9 @@ class Backend:
         return found
 
     def empty_namespaces(self, namespaces: Sequence[Namespace]) -> set[Namespace]:
-        """Of these namespaces, those an embedded store knows hold no item (call with
-        ``write_lock`` held): no registry record, and no item record in Chroma either (one
-        read each; a crash or a write from outside the store can leave items whose namespace
-        the registry lost, which :func:`.verify.verify` finds)."""
+        """Of these namespaces, those an embedded store knows hold no item (with ``write_lock``
+        held): no registry record, and no item record in Chroma either (a crash can leave
+        items the registry lost)."""
         if self.shared:
             return set()
         known = self.known(namespaces)
@@ -245,22 +232,13 @@ class Backend:
             return records_by_namespace(metas)
         self._load_registry()
         with self.state.lock:
-            out = {}
-            for ns in namespaces:
-                info = self.state.registry.get(ns)
-                if info is not None:
-                    out[ns] = info
-            return out
+            got = {ns: self.state.registry.get(ns) for ns in namespaces}
+        return {ns: info for ns, info in got.items() if info is not None}
 
     def live(self, prefix: Namespace, now: float) -> list[Namespace]:
-        """Namespaces under ``prefix`` holding at least one unexpired item.
-
-        On a server a record's ``_exp`` may lag behind a concurrent writer (see
-        :mod:`.registry`), so a namespace whose record says "all expired" is checked against
-        its items before it is left out. Expiries compare in whole microseconds, as items' do
-        (Chroma returns some floats one bit off: at the exact expiry a namespace was unlisted
-        while its item still counted as live).
-        """
+        """Namespaces under ``prefix`` holding at least one unexpired item (on a server a
+        record's ``_exp`` may lag behind another writer, so "all expired" is checked against
+        the items)."""
         out = []
         for ns, info in self.namespaces(prefix).items():
             live = not record_format.expired(info.expires, now)
@@ -296,8 +274,8 @@ class Backend:
         return total
 
     def current_lexical(self, prefix: Namespace) -> tuple[list[Namespace], LexicalIndex] | None:
-        """The namespaces under ``prefix`` and a snapshot of their lexical shards, when every
-        one of them is loaded and current; None otherwise (nothing is read from Chroma)."""
+        """The namespaces under ``prefix`` and a snapshot of their lexical shards, when all are
+        loaded and current; None otherwise (reads nothing from Chroma)."""
         infos = self.namespaces(prefix)
         state = self.state
         with state.lock:
@@ -361,10 +339,9 @@ class Backend:
     def scope(
         self, prefix: Namespace, *, vectors: bool, lexical: bool = True, fields: bool = False
     ) -> Scope:
-        """Namespaces under ``prefix``, with a snapshot of their lexical shards (with
-        ``lexical``), views of their vectors (with ``vectors``) and of their field values (with
-        ``fields``). The views are None when Chroma's index must answer instead: the scope
-        exceeds the cache, or too many of its namespaces are not loaded."""
+        """Namespaces under ``prefix`` with snapshots of what is asked: lexical shards, vector
+        views (None when Chroma's index must answer: the scope exceeds the cache, or too many
+        namespaces are not loaded) and field values."""
         infos = self.namespaces(prefix)
         state = self.state
         with state.lock:
@@ -448,10 +425,9 @@ class Backend:
         vectors: Mapping[Namespace, str],
         lexical: Mapping[Namespace, str],
     ) -> tuple[dict[Namespace, NamespaceVectors], dict[Namespace, tuple[Any, Any]]]:
-        """Read the given namespaces' vector records (with embeddings for ``vectors``), build
-        blocks and shards outside the lock, and keep those whose version is still current.
-        Returns the blocks built (kept or not: a search uses what it read) and the (lexical,
-        field) shards built but not kept."""
+        """Read the namespaces' vector records, build blocks and shards outside the lock, keep
+        those still current. Returns the blocks built (kept or not) and the (lexical, field)
+        shards not kept."""
         wanted = {**lexical, **vectors}
         with_embeddings = bool(vectors)
         shards: dict[Namespace, Any] = {}
@@ -483,10 +459,10 @@ class Backend:
             for row in by_ns[ns]:
                 key, _, index = record_format.split_vector_id(row.vid)
                 texts.setdefault(key, []).append((index, row.text, row.path))
-            docs[ns] = [(key, "\n".join(t for _, t, _ in sorted(p))) for key, p in texts.items()]
-            field_docs[ns] = [  # in the order the put indexed them: the first is the content
-                (key, [(path, t) for _, t, path in sorted(p)]) for key, p in texts.items()
-            ]
+            for parts in texts.values():
+                parts.sort()  # in the order the put indexed them: the first is the content
+            docs[ns] = [(key, _joined(parts)) for key, parts in texts.items()]
+            field_docs[ns] = [(key, _by_path(parts)) for key, parts in texts.items()]
         shards.update((ns, self.state.lexical.build_shard(d)) for ns, d in docs.items())
         field_shards.update((ns, self.state.fields.build_shard(d)) for ns, d in field_docs.items())
         _pause("load")
@@ -508,11 +484,9 @@ class Backend:
         return blocks, unkept
 
     def _stream(self, ns: Namespace, *, embeddings: bool) -> tuple[list[VectorRow], Any, Any]:
-        """The vector records of ``ns`` and the (lexical, field) shards built from their
-        texts, each page's entries analyzed while the next page is read (:func:`.read_ahead`).
-        When a later page brings more texts of an entry already built (Chroma does not promise
-        to keep an entry's records together), the shards are built again from every record,
-        as :meth:`_load` builds them: either way they are the ones built from all at once."""
+        """The vector records of ``ns`` and the (lexical, field) shards of their texts, each
+        page analyzed while the next is read. When a later page brings more texts of an entry
+        already built, the shards are built again from every record (same result)."""
         rows: list[VectorRow] = []
         texts: dict[str, list[tuple[int, str, str]]] = {}
         split = False
@@ -538,26 +512,21 @@ class Backend:
                 for key in fresh:
                     parts = texts[key]
                     parts.sort()
-                    yield key, "\n".join(t for _, t, _ in parts)
+                    yield key, _joined(parts)
 
         with closing(pages):
             shard = self.state.lexical.build_shard(docs())
         if split:
             for parts in texts.values():
                 parts.sort()
-            shard = self.state.lexical.build_shard(
-                (key, "\n".join(t for _, t, _ in parts)) for key, parts in texts.items()
-            )
+            shard = self.state.lexical.build_shard((k, _joined(p)) for k, p in texts.items())
         # Each entry's (path, text) list made as the field shard takes it, never all at once.
-        fields = self.state.fields.build_shard(
-            (key, [(path, t) for _, t, path in parts]) for key, parts in texts.items()
-        )
+        fields = self.state.fields.build_shard((k, _by_path(p)) for k, p in texts.items())
         return rows, shard, fields
 
     def _current(self, ns: Namespace, version: str) -> bool:
-        """Whether data read for ``version`` of ``ns`` may be kept (call under the lock).
-        Embedded: the mirror's version is the namespace's generation. Shared: the version was
-        read from Chroma before the data, so a later write there changes it and forces a reload."""
+        """Whether data read for ``version`` of ``ns`` may be kept (under the lock). Shared:
+        the version was read before the data, so a later write forces a reload anyway."""
         if self.shared:
             return True
         info = self.state.registry.get(ns)
@@ -569,27 +538,26 @@ def _vector_blocks(
     by_ns: Mapping[Namespace, list[VectorRow]],
     budget: int,
 ) -> tuple[dict[Namespace, NamespaceVectors], int]:
-    """Build the vector block of each namespace in ``vectors`` (namespace -> version) from its
-    rows, in order, keeping each while the running total fits in ``budget`` vectors (the
-    cache's). Returns the blocks kept and what is left of the budget (negative: not all fit)."""
+    """The vector block of each namespace in ``vectors`` (-> version), kept while the running
+    total fits in ``budget``; and what is left of it (negative: not all fit)."""
     blocks: dict[Namespace, NamespaceVectors] = {}
     for ns, version in vectors.items():
-        block = NamespaceVectors.loaded(
-            version,
-            [
-                (
-                    record_format.item_of_vector(row.vid),
-                    row.vid,
-                    row.embedding,
-                )
-                for row in by_ns[ns]
-                if row.embedding is not None
-            ],
-        )
+        rows = by_ns[ns]
+        entries = [(record_format.item_of_vector(r.vid), r.vid, r.embedding) for r in rows]
+        block = NamespaceVectors.loaded(version, [e for e in entries if e[2] is not None])
         budget -= len(block)
         if budget >= 0:  # never cache a namespace with only some of its vectors
             blocks[ns] = block
     return blocks, budget
+
+
+def _joined(parts: list[tuple[int, str, str]]) -> str:
+    """An entry's lexical document: its (index, text, path) parts' texts, one a line."""
+    return "\n".join(t for _, t, _ in parts)
+
+
+def _by_path(parts: list[tuple[int, str, str]]) -> list[tuple[str, str]]:
+    return [(path, t) for _, t, path in parts]
 
 
 def _pause(step: str) -> None:
@@ -623,9 +591,8 @@ def _close_store(folder: FolderLock) -> None:
 
 
 def _system_key(client: Any) -> Any:
-    """What identifies the embedded Chroma a client talks to: its folder's real path (or
-    "ephemeral") and the live system object behind it (clients of one path share it until one
-    is closed)."""
+    """What identifies the embedded Chroma a client talks to: its folder (or "ephemeral") and
+    the live system object behind it."""
     where = folder_of(client) or getattr(client, "_identifier", None)
     return (where, id(getattr(client, "_server", client)))
 

@@ -1,16 +1,11 @@
 """Rebuild a collection of an embedded Chroma folder: copy, swap, drop; and recover from a crash.
 
-Chroma's local vector index (hnswlib) never forgets a vector: a delete only marks it, and the
-index files (``<folder>/<segment id>/data_level0.bin``) keep its numbers until the collection is
-dropped. Dropping a collection does not remove those files either (chromadb 1.5 deletes the
-collection's rows, not its segment folder). So a collection is *rebuilt*: its live records are
-copied, with their embeddings, into a fresh collection, the two swap names, and the old one is
-dropped and its segment folders removed.
-
-The store stays in use: the bulk copy runs without the store's write lock, and the records
-written meanwhile (noted by a :class:`JournalingGateway`) are copied again under it, just before
-the swap; so writes wait only for that short step. The order makes a kill at any moment safe (a
-restart finds one complete collection under the store's name, see :func:`recover`):
+Chroma's local vector index never forgets a vector (a delete only marks it, and dropping a
+collection leaves its segment folder). So a collection is *rebuilt*: its live records are
+copied into a fresh collection, the two swap names, and the old one is dropped with its
+segment folders. The bulk copy runs without the store's write lock; records written meanwhile
+(noted by a :class:`JournalingGateway`) are copied again under it just before the swap. A kill
+at any moment is safe (a restart finds one complete collection, see :func:`recover`):
 
 1. ``<name>__rebuild`` is created and filled; its metadata says ``copying``, then (checked
    against the original under the write lock) ``complete``.
@@ -49,6 +44,7 @@ class Rebuilt(Protocol):
     state: Any
 
     def claim_for_writing(self) -> None: ...
+
 
 REBUILD_SUFFIX = "__rebuild"
 RETIRED_SUFFIX = "__retired"
@@ -240,52 +236,27 @@ class JournalingGateway(Gateway):
         default_factory=lambda: {"items": set(), "vectors": set(), "namespaces": set()}
     )
 
-    def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
-        self.journal["items"].update(ids)
-        super().upsert_items(ids, metas)
 
-    def update_items(
-        self,
-        ids: Sequence[str],
-        metas: Sequence[dict[str, Any]],
-        in_vectors: Sequence[bool],
-    ) -> None:
-        self.journal["items"].update(ids)  # (items that are their own vector record
-        self.journal["vectors"].update(ids)  # live in the vector collection)
-        super().update_items(ids, metas, in_vectors)
+def _journaled(name: str, kinds: tuple[str, ...]) -> Any:
+    def write(self: JournalingGateway, ids: Sequence[str], *args: Any, **kwargs: Any) -> None:
+        for kind in kinds:
+            self.journal[kind].update(ids)
+        getattr(Gateway, name)(self, ids, *args, **kwargs)
 
-    def delete_items(
-        self,
-        ids: Sequence[str],
-        where: dict[str, Any] | None = None,
-        *,
-        in_vectors: bool | None = None,
-    ) -> None:
-        self.journal["items"].update(ids)
-        self.journal["vectors"].update(ids)
-        super().delete_items(ids, where, in_vectors=in_vectors)
+    return write
 
-    def upsert_vectors(
-        self,
-        ids: Sequence[str],
-        embeddings: Sequence[Sequence[float]],
-        metas: Sequence[dict[str, Any]],
-        docs: Sequence[str | None],
-    ) -> None:
-        self.journal["vectors"].update(ids)
-        super().upsert_vectors(ids, embeddings, metas, docs)
 
-    def delete_vectors(self, ids: Sequence[str]) -> None:
-        self.journal["vectors"].update(ids)
-        super().delete_vectors(ids)
-
-    def upsert_registry(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
-        self.journal["namespaces"].update(ids)
-        super().upsert_registry(ids, metas)
-
-    def delete_registry(self, ids: Sequence[str]) -> None:
-        self.journal["namespaces"].update(ids)
-        super().delete_registry(ids)
+_VECTORS_TOO = ("items", "vectors")  # (items that are their own vector record live there)
+for _name, _kinds in {
+    "upsert_items": ("items",),
+    "update_items": _VECTORS_TOO,
+    "delete_items": _VECTORS_TOO,
+    "upsert_vectors": ("vectors",),
+    "delete_vectors": ("vectors",),
+    "upsert_registry": ("namespaces",),
+    "delete_registry": ("namespaces",),
+}.items():
+    setattr(JournalingGateway, _name, _journaled(_name, _kinds))
 
 
 def _plain(gateway: Gateway, **changes: Any) -> Gateway:
@@ -295,16 +266,8 @@ def _plain(gateway: Gateway, **changes: Any) -> Gateway:
 
 def rebuild_live(b: Rebuilt, client: Any, folder: Path, kinds: Iterable[str]) -> list[str]:
     """Rebuild the store's collections ``kinds`` (``"items"``, ``"vectors"``, ``"namespaces"``)
-    while the store stays in use; return the names rebuilt.
-
-    Per collection: under the store's write lock (writes of this process wait; the folder is
-    claimed, so other processes cannot write) the record ids are listed and a journal of
-    written ids starts; the bulk copy runs without the lock (writes go on, to the old
-    collection, and are journaled); under the lock again the journaled records are copied
-    once more, the copy is checked and swapped in. Searches go on throughout. The new
-    collection holds the same ids and metadata, so the store's caches stay valid. The old
-    collection is dropped once no batch that may still read it runs.
-    """
+    while the store stays in use (same ids and metadata: caches stay valid); return the names
+    rebuilt. The old collection is dropped once no batch that may still read it runs."""
     with b.state.rebuild_lock:
         return [_rebuild_one(b, client, folder, kind) for kind in kinds]
 

@@ -2,44 +2,29 @@
 
 Two collections hold a store's items:
 
-* ``<name>__vec``: one record per indexed text. An item whose put indexed exactly one text
-  (the usual case) *is* its vector record: id = the item id, embedding = that text's vector,
-  metadata = the item's metadata (below) plus the text's path (``_path``), and ``_vtag`` =
-  :data:`ITEM_TAG`. It holds no Chroma document: the text is read back from the value at
-  ``_path`` (:func:`indexed_text`), since Chroma indexes every document for full-text search
-  and we never query that index. (Records written by earlier versions hold the text as their
-  document, and the item id as ``_item``; :func:`text_of` reads the document of those.) So
-  such a put is one Chroma write of one record. An item with two or more indexed texts has a
-  record per text (``<item id>.<tag>#<i>``), metadata = the namespace (with its prefix keys),
-  item id and the text's path, document = the text, and its item record lives in
-  ``<name>``.
-* ``<name>``: the item records of items with no vector or with several. Metadata: the
-  namespace, key, times, TTL, the value's scalar leaves as ``v.<dotted.path>`` (for filter
-  push-down) and the value as JSON (``_value``, see :func:`.values.dumps`) that leaves longer
-  strings to their leaves, so a text is held once (:func:`stored_value`). The keys no
-  ``where`` names (key, times, TTL, text path: :data:`IN_HEADER`) sit in ``_value``'s first
-  line, not as keys of their own (:func:`stored_metadata`); every read of an item record goes
-  through :func:`unfold`, which gives them back as keys. Records written before hold them as
-  keys, and read as they are; a put over one drops them. Its embedding is a
-  constant 1-d placeholder: Chroma needs one, we never query it. An item whose put asked to
-  index fields that held no text also keeps the paths asked (``_notext``), so ``verify`` can
-  list it. Stores written before one-record items existed keep every item here, and stay
-  readable as written.
+* ``<name>__vec``: one record per indexed text. An item with exactly one indexed text (the
+  usual case) *is* its vector record: id = item id, ``_vtag`` = :data:`ITEM_TAG`, the item's
+  metadata plus the text's ``_path``, and no Chroma document (Chroma indexes documents for
+  full-text search we never use; the text is read back from the value, :func:`indexed_text`).
+  So such a put is one Chroma write. An item with several texts has a record per text
+  (``<item id>.<tag>#<i>``: namespace, ``_item``, ``_path``, document = the text).
+* ``<name>``: the item records of items with no vector or several, with a constant 1-d
+  placeholder embedding. Metadata: the namespace, the value's scalar leaves as
+  ``v.<dotted.path>`` (filter push-down) and the value as JSON (``_value``) that leaves long
+  strings to their leaves (:func:`stored_value`). The keys no ``where`` names
+  (:data:`IN_HEADER`) sit in ``_value``'s first line; :func:`unfold` gives them back as keys.
+  ``_notext`` keeps the paths a put asked to index when none held text (for ``verify``).
 
-``<tag>`` is new on every put and the item record holds it as ``_vtag``: a vector whose tag is
-not its item's current one is stale (a put that crashed or lost a race to another writer) and
-is never returned. Stores written before tags existed have ids ``<item id>#<i>`` and no
-``_vtag``: the empty tag, which matches. An item whose record is in ``<name>__vec`` and also
-(a put moving it between the collections was killed) in ``<name>`` is the ``<name>__vec``
-record; the other is a leftover that :func:`.verify.verify` removes. Value leaves are only
-pushed down against item records, and every metadata key costs a row and an index entry in
-Chroma's SQLite.
+Every metadata key costs a row and an index entry in Chroma's SQLite, hence the header and
+the keys left out at their default. ``<tag>`` is new on every put and held as ``_vtag``: a
+vector whose tag is not its item's current one is stale and never returned. When both
+collections hold an item (a killed move), the ``<name>__vec`` record is the item. Records
+written by earlier versions (documents, ``_item`` on own records, no tags, no header, ``_pN``)
+stay readable as written.
 
-Namespaces are matched by whole segments through prefix keys: ``_p2 = "users.alice"`` holds the
-first two labels joined by ".", which LangGraph forbids inside a label, so ``("users", "alice")``
-can never match ``("users", "alice2")``. A record of a namespace of N labels holds ``_p1`` ..
-``_p(N-1)``: its ``_pN`` would repeat ``_ns``, so a prefix matches by either
-(:func:`prefix_where`). Records written before hold ``_pN`` too.
+Namespaces match by whole labels through prefix keys: ``_p2 = "users.alice"`` (LangGraph forbids
+"." inside a label), so ``("users", "alice")`` never matches ``("users", "alice2")``. A record
+of a namespace of N labels holds ``_p1`` .. ``_p(N-1)``; ``_ns`` stands for ``_pN``.
 """
 
 from __future__ import annotations
@@ -81,13 +66,9 @@ ITEM_TAG = "item"
 Generated tags are hexadecimal, so none equals it."""
 
 
-
 def placeholder(rid: str) -> float:
-    """The 1-d embedding of an item or registry record, spread over [0, 1) by its id.
-
-    Chroma needs an embedding for every record; these collections are never queried by
-    vector. Identical placeholders make Chroma's index inserts slower than spread ones.
-    """
+    """The 1-d embedding of an item or registry record, spread over [0, 1) by its id
+    (identical placeholders make Chroma's index inserts slower)."""
     return int(rid[:8], 16) / 2**32 if len(rid) >= 8 else 0.5
 
 
@@ -137,9 +118,7 @@ def split_vector_id(vid: str) -> tuple[str, str, int]:
 
 
 def item_of_vector(vid: str) -> str:
-    """A vector record id -> the id of its item (``<item>``, ``<item>#<i>`` or
-    ``<item>.<tag>#<i>``; what ``split_entry_key(split_vector_id(vid)[0])[0]`` gives, without
-    parsing the index).
+    """A vector record id (``<item>``, ``<item>#<i>`` or ``<item>.<tag>#<i>``) -> its item id.
 
     >>> item_of_vector("ab12.t1#3"), item_of_vector("ab12#0"), item_of_vector("ab12")
     ('ab12', 'ab12', 'ab12')
@@ -187,13 +166,10 @@ def n_vectors(meta: Mapping[str, Any]) -> int:
 def prefix_where(
     prefix: tuple[str, ...], known: Collection[tuple[str, ...]] | None = None
 ) -> dict[str, Any] | None:
-    """A Chroma ``where`` clause matching namespaces that start with ``prefix`` (whole labels):
-    the namespace itself by ``_ns`` (records hold no prefix key of their whole namespace, see
-    :func:`namespace_metadata`), longer ones by their prefix key.
-
-    ``known``: the namespaces under ``prefix`` the registry lists, when the caller has them.
-    Chroma evaluates an ``$or`` as both conditions and their union, so with them the clause
-    names only the kind that is there."""
+    """A Chroma ``where`` matching namespaces that start with ``prefix`` (whole labels): the
+    namespace itself by ``_ns``, longer ones by their prefix key. ``known``: the namespaces
+    under ``prefix`` the registry lists; Chroma evaluates both sides of an ``$or``, so with
+    them the clause names only the kind that is there."""
     if not prefix:
         return None
     text = ns_str(prefix)
@@ -214,6 +190,9 @@ def namespaces_where(namespaces: Sequence[tuple[str, ...]]) -> dict[str, Any]:
     return {"_ns": {"$in": [ns_str(ns) for ns in namespaces]}}
 
 
+_SCALARS = (str, bool, int, float)
+
+
 def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     """Scalar leaves of nested dicts as ``{"v.a.b": leaf}``; and whether all were kept.
 
@@ -226,34 +205,19 @@ def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     while stack:
         base, node = stack.pop()
         for k, v in node.items():
-            kind = type(v)
-            if kind is str or kind is float or kind is bool or kind is int:  # the usual leaves
-                if (kind is str and len(v) > MAX_FLAT_STRING) or (
-                    kind is int and abs(v) >= 2**63
+            path = f"{base}.{k}"
+            if isinstance(v, _SCALARS):  # (before the slower Mapping check)
+                if (
+                    (isinstance(v, str) and len(v) > MAX_FLAT_STRING)
+                    or (isinstance(v, int) and abs(v) >= 2**63)
+                    or len(out) >= MAX_FLAT_LEAVES
+                    or path in out
                 ):
                     complete = False
-                    continue
-                path = f"{base}.{k}"
-                if len(out) >= MAX_FLAT_LEAVES or path in out:
-                    complete = False
-                    continue
-                out[path] = v
-                continue
-            path = f"{base}.{k}"
-            if isinstance(v, Mapping):
+                else:
+                    out[path] = v
+            elif isinstance(v, Mapping):
                 stack.append((path, v))
-            elif isinstance(v, bool | int | float) or (
-                isinstance(v, str) and len(v) <= MAX_FLAT_STRING
-            ):
-                if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 2**63:
-                    complete = False
-                    continue
-                if len(out) >= MAX_FLAT_LEAVES or path in out:
-                    complete = False
-                    continue
-                out[path] = v
-            elif isinstance(v, str):
-                complete = False
     return out, complete
 
 
@@ -271,17 +235,12 @@ def item_metadata(
     no_text: Sequence[str] = (),
     path: str | None = None,
 ) -> dict[str, Any]:
-    """The view of an item record (what reads of it give, see :func:`unfold`; Chroma holds
-    :func:`stored_metadata` of it). ``no_text``: the field paths the put asked to index when
-    none held text (kept as ``_notext``, a JSON list, for :func:`.verify.verify` to list).
-    ``path``: the indexed text's field path, for an item that is its own vector record
-    (``tag=ITEM_TAG``).
+    """The view of an item record (what :func:`unfold` gives; Chroma holds
+    :func:`stored_metadata` of it). ``no_text``: the paths asked to index that held no text.
+    ``path``: the text's field path of an item that is its own vector record.
 
-    Keys that hold their default are left out, since every key is a row and an index entry
-    in Chroma's SQLite: ``_flat`` (all leaves pushed down), ``_created`` (the same as
-    ``_updated``, see :func:`created_of`), ``_ttl`` (no TTL, see :func:`ttl_of`) and, for an
-    item that is its own vector record, ``_nvec`` (one, see :func:`n_vectors`). Records
-    written before keep them, with the same meaning."""
+    Keys at their default are left out: ``_flat`` (all leaves pushed down), ``_created``
+    (= ``_updated``), ``_ttl`` (none) and ``_nvec`` of an item that is its own record."""
     leaves, complete = flatten_leaves(value)
     meta = namespace_metadata(namespace)
     meta["_key"] = key
@@ -305,17 +264,13 @@ def item_metadata(
 
 
 IN_HEADER = ("_key", "_updated", "_created", "_ttl", "_path", "_notext")
-"""Keys of an item record's view that Chroma holds in the first line of ``_value``, not as
-keys of their own (no ``where`` ever names them). Every metadata key is a row and an index
-entry in Chroma's SQLite, and an upsert's time grows with their number (``python
-benchmarks/record_shape.py``)."""
+"""Keys of an item record's view held in the first line of ``_value`` (no ``where`` names
+them; an upsert's time grows with the number of keys: ``benchmarks/record_shape.py``)."""
 
 TEXT_IN_VALUE = "T"
-"""Prefix of a ``_value`` whose first line holds the record's :data:`IN_HEADER` keys as a JSON
-object (``T{"_key":"k","_updated":1733}\n`` then the value as :func:`stored_value` makes
-it), on a record written with no Chroma document (an item that is its own vector record
-reads its text from its value, :func:`indexed_text`). Never the start of the other forms
-(JSON, :data:`.values.EXACT`, :data:`HELD_IN_LEAVES`)."""
+"""Prefix of a ``_value`` whose first line holds the :data:`IN_HEADER` keys as a JSON object
+(``T{"_key":"k","_updated":1733}\n`` then :func:`stored_value`), on a record with no Chroma
+document. Never the start of the other forms (JSON, :data:`.values.EXACT`, ``L``)."""
 
 HEADED = "R"
 """The same header on a record written when an item that is its own vector record also held
@@ -324,9 +279,7 @@ its text as its Chroma document (:func:`holds_document`)."""
 HEADS = (TEXT_IN_VALUE, HEADED)
 
 HEADED_FLAG = "_headed"
-"""Set in a cached view whose record holds its :data:`IN_HEADER` keys in ``_value``'s header
-(the cache keeps the value without the header, which repeats keys it keeps anyway): the
-header's prefix, one of :data:`HEADS`."""
+"""In a cached view (kept without the header): the prefix of its record's header."""
 
 
 def with_header(meta: dict[str, Any], head: str = TEXT_IN_VALUE) -> dict[str, Any]:
@@ -390,10 +343,8 @@ _JSON = json.JSONDecoder()
 
 def path_of(meta: Mapping[str, Any]) -> str:
     """The field path of a vector record's text, from its stored metadata ("" when none).
-
-    Every record of a namespace is asked on its first search, so the header is not parsed
-    whole: JSON escapes every quote inside a string, so ``"_path":`` in the header's line can
-    only be its key."""
+    The header is not parsed whole (every record is asked on a first search): JSON escapes
+    quotes inside strings, so ``"_path":`` in the header's line can only be its key."""
     path = meta.get("_path")
     text = meta.get("_value")
     if path is None and isinstance(text, str) and text.startswith(HEADS):
@@ -404,19 +355,16 @@ def path_of(meta: Mapping[str, Any]) -> str:
 
 
 def text_of(meta: Mapping[str, Any], document: str | None, path: str) -> str:
-    """The indexed text of a vector record with stored metadata ``meta`` and Chroma document
-    ``document``, whose text's field path is ``path`` (:func:`path_of`): read from the value
-    when the record is an item that holds none (:data:`TEXT_IN_VALUE`), else the document."""
+    """The indexed text of a vector record: from the value when it holds no document
+    (:data:`TEXT_IN_VALUE`), else ``document``."""
     if head_of(meta) == TEXT_IN_VALUE:
         return indexed_text(meta, path)
     return document or ""
 
 
 def indexed_text(meta: Mapping[str, Any], path: str) -> str:
-    """The text the put of the item record ``meta`` indexed at the field path ``path``: what
-    LangGraph's ``get_text_at_path`` reads there from the value (the put indexed exactly
-    one). A string field at the top of the value is its pushed-down leaf, read without
-    parsing the value."""
+    """The one text the put of ``meta`` indexed at ``path`` (a top-level string field is read
+    from its leaf, without parsing the value)."""
     if is_top_field(path):
         leaf = meta.get("v." + path)
         if type(leaf) is str:
@@ -426,13 +374,10 @@ def indexed_text(meta: Mapping[str, Any], path: str) -> str:
 
 
 def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What Chroma is given for the item record whose view is ``meta`` (:func:`item_metadata`),
-    replacing the record whose view is ``old`` in the same collection (None: none there).
-
-    The :data:`IN_HEADER` keys are left out (``_value``'s header holds them). Chroma merges
-    metadata on upsert, so the keys ``old`` holds that ``meta`` lacks are set to None, which
-    drops them; for an ``old`` written before headers, that includes its own
-    :data:`IN_HEADER` keys and its whole-namespace prefix key."""
+    """What Chroma is given for the view ``meta``, replacing the record whose view is ``old``
+    in the same collection (None: none there). Chroma merges metadata on upsert, so keys
+    ``old`` holds that ``meta`` lacks are set to None (for an ``old`` written before headers,
+    also its :data:`IN_HEADER` keys and its ``_pN``)."""
     out = {k: v for k, v in meta.items() if k not in IN_HEADER}
     if not old:
         return out
@@ -466,14 +411,8 @@ def patched(
 
 def stored_value(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> str:
     """``_value``: the value as JSON, each pushed-down string of :data:`HELD_ONCE_FROM`
-    characters or more left to its leaf.
-
-    Chroma keeps every metadata string as a row and indexes it, so a text held both as a leaf
-    and inside ``_value`` is written and indexed twice. Such a string is ``null`` in the JSON,
-    and a first line lists where the leaves go back (key paths; a dotted path is ambiguous when
-    a key holds a "."): ``L[["text"]]\n{"text":null,"kind":"fact"}``. :func:`value_of` reads
-    both forms; values written before are plain JSON.
-    """
+    characters or more left to its leaf (else Chroma writes and indexes it twice): ``null`` in
+    the JSON, and a first line of key paths: ``L[["text"]]\n{"text":null,"kind":"fact"}``."""
     held = _held_in_leaves(value, leaves)
     if not held:
         return dumps(value)
@@ -563,12 +502,22 @@ def namespace_metadata(namespace: tuple[str, ...]) -> dict[str, Any]:
 
 
 CACHED_KEYS = (
-    "_ns", "_key", "_flat", "_value", "_created", "_updated", "_expires", "_ttl", "_nvec",
-    "_vtag", "_notext", "_path", HEADED_FLAG,
+    "_ns",
+    "_key",
+    "_flat",
+    "_value",
+    "_created",
+    "_updated",
+    "_expires",
+    "_ttl",
+    "_nvec",
+    "_vtag",
+    "_notext",
+    "_path",
+    HEADED_FLAG,
 )
-"""The keys of an item record the item cache keeps, with the leaves its value reads strings from
-(:func:`held_leaf_keys`): enough to rebuild the item. The others (prefix keys, the other value
-leaves) follow from ``_ns`` and the value (see :func:`record_keys`)."""
+"""The keys of an item record the item cache keeps, with :func:`held_leaf_keys`: the others
+follow from ``_ns`` and the value (:func:`record_keys`)."""
 
 
 def record_keys(meta: Mapping[str, Any]) -> set[str]:
@@ -589,20 +538,14 @@ def to_micros(epoch: float) -> int:
 
 def expired(expires: float, now: float) -> bool:
     """Whether an expiry has passed at ``now`` (an item is still live at its exact expiry).
-
-    Compared in whole microseconds: Chroma returns some floats one bit off (over HTTP more
-    often), and a raw comparison at the exact expiry went either way, so a ``get`` and a
-    namespace listing could disagree about the same item. Every expiry check uses this, and
-    Chroma filters use :func:`expiry_cutoff`, which agrees with it.
-    """
+    In whole microseconds: Chroma returns some floats one bit off, and every check must agree
+    (Chroma filters use :func:`expiry_cutoff`)."""
     return to_micros(expires) < to_micros(now)
 
 
 def expiry_cutoff(now: float) -> float:
-    """The value for a Chroma filter on ``_expires``: an expiry below it has passed at ``now``
-    (``{"$lt": cutoff}``: expired, ``{"$gte": cutoff}``: live), as :func:`expired` decides. It
-    lies half a microsecond before ``now``'s microsecond, so a stored float one bit off either
-    way still falls on the same side."""
+    """The value for a Chroma filter on ``_expires`` (``$lt``: expired, ``$gte``: live) that
+    agrees with :func:`expired`: half a microsecond before ``now``'s microsecond."""
     return (to_micros(now) - 0.5) / 1_000_000
 
 
@@ -648,11 +591,8 @@ def ttl_of(meta: Mapping[str, Any]) -> float | None:
 
 
 def expiry_of(meta: Mapping[str, Any], key: str = "_expires") -> float:
-    """The expiry (epoch seconds) in an item record (``key="_exp"``: a registry record).
-
-    Missing or not finite means never: before TTLs were bounded, ``ttl=1e308`` overflowed to
-    infinity, which Chroma drops from metadata, and such a record must not break the store.
-    """
+    """The expiry (epoch seconds) in an item record (``key="_exp"``: a registry record);
+    missing or infinite (old unbounded TTLs, dropped by Chroma) means never."""
     value = meta.get(key)
     if value is None:
         return NO_EXPIRY

@@ -1,20 +1,12 @@
 """The namespace registry: one small Chroma record per namespace, mirrored in process.
 
-Listing namespaces by scanning items costs Chroma a metadata read per item (seconds at 100k);
-the registry answers from one record per namespace. Each record holds the namespace's prefix
-keys, a version that changes on every write to the namespace (so caches know when to reload),
-and ``_exp``: the latest expiry of its items, so a namespace whose items have all expired is
-not listed even before a sweep.
-
-:class:`RegistryMirror` is the in-process copy. It does no locking and no I/O: the store's
-state (:mod:`.caches`) owns it under its one lock and hands readers copies of what they ask for.
-An embedded store is its only writer, so its mirror is read once and then kept current by its
-own writes. A store on a server re-reads the records it needs, because other processes write.
-
-What may go wrong between processes is one-sided by design (see :mod:`.writes`): a record is
-written before its namespace's first item and removed only after re-checking that the
-namespace is empty, so a namespace with items is never unlisted; ``_exp`` may lag behind (a
-store on a server then asks Chroma before hiding a namespace whose record says "expired").
+Listing namespaces by scanning items costs a metadata read per item; a registry record holds
+the namespace's prefix keys, a version that changes on every write to it (caches reload) and
+``_exp``, the latest expiry of its items. :class:`RegistryMirror` is the in-process copy
+(no locking, no I/O: the store's state owns it). An embedded store reads it once and keeps it
+current; a store on a server re-reads what it needs. Between processes, a record is written
+before its namespace's first item and removed only after re-checking it is empty
+(:mod:`.writes`); ``_exp`` may lag behind, so a server store checks before hiding a namespace.
 """
 
 from __future__ import annotations
@@ -36,11 +28,8 @@ class NamespaceInfo:
     unindexed: bool = True
     """Whether the namespace may hold items without vectors (sticky; True when unknown)."""
     item_records: bool = True
-    """Whether the namespace may hold records in the item collection: items with no indexed
-    text or with several (sticky; True when unknown, as in records written before it was
-    kept). An embedded store looking for an item of a namespace without them reads the
-    vector collection alone; a store on a server never relies on it (other processes
-    write)."""
+    """Whether the namespace may hold records in the item collection (sticky; True when
+    unknown). Without them an embedded store reads the vector collection alone."""
 
 
 def info_of(meta: Mapping[str, Any]) -> NamespaceInfo:

@@ -34,7 +34,7 @@ import numpy as np
 from langgraph.store.base import SearchItem, SearchOp
 
 from ..language.baseline import Calibration
-from . import record_format
+from . import record_format, restore
 from .caches import Listing
 from .filters import combine, matches, value_where
 from .nearest import nearest
@@ -131,6 +131,28 @@ class Ranked:
 
 
 def run(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
+    """One search (:func:`ranked`); in a store on a folder, the namespaces it would read from
+    Chroma are loaded from their kept files first, and those it built are kept after it
+    (:mod:`.restore`)."""
+    wants = _loads(method, qvec)
+    pending = None
+    if wants is not None:
+        pending = restore.warm(b, op.namespace_prefix, vectors=wants[0], lexical=wants[1])
+    found = ranked(b, op, qvec, now, method)
+    restore.keep(b, pending)
+    return found
+
+
+def _loads(method: Method, qvec: np.ndarray | None) -> tuple[bool, bool] | None:
+    """(vectors, lexical) as the search's kind asks :meth:`.Backend.scope`; None for a scan."""
+    if method.kind in ("hybrid", "dense") and qvec is not None:
+        return True, method.kind == "hybrid"
+    if method.kind == "lexical":
+        return False, True
+    return None
+
+
+def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
     """One search, ranked again while it missed items rewritten after its snapshot.
 
     A search ranks a snapshot, then reads the ranked items' records; an item updated in between

@@ -1,34 +1,20 @@
 """Many processes on one embedded folder: the process holding the folder's lock serves it.
 
 ``ChromaStore.persistent(path)`` first tries the folder's lock (:mod:`.folder_lock`). The
-process that gets it opens Chroma as before and serves the folder (:class:`FolderServer`) on a
-Unix socket inside it, ``<folder>/langgraph-episodic.sock``; a later opener finds the lock
-taken and becomes a client (:class:`RemoteFolder`): its store validates, redacts, embeds and
-calibrates as it would alone, and sends each batch's plan (:mod:`.sharing_wire`) to the owner,
-which executes it on its own store, so the owner's caches stay exact and a write is
-acknowledged only after the owner's store returned.
+process that gets it serves the folder (:class:`FolderServer`) on ``<folder>/langgraph-
+episodic.sock``; a later opener becomes a client (:mod:`.sharing_client`): its store
+validates, redacts, embeds and calibrates as alone and sends each batch's plan
+(:mod:`.sharing_wire`) to the owner, which executes it, so the owner's caches stay exact.
 
-* Trust: the socket file is mode 0600, and a client must first present the secret the owner
-  wrote to ``<folder>/langgraph-episodic.secret`` (0600, a fresh one per owner). A client
-  trusts only a secret file owned by its own user and unreadable by others, and both sides
-  check the other's user id on the socket (``SO_PEERCRED``, Linux). A copied socket path or a
-  socket file on a shared disk is not enough.
-* The owner goes (exits, closes, is killed): a client's next request finds the socket dead
-  (refused, EOF). It then takes the lock itself (its store becomes an embedded store and
-  serves the others) or, when another process took it, reconnects to that one, within
-  :data:`OWNER_WAIT_S`. A stale socket file is told by the lock, never by a pid.
-* Time: a client opened with a ``clock=`` of its own sends its time with each request, and
-  the owner runs that request at it (:class:`ServedClock`): its writes carry its time and its
-  reads judge TTLs by it, as alone.
-* Retries: a read is simply sent again. A batch with puts that may have run before the owner
-  went is sent again without the puts whose item was written since the batch was first sent
-  (``updated_at`` at or after that moment: either this put ran, or another write came after
-  it, which it may be ordered before); the others had not run and run now. What a retry
-  cannot tell apart: another process deleting that very item in the seconds between the
-  owner's death and the retry (the retried put brings it back).
-
-The client and its takeover: :mod:`.sharing_client`; what crosses the socket:
-:mod:`.sharing_wire`.
+* Trust: the socket is 0600, a client must present the secret the owner wrote to a 0600 file
+  of its own user, and both sides check the other's user id (``SO_PEERCRED``).
+* The owner goes: a client's next request finds the socket dead; it takes the lock itself or
+  reconnects to the process that did. A stale socket is told by the lock, never by a pid.
+* Time: a client with a ``clock=`` of its own sends its time, and the owner runs that request
+  at it (:class:`ServedClock`).
+* Retries: a read is sent again. A batch with puts that may have run is sent again without the
+  puts whose item was written since the batch was first sent (this put ran, or a later write
+  came). A delete by another process between the owner's death and the retry is undone.
 """
 
 from __future__ import annotations
@@ -41,7 +27,6 @@ import os
 import secrets
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -49,7 +34,7 @@ from typing import Any
 
 from . import sharing_wire as wire
 from .folder_lock import FolderLock
-from .sharing_client import OWNER_WAIT_S, POLL_S, RemoteFolder, claim, not_served
+from .sharing_client import RemoteFolder, claim_or_dial
 
 logger = logging.getLogger(__name__)
 
@@ -133,8 +118,9 @@ class FolderServer:
                 conn, _ = self._listener.accept()
             except OSError:
                 return  # stopped
-            thread = threading.Thread(target=self._serve, args=(conn,), daemon=True,
-                                      name="langgraph-episodic-share-conn")
+            thread = threading.Thread(
+                target=self._serve, args=(conn,), daemon=True, name="langgraph-episodic-share-conn"
+            )
             with self._lock:
                 self._conns[conn] = thread
             thread.start()
@@ -176,8 +162,9 @@ class FolderServer:
                 store = serving[0]
             else:  # a collection no store of this process has open: open one to serve it
                 first = next(iter(self.stores.values()))[0]
-                store = type(first)(first.client, collection=collection, index=None,
-                                    language=language)
+                store = type(first)(
+                    first.client, collection=collection, index=None, language=language
+                )
                 self._opened.append(store)
                 self.stores[collection] = [store]
         if store.language != language:
@@ -238,8 +225,12 @@ def _dispatch(store: Any, message: Mapping[str, Any]) -> Any:
         )
         return wire.results_out(results)
     if kind == "explain":
-        got = store._explain(wire.op_in(message["op"]), wire.array_in(message["qvec"]),
-                             wire.method_in(message["method"]), message["floor"])
+        got = store._explain(
+            wire.op_in(message["op"]),
+            wire.array_in(message["qvec"]),
+            wire.method_in(message["method"]),
+            message["floor"],
+        )
         return wire.explanation_out(got)
     if kind == "verify":
         return dataclasses.asdict(store.verify(**message["args"]))
@@ -282,7 +273,9 @@ def serve(store: Any, folder: str) -> None:
             except OSError as exc:
                 logger.warning(
                     "Cannot serve the folder %s to other processes (%s); they will get "
-                    "FolderInUseError while this process holds it.", folder, exc,
+                    "FolderInUseError while this process holds it.",
+                    folder,
+                    exc,
                 )
                 return
         server.attach(store)
@@ -305,20 +298,11 @@ def stop_serving(store: Any) -> None:
 def opening(folder: str, collection: str, language: str) -> Iterator[RemoteFolder | None]:
     """How this process opens ``folder``: ``None`` when it holds the lock (the caller opens
     Chroma in the block, with the lock held), else a client of the process serving it."""
-    lock = FolderLock.of_folder(folder)
-    deadline = time.monotonic() + OWNER_WAIT_S
-    while True:
-        refused = claim(lock)
-        if refused is None:
-            try:
-                yield None
-            finally:
-                lock.close_store()
-            return
-        remote = RemoteFolder.connect(folder, collection, language)
-        if remote is not None:
-            yield remote
-            return
-        if time.monotonic() > deadline:
-            raise not_served(refused)
-        time.sleep(POLL_S)
+    got = claim_or_dial(folder, collection, language)
+    if not isinstance(got, FolderLock):
+        yield RemoteFolder(folder, collection, language, *got)
+        return
+    try:
+        yield None
+    finally:
+        got.close_store()

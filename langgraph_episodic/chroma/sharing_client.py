@@ -36,23 +36,31 @@ finds a new owner: more means owners die as fast as they come)."""
 _T = TypeVar("_T")
 
 
-def claim(lock: FolderLock) -> FolderInUseError | None:
-    """Take the folder's lock now (counted as a store: give it back with ``close_store``);
-    the error naming the holder when another process has it."""
-    lock.open_store(None)
-    try:
-        lock.claim(wait=0.0)
-    except FolderInUseError as exc:
-        lock.close_store()
-        return exc
-    return None
-
-
-def not_served(refused: FolderInUseError) -> FolderInUseError:
-    return FolderInUseError(
-        f"{refused} It does not share the folder (it holds it alone, as purge and verify "
-        "--repair do, or opened it without ChromaStore.persistent)."
-    )
+def claim_or_dial(
+    folder: str, collection: str, language: str
+) -> FolderLock | tuple[socket.socket, dict[str, Any]]:
+    """Wait up to :data:`OWNER_WAIT_S` until this process holds the folder's lock (returned,
+    counted as a store) or a process serves the folder (a connection to it and its hello)."""
+    lock = FolderLock.of_folder(folder)
+    deadline = time.monotonic() + OWNER_WAIT_S
+    while True:
+        lock.open_store(None)
+        try:
+            lock.claim(wait=0.0)
+        except FolderInUseError as exc:
+            lock.close_store()
+            refused = exc
+        else:
+            return lock
+        dialed = _dial(folder, collection, language)
+        if dialed is not None:
+            return dialed
+        if time.monotonic() > deadline:
+            raise FolderInUseError(
+                f"{refused} It does not share the folder (it holds it alone, as purge and "
+                "verify --repair do, or opened it without ChromaStore.persistent)."
+            )
+        time.sleep(POLL_S)
 
 
 # --- a client ---------------------------------------------------------------------------------
@@ -63,8 +71,14 @@ class RemoteFolder:
     chromadb client, and answers the few Chroma reads the command line makes (export,
     dimension checks) through the owner."""
 
-    def __init__(self, folder: str, collection: str, language: str, sock: socket.socket,
-                 owner: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        folder: str,
+        collection: str,
+        language: str,
+        sock: socket.socket,
+        owner: Mapping[str, Any],
+    ) -> None:
         self.folder = folder
         self.collection = collection
         self.language = language
@@ -75,21 +89,26 @@ class RemoteFolder:
         self._recovering = threading.Lock()
         self._closed = False
 
-    @classmethod
-    def connect(cls, folder: str, collection: str, language: str) -> RemoteFolder | None:
-        """A client of the folder's owner; None when no process serves it (yet)."""
-        dialed = _dial(folder, collection, language)
-        return None if dialed is None else cls(folder, collection, language, *dialed)
-
     # requests ----------------------------------------------------------------------------
 
-    def batch(self, store: Any, plan: Plan, docs: Mapping[str, np.ndarray],
-              queries: Mapping[str, np.ndarray], methods: Sequence[Method]) -> list[Result]:
+    def batch(
+        self,
+        store: Any,
+        plan: Plan,
+        docs: Mapping[str, np.ndarray],
+        queries: Mapping[str, np.ndarray],
+        methods: Sequence[Method],
+    ) -> list[Result]:
         """Execute ``plan`` on the owner's store (see the module docstring for retries)."""
         started = store.clock()
-        message = {"do": "batch", "plan": wire.plan_out(plan), "docs": wire.vectors_out(docs),
-                   "queries": wire.vectors_out(queries),
-                   "methods": [wire.method_out(m) for m in methods], **_now(store, started)}
+        message = {
+            "do": "batch",
+            "plan": wire.plan_out(plan),
+            "docs": wire.vectors_out(docs),
+            "queries": wire.vectors_out(queries),
+            "methods": [wire.method_out(m) for m in methods],
+            **_now(store, started),
+        }
         for _ in range(RECOVERIES):
             try:
                 return wire.results_in(self._round_trip(message))
@@ -102,11 +121,21 @@ class RemoteFolder:
                     return list(store._execute(plan, docs, queries, methods))
         raise self._unstable()
 
-    def explain(self, store: Any, sop: SearchOp, qvec: np.ndarray | None, method: Method,
-                floor: float | None) -> Explanation:
+    def explain(
+        self,
+        store: Any,
+        sop: SearchOp,
+        qvec: np.ndarray | None,
+        method: Method,
+        floor: float | None,
+    ) -> Explanation:
         """:meth:`.ChromaStore.explain`'s ranking, run on the owner's store."""
-        args = {"op": wire.op_out(sop), "qvec": wire.array_out(qvec),
-                "method": wire.method_out(method), "floor": floor}
+        args = {
+            "op": wire.op_out(sop),
+            "qvec": wire.array_out(qvec),
+            "method": wire.method_out(method),
+            "floor": floor,
+        }
         got = self.call(store, "explain", args, lambda: store._explain(sop, qvec, method, floor))
         return got if isinstance(got, Explanation) else wire.explanation_in(got)
 
@@ -171,27 +200,18 @@ class RemoteFolder:
                 idle, self._idle = self._idle, []
             for sock in idle:
                 sock.close()
-            lock = FolderLock.of_folder(self.folder)
-            deadline = time.monotonic() + OWNER_WAIT_S
-            while True:
-                refused = claim(lock)
-                if refused is None:
-                    try:
-                        store._take_over()
-                    finally:
-                        lock.close_store()
-                    self.close()
-                    logger.info("took over serving the folder %s", self.folder)
-                    return
-                dialed = _dial(self.folder, self.collection, self.language)
-                if dialed is not None:
-                    sock, self.owner = dialed
-                    with self._lock:
-                        self._idle.append(sock)
-                    return
-                if time.monotonic() > deadline:
-                    raise not_served(refused)
-                time.sleep(POLL_S)
+            got = claim_or_dial(self.folder, self.collection, self.language)
+            if not isinstance(got, FolderLock):
+                sock, self.owner = got
+                with self._lock:
+                    self._idle.append(sock)
+                return
+            try:
+                store._take_over()
+            finally:
+                got.close_store()
+            self.close()
+            logger.info("took over serving the folder %s", self.folder)
 
     def needs_the_folder(self, call: str, command: str) -> str:
         """Why ``call``, which needs the folder alone, cannot run through this client, and
@@ -229,16 +249,18 @@ class RemoteCollection:
     folder: RemoteFolder
     name: str
 
+    def _raw(self, method: str, args: Mapping[str, Any]) -> Any:
+        message = {"do": "raw", "name": self.name, "method": method, "args": args}
+        return self.folder._round_trip(message)
+
     def get(self, **args: Any) -> dict[str, Any]:
-        got = self.folder._round_trip({"do": "raw", "name": self.name, "method": "get",
-                                       "args": args})
+        got = self._raw("get", args)
         if got.get("embeddings") is not None:
             got["embeddings"] = np.asarray(got["embeddings"], dtype=np.float32)
         return dict(got)
 
     def count(self) -> int:
-        return int(self.folder._round_trip({"do": "raw", "name": self.name, "method": "count",
-                                            "args": {}}))
+        return int(self._raw("count", {}))
 
 
 def _now(store: Any, now: float | None = None) -> dict[str, float]:
@@ -266,12 +288,14 @@ def _unapplied(store: Any, plan: Plan, started: float) -> Plan:
     return dataclasses.replace(plan, puts=keep)
 
 
+_RAISED_AS_IS = ("builtins", "langgraph_episodic", "langgraph", "chromadb")
+
+
 def error_in(d: Mapping[str, str]) -> Exception:
     """The owner's exception as the same class here when it is one of ours, LangGraph's,
     Chroma's or a built-in one, else a ``RuntimeError`` naming it."""
     module, _, name = d["type"].rpartition(".")
-    if module == "builtins" or module.split(".")[0] in ("langgraph_episodic", "langgraph",
-                                                         "chromadb"):
+    if module.split(".")[0] in _RAISED_AS_IS:
         with contextlib.suppress(ImportError, AttributeError, TypeError):
             cls = getattr(importlib.import_module(module), name)
             if isinstance(cls, type) and issubclass(cls, Exception):
@@ -283,8 +307,9 @@ def error_in(d: Mapping[str, str]) -> Exception:
 # --- sockets and files ------------------------------------------------------------------------
 
 
-def _dial(folder: str, collection: str, language: str
-          ) -> tuple[socket.socket, dict[str, Any]] | None:
+def _dial(
+    folder: str, collection: str, language: str
+) -> tuple[socket.socket, dict[str, Any]] | None:
     """A connection to the folder's owner, past its secret check, with the owner's hello; None
     when no process serves the folder."""
     secret = wire.read_secret(folder)

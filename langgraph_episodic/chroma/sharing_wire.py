@@ -108,8 +108,8 @@ def array_out(a: np.ndarray | None) -> dict[str, Any] | None:
     if a is None:
         return None
     a = np.ascontiguousarray(a)
-    return {"dtype": str(a.dtype), "shape": list(a.shape),
-            "b64": base64.b64encode(a.tobytes()).decode()}
+    data = base64.b64encode(a.tobytes()).decode()
+    return {"dtype": str(a.dtype), "shape": list(a.shape), "b64": data}
 
 
 def array_in(d: Mapping[str, Any] | None) -> np.ndarray | None:
@@ -132,10 +132,6 @@ def vectors_in(d: Mapping[str, Any]) -> dict[str, np.ndarray]:
     return dict(zip(d["texts"], matrix, strict=True))
 
 
-def time_out(t: datetime) -> str:
-    return t.isoformat()
-
-
 def time_in(s: str) -> datetime:
     return datetime.fromisoformat(s)
 
@@ -143,37 +139,43 @@ def time_in(s: str) -> datetime:
 # --- ops and plans ---------------------------------------------------------------------------
 
 
+_OPS = {"get": GetOp, "put": PutOp, "search": SearchOp, "list": ListNamespacesOp}
+_WIRE_NAMES = {
+    "namespace": "ns",
+    "namespace_prefix": "ns",
+    "refresh_ttl": "refresh",
+    "match_conditions": "match",
+}
+"""The names the ops' fields cross under where they differ from LangGraph's."""
+
+
 def op_out(op: Any) -> dict[str, Any]:
-    if isinstance(op, GetOp):
-        return {"op": "get", "ns": list(op.namespace), "key": op.key, "refresh": op.refresh_ttl}
-    if isinstance(op, PutOp):
-        index = op.index if op.index is None or op.index is False else list(op.index)
-        return {"op": "put", "ns": list(op.namespace), "key": op.key, "value": op.value,
-                "index": index, "ttl": op.ttl}
-    if isinstance(op, SearchOp):
-        return {"op": "search", "ns": list(op.namespace_prefix), "filter": op.filter,
-                "limit": op.limit, "offset": op.offset, "query": op.query,
-                "refresh": op.refresh_ttl}
-    if isinstance(op, ListNamespacesOp):
-        return {"op": "list", "match": [[c.match_type, list(c.path)] for c in
-                                        op.match_conditions or ()],
-                "max_depth": op.max_depth, "limit": op.limit, "offset": op.offset}
-    raise TypeError(f"Cannot send an op of type {type(op).__name__} to another process.")
+    kind = next((k for k, cls in _OPS.items() if isinstance(op, cls)), None)
+    if kind is None:
+        raise TypeError(f"Cannot send an op of type {type(op).__name__} to another process.")
+    out: dict[str, Any] = {"op": kind}
+    for name, value in op._asdict().items():
+        paths = name == "index" and value is not None and value is not False
+        if name in ("namespace", "namespace_prefix") or paths:
+            value = list(value)
+        elif name == "match_conditions":
+            value = [[c.match_type, list(c.path)] for c in value or ()]
+        out[_WIRE_NAMES.get(name, name)] = value
+    return out
 
 
 def op_in(d: Mapping[str, Any]) -> Any:
-    kind = d["op"]
-    if kind == "get":
-        return GetOp(tuple(d["ns"]), d["key"], d["refresh"])
-    if kind == "put":
-        return PutOp(tuple(d["ns"]), d["key"], d["value"], d["index"], d["ttl"])
-    if kind == "search":
-        return SearchOp(tuple(d["ns"]), d["filter"], d["limit"], d["offset"], d["query"],
-                        d["refresh"])
-    if kind == "list":
-        conditions = tuple(MatchCondition(t, tuple(p)) for t, p in d["match"])
-        return ListNamespacesOp(conditions or None, d["max_depth"], d["limit"], d["offset"])
-    raise ValueError(f"unknown op {kind!r}")
+    cls: Any = _OPS.get(d["op"])
+    if cls is None:
+        raise ValueError(f"unknown op {d['op']!r}")
+    args = {name: d[_WIRE_NAMES.get(name, name)] for name in cls._fields}
+    for name in ("namespace", "namespace_prefix"):
+        if name in args:
+            args[name] = tuple(args[name])
+    if "match_conditions" in args:
+        conditions = tuple(MatchCondition(t, tuple(p)) for t, p in args["match_conditions"])
+        args["match_conditions"] = conditions or None
+    return cls(**args)
 
 
 def plan_out(plan: Plan) -> dict[str, Any]:
@@ -213,25 +215,21 @@ def method_in(d: Mapping[str, Any]) -> Method:
 
 
 def _calibration_out(c: Calibration) -> dict[str, Any]:
-    second = c.second
-    return {
-        "baseline": c.baseline, "scale": c.scale, "lexical_weight": c.lexical_weight,
-        "first": array_out(c.first),
-        "second": None if second is None else {
-            "query": array_out(second.query), "gate": array_out(second.gate),
-            "gate_at": second.gate_at, "calibration": _calibration_out(second.calibration),
-        },
-    }
+    s, second = c.second, None
+    if s is not None:
+        second = {"query": array_out(s.query), "gate": array_out(s.gate), "gate_at": s.gate_at}
+        second["calibration"] = _calibration_out(s.calibration)
+    out = {"baseline": c.baseline, "scale": c.scale, "lexical_weight": c.lexical_weight}
+    return {**out, "first": array_out(c.first), "second": second}
 
 
 def _calibration_in(d: Mapping[str, Any]) -> Calibration:
-    s = d["second"]
-    second = None if s is None else SecondReading(
-        query=_array(s["query"]), gate=_array(s["gate"]), gate_at=s["gate_at"],
-        calibration=_calibration_in(s["calibration"]),
-    )
-    return Calibration(d["baseline"], d["scale"], d["lexical_weight"], array_in(d["first"]),
-                       second)
+    s, second = d["second"], None
+    if s is not None:
+        calibration = _calibration_in(s["calibration"])
+        second = SecondReading(_array(s["query"]), _array(s["gate"]), s["gate_at"], calibration)
+    first = array_in(d["first"])
+    return Calibration(d["baseline"], d["scale"], d["lexical_weight"], first, second)
 
 
 def _array(d: Mapping[str, Any]) -> np.ndarray:
@@ -244,16 +242,18 @@ def _array(d: Mapping[str, Any]) -> np.ndarray:
 
 
 def item_out(item: Item) -> dict[str, Any]:
-    out: dict[str, Any] = {"ns": list(item.namespace), "key": item.key, "value": item.value,
-           "created_at": time_out(item.created_at), "updated_at": time_out(item.updated_at)}
+    out: dict[str, Any] = {"ns": list(item.namespace), "key": item.key, "value": item.value}
+    out["created_at"] = item.created_at.isoformat()
+    out["updated_at"] = item.updated_at.isoformat()
     if isinstance(item, SearchItem):
         out["score"] = item.score
     return out
 
 
 def item_in(d: Mapping[str, Any]) -> Item:
-    fields = {"namespace": tuple(d["ns"]), "key": d["key"], "value": d["value"],
-              "created_at": time_in(d["created_at"]), "updated_at": time_in(d["updated_at"])}
+    fields = {"namespace": tuple(d["ns"]), "key": d["key"], "value": d["value"]}
+    fields["created_at"] = time_in(d["created_at"])
+    fields["updated_at"] = time_in(d["updated_at"])
     if "score" in d:
         return SearchItem(score=d["score"], **fields)
     return Item(**fields)
@@ -288,13 +288,12 @@ def results_in(d: Sequence[Any]) -> list[Result]:
 
 
 def explanation_out(e: Explanation) -> dict[str, Any]:
-    hits = [
-        {**{f.name: getattr(h, f.name) for f in dataclasses.fields(h) if f.name != "item"},
-         "item": item_out(h.item)}
-        for h in e.hits
-    ]
-    return {"mode": e.mode, "baseline": e.baseline, "lexical_weight": e.lexical_weight,
-            "floor": e.floor, "hits": hits}
+    hits = []
+    for h in e.hits:
+        parts = {f.name: getattr(h, f.name) for f in dataclasses.fields(h) if f.name != "item"}
+        hits.append({**parts, "item": item_out(h.item)})
+    out = {name: getattr(e, name) for name in ("mode", "baseline", "lexical_weight", "floor")}
+    return {**out, "hits": hits}
 
 
 def explanation_in(d: Mapping[str, Any]) -> Explanation:

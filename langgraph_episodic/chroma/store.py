@@ -931,6 +931,7 @@ class ChromaStore(BaseStore):
             return
         with self._calls.call():
             raw_records.delete_vectors(self._backend.gateway.vectors, ids)
+            self._backend.state.discard_kept()  # (their words: :mod:`.persisted`)
 
     @contextlib.contextmanager
     def maintenance(self) -> Iterator[Maintenance]:

@@ -3,29 +3,20 @@
 The write order of :mod:`.writes` guarantees that searches never answer from leftovers, but
 leftovers cost space and skew BM25 statistics. This reads every record once and reports:
 
-* orphan vectors: vector records whose item does not exist (a put killed before its item was
-  written, or a delete killed before its vectors were removed);
-* stale vectors: vector records of an existing item that its record no longer names (a put
-  killed before removing the old value's vectors, or two writers racing on one key);
-* items missing vectors: an item whose record names vectors that are absent (never produced
-  by the store's own writes; fix by putting the item again);
-* shadowed item records: a record in the item collection of an item that is its own vector
-  record (a put moving the item between the collections killed half-way; the vector
-  collection's record is the item, see :mod:`.record_format`);
-* registry drift: namespaces holding items without a registry record, registry records of
-  empty namespaces, and records whose latest expiry is below their items'.
+* orphan vectors (no item) and stale ones (their item no longer names them): killed writes;
+* items missing vectors: never produced by the store's own writes (put the item again);
+* shadowed item records: an item-collection record of an item that is its own vector record
+  (a killed move between the collections);
+* registry drift: unregistered namespaces with items, records of empty namespaces, and
+  records whose latest expiry is below their items'.
 
-It also lists unsearchable items: items whose put asked to index fields (its ``index=`` or the
-store's ``fields``) that hold no text in the value, so they have no vector and no query finds
-them (``get``, filters and listings still do). They are listed, not counted against ``ok``: a
-path absent from a value is legal (``InMemoryStore`` stores such an item the same way, and so
-do we), the data is as the caller wrote it, and ``repair`` cannot invent the missing text. The
-fix is the caller's: put the item again with fields it has, or with ``index=False``.
-Malformed paths never get that far: a put refuses them.
+It also lists unsearchable items: their put asked to index fields that hold no text, so no
+query finds them (``get``, filters and listings still do). They do not count against ``ok``:
+an absent path is legal (as in ``InMemoryStore``) and ``repair`` cannot invent the text; the
+caller puts the item again with fields it has, or with ``index=False``.
 
-With ``repair=True`` the store removes orphan and stale vectors (on a server only those older
-than a grace period, which may otherwise be a put still running elsewhere), registers and
-unregisters namespaces, fixes expiries, and reloads its in-process state.
+``repair=True`` removes the leftovers (on a server only those older than a grace period: a
+younger one may be a put still running), fixes the registry and reloads the in-process state.
 """
 
 from __future__ import annotations
@@ -33,11 +24,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import record_format
 from .reads import Backend
+from .rebuild import leftovers, recover
 from .registry import Namespace, NamespaceInfo, record, record_id, records_by_namespace
 
 
@@ -131,14 +123,10 @@ def _old_shadows(
 ) -> tuple[list[str], int]:
     """The shadowed item records to remove, and how many are kept as written after ``cutoff``
     (on a server a young one may be a move still running elsewhere)."""
-    shadowed: list[str] = []
-    kept = 0
-    for rid, shadow in shadows:
-        if int(shadow.get("_updated", 0)) > record_format.to_micros(cutoff):
-            kept += 1
-        else:
-            shadowed.append(rid)
-    return shadowed, kept
+    limit = record_format.to_micros(cutoff)
+    pairs = list(shadows)
+    old = [rid for rid, shadow in pairs if int(shadow.get("_updated", 0)) <= limit]
+    return old, len(pairs) - len(old)
 
 
 @dataclass(frozen=True)
@@ -238,29 +226,19 @@ def _repair(
 def _rebuild_leftovers(b: Backend, *, repair: bool) -> tuple[str, ...]:
     """Collections an interrupted rebuild left (embedded folders only); with ``repair``
     finish or roll back the rebuild (call under the write lock)."""
-
-
     if b.folder is None or b.client is None:
         return ()
     if not b.state.rebuild_lock.acquire(blocking=False):
         return ()  # a rebuild runs now: its copy is no leftover
     try:
-        return _leftovers_now(b, repair=repair)
+        kinds = ("items", "vectors", "namespaces")
+        names = {kind: getattr(b.gateway, kind).name for kind in kinds}
+        found = tuple(leftovers(b.client, names.values()))
+        if repair and found:
+            for kind, name in names.items():
+                if recover(b.client, b.folder.folder, name) is not None:
+                    fresh = b.client.get_collection(name, embedding_function=None)
+                    b.gateway = replace(b.gateway, **{kind: fresh})
+        return found
     finally:
         b.state.rebuild_lock.release()
-
-
-def _leftovers_now(b: Backend, *, repair: bool) -> tuple[str, ...]:
-    from dataclasses import replace
-
-    from .rebuild import leftovers, recover
-
-    kinds = ("items", "vectors", "namespaces")
-    names = {kind: getattr(b.gateway, kind).name for kind in kinds}
-    found = tuple(leftovers(b.client, names.values()))
-    if repair and found:
-        for kind, name in names.items():
-            if recover(b.client, b.folder.folder, name) is not None:
-                fresh = b.client.get_collection(name, embedding_function=None)
-                b.gateway = replace(b.gateway, **{kind: fresh})
-    return found

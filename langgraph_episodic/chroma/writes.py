@@ -1,34 +1,25 @@
 """The write side of ``ChromaStore``: puts, deletes, TTL refreshes, sweeps and restored times.
 
 Writes of one process are serialised by the state's ``write_lock``; each reaches Chroma in an
-order that a kill at any moment (SIGKILL, power loss) leaves safe, then is applied to the
-in-process state in one step (:meth:`.caches.StoreState.commit`):
+order that a kill at any moment leaves safe, then is applied to the in-process state in one
+step (:meth:`.caches.StoreState.commit`):
 
-1. The registry record of every namespace receiving an item is written first, so an item is
-   never unlisted (a crash here leaves, at worst, an empty namespace listed). An embedded
-   store skips it when the registry already covers the item.
-2. The vector collection: the records of items with one indexed text (each *is* its item, see
-   :mod:`.record_format`: such a put takes effect here, in one record) and the new vector
-   records of items with several texts, under a new tag (``<item id>.<tag>#<i>``).
-3. The item collection: the item records of items with no text or several, naming their tag
-   (``_vtag``): from now on searches accept only the new vectors and text. A record left
-   there by a killed move is deleted first.
-4. Item records in the item collection of deleted items and of items now in the vector
-   collection, then the vector collection's records of deleted items, of items that moved to
-   the item collection (such a move takes effect here), and the vectors old values had.
-5. Namespaces left empty by deletes: their registry record is removed, and on a server the
-   namespace is checked again afterwards and re-registered if another process put an item
-   into it meanwhile (so "empty? then remove" cannot unlist an item). The latest expiry of the
-   others is recomputed, tolerating a namespace emptied meanwhile.
+1. The registry record of every namespace receiving an item, so an item is never unlisted
+   (an embedded store skips it when the registry already covers the item).
+2. The vector collection: items with one indexed text (each *is* its record, so such a put
+   takes effect here) and the new vector records of items with several, under a new tag.
+3. The item collection: the item records of items with no text or several, naming their tag;
+   from now on searches accept only the new vectors. A killed move's leftover goes first.
+4. Item records of deleted items and of items now in the vector collection, then the vector
+   records of deleted items, of items that moved to the item collection, and old vectors.
+5. Namespaces left empty: their registry record is removed (on a server, checked again after
+   and re-registered if another process put an item meanwhile); the latest expiry of the
+   others is recomputed.
 6. On a server, each written namespace gets a new registry version last, so other processes'
    caches reload after the data is there.
 
-A put of items with one indexed text into registered namespaces is one Chroma write. A crash
-leaves at most vector records that no item names (after 2 or 3) or that an item no longer
-names (after 3), or an item record the vector collection's record of the same item shadows
-(a move cut between 2 and 4): searches and reads skip all of them, and
-:func:`.verify.verify` finds and removes them. Chroma merges metadata on upsert, so keys an
-item no longer has are cleared explicitly.
+A crash leaves at most vector records no item names (any more) or an item record shadowed by
+the vector collection's: reads skip them and :func:`.verify.verify` removes them.
 """
 
 from __future__ import annotations
@@ -47,9 +38,7 @@ from .reads import Backend
 from .registry import Namespace, NamespaceInfo, record, record_id
 
 
-def apply_puts(
-    b: Backend, plan: Plan, doc_vectors: Mapping[str, Any], now: float
-) -> None:
+def apply_puts(b: Backend, plan: Plan, doc_vectors: Mapping[str, Any], now: float) -> None:
     """Apply the batch's puts and deletes (last write wins per key, already deduplicated)."""
     puts = list(plan.puts.values())
     if not puts:
@@ -260,12 +249,8 @@ def _register(
             ns in in_items or (old.item_records if old is not None else False),
         )
         out[ns] = info
-        if (
-            old is None
-            or info.expires > old.expires
-            or info.unindexed != old.unindexed
-            or info.item_records != old.item_records
-        ):
+        flags = info.unindexed, info.item_records
+        if old is None or info.expires > old.expires or flags != (old.unindexed, old.item_records):
             # (An embedded store skips unchanged records: only this process reads versions,
             # and a registry upsert is a large share of a single put's time.)
             ids.append(record_id(ns))
@@ -341,11 +326,11 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float, bool]]
         for ns, exp, _ in refresh.values():
             latest[ns] = max(exp, latest.get(ns, 0.0))
         known = b.known(list(latest))
-        raised = {}
-        for ns, exp in latest.items():
-            old = known.get(ns)
-            if old is not None and exp > old.expires:
-                raised[ns] = dataclasses.replace(old, expires=exp)
+        raised = {
+            ns: dataclasses.replace(old, expires=exp)
+            for ns, exp in latest.items()
+            if (old := known.get(ns)) is not None and exp > old.expires
+        }
         b.gateway.upsert_registry(
             [record_id(ns) for ns in raised], [record(ns, i) for ns, i in raised.items()]
         )

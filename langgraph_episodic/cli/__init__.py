@@ -1,2 +1,1 @@
-"""The ``langgraph-episodic`` command line: store maintenance (stats, search, export, import,
-forget, sweep) and the learning demo. Entry point: :func:`langgraph_episodic.cli.main.main`."""
+"""The ``langgraph-episodic`` command line; entry point :func:`langgraph_episodic.cli.main.main`."""

@@ -1,19 +1,12 @@
 """``langgraph-episodic demo``: watch an agent learn from its own episodes.
 
-A LangGraph agent wired with every memory node (sliding window, recall, select-strategy, the
-agent, record-episode, summarise, entity-extract), compiled with a persistent ``ChromaStore``
-and the SQLite checkpointer, works through a stream of coding tasks. Without ``--model`` the
-agent is a SIMULATED solver (:mod:`.simulation`) and the demo says so; with ``--model
-provider:name`` a real chat model writes the answers (``init_chat_model``), while the simulated
-grader still decides success, as the demo has no real test suite.
-
-The memory starts empty and learns only from the episodes the graph records. The same tasks,
-with the same random draws, are also scored for three baselines: a random strategy (an agent
-without memory), the best single strategy chosen with hindsight, and the oracle that knows each
-category's hidden best. The demo prints each one's success in the first and last fifth of the
-run with 95% intervals, the learning curves, the skill profiles it learnt and one replay
-prompt, and saves the curves as a PNG and as CSV. A second run on the same ``--path``
-continues the task stream with everything the first run stored, and its plot shows both runs.
+A graph with every memory node, a persistent ``ChromaStore`` and the SQLite checkpointer works
+through a stream of coding tasks, answered by a SIMULATED solver (:mod:`.simulation`) or, with
+``--model provider:name``, a chat model (success is still decided by the simulated grader).
+Memory starts empty; the same tasks and draws are also scored for a random strategy, the best
+single strategy in hindsight and the oracle. The report (:mod:`.demo_report`) gives early and
+late success with 95% intervals, the curves (PNG, CSV), the skills learnt and a replay prompt.
+A second run on the same ``--path`` continues the task stream.
 """
 
 from __future__ import annotations
@@ -68,7 +61,9 @@ def _chat_model(name: str | None) -> Any:
     if not name:
         return None
     if ":" not in name:
-        raise CliError(f"--model must look like provider:name (e.g. openai:gpt-4o-mini), got {name!r}.")
+        raise CliError(
+            f"--model must look like provider:name (e.g. openai:gpt-4o-mini), got {name!r}."
+        )
     try:
         from langchain.chat_models import init_chat_model
 
@@ -101,9 +96,13 @@ def _solver(
                 reply = model.invoke([SystemMessage(prompt), *state["messages"]], config)
             except Exception as exc:  # network, quota, auth: all end the demo the same way
                 raise CliError(f"The chat model failed: {exc}") from exc
-        feedback, outcome = world.grade(sim, strategy)
-        attempts.append(Attempt(sim, strategy, feedback, outcome))
-        return {"messages": [reply], "feedback": feedback.to_dict(), "outcome": outcome.value}
+        attempt = world.attempt(sim, strategy)
+        attempts.append(attempt)
+        return {
+            "messages": [reply],
+            "feedback": attempt.feedback.to_dict(),
+            "outcome": attempt.outcome.value,
+        }
 
     return solve
 
@@ -336,11 +335,5 @@ def _stream(
     }
     histories = {demo_report.MEMORY: played}
     for key, pick in picks.items():
-        histories[key] = [_play(world, s, pick(s)).episode(key) for s in sims]
+        histories[key] = [world.attempt(s, pick(s)).episode(key) for s in sims]
     return demo_report.Stream(first, histories, demo_report.policy_labels(single), run_starts)
-
-
-def _play(world: World, sim: SimTask, strategy: str) -> Attempt:
-    feedback, outcome = world.grade(sim, strategy)
-    return Attempt(sim, strategy, feedback, outcome)
-

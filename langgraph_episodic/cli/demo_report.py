@@ -133,7 +133,9 @@ def progress_report(stream: Stream, start: int) -> str:
     end = stream.end
     n = end - start
     k = max(1, n // 5)
-    spans = [("first fifth", start, start + k), ("last fifth", end - k, end), ("whole run", start, end)]
+    spans = [
+        ("first fifth", start, start + k), ("last fifth", end - k, end), ("whole run", start, end)
+    ]
     width = max(len(label) for label in stream.labels.values())
     heads = [f"{name} {a + 1}-{b}" for name, a, b in spans]
     lines = [

@@ -1,12 +1,8 @@
 """``langgraph-episodic``: inspect and maintain a store, and run the learning demo.
 
-Every command works on the embedded store in ``./.episodic`` unless given ``--path`` (another
-folder) or ``--url`` (a Chroma server). Problems you can fix are reported in one line on stderr
-with exit code 2; no traceback.
-
-Startup is kept short: ``--help``, ``--version`` and usage errors import nothing but
-:mod:`argparse` and the parser (:mod:`.parser`); each command imports what it needs when it
-runs. Only ``search``, ``demo`` and an ``import`` that embeds load torch and the embedding model.
+Problems you can fix are reported in one line on stderr with exit code 2, no traceback.
+``--help``, ``--version`` and usage errors import nothing but the parser (:mod:`.parser`); each
+command imports what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -21,7 +17,6 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main"]
 
-EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141

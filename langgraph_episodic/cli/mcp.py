@@ -58,8 +58,11 @@ def run_mcp(args: argparse.Namespace) -> int:
         toolset = MemoryToolset.create(store, locale=args.locale, allow_forget=args.allow_forget)
         names = ", ".join(tool.name for tool in toolset.listed())
         if tokens is None:
-            print(f"serving {names} for user {args.user!r} on stdio from the {target.describe()}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"serving {names} for user {args.user!r} on stdio from the {target.describe()}",
+                file=sys.stderr,
+                flush=True,
+            )
             asyncio.run(serve_stdio(toolset, user=args.user))
         else:
             print(
@@ -72,5 +75,3 @@ def run_mcp(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
-
-

@@ -1,4 +1,5 @@
-"""The command line's argument parser: every command, option, default and help text.
+"""The command line's argument parser: every command, option, default and help text, and the
+demo's banner (:func:`run_demo`).
 
 This module imports nothing but :mod:`argparse`, so that ``--help``, ``--version`` and a usage
 error answer as fast as Python can start. Each command is a name (module and function) that is
@@ -9,6 +10,7 @@ that use them import them from here.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .. import __version__
 
@@ -80,6 +82,7 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_line)
         if command in ("*", name):
             add_options(p)
+            p.set_defaults(run=lazy_command(RUNNERS.get(name, ".commands"), f"run_{name}"))
     return parser
 
 
@@ -92,7 +95,6 @@ def command_in(argv: Sequence[str]) -> str | None:
 def _stats(p: argparse.ArgumentParser) -> None:
     add_target_options(p, embeds=False)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(run=lazy_command(".commands", "run_stats"))
 
 
 def _search(p: argparse.ArgumentParser) -> None:
@@ -101,20 +103,17 @@ def _search(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=10, help="how many results (default: 10)")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_target_options(p, embeds=True)
-    p.set_defaults(run=lazy_command(".commands", "run_search"))
 
 
 def _history(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="the user whose facts to list")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_target_options(p, embeds=False)
-    p.set_defaults(run=lazy_command(".history", "run_history"))
 
 
 def _export(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="file to write ('-' for stdout)")
     add_target_options(p, embeds=False)
-    p.set_defaults(run=lazy_command(".commands", "run_export"))
 
 
 def _import(p: argparse.ArgumentParser) -> None:
@@ -132,7 +131,6 @@ def _import(p: argparse.ArgumentParser) -> None:
         help="import items whose expires_at has passed (refused by default)",
     )
     add_target_options(p, embeds=True)
-    p.set_defaults(run=lazy_command(".commands", "run_import"))
 
 
 def _forget(p: argparse.ArgumentParser) -> None:
@@ -155,25 +153,17 @@ def _forget(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_target_options(p, embeds=False)
-    p.set_defaults(run=lazy_command(".commands", "run_forget"))
-
-
-def _sweep(p: argparse.ArgumentParser) -> None:
-    add_target_options(p, embeds=False)
-    p.set_defaults(run=lazy_command(".commands", "run_sweep"))
 
 
 def _verify(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repair", action="store_true", help="remove leftovers and fix the registry")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_target_options(p, embeds=False)
-    p.set_defaults(run=lazy_command(".verify", "run_verify"))
 
 
 def _purge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_target_options(p, embeds=False)
-    p.set_defaults(run=lazy_command(".purge", "run_purge"))
 
 
 def _mcp(p: argparse.ArgumentParser) -> None:
@@ -186,9 +176,12 @@ def _mcp(p: argparse.ArgumentParser) -> None:
         help="serve streamable HTTP at http://HOST:PORT/mcp, the user from each request's "
         f"bearer token (tokens from ${MCP_TOKENS_ENV} or --tokens-file); default: stdio",
     )
-    p.add_argument("--host", default=DEFAULT_MCP_HOST, help=f"HTTP host (default: {DEFAULT_MCP_HOST})")
     p.add_argument(
-        "--port", type=int, default=DEFAULT_MCP_PORT, help=f"HTTP port (default: {DEFAULT_MCP_PORT})"
+        "--host", default=DEFAULT_MCP_HOST, help=f"HTTP host (default: {DEFAULT_MCP_HOST})"
+    )
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_MCP_PORT,
+        help=f"HTTP port (default: {DEFAULT_MCP_PORT})",
     )
     p.add_argument(
         "--tokens-file",
@@ -208,7 +201,6 @@ def _mcp(p: argparse.ArgumentParser) -> None:
         help="add the tool memory_vergessen/forget_memory: deletes the caller's own data",
     )
     add_target_options(p, embeds=True)
-    p.set_defaults(run=lazy_command(".mcp", "run_mcp"))
 
 
 def _ui(p: argparse.ArgumentParser) -> None:
@@ -225,35 +217,33 @@ def _ui(p: argparse.ArgumentParser) -> None:
         "<path>/checkpoints.sqlite for an embedded store, none for a server)",
     )
     add_target_options(p, embeds=True)
-    p.set_defaults(run=lazy_command(".ui", "run_ui"))
 
 
-def _demo(p: argparse.ArgumentParser) -> None:
-    add_demo_arguments(p)
-    p.set_defaults(run=lazy_command(".demo_options", "run"))
+def run_demo(args: argparse.Namespace) -> int:
+    """Say what solves the tasks, then import and run the demo (:mod:`.demo`): the banner comes
+    before importing LangGraph, the memory nodes and the model takes its time."""
+    print(solver_banner(args.model), flush=True)
+    print("starting (LangGraph, the store and the memory nodes)…", file=sys.stderr, flush=True)
+    from importlib import import_module
+
+    demo = import_module(".demo", __package__)
+    code: int = demo.run(args)
+    return code
 
 
-COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
-    "stats": ("namespaces, item counts and skill profiles", _stats),
-    "search": ("semantic search over the store", _search),
-    "history": ("a user's facts with their periods (what was true when)", _history),
-    "export": ("write every item to a JSON-lines file", _export),
-    "import": (
-        "read a JSON-lines export (validated completely before anything is written)", _import
-    ),
-    "forget": (
-        "delete a user's memories and conversation threads, and purge the files", _forget
-    ),
-    "sweep": ("delete expired (TTL) items now", _sweep),
-    "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
-    "purge": ("remove deleted data from the files now (rebuilds vector indexes)", _purge),
-    "mcp": ("serve the memory tools to MCP clients (stdio or HTTP; the [mcp] extra)", _mcp),
-
-
-    "ui": ("browse, search, edit and forget memories in the browser (local)", _ui),
-    "demo": ("watch an agent learn from its episodes (simulated by default)", _demo),
-}
-"""Each command's help line and the function that adds its options, in the order of ``--help``."""
+def solver_banner(model: str | None) -> str:
+    """Say plainly what answers the tasks and what decides success."""
+    if model is None:
+        return (
+            "SIMULATED SOLVER (no --model given): no LLM is called. Whether a task succeeds "
+            "depends on the strategy chosen and on hidden per-category success rates, so "
+            "memory has something to learn. Pass --model provider:name for a real chat model."
+        )
+    return (
+        f"Chat model {model} writes the answers; success is still judged by the SIMULATED "
+        "grader (hidden per-category success rates of the strategy used), as the demo has no "
+        "real test suite."
+    )
 
 
 def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None:
@@ -286,9 +276,9 @@ def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None
 
 
 def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
-    """The demo's options."""
     parser.add_argument(
-        "--tasks", type=int, default=DEFAULT_TASKS, help=f"tasks in this run (default: {DEFAULT_TASKS})"
+        "--tasks", type=int, default=DEFAULT_TASKS,
+        help=f"tasks in this run (default: {DEFAULT_TASKS})",
     )
     parser.add_argument(
         "--path", help=f"folder of the store and checkpoints (default: ./{DEFAULT_FOLDER})"
@@ -319,3 +309,27 @@ def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
         default="model",
         help="the packaged all-MiniLM-L6-v2 (model, default) or the instant hashing embedder",
     )
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "stats": ("namespaces, item counts and skill profiles", _stats),
+    "search": ("semantic search over the store", _search),
+    "history": ("a user's facts with their periods (what was true when)", _history),
+    "export": ("write every item to a JSON-lines file", _export),
+    "import": (
+        "read a JSON-lines export (validated completely before anything is written)", _import
+    ),
+    "forget": (
+        "delete a user's memories and conversation threads, and purge the files", _forget
+    ),
+    "sweep": ("delete expired (TTL) items now", lambda p: add_target_options(p, embeds=False)),
+    "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
+    "purge": ("remove deleted data from the files now (rebuilds vector indexes)", _purge),
+    "mcp": ("serve the memory tools to MCP clients (stdio or HTTP; the [mcp] extra)", _mcp),
+    "ui": ("browse, search, edit and forget memories in the browser (local)", _ui),
+    "demo": ("watch an agent learn from its episodes (simulated by default)", add_demo_arguments),
+}
+"""Each command's help line and the function that adds its options, in the order of ``--help``."""
+
+RUNNERS = {"mcp": ".mcp", "ui": ".ui", "demo": ".parser"}
+"""The module of each command's ``run_<command>`` that is not in :mod:`.commands`."""

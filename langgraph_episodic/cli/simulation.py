@@ -26,7 +26,9 @@ from ..episodic import (
     TaskDescription,
 )
 
-CATEGORIES: tuple[TaskCategory, ...] = tuple(c for c in TaskCategory if c is not TaskCategory.UNKNOWN)
+CATEGORIES: tuple[TaskCategory, ...] = tuple(
+    c for c in TaskCategory if c is not TaskCategory.UNKNOWN
+)
 STRATEGIES: tuple[str, ...] = tuple(STRATEGY_POOL)
 
 BEST_RATE = (0.80, 0.92)
@@ -128,6 +130,10 @@ class World:
         }
         return max(STRATEGIES, key=lambda s: wins[s])
 
+    def attempt(self, sim: SimTask, strategy: str) -> Attempt:
+        """``strategy`` played on ``sim``, graded (:meth:`grade`)."""
+        return Attempt(sim, strategy, *self.grade(sim, strategy))
+
     def grade(self, sim: SimTask, strategy: str) -> tuple[Feedback, OutcomeStatus]:
         """The simulated test run of ``strategy`` on ``sim``: all tests pass, or none."""
         if sim.draw < self.success_probability(sim.task, strategy):
@@ -152,11 +158,6 @@ class Attempt:
     strategy: str
     feedback: Feedback
     outcome: OutcomeStatus
-
-    @property
-    def success(self) -> bool:
-        """Whether all tests passed."""
-        return self.outcome is OutcomeStatus.SUCCESS
 
     def episode(self, label: str) -> Episode:
         """As an (unstored) ``Episode``, for learning curves."""

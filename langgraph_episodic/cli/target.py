@@ -1,8 +1,5 @@
-"""Which store a command works on: ``--path`` (embedded Chroma) or ``--url`` (a Chroma server).
-
-Every failure to open a store becomes a :class:`CliError` whose message names the fix, so the
-command line can print it and exit with code 2 instead of a traceback.
-"""
+"""Which store a command works on, ``--path`` (embedded) or ``--url`` (a Chroma server), and
+opening it: every failure becomes a :class:`CliError` whose message names the fix."""
 
 from __future__ import annotations
 
@@ -20,7 +17,6 @@ if TYPE_CHECKING:
     from ..chroma import ChromaStore
 
 DEFAULT_PATH = Path(DEFAULT_FOLDER)
-"""Where the embedded store lives unless ``--path`` says otherwise."""
 
 CHROMA_FILE = "chroma.sqlite3"
 """The file Chroma keeps in every persistent store folder (how we recognise a store)."""
@@ -41,7 +37,6 @@ class Target:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Target:
-        """The target named by the common options (see :func:`.parser.add_target_options`)."""
         url = getattr(args, "url", None)
         path = getattr(args, "path", None)
         return cls(
@@ -56,12 +51,8 @@ class Target:
         return f"server {self.url}" if self.url else f"embedded store {self.path}"
 
     def index(self, *, threads: int | None = None) -> dict[str, Any]:
-        """The store's ``IndexConfig`` for this target's embeddings choice (not ``"auto"``:
-        :func:`open_store` lets the store choose by the vectors it holds).
-
-        ``threads`` loads a separate model instance limited to that many torch threads;
-        ``None`` shares the process-wide :func:`~langgraph_episodic.default_embeddings`.
-        """
+        """The store's ``IndexConfig`` for this target's embeddings choice (not ``"auto"``).
+        ``threads``: a model instance of its own, limited to that many torch threads."""
         from ..embeddings import (
             MODEL_DIMS,
             HashEmbeddings,
@@ -79,8 +70,10 @@ class Target:
             from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
 
             return {"dims": BILINGUAL_DIMS, "embed": bilingual_embeddings()}
-        embed = default_embeddings() if threads is None else SentenceTransformerEmbeddings(
-            num_threads=threads
+        embed = (
+            default_embeddings()
+            if threads is None
+            else SentenceTransformerEmbeddings(num_threads=threads)
         )
         return {"dims": MODEL_DIMS, "embed": embed}
 
@@ -102,20 +95,13 @@ def open_store(
 ) -> ChromaStore:
     """Open the target's ``ChromaStore``.
 
-    ``semantic=False`` opens it without an embedder (enough for listing, counting, deleting and
-    exporting, and no model load). ``create=False`` refuses a path that holds no store yet, so
-    a typo in ``--path`` is reported instead of silently creating an empty store.
-    ``threads`` limits the embedding model's torch threads (see :meth:`Target.index`).
-    Opening with ``semantic=True`` fails when the store's vectors have other dimensions, and
-    then loads the model (:func:`load_embedder`) unless ``load=False``: a command with more
-    checks to make first (an import's conflicts) calls :func:`load_embedder` after them.
-    ``read_only=True`` (the command only reads) opens a store folder that cannot be written
-    (a read-only mount, no write permission) through a temporary copy, since Chroma writes to
-    its database even to read; otherwise such a folder is an error that says what to do.
-    An embedded folder another process holds is opened through that process
-    (:mod:`~langgraph_episodic.chroma.sharing`). ``alone=True`` (purge, verify --repair) takes
-    the folder's lock before anything else instead: while another process holds the folder,
-    the command fails with ``FolderInUseError`` naming it and touches nothing.
+    ``semantic=False``: no embedder (no model load). ``create=False`` refuses a path that holds
+    no store yet (a typo in ``--path`` is reported, not made an empty store). ``semantic=True``
+    fails on vectors of other dimensions, then loads the model unless ``load=False`` (a command
+    with checks to make first calls :func:`load_embedder` after them). ``read_only=True`` opens
+    a folder that cannot be written through a temporary copy (Chroma writes even to read).
+    ``alone=True`` (purge, verify --repair) takes the folder's lock first: while another process
+    holds it, ``FolderInUseError``; otherwise such a folder is opened through that process.
     """
     from ..chroma import EmbedderMismatchError
 

@@ -11,6 +11,7 @@ The most used of these are also exported from ``langgraph_episodic`` itself (see
 
 from __future__ import annotations
 
+from .change import ChangeDetection
 from .embedding_store import EmbeddingStore
 from .learning import LearningSnapshot, compute_learning_curve
 from .memory import EpisodeConflictError, EpisodicMemory
@@ -38,7 +39,6 @@ from .records import (
 from .replay import ReplayContext, build_replay_context, format_replay_prompt
 from .similarity import cosine_similarity, decay_factor, temporal_decay
 from .skills import (
-    ChangeDetection,
     OutcomeRecord,
     SkillProfile,
     StrategyStats,

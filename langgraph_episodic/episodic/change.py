@@ -1,18 +1,10 @@
 """Change detection: has a task category's world changed under the agent?
 
-Two tests per category (either one flags it):
-
-- the category's rate: a recent success rate, each episode weighted by
-  ``decay_factor(its time, the newest episode's time, half_life)``, against the rate of its
-  older history (weights ``1 - decay``); a fall of ``drop`` or more (with at least
-  ``min_weight`` of evidence on both sides) flags the category;
-- each strategy's own outcomes: a Bernoulli CUSUM of the strategy's outcomes since the last
-  change against its own rate minus ``strategy_drop``, so that a smaller drop of the strategy
-  being exploited is caught within a few dozen of its episodes.
-
-A flagged category's profile gets ``changed_at`` (and ``changed_strategy`` when a strategy's
-test fired) and its history restarts from the recent evidence. The strategy policies then let
-evidence from before ``changed_at`` fade (see :mod:`.strategy`).
+Two tests per category, either one flags it (:class:`ChangeDetection`): the category's recent
+success rate against its older history, and a CUSUM of each strategy's own outcomes. A flagged
+category's profile gets ``changed_at`` (and ``changed_strategy`` when a strategy's test fired)
+and its history restarts from the recent evidence; the strategy policies then let evidence
+from before ``changed_at`` fade (see :mod:`.strategy`).
 
 >>> rule = ChangeDetection()
 >>> drift = CategoryDrift()
@@ -27,18 +19,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .records import require
 from .similarity import DEFAULT_HALF_LIFE, decay_factor
 
-__all__ = [
-    "DEFAULT_CHANGE_DETECTION",
-    "STRATEGY_HALF_LIFE",
-    "CategoryDrift",
-    "ChangeDetection",
-]
-
 STRATEGY_HALF_LIFE = 2 * DEFAULT_HALF_LIFE
-"""Two days: the default half-life of change detection and of strategy evidence (see
-docs/benchmarks.md, "Learning", for why)."""
+"""Two days: the default half-life of change detection and of strategy evidence
+(docs/benchmarks.md, "Learning", says why)."""
 
 
 @dataclass(frozen=True)
@@ -72,39 +58,24 @@ class ChangeDetection:
 
     @property
     def alert_threshold(self) -> float:
-        """The CUSUM threshold of a category while another one's change is fresh."""
+        """The CUSUM threshold while another category's change is fresh."""
         return self.threshold * (1.0 if self.alert is None else self.alert)
 
     def __post_init__(self) -> None:
-        if not (self.half_life > 0 and math.isfinite(self.half_life)):
-            raise ValueError(
-                f"ChangeDetection.half_life must be a positive number of seconds; got "
-                f"{self.half_life!r}."
-            )
-        if not 0.0 < self.drop <= 1.0:
-            raise ValueError(f"ChangeDetection.drop must be in (0, 1]; got {self.drop!r}.")
-        if not self.min_weight > 0:
-            raise ValueError(
-                f"ChangeDetection.min_weight must be positive; got {self.min_weight!r}."
-            )
-        if self.strategy_drop is not None and not 0.0 < self.strategy_drop < 1.0:
-            raise ValueError(
-                f"ChangeDetection.strategy_drop must be in (0, 1) or None; got "
-                f"{self.strategy_drop!r}."
-            )
-        if not (self.threshold > 0 and math.isfinite(self.threshold)):
-            raise ValueError(
-                f"ChangeDetection.threshold must be a positive number; got {self.threshold!r}."
-            )
-        if self.alert is not None and not 0.0 < self.alert <= 1.0:
-            raise ValueError(
-                f"ChangeDetection.alert must be in (0, 1] or None; got {self.alert!r}."
-            )
-        if isinstance(self.min_attempts, bool) or self.min_attempts < 1:
-            raise ValueError(
-                f"ChangeDetection.min_attempts must be a positive number of episodes; got "
-                f"{self.min_attempts!r}."
-            )
+        name = "ChangeDetection."
+        require(self.half_life > 0 and math.isfinite(self.half_life),
+                f"{name}half_life must be a positive number of seconds; got {self.half_life!r}.")
+        require(0.0 < self.drop <= 1.0, f"{name}drop must be in (0, 1]; got {self.drop!r}.")
+        require(self.min_weight > 0, f"{name}min_weight must be positive; got {self.min_weight!r}.")
+        require(self.strategy_drop is None or 0.0 < self.strategy_drop < 1.0,
+                f"{name}strategy_drop must be in (0, 1) or None; got {self.strategy_drop!r}.")
+        require(self.threshold > 0 and math.isfinite(self.threshold),
+                f"{name}threshold must be a positive number; got {self.threshold!r}.")
+        require(self.alert is None or 0.0 < self.alert <= 1.0,
+                f"{name}alert must be in (0, 1] or None; got {self.alert!r}.")
+        require(not isinstance(self.min_attempts, bool) and self.min_attempts >= 1,
+                f"{name}min_attempts must be a positive number of episodes; got "
+                f"{self.min_attempts!r}.")
 
 
 DEFAULT_CHANGE_DETECTION = ChangeDetection()

@@ -28,22 +28,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .change import STRATEGY_HALF_LIFE
 from .priority import PrioritizedResult
-from .records import TaskCategory, TaskDescription, outcome_score
+from .records import TaskCategory, TaskDescription, outcome_score, require
 from .similarity import decay_factor
-from .skills import STRATEGY_HALF_LIFE, SkillProfile
-
-__all__ = [
-    "DEFAULT_DECAY",
-    "EVIDENCE_SHOWN",
-    "EvidenceDecay",
-    "EvidenceWeight",
-    "StrategyEvidence",
-    "change_time",
-    "heaviest",
-    "listing",
-    "weigh_evidence",
-]
+from .skills import SkillProfile
 
 EVIDENCE_SHOWN = 10
 """How many weighted episodes a :class:`StrategyChoice` lists (the heaviest)."""
@@ -53,22 +42,17 @@ EVIDENCE_SHOWN = 10
 class EvidenceDecay:
     """How past episodes are weighted by age and similarity (see the module docstring).
 
-    ``half_life`` in seconds (default two days); ``floor`` in [0, 1] is the lowest weight of
-    evidence since the category's last detected change (1.0: it never fades; 0.0: plain
-    discounting) and ``keep`` in [0, floor] that of evidence before it (0.0: it fades away);
-    ``similarity_boost`` >= 0 adds weight to episodes recalled as similar; ``window`` keeps
-    only the newest ``window`` episodes of each strategy (sliding-window Thompson sampling per
-    strategy; ``None``, the default: all of them); ``sharpness`` > 0 multiplies the weighted
-    counts in the Thompson posteriors (2.0: each outcome counts twice, so the policy explores
-    less). After a detected change: ``forget`` gives the evidence before it the weight
-    ``keep`` at once instead of letting it fade; ``backdate`` moves the change back to its
-    estimated start (:attr:`SkillProfile.change_started`), so the failures that revealed it
-    count as evidence after it; ``retry`` (on by default) has Thompson sampling try every
-    strategy not tried since the change before sampling (the strategy whose drop was flagged
-    last); ``fade_half_life`` (seconds; ``None``, the default: ``half_life``) is the half-life
-    with which the evidence before the change fades. ``similarity_boost`` is 0 by default: in
-    the benchmark the boosted episodes, ranked by the recall's priority, favoured whichever
-    strategy was in favour.
+    ``half_life`` in seconds; ``floor`` in [0, 1] is the lowest weight of evidence since the
+    category's last detected change (1.0: it never fades; 0.0: plain discounting) and ``keep``
+    in [0, floor] that of evidence before it; ``similarity_boost`` >= 0 adds weight to episodes
+    recalled as similar (0 by default: in the benchmark the boosted episodes favoured whichever
+    strategy was in favour); ``window`` keeps only the newest ``window`` episodes of each
+    strategy (``None``: all); ``sharpness`` > 0 multiplies the weighted counts in the Thompson
+    posteriors (2.0: the policy explores less). After a detected change: ``forget`` gives the
+    evidence before it the weight ``keep`` at once; ``backdate`` moves the change back to its
+    estimated start (:attr:`SkillProfile.change_started`); ``retry`` has Thompson sampling
+    first try every strategy not tried since the change; ``fade_half_life`` (``None``:
+    ``half_life``) is the half-life with which the evidence before the change fades.
     docs/benchmarks.md, "Learning", says why these defaults.
     """
 
@@ -84,38 +68,23 @@ class EvidenceDecay:
     fade_half_life: float | None = None
 
     def __post_init__(self) -> None:
-        if self.window is not None and (isinstance(self.window, bool) or self.window < 1):
-            raise ValueError(
-                f"EvidenceDecay.window must be a positive number of episodes or None; got "
-                f"{self.window!r}."
-            )
-        if not (self.half_life > 0 and math.isfinite(self.half_life)):
-            raise ValueError(
-                f"EvidenceDecay.half_life must be a positive number of seconds; got "
-                f"{self.half_life!r}."
-            )
-        if self.fade_half_life is not None and not (
-            self.fade_half_life > 0 and math.isfinite(self.fade_half_life)
-        ):
-            raise ValueError(
-                f"EvidenceDecay.fade_half_life must be a positive number of seconds or None; "
-                f"got {self.fade_half_life!r}."
-            )
-        if not 0.0 <= self.floor <= 1.0:
-            raise ValueError(f"EvidenceDecay.floor must be in [0, 1]; got {self.floor!r}.")
-        if not 0.0 <= self.keep <= self.floor:
-            raise ValueError(
-                f"EvidenceDecay.keep must be in [0, floor]; got {self.keep!r} (floor "
-                f"{self.floor!r})."
-            )
-        if not (self.sharpness > 0 and math.isfinite(self.sharpness)):
-            raise ValueError(
-                f"EvidenceDecay.sharpness must be a positive number; got {self.sharpness!r}."
-            )
-        if not (self.similarity_boost >= 0 and math.isfinite(self.similarity_boost)):
-            raise ValueError(
-                f"EvidenceDecay.similarity_boost must be >= 0; got {self.similarity_boost!r}."
-            )
+        name = "EvidenceDecay."
+        require(self.window is None or (not isinstance(self.window, bool) and self.window >= 1),
+                f"{name}window must be a positive number of episodes or None; got "
+                f"{self.window!r}.")
+        require(self.half_life > 0 and math.isfinite(self.half_life),
+                f"{name}half_life must be a positive number of seconds; got {self.half_life!r}.")
+        require(self.fade_half_life is None
+                or (self.fade_half_life > 0 and math.isfinite(self.fade_half_life)),
+                f"{name}fade_half_life must be a positive number of seconds or None; got "
+                f"{self.fade_half_life!r}.")
+        require(0.0 <= self.floor <= 1.0, f"{name}floor must be in [0, 1]; got {self.floor!r}.")
+        require(0.0 <= self.keep <= self.floor,
+                f"{name}keep must be in [0, floor]; got {self.keep!r} (floor {self.floor!r}).")
+        require(self.sharpness > 0 and math.isfinite(self.sharpness),
+                f"{name}sharpness must be a positive number; got {self.sharpness!r}.")
+        require(self.similarity_boost >= 0 and math.isfinite(self.similarity_boost),
+                f"{name}similarity_boost must be >= 0; got {self.similarity_boost!r}.")
 
     def weight(
         self,
@@ -158,8 +127,7 @@ class StrategyEvidence:
     """What a policy looks at: recalled similar episodes and the task category's profile.
 
     With ``decay`` set, episodes are weighted at ``current_time`` (default: the newest
-    evidence's time); without it every episode counts once.
-    """
+    evidence's time); without it every episode counts once."""
 
     similar: tuple[PrioritizedResult, ...] = ()
     profile: SkillProfile | None = None
@@ -187,7 +155,7 @@ def weigh_evidence(
     profile = evidence.profile
     changed_at = change_time(profile, decay)
     sims = {r.episode.episode_id: r.similarity for r in evidence.similar}
-    rows: list[tuple[str, float, str, float]] = []  # id, timestamp, strategy, score
+    rows: list[tuple[str, float, str, float]]  # id, timestamp, strategy, score
     if similar_only or task.category is TaskCategory.UNKNOWN or profile is None:
         rows = [(r.episode.episode_id, r.episode.timestamp, r.episode.strategy_used,
                  outcome_score(r.episode.outcome)) for r in evidence.similar]

@@ -25,9 +25,8 @@ from .records import Episode, OutcomeStatus
 class LearningSnapshot:
     """The state of learning after one episode.
 
-    ``index`` counts episodes from 1. Rolling values are over the last ``window`` episodes (fewer
-    at the start); only full successes count as successes.
-    """
+    ``index`` counts episodes from 1; rolling values are over the last ``window`` episodes
+    (fewer at the start); only full successes count as successes."""
 
     index: int
     episode_id: str
@@ -37,7 +36,7 @@ class LearningSnapshot:
     rolling_average_reward: float
     window_count: int = 0
     """How many episodes the rolling values cover: the window, or fewer at the start (0 when
-    not known). A plot can leave out the points whose window is not full yet."""
+    not known)."""
 
     @property
     def rolling_avg_reward(self) -> float:
@@ -54,8 +53,7 @@ def window_for(n: int) -> int:
 def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list[LearningSnapshot]:
     """Return one :class:`LearningSnapshot` per episode, in the order given.
 
-    ``EpisodicMemory.episodes()`` returns episodes oldest first, which is the order wanted here.
-    """
+    Oldest first is the order wanted, as ``EpisodicMemory.episodes()`` returns them."""
     if window < 1:
         raise ValueError(f"window must be >= 1; got {window}.")
     recent: deque[Episode] = deque(maxlen=window)
@@ -65,15 +63,10 @@ def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list
         recent.append(episode)
         cumulative += episode.feedback.reward
         n = len(recent)
-        snapshots.append(
-            LearningSnapshot(
-                index=index,
-                episode_id=episode.episode_id,
-                timestamp=episode.timestamp,
-                cumulative_reward=cumulative,
-                rolling_success_rate=sum(e.outcome is OutcomeStatus.SUCCESS for e in recent) / n,
-                rolling_average_reward=sum(e.feedback.reward for e in recent) / n,
-                window_count=n,
-            )
+        successes = sum(e.outcome is OutcomeStatus.SUCCESS for e in recent)
+        reward = sum(e.feedback.reward for e in recent) / n
+        snapshot = LearningSnapshot(
+            index, episode.episode_id, episode.timestamp, cumulative, successes / n, reward, n
         )
+        snapshots.append(snapshot)
     return snapshots

@@ -8,9 +8,8 @@ newest ``short_term_limit`` episodes in process; it is rebuilt from the store on
 survives restarts. Namespaces are per user (``("episodes", user_id)``): one user's recall never
 sees another's episodes.
 
-Sync and async methods share one core: each operation is a plan that yields store and
-embedding calls (:mod:`langgraph_episodic._effects`), run by :func:`~.._effects.run` or
-:func:`~.._effects.arun`.
+Sync and async methods share one core: each operation is a plan of store and embedding calls
+(:mod:`langgraph_episodic._effects`).
 
 >>> from langgraph.store.memory import InMemoryStore
 >>> from langgraph_episodic.embeddings import HashEmbeddings
@@ -32,7 +31,7 @@ import bisect
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
@@ -41,21 +40,23 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore, Item
 
 from .._config import fill_namespace, namespace_label
-from .._effects import Effect, Plan, arun, call, run
+from .._effects import Effect, Plan, call, twins
 from ..embeddings import as_embeddings
 from ..errors import Error
 from ..memory_context import index_paths, with_context
-from ._store_io import (
-    TEXT_FIELD,
-    check_namespace,
-    episode_filter,
-    scores_hybrid,
-    store_has_index,
-)
+from .change import DEFAULT_CHANGE_DETECTION, ChangeDetection
 from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
-from .records import Episode, EpisodeSchemaError, OutcomeStatus, TaskCategory, TaskDescription
+from .records import (
+    Episode,
+    EpisodeSchemaError,
+    OutcomeStatus,
+    TaskCategory,
+    TaskDescription,
+    as_enum,
+    require,
+)
 from .similarity import DEFAULT_HALF_LIFE, cosine_similarity
-from .skills import DEFAULT_CHANGE_DETECTION, ChangeDetection, SkillProfile, SkillTally
+from .skills import SkillProfile, SkillTally
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +64,8 @@ T = TypeVar("T")
 
 SCAN_PAGE = 200
 """Items fetched per page when the memory reads its whole namespace."""
+TEXT_FIELD = "text"
+"""The value field that is embedded (the task description)."""
 AUTO: Final = "auto"
 """``min_score="auto"`` (the default of :meth:`EpisodicMemory.recall`): the floor for the
 store's kind of score, :data:`HYBRID_FLOOR` or :data:`COSINE_FLOOR`."""
@@ -93,37 +96,33 @@ class EpisodicMemory:
     """Long-term episodes in a LangGraph ``BaseStore`` plus a short-term window of the newest.
 
     Args:
-        store: Any LangGraph store (``ChromaStore``, ``InMemoryStore``, ``PostgresStore``). For
-            semantic recall it should have an index (``index={...}``); episodes are put with
-            ``index=["text"]`` so only the task text is embedded.
-        namespace: A tuple such as ``("episodes", "alice")``. Use one namespace per user or agent;
-            see :meth:`for_user` and :meth:`from_config`.
+        store: Any LangGraph store; for semantic recall it should have an index
+            (``index={...}``). Only the task text of an episode is embedded.
+        namespace: A tuple such as ``("episodes", "alice")``, one per user or agent; see
+            :meth:`for_user` and :meth:`from_config`.
         short_term_limit: How many of the newest episodes the short-term window holds.
         candidate_factor: Recall fetches ``top_k * candidate_factor`` candidates by similarity
             before ranking them by priority.
-        embeddings: Only used when the store has no semantic index (its ``index_config`` is
-            ``None``): a LangChain ``Embeddings`` or a ``str -> vector`` function; the memory then
-            scans its namespace and computes cosine similarity itself. Without either, similarity
-            is 0 and recall ranks by recency, reward and outcome alone.
+        embeddings: Only used when the store has no semantic index: a LangChain ``Embeddings``
+            or a ``str -> vector`` function; the memory then scans its namespace and computes
+            cosine similarity itself. Without either, recall ranks by recency, reward and
+            outcome alone.
         weights: Fixed replay weights; ``None`` picks the phase preset by episode count
             (:func:`~.priority.weights_for_size`).
         half_life: Default half-life of recency, in seconds.
         recency_floor: Lowest recency weight an old episode can fall to (0 = no floor).
-        change_detection: When a category's skill profile is flagged as changed (its recent
-            success rate far below its history, or a strategy's own outcomes clearly below its
-            record: :class:`~.skills.ChangeDetection`); ``None`` turns detection off.
+        change_detection: When a category's skill profile is flagged as changed
+            (:class:`~.change.ChangeDetection`); ``None`` turns detection off.
         clock: Returns the current time in seconds; used when ``current_time`` is not given.
 
     The similarity of a recalled episode is the store's search score: cosine similarity for
     ``InMemoryStore`` and ``ChromaStore(search_mode="dense")``; for ``ChromaStore``'s default
-    hybrid mode ``0.35 * cosine + 0.65 * lexical share`` (in [0, 1]), which has the same meaning
-    for every task and namespace (it is no longer rescaled per query, so the best candidate of
-    an unrelated task no longer counts as a perfect match in the priority).
+    hybrid mode ``0.35 * cosine + 0.65 * lexical share`` (in [0, 1]).
 
-    Counts, skill profiles and the short-term window are read from the store once (on first
-    use) and then kept up to date by this instance's own ``record`` calls; call
-    :meth:`refresh` to pick up episodes written by another process. Recording checks the id
-    and then writes, which is not atomic across processes.
+    Counts, skill profiles and the short-term window are read from the store on first use and
+    then kept up to date by this instance's own ``record`` calls; :meth:`refresh` picks up
+    episodes written by another process. Recording checks the id and then writes, which is not
+    atomic across processes.
     """
 
     def __init__(
@@ -145,15 +144,11 @@ class EpisodicMemory:
                 f"store must be a LangGraph BaseStore, got {type(store).__name__}. "
                 "Pass e.g. ChromaStore.ephemeral() or InMemoryStore()."
             )
-        self._namespace = check_namespace(namespace)
-        if short_term_limit < 0:
-            raise ValueError(f"short_term_limit must be >= 0; got {short_term_limit}.")
-        if candidate_factor < 1:
-            raise ValueError(f"candidate_factor must be >= 1; got {candidate_factor}.")
-        if not half_life > 0:
-            raise ValueError(f"half_life must be a positive number of seconds; got {half_life}.")
-        if not 0.0 <= recency_floor <= 1.0:
-            raise ValueError(f"recency_floor must be in [0, 1]; got {recency_floor}.")
+        self._namespace = _check_namespace(namespace)
+        require(short_term_limit >= 0, f"short_term_limit must be >= 0; got {short_term_limit}.")
+        require(candidate_factor >= 1, f"candidate_factor must be >= 1; got {candidate_factor}.")
+        require(half_life > 0, f"half_life must be a positive number of seconds; got {half_life}.")
+        require(0 <= recency_floor <= 1, f"recency_floor must be in [0, 1]; got {recency_floor}.")
         self._store = store
         self.short_term_limit = short_term_limit
         self.candidate_factor = candidate_factor
@@ -166,7 +161,8 @@ class EpisodicMemory:
         self._vectors: dict[str, list[float]] = {}
         self._state: _State | None = None
         self._lock = threading.Lock()
-        self._semantic = store_has_index(store)
+        # a store without ``index_config`` is trusted to search by meaning
+        self._semantic = bool(getattr(store, "index_config", True))
         if not self._semantic and self._embeddings is None:
             logger.warning(
                 "The store for namespace %s has no semantic index and no embeddings were given: "
@@ -174,8 +170,6 @@ class EpisodicMemory:
                 "store or embeddings=... to EpisodicMemory.",
                 self._namespace,
             )
-
-    # --- construction helpers ---
 
     @classmethod
     def for_user(
@@ -194,239 +188,39 @@ class EpisodicMemory:
         template: tuple[str, ...] = ("episodes", "{user_id}"),
         **options: Any,
     ) -> EpisodicMemory:
-        """Return the memory whose namespace ``template`` is filled from ``config["configurable"]``.
-
-        Raises ``MissingConfigError`` (listing the keys present) when a placeholder is missing.
-        """
+        """Return the memory whose namespace ``template`` is filled from ``config["configurable"]``
+        (``MissingConfigError`` when a placeholder is missing)."""
         return cls(store, fill_namespace(template, config), **options)
 
     @property
     def namespace(self) -> tuple[str, ...]:
-        """The namespace holding this memory's episodes."""
         return self._namespace
 
     @property
     def store(self) -> BaseStore:
-        """The underlying LangGraph store."""
         return self._store
 
-    # --- public API: each sync method has an async twin running the same plan ---
+    # Each operation is one plan; ``twins`` makes its sync method and its async twin.
 
-    def load(self) -> None:
+    def _load_once(self) -> Plan[None]:
         """Read the namespace once (count, skills, short-term window); later calls do nothing."""
-        self._run(self._ensure_loaded())
+        yield from self._ensure_loaded()
 
-    async def aload(self) -> None:
-        """Async version of :meth:`load`."""
-        await self._arun(self._ensure_loaded())
+    load, aload = twins(_load_once, "load")
 
-    def refresh(self) -> None:
+    def _reload(self) -> Plan[None]:
         """Re-read the namespace, e.g. to see episodes recorded by another process."""
-        self._run(self._load(force=True))
+        yield from self._load(force=True)
 
-    async def arefresh(self) -> None:
-        """Async version of :meth:`refresh`."""
-        await self._arun(self._load(force=True))
+    refresh, arefresh = twins(_reload, "refresh")
 
-    def record(self, episode: Episode, *, context: Mapping[str, str] | None = None) -> bool:
-        """Store an episode; return True if written, False if the identical one was there.
+    def _record(self, episode: Episode, *, context: Mapping[str, str] | None = None) -> Plan[bool]:
+        """Store an episode; return True if written, False if the identical one was there
+        (``EpisodeConflictError`` if the id holds different content).
 
-        ``context`` (``{"day": ..., "thread": ...}``, :mod:`langgraph_episodic.memory_context`;
-        the record-episode node passes the run's) is stored as ``value["context"]``, its day
-        indexed after the task text.
-
-        Raises:
-            EpisodeConflictError: the id is already recorded with different content.
+        ``context`` (``{"day": ..., "thread": ...}``, :mod:`langgraph_episodic.memory_context`)
+        is stored as ``value["context"]``, its day indexed after the task text.
         """
-        return self._run(self._record_plan(episode, context))
-
-    async def arecord(self, episode: Episode, *, context: Mapping[str, str] | None = None) -> bool:
-        """Async version of :meth:`record`."""
-        return await self._arun(self._record_plan(episode, context))
-
-    def recall(
-        self,
-        query: str | TaskDescription,
-        top_k: int = 3,
-        *,
-        current_time: float | None = None,
-        weights: ReplayWeights | None = None,
-        half_life: float | None = None,
-        category: TaskCategory | str | None = None,
-        outcome: OutcomeStatus | str | None = None,
-        min_score: float | Literal["auto"] | None = AUTO,
-    ) -> list[PrioritizedResult]:
-        """Return up to ``top_k`` past episodes for ``query``, highest priority first.
-
-        ``top_k * candidate_factor`` candidates are found by similarity of their task text,
-        optionally restricted to a ``category`` and an ``outcome``, then ranked by
-        :func:`~.priority.compute_priority` at ``current_time`` (default: now). Each result
-        carries its priority components. ``weights`` and ``half_life`` override the memory's.
-        ``min_score`` drops candidates less similar than that before ranking (a relevance
-        floor on the store's score; ``None``: keep all), so a task unlike every past one
-        recalls nothing, and a recent, rewarded but unrelated episode is not replayed for a new
-        kind of task. The default ``"auto"`` takes the floor for the store's kind of score:
-        :data:`HYBRID_FLOOR` for ``ChromaStore``'s hybrid ranking (its default),
-        :data:`COSINE_FLOOR` for a raw cosine (``InMemoryStore``, ``search_mode="dense"``). A
-        memory that cannot score similarity (a store without an index and no ``embeddings``)
-        ranks by recency, reward and outcome alone and applies no floor.
-
-        Raises:
-            ValueError: ``min_score`` is a string other than ``"auto"``.
-        """
-        plan = self._recall_plan(
-            query, top_k, current_time, weights, half_life, category, outcome, min_score
-        )
-        return self._run(plan)
-
-    async def arecall(
-        self,
-        query: str | TaskDescription,
-        top_k: int = 3,
-        *,
-        current_time: float | None = None,
-        weights: ReplayWeights | None = None,
-        half_life: float | None = None,
-        category: TaskCategory | str | None = None,
-        outcome: OutcomeStatus | str | None = None,
-        min_score: float | Literal["auto"] | None = AUTO,
-    ) -> list[PrioritizedResult]:
-        """Async version of :meth:`recall`."""
-        plan = self._recall_plan(
-            query, top_k, current_time, weights, half_life, category, outcome, min_score
-        )
-        return await self._arun(plan)
-
-    def get(self, episode_id: str) -> Episode | None:
-        """Return the episode recorded under ``episode_id``, or None."""
-        return self._run(self._get_plan(episode_id))
-
-    async def aget(self, episode_id: str) -> Episode | None:
-        """Async version of :meth:`get`."""
-        return await self._arun(self._get_plan(episode_id))
-
-    def episodes(
-        self,
-        *,
-        category: TaskCategory | str | None = None,
-        outcome: OutcomeStatus | str | None = None,
-    ) -> list[Episode]:
-        """Return every episode (optionally of one category/outcome), oldest first.
-
-        Reads the whole namespace; use it for learning curves and skill profiles.
-        """
-        return self._run(self._episodes_plan(category, outcome))
-
-    async def aepisodes(
-        self,
-        *,
-        category: TaskCategory | str | None = None,
-        outcome: OutcomeStatus | str | None = None,
-    ) -> list[Episode]:
-        """Async version of :meth:`episodes`."""
-        return await self._arun(self._episodes_plan(category, outcome))
-
-    def short_term(self) -> list[Episode]:
-        """Return the short-term window: the newest ``short_term_limit`` episodes, oldest first.
-
-        "Newest" is by episode timestamp, then by when the store saw the item, then by id; when
-        episodes are recorded in time order this is first in, first out.
-        """
-        return self._run(self._read_state(lambda s: [ep for _, ep in s.window]))
-
-    async def ashort_term(self) -> list[Episode]:
-        """Async version of :meth:`short_term`."""
-        return await self._arun(self._read_state(lambda s: [ep for _, ep in s.window]))
-
-    def count(self) -> int:
-        """Return the number of episodes (as of the last load plus this instance's records)."""
-        return self._run(self._read_state(lambda s: s.count))
-
-    async def acount(self) -> int:
-        """Async version of :meth:`count`."""
-        return await self._arun(self._read_state(lambda s: s.count))
-
-    def now(self) -> float:
-        """The current time by the memory's clock (what recall uses without ``current_time``)."""
-        return self._clock()
-
-    def skill_profiles(self) -> dict[TaskCategory, SkillProfile]:
-        """Return a :class:`~.skills.SkillProfile` per category, with per-strategy stats."""
-        return self._run(self._read_state(lambda s: s.tally.profiles()))
-
-    async def askill_profiles(self) -> dict[TaskCategory, SkillProfile]:
-        """Async version of :meth:`skill_profiles`."""
-        return await self._arun(self._read_state(lambda s: s.tally.profiles()))
-
-    def _run(self, plan: Plan[T]) -> T:
-        return run(plan)
-
-    async def _arun(self, plan: Plan[T]) -> T:
-        return await arun(plan)
-
-    # --- effects: the store calls of this namespace (sync and async) ---
-
-    def _get(self, key: str) -> Effect:
-        """Read one item of the namespace; the result is an ``Item`` or None."""
-        return call(self._store.get, self._store.aget, self._namespace, key)
-
-    def _search(
-        self, query: str | None, filter_: dict[str, Any] | None, limit: int, offset: int = 0
-    ) -> Effect:
-        """Search the namespace (by meaning when ``query`` is set); the result is a list."""
-        store = self._store
-        return call(
-            store.search, store.asearch, self._namespace,
-            query=query, filter=filter_, limit=limit, offset=offset,
-        )
-
-    def _put(self, key: str, value: dict[str, Any]) -> Effect:
-        """Write one item, embedding :data:`TEXT_FIELD` and its context; the result is None."""
-        store = self._store
-        return call(store.put, store.aput, self._namespace, key, value,
-                    index=index_paths(TEXT_FIELD, value))
-
-    # --- plans (the shared core) ---
-
-    def _ensure_loaded(self) -> Plan[_State]:
-        if self._state is not None:
-            return self._state
-        return (yield from self._load(force=False))
-
-    def _load(self, *, force: bool) -> Plan[_State]:
-        found = yield from self._scan(None)
-        state = _State(ids=set(), window=[], tally=SkillTally(self.change_detection))
-        for episode, seen_at in found:
-            self._add_to_state(state, episode, seen_at)
-        with self._lock:
-            if force or self._state is None:
-                self._state = state
-            return self._state
-
-    def _read_state(self, read: Callable[[_State], T]) -> Plan[T]:
-        state = yield from self._ensure_loaded()
-        with self._lock:
-            return read(state)
-
-    def _scan(self, filter_: dict[str, Any] | None) -> Plan[list[tuple[Episode, float]]]:
-        """Read every episode of the namespace (matching ``filter_``), oldest first."""
-        found: dict[str, tuple[Episode, float]] = {}
-        offset = 0
-        while True:
-            items = yield self._search(None, filter_, SCAN_PAGE, offset)
-            for item in items:
-                if item.key not in found and self._owns(item):
-                    episode = self._decode(item)
-                    if episode is not None:
-                        found[item.key] = (episode, _seen_at(item))
-            if len(items) < SCAN_PAGE:
-                break
-            offset += SCAN_PAGE
-        return sorted(found.values(), key=lambda pair: _order_key(*pair))
-
-    def _record_plan(
-        self, episode: Episode, context: Mapping[str, str] | None = None
-    ) -> Plan[bool]:
         if not isinstance(episode, Episode):
             raise TypeError(f"record() takes an Episode, got {type(episode).__name__}.")
         state = yield from self._ensure_loaded()
@@ -440,29 +234,46 @@ class EpisodicMemory:
                 "different content, and episodes are immutable. Record the new attempt under a "
                 "new id (Episode.new(...) makes one)."
             )
-        yield self._put(episode.episode_id, with_context(episode.to_dict(), context))
+        value = with_context(episode.to_dict(), context)
+        store = self._store
+        yield call(store.put, store.aput, self._namespace, episode.episode_id, value,
+                   index=index_paths(TEXT_FIELD, value))
         with self._lock:
             self._add_to_state(self._state or state, episode, self._clock())
         return True
 
-    def _recall_plan(
+    record, arecord = twins(_record, "record")
+
+    def _recall(
         self,
         query: str | TaskDescription,
-        top_k: int,
-        current_time: float | None,
-        weights: ReplayWeights | None,
-        half_life: float | None,
-        category: TaskCategory | str | None,
-        outcome: OutcomeStatus | str | None,
+        top_k: int = 3,
+        *,
+        current_time: float | None = None,
+        weights: ReplayWeights | None = None,
+        half_life: float | None = None,
+        category: TaskCategory | str | None = None,
+        outcome: OutcomeStatus | str | None = None,
         min_score: float | Literal["auto"] | None = AUTO,
     ) -> Plan[list[PrioritizedResult]]:
+        """Return up to ``top_k`` past episodes for ``query``, highest priority first.
+
+        ``top_k * candidate_factor`` candidates are found by similarity of their task text
+        (optionally of one ``category`` and ``outcome``), then ranked by
+        :func:`~.priority.compute_priority` at ``current_time`` (default: now); ``weights`` and
+        ``half_life`` override the memory's. ``min_score`` drops candidates less similar than
+        that before ranking (``None``: keep all), so a task unlike every past one recalls
+        nothing. ``"auto"`` takes the floor for the store's kind of score: :data:`HYBRID_FLOOR`
+        for ``ChromaStore``'s hybrid ranking, :data:`COSINE_FLOOR` for a raw cosine. A memory
+        that cannot score similarity (no index and no ``embeddings``) applies no floor.
+        """
         text = query.description if isinstance(query, TaskDescription) else query
         if not isinstance(text, str) or not text.strip():
             raise ValueError("recall() needs a non-empty query text or TaskDescription.")
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1; got {top_k}.")
         floor = self._floor(min_score)
-        filter_ = episode_filter(category, outcome)
+        filter_ = _episode_filter(category, outcome)
         limit = top_k * self.candidate_factor
         state = yield from self._ensure_loaded()
         if self._semantic:
@@ -489,6 +300,101 @@ class EpisodicMemory:
         )
         return ranked[:top_k]
 
+    recall, arecall = twins(_recall, "recall")
+
+    def _get_episode(self, episode_id: str) -> Plan[Episode | None]:
+        """Return the episode recorded under ``episode_id``, or None."""
+        item = yield self._get(episode_id)
+        return None if item is None else self._decode(item)
+
+    get, aget = twins(_get_episode, "get")
+
+    def _episodes(
+        self,
+        *,
+        category: TaskCategory | str | None = None,
+        outcome: OutcomeStatus | str | None = None,
+    ) -> Plan[list[Episode]]:
+        """Return every episode (optionally of one category/outcome), oldest first (reads the
+        whole namespace)."""
+        found = yield from self._scan(_episode_filter(category, outcome))
+        return [episode for episode, _ in found]
+
+    episodes, aepisodes = twins(_episodes, "episodes")
+
+    def _short_term(self) -> Plan[list[Episode]]:
+        """Return the short-term window: the newest ``short_term_limit`` episodes, oldest first
+        (by episode timestamp, then by when the store saw the item, then by id)."""
+        return (yield from self._read_state(lambda s: [ep for _, ep in s.window]))
+
+    short_term, ashort_term = twins(_short_term, "short_term")
+
+    def _count(self) -> Plan[int]:
+        """Return the number of episodes (as of the last load plus this instance's records)."""
+        return (yield from self._read_state(lambda s: s.count))
+
+    count, acount = twins(_count, "count")
+
+    def _skill_profiles(self) -> Plan[dict[TaskCategory, SkillProfile]]:
+        """Return a :class:`~.skills.SkillProfile` per category, with per-strategy stats."""
+        return (yield from self._read_state(lambda s: s.tally.profiles()))
+
+    skill_profiles, askill_profiles = twins(_skill_profiles, "skill_profiles")
+
+    def now(self) -> float:
+        """The current time by the memory's clock (what recall uses without ``current_time``)."""
+        return self._clock()
+
+    # --- effects and plans (the shared core) ---
+
+    def _get(self, key: str) -> Effect:
+        return call(self._store.get, self._store.aget, self._namespace, key)
+
+    def _search(
+        self, query: str | None, filter_: dict[str, Any] | None, limit: int, offset: int = 0
+    ) -> Effect:
+        store = self._store
+        return call(
+            store.search, store.asearch, self._namespace,
+            query=query, filter=filter_, limit=limit, offset=offset,
+        )
+
+    def _ensure_loaded(self) -> Plan[_State]:
+        if self._state is not None:
+            return self._state
+        return (yield from self._load(force=False))
+
+    def _load(self, *, force: bool) -> Plan[_State]:
+        found = yield from self._scan(None)
+        state = _State(ids=set(), window=[], tally=SkillTally(self.change_detection))
+        for episode, seen_at in found:
+            self._add_to_state(state, episode, seen_at)
+        with self._lock:
+            if force or self._state is None:
+                self._state = state
+            return self._state
+
+    def _read_state(self, read: Callable[[_State], T]) -> Plan[T]:
+        state = yield from self._ensure_loaded()
+        with self._lock:
+            return read(state)
+
+    def _scan(self, filter_: dict[str, Any] | None) -> Plan[list[tuple[Episode, float]]]:
+        """Every episode of the namespace (matching ``filter_``), oldest first."""
+        found: dict[str, tuple[Episode, float]] = {}
+        offset = 0
+        while True:
+            items = yield self._search(None, filter_, SCAN_PAGE, offset)
+            for item in items:
+                if item.key not in found and self._owns(item):
+                    episode = self._decode(item)
+                    if episode is not None:
+                        found[item.key] = (episode, _seen_at(item))
+            if len(items) < SCAN_PAGE:
+                break
+            offset += SCAN_PAGE
+        return sorted(found.values(), key=lambda pair: _order_key(*pair))
+
     def _local_candidates(
         self, text: str, filter_: dict[str, Any] | None, limit: int
     ) -> Plan[list[PrioritizedResult]]:
@@ -511,18 +417,6 @@ class EpisodicMemory:
         scored.sort(key=lambda r: -r.similarity)
         return scored[:limit]
 
-    def _get_plan(self, episode_id: str) -> Plan[Episode | None]:
-        item = yield self._get(episode_id)
-        return None if item is None else self._decode(item)
-
-    def _episodes_plan(
-        self, category: TaskCategory | str | None, outcome: OutcomeStatus | str | None
-    ) -> Plan[list[Episode]]:
-        found = yield from self._scan(episode_filter(category, outcome))
-        return [episode for episode, _ in found]
-
-    # --- helpers ---
-
     def _floor(self, min_score: float | str | None) -> float | None:
         """The relevance floor recall applies for ``min_score`` (None: none)."""
         if isinstance(min_score, str) and min_score != AUTO:
@@ -533,11 +427,12 @@ class EpisodicMemory:
         if min_score is None or not (self._semantic or self._embeddings is not None):
             return None  # no floor asked, or no similarity to put one on
         if min_score == AUTO:
-            return HYBRID_FLOOR if self._semantic and scores_hybrid(self._store) else COSINE_FLOOR
+            # ChromaStore's hybrid (or lexical) score is on the same scale for every query
+            hybrid = getattr(self._store, "search_mode", None) in ("hybrid", "lexical")
+            return HYBRID_FLOOR if self._semantic and hybrid else COSINE_FLOOR
         return float(min_score)
 
-    def _owns(self, item: Item) -> bool:
-        # Store searches match namespace prefixes; keep only this exact namespace.
+    def _owns(self, item: Item) -> bool:  # searches match namespace prefixes
         return tuple(item.namespace) == self._namespace
 
     def _decode(self, item: Item) -> Episode | None:
@@ -569,3 +464,30 @@ def _order_key(episode: Episode, seen_at: float) -> tuple[float, float, str]:
 def _seen_at(item: Item) -> float:
     created = getattr(item, "created_at", None)
     return created.timestamp() if created is not None else 0.0
+
+
+def _episode_filter(
+    category: TaskCategory | str | None, outcome: OutcomeStatus | str | None
+) -> dict[str, Any] | None:
+    """The store filter for a category and/or an outcome (None when neither)."""
+    given = (("category", TaskCategory, category), ("outcome", OutcomeStatus, outcome))
+    out = {name: str(as_enum(cls, value, name).value) for name, cls, value in given
+           if value is not None}
+    return out or None
+
+
+def _check_namespace(namespace: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(namespace, str) or not isinstance(namespace, (tuple, list)) or not namespace:
+        raise TypeError(
+            f"namespace must be a non-empty tuple of strings such as ('episodes', 'alice'); "
+            f"got {namespace!r}. EpisodicMemory.for_user(store, user_id) builds one."
+        )
+    for label in namespace:
+        if not isinstance(label, str) or not label or "." in label or "\x00" in label:
+            raise ValueError(
+                f"Invalid namespace label {label!r} in {tuple(namespace)!r}: labels must be "
+                "non-empty strings without '.' or NUL. Replace or hash such ids first."
+            )
+    if namespace[0] == "langgraph":
+        raise ValueError("A namespace may not start with 'langgraph' (reserved by LangGraph).")
+    return tuple(namespace)

@@ -1,13 +1,10 @@
-"""Plot learning curves with matplotlib (installed with the package).
-
-matplotlib is imported only when a plot is drawn, and no pyplot window or backend is touched:
-the helpers return a ``matplotlib.figure.Figure`` you can save or show.
+"""Plot learning curves with matplotlib (imported only when a plot is drawn; no pyplot window
+or backend is touched: :func:`plot_learning_curve` returns a ``matplotlib.figure.Figure``).
 
 The rolling success rate is drawn solid from the first point whose window is full. Before it,
-while the window still fills (the learning phase of a fresh agent), each curve is drawn faded
-over a shaded span, from its fifth episode on (the rate over the first few swings between 0 and
-1 and means little). The x-axis shows each snapshot's own ``index`` (so a curve sliced from a
-longer history keeps its task numbers), and the legend sits below the axes, where it covers no
+while the window still fills, each curve is drawn faded over a shaded span, from its fifth
+episode on (the rate over the first few swings between 0 and 1 and means little). The x-axis
+shows each snapshot's own ``index``, and the legend sits below the axes, where it covers no
 line.
 
 >>> from langgraph_episodic.episodic.learning import LearningSnapshot
@@ -34,7 +31,8 @@ def _figure_class() -> Any:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError(
-            "Plotting needs matplotlib, a dependency of langgraph-episodic: `pip install matplotlib`."
+            "Plotting needs matplotlib, a dependency of langgraph-episodic: "
+            "`pip install matplotlib`."
         ) from exc
     return Figure
 
@@ -51,12 +49,12 @@ def plot_learning_curve(
 ) -> Any:
     """Draw rolling success rate (top) and cumulative reward (bottom); return the Figure.
 
-    Pass one curve, or a mapping ``label -> curve`` to compare several (e.g. policies). A curve
-    is a list of :class:`LearningSnapshot`, or of episodes (oldest first), whose curve is then
-    computed with ``window``. With ``path`` the figure is also saved there (the format follows
-    the file extension). ``marks`` draws a labelled vertical line at each given x (e.g.
-    ``{121: "run 2"}``); ``styles`` gives a curve's matplotlib line style by label (default:
-    dashed for a label naming an oracle or the best, solid otherwise).
+    Pass one curve, or a mapping ``label -> curve`` to compare several. A curve is a list of
+    :class:`LearningSnapshot`, or of episodes (oldest first), whose curve is then computed with
+    ``window``. With ``path`` the figure is also saved there (in the extension's format).
+    ``marks`` draws a labelled vertical line at each given x (e.g. ``{121: "run 2"}``);
+    ``styles`` gives a curve's line style by label (default: dashed for a label naming an
+    oracle or the best, solid otherwise).
     """
     given = dict(snapshots) if isinstance(snapshots, Mapping) else {"agent": snapshots}
     curves = {label: _snapshots(curve, window) for label, curve in given.items()}

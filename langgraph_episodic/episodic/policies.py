@@ -23,37 +23,19 @@ from .evidence import (
     listing,
     weigh_evidence,
 )
-from .records import OutcomeStatus, TaskCategory, TaskDescription
+from .records import OutcomeStatus, TaskCategory, TaskDescription, outcome_score
 from .skills import SkillProfile
 
-__all__ = [
-    "SUCCESS_THRESHOLD",
-    "WEAK_MIN_ATTEMPTS",
-    "WEAK_THRESHOLD",
-    "check_prior",
-    "complexity_strategy",
-    "greedy",
-    "thompson",
-    "weighted_greedy",
-    "weighted_thompson",
-]
-
 SUCCESS_THRESHOLD = 0.6
-
-
+"""A strategy above this success rate on similar tasks is reused."""
 WEAK_THRESHOLD = 0.5
-
-
+"""A category below this success rate (over :data:`WEAK_MIN_ATTEMPTS`) is weak."""
 WEAK_MIN_ATTEMPTS = 3
 
 
 def complexity_strategy(task: TaskDescription) -> str:
     """The memory-free rule: complexity > 0.7 "iterative", < 0.3 "exploratory", else "iterative"."""
-    if task.complexity > 0.7:
-        return "iterative"
-    if task.complexity < 0.3:
-        return "exploratory"
-    return "iterative"
+    return "exploratory" if task.complexity < 0.3 else "iterative"
 
 
 def check_prior(prior: tuple[float, float]) -> tuple[float, float]:
@@ -83,11 +65,8 @@ def greedy(
             f"it succeeded on {round(rate * attempts)}/{int(attempts)} similar past tasks"
         )
     profile = evidence.profile
-    if (
-        "defensive" in pool
-        and profile is not None
-        and profile.attempts >= WEAK_MIN_ATTEMPTS
-        and profile.success_rate < WEAK_THRESHOLD
+    if "defensive" in pool and profile is not None and (
+        profile.attempts >= WEAK_MIN_ATTEMPTS and profile.success_rate < WEAK_THRESHOLD
     ):
         return "defensive", (
             f"{profile.category.value} is a weak category "
@@ -104,23 +83,21 @@ def thompson(
     prior: tuple[float, float],
 ) -> tuple[str, str]:
     """The seed's Thompson sampling, every episode of the category counted once."""
-    alpha, beta = check_prior(prior)
+    check_prior(prior)
     wins = dict.fromkeys(pool, 0.0)
     losses = dict.fromkeys(pool, 0.0)
+    counted: list[tuple[str, float, float]]  # strategy, successes, attempts
     if task.category is not TaskCategory.UNKNOWN and evidence.profile is not None:
-        for name, stats in evidence.profile.strategies.items():
-            if name in pool:
-                won = stats.successes + 0.5 * stats.partials
-                wins[name] += won
-                losses[name] += stats.attempts - won
+        counted = [(name, stats.successes + 0.5 * stats.partials, stats.attempts)
+                   for name, stats in evidence.profile.strategies.items()]
     else:
-        for result in evidence.similar:
-            name = result.episode.strategy_used
-            if name in pool:
-                won = {"success": 1.0, "partial": 0.5}.get(result.episode.outcome.value, 0.0)
-                wins[name] += won
-                losses[name] += 1.0 - won
-    samples = {name: rng.betavariate(alpha + wins[name], beta + losses[name]) for name in pool}
+        counted = [(r.episode.strategy_used, outcome_score(r.episode.outcome), 1.0)
+                   for r in evidence.similar]
+    for name, won, attempts in counted:
+        if name in pool:
+            wins[name] += won
+            losses[name] += attempts - won
+    samples = _draw(pool, rng, prior, wins, losses)
     best = max(pool, key=lambda name: samples[name])
     return best, (
         f"Thompson sample {samples[best]:.2f} from {wins[best]:g} successes and "
@@ -205,7 +182,6 @@ def weighted_thompson(
     prior: tuple[float, float],
 ) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
     """Thompson sampling from weighted successes (``weight * score``) and failures."""
-    alpha, beta = prior
     weights = weigh_evidence(task, evidence, pool, similar_only=False)
     wins = dict.fromkeys(pool, 0.0)
     losses = dict.fromkeys(pool, 0.0)
@@ -213,8 +189,7 @@ def weighted_thompson(
         wins[w.strategy] += w.weight * w.score
         losses[w.strategy] += w.weight * (1.0 - w.score)
     k = evidence.decay.sharpness if evidence.decay is not None else 1.0
-    samples = {name: rng.betavariate(alpha + k * wins[name], beta + k * losses[name])
-               for name in pool}
+    samples = _draw(pool, rng, prior, wins, losses, k)
     profile = evidence.profile
     untried = _untried_since_change(task, evidence, pool)
     best = max(untried or pool, key=lambda name: samples[name])
@@ -227,6 +202,16 @@ def weighted_thompson(
         f"Thompson sample {samples[best]:.2f} from weighted {wins[best]:.2f} successes and "
         f"{losses[best]:.2f} failures{'' if k == 1 else f', each counted {k:g} times'}{changed}"
     ), heaviest(weights, best)
+
+
+def _draw(
+    pool: Mapping[str, str], rng: random.Random, prior: tuple[float, float],
+    wins: dict[str, float], losses: dict[str, float], k: float = 1.0,
+) -> dict[str, float]:
+    """One Thompson sample per strategy from its Beta posterior (counts times ``k``)."""
+    alpha, beta = prior
+    return {name: rng.betavariate(alpha + k * wins[name], beta + k * losses[name])
+            for name in pool}
 
 
 def _untried_since_change(

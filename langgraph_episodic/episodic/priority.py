@@ -32,10 +32,8 @@ from .similarity import DEFAULT_HALF_LIFE, decay_factor
 
 EARLY_PHASE_MAX = 20
 """A memory with fewer episodes than this uses :data:`EARLY_WEIGHTS`."""
-
 NORMAL_PHASE_MAX = 200
-"""A memory with at least :data:`EARLY_PHASE_MAX` and fewer than this many episodes uses
-:data:`NORMAL_WEIGHTS`; from this size on it uses :data:`LATE_WEIGHTS`."""
+"""From this many episodes on a memory uses :data:`LATE_WEIGHTS`, before :data:`NORMAL_WEIGHTS`."""
 
 
 @dataclass(frozen=True)
@@ -52,16 +50,15 @@ class ReplayWeights:
     outcome_bonus: float = 0.1
 
     def __post_init__(self) -> None:
-        values = (self.similarity, self.recency, self.reward, self.outcome_bonus)
-        for name, value in zip(("similarity", "recency", "reward", "outcome_bonus"), values,
-                               strict=True):
+        named = vars(self)
+        for name, value in named.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"ReplayWeights.{name} must be a number; got {value!r}.")
             if not math.isfinite(value) or value < 0:
                 raise ValueError(
                     f"ReplayWeights.{name} must be finite and non-negative; got {value!r}."
                 )
-        if sum(values) == 0:
+        if sum(named.values()) == 0:
             raise ValueError("ReplayWeights cannot all be zero; use e.g. NORMAL_WEIGHTS.")
 
     @classmethod
@@ -93,8 +90,7 @@ def weights_for_size(
 ) -> ReplayWeights:
     """Pick the phase preset for a memory holding ``episode_count`` episodes.
 
-    Fewer than ``early_max`` (20) episodes: early; fewer than ``normal_max`` (200): normal;
-    otherwise late.
+    Early below ``early_max``, normal below ``normal_max``, late from there on.
 
     >>> weights_for_size(0) == EARLY_WEIGHTS, weights_for_size(20) == NORMAL_WEIGHTS
     (True, True)
@@ -134,8 +130,9 @@ class PriorityComponents:
 
     def explain(self) -> str:
         """One line saying why the episode ranked where it did."""
-        parts = ", ".join(f"{k} {v:.2f}" for k, v in self.contributions().items())
-        return f"priority {sum(self.contributions().values()):.2f} = {parts}"
+        parts = self.contributions()
+        listed = ", ".join(f"{k} {v:.2f}" for k, v in parts.items())
+        return f"priority {sum(parts.values()):.2f} = {listed}"
 
 
 @dataclass(frozen=True)
@@ -172,16 +169,13 @@ def compute_priority(
     ``decay_factor(episode.timestamp, current_time, half_life, floor=recency_floor)``.
     ``weights`` defaults to :data:`NORMAL_WEIGHTS`. A NaN similarity counts as 0.
     """
-    w = weights or NORMAL_WEIGHTS
     episode = result.episode
-    similarity = result.similarity
-    sim = similarity if math.isfinite(similarity) else 0.0
     components = PriorityComponents(
-        similarity=min(1.0, max(0.0, sim)),
+        similarity=min(1.0, max(0.0, _finite(result.similarity))),
         recency=decay_factor(episode.timestamp, current_time, half_life, floor=recency_floor),
         reward=episode.feedback.reward,
         outcome=outcome_score(episode.outcome),
-        weights=w,
+        weights=weights or NORMAL_WEIGHTS,
     )
     priority = sum(components.contributions().values())
     return replace(result, priority=priority, components=components)
@@ -195,11 +189,8 @@ def rank(
     *,
     recency_floor: float = 0.0,
 ) -> list[PrioritizedResult]:
-    """Prioritise every result and sort them best first.
-
-    Ties are broken by higher similarity, then by the newer episode, then by episode id, so the
-    order is deterministic.
-    """
+    """Prioritise every result and sort them best first; ties go to the higher similarity, then
+    the newer episode, then the smaller episode id."""
     scored = [
         compute_priority(r, current_time, weights, half_life, recency_floor=recency_floor)
         for r in results

@@ -60,7 +60,7 @@ class EpisodeSchemaError(Error, ValueError):
     """A stored dict is not an episode this version can read (wrong or missing fields)."""
 
 
-def _enum(cls: type[Enum], value: Any, name: str) -> Any:
+def as_enum(cls: type[Enum], value: Any, name: str) -> Any:
     if isinstance(value, cls):
         return value
     try:
@@ -68,6 +68,12 @@ def _enum(cls: type[Enum], value: Any, name: str) -> Any:
     except ValueError:
         allowed = ", ".join(repr(m.value) for m in cls)
         raise ValueError(f"{name} must be one of {allowed}; got {value!r}.") from None
+
+
+def require(ok: bool, problem: str) -> None:
+    """Raise ``ValueError(problem)`` unless ``ok``."""
+    if not ok:
+        raise ValueError(problem)
 
 
 def _unit_float(value: Any, name: str) -> float:
@@ -110,7 +116,7 @@ class TaskDescription:
     def __post_init__(self) -> None:
         _text(self.description, "TaskDescription.description", allow_empty=False)
         object.__setattr__(
-            self, "category", _enum(TaskCategory, self.category, "TaskDescription.category")
+            self, "category", as_enum(TaskCategory, self.category, "TaskDescription.category")
         )
         object.__setattr__(
             self, "complexity", _unit_float(self.complexity, "TaskDescription.complexity")
@@ -212,7 +218,7 @@ class Episode:
                 f"Episode.feedback must be a Feedback; got {type(self.feedback).__name__}."
             )
         _text(self.solution, "Episode.solution")
-        object.__setattr__(self, "outcome", _enum(OutcomeStatus, self.outcome, "Episode.outcome"))
+        object.__setattr__(self, "outcome", as_enum(OutcomeStatus, self.outcome, "Episode.outcome"))
         ts = self.timestamp
         if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts):
             raise ValueError(f"Episode.timestamp must be a finite number; got {ts!r}.")
@@ -234,16 +240,10 @@ class Episode:
         episode_id: str | None = None,
     ) -> Episode:
         """Build an episode with a fresh random id and the current time unless given."""
-        return cls(
-            episode_id=episode_id or uuid.uuid4().hex,
-            task=task,
-            solution=solution,
-            feedback=feedback,
-            outcome=_enum(OutcomeStatus, outcome, "Episode.outcome"),
-            timestamp=time.time() if timestamp is None else timestamp,
-            iterations=iterations,
-            strategy_used=strategy_used,
-        )
+        status = as_enum(OutcomeStatus, outcome, "Episode.outcome")
+        when = time.time() if timestamp is None else timestamp
+        eid = episode_id or uuid.uuid4().hex
+        return cls(eid, task, solution, feedback, status, when, iterations, strategy_used)
 
     @property
     def category(self) -> TaskCategory:
@@ -319,11 +319,7 @@ def outcome_score(outcome: OutcomeStatus) -> float:
     return _OUTCOME_SCORES[OutcomeStatus(outcome)]
 
 
-_OUTCOME_SCORES = {
-    OutcomeStatus.SUCCESS: 1.0,
-    OutcomeStatus.PARTIAL: 0.5,
-    OutcomeStatus.FAILURE: 0.0,
-}
+_OUTCOME_SCORES = dict(zip(OutcomeStatus, (1.0, 0.5, 0.0), strict=True))
 
 
 def _field(data: Mapping[str, Any], name: str, what: str) -> Any:

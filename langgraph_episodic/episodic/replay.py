@@ -2,15 +2,8 @@
 
 :func:`build_replay_context` aggregates recalled results (strategies used, average reward,
 success rate); :func:`format_replay_prompt` renders the task, those aggregates and a bounded
-excerpt of each episode within a character budget.
-
-Recalled text is data, not instructions. Everything taken from memory (aggregates, strategy
-names, task texts, feedback, solutions) sits between two marker lines after a notice saying so,
-and every line of free text is prefixed with ``"| "``, so text stored in an episode (say,
-"ignore previous instructions") can never produce a line that looks like the fence or like the
-prompt's own text. Copies of the markers inside recalled text (and in the task line) are
-neutralised (``<<<`` becomes ``‹‹‹``, see :mod:`langgraph_episodic._fence`), so the marker strings
-occur only as the fence itself.
+excerpt of each episode within a character budget. Recalled text is data, not instructions:
+everything taken from memory sits inside a quoted-data fence (:mod:`langgraph_episodic._fence`).
 
 >>> from langgraph_episodic.episodic.records import (
 ...     Episode, Feedback, OutcomeStatus, TaskCategory, TaskDescription)
@@ -47,8 +40,7 @@ class ReplayContext:
     """Aggregates over recalled episodes, plus the episodes themselves (best first).
 
     ``strategies`` lists each strategy once, in the order first seen. ``average_reward`` and
-    ``success_rate`` (share of full successes) are 0.0 when nothing was recalled.
-    """
+    ``success_rate`` (share of full successes) are 0.0 when nothing was recalled."""
 
     results: tuple[PrioritizedResult, ...]
     strategies: tuple[str, ...]
@@ -57,7 +49,6 @@ class ReplayContext:
 
     @property
     def size(self) -> int:
-        """Number of recalled episodes."""
         return len(self.results)
 
 
@@ -83,14 +74,11 @@ def format_replay_prompt(
 ) -> str:
     """Render the replay section of a prompt, at most ``max_chars`` characters long.
 
-    Contains the task and its category, the aggregate lines, then per episode its strategy,
-    outcome, reward, feedback message and the first ``excerpt_chars`` characters of its
-    solution, fenced as quoted data. Episodes that do not fit are dropped from the end (best
-    ones are kept) and a line says how many; when even the header does not fit, the task text is
+    ``max_chars`` must be at least 800. The task and its category, the aggregate lines, then
+    per episode its strategy, outcome, reward, feedback message and the first ``excerpt_chars``
+    characters of its solution, fenced as quoted data. Episodes that do not fit are dropped
+    from the end and a line says how many; when even the header does not fit, the task text is
     shortened.
-
-    Raises:
-        ValueError: ``max_chars`` is too small to hold the fixed lines (under 800 characters).
     """
     if max_chars < _MIN_BUDGET:
         raise ValueError(
@@ -126,16 +114,14 @@ def format_replay_prompt(
     omitted = 0
     note_room = len(f"({context.size} more episodes omitted to fit the budget.)") + 1
     for index, result in enumerate(context.results, start=1):
-        block = _episode_block(index, result, excerpt_chars)
-        if _size(lines + footer + body + block + closing) + note_room <= max_chars:
-            body += block
-            continue
-        short = _episode_block(index, result, 0)
-        if _size(lines + footer + body + short + closing) + note_room <= max_chars:
-            body += short
-            continue
-        omitted = context.size - index + 1
-        break
+        for excerpt in (excerpt_chars, 0):  # the full block, else one without the solution
+            block = _episode_block(index, result, excerpt)
+            if _size(lines + footer + body + block + closing) + note_room <= max_chars:
+                body += block
+                break
+        else:
+            omitted = context.size - index + 1
+            break
     if omitted:
         body.append(f"({omitted} more episodes omitted to fit the budget.)")
     return "\n".join(lines + footer + body + closing)

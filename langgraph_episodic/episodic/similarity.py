@@ -30,11 +30,7 @@ DEFAULT_HALF_LIFE = 86_400.0
 def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
     """Return the cosine of the angle between two vectors, in [-1, 1].
 
-    A zero vector has no direction; its similarity to anything is 0.0.
-
-    Raises:
-        ValueError: the vectors have different lengths (they come from different embedders).
-    """
+    0.0 for a zero vector; ``ValueError`` for vectors of different lengths."""
     if len(a) != len(b):
         raise ValueError(
             f"Cannot compare vectors of {len(a)} and {len(b)} dimensions; embed both texts "
@@ -57,9 +53,7 @@ def decay_factor(
 ) -> float:
     """Return ``max(floor, 0.5 ** (age / half_life))`` with ``age = current_time - episode_time``.
 
-    An episode from the future (negative age, e.g. clock skew) counts as brand new (1.0).
-    ``floor`` in [0, 1] keeps old experience from fading out completely.
-    """
+    A negative age (clock skew) counts as 0."""
     if not (half_life > 0 and math.isfinite(half_life)):
         raise ValueError(f"half_life must be a positive number of seconds; got {half_life!r}.")
     if not 0.0 <= floor <= 1.0:
@@ -78,12 +72,8 @@ def temporal_decay(
 ) -> float:
     """Scale ``similarity`` down exponentially with the episode's age.
 
-    Returns ``similarity * decay_factor(episode_time, current_time, half_life, floor=floor)``:
-    unchanged at age 0, halved after ``half_life`` seconds, quartered after two. Pass
-    ``similarity=1.0`` to get the pure recency weight. Times are in seconds.
+    ``similarity * decay_factor(episode_time, current_time, half_life, floor=floor)``.
 
-    >>> round(temporal_decay(0.8, episode_time=0.0, current_time=2 * 86_400.0), 2)
-    0.2
     >>> temporal_decay(1.0, 0.0, 30 * 86_400.0, floor=0.1)
     0.1
     """

@@ -25,35 +25,18 @@ import bisect
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 
-from .change import (
-    DEFAULT_CHANGE_DETECTION,
-    STRATEGY_HALF_LIFE,
-    CategoryDrift,
-    ChangeDetection,
-)
+from .change import DEFAULT_CHANGE_DETECTION, CategoryDrift, ChangeDetection
 from .records import Episode, OutcomeStatus, TaskCategory, outcome_score
-
-__all__ = [
-    "DEFAULT_CHANGE_DETECTION",
-    "STRATEGY_HALF_LIFE",
-    "ChangeDetection",
-    "OutcomeRecord",
-    "SkillProfile",
-    "SkillTally",
-    "StrategyStats",
-    "compute_skill_profiles",
-    "identify_weak_skills",
-]
 
 
 @dataclass(frozen=True)
 class OutcomeRecord:
     """One episode as the strategy policies weigh it: when, which strategy, how it went.
 
-    ``score`` is 1.0 for success, 0.5 for partial, 0.0 for failure.
-    """
+    ``score`` is 1.0 for success, 0.5 for partial, 0.0 for failure."""
 
     episode_id: str
     timestamp: float
@@ -62,7 +45,8 @@ class OutcomeRecord:
 
 
 class _Tally:
-    """Rates derived from outcome counts (shared by the per-strategy and per-category stats)."""
+    """Rates derived from outcome counts (shared by the per-strategy and per-category stats);
+    each rate is 0.0 with no attempts."""
 
     attempts: int
     successes: int
@@ -71,17 +55,14 @@ class _Tally:
 
     @property
     def failures(self) -> int:
-        """Attempts that were neither a success nor a partial success."""
         return self.attempts - self.successes - self.partials
 
     @property
     def success_rate(self) -> float:
-        """``successes / attempts``, or 0.0 with no attempts."""
         return self.successes / self.attempts if self.attempts else 0.0
 
     @property
     def average_reward(self) -> float:
-        """Mean reward, or 0.0 with no attempts."""
         return self.total_reward / self.attempts if self.attempts else 0.0
 
 
@@ -94,7 +75,6 @@ class StrategyStats(_Tally):
     successes: int = 0
     partials: int = 0
     total_reward: float = 0.0
-
 
     def add(self, episode: Episode) -> StrategyStats:
         """Return these stats with one more episode counted."""
@@ -120,9 +100,7 @@ class SkillProfile(_Tally):
     successes: int = 0
     partials: int = 0
     total_reward: float = 0.0
-    strategies: Mapping[str, StrategyStats] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    strategies: Mapping[str, StrategyStats] = field(default_factory=lambda: MappingProxyType({}))
     recent_success_rate: float = 0.0
     """Success rate with each episode weighted by its decay factor at the newest episode's time
     (the change detector's half-life); full successes only."""
@@ -139,6 +117,9 @@ class SkillProfile(_Tally):
     no change was detected)."""
     records: tuple[OutcomeRecord, ...] = field(default=(), repr=False)
     """Every episode of the category, oldest first, for the strategy policies."""
+
+
+_TIME = attrgetter("timestamp")
 
 
 class SkillTally:
@@ -163,7 +144,7 @@ class SkillTally:
         per_strategy[name] = per_strategy.get(name, StrategyStats(name)).add(episode)
         record = OutcomeRecord(
             episode.episode_id, episode.timestamp, name, outcome_score(episode.outcome))
-        bisect.insort(self._records.setdefault(category, []), record, key=_time)
+        bisect.insort(self._records.setdefault(category, []), record, key=_TIME)
         if self._change is not None:
             self._detect(category, episode)
 
@@ -211,9 +192,7 @@ def compute_skill_profiles(
 ) -> dict[TaskCategory, SkillProfile]:
     """Return a :class:`SkillProfile` for each category present in ``episodes``.
 
-    Give the episodes oldest first (as ``EpisodicMemory.episodes()`` does) for change
-    detection to see them in the order they happened.
-    """
+    Change detection sees them in timestamp order."""
     tally = SkillTally(change)
     for episode in sorted(episodes, key=lambda e: e.timestamp):
         tally.add(episode)
@@ -228,9 +207,7 @@ def identify_weak_skills(
 ) -> list[TaskCategory]:
     """Return categories whose success rate is below ``threshold``, weakest first.
 
-    Categories with fewer than ``min_attempts`` attempts are not judged. Ties are ordered by
-    category name.
-    """
+    Ties go by category name; fewer than ``min_attempts`` attempts are not judged."""
     weak = [
         p for p in profiles.values()
         if p.attempts >= max(1, min_attempts) and p.success_rate < threshold
@@ -238,6 +215,3 @@ def identify_weak_skills(
     weak.sort(key=lambda p: (p.success_rate, p.category.value))
     return [p.category for p in weak]
 
-
-def _time(record: OutcomeRecord) -> float:
-    return record.timestamp

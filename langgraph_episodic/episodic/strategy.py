@@ -4,31 +4,24 @@ Two policies choose from a pool of named strategies, each with an instruction te
 
 - ``"thompson"`` (the default): Thompson sampling. Each strategy's success probability on the
   task's category gets a Beta posterior from its past outcomes there (a partial success counts
-  half); one sample is drawn per strategy and the highest wins. Untried strategies get tried,
-  and the best one is chosen more and more often; after a detected change it explores again.
+  half); one sample is drawn per strategy and the highest wins, so untried strategies get
+  tried and the best one is chosen more and more often; after a detected change it explores
+  again.
 - ``"greedy"``: the seed's three-level hierarchy. (1) A strategy that succeeded on similar tasks
   (success rate above 0.6 among the recalled similar episodes) is reused; (2) otherwise a weak
   category (success rate below 0.5 over at least 3 attempts) gets ``"defensive"``; (3) otherwise
-  the complexity rule: above 0.7 ``"iterative"``, below 0.3 ``"exploratory"``, else
-  ``"iterative"``. It can lock in on the first strategy that worked.
+  the complexity rule (:func:`complexity_strategy`). It can lock in on the first strategy that
+  worked. After a flagged change, when no similar task's strategy convinces, it tries the next
+  candidate by weighted estimate instead of the complexity rule.
 
-Reproducible runs: without an ``rng`` the Thompson draws come from a generator seeded from the
-task and the evidence (:func:`evidence_rng`), so the same memory and the same task give the
-same choice, in every run and every process, whatever else runs concurrently. Pass
-``rng=random.Random(seed)`` for one seeded stream of draws, or ``rng=random.Random()`` for
-fresh draws each call.
+Without an ``rng`` the Thompson draws come from a generator seeded from the task and the
+evidence (:func:`evidence_rng`), so the same memory and task give the same choice in every run
+and process. Pass ``rng=random.Random(seed)`` for one seeded stream of draws.
 
 "Similar tasks" are those :meth:`EpisodicMemory.recall` returns for the task's description,
-restricted to the task's category unless it is ``UNKNOWN``.
-
-Evidence weighting (``decay``, an :class:`EvidenceDecay`, on by default in
-:func:`select_strategy`) is described in :mod:`.evidence`; the policies themselves live in
-:mod:`.policies`, the change detector in :mod:`.change`.
-
-After a flagged change the greedy policy, when no similar task's strategy convinces, tries the
-next candidate (the best weighted estimate ``(successes + 1) / (weight + 2)``, so a strategy
-without recent evidence comes before one that failed since the change) instead of the
-complexity rule.
+restricted to the task's category unless it is ``UNKNOWN``. Evidence weighting (``decay``) is
+described in :mod:`.evidence`; the policies live in :mod:`.policies`, the change detector in
+:mod:`.change`.
 
 >>> import random
 >>> from langgraph.store.memory import InMemoryStore
@@ -54,17 +47,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from .evidence import (
-    DEFAULT_DECAY,
-    EVIDENCE_SHOWN,
-    EvidenceDecay,
-    EvidenceWeight,
-    StrategyEvidence,
-)
+from .._effects import Plan, call, twins
+from .evidence import DEFAULT_DECAY, EvidenceDecay, EvidenceWeight, StrategyEvidence
 from .policies import (
-    SUCCESS_THRESHOLD,
-    WEAK_MIN_ATTEMPTS,
-    WEAK_THRESHOLD,
     check_prior,
     complexity_strategy,
     greedy,
@@ -79,13 +64,8 @@ if TYPE_CHECKING:
     from .memory import EpisodicMemory
 
 __all__ = [
-    "DEFAULT_DECAY",
     "DEFAULT_POLICY",
-    "EVIDENCE_SHOWN",
     "STRATEGY_POOL",
-    "SUCCESS_THRESHOLD",
-    "WEAK_MIN_ATTEMPTS",
-    "WEAK_THRESHOLD",
     "EvidenceDecay",
     "EvidenceWeight",
     "Policy",
@@ -96,8 +76,6 @@ __all__ = [
     "complexity_strategy",
     "evidence_rng",
     "select_strategy",
-    "weighted_greedy",
-    "weighted_thompson",
 ]
 
 Policy = Literal["greedy", "thompson"]
@@ -127,7 +105,7 @@ class StrategyChoice:
     """The chosen strategy, its instruction text, the policy that chose it and why.
 
     ``evidence`` lists the weighted past episodes behind the choice, heaviest first (at most
-    :data:`EVIDENCE_SHOWN`); it is empty when no evidence was weighted.
+    :data:`~.evidence.EVIDENCE_SHOWN`); it is empty when no evidence was weighted.
     """
 
     name: str
@@ -178,7 +156,7 @@ def choose_strategy(
     )
 
 
-def select_strategy(
+def _select(
     task: TaskDescription,
     memory: EpisodicMemory,
     current_time: float | None = None,
@@ -189,48 +167,26 @@ def select_strategy(
     similar_k: int = 10,
     prior: tuple[float, float] = (1.0, 1.0),
     decay: EvidenceDecay | None = DEFAULT_DECAY,
-) -> StrategyChoice:
+) -> Plan[StrategyChoice]:
     """Choose a strategy for ``task`` from what ``memory`` holds (see the module docstring).
 
     ``similar_k`` is how many similar episodes are recalled; ``current_time`` (default: the
-    memory's clock) is passed to the recall and is the "now" of the evidence weights. ``policy``
-    is ``"thompson"`` (default) or ``"greedy"``. ``rng`` drives the Thompson policy (default:
-    seeded from the task and the evidence, see :func:`evidence_rng`) and ``prior`` is its Beta
-    prior. ``pool`` replaces :data:`STRATEGY_POOL` (name -> instruction text). ``decay``
-    weighs evidence by age and similarity (:class:`EvidenceDecay`); ``None`` counts every
-    episode once, as the seed's policies did.
+    memory's clock) is the "now" of the recall and of the evidence weights. ``pool`` replaces
+    :data:`STRATEGY_POOL` (name -> instruction text); ``rng`` and ``prior`` (the Beta prior)
+    drive the Thompson policy. ``decay`` weighs evidence by age and similarity
+    (:class:`EvidenceDecay`); ``None`` counts every episode once, as the seed's policies did.
     """
     now = memory.now() if current_time is None else current_time
     similar: list[PrioritizedResult] = []
     if _needs_recall(task, policy, decay):
-        similar = memory.recall(task, top_k=similar_k, current_time=now, category=_category(task))
-    profile = memory.skill_profiles().get(task.category)
-    evidence = StrategyEvidence(tuple(similar), profile, decay, now)
+        similar = yield call(memory.recall, memory.arecall, task, top_k=similar_k,
+                             current_time=now, category=_category(task))
+    profiles = yield call(memory.skill_profiles, memory.askill_profiles)
+    evidence = StrategyEvidence(tuple(similar), profiles.get(task.category), decay, now)
     return choose_strategy(task, evidence, policy=policy, rng=rng, pool=pool, prior=prior)
 
 
-async def aselect_strategy(
-    task: TaskDescription,
-    memory: EpisodicMemory,
-    current_time: float | None = None,
-    *,
-    policy: Policy = DEFAULT_POLICY,
-    rng: random.Random | None = None,
-    pool: Mapping[str, str] | None = None,
-    similar_k: int = 10,
-    prior: tuple[float, float] = (1.0, 1.0),
-    decay: EvidenceDecay | None = DEFAULT_DECAY,
-) -> StrategyChoice:
-    """Async version of :func:`select_strategy`."""
-    now = memory.now() if current_time is None else current_time
-    similar: list[PrioritizedResult] = []
-    if _needs_recall(task, policy, decay):
-        similar = await memory.arecall(
-            task, top_k=similar_k, current_time=now, category=_category(task)
-        )
-    profile = (await memory.askill_profiles()).get(task.category)
-    evidence = StrategyEvidence(tuple(similar), profile, decay, now)
-    return choose_strategy(task, evidence, policy=policy, rng=rng, pool=pool, prior=prior)
+select_strategy, aselect_strategy = twins(_select, "select_strategy")
 
 
 def evidence_rng(
@@ -239,9 +195,8 @@ def evidence_rng(
     """The Thompson policy's generator when no ``rng`` is given: seeded from the task, the pool
     and what the evidence holds (the category's counts and the recalled episodes' ids).
 
-    The same memory and task give the same draws in every run and process; each recorded
-    episode changes the counts and so the draws. The evidence's clock is left out, so a run
-    whose clock is the wall time still repeats its draws.
+    Each recorded episode changes the counts and so the draws. The evidence's clock is left
+    out, so a run whose clock is the wall time still repeats its draws.
     """
     profile = evidence.profile
     counts = (profile.attempts, profile.successes, profile.partials) if profile else (0, 0, 0)
@@ -252,11 +207,9 @@ def evidence_rng(
 
 
 def _needs_recall(task: TaskDescription, policy: str, decay: EvidenceDecay | None) -> bool:
-    # Thompson on a known category only needs the category's counts, unless similar
-    # episodes weigh more.
-    if decay is not None and decay.similarity_boost > 0:
-        return True
-    return policy != "thompson" or task.category is TaskCategory.UNKNOWN
+    # Thompson on a known category needs only its counts, unless similar episodes weigh more
+    boosted = decay is not None and decay.similarity_boost > 0
+    return boosted or policy != "thompson" or task.category is TaskCategory.UNKNOWN
 
 
 def _category(task: TaskDescription) -> TaskCategory | None:

@@ -489,7 +489,9 @@ class FactWriter:
             key = self._key(fresh.text, _scope(about, now))
         if decision.action == "update" and decision.target is not None:
             _, old = records[decision.target]
-            record = _with(fresh, lineage=old.lineage, supersedes=decision.target)
+            # What replaces a fact is on its topic, also when its words name none.
+            record = _with(fresh, lineage=old.lineage, supersedes=decision.target,
+                           slot=fresh.slot or old.slot)
             if fresh.date_expression is None and is_correction(fresh.text):
                 record = _with(record, valid_from=old.valid_from,
                                date_note=f"corrects {old.text!r}: starts when it did")

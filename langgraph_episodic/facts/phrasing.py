@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..language.analysis import sentences
+
 _F = re.IGNORECASE | re.UNICODE
 
 _ENDING = re.compile(
@@ -127,7 +129,6 @@ SPEAKER = re.compile(
     rf"^\s*(?!(?i:{_CORRECTION_LABEL}|update|edit|note|notiz|nachtrag|ps)\s*:)"
     r"([A-ZÄÖÜ][\w.'-]*(?: [A-ZÄÖÜ][\w.'-]*)?):\s+", re.UNICODE)
 """A conversation turn's "Name: " ("Jon: ..."); a label ("Correction: ", "Update: ") is none."""
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 NEGATED_ENDING = re.compile(
     r"\b(?:won'?t|will not|don'?t|do not|never|not going to|wouldn'?t|can'?t|nie|niemals)\s+"
     r"(?:\w+\s+)?(?:quit|stop|give up|leave|aufhören|aufgeben|kündigen)\b",
@@ -159,4 +160,4 @@ def is_statement(text: str) -> bool:
     body = SPEAKER.sub("", text, count=1).strip()
     if not body or "?" in body:
         return False
-    return len(_SENTENCE_END.split(body)) == 1
+    return len(sentences(body)) == 1

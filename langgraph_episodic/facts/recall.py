@@ -25,7 +25,7 @@ from .._effects import Plan, arun, call, run
 from .dates import as_utc, format_date
 from .phrasing import says_changed
 from .records import CURRENT_FILTER, FACT_KIND, TIME_RANGE, FactRecord, from_iso, to_iso
-from .rules import topic_of_question
+from .rules import topic_of_question, value_topic_of_question
 
 AS_OF_FACTOR = 10
 """An ``as_of`` search reads this many times ``k`` fact versions, to keep ``k`` that held then."""
@@ -113,6 +113,20 @@ def topic_past_op(ns: tuple[str, ...], question: str, k: int) -> SearchOp | None
         return None
     return SearchOp(ns, filter={"kind": FACT_KIND, "slot": topic, "current": False},
                     limit=k, query=question, refresh_ttl=False)
+
+
+def topic_now_op(ns: tuple[str, ...], question: str) -> SearchOp | None:
+    """The search for the current value of the single-valued topic ``question`` asks about
+    (:func:`.rules.topic_of_question`), by filter: "Where do I work?" finds the current fact on
+    work also when it shares no word with the question ("My first term lecturing at Sussex
+    went well", saved as what replaced "I teach at Hillside"). None when the question names
+    no such topic (:func:`.rules.value_topic_of_question`: "How do I get to work?" asks for
+    no employer)."""
+    topic = value_topic_of_question(question)
+    if topic is None:
+        return None
+    return SearchOp(ns, filter={"kind": FACT_KIND, "slot": topic, **CURRENT_FILTER},
+                    limit=1, query=question, refresh_ttl=False)
 
 
 def successor_ops(

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import snowballstemmer
 
-from ..language.analysis import tokenize
+from ..language.analysis import STOPWORDS, tokenize
 from .phrasing import (
     CHANGE,
     NEGATED_ENDING,
@@ -64,19 +64,21 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("name", r"\b(?:heiße|heisse|mein name ist|my name is|call me|i am called)\b"),
         ("age", r"\b(?:\d+\s+jahre\s+alt|\d+\s+years?\s+old|i am \d+\b|ich bin \d+\b)"),
         ("residence", r"\b(?:wohne|wohnt|wohnen|lebe|lebt|wohnort|wohnhaft|umgezogen|gezogen|"
-                      r"ziehe|zog|weggezogen|ausgezogen|live|lives|living|lived|moved|move|"
+                      r"ziehe|zieht|ziehen|zog|weggezogen|ausgezogen|live|lives|living|lived|moved|move|"
                       r"relocated|reside|resides|home town|hometown)\b"),
         # Shifts before work: "I work night shifts now" is not a new employer.
         ("shift", r"schicht(?:en|dienst)?\b|\bshifts?\b"),
         ("work", r"\b(?:arbeite|arbeitet|arbeitete|angestellt|beschäftigt|job|stelle|"
                  r"arbeitgeber|gekündigt|work|works|working|worked|employed|employer|"
-                 r"joined|hired|quit)\b"),
+                 r"joined|hired|quit|selbstständig|selbständig|freiberuflich|self-employed|"
+                 r"freelancer?|freelancing)\b"),
         ("partner", r"\b(?:verheiratet|verlobt|freundin|ehefrau|ehemann|partnerin|partner|"
                     r"geschieden|getrennt|single|married|engaged|wife|husband|girlfriend|"
                     r"boyfriend|divorced|broke up|mit \w+ zusammen|zusammen mit|together with|"
                     r"verlobte[rn]?|unsere hochzeit|meine hochzeit|fiancée?|fiancé|dating|"
                     r"been seeing|our wedding|my wedding)\b"),
-        ("car", r"\b(?:auto|fahre ein|fahre einen|wagen|car|drive a|drive an|drives a)\b"),
+        ("car", r"\b(?:auto|fahre ein|fahre einen|fährt ein|fährt einen|wagen|car|drive a|"
+                r"drive an|drives a|drives an)\b"),
         ("diet", r"\b(?:vegetarier\w*|veganer\w*|vegan|fleisch|vegetarian|meat)\b"),
         ("phone", r"\b(?:handynummer|telefonnummer|phone number|mobile number)\b"),
         ("study", r"\b(?:studiere|studiert|studium|study|studying|studies|university|"
@@ -115,6 +117,9 @@ not among them: one likes many things at once."""
 _LIKING = frozenset(
     ["gern", "gerne", "mag", "mögen", "liebe", "like", "likes", "love", "loves", "enjoy", "enjoys"]
 )
+_HAVING = frozenset(["hat", "habe", "haben", "hast", "hatte", "has", "have", "had"])
+"""Verbs of having: one has many things at once ("Jonas hat Höhenangst" does not end "Jonas hat
+eine Laktoseintoleranz"), so they are no content word of a frame."""
 
 
 @dataclass(frozen=True)
@@ -165,11 +170,32 @@ _POSSESSED = re.compile(
     re.IGNORECASE | re.UNICODE,
 )
 _NAMED = re.compile(
-    # A few words may come between the name and the verb ("Tarek left N26 and now works").
-    r"^\W*([A-ZÄÖÜ][\w-]+)\s+(?:(?!(?i:ich|i|wir|we|du|you)\b)\S+\s+){0,4}?"
-    r"(?:wohnt|lebt|arbeitet|studiert|zog|ist|hat|lives|works|studies|moved|is|has)\b",
+    # A few words may come between the name and the verb ("Maya sold her Honda Civic and now
+    # drives ...").
+    r"^\W*([A-ZÄÖÜ][\w-]+)\s+(?:(?!(?i:ich|i|wir|we|du|you)\b)\S+\s+){0,6}?"
+    r"(?:wohnt|lebt|arbeitet|studiert|zog|zieht|fährt|ist|hat|verkaufte|kaufte|lives|works|"
+    r"studies|moved|relocated|drives|rides|left|joined|quit|sold|bought|started|switched|"
+    r"became|is|has)\b",
     re.UNICODE,
 )
+_NO_NAME_TEXT = """
+    heute gestern morgen jetzt nun seit endlich dann also auch today yesterday tomorrow now since
+    finally then last next this
+"""
+_NO_NAMES = frozenset(_NO_NAME_TEXT.split())
+"""Words that begin a sentence like a name and name no one."""
+
+
+def _named_subject(text: str) -> str | None:
+    """The casefolded name a fact is about ("Anna lebt in Wien"), or None (the user's own
+    facts, "Ich ...", "My ...")."""
+    named = _NAMED.match(text)
+    name = named.group(1).casefold() if named is not None else None
+    if name is None or name in _SELF or name in _NO_NAMES or name in STOPWORDS:
+        return None  # a function word ("Ab nächstem Monat arbeite ich ...") names no one
+    return name
+
+
 _NAME_POSSESSED = re.compile(r"^\W*(?-i:[A-ZÄÖÜ])[\w-]*(?:'s|’s|(?<=s)')\s+(\w+)"
                              r"|^\W*(?-i:[A-ZÄÖÜ])[\w-]*s\s+((?-i:[A-ZÄÖÜ])\w+)",
                              re.UNICODE)
@@ -191,10 +217,7 @@ def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
         if topic.search(noun):
             return None
         return (_GERMAN if _is_german(text) else _ENGLISH).stemWord(noun.casefold())
-    named = _NAMED.match(text)
-    if named is not None and named.group(1).casefold() not in _SELF:
-        return named.group(1).casefold()
-    return None
+    return _named_subject(text)
 
 
 _F = re.IGNORECASE | re.UNICODE
@@ -211,7 +234,10 @@ _VALUES: dict[str, re.Pattern[str]] = {
                 r"(?:at|for|bei|für|as|als)\s+(?!home\b|hause\b|a living\b|hours\b|free\b)\w"
                 r"|^\W*(?:bei|für)\s+\S+(?:\s+\S+)?\s+(?:arbeite|arbeitet)\b"
                 r"|\bjoined\s+(?-i:[A-Z])|\bhired\s+(?:by|at)\b"
-                r"|\b(?:employer|arbeitgeber)\s+(?:is|ist)\b",
+                r"|\b(?:employer|arbeitgeber)\s+(?:is|ist)\b"
+                r"|\b(?:bin|ist|am|is|i'm|work|works|arbeite|arbeitet)\s+(?:(?:now|jetzt|nun)\s+)?"
+                r"(?:as\s+a\s+)?(?:selbstständig|selbständig|freiberuflich|self-employed|"
+                r"freelancer?|freelance)\b",
         "partner": r"\b(?:married|engaged|verheiratet|verlobt|together|zusammen|dating)\s+"
                    r"(?:to|with|mit)\s+(?-i:[A-ZÄÖÜ])"
                    r"|\bmit\s+(?-i:[A-ZÄÖÜ])\w*\s+(?:\w+\s+)?(?:zusammen|verheiratet|verlobt)\b"
@@ -276,6 +302,9 @@ def topic_of(text: str) -> str | None:
         return f"favourite:{stemmer.stemWord(word)}"
     plain = _unchanged(text)  # "Ich fahre jetzt einen Tesla": "fahre einen" names the car
     for name, pattern in _SLOTS:
+        # Shifts at a named employer are the job: "Maya works night shifts at St. Luke's".
+        if name == "shift" and _VALUES["work"].search(plain):
+            continue
         if pattern.search(plain):
             other = _other_subject(plain, pattern)
             return name if other is None else f"{name}:{other}"
@@ -359,6 +388,48 @@ def topic_of_question(question: str) -> str | None:
     return None
 
 
+_TOPIC_AS_PLACE = re.compile(
+    r"\b(?:to|(?<!do )for|at|from|after|before|zur|zum|von der|nach der|vor der)\s+(?:the\s+)?"
+    r"(?:work|arbeit|job|office|büro)\b|\bwork(?:s|ing)?\s+out\b", _F)
+"""A topic word that names a place or an occasion, not the value asked for: "How do I get to
+work?", "What laptop do I use for work?", "Where do I work out?"."""
+_NO_VALUE_ASKED = re.compile(
+    r"^\W*(?:when|wann|seit wann|how (?:many|much|long|often)|wie (?:viele?|lange|oft))\b"
+    r"|\bfor a living\b|\blives? with\b|\bleben? mit\b|\blebt mit\b", _F)
+"""A question that asks a time, a count or something else than the topic's value: "When did we
+get married?", "How many animals live with me?", "What does my spouse do for a living?"."""
+
+
+def value_topic_of_question(question: str) -> str | None:
+    """The single-valued topic whose current value ``question`` asks for ("Where do I
+    work?", "Welches Auto fahre ich?"), or None, also when the topic's word only names a place
+    or an occasion ("How do I get to work?"): recall reads that topic's current fact by filter.
+
+    >>> value_topic_of_question("Where do I work?"), value_topic_of_question("How do I get to work?")
+    ('work', None)
+    """
+    if _TOPIC_AS_PLACE.search(question) or _NO_VALUE_ASKED.search(question):
+        return None
+    topic = topic_of_question(question)
+    if topic is None or ":" in topic or topic not in _TOPIC_PATTERNS:
+        return topic
+    # A question names its subject after the verb: "Wo wohnt meine Schwester?" asks about the
+    # sister's home (``residence:schwest``), "What is my job?" about the user's own.
+    for match in _ASKED_ABOUT.finditer(question):
+        noun = match.group(1)
+        if not _TOPIC_PATTERNS[topic].search(noun):
+            stemmer = _GERMAN if _is_german(question) else _ENGLISH
+            return f"{topic}:{stemmer.stemWord(noun.casefold())}"
+    return topic
+
+
+_TOPIC_PATTERNS = dict(_SLOTS)
+_ASKED_ABOUT = re.compile(
+    r"\b(?:mein|meine|meinem|meinen|meiner|meines|unser|unsere|unserem|unseren|my|our)\s+"
+    r"(?:(?:neue[nmrs]?|alte[nmrs]?|new|old|current)\s+)?(\w+)", _F)
+"""Whose value a question asks: the noun after "mein", "my" ("meine Schwester", "my job")."""
+
+
 def _other_speaker(text: str, candidate: Candidate) -> bool:
     """A turn of one speaker never closes a turn of another: it is about someone else."""
     return speaker_of(text) != speaker_of(candidate.text)
@@ -398,8 +469,11 @@ def _same_frame(new: str, old: str) -> bool:
     shared = a[:prefix] + a[len(a) - suffix:]
     if any(w in _LIKING for w in a[:prefix]):
         return False
-    # "Ich bin ..." alone is no frame: the copula is no content word.
-    content = len([w for w in tokenize(" ".join(shared)) if w not in _FRAME_WORDS])
+    # "Ich bin ..." alone is no frame: the copula is no content word, nor is a having verb or
+    # the named subject ("Jonas ist ..." is "Ich bin ..." said of Jonas).
+    subject = _named_subject(new)
+    content = len([w for w in tokenize(" ".join(shared))
+                   if w not in _FRAME_WORDS and w not in _HAVING and w != subject])
     return content >= 2 or (content >= 1 and any(w in _FRAME_WORDS for w in a[:prefix]))
 
 

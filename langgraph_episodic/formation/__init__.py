@@ -9,9 +9,9 @@ user's burst of turns into one batch (:mod:`.former`). See ``docs/deferred.md``.
 """
 
 from .former import FORMED_THROUGH, Formed, Former
-from .nodes import queue_formation_node
 from .pending import PENDING, PendingTurn, pending_namespace
 from .server import FORMATION_ASSISTANT, ServerFormation, formation_graph
+from .turn import queue_formation_node
 from .worker import DeferredFormation, Scheduler, resolve_defer
 
 __all__ = [

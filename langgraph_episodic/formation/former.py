@@ -120,13 +120,19 @@ class Former:
         namespace: Namespace template of the entities.
     """
 
-    def __init__(self, writer: EntityWriter | None, *, episodes: bool = True,
-                 memories: EpisodeMemories | None = None, score: Scorer | None = None,
-                 namespace: tuple[str, ...] = ENTITY_NAMESPACE,
-                 summarizer: Summarizer | None = None) -> None:
+    def __init__(
+        self,
+        writer: EntityWriter | None,
+        *,
+        episodes: bool = True,
+        memories: EpisodeMemories | None = None,
+        score: Scorer | None = None,
+        namespace: tuple[str, ...] = ENTITY_NAMESPACE,
+        summarizer: Summarizer | None = None,
+    ) -> None:
         self.writer, self.episodes, self.namespace = writer, episodes, namespace
         self.summarizer = summarizer
-        self._memories, self._score = memories, score
+        self.memories, self.score = memories, score
         self._memories_by_store: dict[int, EpisodeMemories] = {}
 
     def _episode_memories(self, store: BaseStore) -> EpisodeMemories:
@@ -134,7 +140,7 @@ class Former:
         graph to take them from)."""
         memories = self._memories_by_store.get(id(store))
         if memories is None:
-            memories = self._memories
+            memories = self.memories
             if memories is None or memories.store is None:
                 options = memories.options if memories is not None else {}
                 namespace = memories.namespace if memories is not None else EPISODE_NAMESPACE
@@ -156,16 +162,16 @@ class Former:
                 found = run(self.writer.extract_turns([t.text for t in group]))
                 told = []
                 for turn, entities in zip(group, found, strict=True):
-                    kept = tuple(e for e in entities
-                                 if entity_key(e.name) and e.description.strip())
+                    kept = tuple(
+                        e for e in entities if entity_key(e.name) and e.description.strip()
+                    )
                     if kept:
                         told.append(Told(kept, turn.told(), turn.config()))
                 if told:
                     batches.append(EntityBatch(ns, tuple(told), group[-1].key))
         return Prepared(tuple(turns), tuple(batches), tuple(self._summaries(store, turns)))
 
-    def _summaries(self, store: BaseStore,
-                   turns: Sequence[PendingTurn]) -> list[FoldedSummary]:
+    def _summaries(self, store: BaseStore, turns: Sequence[PendingTurn]) -> list[FoldedSummary]:
         by_thread: dict[tuple[str, ...], list[PendingTurn]] = {}
         for turn in turns:
             if turn.leaving:
@@ -183,9 +189,17 @@ class Former:
             leaving = messages_from_dict([m for t in fresh for m in t.leaving])
             text = run(summarizer.fold(previous, leaving))
             count = int(stored.value.get("summarized_messages", 0)) if stored else 0
-            folded.append(FoldedSummary(thread_ns, {
-                "text": text, "through": fresh[-1].key, "method": summarizer.method,
-                "summarized_messages": count + len(leaving)}))
+            folded.append(
+                FoldedSummary(
+                    thread_ns,
+                    {
+                        "text": text,
+                        "through": fresh[-1].key,
+                        "method": summarizer.method,
+                        "summarized_messages": count + len(leaving),
+                    },
+                )
+            )
         return folded
 
     def write(self, store: BaseStore, prepared: Prepared) -> Formed:
@@ -201,14 +215,22 @@ class Former:
             written += done
             skipped += left
         if prepared.summaries:
-            store.batch([PutOp(s.namespace, SUMMARY_KEY, s.value, index=False)
-                         for s in prepared.summaries])
+            store.batch(
+                [PutOp(s.namespace, SUMMARY_KEY, s.value, index=False) for s in prepared.summaries]
+            )
         episodes = 0
         if self.episodes:
             for turn in prepared.turns:
                 if turn.episode is not None:
-                    update = run(record_episode(self._episode_memories(store), self._score,
-                                                time.time, dict(turn.episode), turn.config()))
+                    update = run(
+                        record_episode(
+                            self._episode_memories(store),
+                            self.score,
+                            time.time,
+                            dict(turn.episode),
+                            turn.config(),
+                        )
+                    )
                     episodes += bool(update.get("episode_id"))
         return Formed(tuple(written), tuple(skipped), episodes, len(prepared.summaries))
 
@@ -218,8 +240,7 @@ class Former:
                 held.enter_context(locked((id(store), batch.namespace, key)))
             return run(self._merge(store, batch))
 
-    def _merge(self, store: BaseStore,
-               batch: EntityBatch) -> Plan[tuple[list[str], list[str]]]:
+    def _merge(self, store: BaseStore, batch: EntityBatch) -> Plan[tuple[list[str], list[str]]]:
         """Plan: save each turn's mentions as facts about their entities, each said at its
         turn's time, in turn order, the fact machinery consolidating them as it would one
         turn after the other, all the batch's entities in a few store calls
@@ -236,18 +257,22 @@ class Former:
                 skipped.append(by_key[key][0].name.strip())  # this batch (or a newer) is in it
                 continue
             cards[key] = old
-        told = [replace(t, entities=kept) for t in batch.told
-                if (kept := tuple(e for e in t.entities if entity_key(e.name) in cards))]
+        told = [
+            replace(t, entities=kept)
+            for t in batch.told
+            if (kept := tuple(e for e in t.entities if entity_key(e.name) in cards))
+        ]
         if not told:
             return [], skipped
-        saved = yield from self.writer.save_told(store, ns, told,
-                                                 card_extra={FORMED_THROUGH: batch.through},
-                                                 cards=cards)
+        saved = yield from self.writer.save_told(
+            store, ns, told, card_extra={FORMED_THROUGH: batch.through}, cards=cards
+        )
         return [display for display, _ in saved.values()], skipped
 
 
-def _by_namespace(turns: Sequence[PendingTurn],
-                  template: tuple[str, ...]) -> dict[tuple[str, ...], list[PendingTurn]]:
+def _by_namespace(
+    turns: Sequence[PendingTurn], template: tuple[str, ...]
+) -> dict[tuple[str, ...], list[PendingTurn]]:
     groups: dict[tuple[str, ...], list[PendingTurn]] = {}
     for turn in turns:
         groups.setdefault(fill_namespace(template, turn.config()), []).append(turn)

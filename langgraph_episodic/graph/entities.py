@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -12,13 +11,12 @@ from langgraph.store.base import BaseStore
 
 from .._config import fill_namespace
 from .._effects import Plan
-from .._messages import as_messages
 from .._runner import MemoryNode, resolve_store
 from ..facts.consolidate import Clock
-from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter, load_entities, text_of_source
-from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
-
-logger = logging.getLogger(__name__)
+from ..formation.former import Former
+from ..formation.turn import TurnMemory
+from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter, load_entities
+from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
 
 
 def load_entities_node(
@@ -43,8 +41,9 @@ def load_entities_node(
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         if state.get("entities"):
             return {}
-        loaded = yield from load_entities(resolve_store(store), fill_namespace(namespace, config),
-                                          limit)
+        loaded = yield from load_entities(
+            resolve_store(store), fill_namespace(namespace, config), limit
+        )
         return {"entities": loaded} if loaded else {}
 
     return MemoryNode(name, plan)
@@ -83,24 +82,14 @@ def entity_extract_node(
     >>> node.invoke(state, {"configurable": {"user_id": "alice"}})
     {'entities': {'ACME': 'I work at ACME.'}}
     """
-    if source not in ("human", "last"):
-        raise ValueError(f"source must be 'human' or 'last', got {source!r}.")
-    writer = EntityWriter(model, clock=clock)
-
-    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        ns = fill_namespace(namespace, config)
-        the_store = resolve_store(store)
-        update: dict[str, str | None] = {}
-        if not state.get("entities"):
-            update.update((yield from load_entities(the_store, ns, load_limit)))
-        text = text_of_source(as_messages(state.get("messages")), source)
-        text = redact_saved(text, redact)
-        extracted = yield from writer.extract(text)
-        update.update((yield from writer.merge(the_store, ns, extracted, config)))
-        logger.debug("entity_extract: %d entities (%s)", len(extracted), writer.method)
-        return {"entities": update} if update else {}
-
-    return MemoryNode(name, plan)
+    turn = TurnMemory(
+        Former(EntityWriter(model, clock=clock), episodes=False, namespace=namespace),
+        store=store,
+        source=source,
+        redact=redact,
+        load_limit=load_limit,
+    )
+    return MemoryNode(name, turn.extract)
 
 
 __all__ = ["entity_extract_node", "load_entities_node"]

@@ -4,27 +4,14 @@ when the conversation grows past a trigger."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableConfig
 
-from .._effects import Plan
-from .._messages import as_messages
 from .._runner import MemoryNode
-from ..kinds.compaction import (
-    ContextSize,
-    TokenCounter,
-    check_size,
-    normalize_trigger,
-    plan_compaction,
-)
-from ..kinds.summaries import (
-    DEFAULT_INPUT_TOKENS,
-    DEFAULT_SUMMARY_TOKENS,
-    Summarizer,
-    compaction_update,
-)
+from ..formation.former import Former
+from ..formation.turn import TurnMemory
+from ..kinds.compaction import ContextSize, TokenCounter
+from ..kinds.summaries import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, Summarizer
 
 
 def summarize_node(
@@ -59,19 +46,13 @@ def summarize_node(
     >>> update["summary"].splitlines()[1:]  # at least two messages stay: ["Question 2.", ...]
     ['Human: Question 0.', 'Human: Question 1.']
     """
-    triggers = normalize_trigger(trigger)
-    if not triggers:
-        raise ValueError("Set a trigger, e.g. trigger=('messages', 10); otherwise the node "
-                         "never summarises.")
-    kept_size = check_size(keep, "keep")
-    summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
-                            max_input_tokens=max_input_tokens, token_counter=token_counter,
-                            max_summary_chars=max_summary_chars)
-
-    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        messages = as_messages(state.get("messages"))
-        compaction = plan_compaction(messages, trigger=triggers, keep=kept_size,
-                                     token_counter=token_counter)
-        return (yield from compaction_update(messages, compaction, state, summarizer))
-
-    return MemoryNode(name, plan)
+    summarizer = Summarizer(
+        model,
+        max_summary_tokens=max_summary_tokens,
+        max_input_tokens=max_input_tokens,
+        token_counter=token_counter,
+        max_summary_chars=max_summary_chars,
+    )
+    return TurnMemory(Former(None, episodes=False, summarizer=summarizer)).compaction_node(
+        name, trigger=trigger, keep=keep, token_counter=token_counter
+    )

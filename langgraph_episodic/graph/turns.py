@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
-from .._effects import Plan
-from .._runner import MemoryNode, resolve_store
-from ..facts.consolidate import Clock, utc_now
-from ..kinds.turns import store_turns, turn_items
+from .._runner import MemoryNode
+from ..facts.consolidate import Clock
+from ..formation.former import Former
+from ..formation.turn import TurnMemory
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor
+from .options import TurnOptions
 
 
 def remember_turn_node(
-    *, store: BaseStore | None = None, replies: bool = True,
-    redact: SaveRedactor | None = DEFAULT_REDACTOR, clock: Clock | None = None,
+    *,
+    store: BaseStore | None = None,
+    replies: bool = True,
+    redact: SaveRedactor | None = DEFAULT_REDACTOR,
+    clock: Clock | None = None,
     name: str = "remember_turn",
 ) -> MemoryNode:
     """Create the node that remembers the turn after the agent: :func:`~langgraph_episodic.kinds.turns.turn_items` of the
@@ -37,14 +38,10 @@ def remember_turn_node(
     >>> [i.value["text"] for i in store.search(("memories", "alice", "turns"))]
     ["My daughter's name is Mia."]
     """
-    now: Clock = clock if clock is not None else utc_now
-
-    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        items = turn_items(state.get("messages"), config, now(), redact=redact, replies=replies)
-        yield from store_turns(resolve_store(store), items)
-        return {}
-
-    return MemoryNode(name, plan)
+    said = TurnOptions(replies=replies, redact=redact, clock=clock)
+    return MemoryNode(
+        name, TurnMemory(Former(None, episodes=False), store=store, turns=said).remember
+    )
 
 
 __all__ = ["remember_turn_node"]

@@ -17,25 +17,16 @@ As a node it returns ``RemoveMessage`` operations, so the state (and its checkpo
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.runnables import RunnableConfig
 
-from .._messages import as_messages
-from .._runner import MemoryNode, Plan
+from .._runner import MemoryNode
+from ..formation.former import Former
+from ..formation.turn import TurnMemory
 from ..kinds.compaction import TokenCounter, plan_compaction
-from ..kinds.summaries import (
-    DEFAULT_INPUT_TOKENS,
-    DEFAULT_SUMMARY_TOKENS,
-    Summarizer,
-    compaction_update,
-)
-
-logger = logging.getLogger(__name__)
+from ..kinds.summaries import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, Summarizer
 
 
 def window_messages(
@@ -86,18 +77,16 @@ def sliding_window_node(
     >>> [m.id for m in update["messages"]]  # RemoveMessage ops for the dropped ones
     ['1', '2']
     """
-    if max_tokens <= 0:
-        raise ValueError(f"max_tokens must be positive, got {max_tokens}.")
     summarizer = (
-        Summarizer(model, max_summary_tokens=max_summary_tokens,
-                   max_input_tokens=max_input_tokens, token_counter=token_counter)
-        if summarize else None
+        Summarizer(
+            model,
+            max_summary_tokens=max_summary_tokens,
+            max_input_tokens=max_input_tokens,
+            token_counter=token_counter,
+        )
+        if summarize
+        else None
     )
-
-    def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        messages = as_messages(state.get("messages"))
-        compaction = plan_compaction(messages, window_tokens=max_tokens,
-                                     token_counter=token_counter)
-        return (yield from compaction_update(messages, compaction, state, summarizer))
-
-    return MemoryNode(name, plan)
+    return TurnMemory(Former(None, episodes=False, summarizer=summarizer)).compaction_node(
+        name, window_tokens=max_tokens, token_counter=token_counter, summarize=summarize
+    )

@@ -28,24 +28,22 @@ from .._fence import data_notice, fence, single_line
 from .._messages import as_messages
 from .._runner import MemoryNode, Plan, call
 from ..formation import Former, Scheduler, resolve_defer
-from ..formation.nodes import deferred_compaction_node, queue_formation_node
+from ..formation.turn import Named, TurnMemory
 from ..kinds.compaction import TokenCounter
 from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter
 from ..kinds.episodes import EpisodeMemories
 from ..kinds.summaries import Summarizer
-from .entities import entity_extract_node, load_entities_node
-from .episode_nodes import recall_node, record_episode_node, select_strategy_node
+from .entities import load_entities_node
+from .episode_nodes import recall_node, select_strategy_node
 from .memory_recall import memory_block, recall_memories_node
 from .options import EntityOptions, EpisodeOptions, SummaryOptions, TurnOptions, WindowOptions
 from .state import EpisodicState
-from .summarize import summarize_node
-from .turns import remember_turn_node
-from .window import sliding_window_node
 from .working_memory import CustomerHistory, OutputLog
 from .working_memory_nodes import history_nodes, output_log_nodes
 
-Option = TypeVar("Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions,
-                 TurnOptions)
+Option = TypeVar(
+    "Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions, TurnOptions
+)
 
 
 @dataclass(frozen=True)
@@ -110,8 +108,7 @@ def add_memory_nodes(
         window: The sliding window (:class:`WindowOptions`). With the summary on, what the
             window drops is folded into the summary first; without it, dropped unsummarised.
         summarize: The running summary (:class:`SummaryOptions`).
-        entities: The entity nodes, load before the agent and extract after it
-            (:class:`EntityOptions`).
+        entities: The entity nodes, load before the agent, extract after (:class:`EntityOptions`).
         episodes: The episodic nodes, recall and strategy before the agent and record after
             it (:class:`EpisodeOptions`).
         turns: The remembered turns, as the middleware's (:class:`TurnOptions`): before the
@@ -127,13 +124,11 @@ def add_memory_nodes(
         start, end: Where the chain starts and ends (default ``START`` and ``END``).
         defer: Form the memory after the turn (:mod:`langgraph_episodic.formation`): one node,
             ``queue_formation``, replaces ``remember_turn``, ``record_episode`` and
-            ``entity_extract`` after the agent; it writes the turn to a queue in the store
-            and the run returns, and a background worker stores the remembered turn,
-            extracts the entities and records the episode. ``True`` uses a default
-            :class:`~langgraph_episodic.formation.DeferredFormation` (closed at exit); pass
-            your own to choose the debounce and to close it. With the summary on, the
-            summarise node and the window still decide in the turn what leaves ``messages``,
-            but the summary model runs in the worker (:mod:`langgraph_episodic.formation.summary`).
+            ``entity_extract``; it queues the turn in the store and the run returns; a worker
+            stores the turn, extracts the entities and records the episode. ``True``: a default
+            :class:`~langgraph_episodic.formation.DeferredFormation`, closed at exit; pass your
+            own to choose the debounce and close it. The window and the summarise node still
+            decide in the turn what leaves ``messages``; the summary model runs in the worker.
 
     >>> builder = StateGraph(EpisodicState)
     >>> builder.add_node("agent", lambda state: {"messages": [("ai", "Hello!")]})
@@ -144,19 +139,20 @@ def add_memory_nodes(
     """
     _check_agent(builder, agent)
     groups = _Groups(
-        _group(window, WindowOptions, "window"), _group(summarize, SummaryOptions, "summarize"),
-        _group(entities, EntityOptions, "entities"), _group(episodes, EpisodeOptions, "episodes"),
-        _group(turns, TurnOptions, "turns"), model, store, token_counter,
-        memories or EpisodeMemories(store))
-    deferred = _deferred(defer, groups)
-    before, after = _memory_nodes(groups, deferred, history, output_log)
+        _group(window, WindowOptions, "window"),
+        _group(summarize, SummaryOptions, "summarize"),
+        _group(entities, EntityOptions, "entities"),
+        _group(episodes, EpisodeOptions, "episodes"),
+        _group(turns, TurnOptions, "turns"),
+        model,
+        store,
+        token_counter,
+        memories or EpisodeMemories(store),
+    )
+    turn = _turn_memory(groups, resolve_defer(defer))
+    before, after = _memory_nodes(groups, turn, history, output_log)
     _add_chain(builder, agent, before, after, connect_agent=connect_agent, start=start, end=end)
-    return MemoryNodeNames(tuple(n for n, _ in before), tuple(n for n, _ in after),
-                           None if deferred is None else deferred.formation)
-
-
-_Named = tuple[str, MemoryNode]
-"""A node and the name it is added under."""
+    return MemoryNodeNames(tuple(n for n, _ in before), tuple(n for n, _ in after), turn.formation)
 
 
 @dataclass(frozen=True)
@@ -174,29 +170,6 @@ class _Groups:
     token_counter: TokenCounter | None
     memories: EpisodeMemories
 
-    @property
-    def bounds(self) -> SummaryOptions:
-        """The summary's bounds, also those of the window's summary without a summary node."""
-        return self.summarize or SummaryOptions()
-
-    def summary_options(self) -> dict[str, Any]:
-        """The keywords the inline window and summary nodes share."""
-        return {"model": self.model, "max_summary_tokens": self.bounds.max_summary_tokens,
-                "max_input_tokens": self.bounds.max_input_tokens,
-                "token_counter": self.token_counter}
-
-
-@dataclass(frozen=True)
-class _Deferred:
-    """The background formation of ``defer=`` and what its nodes are made with."""
-
-    formation: Scheduler
-    former: Former
-    compaction_node: Callable[..., MemoryNode]
-    """:func:`~langgraph_episodic.formation.nodes.deferred_compaction_node`."""
-    queue_node: Callable[..., MemoryNode]
-    """:func:`~langgraph_episodic.formation.nodes.queue_formation_node`."""
-
 
 def _check_agent(builder: StateGraph[Any, Any, Any, Any], agent: str) -> None:
     """Refuse a builder without the agent node, naming the nodes it has."""
@@ -207,34 +180,65 @@ def _check_agent(builder: StateGraph[Any, Any, Any, Any], agent: str) -> None:
         )
 
 
-def _deferred(defer: bool | Scheduler, g: _Groups) -> _Deferred | None:
-    """The formation ``defer`` asks for, with the former its nodes share (``None``: inline)."""
-    formation = resolve_defer(defer)
-    if formation is None:
-        return None
-    ent, epi, bounds = g.entities, g.episodes, g.bounds
+def _turn_memory(g: _Groups, formation: Scheduler | None) -> TurnMemory:
+    """What the turn remembers after the agent and how it is summarised, formed in the run
+    (``formation=None``) or by ``formation``'s worker."""
+    ent, epi, bounds = g.entities, g.episodes, g.summarize or SummaryOptions()
     former = Former(
-        EntityWriter(g.model) if ent is not None else None, episodes=epi is not None,
-        memories=g.memories, score=epi.score if epi is not None else None,
+        EntityWriter(g.model) if ent is not None else None,
+        episodes=epi is not None,
+        memories=g.memories,
+        score=epi.score if epi is not None else None,
         namespace=ent.namespace if ent is not None else ENTITY_NAMESPACE,
-        summarizer=Summarizer(g.model, max_summary_tokens=bounds.max_summary_tokens,
-                              max_input_tokens=bounds.max_input_tokens,
-                              token_counter=g.token_counter))
-    return _Deferred(formation, former, deferred_compaction_node, queue_formation_node)
+        summarizer=Summarizer(
+            g.model,
+            max_summary_tokens=bounds.max_summary_tokens,
+            max_input_tokens=bounds.max_input_tokens,
+            token_counter=g.token_counter,
+        ),
+    )
+    ent = ent or EntityOptions(limit=0)
+    return TurnMemory(
+        former,
+        formation,
+        store=g.store,
+        turns=g.turns,
+        source=ent.source,
+        redact=ent.redact,
+        load_limit=ent.limit,
+    )
 
 
 def _memory_nodes(
-    g: _Groups, d: _Deferred | None, history: CustomerHistory | None,
+    g: _Groups,
+    turn: TurnMemory,
+    history: CustomerHistory | None,
     output_log: OutputLog | None,
-) -> tuple[list[_Named], list[_Named]]:
+) -> tuple[list[Named], list[Named]]:
     """The nodes before and after the agent, each list in the order of the chain."""
-    before: list[_Named] = []
-    after: list[_Named] = []
+    before: list[Named] = []
+    after, last = turn.nodes()
     if g.window is not None:
-        before.append(("sliding_window", _window_node(g, g.window, d)))
+        before.append(
+            (
+                "sliding_window",
+                turn.compaction_node(
+                    "sliding_window",
+                    window_tokens=g.window.max_tokens,
+                    token_counter=g.token_counter,
+                    summarize=g.summarize is not None,
+                ),
+            )
+        )
     if g.entities is not None:
-        before.append(("load_entities", load_entities_node(
-            store=g.store, namespace=g.entities.namespace, limit=g.entities.limit)))
+        before.append(
+            (
+                "load_entities",
+                load_entities_node(
+                    store=g.store, namespace=g.entities.namespace, limit=g.entities.limit
+                ),
+            )
+        )
     if history is not None:
         load_history, save_history = history_nodes(history)
         before.append(("load_history", load_history))
@@ -244,87 +248,67 @@ def _memory_nodes(
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
     before.extend(_recall_nodes(g))
-    if d is None:
-        after[:0] = _inline_turn_writes(g)
     if g.summarize is not None:
-        after.append(("summarize", _summary_node(g, g.summarize, d)))
-    if g.entities is not None and d is None:
-        ent = g.entities
-        after.append(("entity_extract", entity_extract_node(
-            model=g.model, store=g.store, namespace=ent.namespace, source=ent.source,
-            load_limit=ent.limit, redact=ent.redact)))
-    if d is not None:
-        after.append(("queue_formation", _queue_node(g, d)))
-    return before, after
+        summ = g.summarize
+        after.append(
+            (
+                "summarize",
+                turn.compaction_node(
+                    "summarize", trigger=summ.trigger, keep=summ.keep, token_counter=g.token_counter
+                ),
+            )
+        )
+    return before, after + last
 
 
-def _window_node(g: _Groups, win: WindowOptions, d: _Deferred | None) -> MemoryNode:
-    """The sliding window; with the summary deferred, its summary is formed by the worker."""
-    if d is not None and g.summarize is not None:
-        return d.compaction_node(
-            d.formation, d.former, store=g.store, window_tokens=win.max_tokens,
-            token_counter=g.token_counter, name="sliding_window")
-    return sliding_window_node(
-        max_tokens=win.max_tokens, summarize=g.summarize is not None, **g.summary_options())
-
-
-def _recall_nodes(g: _Groups) -> list[_Named]:
+def _recall_nodes(g: _Groups) -> list[Named]:
     """The nodes that search the memory with this turn before the agent."""
-    nodes: list[_Named] = []
+    nodes: list[Named] = []
     tur, epi = g.turns, g.episodes
     if tur is not None and tur.recall:
-        nodes.append(("recall_memories", recall_memories_node(
-            store=g.store, limit=tur.limit, min_score=tur.min_score)))
+        nodes.append(
+            (
+                "recall_memories",
+                recall_memories_node(store=g.store, limit=tur.limit, min_score=tur.min_score),
+            )
+        )
     if epi is not None:
-        nodes.append(("recall", recall_node(
-            memories=g.memories, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
-            min_score=epi.min_score)))
-        nodes.append(("select_strategy", select_strategy_node(
-            memories=g.memories, policy=epi.policy, rng=epi.rng, pool=epi.pool,
-            similar_k=epi.similar_k, require_signal=epi.score is None)))
+        nodes.append(
+            (
+                "recall",
+                recall_node(
+                    memories=g.memories,
+                    top_k=epi.top_k,
+                    max_prompt_chars=epi.max_prompt_chars,
+                    min_score=epi.min_score,
+                ),
+            )
+        )
+        nodes.append(
+            (
+                "select_strategy",
+                select_strategy_node(
+                    memories=g.memories,
+                    policy=epi.policy,
+                    rng=epi.rng,
+                    pool=epi.pool,
+                    similar_k=epi.similar_k,
+                    require_signal=epi.score is None,
+                ),
+            )
+        )
     return nodes
-
-
-def _inline_turn_writes(g: _Groups) -> list[_Named]:
-    """The nodes that store the turn and record the episode in the run (no ``defer=``):
-    ``remember_turn`` first."""
-    nodes: list[_Named] = []
-    if g.episodes is not None:
-        nodes.insert(0, ("record_episode", record_episode_node(
-            memories=g.memories, score=g.episodes.score)))
-    if g.turns is not None:
-        tur = g.turns
-        nodes.insert(0, ("remember_turn", remember_turn_node(
-            store=g.store, replies=tur.replies, redact=tur.redact, clock=tur.clock)))
-    return nodes
-
-
-def _summary_node(g: _Groups, summ: SummaryOptions, d: _Deferred | None) -> MemoryNode:
-    """The summarise node; deferred, the summary model runs in the worker."""
-    if d is not None:
-        return d.compaction_node(
-            d.formation, d.former, store=g.store, trigger=summ.trigger, keep=summ.keep,
-            token_counter=g.token_counter)
-    return summarize_node(trigger=summ.trigger, keep=summ.keep, **g.summary_options())
-
-
-def _queue_node(g: _Groups, d: _Deferred) -> MemoryNode:
-    """The node that queues the turn for the worker (in place of the inline writes)."""
-    ent, epi = g.entities, g.episodes
-    entity_options = (
-        {"namespace": ent.namespace, "source": ent.source, "redact": ent.redact}
-        if ent is not None else {}
-    )
-    return d.queue_node(
-        d.formation, store=g.store, model=g.model if ent is not None else None,
-        entities=ent is not None, episodes=epi is not None, memories=g.memories,
-        score=epi.score if epi is not None else None, entity_options=entity_options,
-        former=d.former, turns=g.turns)
 
 
 def _add_chain(
-    builder: StateGraph[Any, Any, Any, Any], agent: str, before: list[_Named],
-    after: list[_Named], *, connect_agent: bool, start: str, end: str,
+    builder: StateGraph[Any, Any, Any, Any],
+    agent: str,
+    before: list[Named],
+    after: list[Named],
+    *,
+    connect_agent: bool,
+    start: str,
+    end: str,
 ) -> None:
     """Add the nodes and the edges ``start -> before... -> agent -> after... -> end``."""
     for name, node in (*before, *after):
@@ -369,19 +353,32 @@ def memory_system_prompt(state: Mapping[str, Any], *, base: str = "") -> str:
         parts.append(f"Strategy ({state.get('strategy')}): {state['strategy_instruction']}")
     if state.get("summary"):
         lines = [single_line(ln) for ln in str(state["summary"]).splitlines() if ln.strip()]
-        parts.append(_block("Summary of the earlier conversation:", lines, SUMMARY_LABEL,
-                            "a summary of earlier messages"))
+        parts.append(
+            _block(
+                "Summary of the earlier conversation:",
+                lines,
+                SUMMARY_LABEL,
+                "a summary of earlier messages",
+            )
+        )
     if state.get("entities"):
         entries = [single_line(f"{k}: {v}") for k, v in sorted(state["entities"].items())]
         parts.append(_block("Known entities:", entries, ENTITIES_LABEL, "known entities"))
     if state.get("history"):
         entries = [single_line(f"{t['user']} -> {t['assistant']}") for t in state["history"]]
-        parts.append(_block("Recent turns with this customer:", entries, HISTORY_LABEL,
-                            "earlier turns"))
+        parts.append(
+            _block("Recent turns with this customer:", entries, HISTORY_LABEL, "earlier turns")
+        )
     if state.get("surfaced"):
         entries = [single_line(str(i["text"])) for i in state["surfaced"]]
-        parts.append(_block("Already told the user (do not repeat unless asked):", entries,
-                            SURFACED_LABEL, "earlier answers"))
+        parts.append(
+            _block(
+                "Already told the user (do not repeat unless asked):",
+                entries,
+                SURFACED_LABEL,
+                "earlier answers",
+            )
+        )
     if state.get("recalled_memories"):
         parts.append(memory_block(m["value"] for m in state["recalled_memories"]))
     if state.get("replay_prompt") and state.get("recalled"):
@@ -446,4 +443,3 @@ def build_memory_graph(
     builder.add_node("agent", node)
     add_memory_nodes(builder, "agent", model=model, store=store, **options)
     return builder.compile(checkpointer=checkpointer, store=store)
-

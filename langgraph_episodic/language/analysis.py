@@ -49,9 +49,15 @@ _GERMAN_TEXT = """
     den dem des ein eine einen einem einer mein meine meinen meinem dein deine sein seine mit
     für auf bei von zu zum zur im ins auch noch wie wer wo wann warum welche welcher welches
     mir mich dir dich uns euch ihm ihn ihnen kein keine keinen gern gerne schon immer sehr
-    unser unsere unseren unserem unserer
+    unser unsere unseren unserem unserer als
 """
-_GERMAN_HINTS = frozenset(_GERMAN_TEXT.split())
+# ... and the verbs a fact about someone is most often said with, which no English text has
+# ("Jonas wohnt in Bochum." holds no function word of either language).
+_GERMAN_VERBS = """
+    wohne wohnt lebe lebt arbeite arbeitet heiße heißt fahre fährt spiele spielt trinke trinkt
+    esse isst mag liebt geht gehe
+"""
+_GERMAN_HINTS = frozenset(_GERMAN_TEXT.split()) | frozenset(_GERMAN_VERBS.split())
 _ENGLISH_TEXT = """
     i you he she we they and or not is are were has have had the a my your his her our
     their with for on at of to from what who where when why how which do does did this that
@@ -84,6 +90,45 @@ def normalise(text: str) -> str:
 def words(text: str) -> list[str]:
     """The normalised words of ``text`` (no stop words removed, nothing stemmed)."""
     return _WORD.findall(normalise(text))
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_ABBREVIATION_TEXT = "st dr mr mrs ms mt prof jr sr nr str bzw ca vs etc usw z.b u.a d.h e.g i.e hr fr"
+_ABBREVIATIONS = frozenset(_ABBREVIATION_TEXT.split())
+"""Words that end in a full stop without ending a sentence ("St. Luke's", "Dr. Weber",
+"z.B. Tee"): titles, saints and streets, and the common short forms of both languages."""
+_MONTH_TEXT = "januar jänner februar märz april mai juni juli august september oktober november dezember"
+_MONTHS = frozenset(_MONTH_TEXT.split())
+
+
+def _goes_on(before: str, after: str) -> bool:
+    """Whether a full stop at the end of ``before`` ends no sentence: after an abbreviation,
+    an initial ("J. R. R. Tolkien") or a German ordinal ("am 3. August", "3. Stock")."""
+    if not before.endswith("."):
+        return False
+    last = before[:-1].rsplit(None, 1)[-1].casefold() if before[:-1].strip() else ""
+    if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+        return True
+    first = after.split(None, 1)[0].casefold().strip(",.;:") if after.strip() else ""
+    return last.isdigit() and len(last) <= 2 and (first in _MONTHS or after[:1].islower())
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``: split after ".", "!" or "?" and a space, except where a full
+    stop ends an abbreviation, an initial or a German ordinal.
+
+    >>> sentences("Maya works at St. Luke's. She likes it!")
+    ["Maya works at St. Luke's.", 'She likes it!']
+    >>> sentences("Jonas hat am 3. August Geburtstag.")
+    ['Jonas hat am 3. August Geburtstag.']
+    """
+    out: list[str] = []
+    for part in _SENTENCE_END.split(text.strip()):
+        if out and _goes_on(out[-1], part):
+            out[-1] = f"{out[-1]} {part}"
+        elif part:
+            out.append(part)
+    return out
 
 
 def s_stem(word: str) -> str:
@@ -191,6 +236,23 @@ def compound_heads(word: str) -> tuple[str, ...]:
     return tuple(sorted(heads))
 
 
+def german_extras(word: str) -> tuple[str, ...]:
+    """Terms a German word adds beside its stem: its compound heads (:func:`compound_heads`)
+    and, for a verb in the third person, the stem without its ending "t", which Snowball keeps
+    ("wohnt" also gives "wohn", the stem of "wohne" and "wohnen"; "arbeitet" gives "arbeit").
+    A fact said of someone ("Jonas wohnt in Bochum") then shares its verb with a question in
+    the first person ("Wo wohne ich?").
+
+    >>> german_extras("wohnt"), german_extras("wohne")
+    (('wohn',), ())
+    """
+    heads = compound_heads(word)
+    if len(word) < 5 or not word.endswith("t") or not word.isalpha():
+        return heads
+    base = stem(word[:-1], "de")
+    return heads if base == stem(word, "de") or base in heads else (*heads, base)
+
+
 # Snowball's English stop list (snowballstem.org, BSD licence).
 _ENGLISH = """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
@@ -277,7 +339,7 @@ def analyze(
         else:
             out.append(str(_stemmer(lang).stemWord(word)))
         if lang == "de" and compounds and len(word) <= COMPOUND_MAX:
-            heads.extend(compound_heads(word))
+            heads.extend(german_extras(word))
     return out + heads
 
 
@@ -310,7 +372,7 @@ class _Vocabulary:
         for word, base, term in zip(kept, bare, stems, strict=True):
             terms[word] = str(term)
             if self.split:
-                self.heads[word] = compound_heads(base) if len(base) <= COMPOUND_MAX else ()
+                self.heads[word] = german_extras(base) if len(base) <= COMPOUND_MAX else ()
 
 
 def analyze_many(

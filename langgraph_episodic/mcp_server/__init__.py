@@ -13,16 +13,12 @@ from __future__ import annotations
 INSTALL_HINT = 'in the checkout, pip install -e ".[mcp]"'
 
 
-def _require_mcp() -> None:
-    try:
-        import mcp  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            f"The MCP server needs the official MCP SDK (package 'mcp'): {INSTALL_HINT}"
-        ) from exc
-
-
-_require_mcp()
+try:
+    import mcp  # noqa: F401
+except ImportError as exc:
+    raise ImportError(
+        f"The MCP server needs the official MCP SDK (package 'mcp'): {INSTALL_HINT}"
+    ) from exc
 
 from .server import MCP_PATH, build_server, http_app, serve_http, serve_stdio  # noqa: E402
 from .tokens import TOKENS_ENV, TokenConfigError, TokenTable, load_tokens  # noqa: E402

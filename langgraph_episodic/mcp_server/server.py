@@ -44,6 +44,8 @@ MCP_PATH = "/mcp"
 """Where the HTTP transport answers: ``http://HOST:PORT/mcp``."""
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+""":data:`LOOPBACK` as a ``Host`` header names them."""
 
 UserOf = Callable[[Server[Any, Any]], str]
 """Returns the user of the request being handled (from the transport, never the client)."""
@@ -127,10 +129,8 @@ def http_app(toolset: MemoryToolset, tokens: TokenTable, *, host: str, port: int
     security = (
         TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
-            allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"],
-            allowed_origins=[
-                f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"
-            ],
+            allowed_hosts=[f"{name}:{port}" for name in LOOPBACK_NAMES],
+            allowed_origins=[f"http://{name}:{port}" for name in LOOPBACK_NAMES],
         )
         if host in LOOPBACK
         else None
@@ -160,9 +160,7 @@ def http_app(toolset: MemoryToolset, tokens: TokenTable, *, host: str, port: int
     )
 
 
-async def serve_http(
-    toolset: MemoryToolset, tokens: TokenTable, *, host: str, port: int
-) -> None:
+async def serve_http(toolset: MemoryToolset, tokens: TokenTable, *, host: str, port: int) -> None:
     """Serve ``toolset`` over streamable HTTP on ``host:port`` until interrupted."""
     import uvicorn
 

@@ -137,14 +137,9 @@ class MemoryToolset:
             McpTool(t.name, t.description, input_schema(t), t.name in self.read_only, False)
             for t in self.tools
         ]
-        if self.history is not None:
-            found.append(
-                McpTool(self.history.name, self.history.description, EMPTY_SCHEMA, True, False)
-            )
-        if self.forget is not None:
-            found.append(
-                McpTool(self.forget.name, self.forget.description, EMPTY_SCHEMA, False, True)
-            )
+        for texts, reads in ((self.history, True), (self.forget, False)):
+            if texts is not None:
+                found.append(McpTool(texts.name, texts.description, EMPTY_SCHEMA, reads, not reads))
         return found
 
     async def call(self, name: str, arguments: dict[str, Any], *, user: str) -> str:
@@ -180,10 +175,11 @@ class MemoryToolset:
     async def _forget(self, user: str) -> str:
         assert self.forget is not None
         report = await aforget_user(user, store=self.store)
-        logger.info("forgot %d items in %d namespaces", report.items_deleted, len(report.namespaces))
+        items, namespaces = report.items_deleted, len(report.namespaces)
+        logger.info("forgot %d items in %d namespaces", items, namespaces)
         if not report.items_deleted:
             return self.forget.nothing
-        return self.forget.done.format(items=report.items_deleted, namespaces=len(report.namespaces))
+        return self.forget.done.format(items=items, namespaces=namespaces)
 
 
 def _check(arguments: dict[str, Any], schema: dict[str, Any]) -> None:

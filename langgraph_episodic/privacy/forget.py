@@ -1,39 +1,26 @@
 """Forget a user: delete their store namespaces and checkpoint threads, then purge the files.
 
-:func:`forget_user` finds each namespace that has the user's label *at the user's position* of a
-namespace shape, deletes all its items, deletes the user's checkpoint threads
-(``"<user_id>:<session>"``, see :func:`langgraph_episodic.graph.threads.thread_id_for`), and then
-purges the files (see :mod:`.purge`), so that no copy is left in Chroma's write-ahead log, in free
-database pages or in the checkpoint file. The deletion uses only the ``BaseStore`` API, so it
-works on any LangGraph store; a store with a TTL sweeper is swept first, so items that have
-expired but are still on disk go too.
+:func:`forget_user` deletes every item of each namespace that has the user's label *at the
+user's place* of a namespace shape (:mod:`.shapes`), the user's checkpoint threads
+(``"<user_id>:<session>"``), then purges the files (:mod:`.purge`), so no copy is left in a
+write-ahead log, free database pages or the checkpoint file. It uses only the ``BaseStore`` API
+(a store with a TTL sweeper is swept first, so expired items still on disk go too), plus, on a
+``ChromaStore``, the raw records a crash left that no listing reaches.
 
-Shapes: every per-user namespace this library writes is ``(kind, user, ...)``: the tools'
-``("memories", user)``, ``("episodes", user)``, ``("working_memory", user, session)`` ... so the
-default :data:`DEFAULT_SHAPES` is ``(("*", USER),)``: the user's label in position 1, under any
-kind, with any labels after it. Forgetting ``"s1"`` therefore never touches
-``("working_memory", "bob", "s1")``. Namespaces of your own shapes are matched when you say
-where the user is, e.g. ``shapes=[("*", USER), (USER, "notes"), ("team", "*", USER)]``
-(``"*"`` is any one label, :data:`USER` the user's).
+The label is :func:`~langgraph_episodic._config.namespace_label` of the user id and matches whole:
+forgetting ``"alice"`` never touches ``"alice2"``, ``"ａlice"``, a ``"*"`` label, or
+``("working_memory", "bob", "alice")``. A user id that is also a namespace kind of this library
+is refused when a shape puts the user first (:data:`PROTECTED_LABELS`).
 
-The user's label is :func:`~langgraph_episodic._config.namespace_label` of the user id, the
-encoding every helper of this library uses (``"a.b@x.org"`` is stored as ``"a%2Eb@x%2Eorg"``).
-Labels match whole and exactly: forgetting ``"alice"`` never touches ``"alice2"``, ``"ａlice"``
-or a namespace whose label is the wildcard ``"*"``. When a shape puts the user first, a user id
-that is also a namespace kind of this library (``"memories"``, ``"episodes"`` ...) is refused,
-because it would match every user's namespaces of that kind; see :data:`PROTECTED_LABELS`.
-
-Sync and async share one plan (a generator of effects); :func:`aforget_user` is the async twin.
-
-Objects that cache user data in process (say, a per-user memory with a short-term window) can
-subscribe with :func:`on_forget`; each listener gets the :class:`ForgetReport` after the data is
-deleted and should drop what it holds about ``report.user_id``.
+Sync and async share one plan (a generator of effects). In-process caches of user data
+subscribe with :func:`on_forget` and drop what they hold about ``report.user_id``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -98,20 +85,19 @@ def _sweep(store: BaseStore) -> Effect | None:
     return Effect(sweep, asweep)
 
 
-def _listing(shape: Shape, label: str, offset: int) -> ListNamespacesOp:
-    return ListNamespacesOp(
-        match_conditions=(MatchCondition(match_type="prefix", path=fill(shape, label)),),
-        limit=PAGE_SIZE,
-        offset=offset,
-    )
-
-
 def _find_namespaces(store: BaseStore, label: str, shapes: Sequence[Shape]) -> Plan[set[Namespace]]:
     """Every namespace matching one of ``shapes`` with the user's label, page by page."""
     found: set[Namespace] = set()
     offsets = dict.fromkeys(shapes, 0)
     while offsets:
-        ops: list[Op] = [_listing(shape, label, off) for shape, off in offsets.items()]
+        ops: list[Op] = [
+            ListNamespacesOp(
+                match_conditions=(MatchCondition(match_type="prefix", path=fill(shape, label)),),
+                limit=PAGE_SIZE,
+                offset=off,
+            )
+            for shape, off in offsets.items()
+        ]
         results = yield _batch(store, ops)
         for (shape, off), page in zip(list(offsets.items()), results, strict=True):
             # "*" in a listing is a wildcard, a superset: keep exact matches only.
@@ -135,9 +121,9 @@ def _roots(namespaces: Iterable[Namespace]) -> list[Namespace]:
 
 def _delete_items(
     store: BaseStore, label: str, shapes: Sequence[Shape], roots: Sequence[Namespace]
-) -> Plan[dict[Namespace, int]]:
+) -> Plan[Counter[Namespace]]:
     """Delete every item under ``roots``, page by page; return items deleted per namespace."""
-    counts: dict[Namespace, int] = {}
+    counts: Counter[Namespace] = Counter()
     previous: set[tuple[Namespace, str]] = set()
     while roots:
         searches: list[Op] = [
@@ -158,8 +144,7 @@ def _delete_items(
             )
         previous = set(batch)
         yield _batch(store, [PutOp(ns, key, None) for ns, key in batch])
-        for ns, _ in batch:
-            counts[ns] = counts.get(ns, 0) + 1
+        counts.update(ns for ns, _ in batch)
         roots = [ns for ns, page in zip(roots, pages, strict=True) if len(page) >= PAGE_SIZE]
     return counts
 
@@ -195,12 +180,6 @@ def _user_prefixes(store: BaseStore, shape: Shape, label: str) -> list[Namespace
     return prefixes
 
 
-def _user_prefixes_of(store: BaseStore, label: str, shapes: Sequence[Shape]) -> list[Namespace]:
-    """The namespace prefixes of the user's namespaces the registry knows of (a superset:
-    exact matching follows)."""
-    return [prefix for shape in shapes for prefix in _user_prefixes(store, shape, label)]
-
-
 def _raw_records(
     store: BaseStore, label: str, shapes: Sequence[Shape], scoped: bool = False
 ) -> RawRecords | None:
@@ -216,7 +195,9 @@ def _raw_records(
     scan = getattr(store, "raw_records", None)
     if not callable(scan):
         return None
-    prefixes = _user_prefixes_of(store, label, shapes) if scoped else None
+    prefixes = None  # (a superset of the user's namespaces: exact matching follows)
+    if scoped:
+        prefixes = [prefix for shape in shapes for prefix in _user_prefixes(store, shape, label)]
     found: RawRecords = scan(lambda ns: matches(ns, shapes, label), prefixes=prefixes)
     return found
 
@@ -236,11 +217,9 @@ def _delete_leftovers(
     found = yield Effect(_raw_records, _araw_records, (store, label, shapes))
     if found is None:
         return {}, 0
-    counts: dict[Namespace, int] = {}
     if found.items:
         yield _batch(store, [PutOp(ns, key, None) for ns, key in found.items])
-        for ns, _key in found.items:
-            counts[ns] = counts.get(ns, 0) + 1
+    counts = Counter(ns for ns, _key in found.items)
     found = yield Effect(_raw_records, _araw_records, (store, label, shapes))
     vector_ids = list(found.vector_ids) if found is not None else []
     if vector_ids:
@@ -249,7 +228,10 @@ def _delete_leftovers(
 
 
 def _count_leftovers(
-    store: BaseStore, label: str, shapes: Sequence[Shape], listed: Collection[tuple[Namespace, str]],
+    store: BaseStore,
+    label: str,
+    shapes: Sequence[Shape],
+    listed: Collection[tuple[Namespace, str]],
     scoped: bool,
 ) -> Plan[tuple[dict[Namespace, int], int]]:
     """Count (do not delete) what :func:`_delete_leftovers` would delete, beside the
@@ -259,10 +241,7 @@ def _count_leftovers(
     found = yield Effect(_raw_records, _araw_records, (store, label, shapes, scoped))
     if found is None:
         return {}, 0
-    counts: dict[Namespace, int] = {}
-    for ns, key in found.items:
-        if (ns, key) not in listed:
-            counts[ns] = counts.get(ns, 0) + 1
+    counts = Counter(ns for ns, key in found.items if (ns, key) not in listed)
     return counts, len(found.vector_ids_outside((*listed, *found.items)))
 
 
@@ -325,7 +304,7 @@ def _forget_plan(
     label = user_label(user_id, shapes, options.protected)
     if store is None and checkpointer is None:
         raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
-    counts: dict[Namespace, int] = {}
+    counts: Counter[Namespace] = Counter()
     orphan_vectors = 0
     purges: list[Purge] = []
     if store is not None:
@@ -336,15 +315,13 @@ def _forget_plan(
         roots = _roots(namespaces)
         if options.dry_run:
             listed = yield from _count_items(store, label, shapes, roots)
-            for ns, _key in listed:
-                counts[ns] = counts.get(ns, 0) + 1
+            counts.update(ns for ns, _key in listed)
             leftovers, orphan_vectors = yield from _count_leftovers(
                 store, label, shapes, listed, options.scan == "user")
         else:
             counts = yield from _delete_items(store, label, shapes, roots)
             leftovers, orphan_vectors = yield from _delete_leftovers(store, label, shapes)
-        for ns, n in leftovers.items():
-            counts[ns] = counts.get(ns, 0) + n
+        counts.update(leftovers)
         if options.purge and not options.dry_run:
             purges.append((yield _purge_effect(store, options.purge)))
     thread_ids: list[str] = []
@@ -409,20 +386,16 @@ def forget_user(
     """Delete everything stored about ``user_id``, purge it from the files; return what was done.
 
     Deletes every item of every store namespace that matches one of ``shapes`` with the user's
-    label (the user id as the library's helpers store it, see
-    :func:`~langgraph_episodic._config.namespace_label`) in the user's place: by default
-    ``(kind, user, ...)``, every namespace this library writes. With a ``checkpointer``, deletes
-    every thread ``"<user_id>:<session>"`` (all checkpoints and pending writes).
+    label in the user's place (by default ``(kind, user, ...)``, every namespace this library
+    writes) and, with a ``checkpointer``, every thread ``"<user_id>:<session>"``.
 
-    With ``purge=True`` (the default) the files are purged afterwards: an embedded Chroma folder
-    loses the deleted records' write-ahead log rows and free pages, each of its collections whose
-    vector index holds deleted vectors is rebuilt (the store stays usable; how long the rebuild
-    takes: ``docs/privacy.md``), a SQLite checkpoint file is vacuumed;
-    ``report.purges`` says what was purged and what could not be (a Chroma server, Postgres: see
+    With ``purge=True`` (the default) the files are purged afterwards (:func:`.purge_store`,
+    :func:`.purge_checkpoints`; the store stays usable while vector indexes are rebuilt);
+    ``report.purges`` says what was purged and what could not be (a Chroma server, Postgres:
     ``docs/privacy.md``). ``purge="defer"`` skips the rebuilds (``report.purged`` is then False
-    until ``purge_store(store)`` or ``langgraph-episodic purge`` runs, e.g. nightly). Run it
-    again to make sure: a second run reports nothing.
-    Writes made concurrently for the same user may survive; stop the user's sessions first.
+    until ``purge_store(store)`` or ``langgraph-episodic purge`` runs, e.g. nightly). A second
+    run reports nothing. Writes made concurrently for the same user may survive; stop the
+    user's sessions first.
     Deferred formation in this process (:mod:`langgraph_episodic.formation`) is held off while
     it runs, and a batch read before it writes nothing afterwards.
     ``dry_run=True`` deletes nothing and reports what would go; ``scan="user"`` bounds its

@@ -4,20 +4,13 @@ Embeddings can leak what they encode, so redaction must run *before* a value rea
 embedder or the database. :class:`Redactor` holds named rules; the defaults cover e-mail
 addresses, phone numbers, IBANs and card numbers. Add your own with :meth:`Redactor.with_rule`.
 
-Phone numbers are found by ``phonenumbers`` (Google's libphonenumber metadata): every number a
-matcher accepts as valid, international ones in any country and, written without a country
-code, national ones of :attr:`Redactor.phone_regions` (Germany and the US unless given), also
-when spelled out digit by digit in English or German words. IBANs must pass
-``python-stdnum``'s check (country format and mod 97), card numbers its Luhn check (13-19
-digits, starting with 2-6). E-mail addresses are also caught when written as
-``name [at] domain [dot] de``, ``name(at)domain(punkt)de`` or ``name at domain dot com``.
-
-Rules match on a normalised view of the text (``text_view.py``: full-width digits, odd spaces and
-dashes), and replacements go into the original. A line break between two digits is read both
-ways, so a number split across lines is caught and numbers on separate lines stay separate. A
-number glued to a word (``Tel.017612345678``, ``IBANDE89...``) is still a number.
-
-:class:`.RedactingStore` (``redacting_store.py``) wraps a store with a :class:`Redactor`.
+Phone numbers: :class:`PhoneNumbers`. IBANs must pass ``python-stdnum``'s check (country
+format and mod 97), card numbers its Luhn check (13-19 digits, starting with 2-6). E-mail
+addresses are also caught as ``name [at] domain [dot] de`` or ``name at domain dot com``.
+Rules match on a normalised view of the text (:mod:`.text_view`) and replace in the original; a
+line break between two digits is read both ways, and a number glued to a word
+(``Tel.017612345678``) is still a number. :class:`.RedactingStore` wraps a store with a
+:class:`Redactor`.
 
 What is *not* redacted, on purpose: namespace labels and keys (they identify items; keep
 personal data out of them), dict keys, and numbers (only strings are rewritten).
@@ -250,7 +243,8 @@ EMAIL = RedactionRule(
         # name@example.de, "john doe"@example.com, jörg@müller-bau.de
         rf"@(?:{_LABEL}\.)+{_TLD}"
         # name [at] example [dot] de, name(at)example(punkt)de, name[at]example.org
-        rf"|{_spelled('at|ät|@')}(?:{_LABEL}(?:{_spelled('dot|punkt|[.]')}|\.| (?i:dot|punkt) ))+{_TLD}"
+        rf"|{_spelled('at|ät|@')}"
+        rf"(?:{_LABEL}(?:{_spelled('dot|punkt|[.]')}|\.| (?i:dot|punkt) ))+{_TLD}"
         # name at example dot com, name at beispiel punkt de (never "at example.com": a website)
         rf"| (?i:at) (?:{_LABEL} (?i:dot|punkt) )+{_TLD}"
         r")"

@@ -14,7 +14,6 @@ from .purge import Purge
 logger = logging.getLogger(__name__)
 
 
-
 @dataclass(frozen=True)
 class ForgetReport:
     """What :func:`forget_user` deleted.

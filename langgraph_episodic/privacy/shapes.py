@@ -1,4 +1,4 @@
-"""Namespace shapes: where a user's label sits in the namespaces :func:`.forget.forget_user` deletes.
+"""Namespace shapes: where a user's label sits in the namespaces ``forget_user`` deletes.
 
 A shape is a tuple of labels with :data:`USER` exactly once and ``"*"`` for any one label;
 :data:`DEFAULT_SHAPES` covers every per-user namespace this library writes, ``(kind, user, ...)``.

@@ -1,13 +1,7 @@
-"""The store factory a LangGraph server loads from ``langgraph.json``.
-
-``langgraph.json``::
-
-    "store": {"path": "langgraph_episodic.server.store"}
-
-The server enters :func:`store` once at startup and uses the yielded ``ChromaStore`` for every
-graph run and for its HTTP store API; it exits it at shutdown. The server runs no TTL sweeper
-for a custom store, so :func:`store` runs ours. Settings come from ``EPISODIC_*`` environment
-variables (see :mod:`langgraph_episodic.server.settings`).
+"""The store factory a LangGraph server loads from ``langgraph.json``
+(``"store": {"path": "langgraph_episodic.server.store"}``): :func:`store` opens one
+``ChromaStore`` at startup for every run and the HTTP store API, runs its TTL sweeper (the server
+runs none for a custom store) and closes it at shutdown. Settings: :mod:`.settings`.
 """
 
 from __future__ import annotations
@@ -39,9 +33,11 @@ def open_store(settings: StoreSettings) -> ChromaStore:
     options = settings.store_options()
     opened = _open(settings, options)
     fields = list(settings.index_fields)
-    if settings.auto and opened.index_config is not None and opened.index_config.get(
-        "fields"
-    ) != fields:
+    if (
+        settings.auto
+        and opened.index_config is not None
+        and opened.index_config.get("fields") != fields
+    ):
         chosen = {**opened.index_config, "fields": fields}
         opened.close()
         opened = _open(settings, {**options, "index": chosen})

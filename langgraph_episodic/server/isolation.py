@@ -111,23 +111,22 @@ def pin_run_user(identity: str, value: dict[str, Any]) -> None:
     ('alice', {'owner': 'alice'})
     """
     kwargs = value.setdefault("kwargs", {})
-    config = kwargs.get("config")
-    if config is None:
-        config = kwargs["config"] = {}
-    configurable = config.get("configurable")
-    if configurable is None:
-        configurable = config["configurable"] = {}
-    configurable["user_id"] = identity
+    _dict_at(_dict_at(kwargs, "config"), "configurable")["user_id"] = identity
     # Always in the context too: the server merges the assistant's context under the run's, and
     # an assistant made with context={"user_id": <another user>} would otherwise disagree.
     context = kwargs.get("context")
     if not isinstance(context, dict):
         context = kwargs["context"] = {}
     context["user_id"] = identity
-    metadata = value.get("metadata")
-    if metadata is None:
-        metadata = value["metadata"] = {}
-    metadata[OWNER] = identity
+    _dict_at(value, "metadata")[OWNER] = identity
+
+
+def _dict_at(parent: dict[str, Any], key: str) -> Any:
+    """``parent[key]``, set to a new dict when missing or None."""
+    child = parent.get(key)
+    if child is None:
+        child = parent[key] = {}
+    return child
 
 
 def stamp_owner(identity: str, action: str, value: dict[str, Any]) -> None:
@@ -188,9 +187,7 @@ def isolate_users(auth: Auth) -> Auth:
         return assistant_filter(ctx.user.identity, ctx.action, value)
 
     @auth.on.threads.create_run
-    async def own_runs(
-        ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
-    ) -> dict[str, str]:
+    async def own_runs(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> dict[str, str]:
         """Runs: the graph sees the authenticated user, on the caller's threads only."""
         pin_run_user(ctx.user.identity, cast("dict[str, Any]", value))
         return {OWNER: ctx.user.identity}

@@ -14,7 +14,8 @@ naming the variable and what it accepts, before anything is opened.
   :class:`~langgraph_episodic.bilingual.BilingualEmbeddings`, German and English; 384-d ones the
   packaged MiniLM, 512-d ones the multilingual model, so a store written before keeps its
   embedder; other dimensions raise ``EmbedderMismatchError``: name the embedder they were
-  written with), ``model`` (packaged all-MiniLM-L6-v2 alone, 384 dims), ``multilingual`` (:class:`~langgraph_episodic.multilingual.MultilingualEmbeddings`, 512 dims,
+  written with), ``model`` (packaged all-MiniLM-L6-v2 alone, 384 dims), ``multilingual``
+  (:class:`~langgraph_episodic.multilingual.MultilingualEmbeddings`, 512 dims,
   for German and other non-English users; the ``multilingual`` extra), ``hash`` or
   ``hash:<dims>`` (no model; tests and demos), ``none`` (no semantic index), or
   ``module.path:name`` naming a LangChain ``Embeddings``, a function returning one, or an
@@ -111,9 +112,7 @@ class StoreSettings:
     def __post_init__(self) -> None:
         if self.search_mode not in SEARCH_MODES:
             raise _error("SEARCH_MODE", self.search_mode, f"expected one of {SEARCH_MODES}")
-        if self.chroma_url is not None and not self.chroma_url.startswith(
-            ("http://", "https://")
-        ):
+        if self.chroma_url is not None and not self.chroma_url.startswith(("http://", "https://")):
             raise _error("CHROMA_URL", self.chroma_url, "expected http://host:port or https://...")
         if not self.index_fields:
             raise _error("INDEX_FIELDS", "", "expected at least one field, e.g. $ or text")
@@ -217,15 +216,17 @@ def _headers(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     raw = env.get(PREFIX + "CHROMA_HEADERS", "").strip()
     if not raw:
         return ()
-    accepts = 'expected a JSON object of strings, e.g. {"X-Chroma-Token": "..."}'
     try:
         parsed = json.loads(raw)
     except json.JSONDecodeError:
-        raise ValueError(f"{PREFIX}CHROMA_HEADERS=... (value not shown) is not valid: {accepts}.") from None
+        parsed = None
     if not isinstance(parsed, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in parsed.items()
     ):
-        raise ValueError(f"{PREFIX}CHROMA_HEADERS=... (value not shown) is not valid: {accepts}.")
+        raise ValueError(
+            f"{PREFIX}CHROMA_HEADERS=... (value not shown) is not valid: expected a JSON object "
+            'of strings, e.g. {"X-Chroma-Token": "..."}.'
+        )
     return tuple(parsed.items())
 
 

@@ -51,6 +51,7 @@ from ..facts.recall import (
     record_of,
     search_op,
     successors_plan,
+    topic_now_op,
     topic_past_op,
     versions,
     wording,
@@ -182,10 +183,19 @@ class _StoreMemory:
         topic = topic_past_op(namespace, question, self.k) if past else None
         if topic is not None:
             ops.append(topic)
+        # The current value of the topic the question asks about answers first, found by
+        # filter (a successor may share no word with the question).
+        now = topic_now_op(namespace, question) if as_of is None and not past else None
+        if now is not None:
+            ops.append(now)
         results = yield call(target.batch, target.abatch, ops)
         n = len(lookup.ops)
         first = structured_hits(lookup, results[:n])
         seen = {(item.namespace, item.key) for item in first}
+        # The topic's current value answers beside the named records; it still counts in the
+        # relevance decision of the search's hits, so it is taken out of them only after.
+        on_topic = [i for i in (results[-1] if now is not None else [])
+                    if (i.namespace, i.key) not in seen]
         found: list[SearchItem] = results[n]
         if as_of is not None:
             found = held_at(found, as_of, self.k)
@@ -193,7 +203,9 @@ class _StoreMemory:
             found = yield from successors_plan(target, found, results[n + 1])
         fresh = [item for item in newest_per_lineage(found) if (item.namespace, item.key) not in seen]
         kept = passing(fresh, self.min_score)
-        chosen = [*first, *kept][: self.k]
+        topical = {(i.namespace, i.key) for i in on_topic}
+        chosen = [*first, *on_topic, *(i for i in kept if (i.namespace, i.key) not in topical)]
+        chosen = chosen[: self.k]
         outdated: set[tuple[tuple[str, ...], str]] = set()
         if as_of is None:
             chosen, outdated = yield from newer_first_plan(target, chosen, kept, self.k)

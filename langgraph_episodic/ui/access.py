@@ -71,3 +71,16 @@ def check_namespace(request: Request, ns: Sequence[str]) -> tuple[str, ...]:
             f"<kind>/{mine}/...",
         )
     return tuple(ns)
+
+
+def user_id_of_label(label: str, cannot: str) -> str:
+    """The user id whose namespace label ``label`` is; 400 saying what it ``cannot`` do when
+    the label is not one the library makes from a user id."""
+    from .data import user_id_of
+
+    user_id = user_id_of(label)
+    if user_id is None:
+        raise HTTPException(
+            400, f"The label {label!r} is not one the library makes from a user id, so {cannot}"
+        )
+    return user_id

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import re
-from contextlib import nullcontext
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from . import data
-from .access import check_namespace, requested_user
+from .access import check_namespace, requested_user, user_id_of_label
 from .browse import namespace_of
 from .pages import Settings, render, root
 from .security import check_csrf
@@ -122,26 +121,20 @@ def export(request: Request) -> Response:
 
 def _preview(settings: Settings, user_id: str) -> dict[str, Any]:
     """What forgetting ``user_id`` would delete (a dry run: nothing is deleted)."""
-    from ..admin.forget import checkpoint_database
-    from ..graph.threads import open_checkpointer
+    from ..admin.forget import checkpoint_database, checkpointer
     from ..privacy import forget_user
 
     database = checkpoint_database(settings.checkpoints)
-    with open_checkpointer(database) if database is not None else nullcontext() as saver:
+    with checkpointer(database) as saver:
         report = forget_user(user_id, store=settings.store, checkpointer=saver, dry_run=True,
                              scan="user")
     return {**report.to_dict(), "checkpoints": None if database is None else str(database)}
 
 
 def _user_id(label: str) -> str:
-    user_id = data.user_id_of(label)
-    if user_id is None:
-        raise HTTPException(
-            400,
-            f"The label {label!r} is not one the library makes from a user id, so `forget` "
-            "cannot match it; delete its items one by one instead.",
-        )
-    return user_id
+    return user_id_of_label(
+        label, "`forget` cannot match it; delete its items one by one instead."
+    )
 
 
 def forget_page(request: Request) -> Response:

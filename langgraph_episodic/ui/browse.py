@@ -41,7 +41,9 @@ def whole_number(request: Request, name: str, default: int, low: int, high: int)
         return default
     if raw.isdecimal() and len(raw) <= len(str(high)) and low <= int(raw) <= high:
         return int(raw)
-    raise HTTPException(400, f"{name} must be a whole number from {low} to {high}, got {raw[:40]!r}.")
+    raise HTTPException(
+        400, f"{name} must be a whole number from {low} to {high}, got {raw[:40]!r}."
+    )
 
 
 def home(request: Request) -> Response:

@@ -1,16 +1,10 @@
-"""What the inspector's pages show, read from a store through the public ``BaseStore`` API.
+"""What the inspector's pages show, read through the public ``BaseStore`` API as frozen records.
 
-Plain functions returning frozen records; the routes render them. Users are the labels in the
-user's place of the namespaces this library writes, ``(kind, user, ...)``
-(:data:`langgraph_episodic.privacy.DEFAULT_SHAPES`), so a user's page lists exactly the
-namespaces ``forget`` deletes.
-
-Namespaces whose kind starts with ``_`` are the library's own bookkeeping, not memory the agent
-recalls: the deferred-formation queue ``("_pending", user, thread)``
-(:mod:`langgraph_episodic.formation.pending`) holds answered turns until the worker forms them
-into memory and deletes them. They still hold the user's data (``forget`` deletes them, the
-export includes them), so the pages show them apart (:func:`is_internal`, :data:`INTERNAL_KINDS`)
-and search never reads them.
+A user is the label in the user's place of ``(kind, user, ...)``
+(:data:`langgraph_episodic.privacy.DEFAULT_SHAPES`), so a user's page lists exactly what
+``forget`` deletes. Namespaces whose kind starts with ``_`` are the library's bookkeeping (the
+deferred-formation queue): they hold the user's data (forget deletes them, export includes
+them), so the pages show them apart (:func:`is_internal`) and search never reads them.
 """
 
 from __future__ import annotations
@@ -19,15 +13,19 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from langgraph.store.base import BaseStore, Item, SearchItem
 
 from .._config import namespace_label
 from .._types import Namespace
-from ..admin import chroma_extras
-from ..admin.browse import is_internal, value_text
-from ..admin.transfer import ItemRecord, iter_namespace, list_all_namespaces, records_of
+from ..admin.browse import is_internal, search_in, value_text
+from ..admin.transfer import (
+    ItemRecord,
+    item_extras,
+    iter_namespace,
+    list_all_namespaces,
+    records_of,
+)
 from ..formation.pending import PENDING
 from ..privacy.shapes import DEFAULT_SHAPES, matches
 
@@ -155,14 +153,8 @@ def user_namespaces(store: BaseStore, label: str) -> UserNamespaces:
     )
 
 
-def _extras(store: BaseStore, items: Sequence[Item]) -> dict[Any, chroma_extras.Extras]:
-    if not chroma_extras.supported(store) or not items:
-        return {}
-    return chroma_extras.read_extras(store, [(tuple(it.namespace), it.key) for it in items])
-
-
 def _rows(store: BaseStore, items: Sequence[Item]) -> tuple[Row, ...]:
-    extras = _extras(store, items)
+    extras = item_extras(store, items)
     rows = []
     for it in items:
         extra = extras.get((tuple(it.namespace), it.key))
@@ -209,21 +201,8 @@ def search_hits(
 ) -> list[SearchItem]:
     """The best ``limit`` hits for ``query`` (in the user's namespaces of memory when ``label``
     is given), keeping those scored at least ``floor``; internal namespaces are never hits."""
-    if label is None:
-        hits = [
-            h for h in store.search((), query=query, limit=limit, refresh_ttl=False)
-            if not is_internal(tuple(h.namespace))
-        ]
-    else:
-        hits = []
-        for ns in memory_namespace_list(store, label):
-            hits.extend(
-                h
-                for h in store.search(ns, query=query, limit=limit, refresh_ttl=False)
-                if tuple(h.namespace) == ns
-            )
-        hits.sort(key=lambda h: -(h.score if h.score is not None else float("-inf")))
-        hits = hits[:limit]
+    namespaces = None if label is None else user_namespace_list(store, label)
+    hits = search_in(store, query, namespaces, limit)
     if floor is not None:
         hits = [h for h in hits if h.score is not None and h.score >= floor]
     return hits
@@ -240,7 +219,7 @@ def rewrite_text(store: BaseStore, row: Row, text: str) -> None:
     store embeds the new text (``created_at`` is kept by stores that keep it)."""
     value = dict(row.item.value)
     value["text"] = text
-    extras = _extras(store, [row.item]).get((tuple(row.item.namespace), row.item.key))
+    extras = item_extras(store, [row.item]).get((tuple(row.item.namespace), row.item.key))
     if extras is None:
         store.put(tuple(row.item.namespace), row.item.key, value)
         return

@@ -6,20 +6,12 @@
     "auth": {"path": "./auth.py:auth", "disable_studio_auth": true},
     "http": {"app": "langgraph_episodic.ui.deployment:app", "enable_custom_route_auth": true}
 
-The server then serves the inspector at ``/inspector/`` over the deployment's store. With
-``enable_custom_route_auth`` the deployment's ``@auth.authenticate`` handler runs for its
-routes too, and the user it returns is the only user the pages show: ``/inspector/`` opens that
-user's page, and a URL naming another user or another user's namespace is refused with 403
-(see :mod:`.access`), as :func:`~langgraph_episodic.server.isolate_users` refuses it on the
-store API. A request that reached the app without an authenticated user (the setting left
-out) is refused too. Verify and repair, which cover the whole store, are not offered.
-
-The app itself holds no middleware and no exception handlers: the server makes a custom app's
-middleware global, and the inspector's own (security headers, errors) stay inside the mount.
-Settings come from the environment: ``EPISODIC_INSPECTOR_READ_ONLY=1`` (no edit, delete or
-forget), ``EPISODIC_INSPECTOR_CSRF`` (the secret key the forms' CSRF tokens are made with, one
-per user; set one secret value for all replicas behind one address, else each process makes
-its own).
+The server then serves it at ``/inspector/``; the user the deployment's ``@auth.authenticate``
+returns is the only user the pages show, and a URL naming anyone else's data gets 403
+(:mod:`.access`); a request without an authenticated user is refused. Verify and repair (the
+whole store) are not offered. The app holds no middleware of its own (the server makes a custom
+app's middleware global). ``EPISODIC_INSPECTOR_READ_ONLY=1``: no edit, delete or forget;
+``EPISODIC_INSPECTOR_CSRF``: the forms' CSRF key, one value for all replicas behind one address.
 """
 
 from __future__ import annotations
@@ -81,7 +73,8 @@ class DeploymentInspector:
             if self._app is None:
                 store = await self._store()
                 settings = Settings(
-                    store=store, where=f"deployment store ({type(store).__name__})",
+                    store=store,
+                    where=f"deployment store ({type(store).__name__})",
                     read_only=self.read_only,
                 )
                 self._app = create_user_app(settings, secrets=self.secrets)

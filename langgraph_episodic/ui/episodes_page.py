@@ -1,19 +1,10 @@
 """Episodes and learning: what the agent did for a user, and what it learned from it.
 
-* ``/episodes?user=L``: the user's episodes (task, category, outcome, reward, strategy), newest
-  first, one page at a time; with ``task=...`` also the episodes recall would replay for that
-  task (their priority components) and the replay prompt the agent would get
-  (:func:`~langgraph_episodic.episodic.replay.format_replay_prompt`).
-* ``/learning?user=L``: the skill profile per category, the strategy
-  :func:`~langgraph_episodic.episodic.strategy.select_strategy` would pick now for a task of
-  each category (or the task typed in) and why, and the learning curve as a picture: SVG drawn
-  from the episodes on each request (:mod:`.curve_svg`), inlined in the page and served alone at
-  ``/learning/curve.svg``. A new episode changes it at once; no matplotlib on the request path
-  (it took over a second per curve).
-
-Episodes are read from ``("episodes", L)``, the namespace ``EpisodicMemory.for_user`` and the
-graph's record-episode node write. The learning page reads at most :data:`LEARNING_CAP`
-episodes (the newest), so it stays bounded on a long history.
+``/episodes?user=L`` pages the user's episodes of ``("episodes", L)``; with ``task=...`` also
+what recall would replay for it and the prompt. ``/learning?user=L``: skill profiles, the
+strategy each category (or the typed task) would get now and why, and the learning curve as
+SVG drawn on each request (:mod:`.curve_svg`; matplotlib took over a second), also alone at
+``/learning/curve.svg``. It reads at most :data:`LEARNING_CAP` episodes (the newest).
 """
 
 from __future__ import annotations
@@ -29,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..admin.transfer import iter_namespace
+from ..admin.transfer import iter_namespace, namespace_page
 from ..episodic.learning import compute_learning_curve, window_for
 from ..episodic.memory import EpisodicMemory
 from ..episodic.priority import PrioritizedResult
@@ -75,10 +66,8 @@ def _row(item: Item) -> EpisodeRow:
 
 def episodes_page(store: BaseStore, label: str, offset: int) -> tuple[list[EpisodeRow], bool]:
     """One page of the user's episode items (newest written first) and whether more follow."""
-    got = list(itertools.islice(
-        iter_namespace(store, (EPISODES, label)), offset, offset + PAGE_SIZE + 1
-    ))
-    return [_row(item) for item in got[:PAGE_SIZE]], len(got) > PAGE_SIZE
+    items, more = namespace_page(store, (EPISODES, label), offset, PAGE_SIZE)
+    return [_row(item) for item in items], more
 
 
 def newest_episodes(store: BaseStore, label: str) -> list[Episode]:

@@ -1,19 +1,12 @@
 """``/facts?user=L``: what the agent knows about a user, and since when.
 
-* Facts with a period (saved by the memory tools, :mod:`langgraph_episodic.facts`): every
-  version of each fact in each of the user's namespaces, oldest first, with its validity
-  period (``valid_from`` .. ``valid_to``) and what replaced or ended it; with ``as_of=DATE``
-  also the facts that were true then (:func:`~langgraph_episodic.facts.recall.current_facts`).
-* Profile facts (``("user_profiles", L)``, :class:`~langgraph_episodic.graph.profiles.UserProfiles`).
-* Entities (``("entities", L)``, the entity-extract node): name and merged description.
-
-Each list is bounded: :data:`FACTS_CAP` versions per namespace, one page of profile facts and
-of entities (``offset`` pages both).
+Facts with a period (:mod:`langgraph_episodic.facts`), every version with what replaced or ended
+it (with ``as_of=DATE`` also those true then); profile facts (``("user_profiles", L)``); entities
+(``("entities", L)``). Each list is bounded (:data:`FACTS_CAP`, one page of the others).
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,7 +17,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .._types import Namespace
-from ..admin.transfer import iter_namespace
+from ..admin.browse import fact_state
+from ..admin.transfer import namespace_page
 from ..facts.recall import current_facts, fact_history, parse_as_of
 from ..facts.records import FactRecord
 from ..graph.profiles import UserFact
@@ -42,7 +36,6 @@ PAGE_SIZE = 50
 """Profile facts and entities per page."""
 
 
-
 @dataclass(frozen=True)
 class Version:
     key: str
@@ -50,9 +43,7 @@ class Version:
 
     @property
     def state(self) -> str:
-        if self.record.current:
-            return "current"
-        return "ended" if self.record.ended_by is not None else "replaced"
+        return fact_state(self.record)
 
 
 @dataclass(frozen=True)
@@ -93,11 +84,6 @@ class Entity:
     method: str
 
 
-def _page(store: BaseStore, ns: Namespace, offset: int) -> tuple[list[Item], bool]:
-    got = list(itertools.islice(iter_namespace(store, ns), offset, offset + PAGE_SIZE + 1))
-    return got[:PAGE_SIZE], len(got) > PAGE_SIZE
-
-
 def _entity(item: Item) -> Entity:
     value = item.value
     return Entity(
@@ -124,8 +110,8 @@ def facts(request: Request) -> Response:
     offset = offset_of(request)
     as_of = _as_of(request)
     namespaces = data.memory_namespace_list(store, label)
-    profile_items, more_profile = _page(store, (USER_PROFILES, label), offset)
-    entity_items, more_entities = _page(store, (ENTITIES, label), offset)
+    profile_items, more_profile = namespace_page(store, (USER_PROFILES, label), offset, PAGE_SIZE)
+    entity_items, more_entities = namespace_page(store, (ENTITIES, label), offset, PAGE_SIZE)
     return render(
         request, "facts.html", label=label, lineages=histories(store, namespaces),
         as_of=as_of, held=held_then(store, namespaces, as_of) if as_of else [],

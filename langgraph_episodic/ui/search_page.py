@@ -1,21 +1,10 @@
 """The search playground: a query, a limit, a score floor, optionally one user's namespaces.
 
-On a ``ChromaStore`` each hit shows what its score is made of (``ChromaStore.explain``: the
-cosine, the lexical share, the shared-field lift), and the hits the floor removed are listed
-under the results with theirs.
-
-What is searched, said on the page (:class:`Scope`):
-
-* one user: each of the user's namespaces of memory, ranked as the store ranks (hybrid by
-  default, as the agent's recall does), the best ``limit`` of them all;
-* all users, on a store with vectors: one search over the whole store ranked by meaning only
-  (``explain(..., mode="dense")``, the cosine, from Chroma's vector index). Its cost stays in
-  milliseconds at 100,000 items, where the hybrid ranking's keyword side reads and sorts every
-  memory that shares a word with the query (seconds; docs/benchmarks.md, "Inspector pages");
-* all users on a store without vectors (``search_mode="lexical"``): not run; the page asks for
-  a user.
-
-Internal namespaces (the deferred-formation queue) are never searched.
+On a ``ChromaStore`` each hit shows its score's parts (``ChromaStore.explain``), and the hits
+the floor removed are listed below. One user: each of their namespaces of memory, ranked as the
+agent's recall ranks. All users: one search by meaning only (``mode="dense"``, milliseconds at
+100,000 items, where the hybrid ranking's keyword side takes seconds; docs/benchmarks.md), not
+run on a store without vectors. Internal namespaces are never searched.
 """
 
 from __future__ import annotations
@@ -30,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..admin.browse import best_hits
 from . import data
 from .access import check_user
 from .browse import whole_number
@@ -108,15 +98,12 @@ def _explained(
     if label is None:
         every = explain((), query=query, limit=limit, floor=floor, mode=ALL_USERS_MODE).hits
         return [h for h in every if not data.is_internal(tuple(h.item.namespace))]
-    found: list[Any] = []
-    for ns in data.memory_namespace_list(store, label):
-        found.extend(
-            h
-            for h in explain(ns, query=query, limit=limit, floor=floor).hits
-            if tuple(h.item.namespace) == ns
-        )
-    found.sort(key=lambda h: -(h.score if h.score is not None else float("-inf")))
-    return found[:limit]
+    return best_hits(
+        lambda ns: explain(ns, query=query, limit=limit, floor=floor).hits,
+        data.memory_namespace_list(store, label),
+        limit,
+        item=lambda hit: hit.item,
+    )
 
 
 def search(request: Request) -> Response:

@@ -109,18 +109,29 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers(send) if scope["type"] == "http" else send)
 
 
-class TokenGate:
+class _Gate:
+    """ASGI middleware that answers an HTTP request itself when :meth:`refusal` says so."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = self.refusal(scope) if scope["type"] == "http" else None
+        await (self.app if response is None else response)(scope, receive, send)
+
+    def refusal(self, scope: Scope) -> Response | None:
+        raise NotImplementedError
+
+
+class TokenGate(_Gate):
     """ASGI middleware: requests under the app's path (:attr:`Secrets.path`) that carry the
     access token once, then the session cookie it set."""
 
     def __init__(self, app: ASGIApp, secrets_: Secrets) -> None:
-        self.app = app
+        super().__init__(app)
         self.secrets = secrets_
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    def refusal(self, scope: Scope) -> Response | None:
         request = Request(scope)
         port = int((scope.get("server") or ("", 0))[1])
         given = request.query_params.get(TOKEN_PARAM)
@@ -140,10 +151,7 @@ class TokenGate:
             response = PlainTextResponse(REFUSED, status_code=403)
         elif request.method not in SAFE_METHODS | {"POST"}:
             response = PlainTextResponse("405 Method Not Allowed", status_code=405)
-        if response is not None:
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+        return response
 
     def _under_path(self, path: str) -> bool:
         return path == self.secrets.path or path.startswith(self.secrets.path + "/")
@@ -162,18 +170,12 @@ def with_headers(send: Send) -> Send:
     return send_with_headers
 
 
-class OwnerGate:
+class OwnerGate(_Gate):
     """ASGI middleware for the inspector inside a deployment: only requests whose scope names
     the authenticated user's label (:data:`.access.OWNER_KEY`), GET, HEAD and POST only (the
     security headers are added around it, by :class:`.deployment.DeploymentInspector`)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    def refusal(self, scope: Scope) -> Response | None:
         response: Response | None = None
         if not isinstance(scope.get(OWNER_KEY), str):
             response = PlainTextResponse(
@@ -187,10 +189,7 @@ class OwnerGate:
             refused = not_yours(Request(scope), str(scope[OWNER_KEY]))
             if refused is not None:
                 response = PlainTextResponse(f"403 Forbidden: {refused}", status_code=403)
-        if response is not None:
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+        return response
 
 
 def not_yours(request: Request, owner: str) -> str | None:

@@ -9,8 +9,6 @@ the page reads the checkpointer's latest state only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..admin.forget import checkpoint_database, checkpointer
 from ..graph.threads import SessionInfo, list_sessions, thread_config
-from . import data
-from .access import requested_user
+from .access import requested_user, user_id_of_label
 from .pages import Settings, render
 
 MAX_SESSIONS = 200
@@ -49,20 +47,6 @@ class ThreadView:
     summary_info: dict[str, Any]
     step: int
     updated_at: str
-
-
-@contextmanager
-def checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[Any] | None]:
-    """The checkpoint database the inspector was given, open; None when there is none."""
-    from ..admin.forget import checkpoint_database
-    from ..graph.threads import open_checkpointer
-
-    database = checkpoint_database(settings.checkpoints)
-    if database is None:
-        yield None
-        return
-    with open_checkpointer(database) as saver:
-        yield saver
 
 
 def _text(content: Any) -> str:
@@ -105,20 +89,14 @@ def thread_view(saver: BaseCheckpointSaver[Any], user_id: str, session: str) -> 
 
 def _user(request: Request) -> tuple[str, str]:
     label = requested_user(request)
-    user_id = data.user_id_of(label)
-    if user_id is None:
-        raise HTTPException(
-            400, f"The label {label!r} is not one the library makes from a user id, so no "
-            "thread id can be made from it.",
-        )
-    return label, user_id
+    return label, user_id_of_label(label, "no thread id can be made from it.")
 
 
 def threads(request: Request) -> Response:
     label, user_id = _user(request)
     settings: Settings = request.app.state.settings
     sessions: list[SessionInfo] = []
-    with checkpointer(settings) as saver:
+    with checkpointer(checkpoint_database(settings.checkpoints)) as saver:
         if saver is not None:
             sessions = list_sessions(saver, user_id)[:MAX_SESSIONS]
     return render(
@@ -133,7 +111,8 @@ def thread(request: Request) -> Response:
     session = request.query_params.get("session", "")
     if not session:
         raise HTTPException(400, "Name the session: ?user=<user>&session=<session id>")
-    with checkpointer(request.app.state.settings) as saver:
+    settings: Settings = request.app.state.settings
+    with checkpointer(checkpoint_database(settings.checkpoints)) as saver:
         view = None if saver is None else thread_view(saver, user_id, session)
     if view is None:
         raise HTTPException(404, f"User {label!r} has no conversation thread {session!r}.")

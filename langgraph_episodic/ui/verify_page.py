@@ -19,12 +19,6 @@ from .pages import Settings, render
 from .security import check_csrf
 
 
-def allowed(request: Request) -> bool:
-    """Whether this inspector may verify and repair its store."""
-    settings: Settings = request.app.state.settings
-    return not settings.read_only and owner(request) is None
-
-
 def _check(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     if settings.read_only:

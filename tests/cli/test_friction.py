@@ -217,21 +217,16 @@ def test_forget_still_finds_a_user_whose_only_data_is_a_crashs_leftovers(
 ) -> None:
     """A namespace the registry lost and a vector whose item is gone are the user's data too:
     not "no data"."""
-    from langgraph_episodic.chroma import record_format
+    from langgraph_episodic.chroma.testing import lose_namespace_record, plant_orphan_vector
 
     path = tmp_path / "store"
     with open_hash_store(path) as store:
         store.put(("memories", "bob"), "pet", {"text": "Bob has a cat"})
         store.put(("notes", "carol"), "n1", {"text": "zqxlostmarker in a lost namespace"})
-        vectors, registry = store.collections["vectors"], store.collections["namespaces"]
-        one = vectors.get(limit=1, include=["embeddings", "metadatas"])
-        meta = {**one["metadatas"][0], "_ns": record_format.ns_str(("memories", "dave"))}
-        ghost = record_format.vector_id(record_format.item_id(("memories", "dave"), "ghost"), 0, "deadbeef")
-        vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])], metadatas=[meta],
-                    documents=["zqxorphanmarker of a write that never finished"])  # fmt: skip
-        got = registry.get(include=["metadatas"])
-        registry.delete(ids=[rid for rid, m in zip(got["ids"], got["metadatas"], strict=True)
-                             if m["_ns"] == record_format.ns_str(("notes", "carol"))])  # fmt: skip
+        plant_orphan_vector(
+            store, ("memories", "dave"), "ghost", "zqxorphanmarker of a write that never finished"
+        )
+        lose_namespace_record(store, ("notes", "carol"))
     for user, marker in (("carol", b"zqxlostmarker"), ("dave", b"zqxorphanmarker")):
         code, out, err = cli("forget", "--user", user, "--path", str(path), "--yes", "--json")
         assert code == 0, err

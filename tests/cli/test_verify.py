@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from langgraph_episodic.chroma import record_format
+from langgraph_episodic.chroma.testing import plant_orphan_vector
 
 from .conftest import CliResult, open_hash_store
 
@@ -18,12 +18,8 @@ def test_verify_reports_then_repairs_leftover_vectors(
     store = open_hash_store(path)
     store.put(("users", "alice"), "pref", {"text": "likes tea"})
     # What a put killed between its vectors and its item record leaves: vectors of no item.
-    ghost = record_format.item_id(("users", "alice"), "ghost")
-    store.collections["vectors"].add(
-        ids=[record_format.vector_id(ghost, 0, "abc1234")],
-        embeddings=[[0.1] * 64],
-        metadatas=[record_format.vector_metadata(("users", "alice"), ghost, "$")],
-        documents=["a ghost"],
+    plant_orphan_vector(
+        store, ("users", "alice"), "ghost", "a ghost", path="$", embedding=[0.1] * 64
     )
     store.close()
 

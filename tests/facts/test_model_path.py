@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.store.base import BaseStore
 
 from langgraph_episodic.facts import FactRecord
-from langgraph_episodic.tools import create_memory_tools
+from langgraph_episodic.tools import ENGLISH, create_memory_tools
 from tests.fakes import ScriptedChatModel, call_tool
 from tests.tools.conftest import Call, bullets
 
@@ -108,3 +108,19 @@ def test_a_model_without_structured_output_is_refused_with_the_fix() -> None:
 
     with pytest.raises(TypeError, match="model=None"):
         create_memory_tools(model=Plain(script=[]))
+
+
+async def test_what_replaces_a_fact_keeps_its_topic_and_answers_it_in_other_words(
+    store: BaseStore, call: Call, clock: Clock
+) -> None:
+    model = ScriptedChatModel(script=[decide("update", 1)])
+    save, recall = create_memory_tools(store=store, clock=clock, model=model, locale="en")
+    await call(save, {"information": "My employer is Hillside Primary."}, user("alice"))
+    clock.set(2026, 6, 1)
+    await call(save, {"information": "My first term lecturing at Sussex University went well."},
+               user("alice"))
+    assert [r.slot for r in records(store) if r.current] == ["work"]
+    # The question shares no word with the current fact: the topic finds it, by filter.
+    answer = await call(recall, {"query": "Where do I work?"}, user("alice"))
+    assert bullets(answer, ENGLISH)[0].startswith(
+        "My first term lecturing at Sussex University went well.")

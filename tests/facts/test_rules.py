@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from langgraph_episodic.facts import Candidate, decide_by_rules, slot_of
+from langgraph_episodic.facts.rules import value_topic_of_question
 
 
 def cands(*texts: str) -> list[Candidate]:
@@ -39,6 +40,25 @@ CASES = [
     ("Ich trinke gerne Kaffee.", ["Ich trinke gerne Tee."], "new", None),
     ("I like jazz.", ["I like tea."], "new", None),
     ("I love hiking.", ["I love sailing."], "new", None),
+    # Said of someone by name, as an agent saves what the user said: having is many-valued,
+    # and "Jonas ist ..." is no frame (as "Ich bin ..." is none).
+    ("Jonas hat Höhenangst.", ["Jonas hat eine Laktoseintoleranz."], "new", None),
+    ("Maya has a cat.", ["Maya has a dog."], "new", None),
+    ("Jonas ist Fan des VfL.", ["Jonas ist Elektriker."], "new", None),
+    ("Jonas' Lieblingsessen ist Sushi.", ["Jonas' Lieblingsessen ist Pizza."], "update", 0),
+    # A change said of someone, with an abbreviation, with words between name and verb.
+    ("Maya left St. Luke's and now works as the school nurse at Ridgeway Academy.",
+     ["Maya works night shifts as a nurse at St. Luke's hospital.", "Maya plays the cello."],
+     "update", 0),
+    ("Jonas zieht mit Selin nach Münster.",
+     ["Jonas hat einen Kater.", "Jonas wohnt in einer Wohnung in Bochum-Langendreer."], "update", 1),
+    ("Jonas hat bei den Stadtwerken gekündigt und ist jetzt selbstständig mit Becker Elektro.",
+     ["Jonas arbeitet als Elektriker bei den Stadtwerken."], "update", 0),
+    ("Maya sold her Honda Civic and now drives a Toyota Prius.", ["Maya drives a Honda Civic."],
+     "update", 0),
+    ("Ab nächstem Monat arbeite ich bei SAP.", ["Ich arbeite bei Siemens."], "update", 0),
+    # Night shifts at no named employer are no new job.
+    ("I work night shifts now.", ["I work at ACME."], "new", None),
 ]
 
 
@@ -51,3 +71,20 @@ def test_rule_decisions(text: str, current: list[str], action: str, target: int 
 def test_without_candidates_everything_is_new() -> None:
     assert decide_by_rules("Ich bin nach Berlin gezogen.", []).action == "new"
     assert decide_by_rules("I quit my job.", []).action == "new"
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Where do I work?", "work"), ("Wo arbeite ich?", "work"), ("What do I do for work?", "work"),
+    ("Welches Auto fahre ich?", "car"), ("Mit wem bin ich zusammen?", "partner"),
+    ("How do I get to work?", None), ("What laptop do I use for work?", None),
+    ("Where do I work out?", None), ("Wie komme ich zur Arbeit?", None),
+    ("When did we get married?", None), ("How many animals live with me?", None),
+    ("What does my spouse do for a living?", None), ("Wie lange wohne ich schon hier?", None),
+    ("Wo wohnt meine Schwester?", "residence:schwest"),
+    ("Where does my sister live?", "residence:sister"), ("What is my job?", "work"),
+    ("Welche Farbe hat mein Auto?", "car"),
+])
+def test_a_question_asks_for_a_topic_s_value_or_names_it_as_a_place(
+    question: str, topic: str | None
+) -> None:
+    assert value_topic_of_question(question) == topic

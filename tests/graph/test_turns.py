@@ -30,13 +30,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_episodic import EpisodicMemoryMiddleware, create_memory_tools
+from langgraph_episodic import ChromaStore, EpisodicMemoryMiddleware, create_memory_tools
 from langgraph_episodic._fence import begin_marker, end_marker
 from langgraph_episodic.formation import DeferredFormation
 from langgraph_episodic.graph import TurnOptions, build_memory_graph
 from langgraph_episodic.kinds.turns import turn_key
 
-from .conftest import cfg, hash_index
+from .conftest import cfg
 from .fakes import ScriptedFakeModel
 from .test_middleware import system_text
 
@@ -139,12 +139,12 @@ async def test_the_stored_turn_carries_its_thread_and_day(agent: Build,
     assert answer.value["reply_to"] == "m1"
 
 
-async def test_the_turns_text_and_day_are_indexed(agent: Build) -> None:
-    store = InMemoryStore(index=hash_index())
-    await agent(store, ANSWER).ask(MIA, cfg("alice", "s1"), message_id="m1")
-    key = turn_key("alice:s1", "m1", "user")
-    indexed = store._vectors[("memories", "alice", "turns")][key]
-    assert set(indexed) == {"text", "context.day"}  # the thread is a filter, not text
+async def test_the_turns_text_and_day_are_indexed(agent: Build, chroma_store: BaseStore) -> None:
+    assert isinstance(chroma_store, ChromaStore)
+    await agent(chroma_store, ANSWER).ask(MIA, cfg("alice", "s1"), message_id="m1")
+    turn = (("memories", "alice", "turns"), turn_key("alice:s1", "m1", "user"))
+    indexed = chroma_store.item_extras([turn])[turn].index
+    assert indexed and set(indexed) == {"text", "context.day"}  # the thread is a filter, not text
 
 
 async def test_a_replayed_turn_writes_no_second_copy(agent: Build, store: BaseStore) -> None:

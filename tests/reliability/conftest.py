@@ -84,10 +84,10 @@ def store_collections(store: Any) -> list[Any]:
     straight from its client, so the check does not depend on the store's internals."""
     base = store.collection_name
     out = []
-    for col in store._client.list_collections():
+    for col in store.client.list_collections():
         name = col if isinstance(col, str) else col.name
         if name == base or name.startswith(base + "__"):
-            out.append(store._client.get_collection(name, embedding_function=None))
+            out.append(store.client.get_collection(name, embedding_function=None))
     assert out, f"no collections named {base!r} on the store's client"
     official = {col.name for col in store.collections.values()}
     assert official <= {col.name for col in out}, "store.collections names other collections"

@@ -20,6 +20,7 @@ from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic._config import namespace_label
+from langgraph_episodic.chroma.testing import record_namespace
 from langgraph_episodic.episodic import (
     Episode,
     EpisodicMemory,
@@ -147,8 +148,7 @@ def assert_nothing_left(store: BaseStore, user_id: str, before: dict[Any, Any]) 
         assert [h for h in held if word in h.casefold()] == []
         assert [".".join(ns) for ns, _ in before if ".".join(ns) in held] == []
         for record in raw_records(store):
-            ns = str(record["meta"].get("_ns", ""))
-            assert user_id not in ns.split("."), record
+            assert user_id not in (record_namespace(record["meta"]) or ()), record
             assert word not in repr(record).casefold(), record
 
 

@@ -185,26 +185,17 @@ def test_leftovers_of_a_crash_are_forgotten_too(tmp_path: Path) -> None:
     """A crash can leave a vector record whose item is gone, and a namespace the registry lost
     (see ``ChromaStore.verify``). Neither is reachable through the namespace listing; forget
     finds them in the raw collections, and no byte of them is left."""
-    from langgraph_episodic.chroma import record_format
+    from langgraph_episodic.chroma.testing import lose_namespace_record, plant_orphan_vector
 
     folder = tmp_path / "store"
     store = ChromaStore.persistent(folder, index={"dims": DIMS, "embed": HashEmbeddings(DIMS)})
     fill(store, ALICE)
     fill(store, "bob")
     store.put(("notes", ALICE), "n1", {"text": "zqxlostmarker lives in the lost namespace"})
-    vectors, registry = store.collections["vectors"], store.collections["namespaces"]
-    one = vectors.get(where={"_ns": record_format.ns_str(("memories", ALICE))}, limit=1,
-                      include=["embeddings", "metadatas"])  # fmt: skip
-    ghost = record_format.vector_id(record_format.item_id(("memories", ALICE), "ghost"), 0, "deadbeef")
-    ghost_meta = record_format.vector_metadata(  # a vector of an item with several texts
-        ("memories", ALICE), record_format.item_id(("memories", ALICE), "ghost"), "text"
+    plant_orphan_vector(  # a vector of an item with several texts
+        store, ("memories", ALICE), "ghost", "zqxorphanmarker from a write that never finished"
     )
-    vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])], metadatas=[ghost_meta],
-                documents=["zqxorphanmarker from a write that never finished"])  # fmt: skip
-    lost = [rid for rid, meta in zip(*(lambda g: (g["ids"], g["metadatas"]))(
-        registry.get(include=["metadatas"])), strict=True)
-        if meta["_ns"] == record_format.ns_str(("notes", ALICE))]  # fmt: skip
-    registry.delete(ids=lost)
+    lose_namespace_record(store, ("notes", ALICE))
     store.close()
     markers = (b"zqxorphanmarker", b"zqxlostmarker", ALICE_WORD.encode())
     assert {m for hits in scan(folder, *markers).values() for m in hits} == set(markers)

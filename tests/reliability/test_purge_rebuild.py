@@ -24,9 +24,9 @@ from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.chroma import rebuild, record_format
+from langgraph_episodic.chroma.index_files import IndexFiles
 from langgraph_episodic.cli.main import main
 from langgraph_episodic.privacy import forget_user, purge_store
-from langgraph_episodic.privacy.index_files import IndexFiles
 
 from .conftest import DIMS, popen_python, python_env, run_python
 from .test_forget_on_disk import ALICE, ALICE_WORD, BOB_WORD, fill, scan, texts_of, vector_pieces

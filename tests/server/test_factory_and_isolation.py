@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import Auth
 
+from langgraph_episodic.chroma.testing import ttl_sweeper
 from langgraph_episodic.server import (
     StoreSettings,
     factory,
@@ -154,13 +155,15 @@ def test_the_factory_opens_once_sweeps_and_closes(tmp_path: Path) -> None:
             # (an item with one indexed text is its own record of the vector collection)
             while s.collections["vectors"].count() > 1 and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
-            sweeper = s._sweeper
+            sweeper = ttl_sweeper(s)
             assert isinstance(sweeper, threading.Thread) and sweeper.is_alive()
             return s, s.collections["vectors"].count(), sweeper
 
     opened, count, sweeper = asyncio.run(main())
     assert count == 1, "the sweeper did not delete the expired item"
-    assert not sweeper.is_alive() and opened._sweeper is None, "the sweeper still runs after exit"
+    assert not sweeper.is_alive() and ttl_sweeper(opened) is None, (
+        "the sweeper still runs after exit"
+    )
     again = factory.open_store(conf)
     assert [i.key for i in again.search(("notes", "alice"))] == ["keep"]
     again.close()

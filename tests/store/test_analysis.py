@@ -15,6 +15,7 @@ from langgraph_episodic.language.analysis import (
     analyzer,
     compound_heads,
     detect,
+    german_extras,
     normalise,
     words,
 )
@@ -32,7 +33,15 @@ def test_german_is_stemmed_umlauts_and_sharp_s_folded() -> None:
 
 
 def test_german_stop_words_are_dropped() -> None:
-    assert analyze("Ich war nicht in der Stadt und du bist es auch nicht") == ["stadt"]
+    terms = analyze("Ich war nicht in der Stadt und du bist es auch nicht")
+    assert terms[0] == "stadt"
+    assert terms == ["stadt", *german_extras("stadt")]
+
+
+def test_a_german_verb_in_the_third_person_meets_the_first() -> None:
+    assert "wohn" in analyze("Jonas wohnt in Bochum.")
+    assert analyze("Wo wohne ich?") == ["wohn"]
+    assert "fahr" in analyze("Sie fährt einen Skoda.") and "fahr" in analyze("Ich fahre Rad.")
 
 
 def test_german_compounds_add_their_heads() -> None:

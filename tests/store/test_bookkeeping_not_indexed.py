@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.store.base import BaseStore
-from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore, memory_context
 from langgraph_episodic._effects import run
 from langgraph_episodic.chroma import nearest
 from langgraph_episodic.chroma.ranking.shared_fields import field_key
+from langgraph_episodic.chroma.testing import field_groups, holds_unranked
 from langgraph_episodic.kinds.turns import store_turns, turn_items
 from langgraph_episodic.tools import create_memory_tools
 
@@ -80,14 +80,16 @@ def _chroma(**options: Any) -> ChromaStore:
 
 
 def test_the_writers_index_the_text_and_the_day() -> None:
-    store = InMemoryStore(index=hash_index())
+    store = _chroma()
     _remember(store)
     save, _ = create_memory_tools(store=store, locale="en", clock=lambda: START)
     save.invoke({"information": "I take my coffee black."}, _config(0))
-    for ns, items in store._vectors.items():
-        for key, paths in items.items():
-            assert set(paths) == {"text", "context.day"}, (ns, key)
-    turn = store.search(TURNS_NS, limit=1)[0].value
+    written = [(item.namespace, item.key) for item in store.search((), limit=1000)]
+    indexed = store.item_extras(written)
+    assert written and set(indexed) == set(written)
+    for (ns, key), extras in indexed.items():
+        assert extras.index is not False and set(extras.index) == {"text", "context.day"}, (ns, key)
+    turn = next(i.value for i in store.search(TURNS_NS, limit=100) if i.value["text"] == SAID[0])
     assert turn["context"] == {"day": "Monday, 1 May 2023", "thread": "alice:session-0"}
 
 
@@ -141,16 +143,18 @@ def test_a_store_folder_written_with_the_thread_indexed(
     first.close()
     store = opened()
     try:
-        # The folder holds the thread as an indexed text, as the previous release wrote it ...
-        paths = {m.get("_path") for m in store._backend.gateway.vectors.get()["metadatas"]}
-        assert "context.thread" in paths
-        # ... and a search ranks, lexes and lifts without it.
+        # The folder holds the thread as an indexed text, as the previous release wrote it
+        # (checked last: listing the turns loads them), and a search ranks, lexes and lifts
+        # without it.
         assert _unrelated_recalled(_recall(store)) == []
         store.search(USER_NS, query="pottery")  # (a search loads the field map)
-        fields = {f for f, _ in store._backend.state.fields.groups_of(TURNS_NS)}
+        fields = {f for f, _ in field_groups(store, TURNS_NS)}
         assert fields == {"text", "context.day"}
-        assert store._backend.gateway.holds_unranked()
+        assert holds_unranked(store)
         assert SAID[5] in _recall(store, "When is my pottery class?")
+        turns = [(TURNS_NS, item.key) for item in store.search(TURNS_NS, limit=100)]
+        indexed = store.item_extras(turns).values()
+        assert turns and all(e.index and "context.thread" in e.index for e in indexed)
     finally:
         store.close()
 
@@ -179,5 +183,4 @@ def test_the_lift_still_joins_memories_of_the_same_day() -> None:
     # Four threads, two turns a day: no turn of a day none of the best hits has is lifted.
     assert all(hits[t].lift == 0.0 for t in SAID[:4] if t in hits)
     store.search(USER_NS, query="pottery")
-    assert field_key("context.thread", "alice:session-2") not in (
-        store._backend.state.fields.groups_of(TURNS_NS))
+    assert field_key("context.thread", "alice:session-2") not in field_groups(store, TURNS_NS)

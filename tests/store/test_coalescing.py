@@ -13,6 +13,7 @@ import pytest
 from langgraph.store.base import GetOp, PutOp
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma.testing import count_runs
 
 NS = ("users", "alice")
 
@@ -23,14 +24,7 @@ def _store() -> ChromaStore:
 
 def test_gathered_calls_cost_one_execution_per_batch() -> None:
     store = _store()
-    runs: list[int] = []
-    run = store._run
-
-    def counting(plan: Any, *args: Any) -> Any:
-        runs.append(plan.n_ops)
-        return run(plan, *args)
-
-    store._run = counting  # type: ignore[method-assign]  # count executions
+    runs = count_runs(store)  # count executions
 
     async def main() -> None:
         await asyncio.gather(*(store.aput(NS, f"k{n}", {"text": f"memory {n}"}) for n in range(50)))

@@ -46,8 +46,8 @@ def test_numpy_and_sequences_are_stored_as_lists_are(shape: Any) -> None:
         for store in (plain, other):
             for i, t in enumerate(["green tea", "black coffee", "port 5432"]):
                 store.put(NS, f"k{i}", {"text": t})
-        got = other._backend.gateway.vectors.get(include=["embeddings"])  # type: ignore[attr-defined]
-        want = plain._backend.gateway.vectors.get(include=["embeddings"])  # type: ignore[attr-defined]
+        got = other.collections["vectors"].get(include=["embeddings"])
+        want = plain.collections["vectors"].get(include=["embeddings"])
         assert dict(zip(got["ids"], got["embeddings"].tolist(), strict=True)) == dict(
             zip(want["ids"], want["embeddings"].tolist(), strict=True)
         )

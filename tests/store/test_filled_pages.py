@@ -30,6 +30,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma.gateway import Gateway
+from langgraph_episodic.chroma.testing import record_namespace
 
 from ._support import (
     EPHEMERAL,
@@ -206,12 +207,12 @@ def test_a_prefix_over_several_namespaces_reads_only_those_with_unindexed_items(
         for s in (store, reference):
             s.put(carol, key, value)
     fresh = make_store.twin(store)  # nothing of the namespaces in process yet
-    read: list[tuple[str, ...]] = []
+    read: list[tuple[str, ...] | None] = []
     real = Gateway.read_items
 
     def spying(self: Gateway, where: Any, *rest: Any) -> Any:
         rows = real(self, where, *rest)
-        read.extend(tuple(str(meta["_ns"]).split(".")) for _, meta in rows)
+        read.extend(record_namespace(meta) for _, meta in rows)
         return rows
 
     monkeypatch.setattr(Gateway, "read_items", spying)
@@ -221,7 +222,7 @@ def test_a_prefix_over_several_namespaces_reads_only_those_with_unindexed_items(
     unscored = _split(got)[1]
     assert set(_refs(unscored)) == set(_refs(_split(want)[1]))
     assert _refs(unscored) == [(ns, k) for ns in (bob, alice) for k in NEWEST_UNSCORED]
-    assert read and carol not in read, sorted(set(read))
+    assert read and carol not in read, sorted(set(read), key=str)
     read.clear()
     assert all(it.score is not None for it in fresh.search(carol, query=QUERY, limit=100))
     assert read == []  # no namespace under the prefix may hold unindexed items: no read at all

@@ -16,6 +16,7 @@ from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 from langgraph_episodic.chroma.ranking.shared_fields import FieldIndex, field_key
+from langgraph_episodic.chroma.testing import backend_of
 from langgraph_episodic.language import analysis
 from langgraph_episodic.language.analysis import analyze, analyze_many, analyzer
 
@@ -127,7 +128,7 @@ def _shapes(lexical: Any, fields: Any) -> tuple[Any, ...]:
 
 def _all_at_once(store: ChromaStore, ns: tuple[str, ...]) -> tuple[Any, ...]:
     """The shards as built from every record of ``ns`` at once (one namespace of many)."""
-    backend = store._backend
+    backend = backend_of(store)
     texts: dict[str, list[tuple[int, str, str]]] = {}
     for row in backend.gateway.namespace_vectors(ns, embeddings=False):
         key, _, index = record_format.split_vector_id(row.vid)
@@ -164,7 +165,7 @@ def test_a_first_load_page_by_page_builds_the_shards_of_all_at_once(
         store.put(ns, f"k{i}", value)
     store.put(ns, "k3", {"text": "rewritten deploy", "topic": "Käse", "tags": []})
     store.delete(ns, "k5")
-    backend = store._backend
+    backend = backend_of(store)
     monkeypatch.setattr(backend, "gateway", dataclasses.replace(backend.gateway, max_batch=page))
     expected = _all_at_once(store, ns)
     rows, lexical, field_shard = backend._stream(ns, embeddings=True)

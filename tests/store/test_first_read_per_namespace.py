@@ -16,6 +16,7 @@ import pytest
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma import record_format
+from langgraph_episodic.chroma.testing import wrap_collections
 
 from ._support import hash_index
 
@@ -52,10 +53,8 @@ def _reads_of_first_search(
     store = ChromaStore.persistent(path, index=hash_index(fields=["text"]), search_mode=mode)
     try:
         store.search(USERS[-1], query="tea", limit=3)  # opens the registry and Chroma's files
-        gateway = store._backend.gateway
         calls: list[dict[str, Any]] = []
-        for name in ("vectors", "items"):
-            object.__setattr__(gateway, name, Recorder(getattr(gateway, name), calls))
+        wrap_collections(store, lambda collection: Recorder(collection, calls))
         found = store.search(ns, query=query, limit=3)
         return calls, found
     finally:
@@ -103,10 +102,8 @@ def test_a_first_put_into_a_new_namespace_reads_no_other(tmp_path: Path) -> None
     _build(tmp_path / "db")
     with ChromaStore.persistent(tmp_path / "db", index=hash_index(fields=["text"])) as store:
         store.search(USERS[0], query="tea", limit=1)
-        gateway = store._backend.gateway
         calls: list[dict[str, Any]] = []
-        for name in ("vectors", "items"):
-            object.__setattr__(gateway, name, Recorder(getattr(gateway, name), calls))
+        wrap_collections(store, lambda collection: Recorder(collection, calls))
         store.put(("users", "new"), "k0", {"text": "a new user's first memory"})
         assert all("where" not in call for call in calls), calls
         assert store.search(("users", "new"), query="memory", limit=1)[0].key == "k0"

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.caches import slim
+from langgraph_episodic.chroma.testing import forget_cached_items
 
 from ._support import CHROMA_BACKENDS, hash_index
 
@@ -228,7 +229,7 @@ def test_an_overwrite_of_a_legacy_record_leaves_only_the_new_layout(
         (held,) = store.collections[kind].get(ids=[rid], include=["metadatas"])["metadatas"]
         view = record_format.unfold(held)
         store.collections[kind].update(ids=[rid], metadatas=[legacy_record(view)])
-        store._backend.state.clear_items()
+        forget_cached_items(store)
         if cached:
             assert store.get(NS, "k") is not None  # the legacy record is now in the cache
         store.put(NS, "k", {"text": "port 5433"}, index=index)
@@ -237,7 +238,7 @@ def test_an_overwrite_of_a_legacy_record_leaves_only_the_new_layout(
         got = store.get(NS, "k")
         assert got is not None and got.value == {"text": "port 5433"}
         assert store.search(NS, filter={"note": "n"}) == []
-        store._backend.state.clear_items()
+        forget_cached_items(store)
         assert store.get(NS, "k") == got
         assert store.search(("users", "alice"), filter={"text": "port 5433"})[0].key == "k"
         assert [ns for ns in store.list_namespaces(prefix=NS)] == [NS]

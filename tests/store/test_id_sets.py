@@ -25,6 +25,12 @@ from langgraph_episodic.chroma import id_sets
 from langgraph_episodic.chroma import reads as reads_module
 from langgraph_episodic.chroma.id_sets import IdSet
 from langgraph_episodic.chroma.record_format import item_id
+from langgraph_episodic.chroma.testing import (
+    forget_cached_items,
+    forget_process_state,
+    known_item_ids,
+    known_namespaces,
+)
 
 from ._support import hash_index
 
@@ -169,7 +175,7 @@ def test_a_delete_of_the_last_item_reads_nothing_and_unlists_the_namespace(
 
 def test_a_new_process_reads_until_it_has_listed_the_namespace(store: ChromaStore) -> None:
     store.put(NS, "old", {"text": "written before"})
-    store._backend.state.reset()  # type: ignore[attr-defined]  # what a new process knows
+    forget_process_state(store)  # what a new process knows
     with chroma_reads() as reads:
         store.put(NS, "new1", {"text": "a new key"})
     assert reads, "a store that never read the namespace must ask Chroma"
@@ -178,7 +184,7 @@ def test_a_new_process_reads_until_it_has_listed_the_namespace(store: ChromaStor
         store.put(NS, "new2", {"text": "another new key"})
     assert reads == []
     created = store.get(NS, "old").created_at  # type: ignore[union-attr]
-    store._backend.state.clear_items()  # type: ignore[attr-defined]
+    forget_cached_items(store)
     store.put(NS, "old", {"text": "rewritten"})  # known to exist: its record is read
     assert store.get(NS, "old").created_at == created  # type: ignore[union-attr]
 
@@ -192,7 +198,7 @@ def test_a_namespace_the_registry_lost_is_not_taken_for_empty(store: ChromaStore
     created = store.get(NS, "kept").created_at  # type: ignore[union-attr]
     registry = store.collections["namespaces"]
     registry.delete(ids=registry.get(include=[])["ids"])
-    store._backend.state.reset()  # type: ignore[attr-defined]  # as a new process
+    forget_process_state(store)  # as a new process
     store.put(NS, "kept", {"text": "rewritten"})
     store.delete(NS, "gone")
     assert store.get(NS, "kept").created_at == created  # type: ignore[union-attr]
@@ -210,13 +216,13 @@ def test_a_store_on_a_server_keeps_no_sets() -> None:
         with chroma_reads() as reads:
             store.put(NS, "second", {"text": "two"})
         assert reads
-        assert store._backend.state._ids == {}  # type: ignore[attr-defined]
+        assert known_namespaces(store) == set()
     finally:
         store.close()
 
 
 def _ids_in_chroma(store: ChromaStore) -> set[str]:
-    return set(store._backend.gateway.item_ids({"_ns": "users.u1.memories"}))  # type: ignore[attr-defined]
+    return {item_id(ns, key) for ns, key in store.raw_records(lambda ns: ns == NS).items}
 
 
 def test_a_listing_read_before_a_write_does_not_become_the_set(
@@ -227,7 +233,7 @@ def test_a_listing_read_before_a_write_does_not_become_the_set(
     the store knows it holds (else the next put of the deleted key would skip its read, and a
     put of the new one would take it for new)."""
     store.put(NS, "old", {"text": "listed, then deleted"})
-    store._backend.state.reset()  # type: ignore[attr-defined]  # nothing known: the search lists
+    forget_process_state(store)  # nothing known: the search lists
     wrote = threading.Event()
 
     def hook(step: str) -> None:
@@ -240,11 +246,12 @@ def test_a_listing_read_before_a_write_does_not_become_the_set(
     monkeypatch.setattr(reads_module, "race_hook", hook)
     store.search(NS, limit=10)
     assert wrote.is_set(), "the write did not land inside the listing's load"
-    held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
+    held = known_item_ids(store, NS)
     assert held is None or (item_id(NS, "new") in held and item_id(NS, "old") not in held)
     monkeypatch.setattr(reads_module, "race_hook", None)
     assert [item.key for item in store.search(NS, limit=10)] == ["new"]
-    held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
+    held = known_item_ids(store, NS)
+    assert held is not None
     assert item_id(NS, "new") in held and item_id(NS, "old") not in held
 
 
@@ -271,7 +278,7 @@ def test_sets_stay_exact_while_listings_load_and_writes_land() -> None:
             barrier.wait()
             for i in range(30):
                 if i % 4 == 0:
-                    store._backend.state.reset()  # type: ignore[attr-defined]
+                    forget_process_state(store)
                 store.search(NS, limit=100)
 
         sys.setswitchinterval(1e-6)
@@ -282,10 +289,11 @@ def test_sets_stay_exact_while_listings_load_and_writes_land() -> None:
                 future.result(timeout=300)
         sys.setswitchinterval(old)
         truth = _ids_in_chroma(store)
-        held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
+        held = known_item_ids(store, NS)
         if held is None:  # the last reset came after the last listing: list it once more
             store.search(NS, limit=100)
-            held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
+            held = known_item_ids(store, NS)
+            assert held is not None
         keys = ["seed", *(f"w{w}-{i}" for w in range(2) for i in range(5))]
         assert {item_id(NS, k) for k in keys if item_id(NS, k) in held} == truth
         assert len(held) == len(truth)
@@ -330,7 +338,7 @@ def test_sets_stay_exact_while_merges_run_outside_the_lock() -> None:
                 reset = False
                 for i in itertools.count():
                     if not reset and len(merges) >= 2 + 4 * r:  # between merges, or inside one
-                        store._backend.state.reset()  # type: ignore[attr-defined]
+                        forget_process_state(store)
                         reset = True
                     store.search(NS, limit=200)
                     store.get(NS, keys[i % len(keys)])
@@ -351,10 +359,11 @@ def test_sets_stay_exact_while_merges_run_outside_the_lock() -> None:
             sys.setswitchinterval(old)
         assert len(merges) >= 2, "the writers did not merge"
         truth = _ids_in_chroma(store)
-        held = store._backend.state._ids.get(NS)  # type: ignore[attr-defined]
+        held = known_item_ids(store, NS)
         if held is None:  # the last reset came after the last listing: list it once more
             store.search(NS, limit=200)
-            held = store._backend.state._ids[NS]  # type: ignore[attr-defined]
+            held = known_item_ids(store, NS)
+            assert held is not None
         every = [*keys, *(f"w{w}-{i}" for w in range(3) for i in range(12))]
         assert {item_id(NS, k) for k in every if item_id(NS, k) in held} == truth
         assert len(held) == len(truth)

@@ -12,6 +12,7 @@ from langgraph_episodic.chroma.memory_budget import (
     VECTOR_CACHE_SHARE,
     vector_cache_size,
 )
+from langgraph_episodic.chroma.testing import cache_capacities, cached_item_records
 
 GIB = 2**30
 
@@ -42,12 +43,12 @@ def test_the_store_default_follows_the_machine_and_a_given_size_wins(
         monkeypatch.setattr(memory_budget, "available_memory", lambda a=available: a)
         store = ChromaStore.ephemeral(index=index)
         try:
-            assert store._backend.state.vectors.max_vectors == vector_cache_size(64, available)
+            assert cache_capacities(store)[0] == vector_cache_size(64, available)
         finally:
             store.close()
     store = ChromaStore.ephemeral(index=index, vector_cache_size=1234)
     try:
-        assert store._backend.state.vectors.max_vectors == 1234
+        assert cache_capacities(store)[0] == 1234
     finally:
         store.close()
 
@@ -75,7 +76,7 @@ def test_the_item_cache_follows_the_machine_and_a_given_size_wins(
     monkeypatch.setattr(memory_budget, "available_memory", lambda: GIB)
     store = ChromaStore.ephemeral(index=index)
     try:
-        assert store._backend.state.item_cache_size == memory_budget.item_cache_size(GIB)
+        assert cache_capacities(store)[1] == memory_budget.item_cache_size(GIB)
     finally:
         store.close()
     store = ChromaStore.ephemeral(index=index, item_cache_size=3)
@@ -83,7 +84,7 @@ def test_the_item_cache_follows_the_machine_and_a_given_size_wins(
         ns = ("users", "alice")
         for i in range(10):
             store.put(ns, f"k{i}", {"text": f"memory number {i}"})
-        assert len(store._backend.state._items) <= 3
+        assert len(cached_item_records(store)) <= 3
         assert [store.get(ns, f"k{i}").value["text"] for i in range(10)] == [  # type: ignore[union-attr]
             f"memory number {i}" for i in range(10)
         ]

@@ -17,6 +17,7 @@ from langgraph.store.base import PutOp
 from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.gateway import Gateway
+from langgraph_episodic.chroma.testing import forget_cached_items, forget_process_state
 
 NS = ("users", "alice")
 OTHER = ("users", "bob")
@@ -162,7 +163,7 @@ def test_a_ttl_refreshed_on_read_moves_the_expiry_in_the_collection_holding_the_
 
 def _count_item_collection_reads(monkeypatch: pytest.MonkeyPatch, store: ChromaStore) -> list[int]:
     """A one-element list counting the reads of ``store``'s item collection from now on."""
-    items = store._backend.gateway.items  # type: ignore[attr-defined]
+    items = store.collections["items"]
     count = [0]
     real = type(items).get
 
@@ -185,7 +186,7 @@ def test_a_put_reads_the_item_collection_only_where_a_namespace_has_item_records
     and reads nothing for a new one.)"""
     store = _open(f"irec-{uuid.uuid4().hex[:8]}")
     store.put(NS, "first", {"title": "registers the namespace"})
-    store._backend.state.reset()  # type: ignore[attr-defined]
+    forget_process_state(store)
     reads = _count_item_collection_reads(monkeypatch, store)
     store.put(NS, "second", {"title": "a new item"})
     assert reads == [0]
@@ -193,7 +194,7 @@ def test_a_put_reads_the_item_collection_only_where_a_namespace_has_item_records
     reads[0] = 0
     store.put(NS, "third", {"title": "another new item"})
     assert reads[0] >= 1
-    store._backend.state.clear_items()  # type: ignore[attr-defined]
+    forget_cached_items(store)
     store.put(NS, "unindexed", {"title": "now its own vector record"})
     assert _item_records(store) == sorted(
         ("vectors", record_format.item_id(NS, k)) for k in ("first", "second", "third", "unindexed")
@@ -215,7 +216,7 @@ def test_item_records_are_found_after_reopening(
     store.put(NS, "two", TWO)
     store.put(NS, "none", {"kind": "none"}, index=False)
     if old_registry:
-        registry = store._backend.gateway.namespaces  # type: ignore[attr-defined]
+        registry = store.collections["namespaces"]
         ids = registry.get(include=[])["ids"]
         registry.update(ids=ids, metadatas=[{"_irec": None}] * len(ids))
         assert all("_irec" not in m for m in registry.get(include=["metadatas"])["metadatas"])
@@ -259,7 +260,7 @@ def test_a_flag_another_writer_sets_between_register_and_bump_is_kept(
     monkeypatch.setattr(Gateway, "upsert_vectors", other_writer_lands)
     a.put(NS, "second", {"title": "a second title"})
     assert not between, "the other writer did not land between the two registry writes"
-    registry = a._backend.gateway.namespaces.get(include=["metadatas"])["metadatas"]  # type: ignore[attr-defined]
+    registry = a.collections["namespaces"].get(include=["metadatas"])["metadatas"]
     assert [(m["_unidx"], m["_irec"]) for m in registry] == [(True, True)]
     index = {"dims": 64, "embed": HashEmbeddings(64), "fields": ["title", "body"]}
     dense = ChromaStore.ephemeral(collection=name, index=index, shared=True, search_mode="dense")

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from langgraph_episodic.chroma import record_format
+from langgraph_episodic.chroma.testing import namespace_record_ids
 
 from ._support import PERSISTENT, backend_param, key_set
 
@@ -30,11 +31,8 @@ def _write_overflowed_record(store: Any) -> None:
     store.collections["items"].update(
         ids=[rid], metadatas=[{"_expires": float("inf"), "_ttl": 1e308}]
     )
-    registry = store.collections["namespaces"]
-    got = registry.get(include=["metadatas"])
-    for record_id, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-        if meta.get("_ns") == record_format.ns_str(NS):
-            registry.update(ids=[record_id], metadatas=[{"_exp": float("inf")}])
+    for record_id in namespace_record_ids(store, NS):
+        store.collections["namespaces"].update(ids=[record_id], metadatas=[{"_exp": float("inf")}])
 
 
 @pytest.mark.parametrize("backend", [backend_param(PERSISTENT)])

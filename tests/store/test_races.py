@@ -26,6 +26,12 @@ from chromadb.api.models.Collection import Collection
 from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma.testing import (
+    forget_cached_items,
+    forget_process_state,
+    gateway_of,
+    known_item_ids,
+)
 from langgraph_episodic.privacy import forget_user
 
 from ._support import HTTP, backend_param
@@ -155,21 +161,11 @@ def test_aput_and_alist_namespaces_gathered_on_one_loop() -> None:
 # --- a reader writing back what it read after a put landed -----------------------------------
 
 
-def _drop_item_cache(store: ChromaStore) -> None:
-    """Empty the in-process item cache, so the next get reads Chroma."""
-    backend: Any = store._backend
-    state = getattr(backend, "state", None)
-    if state is not None:
-        state.clear_items()
-    else:  # the store before issue 13
-        backend._item_cache.clear()
-
-
 def test_get_does_not_write_back_a_value_older_than_a_concurrent_put() -> None:
     store = ChromaStore.ephemeral(index=_index())
     ns = ("users", "alice")
     store.put(ns, "pref", {"text": "version 1", "v": 1})
-    _drop_item_cache(store)
+    forget_cached_items(store)  # the next get reads Chroma
     name = store.collection_name
     # (the item's record: an item with one text is its own vector record, in ``__vec``)
     pause = Pause(lambda col, kw: col.name in (name, f"{name}__vec") and kw.get("ids") is not None)
@@ -322,7 +318,7 @@ def test_a_sweep_never_deletes_an_item_another_process_just_put_again(
     ns = ("users", "alice")
     sweeper.put(ns, "note", {"text": "an expiring draft about basalt"}, ttl=1)
     later[0] = 120.0  # the sweeper's clock: the item has expired
-    gateway = sweeper._backend.gateway
+    gateway = gateway_of(sweeper)
     read_items = type(gateway).read_items
 
     def read_then_let_the_other_process_write(self: Any, where: Any) -> Any:
@@ -434,7 +430,8 @@ def test_a_write_merging_a_namespace_s_ids_holds_no_lock_readers_need(
     assert new7 is not None and len(seagulls) == 3
     result(writer)
     monkeypatch.setattr(id_sets, "merge_hook", None)
-    held = store._backend.state._ids[big]  # type: ignore[attr-defined]
+    held = known_item_ids(store, big)
+    assert held is not None
     keys = [f"k{i}" for i in range(200)] + [f"new{i}" for i in range(30)]
     assert len(held) == 230 and not held.missing(item_id(big, k) for k in keys)
     store.delete(big, "k3")  # a key it holds, after the merge
@@ -457,8 +454,7 @@ def test_a_listing_read_sorts_and_sets_its_ids_holding_no_lock_readers_need(
     big, other = ("users", "big"), ("users", "other")
     store.batch([PutOp(big, f"k{i}", {"text": f"harbour crane {i} lifts"}) for i in range(50)])
     store.put(other, "o", {"text": "the lighthouse keeper"})
-    state = store._backend.state  # type: ignore[attr-defined]
-    state.reset()  # as a new process sees the folder: nothing listed, no id sets
+    forget_process_state(store)  # as a new process sees the folder: nothing listed, no id sets
     assert store.search(other, limit=1)  # (other is listed; big is not)
     inside, resume = threading.Event(), threading.Event()
 
@@ -499,6 +495,7 @@ def test_a_listing_read_sorts_and_sets_its_ids_holding_no_lock_readers_need(
         resume.set()
     assert got is not None and [h.key for h in lighthouse] == ["o"]
     assert len(result(reader)) == 50
-    held = state._ids[big]
-    assert len(held) == 50 and not held.missing(item_id(big, f"k{i}") for i in range(50))
+    held = known_item_ids(store, big)
+    assert held is not None and len(held) == 50
+    assert not held.missing(item_id(big, f"k{i}") for i in range(50))
     store.close()

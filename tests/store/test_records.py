@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking.vectors import NamespaceVectors, rank, similarities
+from langgraph_episodic.chroma.testing import forget_cached_items
 
 from ._support import CHROMA_BACKENDS, hash_index
 
@@ -92,7 +93,7 @@ def test_an_overwrite_clears_keys_now_at_their_default(make_store: Any, index: A
         ((_, meta),) = records(store)[kind]
         assert meta["_flat"] is False and record_format.unfold(meta)["_ttl"] == 5.0
         if not cached:
-            store._backend.state.clear_items()  # the overwrite reads the record from Chroma
+            forget_cached_items(store)  # the overwrite reads the record from Chroma
         store.put(NS, "k", {"text": "port 5433"}, index=index)
         ((_, meta),) = records(store)[kind]
         assert "_flat" not in meta and "v.note" not in meta

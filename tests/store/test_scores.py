@@ -13,6 +13,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma.ranking.fusion import LEXICAL_WEIGHT
+from langgraph_episodic.chroma.testing import bm25_k1
 from langgraph_episodic.embeddings import packaged_index
 from langgraph_episodic.episodic import EpisodicMemory
 from langgraph_episodic.episodic.records import Episode, Feedback, TaskDescription
@@ -64,7 +65,7 @@ def test_the_score_is_the_weighted_cosine_plus_the_lexical_share() -> None:
     assert got["none"] == pytest.approx(DENSE_WEIGHT * cos(30))
     # Every query term once in a document of average length: 1 / (k1 + 1) of the maximum.
     share = (got["all"] - DENSE_WEIGHT * cos(60)) / LEXICAL_WEIGHT
-    assert share == pytest.approx(1 / (1 + store._backend.state.lexical.k1))
+    assert share == pytest.approx(1 / (1 + bm25_k1(store)))
     assert min(got.values()) >= 0.0 and max(got.values()) <= 1.0
 
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from langgraph_episodic.chroma import reads as backend_module
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking.shared_fields import FieldIndex, field_key, lift, shares
+from langgraph_episodic.chroma.testing import field_groups, field_values_held, lexical_loaded
 
 from ._support import (
     CHROMA_BACKENDS,
@@ -68,7 +69,7 @@ def _groups(store: Any, ns: tuple[str, ...] = NS) -> dict[tuple[str, int], froze
         record_format.item_id(ns, item.key): item.key for item in store.search(ns, limit=1000)
     }
     out = {}
-    for (path, digest), docs in store._backend.state.fields.groups_of(ns).items():
+    for (path, digest), docs in field_groups(store, ns).items():
         out[(path, digest)] = frozenset(keys.get(record_format.split_entry_key(d)[0], d) for d in docs)
     return out
 
@@ -215,10 +216,10 @@ def test_the_map_follows_puts_updates_deletes_and_sweeps(make_store: Any) -> Non
     store.delete(NS, "report")
     del memories["report"]
     assert _groups(store) == _expected(memories)
-    assert field_key("time", "2 June 2023") not in store._backend.state.fields.groups_of(NS)
+    assert field_key("time", "2 June 2023") not in field_groups(store, NS)
     store.put(NS, "short", {"text": "Short-lived note", "time": "1 Jan 2024"}, ttl=1.0)
     store.search(NS, query="note")
-    assert field_key("time", "1 Jan 2024") in store._backend.state.fields.groups_of(NS)
+    assert field_key("time", "1 Jan 2024") in field_groups(store, NS)
     clock.advance(seconds=3600.0)
     assert store.sweep_ttl() == 1
     assert _groups(store) == _expected(memories)
@@ -243,11 +244,9 @@ def test_forget_user_leaves_no_value_in_the_map(make_store: Any) -> None:
     store.search(NS, query="kayak")
     store.search(bob, query="walk")
     forget_user("alice", store=store, purge=False)
-    state = store._backend.state
-    assert state.fields.groups_of(NS) == {}
+    assert field_groups(store, NS) == {}
     alice_values = {field_key(p, v[p]) for v in DAY_TRIP.values() for p in ("text", "time")}
-    with state.lock:
-        held = {key for shard in state.fields._shards.values() for key in shard.groups}
+    held = field_values_held(store)
     assert held == {field_key("text", "Long walk by the river"), field_key("time", "8 May 2023")}
     assert not (alice_values - {field_key("time", "8 May 2023")}) & held
     assert [r.key for r in store.search(bob, query="walk")] == ["walk"]
@@ -492,7 +491,7 @@ def test_the_map_equals_the_stored_memories_after_any_writes(ops: list[Any]) -> 
                 memories = {k: v for k, v in memories.items() if expires[k] > clock[0]}
             if flag or action == "sweep":
                 store.search(NS, query="note")
-            if store._backend.state.lexical.has_namespace(NS):
+            if lexical_loaded(store, NS):
                 assert _groups(store) == _expected(memories)
     finally:
         store.close()

@@ -33,6 +33,7 @@ import pytest
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.chroma.sharing_wire import SECRET_FILE, SOCKET_FILE
+from langgraph_episodic.chroma.testing import served_by_another_process
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 180.0
@@ -41,13 +42,14 @@ TIMEOUT_S = 180.0
 OPEN = """
 import sys, time
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma.testing import served_by_another_process
 def open_store():
     return ChromaStore.persistent(sys.argv[1], index={"dims": 64, "embed": HashEmbeddings(64)})
 """
 
 OWNER = OPEN + """
 store = open_store()
-assert store._remote is None
+assert not served_by_another_process(store)
 store.put(("agent", "alice"), "first", {"text": "alice drinks green tea"})
 print("ready", flush=True)
 i = 0
@@ -61,7 +63,7 @@ store.close()
 WRITER = OPEN + """
 store = open_store()
 name = sys.argv[2]
-print("remote" if store._remote is not None else "local", flush=True)
+print("remote" if served_by_another_process(store) else "local", flush=True)
 for i in range(int(sys.argv[3])):
     store.put(("writers", name), f"k{i}", {"text": f"{name} wrote {i}"})
     print(f"acked {i}", flush=True)
@@ -73,7 +75,7 @@ print("closed", flush=True)
 CLIENT = OPEN + """
 import asyncio, json
 store = open_store()
-remote = store._remote is not None
+remote = served_by_another_process(store)
 store.put(("agent", "bob"), "pref", {"text": "bob likes dark roast coffee"})
 hits = store.search(("agent",), query="green tea", limit=3)
 got = store.get(("agent", "bob"), "pref")
@@ -335,7 +337,7 @@ def test_a_client_answers_as_a_store_of_its_own_would(tmp_path: Path) -> None:
         client = ChromaStore.persistent(path, collection="differential", **options)
         local = ChromaStore.ephemeral(**options)
         try:
-            assert client._remote is not None
+            assert served_by_another_process(client)
             puts: list[Op] = [
                 PutOp(("docs", "alice"), "a", {"text": "green tea every morning", "n": 3,
                                                "tags": ["drink", "tea"]}),
@@ -395,7 +397,7 @@ def test_purge_store_on_a_client_names_the_holder_and_the_way_to_purge(
 
     proc, path = owner
     with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)}) as client:
-        assert client._remote is not None
+        assert served_by_another_process(client)
         got = purge_store(client)
     assert got.purged is False
     assert f"held by process {proc.pid}" in got.detail
@@ -414,7 +416,7 @@ def test_a_client_with_a_clock_of_its_own_stamps_and_expires_by_it(tmp_path: Pat
         assert _line(proc) == "ready"
         with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)},
                                     clock=lambda: now[0]) as client:
-            assert client._remote is not None
+            assert served_by_another_process(client)
             client.put(("clock",), "k", {"text": "stamped by the client's clock"}, ttl=1.0)
             got = client.get(("clock",), "k")
             assert got is not None
@@ -459,7 +461,7 @@ def test_another_language_than_the_holders_is_a_clear_error(tmp_path: Path) -> N
         assert "once that process has closed the folder" in stats.stderr
         with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)},
                                     language="de") as same:  # the same language is served
-            assert same._remote is not None and same.get(("agent", "anna"), "k") is not None
+            assert served_by_another_process(same) and same.get(("agent", "anna"), "k") is not None
     finally:
         _say(proc, "done")
         proc.wait(timeout=TIMEOUT_S)

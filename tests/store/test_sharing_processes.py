@@ -27,6 +27,7 @@ import httpx
 import pytest
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
+from langgraph_episodic.chroma.testing import served_by_another_process
 
 from .test_sharing import OPEN, REPO, TIMEOUT_S, _cli, _env, _line, _say, _start, _stop
 
@@ -275,7 +276,7 @@ async def test_an_agent_the_command_line_the_inspector_mcp_and_a_peer_share_one_
 
     # 3. A fresh opener, alone on the folder now, reads every acknowledged write.
     with ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)}) as store:
-        assert store._remote is None
+        assert not served_by_another_process(store)
         lost = [k for k in ["first", *agent_acked] if store.get(("agent", "alice"), k) is None]
         lost += [k for k in peer_acked if store.get(("peer", "bob"), k) is None]
         assert lost == []

@@ -29,6 +29,7 @@ from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.chroma.record_format import item_id
+from langgraph_episodic.chroma.testing import forget_process_state, known_item_ids
 
 from ._support import FakeClock, hash_index
 
@@ -132,7 +133,7 @@ class StoreModel(RuleBasedStateMachine):
     @rule()
     def as_a_new_process(self) -> None:
         """Forget everything held in process (what a new process knows: nothing until read)."""
-        self.store._backend.state.reset()
+        forget_process_state(self.store)
 
     # --- time ----------------------------------------------------------------------------------
 
@@ -208,9 +209,8 @@ class StoreModel(RuleBasedStateMachine):
     def what_the_store_knows_it_holds_is_what_it_holds(self) -> None:
         """Every namespace's :class:`.id_sets.IdSet` holds exactly the items not yet deleted
         or swept (expired ones too: they are in Chroma until the sweep)."""
-        state = self.store._backend.state
         for ns in NAMESPACES:
-            held = state._ids.get(ns)
+            held = known_item_ids(self.store, ns)
             if held is not None:
                 for key in KEYS:
                     assert (item_id(ns, key) in held) == ((ns, key) in self.model), (ns, key)

@@ -22,6 +22,7 @@ from langgraph.store.base import PutOp
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.gateway import Gateway
 from langgraph_episodic.chroma.plans import extract_texts, tokenized_fields
+from langgraph_episodic.chroma.testing import forget_cached_items, namespace_texts
 
 from ._support import CHROMA_BACKENDS, hash_index
 
@@ -96,8 +97,7 @@ def _raw_vectors(store: Any) -> dict[str, tuple[dict[str, Any], str | None]]:
 
 def _read_texts(store: Any) -> dict[str, str]:
     """The texts a namespace's first search indexes, as the store reads them from Chroma."""
-    rows = store._backend.gateway.namespace_vectors(NS, embeddings=False)
-    return {row.vid: row.text for row in rows}
+    return namespace_texts(store, NS)
 
 
 @pytest.mark.parametrize("backend", CHROMA_BACKENDS)
@@ -119,7 +119,7 @@ def test_a_store_writes_no_document_for_an_item_of_one_text(make_store: Any) -> 
     assert texts[record_format.item_id(NS, "one")] == "zqxalpha drinks espresso"
     assert texts[record_format.item_id(NS, "long")] == "zqxbeta " + "long text " * 10
     assert texts[record_format.item_id(NS, "whole")] == '{"n": 3, "note": "zqxgamma"}'
-    store._backend.state.clear_items()
+    forget_cached_items(store)
     for word, key in [("zqxalpha", "one"), ("zqxbeta", "long"), ("zqxgamma", "whole")]:
         assert store.search(NS, query=word, limit=1)[0].key == key
 
@@ -143,7 +143,7 @@ def test_a_put_over_a_record_with_a_document_clears_it(
         then = {"_value": record_format.HEADED + got["metadatas"][0]["_value"][1:]}
         vectors.update(ids=[rid], metadatas=[then], embeddings=got["embeddings"],
                        documents=["zqxsecret 4711 was the old pin"])  # fmt: skip
-        store._backend.state.clear_items()
+        forget_cached_items(store)
         assert _read_texts(store)[rid] == "zqxsecret 4711 was the old pin"
         if cached:
             assert store.get(NS, "k") is not None  # the record of then is now in the cache

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from langgraph_episodic.chroma import record_format
+from langgraph_episodic.chroma.testing import cached_item_records, forget_cached_items
 
 from ._support import CHROMA_BACKENDS, ONE_CHROMA, PERSISTENT, backend_param, hash_index
 
@@ -50,7 +51,7 @@ def test_a_text_is_held_once_and_read_back_whole(make_store: Any, index: Any) ->
     assert meta["v.text"] == TEXT and meta["v.nested.note"] == TEXT.upper()
     assert record_format.value_body(meta["_value"]).startswith(record_format.HELD_IN_LEAVES)
     assert store.get(NS, "k").value == value  # type: ignore[union-attr]
-    store._backend.state.clear_items()  # read from Chroma
+    forget_cached_items(store)  # read from Chroma
     assert store.get(NS, "k").value == value  # type: ignore[union-attr]
     (hit,) = store.search(NS, filter={"nested.note": TEXT.upper()})
     assert hit.value == value
@@ -76,13 +77,13 @@ def test_an_overwrite_between_the_two_forms_leaves_no_stale_leaf(make_store: Any
     for cached in (True, False):
         store.put(NS, "k", {"text": TEXT, "old": TEXT + " (old)"}, index=index)
         if not cached:
-            store._backend.state.clear_items()
+            forget_cached_items(store)
         store.put(NS, "k", {"text": "short", "tags": [TEXT]}, index=index)
         (meta,) = raw_records(store)
         assert "v.old" not in meta
         assert store.get(NS, "k").value == {"text": "short", "tags": [TEXT]}  # type: ignore[union-attr]
         assert store.search(NS, filter={"old": TEXT + " (old)"}) == []
-        store._backend.state.clear_items()
+        forget_cached_items(store)
         assert store.get(NS, "k").value == {"text": "short", "tags": [TEXT]}  # type: ignore[union-attr]
         store.put(NS, "k", {"text": TEXT, "old": TEXT + " (new)"}, index=index)
         assert store.search(NS, filter={"old": TEXT + " (new)"})[0].key == "k"
@@ -96,7 +97,7 @@ def test_two_keys_sharing_a_dotted_path_keep_their_own_strings(make_store: Any) 
     value = {"a.b": TEXT, "a": {"b": TEXT.upper()}, "text": TEXT.lower()}
     store.put(NS, "k", value)
     assert store.get(NS, "k").value == value  # type: ignore[union-attr]
-    store._backend.state.clear_items()
+    forget_cached_items(store)
     assert store.get(NS, "k").value == value  # type: ignore[union-attr]
 
 
@@ -137,7 +138,7 @@ def test_any_value_comes_back_as_put(make_store: Any, reopen: Any, values: list[
         got = {item.key: item.value for item in store.search(NS, limit=10)}
         assert got == want
         assert {k: store.get(NS, k).value for k in want} == want  # type: ignore[union-attr]
-        store._backend.state.clear_items()
+        forget_cached_items(store)
         assert {k: store.get(NS, k).value for k in want} == want  # type: ignore[union-attr]
         if not fresh:
             store = reopen(store)
@@ -150,15 +151,14 @@ def test_cached_records_share_one_copy_of_each_leaf_key(make_store: Any) -> None
     store = make_store(index=hash_index(fields=["text"]))
     for n in range(3):
         store.put(NS, f"k{n}", {"text": f"{TEXT} ({n})"})
-    state = store._backend.state
 
     def leaf_keys() -> list[str]:
-        cached, _ = state.cached_items(list(state._items))
+        cached = cached_item_records(store)
         return [k for meta in cached.values() for k in meta if k.startswith("v.")]
 
     written = leaf_keys()
     assert len(written) == 3 and len({id(k) for k in written}) == 1
-    state.clear_items()
+    forget_cached_items(store)
     assert [store.get(NS, f"k{n}").value["text"] for n in range(3)] == [  # type: ignore[union-attr]
         f"{TEXT} ({n})" for n in range(3)
     ]

@@ -17,6 +17,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore, memory_context
 from langgraph_episodic.chroma.ranking.shared_fields import field_key
+from langgraph_episodic.chroma.testing import field_groups
 from langgraph_episodic.embeddings import HashEmbeddings
 from langgraph_episodic.tools import create_memory_tools
 
@@ -64,7 +65,7 @@ async def test_the_context_is_indexed_after_the_text(call: Call) -> None:
     save, _ = tools(store)
     await call(save, {"information": "I went kayaking on the lake."}, cfg())
     store.search(NS, query="kayak")  # (a search loads the namespace's field map)
-    keys = set(store._backend.state.fields.groups_of(NS))
+    keys = set(field_groups(store, NS))
     assert field_key("context.day", DAY) in keys
     assert field_key("context.thread", "alice:s1") not in keys  # the thread is a filter
     (hit,) = store.search(NS, query="May 2023")
@@ -96,7 +97,7 @@ async def test_memory_context_false_stores_the_text_only(call: Call) -> None:
     (value,) = facts(store)
     assert value.get("context") is None
     store.search(NS, query="kayak")
-    assert {path for path, _ in store._backend.state.fields.groups_of(NS)} == {"text"}
+    assert {path for path, _ in field_groups(store, NS)} == {"text"}
     assert [hit.score for hit in store.search(NS, query="May 2023")] == [0.0]
 
 

@@ -25,7 +25,9 @@ FACTS = [
     "Der Nutzer möchte bis Juni einen Marathon in Hamburg laufen.",
     "Der Nutzer trinkt keinen Kaffee.",
 ]
-QUESTION = "Wohnt der Nutzer in Hamburg?"
+QUESTION = "Was macht der Nutzer in Hamburg?"
+"""A question on no single-valued topic: only the floor decides (a topic's current value
+answers by filter, see :func:`test_a_topic_s_current_value_answers_under_the_floor`)."""
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
@@ -97,3 +99,16 @@ async def test_a_question_whose_best_hit_is_under_the_floor_gets_nothing(
     best = max(float(item.score or 0) for item in found)
     _, recall = create_memory_tools(store=store, min_score=best + above)
     assert await call(recall, {"frage": QUESTION}, user("alice")) == NOTHING
+
+
+async def test_a_topic_s_current_value_answers_under_the_floor(store: BaseStore, call: Call) -> None:
+    """A question about a single-valued topic (where the user lives) finds the topic's current
+    value by filter; the floor, which its score may not reach, decides the rest."""
+    save, _ = create_memory_tools(store=store, min_score=None)
+    for fact in FACTS:
+        await call(save, {"information": fact}, user("alice"))
+    _, recall = create_memory_tools(store=store, min_score=10.0)
+    assert await call(recall, {"frage": "Wo wohnt der Nutzer?"}, user("alice")) != NOTHING
+    assert bullets(await call(recall, {"frage": "Wo wohnt der Nutzer?"}, user("alice"))) == [
+        "Der Nutzer wohnt in Hamburg an der Elbe."]
+    assert await call(recall, {"frage": "Trinkt der Nutzer Tee?"}, user("alice")) == NOTHING

@@ -137,11 +137,13 @@ def test_decision_properties(drawn: list[tuple[str, float | None]], floor: float
     # Every kept hit has evidence over the runner-up share, every withheld one has not.
     for v in decision.verdicts:
         assert v.kept == (v.evidence is not None and v.evidence >= floor * 0.5), v
-    # What the user said comes first, by evidence; replies after it, by evidence.
-    said = [i for i in kept if kind_of(i.value) != REPLY]
+    # Saved facts that reach the floor come first, then the rest of what the user said,
+    # then the replies; each part by evidence.
+    facts = [i for i in kept if kind_of(i.value) == FACT and (evidence[i.key] or 0.0) >= floor]
+    said = [i for i in kept if kind_of(i.value) != REPLY and i not in facts]
     replies = [i for i in kept if kind_of(i.value) == REPLY]
-    assert kept == said + replies
-    for part in (said, replies):
+    assert kept == facts + said + replies
+    for part in (facts, said, replies):
         values = [evidence[i.key] or 0.0 for i in part]
         assert values == sorted(values, reverse=True)
     for v in decision.verdicts:

@@ -13,23 +13,23 @@ from typing import Any
 
 import pytest
 
-from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.store import ChromaStore
+from langgraph_episodic.chroma.testing import plant_orphan_vector, record_namespace
 from langgraph_episodic.embeddings import HashEmbeddings
 from langgraph_episodic.privacy import forget_user
 from langgraph_episodic.privacy.shapes import DEFAULT_SHAPES, matches
 
 
-def _record_reads(store: ChromaStore) -> list[str]:
+def _record_reads(store: ChromaStore) -> list[tuple[str, ...] | None]:
     """Wrap the raw collections' ``get`` so every namespace it returns is recorded."""
-    seen: list[str] = []
+    seen: list[tuple[str, ...] | None] = []
     for name in ("items", "vectors"):
         collection = store.collections[name]
         original = collection.get
 
         def get(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
             got = _original(*args, **kwargs)
-            seen.extend(str(m.get("_ns")) for m in got["metadatas"] or [] if m)
+            seen.extend(record_namespace(m) for m in got["metadatas"] or [] if m)
             return got
 
         collection.get = get  # type: ignore[method-assign]
@@ -43,16 +43,11 @@ def test_the_preview_reads_no_other_users_records(tmp_path: Path) -> None:
             for i in range(30):
                 store.put(("memories", user), f"m{i}", {"text": f"{user} note {i}"})
         store.put(("episodes", "alice"), "e1", {"text": "alice episode"})
-        vectors = store.collections["vectors"]
-        one = vectors.get(where={"_ns": "memories.alice"}, limit=1,
-                          include=["embeddings", "metadatas"])  # fmt: skip
-        ghost = record_format.vector_id(record_format.item_id(("memories", "alice"), "ghost"), 0, "deadbeef")
-        vectors.add(ids=[ghost], embeddings=[list(one["embeddings"][0])],
-                    metadatas=[dict(one["metadatas"][0])], documents=["orphan"])  # fmt: skip
+        plant_orphan_vector(store, ("memories", "alice"), "ghost", "orphan")
         seen = _record_reads(store)
         report = forget_user("alice", store=store, dry_run=True, scan="user")
         assert report.items_deleted == 31 and report.orphan_vectors == 1
-        strangers = {ns for ns in seen if not matches(record_format.ns_from_str(ns), DEFAULT_SHAPES, "alice")}
+        strangers = {ns for ns in seen if ns is None or not matches(ns, DEFAULT_SHAPES, "alice")}
         assert strangers == set(), f"the preview read other users' records: {sorted(strangers)}"
         assert store.get(("memories", "alice"), "m1") is not None  # a dry run deletes nothing
     finally:

@@ -1,25 +1,15 @@
 """Calibrated rank fusion: a dense (embedding) ranking and a lexical (BM25) one merged into one
 score, over arrays (:func:`fuse_aligned`).
 
-Every candidate is scored on *both* sides first (:func:`.hybrid.complete`): the dense
-similarity of documents found only by BM25 and the BM25 score of documents found only by the
-embedding; without it a document missing from one list is scored as that list's worst.
-
-Both sides' scores are taken as they are, because each already means the same for every query:
-the dense side is the cosine similarity (negative counts as 0; with the packaged model measured
-from the question's baseline, :mod:`langgraph_episodic.language.baseline`) and the lexical side the *lexical share*, BM25
-divided by the most any document could score for that query (:func:`lexical_shares`: the
-idf-weighted share of the query's terms a memory holds; every term once in a memory of average
-length gives ``1 / (k1 + 1)``, about 0.45, repeated terms and short memories more). The score is
-``(1 - weight) * cosine + weight * lexical_share`` with ``weight =`` :data:`LEXICAL_WEIGHT`
-(0.65, chosen on three LoCoMo development conversations, checked on the other two). So a score
-says how related a memory is, not how it compares with the other candidates: an unrelated memory
-scores low (typically under 0.1 with MiniLM) even when it is the best there is, the same memory
-scores the same whichever namespaces are searched alongside it (up to the BM25 statistics of the
-searched namespaces), and a floor such as ``min_score=0.2`` means the same for every query.
-
-The reference implementation (``fuse`` with this method and min-max, DBSF and RRF, used by the
-fusion study and pinned against this one by the tests) is ``benchmarks/_fusion_reference.py``.
+Every candidate is scored on *both* sides first (:func:`.hybrid.complete`), so a document
+missing from one list is not scored as that list's worst. Both sides mean the same for every
+query: the dense side is the cosine (negative counts as 0; measured from the question's
+baseline, :mod:`langgraph_episodic.language.baseline`), the lexical side BM25 over the most
+any document could score (:func:`lexical_shares`). The score is ``(1 - weight) * cosine +
+weight * lexical_share`` (:data:`LEXICAL_WEIGHT`, chosen on LoCoMo development conversations),
+so it says how related a memory is, not how it ranks, and a floor such as ``min_score=0.2``
+means the same for every query. The reference implementation (with min-max, DBSF and RRF) is
+``benchmarks/_fusion_reference.py``.
 """
 
 from __future__ import annotations
@@ -51,9 +41,8 @@ def fuse_aligned(
     reached on any side (each side ranked by its score, input order among equals), then by id,
     so the order is deterministic.
 
-    The store's hybrid search fuses some 50 candidates per question; here no Python work is
-    done per candidate but reading out the result. The ranks on either side are computed only
-    when two candidates' scores are equal, the ids compared only when their best ranks are too.
+    No Python work is done per candidate but reading out the result; ranks are computed only
+    for equal scores, ids compared only for equal best ranks.
     """
     (dense_at, dense_scores), (lexical_at, lexical_scores) = dense, lexical
     if not 0.0 <= weight <= 1.0:

@@ -4,13 +4,11 @@
 2. :func:`candidates`: the dense side's best entries and the lexical side's, gathered.
 3. :func:`complete`: every candidate scored on both sides (a document found by one side only
    is not the other side's worst), the cosine measured from the question's baseline
-   (:class:`.baseline.Calibration`) and BM25 as the lexical share, then fused
-   (:func:`.fusion.fuse_aligned`).
+   and BM25 as the lexical share, then fused (:func:`.fusion.fuse_aligned`).
 
-:func:`aligned` is stages 2 and 3 for the usual scope, one namespace with its vectors cached:
-candidates matched by position instead of by id, the same ranking. The cosines of lexical-only
-candidates come from the snapshot when the vectors are cached; otherwise :mod:`..search` reads
-them from Chroma between :func:`candidates` and :func:`complete`. Nothing here does I/O.
+:func:`aligned` is stages 2 and 3 for the usual scope (one namespace, vectors cached), matching
+candidates by position instead of by id: the same ranking. Nothing here does I/O (the search
+reads uncached cosines between :func:`candidates` and :func:`complete`).
 """
 
 from __future__ import annotations
@@ -65,12 +63,8 @@ class Fused:
 
     def parts(self) -> dict[str, tuple[float | None, float | None]]:
         """Each candidate's ``(raw cosine, lexical share)``; None where it has no such score."""
-        cosine: dict[int, float] = dict(
-            zip(self.dense[0].tolist(), self.dense[1].tolist(), strict=True)
-        )
-        share: dict[int, float] = dict(
-            zip(self.lexical[0].tolist(), self.lexical[1].tolist(), strict=True)
-        )
+        cosine = dict(zip(self.dense[0].tolist(), self.dense[1].tolist(), strict=True))
+        share = dict(zip(self.lexical[0].tolist(), self.lexical[1].tolist(), strict=True))
         return {key: (cosine.get(n), share.get(n)) for n, key in enumerate(self.ids)}
 
 

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress, islice, pairwise, repeat
-from typing import overload
+from typing import NamedTuple, overload
 
 import numpy as np
 
@@ -348,6 +348,74 @@ def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
     position = None if dead else seen  # (with no repeated id, its map is the positions)
     arrays = _Arrays.packed(order, length, slots, starts, where[sort], tf[sort], position)
     return _Shard.of_arrays(arrays, int(length.sum()))
+
+
+class PackedParts(NamedTuple):
+    """A packed shard (:func:`_pack`) as plain arrays, to keep on disk and restore
+    (:func:`packed_parts`, :func:`restore_packed`): document ``n`` is ``ids[n]`` of length
+    ``lengths[n]``; the posting of ``terms[k]`` is ``where[starts[k]:starts[k + 1]]``
+    (document positions) with ``tf`` (term frequencies) alongside."""
+
+    ids: list[str]
+    lengths: np.ndarray
+    terms: list[str]
+    starts: np.ndarray
+    where: np.ndarray
+    tf: np.ndarray
+
+
+def packed_parts(shard: _Shard) -> PackedParts:
+    """The shard's documents as the arrays of a packed shard: its base's when nothing was
+    written since, else merged with the writes (:func:`_merge`; costs time in proportion to
+    the namespace). Call on a frozen shard (:meth:`LexicalIndex.frozen`). Terms whose posting
+    is empty (a merged base keeps the slots of terms no document holds any more) are left
+    out: what is kept names only what the documents hold."""
+    base = shard.base
+    if base is None:
+        arrays = _Arrays(shard)
+    elif shard.packed:
+        arrays = base
+    else:
+        arrays = _merge(base, shard.dead, shard)
+    slots, starts, where, tf = arrays.flat()
+    terms = list(slots)  # (slots are numbered in insertion order)
+    counts = np.diff(starts)
+    if len(counts) and not counts.all():
+        held = counts > 0
+        terms = list(compress(terms, held.tolist()))
+        starts = np.zeros(len(terms) + 1, dtype=np.intp)
+        np.cumsum(counts[held], out=starts[1:])
+    return PackedParts(list(arrays.ids), arrays.lengths, terms, starts, where, tf)
+
+
+def restore_packed(parts: PackedParts) -> _Shard:
+    """The packed shard of ``parts`` (read back from disk): scored as the shard they came
+    from. Raises ``ValueError`` when the parts do not form one (a damaged file)."""
+    ids, lengths, terms, starts, where, tf = parts
+    n = len(ids)
+    problem = None
+    if lengths.dtype != np.float64 or lengths.shape != (n,):
+        problem = "document lengths"
+    elif starts.dtype != np.intp or starts.shape != (len(terms) + 1,):
+        problem = "posting starts"
+    elif where.dtype != np.int32 or tf.dtype != np.uint32 or where.shape != tf.shape:
+        problem = "postings"
+    elif where.ndim != 1 or starts[0] != 0 or starts[-1] != len(where):
+        problem = "posting bounds"
+    elif len(starts) > 1 and bool((np.diff(starts) < 0).any()):
+        problem = "posting order"
+    elif len(where) and (int(where.min()) < 0 or int(where.max()) >= n):
+        problem = "document positions"
+    elif not bool(np.isfinite(lengths).all()) or (n and float(lengths.min()) < 0):
+        problem = "document lengths"
+    position = dict(zip(ids, range(n), strict=True))
+    slots = dict(zip(terms, range(len(terms)), strict=True))
+    if problem is None and (len(position) != n or len(slots) != len(terms)):
+        problem = "repeated ids or terms"
+    if problem is not None:
+        raise ValueError(f"Not a packed lexical shard: its {problem} do not fit.")
+    arrays = _Arrays.packed(ids, lengths, slots, starts, where, tf, position)
+    return _Shard.of_arrays(arrays, int(lengths.sum()))
 
 
 def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
@@ -915,6 +983,12 @@ class LexicalIndex:
         """Whether the namespace is loaded (it may hold no documents after removes)."""
         with self._lock:
             return tuple(namespace) in self._shards
+
+    def frozen(self, namespace: Namespace) -> _Shard | None:
+        """The namespace's shard, frozen (as :meth:`snapshot` freezes it), to read outside the
+        lock; None when it is not loaded."""
+        shards = self._frozen([namespace])
+        return shards[0] if shards else None
 
     def namespaces(self, prefix: Namespace = ()) -> list[Namespace]:
         """Loaded namespaces that start with ``prefix``, matched by whole segments."""

@@ -9,23 +9,17 @@ its own for the question (a score above 0), is lifted toward the best hit's scor
 
     score = first + w * share * (best - first)
 
-``first`` is the hybrid score for the question of a candidate of the hybrid ranking (only
-those are lifted), ``best`` the first score of the best live hit, ``w`` =
-:data:`LIFT_WEIGHT` (``< 1``) and ``share`` in ``[0, 1]`` the score-weighted part of the other
-best hits' context values the memory holds:
+``first`` is a candidate's hybrid score (only candidates of the hybrid ranking are lifted),
+``best`` the best live hit's, ``w`` = :data:`LIFT_WEIGHT` (``< 1``) and ``share`` in
+``[0, 1]`` the score-weighted part of the other best hits' context values the memory holds:
 ``share(d) = sum over best hits h != d of score_h * |values(d) & values(h)| / |values(h)| /
-sum over best hits of score_h``. So no score is lowered and none reaches ``best``: the best
-hit stays first with its score, a floor keeps its meaning, and the returned score is the one
-results are ordered by. A value held by more than :data:`MAX_GROUP` memories of a namespace
-(a category most memories have), or by more than half of them (:data:`MAX_SHARE`: every fact
-a user told in one conversation), tells nothing and is skipped.
+sum over best hits of score_h``. So no score is lowered and none reaches ``best``. A value
+held by too many memories of a namespace (:data:`MAX_GROUP`, :data:`MAX_SHARE`) tells nothing
+and is skipped.
 
-It is a look-up in :class:`FieldIndex`, not a second lexical pass: a map
-``(namespace, field, value) -> memories`` kept current on every write and delete under the
-store's lock. Values are kept as 64-bit digests of their whitespace-folded, case-folded text,
-never as text. Readers score a snapshot: a namespace's shard is frozen when a reader takes it
-and a write changes a copy (as the lexical shards, :mod:`.lexical`), so a reader never sees a
-half-applied write. Measured by ``benchmarks/locomo_lift.py``.
+:class:`FieldIndex` maps ``(namespace, field, value digest) -> memories``, kept current on
+every write under the store's lock; readers score frozen shards and writes change a copy (as
+the lexical shards). Measured by ``benchmarks/locomo_lift.py``.
 """
 
 from __future__ import annotations
@@ -50,17 +44,14 @@ MAX_GROUP = 100
 """A value held by more memories of one namespace than this is not used to lift."""
 MAX_SHARE = 0.5
 """Nor is a value held by more than this part of a namespace's memories (of at least
-:data:`MIN_MEMORIES`; in a smaller one, a value all of them hold): when most memories
-share it (every fact told in one conversation on one day), it tells nothing, and lifting them
-all would only reorder the best hits (our English set, 50 facts saved in one thread: the fact
-in the recall tool's answer 0.75 without the context, 0.70 with it before this rule)."""
+:data:`MIN_MEMORIES`; in a smaller one, a value all of them hold): lifting every fact told on
+one day only reorders the best hits (our English set: 0.75 without the rule, 0.70 with it)."""
 MIN_MEMORIES = 10
 """From this many memories in a namespace on, :data:`MAX_SHARE` applies."""
 EACH_FIRST = ""
 """The ``primary`` meaning "each memory's own first indexed field": a store indexing one field
-(the default ``["$"]``) lifts by the context fields a put indexed after its content
-(``index=["text", "context.day"]``, as the library's writers put, :mod:`langgraph_episodic.memory_context`).
-Never a field path (an empty path is refused)."""
+lifts by the context fields a put indexed after its content (``index=["text", "context.day"]``,
+as :mod:`langgraph_episodic.memory_context` writes). Never a field path."""
 
 FieldKey = tuple[str, int]
 """(field path, digest of the value)."""
@@ -126,9 +117,7 @@ class _Shard:
         return group
 
     def add(self, doc_id: str, keys: Iterable[FieldKey]) -> None:
-        if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
-            raise RuntimeError("A frozen field shard cannot change; thaw() it first.")
-        self.discard(doc_id)
+        self.discard(doc_id)  # (raises on a frozen shard)
         unique = tuple(dict.fromkeys(keys))
         if not unique:
             return

@@ -196,6 +196,39 @@ class NamespaceVectors:
         block._row = {vid: n for n, vid in enumerate(vids)}
         return block
 
+    @classmethod
+    def restored(cls, version: str, matrix: np.ndarray, vids: list[str]) -> NamespaceVectors:
+        """A block of rows kept from a block :meth:`loaded` from Chroma (:meth:`stacked`):
+        ``matrix`` (float32, normalised) and the vector id of each row, each naming its item.
+        The same block as :meth:`loaded` built, byte for byte. Raises ``ValueError`` when the
+        rows do not form one (a damaged file)."""
+        block = cls(version)
+        if matrix.dtype != np.float32 or matrix.ndim != 2 or len(matrix) != len(vids):
+            raise ValueError("Not a vector block: its matrix does not fit its ids.")
+        row = dict(zip(vids, range(len(vids)), strict=True))
+        if len(row) != len(vids):
+            raise ValueError("Not a vector block: a vector id repeats.")
+        if not vids:
+            return block
+        block._by_item = None
+        block._matrix = matrix
+        block._vids = vids
+        if any("#" in vid or "." in vid for vid in vids):
+            block._n_items = len({item_of_vector(vid) for vid in vids})
+            block._owners = Owners(_owner(vid) for vid in vids)
+        else:  # every row an item that is its own vector record (what :func:`_owner` gives)
+            block._n_items = len(vids)
+            block._owners = Owners([f"{vid}.{ITEM_TAG}" for vid in vids])
+        block._row = row
+        return block
+
+    def stacked(self) -> tuple[np.ndarray, list[str]] | None:
+        """The matrix and each row's vector id, when every row is live and none is pending
+        (call under the state lock; neither is changed later), else None."""
+        if self._pending or len(self._row) != len(self._vids):
+            return None
+        return self._matrix, list(self._vids)
+
     def __len__(self) -> int:
         """Number of live vectors."""
         return len(self._row) + len(self._pending)

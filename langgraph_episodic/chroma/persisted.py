@@ -1,0 +1,585 @@
+"""A namespace's keyword index, field values and vectors kept beside an embedded store, so that
+the first search after a restart loads them instead of reading and analyzing every record.
+
+A first search builds three things from the namespace's vector records (:mod:`.reads`): the
+packed keyword index (:mod:`.ranking.lexical`), the field values (:mod:`.ranking.shared_fields`)
+and, when they fit the cache, the vectors (:mod:`.ranking.vectors`). For a namespace of at
+least :data:`MIN_DOCS` documents in a store on a folder (``ChromaStore.persistent``),
+:mod:`.restore` writes what it built to one file beside Chroma's,
+``<folder>/langgraph-episodic-index.<store>.<namespace>.npz``, and the next process's first
+search there loads it. Stores on a server and
+in-memory stores keep nothing.
+
+A file is used only when it is what a rebuild would give now:
+
+* its format, the digest of the code that builds what it holds (analyzer, packing, the reads)
+  and the analyzer's language match this process's (:func:`code_digest`);
+* it names the store's vector collection and that collection's metadata segment in Chroma's
+  SQLite database (a rebuilt collection has new ones);
+* Chroma's records of the namespace are those it was built from: the segment's last sequence
+  number (``max_seq_id``, moved by every write to the collection) is the one on file, or
+  else the namespace's record count and highest record sequence number are (a write to a record
+  gives it a new, higher number; a delete lowers the count). So a file written before another
+  process wrote only other namespaces still serves;
+* or the namespace only gained records since: as many of its records carry a higher number
+  than the file's as were added (a rewritten record would carry one without adding to the
+  count). :func:`.restore.warm` then reads those records and adds them (the keyword index and
+  the field values take them as writes do, the vectors as the last rows: where a read of
+  Chroma puts records added later). Any other change makes the file stale.
+
+A file that fails a check, or that cannot be read (truncated, damaged: zip's CRC, and every
+array's shape and range are checked), is deleted and the namespace is built from Chroma as
+without it. The file holds arrays only (``numpy.load(..., allow_pickle=False)``); it is
+written to a temporary file and renamed (``os.replace``), so a reader never sees half of one.
+
+What it holds is what the search kept in memory: the namespace's analyzed words, its record
+ids, 64-bit digests of field values and its vectors. So a write that deletes a memory, or
+rewrites one that had indexed text, deletes the namespace's file at once
+(:meth:`PersistedIndex.discard`, from :meth:`.caches.StoreState.commit`; new memories keep it):
+a deleted or rewritten memory's words never outlive it on disk, and the next first search there
+builds and writes the file again. Records deleted behind the store's state (directly, or by a
+repair) delete every file of the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import sqlite3
+import threading
+import uuid
+import zipfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .._types import Namespace
+from .ranking.lexical import PackedParts, restore_packed
+from .ranking.vectors import NamespaceVectors
+
+logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+PREFIX = "langgraph-episodic-index"
+"""How the kept files of the store's Chroma folder begin: ``<PREFIX>.<store>.<namespace>.npz``
+(files beside Chroma's, no folder: the folders there are Chroma's segments)."""
+FORMAT = 1
+"""The layout of a file; a file of another layout is rebuilt."""
+MIN_DOCS = 1_000
+"""Namespaces with fewer documents are not kept: reading them from Chroma is about as fast."""
+CHROMA_FILE = "chroma.sqlite3"
+SEPARATOR = "\x00"
+"""Between the strings of a list kept as one UTF-8 array (a list holding it is not kept)."""
+
+_UNREADABLE = (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, zipfile.BadZipFile)
+"""What reading a damaged file raises (``json`` and ``UnicodeDecodeError`` are ValueErrors)."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """The state of Chroma's records a file was built from (see the module docstring)."""
+
+    collection: str
+    """The vector collection's id."""
+    segment: str
+    """Its metadata segment's id."""
+    seq: int
+    """The segment's last sequence number."""
+    count: int
+    """How many records of the namespace the collection held."""
+    ns_seq: int
+    """The highest sequence number of those records."""
+
+
+@dataclass(frozen=True)
+class FieldParts:
+    """A field shard (:mod:`.ranking.shared_fields`) as arrays: document ``n`` is ``ids[n]``
+    with ``counts[n]`` keys, the next ones of ``field`` (an index into ``names``) and
+    ``digest``."""
+
+    ids: list[str]
+    counts: np.ndarray
+    names: list[str]
+    field: np.ndarray
+    digest: np.ndarray
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What a file holds for one namespace."""
+
+    stamp: Stamp
+    lexical: PackedParts
+    fields: FieldParts
+    vectors: tuple[np.ndarray, list[str]] | None
+    """The normalised matrix and each row's vector id (None: not kept)."""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A namespace's file, read back and checked: its shards, and its vectors as a block
+    (its ``version`` to be set by whoever keeps it)."""
+
+    stamp: Stamp
+    lexical: Any
+    """A packed lexical shard (:func:`.ranking.lexical.restore_packed`)."""
+    fields: Any
+    """A field shard (:func:`restore_fields`)."""
+    vectors: NamespaceVectors | None
+    appended: tuple[str, ...] = ()
+    """Records of the namespace added since the file was written (none changed or deleted),
+    in Chroma's order: to add before use (:func:`.restore.warm`)."""
+
+
+def _digest(text: str, size: int) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=size).hexdigest()
+
+
+_SOURCES = (
+    "language",
+    "chroma/ranking/lexical.py",
+    "chroma/ranking/shared_fields.py",
+    "chroma/ranking/vectors.py",
+    "chroma/reads.py",
+    "chroma/record_format.py",
+    "chroma/index_paths.py",
+    "chroma/persisted.py",
+)
+"""The code that decides what a file holds (relative to the package)."""
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the code that builds what a file holds and of the stemmer's packages: a
+    file another version wrote is rebuilt, never read as if it matched."""
+    package = Path(__file__).resolve().parent.parent
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"format {FORMAT}".encode())
+    for name in _SOURCES:
+        path = package / name
+        files = sorted(path.glob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            h.update(file.name.encode())
+            h.update(file.read_bytes())
+    for dist in ("snowballstemmer", "PyStemmer", "numpy"):
+        try:
+            h.update(f"{dist} {importlib.metadata.version(dist)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"{dist} absent".encode())
+    return h.hexdigest()
+
+
+# --- Chroma's records ---------------------------------------------------------------------------
+
+
+def _seq(value: Any) -> int:
+    if isinstance(value, bytes):  # written by Chroma's older Python code
+        return int.from_bytes(value, "big")
+    return int(value or 0)
+
+
+class ChromaRecords:
+    """Read-only looks at Chroma's SQLite database of one folder, through one connection kept
+    open (as :class:`.metadata_index.MetadataIndex` keeps its own): closing a descriptor of the
+    file in this process would drop the POSIX locks Chroma's own SQLite holds on it, and a
+    Chroma read after such a close took up to 300 ms here instead of 2-20."""
+
+    def __init__(self, folder: Path) -> None:
+        self.db = folder / CHROMA_FILE
+        self._lock = threading.Lock()
+        self._con: sqlite3.Connection | None = None
+
+    def _read(self, read: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``read(connection)`` in one read transaction, ended before the answer returns."""
+        with self._lock:
+            con = self._con
+            if con is None:
+                con = self._con = sqlite3.connect(
+                    f"{self.db.as_uri()}?mode=ro", uri=True, timeout=10.0, check_same_thread=False
+                )
+            con.execute("BEGIN")
+            try:
+                return read(con)
+            finally:
+                con.rollback()
+
+    def segment_seq(self, collection: str) -> tuple[str, int] | None:
+        """The collection's metadata segment and its last sequence number (None: unknown)."""
+        return self._read(lambda con: _segment_seq(con, collection))
+
+    def namespace(self, segment: str, ns: Namespace) -> tuple[int, int]:
+        """How many records of ``ns`` the segment holds, and their highest sequence number."""
+        return self._read(lambda con: _namespace(con, segment, ns))
+
+    def added_since(self, segment: str, ns: Namespace, seq: int) -> list[str]:
+        """The ids of the records of ``ns`` written after ``seq``, in the segment's order."""
+        from .record_format import ns_str
+
+        rows = self._read(
+            lambda con: con.execute(
+                "SELECT e.embedding_id FROM embeddings AS e JOIN embedding_metadata AS m "
+                "ON m.id = e.id WHERE e.segment_id = ? AND m.key = '_ns' "
+                "AND m.string_value = ? AND e.seq_id > ? ORDER BY e.id",
+                (segment, ns_str(ns), seq),
+            ).fetchall()
+        )
+        return [str(row[0]) for row in rows]
+
+    def stamp(self, collection: str, ns: Namespace) -> Stamp | None:
+        """The collection's and the namespace's numbers, read in one transaction."""
+
+        def read(con: sqlite3.Connection) -> Stamp | None:
+            found = _segment_seq(con, collection)
+            if found is None:
+                return None
+            count, ns_seq = _namespace(con, found[0], ns)
+            return Stamp(collection, found[0], found[1], count, ns_seq)
+
+        return self._read(read)
+
+
+def _segment_seq(con: sqlite3.Connection, collection: str) -> tuple[str, int] | None:
+    row = con.execute(
+        "SELECT s.id, m.seq_id FROM segments AS s LEFT JOIN max_seq_id AS m "
+        "ON m.segment_id = s.id WHERE s.collection = ? AND s.scope = 'METADATA'",
+        (collection,),
+    ).fetchall()
+    return None if not row else (str(row[0][0]), _seq(row[0][1]))
+
+
+def _namespace(con: sqlite3.Connection, segment: str, ns: Namespace) -> tuple[int, int]:
+    from .record_format import ns_str
+
+    ((count, top),) = con.execute(
+        "SELECT COUNT(*), MAX(e.seq_id) FROM embeddings AS e JOIN embedding_metadata AS m "
+        "ON m.id = e.id WHERE e.segment_id = ? AND m.key = '_ns' AND m.string_value = ?",
+        (segment, ns_str(ns)),
+    ).fetchall()
+    return int(count), _seq(top)
+
+
+# --- files --------------------------------------------------------------------------------------
+
+
+def _strings(values: list[str]) -> np.ndarray | None:
+    """``values`` as one UTF-8 array (None when one holds :data:`SEPARATOR`)."""
+    joined = SEPARATOR.join(values)
+    if joined.count(SEPARATOR) != max(len(values) - 1, 0):
+        return None
+    return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def _unstrings(array: np.ndarray, n: int) -> list[str]:
+    if array.dtype != np.uint8 or array.ndim != 1:
+        raise ValueError("a string list is not bytes")
+    if n == 0:
+        if len(array):
+            raise ValueError("a string list holds more than it counts")
+        return []
+    values = array.tobytes().decode("utf-8", "surrogatepass").split(SEPARATOR)
+    if len(values) != n:
+        raise ValueError("a string list holds another count than it says")
+    return values
+
+
+def field_parts(shard: Any) -> FieldParts:
+    """A field shard's memories and their keys, in the shard's order."""
+    ids: list[str] = []
+    counts: list[int] = []
+    names: dict[str, int] = {}
+    fields: list[int] = []
+    digests: list[int] = []
+    for doc_id, keys in shard.keys.items():
+        ids.append(doc_id)
+        counts.append(len(keys))
+        for field, value in keys:
+            fields.append(names.setdefault(field, len(names)))
+            digests.append(value)
+    return FieldParts(
+        ids,
+        np.array(counts, dtype=np.int32),
+        list(names),
+        np.array(fields, dtype=np.int32),
+        np.array(digests, dtype=np.uint64),
+    )
+
+
+def restore_fields(parts: FieldParts) -> Any:
+    """The field shard of ``parts``, as :meth:`.FieldIndex.build_shard` built it from the
+    same memories (its groups in the order of their first memory). Raises ``ValueError`` when
+    the parts do not form one."""
+    from .ranking.shared_fields import FieldIndex
+
+    counts, field, digest = parts.counts, parts.field, parts.digest
+    if (
+        counts.dtype != np.int32
+        or counts.shape != (len(parts.ids),)
+        or field.dtype != np.int32
+        or digest.dtype != np.uint64
+        or field.shape != digest.shape
+        or int(counts.sum()) != len(field)
+        or (len(counts) and int(counts.min()) < 1)
+        or (len(field) and (int(field.min()) < 0 or int(field.max()) >= len(parts.names)))
+    ):
+        raise ValueError("Not a field shard: its arrays do not fit.")
+    shard = FieldIndex.build_shard(())
+    names = parts.names
+    pairs = list(zip([names[k] for k in field.tolist()], digest.tolist(), strict=True))
+    if len(pairs) == len(parts.ids):  # one key a memory (every count is 1): at once
+        if len(set(pairs)) == len(pairs):  # (and every value held once)
+            shard.groups = {
+                key: {doc_id: None} for key, doc_id in zip(pairs, parts.ids, strict=True)
+            }
+        else:
+            for key, doc_id in zip(pairs, parts.ids, strict=True):
+                shard.groups.setdefault(key, {})[doc_id] = None
+        shard.keys = dict(zip(parts.ids, [(key,) for key in pairs], strict=True))
+        if len(shard.keys) != len(parts.ids):
+            raise ValueError("Not a field shard: a memory repeats.")
+        return shard
+    groups, keys = shard.groups, shard.keys
+    several = 0
+    at = 0
+    for doc_id, n in zip(parts.ids, counts.tolist(), strict=True):
+        unique = tuple(pairs[at : at + n])
+        at += n
+        for key in unique:
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = {}
+            group[doc_id] = None
+        keys[doc_id] = unique
+        several += any(key[0] != unique[0][0] for key in unique[1:])
+    if len(keys) != len(parts.ids) or any(len(set(k)) != len(k) for k in keys.values()):
+        raise ValueError("Not a field shard: a memory or a key repeats.")
+    shard.several = several
+    return shard
+
+
+class PersistedIndex:
+    """The kept namespaces of one store on an embedded folder (see the module docstring)."""
+
+    def __init__(self, folder: Path, store: str) -> None:
+        self.chroma = ChromaRecords(folder)
+        self.root = folder
+        self.stem = f"{PREFIX}.{_digest(store, 8)}"
+        self._lock = threading.Lock()
+        self._absent: set[Namespace] = set()
+        """Namespaces known to have no file (checked or deleted by this process)."""
+        self._discards: dict[Namespace, int] = {}
+        """How many times each namespace's file was discarded (a save racing a write)."""
+
+    def path(self, ns: Namespace) -> Path:
+        """The file of ``ns``."""
+        return self.root / f"{self.stem}.{_digest(json.dumps(list(ns)), 16)}.npz"
+
+    # -- deleting ---------------------------------------------------------------------------
+
+    def discard(self, namespaces: Iterable[Namespace]) -> None:
+        """Delete the files of ``namespaces`` (memories deleted or rewritten there: see the
+        module docstring). A namespace this process knows has none costs nothing."""
+        with self._lock:
+            for ns in namespaces:
+                self._discards[ns] = self._discards.get(ns, 0) + 1
+                if ns in self._absent:
+                    continue
+                self._unlink(self.path(ns))
+                self._absent.add(ns)
+
+    def discard_all(self) -> None:
+        """Delete every file of the store (after Chroma's records changed behind the
+        in-process state: a repair, records deleted directly)."""
+        with self._lock:
+            for pattern in (f"{self.stem}.*.npz", f".{self.stem}.*.tmp"):
+                for path in self.root.glob(pattern):
+                    self._unlink(path)
+            self._absent.clear()
+            for ns in self._discards:
+                self._discards[ns] += 1
+
+    def discards(self, ns: Namespace) -> int:
+        with self._lock:
+            return self._discards.get(ns, 0)
+
+    @staticmethod
+    def _unlink(path: Path) -> None:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as e:  # (a write must not fail once Chroma holds it: say so instead)
+            logger.warning("Cannot delete the kept index %s (%s); delete it by hand.", path, e)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def load(self, ns: Namespace, collection: str, language: str) -> Loaded | None:
+        """The namespace's file if it holds what a rebuild would give now, else None (a file
+        that does not is deleted)."""
+        path = self.path(ns)
+        with self._lock:
+            if ns in self._absent:
+                return None
+        if not path.is_file():
+            with self._lock:
+                self._absent.add(ns)
+            return None
+        try:
+            kept = _read(path, ns, language)
+        except _UNREADABLE as e:
+            logger.warning("The kept index %s cannot be read (%s); rebuilding it.", path, e)
+            self._drop(ns, path)
+            return None
+        try:
+            appended = None if kept is None else self._since(kept.stamp, ns, collection)
+        except sqlite3.Error as e:  # (Chroma's file unreadable now: build from Chroma)
+            logger.warning("Cannot check the kept index %s against Chroma (%s).", path, e)
+            return None
+        if kept is None or appended is None:
+            self._drop(ns, path)
+            return None
+        return dataclasses.replace(kept, appended=tuple(appended)) if appended else kept
+
+    def _since(self, stamp: Stamp, ns: Namespace, collection: str) -> list[str] | None:
+        """The records of ``ns`` added since ``stamp`` (none: the file is current); None when
+        a record it was built from changed or went (the file is stale)."""
+        if stamp.collection != collection:
+            return None
+        now = self.chroma.segment_seq(collection)
+        if now is None or now[0] != stamp.segment:
+            return None
+        if now[1] == stamp.seq:
+            return []
+        count, top = self.chroma.namespace(stamp.segment, ns)
+        if (count, top) == (stamp.count, stamp.ns_seq):
+            return []
+        if count <= stamp.count:
+            return None
+        # Every record written since is new exactly when as many were written as were added
+        # (a rewritten record is written without adding one, a deleted one lowers the count).
+        added = self.chroma.added_since(stamp.segment, ns, stamp.ns_seq)
+        return added if len(added) == count - stamp.count else None
+
+    def _drop(self, ns: Namespace, path: Path) -> None:
+        with self._lock:
+            self._unlink(path)
+            self._absent.add(ns)
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def save(self, ns: Namespace, language: str, kept: Kept, discards: int) -> bool:
+        """Write the namespace's file (atomically); False when it cannot be kept (a string
+        holding :data:`SEPARATOR`) or a write discarded it meanwhile (``discards``: the count
+        of :meth:`discards` before ``kept`` was taken)."""
+        arrays = _arrays(ns, language, kept)
+        if arrays is None:
+            return False
+        path = self.path(ns)
+        tmp = path.with_name(f".{path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            with tmp.open("wb") as out:
+                np.savez(out, allow_pickle=False, **arrays)
+            os.replace(tmp, path)
+        except OSError as e:  # (a full or read-only disk: the search still answers)
+            logger.warning("Cannot keep the index of a namespace in %s (%s).", path, e)
+            return False
+        finally:
+            self._unlink(tmp)
+        with self._lock:
+            if self._discards.get(ns, 0) != discards:  # a write landed: its words may differ
+                self._unlink(path)
+                self._absent.add(ns)
+                return False
+            self._absent.discard(ns)
+        return True
+
+
+def _arrays(ns: Namespace, language: str, kept: Kept) -> dict[str, np.ndarray] | None:
+    lexical, fields, vectors = kept.lexical, kept.fields, kept.vectors
+    strings = {
+        "lexical_ids": _strings(lexical.ids),
+        "lexical_terms": _strings(lexical.terms),
+        "field_ids": _strings(fields.ids),
+        "field_names": _strings(fields.names),
+        "vector_ids": _strings(vectors[1] if vectors is not None else []),
+    }
+    if any(value is None for value in strings.values()):
+        return None
+    header = {
+        "format": FORMAT,
+        "code": code_digest(),
+        "language": language,
+        "namespace": list(ns),
+        "stamp": vars(kept.stamp),
+        "counts": {
+            "lexical_ids": len(lexical.ids),
+            "lexical_terms": len(lexical.terms),
+            "field_ids": len(fields.ids),
+            "field_names": len(fields.names),
+            "vector_ids": len(vectors[1]) if vectors is not None else 0,
+        },
+        "vectors": vectors is not None,
+    }
+    out: dict[str, np.ndarray] = {
+        "header": np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
+        "lexical_lengths": lexical.lengths,
+        "lexical_starts": lexical.starts.astype(np.int64),
+        "lexical_where": lexical.where,
+        "lexical_tf": lexical.tf,
+        "field_counts": fields.counts,
+        "field_field": fields.field,
+        "field_digest": fields.digest,
+        "vector_matrix": vectors[0] if vectors is not None else np.zeros((0, 0), np.float32),
+    }
+    out.update((name, value) for name, value in strings.items() if value is not None)
+    return out
+
+
+def _read(path: Path, ns: Namespace, language: str) -> Loaded | None:
+    """The file's shards and block, None when another code, language or namespace wrote it;
+    raises one of :data:`_UNREADABLE` when it is damaged."""
+
+    with np.load(path, allow_pickle=False) as files:
+        header = json.loads(files["header"].tobytes().decode())
+        if (
+            not isinstance(header, dict)
+            or header.get("format") != FORMAT
+            or header.get("code") != code_digest()
+            or header.get("language") != language
+            or header.get("namespace") != list(ns)
+        ):
+            return None
+        counts = header["counts"]
+        stamp = Stamp(**header["stamp"])
+        if not all(isinstance(v, int) for v in (stamp.seq, stamp.count, stamp.ns_seq)):
+            raise ValueError("the stamp is not numbers")
+        lexical = PackedParts(
+            _unstrings(files["lexical_ids"], counts["lexical_ids"]),
+            files["lexical_lengths"],
+            _unstrings(files["lexical_terms"], counts["lexical_terms"]),
+            files["lexical_starts"].astype(np.intp, copy=False),
+            files["lexical_where"],
+            files["lexical_tf"],
+        )
+        fields = FieldParts(
+            _unstrings(files["field_ids"], counts["field_ids"]),
+            files["field_counts"],
+            _unstrings(files["field_names"], counts["field_names"]),
+            files["field_field"],
+            files["field_digest"],
+        )
+        vectors = None
+        if header["vectors"] is True:
+            vectors = (
+                files["vector_matrix"],
+                _unstrings(files["vector_ids"], counts["vector_ids"]),
+            )
+    block = None
+    if vectors is not None:
+        block = NamespaceVectors.restored("", vectors[0], vectors[1])
+    return Loaded(stamp, restore_packed(lexical), restore_fields(fields), block)
