@@ -14,7 +14,7 @@ import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..admin.browse import (
     fact_state,
@@ -38,9 +38,10 @@ from ..admin.transfer import (
     write_records,
 )
 from ..admin.wording import count as counted
-from ..facts.recall import fact_history
-from ..facts.records import FactRecord
 from .target import Target, load_embedder, open_store
+
+if TYPE_CHECKING:
+    from ..facts.records import FactRecord
 
 
 def run_stats(args: argparse.Namespace) -> int:
@@ -125,6 +126,9 @@ def run_history(args: argparse.Namespace) -> int:
     """Print a user's facts with their periods (``--json``: one object per version)."""
     if not args.user or not args.user.strip():
         raise CliError("--user is empty; pass the user id whose facts to list.")
+    # The facts package loads LangChain's model stack: only this command pays for it.
+    from ..facts.recall import fact_history
+
     target = Target.from_args(args)
     with open_store(target, semantic=False, read_only=True) as store:
         history = {ns: fact_history(store, ns) for ns in user_namespaces(store, args.user)}

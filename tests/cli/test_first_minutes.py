@@ -24,7 +24,8 @@ PROBE = """
 import json, sys
 from langgraph_episodic.cli.main import main
 code = main(sys.argv[1:])
-heavy = [m for m in ("torch", "transformers", "sentence_transformers") if m in sys.modules]
+heavy = [m for m in ("torch", "transformers", "sentence_transformers", "langchain.agents",
+                    "langgraph_episodic.facts") if m in sys.modules]
 print(json.dumps({"code": code, "heavy": heavy}))
 """
 
@@ -92,7 +93,9 @@ def _commands_without_embedding() -> list[str]:
 def test_commands_without_embedding_never_import_torch(
     command: str, seeded_store: Seeded, tmp_path: Path
 ) -> None:
-    """Each command runs to its end (exit code 0) without importing torch or the model."""
+    """Each command runs to its end (exit code 0) without importing torch or the model, nor
+    (but ``history``, which reads facts) the facts package and LangChain's agent stack, which
+    cost a store command about a second of its start."""
     argv = _argv_for(command, seeded_store.path, tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=False
@@ -100,7 +103,8 @@ def test_commands_without_embedding_never_import_torch(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
-    assert report["heavy"] == [], f"{command} imported {report['heavy']}"
+    allowed = {"langchain.agents", "langgraph_episodic.facts"} if command == "history" else set()
+    assert set(report["heavy"]) <= allowed, f"{command} imported {report['heavy']}"
 
 
 @pytest.mark.parametrize(
