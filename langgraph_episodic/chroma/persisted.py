@@ -345,22 +345,13 @@ def restore_fields(parts: FieldParts) -> Any:
         if len(shard.keys) != len(parts.ids):
             raise ValueError("Not a field shard: a memory repeats.")
         return shard
-    groups, keys = shard.groups, shard.keys
-    several = 0
     at = 0
     for doc_id, n in zip(parts.ids, counts.tolist(), strict=True):
-        unique = tuple(pairs[at : at + n])
+        shard.fill(doc_id, tuple(pairs[at : at + n]))
         at += n
-        for key in unique:
-            group = groups.get(key)
-            if group is None:
-                group = groups[key] = {}
-            group[doc_id] = None
-        keys[doc_id] = unique
-        several += any(key[0] != unique[0][0] for key in unique[1:])
+    keys = shard.keys
     if len(keys) != len(parts.ids) or any(len(set(k)) != len(k) for k in keys.values()):
         raise ValueError("Not a field shard: a memory or a key repeats.")
-    shard.several = several
     return shard
 
 

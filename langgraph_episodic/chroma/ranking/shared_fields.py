@@ -126,6 +126,18 @@ class _Shard:
         self.keys[doc_id] = unique
         self.several += _several(unique)
 
+    def fill(self, doc_id: str, unique: tuple[FieldKey, ...]) -> None:
+        """Add a memory this shard does not hold yet, with its distinct keys, to a shard being
+        built (it shares no group with a frozen one): :meth:`add` without its checks."""
+        groups = self.groups
+        for key in unique:
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = {}
+            group[doc_id] = None
+        self.keys[doc_id] = unique
+        self.several += _several(unique)
+
     def discard(self, doc_id: str) -> None:
         if self.frozen:
             raise RuntimeError("A frozen field shard cannot change; thaw() it first.")
@@ -187,21 +199,13 @@ class FieldIndex:
         """A namespace's shard from ``(doc_id, [(path, text), ...])`` (no lock: for
         :meth:`put_shard`)."""
         shard = _Shard()
-        groups, keys = shard.groups, shard.keys
         fields: dict[str, str] = {}  # path -> field: a namespace has few paths, many texts
         for doc_id, rows in docs:
             unique = tuple(dict.fromkeys(_key(path, text, fields) for path, text in rows))
-            if doc_id in keys or not unique:  # a later duplicate wins, as with add()
+            if doc_id in shard.keys or not unique:  # a later duplicate wins, as with add()
                 shard.add(doc_id, unique)
-                continue
-            # add() inlined: a new shard shares no group with a frozen one.
-            for key in unique:
-                group = groups.get(key)
-                if group is None:
-                    group = groups[key] = {}
-                group[doc_id] = None
-            keys[doc_id] = unique
-            shard.several += _several(unique)
+            else:
+                shard.fill(doc_id, unique)
         return shard
 
     def put_shard(self, namespace: Namespace, shard: _Shard) -> None:
