@@ -39,7 +39,7 @@ chroma`` uses ``ChromaStore.ephemeral`` instead; ``--store none`` skips the stor
 recall, for tuning: the policies see only the skill counts).
 
     python benchmarks/learning.py                       # 5 worlds x 1000 episodes x 10 seeds
-    python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.png
+    python benchmarks/learning.py --world abrupt --episodes 300 --seeds 2 --plot curves.svg
     python benchmarks/learning.py --world abrupt --policies thompson-decay --draws evidence
 
 ``--draws`` picks the Thompson policies' random draws: one seeded generator per seed (default),
@@ -410,10 +410,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, list[float]]]
                         "(default 'policy'), or 'evidence': no rng, each choice seeded from "
                         "the task and the evidence (the default of select_strategy)")
     parser.add_argument("--plot", type=Path, default=None,
-                        help="save each world's mean curves to this path, suffixed by world")
+                        help="save each world's mean curves to this .svg path, suffixed by world")
     args = parser.parse_args(argv)
     if args.episodes < 20 or args.seeds < 1 or args.window < 1:
         parser.error("need --episodes >= 20, --seeds >= 1 and --window >= 1")
+    if args.plot is not None and args.plot.suffix.lower() != ".svg":
+        parser.error(f"--plot draws SVG: name a .svg file, not {args.plot}")
 
     started = time.perf_counter()
     store_name = {"chroma": "ChromaStore.ephemeral (hybrid search)", "memory": "InMemoryStore",

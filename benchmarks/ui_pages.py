@@ -100,12 +100,13 @@ class Bench:
         secrets = Secrets()
         settings = Settings(store=self.store, where="bench", checkpoints=folder / "checkpoints.sqlite")
         self.client = TestClient(create_app(settings, secrets=secrets), base_url="http://127.0.0.1")
-        self.client.get(f"/?token={secrets.token}")
+        self.prefix = secrets.path  # (the inspector's pages live under its secret path)
+        self.client.get(f"{self.prefix}/?token={secrets.token}")
         self.times: dict[str, list[float]] = {}
 
     def request(self, name: str, url: str) -> None:
         t0 = time.perf_counter()
-        response = self.client.get(url)
+        response = self.client.get(self.prefix + url)
         self.times.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
         assert response.status_code == 200, (url, response.status_code, response.text)
 

@@ -3,6 +3,7 @@ context), never from an LLM's arguments."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -113,6 +114,34 @@ def given_user_id(
             "written."
         )
     return next(iter(given.values()), None)
+
+
+USER_NAME = "user_name"
+"""The key of the name (or list of names) the user goes by, in ``config["configurable"]``."""
+
+_ONE_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def own_names(config: RunnableConfig | Mapping[str, Any] | None) -> frozenset[str]:
+    """The casefolded names the run's user goes by: ``config["configurable"]["user_name"]``
+    (a name or a list of names; each name's words count alone too, "Maya Patel" is also
+    "maya") and the user id when it is one word of letters (``"alice"``; not ``"u-1093"``).
+    Recall reads facts an agent saved about the user in the third person ("Maya has moved to
+    Manchester") as the user's own.
+
+    >>> sorted(own_names({"configurable": {"user_id": "alice", "user_name": "Alice Smith"}}))
+    ['alice', 'alice smith', 'smith']
+    >>> own_names({"configurable": {"user_id": "u-1093"}})
+    frozenset()
+    """
+    conf = configurable(config)
+    given = conf.get(USER_NAME) or ()
+    names = [given] if isinstance(given, str) else [str(name) for name in given]
+    user_id = given_user_id(config)
+    if user_id is not None and _ONE_WORD.fullmatch(user_id):
+        names.append(user_id)
+    folded = {name.strip().casefold() for name in names if name.strip()}
+    return frozenset(folded | {word for name in folded for word in name.split()})
 
 
 def user_id_from(

@@ -20,7 +20,8 @@ import os
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +36,10 @@ logger = logging.getLogger(__name__)
 
 MODEL_DIMS = 384
 """Dimensions of the packaged all-MiniLM-L6-v2 vectors."""
+
+ASKED_KEPT = 8
+"""How many of the last questions an in-process model keeps the vectors of: a fact's save
+searches for its text and then stores it, so the second embedding is a look-up."""
 
 THREADS_ENV = "LANGGRAPH_EPISODIC_TORCH_THREADS"
 """Environment variable read (never set) for the torch threads of an encode: a count, ``0``
@@ -58,30 +63,57 @@ def packaged_model_path() -> Path:
 class LocalEmbeddings(Embeddings):
     """What the in-process models share: each call embeds its distinct texts once
     (:meth:`_vectors`, one row per text) and answers in the callers' order; the async
-    methods run the same work in a worker thread."""
+    methods run the same work in a worker thread. A query and a document are embedded alike,
+    so the vectors of the last :data:`ASKED_KEPT` questions answer for those texts later."""
 
     def _vectors(self, texts: list[str]) -> Any:
         raise NotImplementedError
 
-    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
+    def _encode(self, texts: Sequence[str], *, asked: bool = False) -> list[list[float]]:
         if not texts:
             return []
-        unique = list(dict.fromkeys(texts))
-        vectors = self._vectors(unique)
-        by_text = {text: vectors[i].tolist() for i, text in enumerate(unique)}
-        return [by_text[text] for text in texts]
+        # Subclasses need not call __init__: the memo is made on first use (setdefault is atomic).
+        memo: _Asked = self.__dict__.setdefault("_asked", _Asked())
+        by_text = memo.known(texts)
+        unique = list(dict.fromkeys(t for t in texts if t not in by_text))
+        if unique:
+            vectors = self._vectors(unique)
+            by_text.update((text, vectors[i]) for i, text in enumerate(unique))
+        if asked:
+            memo.keep(by_text)
+        return [by_text[text].tolist() for text in texts]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self._encode(texts)
 
     def embed_query(self, text: str) -> list[float]:
-        return self._encode([text])[0]
+        return self._encode([text], asked=True)[0]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         return await asyncio.to_thread(self._encode, texts)
 
     async def aembed_query(self, text: str) -> list[float]:
-        return (await asyncio.to_thread(self._encode, [text]))[0]
+        return (await asyncio.to_thread(self._encode, [text], asked=True))[0]
+
+
+class _Asked:
+    """The vectors of the last :data:`ASKED_KEPT` questions (rows as the model made them)."""
+
+    def __init__(self) -> None:
+        self._rows: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def known(self, texts: Iterable[str]) -> dict[str, Any]:
+        with self._lock:
+            return {t: self._rows[t] for t in texts if t in self._rows}
+
+    def keep(self, rows: Mapping[str, Any]) -> None:
+        with self._lock:
+            for text, row in rows.items():
+                self._rows[text] = row
+                self._rows.move_to_end(text)
+            while len(self._rows) > ASKED_KEPT:
+                self._rows.popitem(last=False)
 
 
 class SentenceTransformerEmbeddings(LocalEmbeddings):

@@ -126,6 +126,9 @@ def in_turn(ops: Sequence[Any]) -> list[list[Any]]:
     out: list[list[Any]] = [[]]
     held: set[str] = set()
     for op in ops:
+        if getattr(op, "index", None) is False:  # indexes nothing: shares no text
+            out[-1].append(op)
+            continue
         context = getattr(op, "value", None)
         context = context.get(CONTEXT_FIELD) if isinstance(context, Mapping) else None
         texts = {str(context[f]) for f in indexed if f in context} if isinstance(

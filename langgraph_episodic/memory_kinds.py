@@ -166,6 +166,21 @@ def decide(items: Sequence[SearchItem], floor: float | None) -> Decision:
     return Decision(tuple(shown), tuple(verdicts))
 
 
+def first_on_topic(decision: Decision, on_topic: Sequence[SearchItem]) -> Decision:
+    """``decision`` with ``on_topic`` shown first, whatever their score: the current fact on
+    the single-valued topic a question asks about ("Where do I live?"), read by filter
+    (:func:`~langgraph_episodic.facts.recall.topic_now_ops`), is the answer even when the
+    question shares no word with it."""
+    if not on_topic:
+        return decision
+    spots = {(tuple(i.namespace), i.key) for i in on_topic}
+    rest = [i for i in decision.kept if (tuple(i.namespace), i.key) not in spots]
+    why = "the current fact on the topic the question asks about (read by filter)"
+    verdicts = [Verdict(i, kind_of(i.value), i.score, True, why) for i in on_topic]
+    verdicts += [v for v in decision.verdicts if (tuple(v.item.namespace), v.item.key) not in spots]
+    return Decision((*on_topic, *rest), tuple(verdicts))
+
+
 def passing(items: Sequence[SearchItem], floor: float | None) -> list[SearchItem]:
     """The hits a recall answers with, in the order they are shown (:func:`decide`)."""
     return list(decide(items, floor).kept)

@@ -6,16 +6,13 @@
 # recency, reward and outcome, with every component visible), the **replay prompt** the
 # agent gets, **skill profiles** per task category, **strategy selection** from experience
 # (a greedy rule and an exploring Thompson-sampling policy), and **learning curves** of a
-# simulated agent with and without memory, with plots.
+# simulated agent with and without memory, drawn as SVG.
 #
 # It uses the deterministic `HashEmbeddings` (word overlap, instant) and a fixed clock, so
 # every number below is reproducible.
 
 # %%
-# %matplotlib inline
 import random
-
-import matplotlib.pyplot as plt
 
 from langgraph_episodic import (
     ChromaStore,
@@ -85,18 +82,11 @@ print(memory.count(), "episodes;", "short-term window:", [e.episode_id for e in 
 # %%
 from langgraph_episodic.episodic import decay_factor
 
+print(f"{'age':>7}  half-life 0.5 d   1 d   3 d   1 d, floor 0.2")
 for label, age in [("0 h", 0), ("12 h", 12 * HOUR), ("1 day", DAY), ("2 days", 2 * DAY), ("1 week", 7 * DAY)]:
-    print(f"{label:>7}: {decay_factor(NOW - age, NOW):.3f}")
-
-days = [d / 10 for d in range(0, 71)]
-fig, ax = plt.subplots(figsize=(7, 3))
-for half_life in (0.5, 1, 3):
-    ax.plot(days, [decay_factor(NOW - d * DAY, NOW, half_life * DAY) for d in days], label=f"half-life {half_life} d")
-ax.plot(days, [decay_factor(NOW - d * DAY, NOW, DAY, floor=0.2) for d in days], "--", label="1 d, floor 0.2")
-ax.set_xlabel("age (days)")
-ax.set_ylabel("recency weight")
-ax.legend()
-plt.show()
+    weights = [decay_factor(NOW - age, NOW, half_life * DAY) for half_life in (0.5, 1, 3)]
+    floored = decay_factor(NOW - age, NOW, DAY, floor=0.2)
+    print(f"{label:>7}  {weights[0]:15.3f} {weights[1]:5.3f} {weights[2]:5.3f} {floored:16.3f}")
 
 # %% [markdown]
 # ## Recall: priority, and why

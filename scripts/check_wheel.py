@@ -166,8 +166,8 @@ def main() -> int:
         store = work / "store"
         run([cli, "demo", "--help"], work, env)
         out = run([cli, "demo", "--tasks", "8", "--embeddings", "hash", "--path", str(store),
-                   "--plot", str(work / "curve.png")], work, env)
-        expect("8 episodes" in out and (work / "curve.png").is_file(), f"demo: {out[-500:]}")
+                   "--plot", str(work / "curve.svg")], work, env)
+        expect("8 episodes" in out and (work / "curve.svg").is_file(), f"demo: {out[-500:]}")
         step("demo (8 tasks, hash embedder) and its plot", t)
 
         t = time.monotonic()

@@ -205,7 +205,7 @@ SLOW_TESTS = (
     "tests/episodic/test_strategy_decay.py::test_memory_profiles_flag_a_change_and_detection_can",
     "tests/test_embeddings.py::test_hash_embedding_is_deterministic_across_processes",
     "tests/episodic/test_similarity.py::test_hash_embedding_is_the_same_in_other_processes",
-    "tests/episodic/test_learning.py::test_importing_the_package_does_not_import_matplotlib",
+    "tests/episodic/test_learning.py::test_importing_the_package_and_the_demo_report_never",
     "tests/episodic/test_change_detection.py::test_false_alarms_on_a_stable_stream_are_rare",
 )
 """Tests left out of the fast tier (``-m "not slow"``, ``scripts/check-fast``), by node id

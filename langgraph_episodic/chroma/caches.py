@@ -414,9 +414,15 @@ class StoreState:
             if not self.shared:
                 merges = self._count_items(change)
             for ns in change.removed:
-                self.registry.drop(ns)
-                self.forget_namespace(ns)
-                self._ids.pop(ns, None)
+                kept = change.kept.get(ns)
+                if kept is None:
+                    self.registry.drop(ns)
+                    self.forget_namespace(ns)
+                    self._ids.pop(ns, None)
+                else:  # known empty, its caches current: a put there and a search read nothing
+                    self.registry.keep(ns, kept)
+                    self._ids.setdefault(ns, IdSet())
+                    self._apply(ns, kept.version, change)
             for ns, info in change.registry.items():
                 self.registry.set(ns, info)
             touched = change.touched
@@ -513,6 +519,8 @@ class Commit:
     """Namespace -> its new :class:`.registry.NamespaceInfo`."""
     removed: set[Namespace]
     """Namespaces that no longer hold items."""
+    kept: dict[Namespace, Any] = field(default_factory=dict)
+    """Those of ``removed`` whose registry record Chroma keeps: its info (marked ``kept``)."""
     deleted_any: bool = False
     paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Item id -> the field path of each of its new rows (as ``vectors``' rows)."""

@@ -71,6 +71,9 @@ def purge_files(store: Any, *, rebuild: bool = True) -> Purge | None:
     client = getattr(store, "client", None)
     if not isinstance(collections, dict) or client is None:
         return None
+    drop = getattr(getattr(store, "inner", store), "drop_empty_namespaces", None)
+    if callable(drop):  # (the records it keeps for emptied namespaces go first)
+        drop()
     settings = client.get_settings()
     if "fastapi" in str(getattr(settings, "chroma_api_impl", "")).lower():
         host = getattr(settings, "chroma_server_host", None) or "server"

@@ -143,6 +143,11 @@ class FolderLock:
             self._fd = fd
             self._seen = token
 
+    @property
+    def writing(self) -> bool:
+        """Whether this process is the folder's writer."""
+        return self._fd is not None
+
     # readers -------------------------------------------------------------------------
 
     def check_readable(self) -> None:

@@ -220,9 +220,14 @@ class Backend:
             if state.registry.loaded:
                 return
             fresh = records_by_namespace(self.gateway.registry_records())
+            # A marked record may have outlived its namespace's items (its writer was killed
+            # before it unmarked it, :mod:`.registry`): those namespaces are checked.
+            empty = [ns for ns, i in fresh.items() if i.kept and not self.gateway.holds_items(ns)]
             with state.lock:
                 for ns, info in fresh.items():
                     state.registry.set(ns, info)
+                for ns in empty:
+                    state.registry.keep(ns, fresh[ns])
                 state.registry.loaded = True
 
     def known(self, namespaces: Sequence[Namespace]) -> dict[Namespace, NamespaceInfo]:
@@ -238,11 +243,13 @@ class Backend:
     def live(self, prefix: Namespace, now: float) -> list[Namespace]:
         """Namespaces under ``prefix`` holding at least one unexpired item (on a server a
         record's ``_exp`` may lag behind another writer, so "all expired" is checked against
-        the items)."""
+        the items, and so is a marked record, which may have outlived its items)."""
         out = []
         for ns, info in self.namespaces(prefix).items():
             live = not record_format.expired(info.expires, now)
-            if live or (self.shared and self.gateway.has_live_items(ns, now)):
+            if self.shared and (info.kept or not live):
+                live = self.gateway.has_live_items(ns, now)
+            if live:
                 out.append(ns)
         return out
 

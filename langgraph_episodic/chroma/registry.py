@@ -7,6 +7,12 @@ the namespace's prefix keys, a version that changes on every write to it (caches
 current; a store on a server re-reads what it needs. Between processes, a record is written
 before its namespace's first item and removed only after re-checking it is empty
 (:mod:`.writes`); ``_exp`` may lag behind, so a server store checks before hiding a namespace.
+
+An embedded store keeps the record of a namespace it empties, marked ``_kept``, so that a
+put refilling it writes no record; it knows in process which namespaces are empty, and gives
+the registry its plain form back (records of empty namespaces deleted, marks removed) before
+it lets its folder go, or when many are marked. A store that finds marked records when it
+reads the registry (a writer was killed) checks their namespaces for items.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ class NamespaceInfo:
     item_records: bool = True
     """Whether the namespace may hold records in the item collection (sticky; True when
     unknown). Without them an embedded store reads the vector collection alone."""
+    kept: bool = False
+    """Whether the record may outlive the namespace's items (marked ``_kept``)."""
 
 
 def info_of(meta: Mapping[str, Any]) -> NamespaceInfo:
@@ -39,6 +47,7 @@ def info_of(meta: Mapping[str, Any]) -> NamespaceInfo:
         record_format.expiry_of(meta, "_exp"),
         bool(meta.get("_unidx", True)),
         bool(meta.get("_irec", True)),
+        bool(meta.get("_kept", False)),
     )
 
 
@@ -55,6 +64,7 @@ def record(namespace: Namespace, info: NamespaceInfo) -> dict[str, Any]:
         "_exp": info.expires,
         "_unidx": info.unindexed,
         "_irec": info.item_records,
+        "_kept": True if info.kept else None,  # (None: Chroma drops a key an upsert had)
     }
     for depth in range(1, len(namespace) + 1):
         meta[f"_p{depth}"] = record_format.ns_str(namespace[:depth])
@@ -75,6 +85,11 @@ class RegistryMirror:
         self._under: dict[Namespace, dict[Namespace, None]] = {}
         """Prefix -> the namespaces under it (a search reads one user's namespace without
         scanning every namespace)."""
+        self.empty: dict[Namespace, NamespaceInfo] = {}
+        """Namespaces known to hold no item whose record Chroma keeps (marked), as it holds it;
+        not among the namespaces above."""
+        self.marked: set[Namespace] = set()
+        """The namespaces whose record in Chroma is marked ``_kept`` (empty or not)."""
         self.loaded = False
 
     def under(self, prefix: Namespace) -> dict[Namespace, NamespaceInfo]:
@@ -93,8 +108,21 @@ class RegistryMirror:
             for depth in range(len(ns) + 1):
                 self._under.setdefault(ns[:depth], {})[ns] = None
         self._info[ns] = info
+        self.empty.pop(ns, None)
+        if info.kept:
+            self.marked.add(ns)
+        else:
+            self.marked.discard(ns)
+
+    def keep(self, ns: Namespace, info: NamespaceInfo) -> None:
+        """``ns`` holds no item any more; Chroma keeps its record ``info`` (marked)."""
+        self.drop(ns)
+        self.empty[ns] = info
+        self.marked.add(ns)
 
     def drop(self, ns: Namespace) -> None:
+        self.empty.pop(ns, None)
+        self.marked.discard(ns)
         if self._info.pop(ns, None) is None:
             return
         for depth in range(len(ns) + 1):

@@ -880,7 +880,14 @@ class ChromaStore(BaseStore):
         if self._calls.close():
             if self._remote is not None:
                 self._remote.close()
-            else:
+                return
+            from chromadb.errors import ChromaError
+
+            try:
+                writes.unmark(self._backend)  # (the registry as another process reads it)
+            except ChromaError:  # (e.g. the folder is gone; a store reading it checks marks)
+                logger.warning("could not unmark the namespace registry", exc_info=True)
+            finally:
                 self._backend.close_store()
 
     def __enter__(self) -> ChromaStore:
@@ -932,6 +939,16 @@ class ChromaStore(BaseStore):
         with self._calls.call():
             raw_records.delete_vectors(self._backend.gateway.vectors, ids)
             self._backend.state.discard_kept()  # (their words: :mod:`.persisted`)
+
+    def drop_empty_namespaces(self) -> None:
+        """Delete the registry records this store kept for the namespaces it emptied (a put
+        refilling one then writes none, :mod:`.registry`): a namespace's name may hold a user
+        id, so forgetting a user and a purge call this. A store served by another process
+        keeps none."""
+        if self._remote is None:
+            with self._calls.call():
+                self._backend.claim_for_writing()  # (as the purge does next)
+                writes.unmark(self._backend)
 
     @contextlib.contextmanager
     def maintenance(self) -> Iterator[Maintenance]:

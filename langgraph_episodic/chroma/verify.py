@@ -7,8 +7,9 @@ leftovers cost space and skew BM25 statistics. This reads every record once and 
 * items missing vectors: never produced by the store's own writes (put the item again);
 * shadowed item records: an item-collection record of an item that is its own vector record
   (a killed move between the collections);
-* registry drift: unregistered namespaces with items, records of empty namespaces, and
-  records whose latest expiry is below their items'.
+* registry drift: unregistered namespaces with items, records of empty namespaces (not
+  those marked as kept, :mod:`.registry`), and records whose latest expiry is below their
+  items'.
 
 It also lists unsearchable items: their put asked to index fields that hold no text, so no
 query finds them (``get``, filters and listings still do). They do not count against ``ok``:
@@ -93,7 +94,8 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         missing = _missing_vectors(items, set(vector_ids))
         latest, unsearchable = _scan_items(items)
         unregistered = tuple(sorted(ns for ns in latest if ns not in registry))
-        empty = tuple(sorted(ns for ns in registry if ns not in latest))
+        # (a marked record may stand for an empty namespace: :mod:`.registry`)
+        empty = tuple(sorted(ns for ns in registry if ns not in latest and not registry[ns].kept))
         drift = tuple(
             sorted(
                 ns for ns, exp in latest.items() if ns in registry and registry[ns].expires < exp

@@ -5,21 +5,24 @@ order that a kill at any moment leaves safe, then is applied to the in-process s
 step (:meth:`.caches.StoreState.commit`):
 
 1. The registry record of every namespace receiving an item, so an item is never unlisted
-   (an embedded store skips it when the registry already covers the item).
+   (an embedded store skips it when the registry already covers the item, also when it kept
+   the record of the emptied namespace).
 2. The vector collection: items with one indexed text (each *is* its record, so such a put
    takes effect here) and the new vector records of items with several, under a new tag.
 3. The item collection: the item records of items with no text or several, naming their tag;
    from now on searches accept only the new vectors. A killed move's leftover goes first.
 4. Item records of deleted items and of items now in the vector collection, then the vector
    records of deleted items, of items that moved to the item collection, and old vectors.
-5. Namespaces left empty: their registry record is removed (on a server, checked again after
-   and re-registered if another process put an item meanwhile); the latest expiry of the
-   others is recomputed.
+5. Namespaces left empty: an embedded store keeps their registry record, marked ``_kept``
+   (once; :mod:`.registry`), and knows in process that they are empty; on a server the
+   record is removed, checked again after and re-registered if another process put an item
+   meanwhile. The latest expiry of the others is recomputed.
 6. On a server, each written namespace gets a new registry version last, so other processes'
    caches reload after the data is there.
 
-A crash leaves at most vector records no item names (any more) or an item record shadowed by
-the vector collection's: reads skip them and :func:`.verify.verify` removes them.
+A crash leaves at most vector records no item names (any more), an item record shadowed by
+the vector collection's (reads skip them and :func:`.verify.verify` removes them) or a
+record of an empty namespace (a kept one is checked when a store reads the registry).
 """
 
 from __future__ import annotations
@@ -202,12 +205,14 @@ def _write(b: Backend, gw: Gateway, w: _Writes, commit: Commit, empty: set[Names
     gw.upsert_items(w.item_ids, w.item_metas)  # 3
     gw.delete_items(w.deleted, in_vectors=False)
     gw.delete_vectors([*w.gone_from_vectors, *w.stale_vecs])  # 4
-    infos, removed = _settle(b, list(w.emptied), commit)  # 5
+    infos, removed = _settle(b, list(w.emptied), commit, keep=True)  # 5
     commit.registry.update(infos)
     commit.removed = removed
     commit.deleted_any = bool(w.deleted) or bool(w.gone_from_vectors)
     _bump(b, commit.registry)  # 6
     b.state.commit(commit)
+    if len(b.state.registry.marked) > MARKED_LIMIT:
+        unmark(b)
 
 
 def _vector_ids(rid: str, prev: Mapping[str, Any] | None) -> list[str]:
@@ -237,22 +242,26 @@ def _register(
     flagged = set(unindexed)
     in_items = set(item_records)
     known = b.known(list(expiries))
+    with b.state.lock:
+        kept = {ns: info for ns in expiries if (info := b.state.registry.empty.get(ns))}
     out: dict[Namespace, NamespaceInfo] = {}
     ids: list[str] = []
     metas: list[dict[str, Any]] = []
     for ns, exp in expiries.items():
         old = known.get(ns)
+        held = old if old is not None else kept.get(ns)  # the record Chroma holds
         info = NamespaceInfo(
             uuid.uuid4().hex,
             max(exp, old.expires) if old is not None else exp,
-            ns in flagged or (old.unindexed if old is not None else False),
-            ns in in_items or (old.item_records if old is not None else False),
+            ns in flagged or (held.unindexed if held is not None else False),
+            ns in in_items or (held.item_records if held is not None else False),
+            held is not None and held.kept,
         )
         out[ns] = info
-        flags = info.unindexed, info.item_records
-        if old is None or info.expires > old.expires or flags != (old.unindexed, old.item_records):
+        if held is None or dataclasses.replace(held, version=info.version) != info:
             # (An embedded store skips unchanged records: only this process reads versions,
-            # and a registry upsert is a large share of a single put's time.)
+            # and a registry upsert is a large share of a single put's time. A kept record of
+            # an empty namespace serves as it is when the expiry is the same.)
             ids.append(record_id(ns))
             metas.append(record(ns, info))
     b.gateway.upsert_registry(ids, metas)
@@ -260,18 +269,29 @@ def _register(
 
 
 def _settle(
-    b: Backend, namespaces: Sequence[Namespace], change: Commit
+    b: Backend, namespaces: Sequence[Namespace], change: Commit, *, keep: bool = False
 ) -> tuple[dict[Namespace, NamespaceInfo], set[Namespace]]:
     """After deletes (or a put that shortened an item's expiry): remove the registry records of
-    empty namespaces, recompute the latest expiry of the others. Returns the new infos and the
-    namespaces removed. ``change``: the write, in Chroma, not yet committed (an embedded store
-    may know from it that a namespace is now empty, :mod:`.id_sets`)."""
+    empty namespaces (``keep``: an embedded store keeps them, marked), recompute the latest
+    expiry of the others. Returns the new infos and the namespaces removed. ``change``: the
+    write, in Chroma, not yet committed (an embedded store may know from it that a namespace
+    is now empty, :mod:`.id_sets`)."""
     gw = b.gateway
     known = b.known(list(namespaces))
     infos: dict[Namespace, NamespaceInfo] = {}
     removed: set[Namespace] = set()
     for ns in namespaces:
         expires = None if b.state.empty_after(ns, change) else gw.latest_expiry(ns)
+        old = known.get(ns)
+        if expires is None and keep and not b.shared:
+            # Only this process writes here: the record is kept (marked once) and a put that
+            # refills the namespace needs none. An embedded store knows the namespace is empty.
+            if old is not None:
+                change.kept[ns] = dataclasses.replace(old, version=uuid.uuid4().hex, kept=True)
+                if not old.kept:
+                    gw.upsert_registry([record_id(ns)], [record(ns, change.kept[ns])])
+            removed.add(ns)
+            continue
         if expires is None:
             gw.delete_registry([record_id(ns)])
             # On a server another process may have put an item into it since the check:
@@ -280,7 +300,6 @@ def _settle(
             if expires is None:
                 removed.add(ns)
                 continue
-        old = known.get(ns)
         info = (
             dataclasses.replace(old, version=uuid.uuid4().hex, expires=expires)
             if old is not None
@@ -311,6 +330,35 @@ def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
         ids.append(record_id(ns))
         metas.append(record(ns, info))
     b.gateway.upsert_registry(ids, metas)
+
+
+MARKED_LIMIT = 1000
+"""Marked registry records an embedded store lets stand before it unmarks them: a store that
+finds them after a kill checks each namespace for items (two reads)."""
+
+
+def unmark(b: Backend) -> None:
+    """Give the registry its plain form: delete the records an embedded store keeps for empty
+    namespaces and remove the marks of the others (before it lets its folder go, or when
+    :data:`MARKED_LIMIT` are marked). A process that does not write the folder leaves them."""
+    if b.shared or (b.folder is not None and not b.folder.writing):
+        return
+    with b.state.write_lock:
+        with b.state.lock:
+            mirror = b.state.registry
+            empty = list(mirror.empty)
+            plain = {
+                ns: dataclasses.replace(info, kept=False)
+                for ns in mirror.marked
+                if (info := mirror.get(ns)) is not None
+            }
+        if not empty and not plain:
+            return
+        b.gateway.delete_registry([record_id(ns) for ns in empty])
+        b.gateway.upsert_registry(
+            [record_id(ns) for ns in plain], [record(ns, info) for ns, info in plain.items()]
+        )
+        b.state.commit(Commit({}, {}, {}, {}, {}, dict(plain), set(empty)))
 
 
 def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float, bool]]) -> None:

@@ -194,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     path = Path(args.path) if args.path else DEFAULT_PATH
     plot_path = Path(args.plot or PLOT_FILE_NAME)
-    if plot_path.suffix.lower() != ".png":
-        raise CliError(f"--plot must name a .png file, got {plot_path}.")
+    if plot_path.suffix.lower() != ".svg":
+        raise CliError(f"--plot must name a .svg file, got {plot_path}.")
     model = _chat_model(args.model)
     target = Target(path=path, embeddings=args.embeddings)
     store = open_store(target, semantic=True, create=True, threads=EMBED_THREADS)

@@ -18,6 +18,7 @@ from ..episodic import (
     SkillProfile,
     TaskCategory,
     compute_learning_curve,
+    plot_learning_curve,
 )
 
 if TYPE_CHECKING:
@@ -280,11 +281,9 @@ def save_plot(
     curves: Curves, path: Path, *, window: int, solver: str,
     run_starts: Mapping[int, int] | None = None,
 ) -> str:
-    """Save the learning curves as a PNG, titled with ``solver`` (what answered the tasks, e.g.
+    """Save the learning curves as SVG, titled with ``solver`` (what answered the tasks, e.g.
     "simulated solver"), with a mark where each run after the first shown began
     (``run_starts``: 0-based task index -> run number); return a line saying where."""
-    from ..episodic import plot_learning_curve
-
     first = next(iter(curves.values()), [])
     span = f"tasks {first[0].index}-{first[-1].index}" if first else "no tasks"
     title = f"Rolling success (window {window}), {span}, {solver}"

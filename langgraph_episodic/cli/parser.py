@@ -44,7 +44,7 @@ at once beside an agent)."""
 MCP_TOKENS_ENV = "EPISODIC_MCP_TOKENS"
 """The environment variable with ``mcp --http``'s bearer tokens (``token:user,...``)."""
 
-PLOT_FILE_NAME = "learning_curve.png"
+PLOT_FILE_NAME = "learning_curve.svg"
 """Where the demo's plot goes unless ``--plot`` says otherwise (the working folder)."""
 
 
@@ -295,7 +295,7 @@ def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
         "a store keeps the seed of its first run)",
     )
     parser.add_argument(
-        "--plot", help=f"PNG file for the learning curve (default: ./{PLOT_FILE_NAME})"
+        "--plot", help=f"SVG file for the learning curve (default: ./{PLOT_FILE_NAME})"
     )
     parser.add_argument(
         "--policy",

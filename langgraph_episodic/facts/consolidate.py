@@ -10,32 +10,37 @@ One save, :meth:`FactWriter.save`, is a plan (:mod:`langgraph_episodic._effects`
 3. Write in one batch, the new version first, then the old one closed. A reader between the
    two puts (or after a crash between them, on a store whose batches are not atomic) sees two
    current versions of one lineage, never none; every reader keeps only the newest current
-   version of a lineage (:func:`.recall.newest_per_lineage`), and the next save in the
-   namespace closes the older one for good. ``ChromaStore`` writes the item records of one
+   version of a lineage (:func:`.recall.newest_per_lineage`), and the next save that reads
+   the lineage closes the older one for good. ``ChromaStore`` writes the item records of one
    batch in one upsert, so its readers see both changes at once.
-4. Repair: the lineage's current versions are read again; if another writer added one at the
-   same moment, all but the newest are closed (by ``recorded_at``, then key), by every writer
-   alike, so concurrent writers converge on one current version without losing the newer.
+4. Repair, after an update: the lineage's current versions are read again; if another writer
+   added one at the same moment, all but the newest are closed (by ``recorded_at``, then
+   key), by every writer alike, so concurrent writers converge on one current version without
+   losing the newer. Each reads after its own write, so the one that reads last sees both. A
+   new fact starts a lineage of its own, which no other writer can have extended yet: it
+   needs no repair.
 
-:meth:`FactWriter.save_many` saves many facts about different subjects (a batch of entities)
-with each of these steps batched across them: one read, the decisions, one write, one repair
-read, whatever their number.
+A fact change is thus one read, one write and the repair's read; a new fact one read and one
+write. :meth:`FactWriter.save_many` saves many facts about different subjects (a batch of
+entities) with each of these steps batched across them, whatever their number.
 
 In one process, the saves of one namespace are serialised by a lock (threads and asyncio
 tasks alike, :mod:`langgraph_episodic._keylock`), so two writers never decide on the
-same old state. Across processes (a Chroma server) the store has no compare-and-swap: before
-writing, the writer re-reads the version it is closing and decides again if someone changed
-it, and step 4 repairs the remaining window. Nothing is ever deleted here: superseding only
-closes a period.
+same old state. Across processes (a Chroma server) the store has no compare-and-swap: when
+deciding took a call (a model's), the writer re-reads the version it is closing before
+writing and decides again if someone changed it meanwhile. The rules decide at once: from
+their read to their write the window is as short as from a re-read to the write. Step 4
+repairs what such a window lets through.
+Nothing is ever deleted here: superseding only closes a period.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from langgraph.store.base import (
     NOT_PROVIDED,
@@ -70,6 +75,7 @@ LINEAGE_SCAN = 50
 
 _Decided = tuple[int, Decision, dict[str, tuple[Item, FactRecord]], Item | None]
 """A fact's place in its round, its decision, the candidates shown and the item at its key."""
+T = TypeVar("T")
 
 
 def utc_now() -> datetime:
@@ -139,10 +145,20 @@ def _put(ns: tuple[str, ...], key: str, record: FactRecord, ttl: float | None) -
     return PutOp(ns, key, value, index=index_paths("text", value), ttl=ttl)
 
 
-def _written(store: BaseStore, ops: Sequence[Any]) -> Plan[None]:
-    """Plan: write ``ops`` in order, in one batch, or, for LangGraph's ``InMemoryStore``, in
-    as few as it takes (:func:`~langgraph_episodic.memory_context.in_turn`)."""
-    for batch in (in_turn(ops) if isinstance(store, InMemoryStore) else [list(ops)]):
+def _written(store: BaseStore, ops: Sequence[Any], unchanged: Collection[str] = ()) -> Plan[None]:
+    """Plan: write ``ops`` in order, in one batch.
+
+    The puts of the keys ``unchanged`` write again a version whose text and context are the
+    stored ones (closed or shortened). LangGraph's ``InMemoryStore`` fails on a batch in which
+    two puts index one text (the day both versions of a fact were said) and keeps an item's
+    vectors when a put indexes nothing: there, those puts index nothing, and what still shares
+    a text is written in turn (:func:`~langgraph_episodic.memory_context.in_turn`)."""
+    if not isinstance(store, InMemoryStore):
+        yield call(store.batch, store.abatch, list(ops))
+        return
+    kept = [op._replace(index=False) if isinstance(op, PutOp) and op.key in unchanged else op
+            for op in ops]
+    for batch in in_turn(kept):
         yield call(store.batch, store.abatch, batch)
 
 
@@ -176,8 +192,9 @@ class FactWriter:
         candidates: How many current facts each candidate search returns (default: the
             decider's, :data:`CANDIDATES` for the rules, all of a subject's up to
             :data:`.decide.SHOWN` for a model).
-        between_read_and_write: Called after deciding (and re-reading the fact it closes),
-            just before writing; tests use it to force interleavings of concurrent writers.
+        between_read_and_write: Called after deciding (and re-reading the fact it closes,
+            after a model's decision), just before writing; tests use it to force
+            interleavings of concurrent writers.
         key: The key of a new version from its text and a scope (``""``, or the time when the
             same text already has an older version); default: the memory tools' key.
     """
@@ -256,10 +273,10 @@ class FactWriter:
         """Plan: save many ``(text, subject)`` facts in ``ns``, each consolidated as
         :meth:`save` does, under the namespace's lock, with the store calls of facts about
         different subjects batched: one read of all their candidates, one write, one repair
-        read. Facts about one subject are saved in their order (the second is consolidated
-        with what the first wrote). ``then`` is given every outcome once all are decided; the
-        ops it returns are written in the same batch as the last facts (an entity's item
-        rebuilt from them, for one). ``config`` gives every fact its context, as in
+        read after updates. Facts about one subject are saved in their order (the second is
+        consolidated with what the first wrote). ``then`` is given every outcome once all are
+        decided; the ops it returns are written in the same batch as the last facts (an
+        entity's item rebuilt from them, for one). ``config`` gives every fact its context, as in
         :meth:`save`; a :class:`Said` fact brings its own time and run (a batch of turns
         formed later, each said at its turn's time). Returns the outcomes in the order of
         ``facts``."""
@@ -334,21 +351,26 @@ class FactWriter:
             if not todo:
                 break
             writes: list[Any] = []
-            decided = yield from self._decide_round(store, ns, fresh, todo, ttl, outcomes, writes)
-            earlier, changed = yield from self._recheck(store, ns, fresh, decided)
+            decided, waited = yield from self._decide_round(store, ns, fresh, todo, ttl,
+                                                            outcomes, writes)
+            earlier, changed = yield from self._recheck(store, ns, fresh, decided, waited)
             written = [d for d in decided if d[0] not in changed]
             if written and self._pause is not None:
                 self._pause()
             repair: list[Outcome | str] = []
+            unchanged: set[str] = set()
             for i, decision, records, same_key in written:
                 ops, outcomes[i] = self._write_ops(ns, fresh[i], decision, records, same_key, ttl,
                                                    earlier.get(i, ()))
                 writes += ops
                 repair += [outcomes[i], *_doubled(records)]
+                unchanged |= {key for key, _ in earlier.get(i, ())}
+                if decision.action in ("update", "end") and decision.target is not None:
+                    unchanged.add(decision.target)
             if finish is not None and not changed:
                 writes += finish([outcomes[i] for i in range(len(fresh))])
             if writes:
-                yield from _written(store, writes)
+                yield from _written(store, writes, unchanged)
             yield from self._repair(store, ns, repair, ttl)
             todo = [i for i in todo if i in changed]
         if todo:
@@ -358,13 +380,15 @@ class FactWriter:
     def _decide_round(
         self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
         todo: Sequence[int], ttl: float | None, outcomes: dict[int, Outcome], writes: list[Any],
-    ) -> Plan[list[_Decided]]:
+    ) -> Plan[tuple[list[_Decided], bool]]:
         """Plan: read the candidates of the facts ``todo`` in one batch and decide each. A fact
         whose key holds a current version is confirmed at once (its outcome into ``outcomes``,
-        its ops into ``writes``); the others are returned with their decision."""
+        its ops into ``writes``); the others are returned with their decision, and whether
+        deciding made a call (time passed since the read)."""
         reads = [self._candidate_ops(ns, fresh[i]) for i in todo]
         results = yield call(store.batch, store.abatch, [op for ops in reads for op in ops])
         decided: list[_Decided] = []
+        waited = False
         at = 0
         for i, ops in zip(todo, reads, strict=True):
             found, at = results[at:at + len(ops)], at + len(ops)
@@ -383,25 +407,28 @@ class FactWriter:
             # The slot a fact sets by the rules of today (a stored one may be older).
             shown = [Candidate(key, rec.text, slot_of(rec.text))
                      for key, (_, rec) in records.items()]
-            decision = yield from self.decider.decide(fresh[i].text, shown)
+            decision, calls = yield from _counted(self.decider.decide(fresh[i].text, shown))
+            waited = waited or calls > 0
             if decision.target is not None and decision.target not in records:
                 logger.warning("fact consolidation named %r, not a shown fact; kept as new",
                                decision.target)
                 decision = Decision("new", None, "unknown target")
             decided.append((i, decision, records, same_key))
-        return decided
+        return decided, waited
 
     def _recheck(
         self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
-        decided: Sequence[_Decided],
+        decided: Sequence[_Decided], waited: bool,
     ) -> Plan[tuple[dict[int, list[tuple[str, FactRecord]]], set[int]]]:
-        """Plan: re-read the facts the decisions close, in one batch; return the earlier
-        versions to shorten per fact and the facts whose target changed while deciding."""
-        targets = [(i, records[d.target]) for i, d, records, _ in decided
+        """Plan: read, in one batch, the facts the decisions close when deciding ``waited``
+        (made a call), and the earlier versions to shorten; return those per fact and the facts
+        whose target changed while deciding. Nothing to read: no batch."""
+        closing = [(i, records[d.target]) for i, d, records, _ in decided
                    if d.target is not None]
         # A change dated before the start of the version it closes shortens that
         # version's predecessors too: read them in the same batch.
-        before = [(i, old) for i, (_, old) in targets if fresh[i].valid_from < old.valid_from]
+        before = [(i, old) for i, (_, old) in closing if fresh[i].valid_from < old.valid_from]
+        targets = closing if waited else []
         checks: list[Any] = [GetOp(ns, item.key) for _, (item, _) in targets]
         checks += [SearchOp(ns, filter={"lineage": old.lineage, "current": False},
                             limit=LINEAGE_SCAN, refresh_ttl=False) for _, old in before]
@@ -515,12 +542,12 @@ class FactWriter:
         self, store: BaseStore, ns: tuple[str, ...], lineages: Iterable[Outcome | str],
         ttl: float | None,
     ) -> Plan[None]:
-        """Close all but the newest current version of each lineage (of an outcome, or named)."""
+        """Close all but the newest current version of each lineage (of an update, or named)."""
         named: list[str] = []
         for x in lineages:
             if isinstance(x, str):
                 named.append(x)
-            elif x.record is not None and x.action != "same":
+            elif x.record is not None and x.record.current and x.replaced is not None:
                 named.append(x.record.lineage)
         wanted = list(dict.fromkeys(named))
         if not wanted:
@@ -541,7 +568,19 @@ class FactWriter:
             logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
                         winner_key)
         if puts:
-            yield from _written(store, puts)
+            yield from _written(store, puts, [put.key for put in puts])
+
+
+def _counted(plan: Plan[T]) -> Plan[tuple[T, int]]:
+    """Plan: run ``plan``; its result and how many calls it made."""
+    calls = 0
+    try:
+        effect = next(plan)
+        while True:
+            calls += 1
+            effect = plan.send((yield effect))
+    except StopIteration as stop:
+        return stop.value, calls
 
 
 @dataclass(frozen=True)

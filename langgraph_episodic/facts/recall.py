@@ -25,7 +25,7 @@ from .._effects import Plan, arun, call, run
 from .dates import as_utc, format_date
 from .phrasing import says_changed
 from .records import CURRENT_FILTER, FACT_KIND, TIME_RANGE, FactRecord, from_iso, to_iso
-from .rules import topic_of_question, value_topic_of_question
+from .rules import asked_slot, topic_of, topic_of_question, value_topic_of_question
 
 AS_OF_FACTOR = 10
 """An ``as_of`` search reads this many times ``k`` fact versions, to keep ``k`` that held then."""
@@ -103,30 +103,61 @@ def past_op(ns: tuple[str, ...], query: str | None, k: int) -> SearchOp:
     return SearchOp(ns, filter={"kind": FACT_KIND, "current": False}, limit=k, query=query)
 
 
-def topic_past_op(ns: tuple[str, ...], question: str, k: int) -> SearchOp | None:
-    """The search for the replaced or ended versions of the single-valued topic ``question``
-    asks about (:func:`.rules.topic_of_question`), by filter: found also when the question
-    shares no word with them ("Welches Auto hatte ich früher?" finds "Ich fahre einen VW
-    Golf."). None when the question names no such topic."""
-    topic = topic_of_question(question)
-    if topic is None:
-        return None
-    return SearchOp(ns, filter={"kind": FACT_KIND, "slot": topic, "current": False},
-                    limit=k, query=question, refresh_ttl=False)
+def _slots(topic: str, names: Iterable[str]) -> list[str]:
+    """The slots holding ``topic`` for its subject: for the user (no subject, or one of the
+    user's ``names``), the user's own slot and a slot per name, as an agent may save the
+    user's facts in the third person ("Maya has moved to Manchester": ``residence:maya``)."""
+    base, _, who = topic.partition(":")
+    if who and who not in names:
+        return [topic]
+    return [base, *(f"{base}:{name}" for name in sorted(set(names)))]
 
 
-def topic_now_op(ns: tuple[str, ...], question: str) -> SearchOp | None:
-    """The search for the current value of the single-valued topic ``question`` asks about
-    (:func:`.rules.topic_of_question`), by filter: "Where do I work?" finds the current fact on
-    work also when it shares no word with the question ("My first term lecturing at Sussex
-    went well", saved as what replaced "I teach at Hillside"). None when the question names
-    no such topic (:func:`.rules.value_topic_of_question`: "How do I get to work?" asks for
-    no employer)."""
+def topic_past_ops(ns: tuple[str, ...], question: str, k: int,
+                   names: Iterable[str] = ()) -> list[SearchOp]:
+    """The searches for the replaced or ended versions of the single-valued topic
+    ``question`` asks about (:func:`.rules.topic_of_question`, of the subject it names), by
+    filter: found also when the question shares no word with them ("Welches Auto hatte ich
+    früher?" finds "Ich fahre einen VW Golf."). ``names``: the user's names
+    (:func:`~langgraph_episodic._config.own_names`). None when the question names no such
+    topic."""
+    topic = asked_slot(question, topic_of_question(question))
+    return [SearchOp(ns, filter={"kind": FACT_KIND, "slot": slot, "current": False},
+                     limit=k, query=question, refresh_ttl=False)
+            for slot in (_slots(topic, names) if topic is not None else [])]
+
+
+def topic_now_ops(ns: tuple[str, ...], question: str,
+                  names: Iterable[str] = ()) -> list[SearchOp]:
+    """The searches for the current value of the single-valued topic ``question`` asks about
+    (:func:`.rules.value_topic_of_question`), by filter: "Where do I work?" finds the current
+    fact on work also when it shares no word with the question ("My first term lecturing at
+    Sussex went well", saved as what replaced "I teach at Hillside"). ``names`` as in
+    :func:`topic_past_ops`; :func:`newest` picks the answer from the results. None when the
+    question names no such topic ("How do I get to work?" asks for no employer)."""
     topic = value_topic_of_question(question)
-    if topic is None:
-        return None
-    return SearchOp(ns, filter={"kind": FACT_KIND, "slot": topic, **CURRENT_FILTER},
-                    limit=1, query=question, refresh_ttl=False)
+    return [SearchOp(ns, filter={"slot": slot, **CURRENT_FILTER}, limit=TOPIC_NOW,
+                     query=question, refresh_ttl=False)
+            for slot in (_slots(topic, names) if topic is not None else [])]
+
+
+TOPIC_NOW = 4
+"""How many current facts and turns of one slot a question's topic read takes (the newest
+answers): a fact saved from a turn and the turn itself hold the same slot."""
+
+
+def newest(found: Iterable[Iterable[T]]) -> list[T]:
+    """The most recently begun fact, or said turn, of the searches' results (none when they
+    found none)."""
+    dated = [(since, item) for items in found for item in items
+             if (since := _since(item)) is not None]
+    return [max(dated, key=lambda pair: pair[0])[1]] if dated else []
+
+
+def _since(item: Item) -> str | None:
+    rec = record_of(item)
+    said = item.value.get("said_at")
+    return rec.valid_from if rec is not None else said if isinstance(said, str) else None
 
 
 def successor_ops(
@@ -315,10 +346,18 @@ def _rivals(older: Item, pool: Sequence[T]) -> list[tuple[T, FactRecord]]:
         if (rec is None or not rec.current or rec.lineage == old.lineage or rec.method != "rules"
                 or tuple(item.namespace) != tuple(older.namespace)
                 or rec.recorded_at[:10] <= old.recorded_at[:10]  # the UTC day
-                or (old.slot is not None and rec.slot is not None and old.slot != rec.slot)):
+                or (old.slot is not None and rec.slot is not None and old.slot != rec.slot)
+                or (old.slot is None and rec.slot is not None and not _on_topic(old, rec.slot))):
             continue
         found.setdefault(_spot(item), (item, rec))
     return sorted(found.values(), key=lambda pair: pair[1].recorded_at, reverse=True)
+
+
+def _on_topic(rec: FactRecord, slot: str) -> bool:
+    """True when ``rec``'s text names the topic of ``slot`` ("I have a flat in Leeds" names
+    none, "Maya plays the cello" none either: a move does not lead them; the move answers a
+    question on its topic by filter, :func:`topic_now_ops`)."""
+    return (topic_of(rec.text) or "").split(":")[0] == slot.split(":")[0]
 
 
 def _rank(neighbours: Mapping[Spot, Sequence[Item]], of: Spot, near: Spot,

@@ -58,6 +58,31 @@ from .phrasing import (
 _GERMAN = snowballstemmer.stemmer("german")
 _ENGLISH = snowballstemmer.stemmer("english")
 
+_NOT_A_ROLE = (
+    r"(?!(?:a|an|the|in|on|at|with|for|from|to|here|there|home|still|also|always|very|so|not|"
+    r"really|quite|bit|little|lot|big|huge|only|next|last|this|regular|member|guest|patient|"
+    r"customer|visitor|fan|gast|mitglied|kunde|kundin|patientin|stammgast)\b)"
+)
+_ROLE = re.compile(
+    rf"\b(?:am|is|i'm)\s+(?:(?:a|an|the)|now(?:\s+(?:a|an|the))?)\s+"
+    rf"(?:{_NOT_A_ROLE}[^\W\d_][\w-]*\s+){{1,3}}?at\s+(?-i:[A-ZÄÖÜ])"
+    rf"|\b(?:bin|ist)\s+(?:(?:jetzt|nun)\s+)?(?:(?:ein|eine)\s+)?{_NOT_A_ROLE}(?-i:[A-ZÄÖÜ])\w+"
+    rf"\s+bei\s+(?:(?:der|dem|den)\s+)?(?-i:[A-ZÄÖÜ])",
+    re.IGNORECASE | re.UNICODE,
+)
+"""A role at a named employer: "I'm a teacher at Hillside Primary", "is now lead designer at
+Monzo", "Ich bin Pflegerin bei Vivantes" (in English after an article or "now", so "I'm tired
+at Christmas" names no job; in German a noun). Read in the text as said, "now" included."""
+
+_NEW_HOME = (r"\b(?:neue[nmrs]?|new)\s+(?:wohnung|haus|zuhause|flat|apartment|house|home)\s+"
+             r"(?:in|im)\s+(?-i:[A-ZÄÖÜ])")
+"""A new home in a place: "Unsere neue Wohnung in Dresden ist eingerichtet", "our new flat in
+Leeds"."""
+_NEW_BOSS = (r"\b(?:neue[rn]?\s+(?:chef|chefin|vorgesetzte[rn]?|arbeitgeber)\s+bei|new\s+(?:boss|"
+             r"manager|supervisor|employer)\s+at)\s+(?-i:[A-ZÄÖÜ])")
+"""A new boss at a named employer: "Mein neuer Chef bei Bosch", "My new manager at Southmead
+Hospital"."""
+
 _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE | re.UNICODE))
     for name, pattern in (
@@ -65,13 +90,13 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("age", r"\b(?:\d+\s+jahre\s+alt|\d+\s+years?\s+old|i am \d+\b|ich bin \d+\b)"),
         ("residence", r"\b(?:wohne|wohnt|wohnen|lebe|lebt|wohnort|wohnhaft|umgezogen|gezogen|"
                       r"ziehe|zieht|ziehen|zog|weggezogen|ausgezogen|live|lives|living|lived|moved|move|"
-                      r"relocated|reside|resides|home town|hometown)\b"),
+                      r"relocated|reside|resides|home town|hometown)\b|" + _NEW_HOME),
         # Shifts before work: "I work night shifts now" is not a new employer.
         ("shift", r"schicht(?:en|dienst)?\b|\bshifts?\b"),
         ("work", r"\b(?:arbeite|arbeitet|arbeitete|angestellt|beschäftigt|job|stelle|"
                  r"arbeitgeber|gekündigt|work|works|working|worked|employed|employer|"
                  r"joined|hired|quit|selbstständig|selbständig|freiberuflich|self-employed|"
-                 r"freelancer?|freelancing)\b"),
+                 r"freelancer?|freelancing)\b|" + _NEW_BOSS),
         ("partner", r"\b(?:verheiratet|verlobt|freundin|ehefrau|ehemann|partnerin|partner|"
                     r"geschieden|getrennt|single|married|engaged|wife|husband|girlfriend|"
                     r"boyfriend|divorced|broke up|mit \w+ zusammen|zusammen mit|together with|"
@@ -174,7 +199,7 @@ _NAMED = re.compile(
     # drives ...").
     r"^\W*([A-ZÄÖÜ][\w-]+)\s+(?:(?!(?i:ich|i|wir|we|du|you)\b)\S+\s+){0,6}?"
     r"(?:wohnt|lebt|arbeitet|studiert|zog|zieht|fährt|ist|hat|verkaufte|kaufte|lives|works|"
-    r"studies|moved|relocated|drives|rides|left|joined|quit|sold|bought|started|switched|"
+    r"studies|moved|relocated|drives|rides|left|joined|quit|sold|bought|started|switched|broke|"
     r"became|is|has)\b",
     re.UNICODE,
 )
@@ -200,6 +225,8 @@ _NAME_POSSESSED = re.compile(r"^\W*(?-i:[A-ZÄÖÜ])[\w-]*(?:'s|’s|(?<=s)')\s+
                              r"|^\W*(?-i:[A-ZÄÖÜ])[\w-]*s\s+((?-i:[A-ZÄÖÜ])\w+)",
                              re.UNICODE)
 """A person's own ("Tarek's mother", "Tareks Mutter"): the fact is about the possessed."""
+_OWNER = re.compile(r"^\W*((?-i:[A-ZÄÖÜ])[\w-]*?)(?:'s|’s|'|s(?=\s+(?-i:[A-ZÄÖÜ])))\s", re.UNICODE)
+"""Whose it is: "Ethan's girlfriend", "Sabines Freund"."""
 _SELF = frozenset(["ich", "wir", "i", "we", "mein", "meine", "my", "our", "unser", "unsere",
                    # a question asks, it is about no one: "Was habe ich studiert?"
                    "was", "wer", "wo", "wie", "welche", "welcher", "welches", "what", "who",
@@ -214,8 +241,12 @@ def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
     possessed = _POSSESSED.match(text) or _NAME_POSSESSED.match(text)
     if possessed is not None:
         noun = possessed.group(possessed.lastindex or 1)
-        if topic.search(noun):
-            return None
+        said = topic.search(text)  # the topic said with the noun: "My name is Maya"
+        if topic.search(noun) or (said is not None and said.start() < possessed.end()):
+            # "Ethan's girlfriend is Chloe" is Ethan's partner, "My partner ..." the user's.
+            owner = _OWNER.match(text) if possessed.re is _NAME_POSSESSED else None
+            name = owner.group(1).casefold() if owner is not None else None
+            return None if name is None or name in _SELF or name in STOPWORDS else name
         return (_GERMAN if _is_german(text) else _ENGLISH).stemWord(noun.casefold())
     return _named_subject(text)
 
@@ -228,7 +259,7 @@ _VALUES: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, _F)
     for name, pattern in {
         "residence": _PLACE + r"|\b(?:wohnort|hometown|home town)\s+(?:ist|is)\s+(?:\w+\s+)?"
-                     r"(?-i:[A-ZÄÖÜ])",
+                     r"(?-i:[A-ZÄÖÜ])|" + _NEW_HOME,
         "work": r"\b(?:work|works|working|worked|arbeite|arbeitet|employed|angestellt|beschäftigt|job|"
                 r"stelle)\b(?:\s+(?!at\b|for\b|bei\b|für\b|as\b|als\b)\w+){0,2}?\s+"
                 r"(?:at|for|bei|für|as|als)\s+(?!home\b|hause\b|a living\b|hours\b|free\b)\w"
@@ -237,11 +268,11 @@ _VALUES: dict[str, re.Pattern[str]] = {
                 r"|\b(?:employer|arbeitgeber)\s+(?:is|ist)\b"
                 r"|\b(?:bin|ist|am|is|i'm|work|works|arbeite|arbeitet)\s+(?:(?:now|jetzt|nun)\s+)?"
                 r"(?:as\s+a\s+)?(?:selbstständig|selbständig|freiberuflich|self-employed|"
-                r"freelancer?|freelance)\b",
+                r"freelancer?|freelance)\b|" + _NEW_BOSS,
         "partner": r"\b(?:married|engaged|verheiratet|verlobt|together|zusammen|dating)\s+"
                    r"(?:to|with|mit)\s+(?-i:[A-ZÄÖÜ])"
                    r"|\bmit\s+(?-i:[A-ZÄÖÜ])\w*\s+(?:\w+\s+)?(?:zusammen|verheiratet|verlobt)\b"
-                   r"|\b(?:married|heiratete)\s+(?-i:[A-ZÄÖÜ])"
+                   r"|\b(?:married|heiratete|seeing|dating)\s+(?-i:[A-ZÄÖÜ])"
                    r"|\b(?:wife|husband|girlfriend|boyfriend|partner\w*|freundin|freund|frau|"
                    r"mann|ehefrau|ehemann)(?:'s name)?\s+(?:is called|is named|heißt|is)\s+"
                    r"(?-i:[A-ZÄÖÜ])(?!\w*\b(?:and|und)\b)"
@@ -305,7 +336,7 @@ def topic_of(text: str) -> str | None:
         # Shifts at a named employer are the job: "Maya works night shifts at St. Luke's".
         if name == "shift" and _VALUES["work"].search(plain):
             continue
-        if pattern.search(plain):
+        if pattern.search(plain) or (name == "work" and _ROLE.search(text)):
             other = _other_subject(plain, pattern)
             return name if other is None else f"{name}:{other}"
     return None
@@ -336,7 +367,8 @@ def sets_value(text: str, topic: str) -> bool:
     if name == "favourite":
         return _FAVOURITE_VALUE.search(text) is not None
     pattern = _VALUES.get(name)
-    return pattern is None or pattern.search(_unchanged(text)) is not None
+    return (pattern is None or pattern.search(_unchanged(text)) is not None
+            or (name == "work" and _ROLE.search(text) is not None))
 
 
 def slot_of(text: str) -> str | None:
@@ -410,16 +442,29 @@ def value_topic_of_question(question: str) -> str | None:
     """
     if _TOPIC_AS_PLACE.search(question) or _NO_VALUE_ASKED.search(question):
         return None
-    topic = topic_of_question(question)
+    return asked_slot(question, topic_of_question(question))
+
+
+def asked_slot(question: str, topic: str | None) -> str | None:
+    """``topic`` with the subject ``question`` asks about, as :func:`slot_of` writes a fact's
+    slot: after the verb, a person of the user's ("Wo wohnt meine Schwester?":
+    ``residence:schwest``) or a name ("Where does Rachel live?": ``residence:rachel``); the
+    user's own topic when it names none ("What is my job?": ``work``).
+
+    >>> asked_slot("Where does Rachel live?", "residence"), asked_slot("Where do I live?", "residence")
+    ('residence:rachel', 'residence')
+    """
     if topic is None or ":" in topic or topic not in _TOPIC_PATTERNS:
         return topic
-    # A question names its subject after the verb: "Wo wohnt meine Schwester?" asks about the
-    # sister's home (``residence:schwest``), "What is my job?" about the user's own.
     for match in _ASKED_ABOUT.finditer(question):
         noun = match.group(1)
         if not _TOPIC_PATTERNS[topic].search(noun):
             stemmer = _GERMAN if _is_german(question) else _ENGLISH
             return f"{topic}:{stemmer.stemWord(noun.casefold())}"
+    for match in _ASKED_NAMED.finditer(question):
+        name = match.group(1).casefold()
+        if name not in _SELF and name not in _NO_NAMES and name not in STOPWORDS:
+            return f"{topic}:{name}"
     return topic
 
 
@@ -428,6 +473,10 @@ _ASKED_ABOUT = re.compile(
     r"\b(?:mein|meine|meinem|meinen|meiner|meines|unser|unsere|unserem|unseren|my|our)\s+"
     r"(?:(?:neue[nmrs]?|alte[nmrs]?|new|old|current)\s+)?(\w+)", _F)
 """Whose value a question asks: the noun after "mein", "my" ("meine Schwester", "my job")."""
+_ASKED_NAMED = re.compile(
+    r"\b(?i:does|did|is|was|has|had|wohnt|lebt|arbeitet|fährt|ist|war|hat|hatte|heißt)\s+"
+    r"([A-ZÄÖÜ][\w-]+)", re.UNICODE)
+"""A name after the verb of a question: "Where does Rachel live?", "Wo arbeitet Jonas?"."""
 
 
 def _other_speaker(text: str, candidate: Candidate) -> bool:

@@ -22,17 +22,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.store.base import BaseStore, SearchItem
+from langgraph.store.base import BaseStore, SearchItem, SearchOp
 
-from .._config import fill_namespace
+from .._config import fill_namespace, own_names
 from .._effects import Plan, call, run
 from .._fence import data_notice, fence, single_line
 from .._messages import as_messages, last_human_text
 from .._runner import MemoryNode, resolve_store
-from ..facts.recall import newest_per_lineage
+from ..facts.recall import newer_first_plan, newest, newest_per_lineage, topic_now_ops
 from ..facts.records import CURRENT_FILTER
 from ..kinds.turns import is_turn, turn_line
-from ..memory_kinds import DEFAULT_MIN_SCORE, Decision, decide
+from ..language.analysis import without_names
+from ..memory_kinds import DEFAULT_MIN_SCORE, FACT, Decision, Verdict, decide, first_on_topic
 
 MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
 """Where the memory tools save (``create_memory_tools``); searched for the question."""
@@ -57,8 +58,14 @@ def recall_decision(
     # Deeper than the limit: the decision weighs kinds, so a fact ranked under a question the
     # user once asked may come first (:mod:`langgraph_episodic.memory_kinds`).
     depth = limit if min_score is None else max(limit, CANDIDATE_DEPTH)
-    items = yield call(store.search, store.asearch, fill_namespace(MEMORIES_NAMESPACE, config),
-                       query=question, limit=depth + extra, filter=dict(CURRENT_FILTER))
+    ns = fill_namespace(MEMORIES_NAMESPACE, config)
+    # The current fact on the topic the question asks about, found by filter, as the recall
+    # tool finds it (a successor may share no word with the question).
+    names = own_names(config)
+    query = without_names(question, names)  # the user's name tells none of their facts apart
+    items, *on_topic = yield call(store.batch, store.abatch, [
+        SearchOp(ns, query=query, limit=depth + extra, filter=dict(CURRENT_FILTER)),
+        *topic_now_ops(ns, question, names)])
     found = [i for i in newest_per_lineage(items)
              if not (is_turn(i.value) and (i.value.get("message_id") in leave_out
                                            or i.value.get("reply_to") in leave_out))]
@@ -67,7 +74,13 @@ def recall_decision(
         # answers with its first items whatever is asked, so it recalls nothing here (the
         # recall tool still lists them).
         found = [i for i in found if i.score is not None]
-    return decide(found, min_score)
+    decision = first_on_topic(decide(found, min_score), newest(on_topic))
+    # A fact said later on the topic of a kept one leads it, as in the recall tool's answer.
+    kept, _ = yield from newer_first_plan(store, decision.kept, found, limit)
+    led = [i for i in kept if i not in decision.kept]
+    why = "a fact said later on the topic of a kept one"
+    return Decision(tuple(kept), (*(Verdict(i, FACT, i.score, True, why) for i in led),
+                                  *decision.verdicts))
 
 
 def recall_memories(

@@ -8,8 +8,12 @@ turn the agent's messages that open the thread before the user speaks) under the
 indexed after the text and the conversation a filter (:mod:`langgraph_episodic.memory_context`)::
 
     {"text": "I moved to Lisbon last week.", "kind": "turn", "role": "user",
-     "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z",
-     "context": {"day": "Friday, 8 May 2026", "thread": "alice:s1"}}
+     "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z", "asks": False,
+     "slot": "residence", "context": {"day": "Friday, 8 May 2026", "thread": "alice:s1"}}
+
+A user's turn that sets a single-valued topic keeps it as ``slot``, as a saved fact does
+(:func:`~langgraph_episodic.facts.rules.slot_of`, sentence by sentence): a question on the
+topic finds the latest such turn by filter, also in a memory that holds no saved fact.
 
 The memory tools' recall (``memory_abrufen``) and the search of saved memories before the
 model (:mod:`langgraph_episodic.graph.memory_recall`) search ``("memories", user_id)`` as a
@@ -44,6 +48,7 @@ from .._effects import Plan, call
 from .._messages import as_messages, last_human_index, message_text
 from ..facts.consolidate import Clock
 from ..facts.records import to_iso
+from ..facts.rules import slot_of
 from ..memory_context import CONTEXT_FIELD, context_of, in_turn, index_paths
 from ..memory_kinds import ASKS_FIELD, ASSISTANT, TURN_KIND, USER
 from ..privacy.redaction import SaveRedactor, redact_saved
@@ -52,6 +57,10 @@ from .entity_rules import fact_clauses, statements
 
 TURN_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}", "turns")
 """Where the turns go: under the memory tools' namespace, so their recall finds them."""
+SLOT_FIELD = "slot"
+"""The single-valued topic a user's turn sets ("I moved to Lisbon last week.": ``residence``),
+as a saved fact's slot (:func:`~langgraph_episodic.facts.rules.slot_of`): a question on the
+topic finds the latest such turn by filter."""
 LINE_CHARS = 500
 """Longest a recalled turn is in the prompt (characters; longer ones are cut with "…")."""
 
@@ -143,6 +152,9 @@ def turn_items(
             value["reply_to"] = message_id
         if role == USER:
             value[ASKS_FIELD] = only_asks(text)
+            slot = next((s for s in map(slot_of, statements(text)) if s is not None), None)
+            if slot is not None:  # what the turn says of a single-valued topic: recall's filter
+                value[SLOT_FIELD] = slot
         if context is not None:
             value[CONTEXT_FIELD] = dict(context)
         items.append(TurnItem(namespace, turn_key(thread, keyed_by, role), value))

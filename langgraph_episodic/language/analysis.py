@@ -131,6 +131,25 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def without_names(text: str, names: Iterable[str]) -> str:
+    """``text`` without ``names`` (casefolded) where written as names are, with a capital
+    ("Lena", "Lena's", "Lenas"; "the user" is no name), or ``text`` when nothing else is left:
+    "What is Lena putting money aside for?" without the user's own name, which every fact an
+    agent saved about her holds and so tells none apart.
+
+    >>> without_names("What is Lena's dog called?", {"lena"})
+    'What is dog called?'
+    >>> without_names("What does the user drink?", {"user"})
+    'What does the user drink?'
+    """
+    capitalised = sorted({n[:1].upper() + n[1:] for n in names if n}, key=len, reverse=True)
+    if not capitalised:
+        return text
+    alternatives = "|".join(re.escape(n) for n in capitalised)
+    left = re.sub(rf"\s*\b(?:{alternatives})(?:'s|’s|s)?\b'?", "", text)
+    return left.strip() if words(left) else text
+
+
 def s_stem(word: str) -> str:
     """Harman's "S" stemmer: fold English plurals to the singular, nothing else.
 

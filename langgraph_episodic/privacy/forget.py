@@ -204,8 +204,11 @@ def _raw_records(
 
 def _delete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
     delete = getattr(store, "delete_vector_records", None)
-    if callable(delete):
+    if callable(delete) and ids:
         delete(ids)
+    drop = getattr(store, "drop_empty_namespaces", None)
+    if callable(drop):  # (a ChromaStore keeps the records of namespaces it emptied)
+        drop()
 
 
 def _delete_leftovers(
@@ -222,8 +225,7 @@ def _delete_leftovers(
     counts = Counter(ns for ns, _key in found.items)
     found = yield Effect(_raw_records, _araw_records, (store, label, shapes))
     vector_ids = list(found.vector_ids) if found is not None else []
-    if vector_ids:
-        yield Effect(_delete_vector_records, _adelete_vector_records, (store, vector_ids))
+    yield Effect(_delete_vector_records, _adelete_vector_records, (store, vector_ids))
     return counts, len(vector_ids)
 
 

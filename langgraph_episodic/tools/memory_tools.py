@@ -31,7 +31,7 @@ from langchain_core.tools import StructuredTool
 from langgraph.config import get_store
 from langgraph.store.base import BaseStore, SearchItem
 
-from .._config import fill_namespace
+from .._config import fill_namespace, own_names
 from .._effects import Plan, call
 from ..errors import Error
 from ..facts.consolidate import Clock, FactWriter, Outcome
@@ -45,17 +45,19 @@ from ..facts.recall import (
     history_ops,
     is_dated,
     newer_first_plan,
+    newest,
     newest_per_lineage,
     parse_as_of,
     past_op,
     record_of,
     search_op,
     successors_plan,
-    topic_now_op,
-    topic_past_op,
+    topic_now_ops,
+    topic_past_ops,
     versions,
     wording,
 )
+from ..language.analysis import without_names
 from ..memory_kinds import DEFAULT_MIN_SCORE, passing
 from ..privacy.redaction import DEFAULT_REDACTOR, SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
@@ -177,24 +179,23 @@ class _StoreMemory:
         past = as_of is None and asks_about_past(question)
         # Now: deeper than k, to find a newer fact on the topic of one the answer holds.
         depth = self.k if as_of is not None else max(self.k, TOPIC_DEPTH)
-        ops: list[Any] = [*lookup.ops, search_op(namespace, question, depth, as_of=as_of)]
+        # The user's own name tells none of the user's facts apart ("What is Lena saving for?").
+        names = own_names(config)
+        query = without_names(question, names)
+        ops: list[Any] = [*lookup.ops, search_op(namespace, query, depth, as_of=as_of)]
         if as_of is None:
-            ops.append(past_op(namespace, question, self.k))
-        topic = topic_past_op(namespace, question, self.k) if past else None
-        if topic is not None:
-            ops.append(topic)
+            ops.append(past_op(namespace, query, self.k))
+        topic = topic_past_ops(namespace, question, self.k, names) if past else []
         # The current value of the topic the question asks about answers first, found by
         # filter (a successor may share no word with the question).
-        now = topic_now_op(namespace, question) if as_of is None and not past else None
-        if now is not None:
-            ops.append(now)
-        results = yield call(target.batch, target.abatch, ops)
+        now = topic_now_ops(namespace, question, names) if as_of is None and not past else []
+        results = yield call(target.batch, target.abatch, [*ops, *topic, *now])
         n = len(lookup.ops)
         first = structured_hits(lookup, results[:n])
         seen = {(item.namespace, item.key) for item in first}
         # The topic's current value answers beside the named records; it still counts in the
         # relevance decision of the search's hits, so it is taken out of them only after.
-        on_topic = [i for i in (results[-1] if now is not None else [])
+        on_topic = [i for i in newest(results[len(ops) + len(topic):])
                     if (i.namespace, i.key) not in seen]
         found: list[SearchItem] = results[n]
         if as_of is not None:
@@ -212,7 +213,7 @@ class _StoreMemory:
         words = wording(self.texts.locale)
         earlier: dict[tuple[tuple[str, ...], str], list[str]] = {}
         if past:
-            on_topic = list(results[n + 2]) if topic is not None else []
+            on_topic = [i for found in results[len(ops):len(ops) + len(topic)] for i in found]
             earlier = yield from _earlier_versions(target, chosen, results[n + 1], words,
                                                    self.min_score, on_topic)
         lines: list[str] = []

@@ -3,8 +3,8 @@
 ``/episodes?user=L`` pages the user's episodes of ``("episodes", L)``; with ``task=...`` also
 what recall would replay for it and the prompt. ``/learning?user=L``: skill profiles, the
 strategy each category (or the typed task) would get now and why, and the learning curve as
-SVG drawn on each request (:mod:`.curve_svg`; matplotlib took over a second), also alone at
-``/learning/curve.svg``. It reads at most :data:`LEARNING_CAP` episodes (the newest).
+SVG drawn on each request (by :func:`~langgraph_episodic.episodic.plot.plot_learning_curve`),
+also alone at ``/learning/curve.svg``. It reads at most :data:`LEARNING_CAP` episodes (the newest).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from starlette.routing import Route
 from ..admin.transfer import iter_namespace, namespace_page
 from ..episodic.learning import compute_learning_curve, window_for
 from ..episodic.memory import EpisodicMemory
+from ..episodic.plot import LearningCurvePlot, plot_learning_curve
 from ..episodic.priority import PrioritizedResult
 from ..episodic.records import Episode, EpisodeSchemaError, TaskCategory, TaskDescription
 from ..episodic.replay import build_replay_context, format_replay_prompt
 from ..episodic.skills import SkillProfile, compute_skill_profiles
 from ..episodic.strategy import StrategyChoice, select_strategy
 from ..kinds.namespaces import EPISODES
-from . import curve_svg
 from .access import requested_user
 from .browse import offset_of
 from .pages import render
@@ -154,11 +154,11 @@ def learning(request: Request) -> Response:
     )
 
 
-def curve_figure(history: Sequence[Episode], label: str) -> curve_svg.Figure:
-    """The geometry of the user's learning curve (``history`` oldest first, not empty), with
-    the demo's rolling window (a sixth of the episodes, between 5 and 20)."""
+def curve_figure(history: Sequence[Episode], label: str) -> LearningCurvePlot:
+    """The user's learning curve (``history`` oldest first, not empty), with the demo's
+    rolling window (a sixth of the episodes, between 5 and 20)."""
     curve = compute_learning_curve(history, window=window_for(len(history)))
-    return curve_svg.figure(curve, f"learning curve of {label}")
+    return plot_learning_curve(curve, title=f"learning curve of {label}")
 
 
 def curve(request: Request) -> Response:
@@ -167,9 +167,7 @@ def curve(request: Request) -> Response:
     history = newest_episodes(request.app.state.settings.store, label)
     if not history:
         raise HTTPException(404, f"User {label!r} has no episodes, so there is no curve.")
-    return render(
-        request, "curve.svg", fig=curve_figure(history, label), media_type="image/svg+xml"
-    )
+    return Response(curve_figure(history, label).svg, media_type="image/svg+xml")
 
 
 routes = [

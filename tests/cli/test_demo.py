@@ -19,7 +19,7 @@ from langgraph_episodic.graph import list_sessions, open_checkpointer, thread_co
 from .conftest import HASH, CliResult, open_hash_store
 
 Cli = Callable[..., CliResult]
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SVG_START = "<svg "
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +29,7 @@ def _work_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
-    path, plot = tmp_path / "demo", tmp_path / "curve.png"
+    path, plot = tmp_path / "demo", tmp_path / "curve.svg"
     code, out, err = cli("demo", "--tasks", "12", "--path", str(path), "--plot", str(plot), *HASH)
     assert code == 0, err
     assert "SIMULATED SOLVER" in out and "no LLM is called" in out
@@ -37,12 +37,12 @@ def test_two_runs_continue_the_same_memory(cli: Cli, tmp_path: Path) -> None:
     for section in ("Learning curve", "with memory", "random strategy", "best single strategy",
                     "Skill profiles", "Replay prompt", str(plot), str(plot.with_suffix(".csv"))):
         assert section in out, section
-    assert plot.read_bytes().startswith(PNG_MAGIC)
+    assert plot.read_text(encoding="utf-8").startswith(SVG_START)
 
     code, out, err = cli("demo", "--tasks", "8", "--path", str(path), *HASH)
     assert code == 0, err
     assert "run 2" in out and "tasks 13-20" in out and "memory holds 12 episodes" in out
-    assert (tmp_path / "learning_curve.png").read_bytes().startswith(PNG_MAGIC)
+    assert (tmp_path / "learning_curve.svg").read_text(encoding="utf-8").startswith(SVG_START)
     assert (tmp_path / "learning_curve.csv").is_file()
 
     with open_hash_store(path) as store:
@@ -94,7 +94,7 @@ def test_a_store_keeps_the_seed_of_its_first_run(cli: Cli, tmp_path: Path) -> No
         (["--tasks", "0"], "--tasks must be at least 1"),
         (["--model", "gpt-4o"], "provider:name"),
         (["--model", "no-such-provider:model"], "Cannot create the chat model"),
-        (["--plot", "curve.svg"], ".png"),
+        (["--plot", "curve.png"], ".svg"),
     ],
 )
 def test_bad_demo_options_are_reported(
@@ -172,4 +172,4 @@ def test_the_readme_main_job_command_runs_with_the_packaged_model(tmp_path: Path
     for noise in ("Loading weights", "Warning", "it/s]"):  # no library bars or warnings
         assert noise not in result.stderr, result.stderr[-3000:]
     assert (tmp_path / ".episodic" / "chroma.sqlite3").is_file()
-    assert (tmp_path / "learning_curve.png").read_bytes().startswith(PNG_MAGIC)
+    assert (tmp_path / "learning_curve.svg").read_text(encoding="utf-8").startswith(SVG_START)

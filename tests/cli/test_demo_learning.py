@@ -37,7 +37,7 @@ def _rate(rows: list[dict[str, str]], key: str) -> float:
 def test_memory_learns_from_a_cold_start_and_the_second_run_continues(
     cli: Cli, tmp_path: Path
 ) -> None:
-    path, plot = tmp_path / "demo", tmp_path / "curve.png"
+    path, plot = tmp_path / "demo", tmp_path / "curve.svg"
     outputs = []
     for tasks in (FIRST_RUN, SECOND_RUN):
         code, out, err = cli("demo", "--tasks", str(tasks), "--seed", str(SEED), "--path",

@@ -5,6 +5,7 @@ best, and a plot whose legend covers no line."""
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from langgraph_episodic.episodic import LearningSnapshot, plot_learning_curve
 from .conftest import HASH, CliResult
 
 Cli = Callable[..., CliResult]
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(autouse=True)
@@ -44,8 +45,8 @@ def test_a_second_run_reports_its_fifths_and_continues_the_task_numbers(
     cli: Cli, tmp_path: Path
 ) -> None:
     path = str(tmp_path / "demo")
-    assert cli("demo", "--tasks", "30", "--path", path, *HASH, "--plot", "one.png")[0] == 0
-    code, out, err = cli("demo", "--tasks", "30", "--path", path, *HASH, "--plot", "two.png")
+    assert cli("demo", "--tasks", "30", "--path", path, *HASH, "--plot", "one.svg")[0] == 0
+    code, out, err = cli("demo", "--tasks", "30", "--path", path, *HASH, "--plot", "two.svg")
     assert code == 0, err
     assert "Success on tasks 31-60, with 95% intervals" in out
     assert re.search(r"first fifth 31-36\s+last fifth 55-60\s+whole run 31-60", out)
@@ -63,25 +64,24 @@ def test_a_second_run_reports_its_fifths_and_continues_the_task_numbers(
 
     skills = out[out.index("Skill profiles"):out.index("Replay prompt")]
     assert "hidden best" in skills and re.search(r"found the hidden best strategy in \d of \d", skills)
-    assert f"Plot of the learning curves: {tmp_path / 'two.png'}" in out
+    assert f"Plot of the learning curves: {tmp_path / 'two.svg'}" in out
     assert f"Data of the curves (CSV): {tmp_path / 'two.csv'}" in out
     assert "Memory now holds 60 episodes" in out
-    assert (tmp_path / "two.png").read_bytes().startswith(PNG_MAGIC)
+    svg = ET.fromstring((tmp_path / "two.svg").read_text(encoding="utf-8"))
+    assert "run 2" in [t.text for t in svg.iter(f"{SVG}text")]  # where this run began
 
 
 def test_the_demo_plot_title_says_the_solver_is_simulated(
     cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import langgraph_episodic.episodic as episodic
-
     titles: list[str] = []
-    real = episodic.plot_learning_curve
+    real = demo_report.plot_learning_curve
 
     def spy(*args: object, title: str | None = None, **kwargs: object) -> object:
         titles.append(str(title))
         return real(*args, title=title, **kwargs)
 
-    monkeypatch.setattr(episodic, "plot_learning_curve", spy)
+    monkeypatch.setattr(demo_report, "plot_learning_curve", spy)
     assert cli("demo", "--tasks", "12", "--path", "demo", *HASH)[0] == 0
     assert len(titles) == 1 and "simulated solver" in titles[0].lower(), titles
 
@@ -159,35 +159,55 @@ def _curve(n: int, window: int, level: float) -> list[LearningSnapshot]:
     ]
 
 
-def test_the_plot_shows_the_filling_window_and_its_legend_covers_no_line(tmp_path: Path) -> None:
+def _polylines(svg: ET.Element) -> list[list[ET.Element]]:
+    """Each panel's polylines (rate, then reward)."""
+    return [list(g.iter(f"{SVG}polyline"))
+            for g in svg.iter(f"{SVG}g") if g.get("class") == "panel"]
+
+
+def _xs(line: ET.Element) -> list[float]:
+    return [float(point.split(",")[0]) for point in str(line.get("points")).split()]
+
+
+def test_the_plot_shows_the_filling_window_and_its_legend_covers_no_line() -> None:
     curves = {"top line": _curve(40, 10, 0.98), "middle": _curve(40, 10, 0.5),
               "bottom line": _curve(40, 10, 0.02)}
     curves["top line"] = [LearningSnapshot(s.index, s.episode_id, 0, s.cumulative_reward, 1.0, 1.0,
                                            s.window_count) for s in curves["top line"]]
-    figure = plot_learning_curve(curves, title="t", path=tmp_path / "c.png")
-    top = figure.axes[0]
-    solid = [line for line in top.get_lines() if not line.get_label().startswith("_")]
-    faded = [line for line in top.get_lines() if line.get_label().startswith("_")]
-    assert [min(line.get_xdata()) for line in solid] == [110, 110, 110]  # full windows only
+    svg = ET.fromstring(plot_learning_curve(curves, title="t").svg)
+    rate, reward = _polylines(svg)
+    solid = [line for line in rate if line.get("class") == "line"]
+    faded = [line for line in rate if line.get("class") == "filling-line"]
     # tasks 101-109 had a window of fewer than 10: drawn faded, from the fifth task, joined up
-    assert [(min(line.get_xdata()), max(line.get_xdata())) for line in faded] == [(105, 110)] * 3
-    assert all(f.get_color() == s.get_color() and (f.get_alpha() or 1) < 1
-               for f, s in zip(faded, solid, strict=True))
-    assert top.get_legend() is None and len(figure.legends) == 1
-    figure.draw_without_rendering()
-    legend_box = figure.legends[0].get_window_extent()
-    for axes in figure.axes:
-        assert not legend_box.overlaps(axes.get_window_extent())
+    assert [len(_xs(line)) for line in solid] == [31] * 3  # tasks 110-140: full windows only
+    assert [len(_xs(line)) for line in faded] == [6] * 3  # tasks 105-110
+    assert all(f.get("stroke") == s.get("stroke") and float(str(f.get("stroke-opacity"))) < 1
+               and _xs(f)[-1] == _xs(s)[0] for f, s in zip(faded, solid, strict=True))
+    assert len({line.get("stroke") for line in solid}) == 3
+    assert [len(_xs(line)) for line in reward] == [40] * 3  # the reward from the first task
+    (shade,) = [r for r in svg.iter(f"{SVG}rect") if r.get("class") == "filling"]
+    assert float(str(shade.get("x"))) == min(_xs(faded[0]))
+    (legend,) = [g for g in svg.iter(f"{SVG}g") if g.get("class") == "legend"]
+    assert [t.text for t in legend.iter(f"{SVG}text")] == list(curves)
+    lowest = max(float(str(r.get("y"))) + float(str(r.get("height")))
+                 for r in svg.iter(f"{SVG}rect") if r.get("fill") == "none")  # the panels' boxes
+    assert min(float(str(t.get("y1"))) for t in legend.iter(f"{SVG}line")) > lowest + 20
+    bottom = max(float(str(t.get("y"))) for t in legend.iter(f"{SVG}text"))
+    assert float(str(svg.get("height"))) > bottom  # the legend is inside the picture
 
 
-def test_the_plot_marks_where_a_run_begins_and_takes_line_styles(tmp_path: Path) -> None:
+def test_the_plot_marks_where_a_run_begins_and_takes_line_styles() -> None:
     curves = {"with memory": _curve(40, 10, 0.8), "oracle": _curve(40, 10, 0.9),
               "random strategy": _curve(40, 10, 0.3)}
-    figure = plot_learning_curve(curves, marks={121: "run 2"}, styles={"random strategy": ":"})
-    top, bottom = figure.axes
-    for axes in (top, bottom):
-        assert [list(line.get_xdata()) for line in axes.get_lines()
-                if list(line.get_xdata()) == [121, 121]] == [[121, 121]]
-    assert [t.get_text().strip() for t in top.texts if "run" in t.get_text()] == ["run 2"]
-    styles = {line.get_label(): line.get_linestyle() for line in top.get_lines()}
-    assert styles == {**styles, "with memory": "-", "oracle": "--", "random strategy": ":"}
+    svg = ET.fromstring(plot_learning_curve(curves, marks={121: "run 2"},
+                                            styles={"random strategy": ":"}).svg)
+    marks = [line for line in svg.iter(f"{SVG}line") if line.get("class") == "mark"]
+    assert len(marks) == 2 and len({(m.get("x1"), m.get("x2")) for m in marks}) == 1
+    assert [t.text for t in svg.iter(f"{SVG}text") if t.get("class") == "mark-label"] == ["run 2"]
+    rate, _ = _polylines(svg)
+    dashes = {line.get("data-label"): line.get("stroke-dasharray") for line in rate
+              if line.get("class") == "line"}
+    assert dashes == {"with memory": None, "oracle": "6 3", "random strategy": "1.5 2.5"}
+    assert rate[-1].get("data-label") == "with memory"  # the solid curve is drawn on top
+    with pytest.raises(ValueError, match="Line style"):
+        plot_learning_curve(curves, styles={"oracle": "dashed"})

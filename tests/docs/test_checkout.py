@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    "path", [".venv/bin/python", ".episodic/checkpoints.sqlite", "learning_curve.png"]
+    "path", [".venv/bin/python", ".episodic/checkpoints.sqlite", "learning_curve.svg"]
 )
 def test_what_a_new_user_creates_is_ignored(path: str) -> None:
     if shutil.which("git") is None or not (ROOT / ".git").exists():

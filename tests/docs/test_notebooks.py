@@ -82,6 +82,10 @@ def test_notebook_runs(
         if output.get("output_type") == "error"
     ]
     assert not errors, errors
+    curves = [cell for cell in notebook.cells
+              if cell.cell_type == "code" and "\nplot_learning_curve(" in "\n" + cell.source]
+    assert all(any("image/svg+xml" in output.get("data", {}) for output in cell.outputs)
+               for cell in curves), "a learning curve is not shown inline as SVG"
     leaks = [
         output.get("text", "")
         for cell in notebook.cells

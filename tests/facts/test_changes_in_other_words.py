@@ -1,4 +1,4 @@
-"""A change said in other words ("We got the keys to our new house in Brighton" after "I live in
+"""A change said in other words ("We got the keys to our place in Brighton" after "I live in
 Leeds"), which the rules do not recognise as one, never leaves the older fact first as if it
 were current: the recall puts the newer fact on its topic first and marks the older one as
 possibly outdated. Facts on other topics are left as they are. Every tool test runs on
@@ -18,6 +18,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.facts.recall import NEIGHBOURS, newer_first, newer_on_topic
 from langgraph_episodic.facts.records import FactRecord
+from langgraph_episodic.graph.memory_recall import recall_memories_node
 from langgraph_episodic.tools import ENGLISH, GERMAN, create_memory_tools
 from tests.tools.conftest import Call, bullets
 
@@ -64,11 +65,11 @@ async def test_a_move_in_other_words_leads_and_the_old_home_is_marked(
     for text in ("I live in Leeds.", "I am allergic to penicillin.", "I drive a Ford Focus."):
         await call(save, {"information": text}, user("alice"))
     clock.set(2026, 5, 2)
-    said = await call(save, {"information": "We got the keys to our new house in Brighton."},
+    said = await call(save, {"information": "We got the keys to our place in Brighton."},
                       user("alice"))
     assert "replaces" not in said  # the rules do not see a move here: both stay current
     found = bullets(await call(recall, {"query": "Where do I live?"}, user("alice")), ENGLISH)
-    assert found[0] == "We got the keys to our new house in Brighton. (since May 2026)"
+    assert found[0] == "We got the keys to our place in Brighton. (since May 2026)"
     assert found[1] == "I live in Leeds. (since March 2026) (older; may be outdated)"
 
 
@@ -104,10 +105,10 @@ async def test_a_past_question_still_marks_and_as_of_answers_by_periods(
     save, recall = tools(backend, clock, locale="en")
     await call(save, {"information": "My girlfriend is called Priya."}, user("alice"))
     clock.set(2026, 6, 1)
-    await call(save, {"information": "I've been seeing Arjun for a few weeks."}, user("alice"))
+    await call(save, {"information": "Arjun and I have been going out for a few weeks."}, user("alice"))
     found = bullets(await call(recall, {"query": "Who is my girlfriend, Priya or Arjun?"},
                                user("alice")), ENGLISH)
-    assert found[0].startswith("I've been seeing Arjun for a few weeks.")
+    assert found[0].startswith("Arjun and I have been going out for a few weeks.")
     assert found[1].endswith(ENGLISH.outdated)
     then: RunnableConfig = {"configurable": {"user_id": "alice", "as_of": "2026-04-01T00:00:00Z"}}
     assert ENGLISH.outdated not in await call(recall, {"query": "Who is my girlfriend?"}, then)
@@ -131,6 +132,10 @@ def test_the_same_slot_needs_no_meaning_and_an_other_slot_never_leads() -> None:
     newer = newer_on_topic([leeds], [leeds, bristol, job], {})
     assert newer == {(("memories", "u"), "a"): bristol}
     assert newer_on_topic([leeds], [leeds, job], {(("memories", "u"), "a"): [job]}) == {}
+    # A change of a known topic leads no fact that does not name the topic.
+    cello, move = _item("d", "I play the cello.", JAN), _item("e", "I moved to Leeds.", MAR,
+                                                             "residence")
+    assert newer_on_topic([cello], [cello, move], {(("memories", "u"), "d"): [move]}) == {}
 
 
 def test_an_older_fact_never_leads_and_a_lead_never_pushes_its_fact_out() -> None:
@@ -171,3 +176,22 @@ def test_a_fact_a_model_saved_never_leads() -> None:
         ruled = _item("b", new.value["text"], MAR, slot)
         assert newer_on_topic([old], [old, ruled], {spot_a: [ruled]}) == {spot_a: ruled}
 
+
+async def test_the_memory_the_middleware_loads_puts_the_later_fact_on_a_topic_first(
+    backend: str, call: Call, clock: Clock
+) -> None:
+    """What the middleware and the recall node put into the prompt orders a topic's facts as
+    the recall tool does: the topic's fact, found by filter, comes with the later fact said
+    in other words before it."""
+    store = topic_store(backend)
+    save, _ = create_memory_tools(store=store, clock=clock, min_score=None, should_store=None)
+    await call(save, {"information": "My girlfriend is called Priya."}, user("alice"))
+    await call(save, {"information": "I am allergic to penicillin."}, user("alice"))
+    clock.set(2026, 6, 1)
+    await call(save, {"information": "Arjun and I have been going out for a few weeks."},
+               user("alice"))
+    node = recall_memories_node(store=store, min_score=None)
+    recalled = node.invoke({"messages": [("user", "Who is my girlfriend?")]}, user("alice"))
+    texts = [m["value"]["text"] for m in recalled["recalled_memories"]]
+    assert texts[:2] == ["Arjun and I have been going out for a few weeks.",
+                         "My girlfriend is called Priya."]

@@ -9,15 +9,18 @@ import asyncio
 import itertools
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from langgraph.store.base import BaseStore, GetOp, Op, PutOp, Result
 
-from langgraph_episodic._effects import run
+from langgraph_episodic._effects import Plan, call, run
 from langgraph_episodic.facts import FactRecord, FactWriter, current_facts, fact_history
+from langgraph_episodic.facts.consolidate import RuleDecider
 from langgraph_episodic.facts.recall import newest_per_lineage
+from langgraph_episodic.facts.rules import Candidate, Decision, decide_by_rules
 from langgraph_episodic.memory_context import index_paths
 from langgraph_episodic.tools import create_memory_tools
 
@@ -206,14 +209,34 @@ class Meddling(Proxy):
         return self.inner.batch(ops)
 
 
+class Pondering(RuleDecider):
+    """The rules' decision, after a call (as a model's): time passes while it decides."""
+
+    def decide(self, text: str, candidates: Sequence[Candidate]) -> Plan[Decision]:
+        yield call(time.sleep, asyncio.sleep, 0)
+        return decide_by_rules(text, candidates)
+
+
 @pytest.mark.parametrize("backend", ["memory", "chroma"])
 def test_a_fact_changed_at_every_attempt_is_kept_as_new_and_ends_nothing(backend: str) -> None:
     store = make_store(backend)
     clock = Ticking()
     run(FactWriter(clock=clock).save(store, NS, "Ich wohne in München."))
     meddling = Meddling(store)
-    outcome = run(FactWriter(clock=clock).save(meddling, NS, "Ich bin nach Berlin gezogen."))
+    writer = FactWriter(Pondering(), clock=clock)
+    outcome = run(writer.save(meddling, NS, "Ich bin nach Berlin gezogen."))
     assert (outcome.action, outcome.reason) == ("new", "contended")
     assert meddling.rereads == 3  # one re-read per attempt
     assert sorted(rec.text for rec in current(store)) == [
         "Ich bin nach Berlin gezogen.", "Ich wohne in München."]
+
+
+@pytest.mark.parametrize("backend", ["memory", "chroma"])
+def test_the_rules_decide_on_their_first_read(backend: str) -> None:
+    """Deciding by the rules takes no time after the read: no re-read (a call does one, above)."""
+    store = make_store(backend)
+    clock = Ticking()
+    run(FactWriter(clock=clock).save(store, NS, "Ich wohne in München."))
+    meddling = Meddling(store)
+    outcome = run(FactWriter(clock=clock).save(meddling, NS, MOVES[0]))
+    assert (outcome.action, meddling.rereads) == ("update", 0)

@@ -59,6 +59,27 @@ CASES = [
     ("Ab nächstem Monat arbeite ich bei SAP.", ["Ich arbeite bei Siemens."], "update", 0),
     # Night shifts at no named employer are no new job.
     ("I work night shifts now.", ["I work at ACME."], "new", None),
+    # A role at a named employer is the job; being somewhere is none.
+    ("I'm a lecturer at Sussex now.",
+     ["I'm a teacher at Hillside Primary."], "update", 0),
+    ("Lena left Spotify and is now lead designer at Monzo.",
+     ["Lena works as a UX designer at Spotify.", "Lena plays padel."], "update", 0),
+    ("Ich bin jetzt Dozentin bei der Uni Bonn.", ["Ich bin Lehrerin bei Siemens."], "update", 0),
+    ("I'm a bit tired at Christmas.", ["I work at ACME."], "new", None),
+    ("I am a regular at The Crown.", ["I'm a teacher at Hillside Primary."], "new", None),
+    ("Ich bin oft bei Anna.", ["Ich arbeite bei Siemens."], "new", None),
+    # Seeing someone is a partner; a person's own partner is that person's, named or not.
+    ("I've been seeing Arjun for a few weeks now.", ["My girlfriend is called Priya."], "update", 0),
+    ("Ethan broke up with Chloe and is now seeing Jess, a midwife.",
+     ["Ethan's girlfriend is Chloe.", "Ethan drives a Ford Fiesta."], "update", 0),
+    ("Ethan's girlfriend is Jess.", ["My girlfriend is Chloe."], "new", None),
+    # A new home or a new boss somewhere says where one lives or works.
+    ("Unsere neue Wohnung in Dresden ist endlich eingerichtet.", ["Ich wohne in Leipzig."],
+     "update", 0),
+    ("Mein neuer Chef bei Bosch ist sehr entspannt.", ["Ich arbeite bei Siemens."], "update", 0),
+    ("My new manager at Southmead Hospital is really supportive.", ["I work at Initech."],
+     "update", 0),
+    ("My sister's new flat in Leeds is huge.", ["I live in York."], "new", None),
 ]
 
 
@@ -66,6 +87,15 @@ CASES = [
 def test_rule_decisions(text: str, current: list[str], action: str, target: int | None) -> None:
     decision = decide_by_rules(text, cands(*current))
     assert (decision.action, decision.target) == (action, None if target is None else f"k{target}")
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("My name is Maya.", "name"), ("Mein Name ist Lena.", "name"), ("Ich heiße Lena.", "name"),
+    ("Ethan's girlfriend is Chloe.", "partner:ethan"), ("Lenas Arbeitgeber ist SAP.", "work:lena"),
+    ("My partner is Tom.", "partner"),
+])
+def test_a_topic_named_by_a_possessive_is_its_owner_s(text: str, slot: str) -> None:
+    assert slot_of(text) == slot
 
 
 def test_without_candidates_everything_is_new() -> None:
@@ -83,6 +113,9 @@ def test_without_candidates_everything_is_new() -> None:
     ("Wo wohnt meine Schwester?", "residence:schwest"),
     ("Where does my sister live?", "residence:sister"), ("What is my job?", "work"),
     ("Welche Farbe hat mein Auto?", "car"),
+    # A name after the verb asks about that person.
+    ("Where does Rachel live?", "residence:rachel"), ("Wo arbeitet Jonas?", "work:jonas"),
+    ("Who is Maya dating?", "partner:maya"), ("Welches Auto fährt Jonas?", "car:jonas"),
 ])
 def test_a_question_asks_for_a_topic_s_value_or_names_it_as_a_place(
     question: str, topic: str | None

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -284,3 +284,29 @@ def test_a_store_without_an_index_recalls_nothing_before_the_model() -> None:
     assert turns(store)  # remembered all the same
     bot.graph.invoke({"messages": [HumanMessage("Where is my car parked?")]}, cfg("alice", "s2"))
     assert "lapsang" not in system_text(bot.model.sent[1])
+
+
+@pytest.mark.parametrize("entry", ["middleware", "nodes"])
+def test_the_latest_turn_on_a_topic_answers_a_question_on_it(entry: str, store: BaseStore) -> None:
+    """With turns alone (no saved facts), a user's turn that sets a single-valued topic keeps
+    its slot, and a question on the topic is answered by the latest such turn, whatever its
+    score."""
+    now = [WHEN]
+    model = ScriptedFakeModel(respond=lambda msgs: "Noted.")
+    if entry == "middleware":
+        graph = create_agent(model, tools=[], store=store, checkpointer=InMemorySaver(),
+                             middleware=[EpisodicMemoryMiddleware(store=store,
+                                                                  clock=lambda: now[0])])
+    else:
+        graph = build_memory_graph(model, store=store, checkpointer=InMemorySaver(),
+                                   turns=TurnOptions(clock=lambda: now[0]))
+    graph.invoke({"messages": [HumanMessage("I live in Leeds, in a flat near the station.")]},
+                 cfg("alice", "s1"))
+    now[0] = WHEN + timedelta(days=60)
+    graph.invoke({"messages": [HumanMessage("We moved to Manchester last month, new job and all.")]},
+                 cfg("alice", "s2"))
+    said = [i.value for i in turns(store) if i.value["role"] == "user"]
+    assert sorted(v.get("slot") for v in said) == ["residence", "residence"]
+    _, recall = create_memory_tools(store=store, min_score=10.0)
+    answer = recall.invoke({"frage": "Wo wohne ich?"}, cfg("alice", "s3"))
+    assert answer.splitlines()[1] == "- We moved to Manchester last month, new job and all."

@@ -8,9 +8,12 @@ under a best hit that passes: once the best hit reaches ``min_score``, the next 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
-from langgraph.store.base import BaseStore, SearchItem
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore, SearchItem, SearchOp
+from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic.facts.recall import search_op
 from langgraph_episodic.memory_kinds import RUNNER_UP_SHARE, passing
@@ -112,3 +115,56 @@ async def test_a_topic_s_current_value_answers_under_the_floor(store: BaseStore,
     assert bullets(await call(recall, {"frage": "Wo wohnt der Nutzer?"}, user("alice"))) == [
         "Der Nutzer wohnt in Hamburg an der Elbe."]
     assert await call(recall, {"frage": "Trinkt der Nutzer Tee?"}, user("alice")) == NOTHING
+
+
+async def test_the_user_s_facts_saved_in_the_third_person_answer_as_the_user_s(
+    store: BaseStore, call: Call
+) -> None:
+    """An agent saves what Maya said as "Maya ..."; "Where do I live?" is about those facts
+    when Maya is the user: her user id, or the ``user_name`` the app passes."""
+    save, _ = create_memory_tools(store=store, min_score=None)
+    _, recall = create_memory_tools(store=store, min_score=10.0)
+    anonymous: RunnableConfig = {"configurable": {"user_id": "u-17"}}
+    named: RunnableConfig = {"configurable": {"user_id": "u-17", "user_name": "Maya Patel"}}
+    for config in (user("maya"), anonymous):
+        await call(save, {"information": "Maya lives in Leeds."}, config)
+        await call(save, {"information": "Rachel lives in Toronto."}, config)
+    for config in (user("maya"), named):
+        assert bullets(await call(recall, {"frage": "Wo wohne ich?"}, config)) == [
+            "Maya lives in Leeds."]
+    assert await call(recall, {"frage": "Wo wohne ich?"}, anonymous) == NOTHING
+
+
+async def test_a_question_naming_someone_gets_their_fact_not_the_user_s(
+    store: BaseStore, call: Call
+) -> None:
+    save, _ = create_memory_tools(store=store, min_score=None)
+    for fact in ("I live in York.", "Rachel lives in Toronto."):
+        await call(save, {"information": fact}, user("alice"))
+    _, recall = create_memory_tools(store=store, min_score=10.0)
+    assert bullets(await call(recall, {"frage": "Where does Rachel live?"}, user("alice"))) == [
+        "Rachel lives in Toronto."]
+    assert bullets(await call(recall, {"frage": "Where do I live?"}, user("alice"))) == [
+        "I live in York."]
+
+
+async def test_the_search_leaves_out_the_user_s_own_name(call: Call) -> None:
+    """Every fact an agent saved about Lena holds "Lena": the name tells none apart, so the
+    recall searches without it (a name that is not the user's stays)."""
+    asked: list[str] = []
+
+    class Recording(InMemoryStore):
+        def batch(self, ops: Any) -> list[Any]:
+            ops = list(ops)
+            asked.extend(op.query for op in ops if isinstance(op, SearchOp) and op.query)
+            return super().batch(ops)
+
+        async def abatch(self, ops: Any) -> list[Any]:
+            return self.batch(ops)
+
+    _, recall = create_memory_tools(store=Recording())
+    await call(recall, {"frage": "What is Lena saving for, and Rachel?"}, user("lena"))
+    assert asked and all("Lena" not in q and "Rachel" in q for q in asked if "saving" in q)
+    asked.clear()
+    await call(recall, {"frage": "What is Lena saving for, and Rachel?"}, user("u-1"))
+    assert any("Lena" in q for q in asked)

@@ -370,6 +370,7 @@ def test_ui_and_mcp_over_http_default_to_different_ports() -> None:
 def test_the_learning_curve_uses_the_demos_window(inspector: Inspector) -> None:
     """A sixth of the episodes, between 5 and 20, as ``langgraph-episodic demo`` draws it."""
     from langgraph_episodic.episodic.learning import compute_learning_curve, window_for
+    from langgraph_episodic.episodic.plot import plot_learning_curve
     from langgraph_episodic.ui.episodes_page import curve_figure, newest_episodes
 
     inspector.login()
@@ -377,13 +378,12 @@ def test_the_learning_curve_uses_the_demos_window(inspector: Inspector) -> None:
     assert "over the last 5 episodes" in inspector.client.get("/learning?user=dana").text
     many = [*history] * 10  # 130 episodes: a window of 20
     assert window_for(len(many)) == 20
-    from langgraph_episodic.ui import curve_svg
 
-    expected = curve_svg.figure(compute_learning_curve(many, window=20), "learning curve of x")
-    assert curve_figure(many, "x") == expected
-    assert curve_figure(many, "x") != curve_svg.figure(
-        compute_learning_curve(many, window=5), "learning curve of x"
-    )
+    def drawn(window: int) -> str:
+        curve = compute_learning_curve(many, window=window)
+        return plot_learning_curve(curve, title="learning curve of x").svg
+
+    assert curve_figure(many, "x").svg == drawn(20) != drawn(5)
 
 
 def test_a_namespace_is_filtered_by_text_and_sorted(inspector: Inspector) -> None:
