@@ -66,14 +66,17 @@ def recall_decision(
     items, *on_topic = yield call(store.batch, store.abatch, [
         SearchOp(ns, query=query, limit=depth + extra, filter=dict(CURRENT_FILTER)),
         *topic_now_ops(ns, question, names)])
-    found = [i for i in newest_per_lineage(items)
-             if not (is_turn(i.value) and (i.value.get("message_id") in leave_out
-                                           or i.value.get("reply_to") in leave_out))]
+    def in_thread(item: SearchItem) -> bool:  # a turn whose message is still in the thread
+        return is_turn(item.value) and (item.value.get("message_id") in leave_out
+                                        or item.value.get("reply_to") in leave_out)
+
+    found = [i for i in newest_per_lineage(items) if not in_thread(i)]
     if min_score is not None:
         # A hit without a score says nothing about the question: a store without an index
         # answers with its first items whatever is asked, so it recalls nothing here (the
         # recall tool still lists them).
         found = [i for i in found if i.score is not None]
+    on_topic = [[i for i in hits if not in_thread(i)] for hits in on_topic]
     decision = first_on_topic(decide(found, min_score), newest(on_topic))
     # A fact said later on the topic of a kept one leads it, as in the recall tool's answer.
     kept, _ = yield from newer_first_plan(store, decision.kept, found, limit)

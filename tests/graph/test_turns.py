@@ -208,6 +208,17 @@ async def test_a_turn_still_in_the_thread_is_not_loaded_again(agent: Build,
     assert any(MIA in str(m.content) for m in bot.model.sent[1])  # it is in the messages
 
 
+async def test_a_turn_on_the_topic_still_in_the_thread_is_not_loaded_again(
+        agent: Build, store: BaseStore) -> None:
+    """A question on a single-valued topic reads the topic's latest turn by filter; one still
+    in the thread's messages is left out, as the search's hits are."""
+    bot = agent(store, "Noted.")
+    await bot.ask("We moved to Manchester last month.", cfg("alice", "s1"))
+    await bot.ask("Where do I live?", cfg("alice", "s1"))
+    assert any(t.value.get("slot") == "residence" for t in turns(store))
+    assert not any("Manchester" in line for line in bot.memory_lines(1))
+
+
 async def test_a_question_never_told_loads_no_memory(agent: Build,
                                                      chroma_store: BaseStore) -> None:
     bot = agent(chroma_store, "Noted.")
