@@ -5,6 +5,8 @@ once. On InMemoryStore and ChromaStore, sync and async."""
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -88,3 +90,33 @@ async def test_a_new_fact_reads_once_and_writes_once(
     assert batches == ["read", "write"]
     assert model.computed["Ich spiele Schach."] == 1
     assert set(model.computed.values()) == {1}, model.computed
+
+
+def test_the_kept_question_vectors_answer_each_thread_its_own_text() -> None:
+    """The vectors of the last questions are shared by every thread using the model: threads
+    started together, switching every microsecond, each asking and storing texts of its own
+    (and one they all share), always get their own text's vector."""
+    model = HashModel()
+    start = threading.Barrier(8)
+    wrong: list[str] = []
+
+    def work(n: int) -> None:
+        start.wait()
+        for i in range(60):
+            text = f"thread {n} says {i % 12}"
+            got = [model.embed_query(text), *model.embed_documents([text, "shared"])]
+            want = [simple_hash_embedding(t, DIMS) for t in (text, text, "shared")]
+            if not np.allclose(got, want):
+                wrong.append(text)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert wrong == []
