@@ -31,11 +31,19 @@ bring on at 10k items and beyond, are counted. Usage::
     python benchmarks/large_namespace.py --users 1000 --sizes 60000 250000 --dims 64
     python benchmarks/large_namespace.py --sizes 60000 250000 --dims 64 --runs 1 \
         --write-search 40 --no-offset    # and one put then one search, 40 times
+    python benchmarks/large_namespace.py --sizes 1000000 --runs 1 --no-offset --queries 50
 
 With ``--users N`` the items go to ``N`` user namespaces (``("users", "u<j>")``, item ``i`` to
 user ``i % N``) and each child times every first search of 50 users after opening the store
 (after one search in another user's namespace), printing p50/p95 per store size: a user's
 first search should cost what that user holds, not what the store holds.
+
+With ``--queries N`` three more cells time the searches after the first: a fresh store (hybrid,
+then dense) searches the namespace once, then with ``N`` different queries of 2-4 words drawn
+as the items' words are; raw chromadb ``query``s the vector records with the namespace's
+``where`` for the same query vectors. A fourth table shows their p50/p95, the share of the
+exact top 10 by cosine (over every item's vector) that the dense searches found, and each
+cell's peak resident memory.
 """
 
 from __future__ import annotations
@@ -57,6 +65,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import peak_rss_mb
 from _locomo_data import format_table
 
 NS = ("shared", "knowledge")
@@ -134,10 +143,10 @@ KEPT = "langgraph-episodic-index.*"
 first search built from Chroma)."""
 
 
-def cell_store(path: Path, dims: int, mode: str, rounds: int = 0) -> dict[str, Any]:
-    """A fresh store's first search (then a second one) in ``NS``, two puts, and ``rounds``
-    of one put then one search. Nothing kept by an earlier process: the first search reads
-    the namespace from Chroma."""
+def _first_search(path: Path, dims: int, mode: str) -> tuple[Any, int, float]:
+    """A fresh store, one search in ``WARM``, then its first search in ``NS``: (the store,
+    its hits, seconds). Nothing kept by an earlier process: the search reads the namespace
+    from Chroma."""
     for kept in path.glob(KEPT):
         kept.unlink()
     store = _store(path, dims, search_mode=mode)
@@ -145,7 +154,13 @@ def cell_store(path: Path, dims: int, mode: str, rounds: int = 0) -> dict[str, A
     gc.collect()
     start = time.perf_counter()
     found = store.search(NS, query=QUERIES[0], limit=10)
-    first = time.perf_counter() - start
+    return store, len(found), time.perf_counter() - start
+
+
+def cell_store(path: Path, dims: int, mode: str, rounds: int = 0) -> dict[str, Any]:
+    """A fresh store's first search (then a second one) in ``NS``, two puts, and ``rounds``
+    of one put then one search."""
+    store, found, first = _first_search(path, dims, mode)
     start = time.perf_counter()
     store.search(NS, query=QUERIES[1], limit=10)
     second = time.perf_counter() - start
@@ -166,7 +181,59 @@ def cell_store(path: Path, dims: int, mode: str, rounds: int = 0) -> dict[str, A
     for n in range(rounds):
         store.delete(NS, f"cycle{n}")
     store.close()
-    return {"seconds": first, "second": second, "found": len(found), "puts": puts, "cycles": cycles}
+    return {"seconds": first, "second": second, "found": found, "puts": puts, "cycles": cycles}
+
+
+QUERY_SEED = 7
+"""Seeds the words of :func:`distinct_queries`."""
+
+
+def distinct_queries(n: int, dims: int) -> dict[str, list[float]]:
+    """``n`` queries of 2-4 Zipf-distributed words (drawn as :func:`text_of` draws them),
+    deterministic, each to the vector the store embeds it with. The vectors differ too:
+    :class:`IndexVectors` seeds a query's by the sum of its characters, which about 950
+    values take here."""
+    embed = IndexVectors(dims)
+    rng = np.random.default_rng(QUERY_SEED)
+    found: dict[tuple[float, ...], str] = {}
+    while len(found) < n:
+        words = np.minimum(rng.zipf(1.3, size=rng.integers(2, 5)), VOCABULARY) - 1
+        text = " ".join(f"w{w}" for w in words)
+        found.setdefault(tuple(embed.embed_query(text)), text)
+    return {text: list(vector) for vector, text in found.items()}
+
+
+def exact_top10(size: int, dims: int, queries: list[list[float]]) -> list[set[int]]:
+    """The 10 items of ``NS`` nearest each query vector by cosine, over every item's vector
+    (unit vectors, so cosine is the dot product)."""
+    embed = IndexVectors(dims)
+    items = np.empty((size, dims))
+    for first in range(0, size, 10_000):
+        last = min(size, first + 10_000)
+        items[first:last] = embed.embed_documents([f"#{i}" for i in range(first, last)])
+    return [set(np.argpartition(items @ q, -10)[-10:].tolist()) for q in queries]
+
+
+def cell_queries(path: Path, dims: int, mode: str, n: int, size: int) -> dict[str, Any]:
+    """A fresh store's first search in ``NS``, then one search with each of ``n``
+    :func:`distinct_queries`, and the process's peak resident memory; in dense mode also the
+    mean share of the exact top 10 by cosine that each search found (computed after the peak
+    is read)."""
+    store, found, first = _first_search(path, dims, mode)
+    queries = distinct_queries(n, dims)
+    took, keys = [], []
+    for query in queries:
+        start = time.perf_counter()
+        hits = store.search(NS, query=query, limit=10)
+        took.append(time.perf_counter() - start)
+        keys.append({int(hit.key[1:]) for hit in hits})  # "k0001234" is item 1234
+    store.close()
+    result = {"seconds": first, "found": found, "took": took, "peak": peak_rss_mb()}
+    if mode == "dense":
+        exact = exact_top10(size, dims, list(queries.values()))
+        shares = [len(mine & best) / 10 for mine, best in zip(keys, exact, strict=True)]
+        result["agreement"] = statistics.mean(shares)
+    return result
 
 
 def cell_restart(path: Path, dims: int, mode: str, prime: bool) -> dict[str, Any]:
@@ -227,17 +294,22 @@ def cell_users(path: Path, dims: int, mode: str, users: int, run: int) -> dict[s
     return {"took": took}
 
 
-def cell_users_raw(path: Path, users: int, run: int) -> dict[str, Any]:
-    """Raw chromadb reading the same users' vector records with a ``where`` on the namespace."""
+def _raw(path: Path) -> tuple[Any, Any]:
+    """Raw chromadb's client on the store's folder and the collection of its vector records."""
     import chromadb
     from chromadb.config import Settings
-
-    from langgraph_episodic.chroma import record_format
 
     client = chromadb.PersistentClient(
         path=str(path), settings=Settings(anonymized_telemetry=False)
     )
-    vectors = client.get_collection(f"{COLLECTION}__vec")
+    return client, client.get_collection(f"{COLLECTION}__vec")
+
+
+def cell_users_raw(path: Path, users: int, run: int) -> dict[str, Any]:
+    """Raw chromadb reading the same users' vector records with a ``where`` on the namespace."""
+    from langgraph_episodic.chroma import record_format
+
+    _, vectors = _raw(path)
     include: Any = ["documents", "metadatas", "embeddings"]
     where: Any = {"_ns": record_format.ns_str(user_ns(users - 1))}
     vectors.get(where=where, include=include)
@@ -254,15 +326,9 @@ def cell_users_raw(path: Path, users: int, run: int) -> dict[str, Any]:
 
 def cell_raw(path: Path, how: str) -> dict[str, Any]:
     """Raw chromadb reading the namespace's vector records (texts, metadata, vectors)."""
-    import chromadb
-    from chromadb.config import Settings
-
     from langgraph_episodic.chroma import record_format
 
-    client = chromadb.PersistentClient(
-        path=str(path), settings=Settings(anonymized_telemetry=False)
-    )
-    vectors = client.get_collection(f"{COLLECTION}__vec")
+    client, vectors = _raw(path)
     page = int(client.get_max_batch_size())
     where: Any = {"_ns": record_format.ns_str(NS)}
     include: Any = ["documents", "metadatas", "embeddings"]
@@ -280,6 +346,24 @@ def cell_raw(path: Path, how: str) -> dict[str, Any]:
         for first in range(0, len(ids), page):
             records += len(vectors.get(ids=ids[first : first + page], include=include)["ids"])
     return {"seconds": time.perf_counter() - start, "records": records}
+
+
+def cell_queries_raw(path: Path, dims: int, n: int) -> dict[str, Any]:
+    """Raw chromadb's ``query`` of the vector records with the namespace's ``where`` for the
+    vectors of the same :func:`distinct_queries`, after one such query (as the store's first
+    search; its time is not in the table), and the process's peak resident memory."""
+    from langgraph_episodic.chroma import record_format
+
+    _, vectors = _raw(path)
+    where: Any = {"_ns": record_format.ns_str(NS)}
+    queries = [IndexVectors(dims).embed_query(QUERIES[0]), *distinct_queries(n, dims).values()]
+    gc.collect()
+    took = []
+    for query in queries:
+        start = time.perf_counter()
+        vectors.query(query_embeddings=[query], n_results=10, where=where)
+        took.append(time.perf_counter() - start)
+    return {"seconds": took[0], "took": took[1:], "peak": peak_rss_mb()}
 
 
 def _child(args: list[str]) -> dict[str, Any]:
@@ -332,14 +416,29 @@ def main() -> None:
         "put then one search in the namespace, after the first search and two puts (hybrid "
         "children; p50/p95 in a third table)",
     )
+    parser.add_argument(
+        "--queries",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time N searches with N different queries after the first search, hybrid and "
+        "dense, and raw chromadb's filtered query (p50/p95, dense against exact cosine and each "
+        "child's peak memory in a fourth table; N up to 500)",
+    )
     parser.add_argument("--cell", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.queries > 500:
+        parser.error("--queries: at most 500 (the queries' vectors take about 950 values)")
     if args.cell:
         kind, path, *rest = args.cell
         if kind == "users":
             result = cell_users(Path(path), int(rest[0]), rest[1], int(rest[2]), int(rest[3]))
         elif kind == "users-raw":
             result = cell_users_raw(Path(path), int(rest[0]), int(rest[1]))
+        elif kind == "queries":
+            result = cell_queries(Path(path), int(rest[0]), rest[1], int(rest[2]), int(rest[3]))
+        elif kind == "queries-raw":
+            result = cell_queries_raw(Path(path), int(rest[0]), int(rest[1]))
         elif kind == "raw":
             result = cell_raw(Path(path), rest[0])
         elif kind in ("restart", "prime"):
@@ -357,6 +456,7 @@ def main() -> None:
     rows = []
     beyond_rows: list[list[str]] = []
     cycle_rows: list[list[str]] = []
+    query_rows: list[list[str]] = []
     for size in args.sizes:
         kept = args.keep / f"one-{size}-{args.dims}d" if args.keep else None
         folder = kept or Path(tempfile.mkdtemp(prefix="large-ns-", dir=root))
@@ -389,10 +489,29 @@ def main() -> None:
                             mode,
                             how,
                         ]
+            if args.queries:
+                for mode in ("hybrid", "dense"):
+                    cells[f"queries {mode}"] = [
+                        "queries",
+                        str(folder / "db"),
+                        str(args.dims),
+                        mode,
+                        str(args.queries),
+                        str(size),
+                    ]
+                cells["queries raw"] = [
+                    "queries-raw",
+                    str(folder / "db"),
+                    str(args.dims),
+                    str(args.queries),
+                ]
             times: dict[str, list[float]] = {name: [] for name in cells}
             second: list[float] = []
             puts: list[list[float]] = []
             cycles: list[tuple[float, float]] = []
+            queried: dict[str, list[dict[str, Any]]] = {
+                name: [] for name in cells if name.startswith("queries")
+            }
             for _ in range(args.runs):
                 for name, cell in cells.items():
                     if name == "restart":  # another process searches there first, and closes
@@ -405,6 +524,8 @@ def main() -> None:
                         second.append(got["second"])
                         puts.append(got["puts"])
                         cycles.extend(got["cycles"])
+                    if name in queried:
+                        queried[name].append(got)
             med = {name: statistics.median(ts) for name, ts in times.items()}
             raw = min(v for k, v in med.items() if k.startswith("raw"))
             rows.append(
@@ -435,6 +556,19 @@ def main() -> None:
                         for how in ("unfiltered", "filtered")
                     ]
                 )
+            if args.queries:
+                kinds = ("hybrid", "dense", "raw")
+                took = {
+                    kind: [t for got in queried[f"queries {kind}"] for t in got["took"]]
+                    for kind in kinds
+                }
+                agreement = statistics.mean(got["agreement"] for got in queried["queries dense"])
+                query_rows.append(
+                    [f"{size:,}", f"{med['queries hybrid']:.2f}"]
+                    + [f"{np.percentile(took[k], q) * 1000:.1f}" for k in kinds for q in (50, 95)]
+                    + [f"{agreement:.3f}"]
+                    + [f"{max(got['peak'] for got in queried[f'queries {k}']):.0f}" for k in kinds]
+                )
         finally:
             if kept is None:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -456,6 +590,13 @@ def main() -> None:
             "child after its first search and two puts (all children's rounds pooled):"
         )
         print(format_table(CYCLE_HEADERS, cycle_rows))
+    if query_rows:
+        print(
+            f"\nAfter the first search: {args.queries} searches with different queries per child "
+            "(limit 10; p50/p95 of all children's), the dense top 10 against the exact top 10 "
+            "by cosine, and each cell's peak resident memory (the most of its children):"
+        )
+        print(format_table(QUERY_HEADERS, query_rows))
 
 
 def _percentiles(cycles: list[tuple[float, float]]) -> list[str]:
@@ -556,6 +697,25 @@ CYCLE_HEADERS = [
     "put + search p50 (ms)",
     "put + search p95 (ms)",
 ]
+
+QUERY_HEADERS = [
+    "items",
+    "first search hybrid (s)",
+    "hybrid p50 (ms)",
+    "hybrid p95 (ms)",
+    "dense p50 (ms)",
+    "dense p95 (ms)",
+    "raw filtered p50 (ms)",
+    "raw filtered p95 (ms)",
+    "dense top-10 vs exact",
+    "peak MiB hybrid",
+    "peak MiB dense",
+    "peak MiB raw",
+]
+"""Columns of ``--queries``; "raw filtered" is raw chromadb's ``query`` of the vector records
+with ``where`` on the namespace, for the same query vectors; "dense top-10 vs exact" is the
+mean share of the exact top 10 by cosine over every item's vector that the dense search found;
+peak memory is ``VmHWM``."""
 
 BEYOND_HEADERS = [
     "items",

@@ -94,10 +94,13 @@ def warm(b: Backend, prefix: Namespace, *, vectors: bool, lexical: bool) -> Pend
             if loaded is None:  # (what was added cannot be added to it: built from Chroma)
                 kept.discard([ns])
         discards = kept.discards(ns)
-        if loaded is None or loaded.appended or (ns in stale_vec and loaded.vectors is None):
+        unfit = ns in stale_vec and loaded is not None and _unfit(state, loaded)
+        if loaded is None or loaded.appended or (
+            ns in stale_vec and loaded.vectors is None and not unfit
+        ):
             pending.append((ns, version, discards))  # (kept again after the search)
         if loaded is not None:
-            _install(b, prefix, ns, version, loaded, ns in stale_lex, ns in stale_vec)
+            _install(b, prefix, ns, version, loaded, ns in stale_lex, ns in stale_vec, unfit)
     if not pending:
         return None
     return Pending(kept, collection, language, found[1], tuple(pending))
@@ -146,6 +149,13 @@ def _add(b: Backend, ns: Namespace, loaded: Loaded) -> Loaded | None:
     return dataclasses.replace(loaded, lexical=lexical, fields=fields, vectors=block)
 
 
+def _unfit(state: StoreState, loaded: Loaded) -> bool:
+    """Whether a file without vectors holds more documents than the vector cache holds
+    vectors: each document was built from one vector record at least, so the namespace's
+    vectors do not fit, and Chroma's index answers (what reading them all would find)."""
+    return loaded.vectors is None and loaded.lexical.n_docs() > state.vectors.max_vectors
+
+
 def _version(state: StoreState, ns: Namespace) -> str | None:
     block = state.vectors.get(ns)
     return None if block is None else block.version
@@ -159,9 +169,11 @@ def _install(
     loaded: Loaded,
     lexical: bool,
     vectors: bool,
+    unfit: bool = False,
 ) -> None:
     """Keep what a file holds as the namespace's state at ``version``, unless a write moved
-    the namespace on meanwhile (as a read of Chroma is kept, :meth:`.reads.Backend._load`)."""
+    the namespace on meanwhile (as a read of Chroma is kept, :meth:`.reads.Backend._load`);
+    ``unfit``: its vectors do not fit the cache (:func:`_unfit`)."""
     state = b.state
     with state.lock:
         info = state.registry.get(ns)
@@ -172,6 +184,8 @@ def _install(
             state.fields.put_shard(ns, loaded.fields)
             state.lexical_versions[ns] = version
         block = loaded.vectors
+        if vectors and unfit:
+            state.oversized.add(prefix)
         if vectors and block is not None and _version(state, ns) != version:
             block.version = version
             if len(block) <= state.vectors.max_vectors:

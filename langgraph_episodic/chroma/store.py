@@ -859,13 +859,6 @@ class ChromaStore(BaseStore):
         """Async version of :meth:`verify`."""
         return await asyncio.to_thread(self.verify, repair=repair, grace_seconds=grace_seconds)
 
-    @contextlib.contextmanager
-    def _in_use(self) -> Iterator[Backend]:
-        """The backend, for one call of this store made outside :meth:`batch` (e.g. a purge):
-        raises after :meth:`close` (or in a forked child); :meth:`close` waits for it."""
-        with self._calls.call():
-            yield self._backend
-
     def close(self) -> None:
         """End the store: stop the sweeper, let calls in flight finish, and refuse every later
         call with ``StoreClosedError``. When no other open store of this process uses the same

@@ -61,18 +61,21 @@ _ENGLISH = snowballstemmer.stemmer("english")
 _NOT_A_ROLE = (
     r"(?!(?:a|an|the|in|on|at|with|for|from|to|here|there|home|still|also|always|very|so|not|"
     r"really|quite|bit|little|lot|big|huge|only|next|last|this|regular|member|guest|patient|"
-    r"customer|visitor|fan|gast|mitglied|kunde|kundin|patientin|stammgast)\b)"
+    r"customer|visitor|fan|gast|mitglied|kunde|kundin|patientin|stammgast|student|studentin|"
+    r"schüler|schülerin|pupil)\b)"
 )
 _ROLE = re.compile(
     rf"\b(?:am|is|i'm)\s+(?:(?:a|an|the)|now(?:\s+(?:a|an|the))?)\s+"
     rf"(?:{_NOT_A_ROLE}[^\W\d_][\w-]*\s+){{1,3}}?at\s+(?-i:[A-ZÄÖÜ])"
     rf"|\b(?:bin|ist)\s+(?:(?:jetzt|nun)\s+)?(?:(?:ein|eine)\s+)?{_NOT_A_ROLE}(?-i:[A-ZÄÖÜ])\w+"
-    rf"\s+bei\s+(?:(?:der|dem|den)\s+)?(?-i:[A-ZÄÖÜ])",
+    rf"\s+(?:bei|an|am)\s+(?:(?:der|dem|den)\s+)?(?-i:[A-ZÄÖÜ])",
     re.IGNORECASE | re.UNICODE,
 )
 """A role at a named employer: "I'm a teacher at Hillside Primary", "is now lead designer at
-Monzo", "Ich bin Pflegerin bei Vivantes" (in English after an article or "now", so "I'm tired
-at Christmas" names no job; in German a noun). Read in the text as said, "now" included."""
+Monzo", "Ich bin Pflegerin bei Vivantes", "Ich bin Lehrerin an der Grundschule am Park" (in
+English after an article or "now", so "I'm tired at Christmas" names no job; in German a noun,
+at an employer or an institution). A student or pupil at a school studies there: no job. Read
+in the text as said, "now" included."""
 
 _NEW_HOME = (r"\b(?:neue[nmrs]?|new)\s+(?:wohnung|haus|zuhause|flat|apartment|house|home)\s+"
              r"(?:in|im)\s+(?-i:[A-ZÄÖÜ])")

@@ -34,7 +34,6 @@ since the batch was read leaves nothing written.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -53,8 +52,6 @@ from ..kinds.episodes import EPISODE_NAMESPACE, EpisodeMemories, Scorer, record_
 from ..kinds.summaries import Summarizer
 from ..kinds.turns import TurnItem, store_turns
 from .pending import SUMMARY_KEY, PendingTurn, summary_namespace
-
-logger = logging.getLogger(__name__)
 
 FORMED_THROUGH = "formed_through"
 """Key in a formed entity's value: the newest pending turn (its queue key) it includes."""

@@ -265,15 +265,13 @@ class EntityWriter:
 
     def save_one(
         self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity, *,
-        said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
         config: Mapping[str, Any] | None = None,
     ) -> Plan[tuple[str, str | None]]:
-        """Plan: save what ``entity`` says as a fact about it (said at ``said_at``, default
-        now; with the context of the run of ``config``, :mod:`langgraph_episodic.memory_context`)
-        and rebuild its item (with ``card_extra`` added to it); the caller holds the entity's
-        lock. Returns its display name and current description."""
-        saved = yield from self.save_many(store, ns, [entity], said_at=said_at,
-                                          card_extra=card_extra, config=config)
+        """Plan: save what ``entity`` says as a fact about it (said now by the writer's clock;
+        with the context of the run of ``config``, :mod:`langgraph_episodic.memory_context`)
+        and rebuild its item: :meth:`save_told` with one :class:`Told`. The caller holds the
+        entity's lock. Returns its display name and current description."""
+        saved = yield from self.save_told(store, ns, [Told((entity,), config=config)])
         return saved[entity_key(entity.name)]
 
     def _adopt(
@@ -287,17 +285,6 @@ class EntityWriter:
                 tzinfo=timezone.utc)
             yield from self._facts.save(store, ns, old.strip(), said_at=when, subject=key,
                                         subject_name=display)
-
-    def save_many(
-        self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity], *,
-        said_at: datetime | None = None, card_extra: Mapping[str, Any] | None = None,
-        cards: Mapping[str, Item | None] | None = None,
-        config: Mapping[str, Any] | None = None,
-    ) -> Plan[dict[str, tuple[str, str | None]]]:
-        """Plan: :meth:`save_one` for many mentions of one turn at once (each entity's in
-        their order): :meth:`save_told` with one :class:`Told`."""
-        return (yield from self.save_told(store, ns, [Told(tuple(entities), said_at, config)],
-                                          card_extra=card_extra, cards=cards))
 
     def save_told(
         self, store: BaseStore, ns: tuple[str, ...], turns: Sequence[Told], *,
@@ -387,14 +374,9 @@ class EntityWriter:
 
 
 def facts_op(ns: tuple[str, ...], key: str) -> SearchOp:
-    """The read of the current facts about the entity ``key`` (see :func:`facts_of`)."""
+    """The read of the current facts about the entity ``key`` (see :func:`current_facts_of`)."""
     return SearchOp(ns, filter={"kind": FACT_KIND, "subject": key, "current": True},
                     limit=SUBJECT_SCAN, refresh_ttl=False)
-
-
-def facts_of(found: Sequence[Item], ns: tuple[str, ...]) -> list[FactRecord]:
-    """The current facts, newest first, among what :func:`facts_op` found."""
-    return newest_first(current_facts_of(found, ns).values())
 
 
 def current_facts_of(found: Sequence[Item], ns: tuple[str, ...]) -> dict[str, FactRecord]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Literal
 
@@ -34,8 +34,6 @@ import snowballstemmer
 
 Language = Literal["en", "de", "auto"]
 LANGUAGES: tuple[str, ...] = ("en", "de", "auto")
-
-Analyzer = Callable[[str], list[str]]
 
 _WORD = re.compile(r"\w+(?:'\w+)*")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})

@@ -23,7 +23,7 @@ import logging
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import (
@@ -57,8 +57,6 @@ if TYPE_CHECKING:
     from ..chroma import RawRecords
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 PAGE_SIZE = 500
 """Namespaces listed and items deleted per store round trip."""

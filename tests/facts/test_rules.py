@@ -68,6 +68,12 @@ CASES = [
     ("I'm a bit tired at Christmas.", ["I work at ACME."], "new", None),
     ("I am a regular at The Crown.", ["I'm a teacher at Hillside Primary."], "new", None),
     ("Ich bin oft bei Anna.", ["Ich arbeite bei Siemens."], "new", None),
+    # At an institution too ("an der", "am"); a student there has no job, being there is none.
+    ("Ich bin jetzt Ärztin am Klinikum Nord.", ["Ich bin Lehrerin an der Grundschule am Park."],
+     "update", 0),
+    ("Ich bin Studentin an der TU Berlin.", ["Ich bin Lehrerin an der Grundschule am Park."],
+     "new", None),
+    ("Ich bin gern am Meer.", ["Ich arbeite bei Siemens."], "new", None),
     # Seeing someone is a partner; a person's own partner is that person's, named or not.
     ("I've been seeing Arjun for a few weeks now.", ["My girlfriend is called Priya."], "update", 0),
     ("Ethan broke up with Chloe and is now seeing Jess, a midwife.",

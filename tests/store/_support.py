@@ -1,4 +1,5 @@
-"""Helpers shared by the store tests: backend names, result views, a fake clock, probes."""
+"""Helpers shared by the store tests: backend names, result views, a fake clock, probes, a
+lexical shard unpacked into dicts for checks."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pytest
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, Item
 
+from langgraph_episodic.chroma.ranking.lexical import _Arrays, _Shard
 from langgraph_episodic.embeddings import HashEmbeddings, simple_hash_embedding
 
 DIMS = 64
@@ -24,6 +27,55 @@ EPHEMERAL = "chroma-ephemeral"
 PERSISTENT = "chroma-persistent"
 HTTP = "chroma-http"
 CHROMA = (EPHEMERAL, PERSISTENT, HTTP)
+
+
+def _unpack(
+    arrays: _Arrays,
+) -> tuple[dict[str, dict[str, int]], dict[str, tuple[str, ...]], dict[str, int]]:
+    """Whole ``arrays``' contents as a shard's dicts ``(postings, terms, lengths)``."""
+    slots, starts, where, tf_array = arrays.flat()
+    ids = arrays.ids
+    names = list(slots)  # the slots are numbered in insertion order
+    doc_of = list(map(ids.__getitem__, where.tolist()))
+    tf = tf_array.tolist()
+    bounds = starts.tolist()
+    postings = {
+        names[k]: dict(zip(doc_of[at:end], tf[at:end], strict=True))
+        for k, (at, end) in enumerate(itertools.pairwise(bounds))
+        if at != end
+    }
+    # Each document's terms: the pairs grouped by document, in slot order within one.
+    slot_of = np.repeat(np.arange(len(names)), np.diff(starts))
+    by_doc = slot_of[np.argsort(where, kind="stable")].tolist()
+    ends = np.cumsum(np.bincount(where, minlength=len(ids))).tolist()
+    held = map(names.__getitem__, by_doc)
+    terms: dict[str, tuple[str, ...]] = {}
+    at = 0
+    for doc_id, end in zip(ids, ends, strict=True):
+        terms[doc_id] = tuple(itertools.islice(held, end - at))
+        at = end
+    lengths = dict(zip(ids, map(int, arrays.lengths.tolist()), strict=True))
+    return postings, terms, lengths
+
+
+def unpacked(shard: _Shard) -> _Shard:
+    """A changeable copy of ``shard`` holding every document in its dicts, none in a base
+    (costs time in proportion to the namespace: for checks, not for writes)."""
+    copy = _Shard()
+    if shard.base is not None:
+        copy.postings, copy.terms, copy.lengths = _unpack(shard.base)
+        copy.total_length = sum(copy.lengths.values())
+        ids = shard.base.ids
+        for at in sorted(shard.dead):
+            copy.discard(ids[at])
+    for doc_id, terms in shard.terms.items():
+        copy.discard(doc_id)
+        for term in terms:
+            copy.postings.setdefault(term, {})[doc_id] = shard.postings[term][doc_id]
+        copy.terms[doc_id] = terms
+        copy.lengths[doc_id] = shard.lengths[doc_id]
+        copy.total_length += shard.lengths[doc_id]
+    return copy
 
 
 def backend_param(name: str) -> Any:

@@ -11,6 +11,8 @@ from langgraph_episodic.chroma.ranking.lexical import LexicalIndex, _Shard
 from langgraph_episodic.language import analysis
 from langgraph_episodic.language.analysis import detect, words
 
+from ._support import unpacked
+
 WORDS = st.sampled_from(
     ["ich", "und", "the", "is", "müller", "straße", "haus", "dog", "in", "was", "an", "x", ""]
 )
@@ -49,11 +51,12 @@ def test_a_built_shard_equals_one_built_by_add(docs: list[tuple[str, list[str]]]
         reference.add(doc_id, index.tokenizer(text))
     assert built.packed and built.frozen  # a packed shard: only its arrays
     assert built.n_docs() == reference.n_docs()
-    assert list(built.doc_ids()) == list(reference.lengths)  # positions in the same order
+    assert built.base is not None
+    assert list(built.base.ids) == list(reference.lengths)  # positions in the same order
     assert built.items() == reference.items()
     assert built.total_length == reference.total_length
     # Unpacked for a write, it holds what one built by add() holds.
-    thawed = built.unpacked()
+    thawed = unpacked(built)
     assert thawed.postings == reference.postings
     assert [list(p) for p in thawed.postings.values()] == [
         list(reference.postings[term]) for term in thawed.postings

@@ -22,7 +22,7 @@ from langgraph_episodic.chroma.ranking.vectors import (
     similarities,
 )
 
-from ._support import switching_every_microsecond
+from ._support import switching_every_microsecond, unpacked
 
 Namespace = tuple[str, ...]
 
@@ -62,7 +62,7 @@ def reference_scores(
 
 def shards_of(index: LexicalIndex, namespaces: list[Namespace]) -> list[_Shard]:
     """The shards as dicts (every document in a copy's dicts), for the reference to read."""
-    return [shard.unpacked() for shard in index._select(namespaces)]
+    return [unpacked(shard) for shard in index._select(namespaces)]
 
 
 def reference_search(

@@ -19,7 +19,7 @@ from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.chroma.ranking import lexical
 from langgraph_episodic.chroma.ranking.lexical import LexicalIndex
 
-from ._support import switching_every_microsecond
+from ._support import switching_every_microsecond, unpacked
 
 Namespace = tuple[str, ...]
 
@@ -235,7 +235,7 @@ def test_readers_racing_a_writer_and_each_others_merges_see_whole_generations() 
             if not got_a:
                 errors.append("a is missing")
                 continue
-            shard = view._shards[ns].unpacked()
+            shard = unpacked(view._shards[ns])
             (gen_a,) = [t for t in shard.terms["a"] if t.startswith("gen")]
             (gen_b,) = [t for t in shard.terms["b"] if t.startswith("gen")]
             g = int(gen_a[3:])

@@ -146,6 +146,43 @@ def test_a_kept_index_gives_the_results_of_a_rebuild(
     assert any(score is not None for page in again for _, score in page)
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "dense"])
+def test_a_namespace_beyond_the_cache_is_not_read_again_after_a_restart(
+    fast_tmp_path: Path, filled: Path, loads: list[bool], monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+) -> None:
+    """A kept file without vectors holds more documents than the cache holds vectors: the next
+    process knows the namespace does not fit, so its first search reads none of its records
+    from Chroma (Chroma's index answers) and does not write the file again."""
+    from langgraph_episodic.chroma.gateway import Gateway
+
+    path = fast_tmp_path / "db"
+    _fill(path, filled)
+    built = _results(path, mode, vector_cache_size=10)
+    assert loads == [False]
+    reads: list[tuple[str, ...]] = []
+    saves: list[tuple[str, ...]] = []
+    pages, save = Gateway.namespace_vector_pages, persisted.PersistedIndex.save
+
+    def read_spy(self: Gateway, ns: tuple[str, ...], **kwargs: Any) -> Any:
+        reads.append(ns)
+        return pages(self, ns, **kwargs)
+
+    def save_spy(self: persisted.PersistedIndex, ns: tuple[str, ...], *args: Any) -> bool:
+        saves.append(ns)
+        return save(self, ns, *args)
+
+    monkeypatch.setattr(Gateway, "namespace_vector_pages", read_spy)
+    monkeypatch.setattr(persisted.PersistedIndex, "save", save_spy)
+    again = _results(path, mode, vector_cache_size=10)
+    assert loads == [False, True]
+    assert NS not in reads and NS not in saves
+    assert again == built
+    # A cache the namespace fits: its vectors are read from Chroma as before.
+    assert _results(path, mode) == _rebuilt(path, mode)
+    assert NS in reads
+
+
 def test_every_search_kind_reads_the_same_file(
     fast_tmp_path: Path, filled: Path, loads: list[bool]
 ) -> None:

@@ -26,7 +26,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from itertools import compress, islice, pairwise, repeat
+from itertools import compress, repeat
 from typing import NamedTuple, overload
 
 import numpy as np
@@ -120,17 +120,6 @@ class _Shard:
             n += len(self.base.ids) - len(self.dead)
         return n
 
-    def doc_ids(self) -> Iterable[str]:
-        """The shard's document ids, the base's first (a frozen or locked shard's: they must
-        not change while read)."""
-        base = self.base
-        if base is None:
-            return self.lengths
-        if self.packed:
-            return base.ids
-        dead = self.dead
-        return [*(doc_id for at, doc_id in enumerate(base.ids) if at not in dead), *self.lengths]
-
     def arrays(self) -> _Arrays:
         """The shard as numpy arrays: built once for a frozen shard (its contents never
         change, so any reader may build it and every reader gets the same), and afresh for a
@@ -184,25 +173,6 @@ class _Shard:
         copy.terms = dict(self.terms)
         copy.lengths = dict(self.lengths)
         copy.source = self
-        return copy
-
-    def unpacked(self) -> _Shard:
-        """A changeable copy holding every document in its dicts, none in a base (costs
-        time in proportion to the namespace: for checks, not for writes)."""
-        copy = _Shard()
-        if self.base is not None:
-            copy.postings, copy.terms, copy.lengths = self.base.unpack()
-            copy.total_length = sum(copy.lengths.values())
-            ids = self.base.ids
-            for at in sorted(self.dead):
-                copy.discard(ids[at])
-        for doc_id, terms in self.terms.items():
-            copy.discard(doc_id)
-            for term in terms:
-                copy.postings.setdefault(term, {})[doc_id] = self.postings[term][doc_id]
-            copy.terms[doc_id] = terms
-            copy.lengths[doc_id] = self.lengths[doc_id]
-            copy.total_length += self.lengths[doc_id]
         return copy
 
     def _posting(self, term: str) -> dict[str, int]:
@@ -574,34 +544,6 @@ class _Arrays:
             np.frombuffer(where, dtype=np.intc).astype(np.int32),
             np.frombuffer(tf, dtype=np.uintc).astype(np.uint32),
         )
-
-    def unpack(
-        self,
-    ) -> tuple[dict[str, dict[str, int]], dict[str, tuple[str, ...]], dict[str, int]]:
-        """A whole one's contents as the dict form's ``(postings, terms, lengths)``."""
-        slots, starts, where, tf_array = self.flat()
-        ids = self.ids
-        names = list(slots)  # the slots are numbered in insertion order
-        doc_of = list(map(ids.__getitem__, where.tolist()))
-        tf = tf_array.tolist()
-        bounds = starts.tolist()
-        postings = {
-            names[k]: dict(zip(doc_of[at:end], tf[at:end], strict=True))
-            for k, (at, end) in enumerate(pairwise(bounds))
-            if at != end
-        }
-        # Each document's terms: the pairs grouped by document, in slot order within one.
-        slot_of = np.repeat(np.arange(len(names)), np.diff(starts))
-        by_doc = slot_of[np.argsort(where, kind="stable")].tolist()
-        ends = np.cumsum(np.bincount(where, minlength=len(ids))).tolist()
-        held = map(names.__getitem__, by_doc)
-        terms: dict[str, tuple[str, ...]] = {}
-        at = 0
-        for doc_id, end in zip(ids, ends, strict=True):
-            terms[doc_id] = tuple(islice(held, end - at))
-            at = end
-        lengths = dict(zip(ids, map(int, self.lengths.tolist()), strict=True))
-        return postings, terms, lengths
 
     def aligned(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(position of each key, first index of each position's key)``, ``-1`` where there
