@@ -465,46 +465,24 @@ def main() -> None:
             if not (folder / "db").exists():
                 built = build(folder / "db", size, args.dims)
             print(f"{size:,} items built in {built:.1f} s", file=sys.stderr, flush=True)
+            db, dims = str(folder / "db"), str(args.dims)
             cells: dict[str, list[str]] = {
-                "hybrid": [
-                    "store",
-                    str(folder / "db"),
-                    str(args.dims),
-                    "hybrid",
-                    str(args.write_search),
-                ],
-                "lexical": ["store", str(folder / "db"), str(args.dims), "lexical", "0"],
-                "raw ids": ["raw", str(folder / "db"), "ids"],
-                "restart": ["restart", str(folder / "db"), str(args.dims), "hybrid"],
+                "hybrid": ["store", db, dims, "hybrid", str(args.write_search)],
+                "lexical": ["store", db, dims, "lexical", "0"],
+                "raw ids": ["raw", db, "ids"],
+                "restart": ["restart", db, dims, "hybrid"],
             }
             if not args.no_offset:
-                cells["raw offset"] = ["raw", str(folder / "db"), "offset"]
+                cells["raw offset"] = ["raw", db, "offset"]
             if args.beyond_cache:
                 for mode in ("hybrid", "dense"):
                     for how in ("unfiltered", "filtered"):
-                        cells[f"beyond {mode} {how}"] = [
-                            "beyond",
-                            str(folder / "db"),
-                            str(args.dims),
-                            mode,
-                            how,
-                        ]
+                        cells[f"beyond {mode} {how}"] = ["beyond", db, dims, mode, how]
             if args.queries:
                 for mode in ("hybrid", "dense"):
-                    cells[f"queries {mode}"] = [
-                        "queries",
-                        str(folder / "db"),
-                        str(args.dims),
-                        mode,
-                        str(args.queries),
-                        str(size),
-                    ]
-                cells["queries raw"] = [
-                    "queries-raw",
-                    str(folder / "db"),
-                    str(args.dims),
-                    str(args.queries),
-                ]
+                    cells[f"queries {mode}"] = ["queries", db, dims, mode, str(args.queries),
+                                                str(size)]
+                cells["queries raw"] = ["queries-raw", db, dims, str(args.queries)]
             times: dict[str, list[float]] = {name: [] for name in cells}
             second: list[float] = []
             puts: list[list[float]] = []

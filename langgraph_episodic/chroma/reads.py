@@ -437,13 +437,21 @@ class Backend:
         shards not kept."""
         wanted = {**lexical, **vectors}
         with_embeddings = bool(vectors)
+        overflow = False
         shards: dict[Namespace, Any] = {}
         field_shards: dict[Namespace, Any] = {}
         if len(wanted) == 1 and len(lexical) == 1:
             # One namespace (a first search there): its shards are built page by page while
             # the next page is read.
             (ns,) = lexical
-            rows, shards[ns], field_shards[ns] = self._stream(ns, embeddings=ns in vectors)
+            kept, shards[ns], field_shards[ns] = self._stream(
+                ns, embeddings=ns in vectors, fit=self.state.vectors.max_vectors
+            )
+            if kept is None:  # more vectors than the cache holds, or none asked: none kept
+                overflow = ns in vectors
+                rows, vectors = [], {}
+            else:
+                rows = kept
         elif len(wanted) > _PAGED_LOAD_FROM:
             # One paged read of the prefix: one read per namespace costs a Chroma round trip
             # each, which adds up at 100k items (docs/benchmarks.md, "Throughput").
@@ -459,6 +467,7 @@ class Backend:
             if row.namespace in by_ns and is_ranked(row.path):
                 by_ns[row.namespace].append(row)
         blocks, budget = _vector_blocks(vectors, by_ns, self.state.vectors.max_vectors)
+        budget = -1 if overflow else budget
         docs: dict[Namespace, list[tuple[str, str]]] = {}
         field_docs: dict[Namespace, list[tuple[str, list[tuple[str, str]]]]] = {}
         for ns in [ns for ns in lexical if ns not in shards]:
@@ -490,20 +499,27 @@ class Backend:
                 state.oversized.add(prefix)
         return blocks, unkept
 
-    def _stream(self, ns: Namespace, *, embeddings: bool) -> tuple[list[VectorRow], Any, Any]:
+    def _stream(
+        self, ns: Namespace, *, embeddings: bool, fit: int
+    ) -> tuple[list[VectorRow] | None, Any, Any]:
         """The vector records of ``ns`` and the (lexical, field) shards of their texts, each
         page analyzed while the next is read. When a later page brings more texts of an entry
-        already built, the shards are built again from every record (same result)."""
-        rows: list[VectorRow] = []
+        already built, the shards are built again from every record (same result). The records
+        are kept only for their vectors, while at most ``fit`` (the cache's size) came: past
+        that (or without vectors) the first return is None, so a namespace past the vector cache
+        never holds all its records at once."""
+        rows: list[VectorRow] | None = [] if embeddings else None
         texts: dict[str, list[tuple[int, str, str]]] = {}
         split = False
         pages = read_ahead(self.gateway.namespace_vector_pages(ns, embeddings=embeddings))
 
         def docs() -> Iterator[tuple[str, str]]:
-            nonlocal split
+            nonlocal split, rows
             for page in pages:
                 page = [row for row in page if is_ranked(row.path)]
-                rows.extend(page)
+                if rows is not None:
+                    rows.extend(page)
+                    rows = rows if len(rows) <= fit else None
                 fresh: dict[str, None] = {}
                 for row in page:
                     key, _, index = record_format.split_vector_id(row.vid)

@@ -168,11 +168,14 @@ def test_a_first_load_page_by_page_builds_the_shards_of_all_at_once(
     backend = backend_of(store)
     monkeypatch.setattr(backend, "gateway", dataclasses.replace(backend.gateway, max_batch=page))
     expected = _all_at_once(store, ns)
-    rows, lexical, field_shard = backend._stream(ns, embeddings=True)
+    rows, lexical, field_shard = backend._stream(ns, embeddings=True, fit=10_000)
     assert _shapes(lexical, field_shard) == expected
-    assert sorted(row.vid for row in rows) == sorted(
+    assert rows is not None and sorted(row.vid for row in rows) == sorted(
         row.vid for row in backend.gateway.namespace_vectors(ns, embeddings=True)
     )
+    # More records than the vector cache holds: none is kept, the shards are the same.
+    over, lexical, field_shard = backend._stream(ns, embeddings=True, fit=len(rows) - 1)
+    assert over is None and _shapes(lexical, field_shard) == expected
     # and the store's search answers from them as from a fresh load
     found = [item.key for item in store.search(ns, query="deploy Käse editor", limit=20)]
     assert found and "k5" not in found
