@@ -62,8 +62,12 @@ _NOT_A_ROLE = (
     r"(?!(?:a|an|the|in|on|at|with|for|from|to|here|there|home|still|also|always|very|so|not|"
     r"really|quite|bit|little|lot|big|huge|only|next|last|this|regular|member|guest|patient|"
     r"customer|visitor|fan|gast|mitglied|kunde|kundin|patientin|stammgast|student|studentin|"
-    r"schüler|schülerin|pupil)\b)"
+    r"schüler|schülerin|pupil|urlaub|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|"
+    r"wochenende|morgen|vormittag|mittag|nachmittag|abend|januar|februar|märz|april|mai|juni|juli|"
+    r"august|september|oktober|november|dezember|ostern|pfingsten|weihnachten|silvester)\b)"
 )
+"""Words after "am"/"bin" that name no role: what one is, a time ("Ich bin Sonntag bei Oma", "Ich
+bin Samstag an der Ostsee" say where one is then)."""
 _ROLE = re.compile(
     rf"\b(?:am|is|i'm)\s+(?:(?:a|an|the)|now(?:\s+(?:a|an|the))?)\s+"
     rf"(?:{_NOT_A_ROLE}[^\W\d_][\w-]*\s+){{1,3}}?at\s+(?-i:[A-ZÄÖÜ])"

@@ -74,6 +74,8 @@ CASES = [
     ("Ich bin Studentin an der TU Berlin.", ["Ich bin Lehrerin an der Grundschule am Park."],
      "new", None),
     ("Ich bin gern am Meer.", ["Ich arbeite bei Siemens."], "new", None),
+    ("Ich bin Samstag an der Ostsee.", ["Ich arbeite bei Siemens."], "new", None),
+    ("Ich bin Sonntag bei Oma.", ["Ich arbeite bei Siemens."], "new", None),
     # Seeing someone is a partner; a person's own partner is that person's, named or not.
     ("I've been seeing Arjun for a few weeks now.", ["My girlfriend is called Priya."], "update", 0),
     ("Ethan broke up with Chloe and is now seeing Jess, a midwife.",
