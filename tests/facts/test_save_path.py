@@ -5,7 +5,6 @@ once. On InMemoryStore and ChromaStore, sync and async."""
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections import Counter
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from langgraph_episodic import ChromaStore
 from langgraph_episodic.embeddings import LocalEmbeddings, simple_hash_embedding
 from langgraph_episodic.facts import current_facts
 from langgraph_episodic.tools import create_memory_tools
+from tests.store._support import switching_every_microsecond
 from tests.tools.conftest import DIMS, Call
 
 from .conftest import Clock, user
@@ -109,14 +109,10 @@ def test_the_kept_question_vectors_answer_each_thread_its_own_text() -> None:
             if not np.allclose(got, want):
                 wrong.append(text)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with switching_every_microsecond():
         threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-    finally:
-        sys.setswitchinterval(old)
     assert wrong == []

@@ -4,7 +4,6 @@ the question filter, chat-first defaults, OutputLog's storage cap and the workin
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 from typing import Any
 
@@ -28,6 +27,7 @@ from langgraph_episodic.graph.summarize import summarize_node
 from langgraph_episodic.graph.window import sliding_window_node
 from langgraph_episodic.kinds.entities import statements
 from langgraph_episodic.kinds.summaries import Summarizer
+from tests.store._support import switching_every_microsecond
 
 from .conftest import cfg
 from .fakes import ScriptedFakeModel, ToolCallingFakeModel, structured_reply
@@ -46,16 +46,12 @@ def test_regression_concurrent_entity_merges_keep_every_fact(store: BaseStore) -
         node.invoke({"messages": [("user", FACTS[i])]}, cfg("alice", f"s{i}"))
         done.append(i)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with switching_every_microsecond():
         threads = [threading.Thread(target=session, args=(i,)) for i in range(len(FACTS))]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-    finally:
-        sys.setswitchinterval(old)
     assert sorted(done) == list(range(len(FACTS)))  # every session finished
     assert_every_fact_kept(store)
 
