@@ -374,10 +374,12 @@ def newer_on_topic(
     same ``slot`` (the newest such, from ``pool``), else the nearest later fact that says it
     changed (:func:`.phrasing.says_changed`) and is among the older fact's ``NEIGHBOURS`` nearest
     or has it among its own, else the nearest later fact among its ``PLAIN_NEIGHBOURS``
-    nearest (``neighbours``: per fact, the store's search with its text, by
-    :func:`newer_first_plan`; a fact without a listing has no neighbours). A lead comes from
-    ``pool`` or from the older fact's listing. Pure."""
+    nearest or, when both answer (both in ``chosen``), that has it among its own
+    (``neighbours``: per fact, the store's search with its text, by :func:`newer_first_plan`;
+    a fact without a listing has no neighbours). A lead comes from ``pool`` or from the older
+    fact's listing. Pure."""
     newer: dict[Spot, T] = {}
+    answering = {_spot(c) for c in chosen}
     for item in chosen:
         old = record_of(item)
         if old is None:
@@ -394,6 +396,8 @@ def newer_on_topic(
                                      _rank(neighbours, _spot(r), _spot(item))) if n is not None]
             else:
                 plain = _rank(neighbours, _spot(item), _spot(r), PLAIN_NEIGHBOURS)
+                if plain is None and _spot(r) in answering:  # both answer: either way
+                    plain = _rank(neighbours, _spot(r), _spot(item), PLAIN_NEIGHBOURS)
                 ranks = [] if plain is None else [NEIGHBOURS + plain]  # after the changed
             if ranks:
                 ranked.append((min(ranks), r))

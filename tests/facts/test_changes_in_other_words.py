@@ -163,6 +163,13 @@ def test_a_later_fact_leads_when_near_and_one_saying_it_changed_first() -> None:
     assert newer_on_topic([old], [old, plain], {spot_a: [others[0], plain]}) == {spot_a: plain}
     assert newer_on_topic([old], [old, plain], {spot_a: [*others[:2], plain]}) == {}
     assert newer_on_topic([old], [old, plain, new], {spot_a: [plain, new]}) == {spot_a: new}
+    # When both answer the question, the older one among the later one's 2 nearest will do.
+    spot_c = (("memories", "u"), "c")
+    assert newer_on_topic([old], [old, plain], {spot_c: [others[0], old]}) == {}
+    assert newer_on_topic([old, plain], [old, plain],
+                          {spot_a: others[:2], spot_c: [others[0], old]}) == {spot_a: plain}
+    assert newer_on_topic([old, plain], [old, plain],
+                          {spot_a: others[:2], spot_c: [*others[:2], old]}) == {}
 
 
 def test_a_fact_a_model_saved_never_leads() -> None:
