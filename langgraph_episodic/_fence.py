@@ -71,3 +71,9 @@ def fence(entries: Iterable[str], *, label: str, notice: str) -> list[str]:
     """The lines of a fenced block holding ``entries`` (each may span several lines)."""
     body = [line for entry in entries for line in quoted_lines(entry)]
     return [notice, begin_marker(label), *body, end_marker(label)]
+
+
+def prompt_block(title: str, entries: Iterable[str], label: str, what: str) -> str:
+    """A system prompt's block: ``title``, then the :func:`fence` named ``label`` holding
+    ``entries``, its notice saying that ``what`` is data."""
+    return "\n".join([title, *fence(entries, label=label, notice=data_notice(what))])

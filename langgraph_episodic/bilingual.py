@@ -35,15 +35,13 @@ The figures (``python benchmarks/german_candidates.py``, ``python benchmarks/ger
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from .embeddings import MODEL_DIMS, default_embeddings
+from .embeddings import MODEL_DIMS, RecentVectors, default_embeddings
 from .language.analysis import LANGUAGES, Language, detect, words
 from .language.baseline import Calibration, SecondReading, packaged_baseline
 from .multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
@@ -124,8 +122,7 @@ class BilingualEmbeddings(Embeddings):
         self.english: Embeddings = english or default_embeddings()
         self.multilingual: Embeddings = multilingual or multilingual_embeddings()
         self.route: Language = route
-        self._recent: OrderedDict[str, list[float]] = OrderedDict()
-        self._recent_lock = threading.Lock()
+        self._recent = RecentVectors(RECENT_TEXTS)
 
     def routed(self, route: Language) -> BilingualEmbeddings:
         """This embedder with its questions' route set to ``route`` (``"auto"``, ``"de"``,
@@ -160,20 +157,14 @@ class BilingualEmbeddings(Embeddings):
         """Both models' vectors of each text, side by side, each half divided by ``sqrt(2)``."""
         if not texts:
             return []
-        with self._recent_lock:
-            known = {t: self._recent[t] for t in texts if t in self._recent}
+        known = self._recent.known(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
             english = np.asarray(self.english.embed_documents(missing), dtype=np.float64)
             multi = np.asarray(self.multilingual.embed_documents(missing), dtype=np.float64)
             both = np.hstack([_unit(english), _unit(multi)]) * _HALF
             known.update(zip(missing, (row.tolist() for row in both), strict=True))
-        with self._recent_lock:
-            for text in texts[-RECENT_TEXTS:]:
-                self._recent[text] = known[text]
-                self._recent.move_to_end(text)
-            while len(self._recent) > RECENT_TEXTS:
-                self._recent.popitem(last=False)
+        self._recent.keep((text, known[text]) for text in texts[-RECENT_TEXTS:])
         return [list(known[t]) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:

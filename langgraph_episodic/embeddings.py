@@ -21,7 +21,7 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -73,14 +73,14 @@ class LocalEmbeddings(Embeddings):
         if not texts:
             return []
         # Subclasses need not call __init__: the memo is made on first use (setdefault is atomic).
-        memo: _Asked = self.__dict__.setdefault("_asked", _Asked())
+        memo: RecentVectors = self.__dict__.setdefault("_asked", RecentVectors(ASKED_KEPT))
         by_text = memo.known(texts)
         unique = list(dict.fromkeys(t for t in texts if t not in by_text))
         if unique:
             vectors = self._vectors(unique)
             by_text.update((text, vectors[i]) for i, text in enumerate(unique))
         if asked:
-            memo.keep(by_text)
+            memo.keep(by_text.items())
         return [by_text[text].tolist() for text in texts]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -96,10 +96,11 @@ class LocalEmbeddings(Embeddings):
         return (await asyncio.to_thread(self._encode, [text], asked=True))[0]
 
 
-class _Asked:
-    """The vectors of the last :data:`ASKED_KEPT` questions (rows as the model made them)."""
+class RecentVectors:
+    """The vectors of the last ``size`` texts kept (thread-safe), the newest kept last."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int) -> None:
+        self.size = size
         self._rows: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -107,12 +108,12 @@ class _Asked:
         with self._lock:
             return {t: self._rows[t] for t in texts if t in self._rows}
 
-    def keep(self, rows: Mapping[str, Any]) -> None:
+    def keep(self, rows: Iterable[tuple[str, Any]]) -> None:
         with self._lock:
-            for text, row in rows.items():
+            for text, row in rows:
                 self._rows[text] = row
                 self._rows.move_to_end(text)
-            while len(self._rows) > ASKED_KEPT:
+            while len(self._rows) > self.size:
                 self._rows.popitem(last=False)
 
 

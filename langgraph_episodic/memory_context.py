@@ -129,11 +129,10 @@ def in_turn(ops: Sequence[Any]) -> list[list[Any]]:
         if getattr(op, "index", None) is False:  # indexes nothing: shares no text
             out[-1].append(op)
             continue
-        context = getattr(op, "value", None)
-        context = context.get(CONTEXT_FIELD) if isinstance(context, Mapping) else None
-        texts = {str(context[f]) for f in indexed if f in context} if isinstance(
-            context, Mapping) else set()
         value = getattr(op, "value", None)
+        context = value.get(CONTEXT_FIELD) if isinstance(value, Mapping) else None
+        texts = ({str(context[f]) for f in indexed if f in context}
+                 if isinstance(context, Mapping) else set())
         if isinstance(value, Mapping) and isinstance(value.get("text"), str):
             texts.add(value["text"])  # two versions of one text, written together
         if texts & held:

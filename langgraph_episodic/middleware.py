@@ -183,12 +183,9 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self.keep = keep
         self.window_tokens = window_tokens
         self.token_counter = token_counter
-        self.summarizer = Summarizer(
-            model,
-            max_summary_tokens=max_summary_tokens,
-            max_input_tokens=max_input_tokens,
-            token_counter=token_counter,
-        )
+        self.summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
+                                     max_input_tokens=max_input_tokens,
+                                     token_counter=token_counter)
         self.use_entities, self.use_profile = entities, profile
         self.use_memories, self.use_episodes = memories, episodes
         self.entity_limit, self.memory_limit = entity_limit, memory_limit
@@ -197,25 +194,13 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         shared = EpisodeMemories(store)
         self._recall = recall_node(memories=shared, top_k=top_k)
         self.formation = resolve_defer(defer)
-        former = Former(
-            EntityWriter(model, clock=clock) if entities else None,
-            episodes=episodes,
-            memories=shared,
-            score=score,
-            summarizer=self.summarizer,
-        )
-        said = TurnOptions(
-            replies=remember_replies,
-            redact=redact,
-            clock=clock if clock is not None else consolidate.utc_now,
-        )
-        self._turn = TurnMemory(
-            former,
-            self.formation,
-            store=store,
-            redact=redact,
-            turns=said if remember_turns else None,
-        )
+        former = Former(EntityWriter(model, clock=clock) if entities else None,
+                        episodes=episodes, memories=shared, score=score,
+                        summarizer=self.summarizer)
+        said = TurnOptions(replies=remember_replies, redact=redact,
+                           clock=clock if clock is not None else consolidate.utc_now)
+        self._turn = TurnMemory(former, self.formation, store=store, redact=redact,
+                                turns=said if remember_turns else None)
 
     def close(self, timeout: float | None = None) -> bool:
         """Form what is still queued, for up to ``timeout`` seconds, and stop the worker
@@ -243,14 +228,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
                 blocks.append(UserProfiles.as_prompt(facts))
         if self.use_memories and question:
             shown = {m.id for m in as_messages(state.get("messages")) if m.id}
-            items = yield from recall_memories(
-                store,
-                config,
-                question,
-                limit=self.memory_limit,
-                min_score=self.min_score,
-                leave_out=shown,
-            )
+            items = yield from recall_memories(store, config, question, limit=self.memory_limit,
+                                               min_score=self.min_score, leave_out=shown)
             if items:
                 blocks.append(memory_block(i.value for i in items))
         if self.use_episodes and question:
@@ -264,18 +243,11 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self, state: dict[str, Any], runtime: Runtime[Any] | None
     ) -> Plan[dict[str, Any] | None]:
         messages = as_messages(state.get("messages"))
-        compaction = plan_compaction(
-            messages,
-            trigger=self.trigger,
-            keep=self.keep,
-            window_tokens=self.window_tokens,
-            token_counter=self.token_counter,
-        )
-        return (
-            yield from self._turn.compact(
-                messages, compaction, state, lambda: _user_config(runtime)
-            )
-        ) or None
+        compaction = plan_compaction(messages, trigger=self.trigger, keep=self.keep,
+                                     window_tokens=self.window_tokens,
+                                     token_counter=self.token_counter)
+        return (yield from self._turn.compact(
+            messages, compaction, state, lambda: _user_config(runtime))) or None
 
     def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         state = request.state

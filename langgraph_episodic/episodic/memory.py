@@ -291,13 +291,9 @@ class EpisodicMemory:
         with self._lock:
             count = state.count
         now = self._clock() if current_time is None else current_time
-        ranked = rank(
-            candidates,
-            now,
-            weights or self.weights or weights_for_size(count),
-            self.half_life if half_life is None else half_life,
-            recency_floor=self.recency_floor,
-        )
+        ranked = rank(candidates, now, weights or self.weights or weights_for_size(count),
+                      self.half_life if half_life is None else half_life,
+                      recency_floor=self.recency_floor)
         return ranked[:top_k]
 
     recall, arecall = twins(_recall, "recall")
@@ -354,10 +350,8 @@ class EpisodicMemory:
         self, query: str | None, filter_: dict[str, Any] | None, limit: int, offset: int = 0
     ) -> Effect:
         store = self._store
-        return call(
-            store.search, store.asearch, self._namespace,
-            query=query, filter=filter_, limit=limit, offset=offset,
-        )
+        return call(store.search, store.asearch, self._namespace, query=query, filter=filter_,
+                    limit=limit, offset=offset)
 
     def _ensure_loaded(self) -> Plan[_State]:
         if self._state is not None:
@@ -410,10 +404,9 @@ class EpisodicMemory:
             for ep, vector in zip(missing, vectors, strict=True):
                 self._vectors[ep.episode_id] = list(vector)
         query_vector = yield call(emb.embed_query, emb.aembed_query, text)
-        scored = [
-            PrioritizedResult(ep, cosine_similarity(query_vector, self._vectors[ep.episode_id]))
-            for ep in episodes
-        ]
+        vectors = self._vectors
+        scored = [PrioritizedResult(ep, cosine_similarity(query_vector, vectors[ep.episode_id]))
+                  for ep in episodes]
         scored.sort(key=lambda r: -r.similarity)
         return scored[:limit]
 
@@ -439,10 +432,8 @@ class EpisodicMemory:
         try:
             return Episode.from_dict(item.value)
         except (EpisodeSchemaError, ValueError, TypeError) as exc:
-            logger.warning(
-                "Skipping item %r in %s: not a readable episode (%s).", item.key,
-                self._namespace, exc,
-            )
+            logger.warning("Skipping item %r in %s: not a readable episode (%s).", item.key,
+                           self._namespace, exc)
             return None
 
     def _add_to_state(self, state: _State, episode: Episode, seen_at: float) -> None:

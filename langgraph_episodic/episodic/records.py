@@ -27,7 +27,7 @@ import math
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
@@ -133,11 +133,7 @@ class TaskDescription:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaskDescription:
         """Rebuild a task from :meth:`to_dict` output (validated again)."""
-        return cls(
-            description=_field(data, "description", "task"),
-            category=_field(data, "category", "task"),
-            complexity=_field(data, "complexity", "task"),
-        )
+        return cls(**{f.name: _field(data, f.name, "task") for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -170,22 +166,12 @@ class Feedback:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict; :meth:`from_dict` reverses it."""
-        return {
-            "reward": self.reward,
-            "message": self.message,
-            "tests_passed": self.tests_passed,
-            "tests_total": self.tests_total,
-        }
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Feedback:
         """Rebuild feedback from :meth:`to_dict` output (validated again)."""
-        return cls(
-            reward=_field(data, "reward", "feedback"),
-            message=_field(data, "message", "feedback"),
-            tests_passed=_field(data, "tests_passed", "feedback"),
-            tests_total=_field(data, "tests_total", "feedback"),
-        )
+        return cls(**{f.name: _field(data, f.name, "feedback") for f in fields(cls)})
 
 
 @dataclass(frozen=True)

@@ -84,20 +84,18 @@ DEFAULT_POLICY: Policy = "thompson"
 """The policy :func:`select_strategy` and the strategy node use unless told otherwise."""
 
 
-STRATEGY_POOL: Mapping[str, str] = MappingProxyType(
-    {
-        "conservative": "Make the smallest change that solves the task. Reuse existing code and "
-        "patterns; avoid new dependencies and broad rewrites.",
-        "exploratory": "Sketch two or three different approaches quickly, compare their "
-        "trade-offs, then develop the most promising one.",
-        "defensive": "Check inputs and edge cases explicitly, handle errors, and add tests for "
-        "the failure paths before calling the task done.",
-        "iterative": "Work in small steps: write a minimal version, run the tests, read the "
-        "failures and refine until everything passes.",
-        "example_driven": "Start from concrete input/output examples (or the solutions of similar "
-        "past tasks) and generalise from them.",
-    }
-)
+STRATEGY_POOL: Mapping[str, str] = MappingProxyType({
+    "conservative": "Make the smallest change that solves the task. Reuse existing code and "
+    "patterns; avoid new dependencies and broad rewrites.",
+    "exploratory": "Sketch two or three different approaches quickly, compare their "
+    "trade-offs, then develop the most promising one.",
+    "defensive": "Check inputs and edge cases explicitly, handle errors, and add tests for "
+    "the failure paths before calling the task done.",
+    "iterative": "Work in small steps: write a minimal version, run the tests, read the "
+    "failures and refine until everything passes.",
+    "example_driven": "Start from concrete input/output examples (or the solutions of similar "
+    "past tasks) and generalise from them.",
+})
 
 
 @dataclass(frozen=True)
@@ -151,9 +149,7 @@ def choose_strategy(
     else:
         name, reason = thompson(task, evidence, pool, rng or evidence_rng(task, evidence, pool),
                                 prior)
-    return StrategyChoice(
-        name=name, instruction=pool[name], policy=policy, reason=reason, evidence=shown
-    )
+    return StrategyChoice(name, pool[name], policy, reason, shown)
 
 
 def _select(
@@ -178,9 +174,11 @@ def _select(
     """
     now = memory.now() if current_time is None else current_time
     similar: list[PrioritizedResult] = []
-    if _needs_recall(task, policy, decay):
+    unknown = task.category is TaskCategory.UNKNOWN
+    # Thompson on a known category needs only its counts, unless similar episodes weigh more
+    if (decay is not None and decay.similarity_boost > 0) or policy != "thompson" or unknown:
         similar = yield call(memory.recall, memory.arecall, task, top_k=similar_k,
-                             current_time=now, category=_category(task))
+                             current_time=now, category=None if unknown else task.category)
     profiles = yield call(memory.skill_profiles, memory.askill_profiles)
     evidence = StrategyEvidence(tuple(similar), profiles.get(task.category), decay, now)
     return choose_strategy(task, evidence, policy=policy, rng=rng, pool=pool, prior=prior)
@@ -204,13 +202,3 @@ def evidence_rng(
                           [r.episode.episode_id for r in evidence.similar]],
                          sort_keys=True, ensure_ascii=False)
     return random.Random(payload)
-
-
-def _needs_recall(task: TaskDescription, policy: str, decay: EvidenceDecay | None) -> bool:
-    # Thompson on a known category needs only its counts, unless similar episodes weigh more
-    boosted = decay is not None and decay.similarity_boost > 0
-    return boosted or policy != "thompson" or task.category is TaskCategory.UNKNOWN
-
-
-def _category(task: TaskDescription) -> TaskCategory | None:
-    return None if task.category is TaskCategory.UNKNOWN else task.category

@@ -186,17 +186,9 @@ class Former:
             leaving = messages_from_dict([m for t in fresh for m in t.leaving])
             text = run(summarizer.fold(previous, leaving))
             count = int(stored.value.get("summarized_messages", 0)) if stored else 0
-            folded.append(
-                FoldedSummary(
-                    thread_ns,
-                    {
-                        "text": text,
-                        "through": fresh[-1].key,
-                        "method": summarizer.method,
-                        "summarized_messages": count + len(leaving),
-                    },
-                )
-            )
+            folded.append(FoldedSummary(thread_ns, {
+                "text": text, "through": fresh[-1].key, "method": summarizer.method,
+                "summarized_messages": count + len(leaving)}))
         return folded
 
     def write(self, store: BaseStore, prepared: Prepared) -> Formed:
@@ -216,19 +208,11 @@ class Former:
                 [PutOp(s.namespace, SUMMARY_KEY, s.value, index=False) for s in prepared.summaries]
             )
         episodes = 0
-        if self.episodes:
-            for turn in prepared.turns:
-                if turn.episode is not None:
-                    update = run(
-                        record_episode(
-                            self._episode_memories(store),
-                            self.score,
-                            time.time,
-                            dict(turn.episode),
-                            turn.config(),
-                        )
-                    )
-                    episodes += bool(update.get("episode_id"))
+        for turn in prepared.turns if self.episodes else ():
+            if turn.episode is not None:
+                update = run(record_episode(self._episode_memories(store), self.score, time.time,
+                                            dict(turn.episode), turn.config()))
+                episodes += bool(update.get("episode_id"))
         return Formed(tuple(written), tuple(skipped), episodes, len(prepared.summaries))
 
     def _entities(self, store: BaseStore, batch: EntityBatch) -> tuple[list[str], list[str]]:

@@ -53,9 +53,11 @@ def new_owner() -> str:
     return uuid.uuid4().hex
 
 
-def _holds(store: BaseStore, user: str, owner: str) -> bool:
-    """Write-then-read: True when ``owner``'s record is the only live one (it stays); else
-    it is deleted. Expired records of others are deleted by the holder."""
+def acquire(store: BaseStore, user: str, owner: str) -> bool:
+    """Take (or renew) the formation lease of ``user`` (a namespace label) for ``owner`` by
+    write-then-read: True when ``owner``'s record is the only live one (it stays); else it is
+    deleted and another owner holds the lease. Expired records of others are deleted by the
+    holder."""
     ns = (LEASE, user)
     now = time.time()
     store.put(ns, owner, {"owner": owner, "expires_at": now + LEASE_S}, index=False)
@@ -70,15 +72,8 @@ def _holds(store: BaseStore, user: str, owner: str) -> bool:
     return False
 
 
-def acquire(store: BaseStore, user: str, owner: str) -> bool:
-    """Take the formation lease of ``user`` (a namespace label) for ``owner``; False when
-    another owner holds it."""
-    return _holds(store, user, owner)
-
-
-def renew(store: BaseStore, user: str, owner: str) -> bool:
-    """Extend ``owner``'s lease; False when it was lost (expired and taken by another)."""
-    return _holds(store, user, owner)
+renew = acquire
+"""Extend ``owner``'s lease; False when it was lost (expired and taken by another)."""
 
 
 def release(store: BaseStore, user: str, owner: str) -> None:

@@ -98,17 +98,9 @@ class TurnMemory:
         first (inline, or queued for the worker: ``config`` gives the run's config then), or
         dropped without ``summarize``."""
         if summarize and self.formation is not None:
-            return (
-                yield from deferred_compaction_update(
-                    self.formation,
-                    resolve_store(self.store),
-                    self.former,
-                    messages,
-                    compaction,
-                    state,
-                    config(),
-                )
-            )
+            return (yield from deferred_compaction_update(
+                self.formation, resolve_store(self.store), self.former, messages, compaction,
+                state, config()))
         summarizer = (self.former.summarizer or Summarizer()) if summarize else None
         return (yield from compaction_update(messages, compaction, state, summarizer))
 
@@ -135,18 +127,10 @@ class TurnMemory:
 
         def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
             messages = as_messages(state.get("messages"))
-            compaction = plan_compaction(
-                messages,
-                trigger=triggers,
-                keep=kept,
-                window_tokens=window_tokens,
-                token_counter=token_counter,
-            )
-            return (
-                yield from self.compact(
-                    messages, compaction, state, lambda: config, summarize=summarize
-                )
-            )
+            compaction = plan_compaction(messages, trigger=triggers, keep=kept,
+                                         window_tokens=window_tokens, token_counter=token_counter)
+            return (yield from self.compact(messages, compaction, state, lambda: config,
+                                            summarize=summarize))
 
         return MemoryNode(name, plan)
 
@@ -213,17 +197,10 @@ class TurnMemory:
 
     def _items(self, state: dict[str, Any], config: RunnableConfig) -> list[TurnItem]:
         t = self.turns
-        return (
-            []
-            if t is None
-            else turn_items(
-                state.get("messages"),
-                config,
-                (t.clock or utc_now)(),
-                redact=t.redact,
-                replies=t.replies,
-            )
-        )
+        if t is None:
+            return []
+        return turn_items(state.get("messages"), config, (t.clock or utc_now)(),
+                          redact=t.redact, replies=t.replies)
 
     def _queue(
         self, state: dict[str, Any], config: RunnableConfig, episode: bool
@@ -235,29 +212,16 @@ class TurnMemory:
         store = resolve_store(self.store)
         user_id = user_id_from(config)
         writer = self.former.writer
-        text = (
-            ""
-            if writer is None
-            else redact_saved(
-                text_of_source(as_messages(state.get("messages")), self.source), self.redact
-            )
-        )
+        text = "" if writer is None else redact_saved(
+            text_of_source(as_messages(state.get("messages")), self.source), self.redact)
         snapshot = episode_snapshot(state) if episode else None
         if not text.strip() and snapshot is None and not items:
             return {}
         self.formation.bind(store, self.former)
         said_at = writer.clock() if writer is not None else None  # the clock inline uses
-        yield from enqueue(
-            store,
-            PendingTurn.of_run(
-                config,
-                user_id,
-                text=text,
-                episode=snapshot,
-                said_at=said_at,
-                turns=tuple(t.to_dict() for t in items),
-            ),
-        )
+        yield from enqueue(store, PendingTurn.of_run(
+            config, user_id, text=text, episode=snapshot, said_at=said_at,
+            turns=tuple(t.to_dict() for t in items)))
         yield call(self.formation.notify, self.formation.anotify, user_id)
         return {"feedback": None, "outcome": None} if snapshot is not None else {}
 
@@ -313,20 +277,10 @@ def queue_formation_node(
     """
     options = dict(entity_options or {})
     if former is None:
-        former = Former(
-            EntityWriter(model) if entities else None,
-            episodes=episodes,
-            memories=memories,
-            score=score,
-            summarizer=summarizer,
-            namespace=tuple(options.get("namespace", ENTITY_NAMESPACE)),
-        )
-    turn = TurnMemory(
-        former,
-        formation,
-        store=store,
-        turns=turns,
-        source=str(options.get("source", "human")),
-        redact=options.get("redact", DEFAULT_REDACTOR),
-    )
+        former = Former(EntityWriter(model) if entities else None, episodes=episodes,
+                        memories=memories, score=score, summarizer=summarizer,
+                        namespace=tuple(options.get("namespace", ENTITY_NAMESPACE)))
+    turn = TurnMemory(former, formation, store=store, turns=turns,
+                      source=str(options.get("source", "human")),
+                      redact=options.get("redact", DEFAULT_REDACTOR))
     return MemoryNode(name, turn.after)

@@ -26,7 +26,7 @@ from langgraph.store.base import BaseStore, SearchItem, SearchOp
 
 from .._config import fill_namespace, own_names
 from .._effects import Plan, call, run
-from .._fence import data_notice, fence, single_line
+from .._fence import prompt_block, single_line
 from .._messages import as_messages, last_human_text
 from .._runner import MemoryNode, resolve_store
 from ..facts.recall import newer_first_plan, newest, newest_per_lineage, topic_now_ops
@@ -129,8 +129,7 @@ def memory_block(values: Iterable[Mapping[str, Any]]) -> str:
     lines = [memory_line(v) for v in values]
     if not lines:
         return ""
-    return "\n".join(["Saved memories that may help:", *fence(
-        lines, label=MEMORY_LABEL, notice=data_notice("saved memories"))])
+    return prompt_block("Saved memories that may help:", lines, MEMORY_LABEL, "saved memories")
 
 
 def recall_memories_node(

@@ -28,8 +28,9 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore, Item
 
 from .._config import namespace_label
-from .._fence import data_notice, fence, single_line
-from .._runner import Plan, all_items, arun, call, run
+from .._effects import Plan, call, twins
+from .._fence import prompt_block, single_line
+from .._runner import all_items
 from ..facts.consolidate import Clock, FactWriter
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
@@ -90,10 +91,6 @@ def _is_current(item: Item) -> bool:
     return record is None or record.current
 
 
-def _check_user(user_id: str) -> str:
-    return namespace_label(user_id)
-
-
 def _run_config(config: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """``config``, else the config of the LangGraph run this is called in (None outside one).
 
@@ -141,14 +138,33 @@ class UserProfiles:
         addresses becomes ``[EMAIL]``); ``None`` keeps facts verbatim."""
 
     def _ns(self, user_id: str) -> tuple[str, ...]:
-        return (self.namespace, _check_user(user_id))
+        return (self.namespace, namespace_label(user_id))
 
-    # --- plans (shared by the sync and async methods) ---
+    # Each operation is one plan; ``twins`` makes its sync method and its async twin.
 
     def _save(
-        self, user_id: str, text: str, key: str | None, force: bool,
+        self,
+        user_id: str,
+        text: str,
+        *,
+        key: str | None = None,
+        force: bool = False,
         config: Mapping[str, Any] | None = None,
     ) -> Plan[str | None]:
+        """Save a fact and return its key, or ``None`` when it is not worth storing.
+
+        The fact is consolidated with the user's current ones (see the module docstring):
+        saving the same text again confirms the one item. Pass ``key`` to overwrite a
+        specific fact without consolidation (e.g. a corrected one).
+
+        ``config`` (a run's, default: the LangGraph run this is called in) gives the fact its
+        context, the day and the run's ``thread_id``, stored beside the text (the day indexed) unless
+        ``configurable["memory_context"]`` is False (:mod:`langgraph_episodic.memory_context`).
+
+        Raises:
+            TypeError: ``configurable["memory_context"]`` is neither True nor False.
+        """
+        config = _run_config(config)
         text = redact_saved(" ".join(text.split()), self.redact)
         if not force and not is_worth_storing(text, min_chars=8, min_words=2):
             return None
@@ -165,98 +181,44 @@ class UserProfiles:
         yield call(self.store.put, self.store.aput, ns, key, value, index)
         return key
 
+    save, asave = twins(_save, "save")
+
     def _list(self, user_id: str) -> Plan[builtins.list[UserFact]]:
+        """All facts of a user, oldest first."""
         items = yield from all_items(self.store, self._ns(user_id))
         own = [i for i in items if i.namespace == self._ns(user_id) and _is_current(i)]
         facts = [UserFact.from_item(i) for i in newest_per_lineage(own)]
         return sorted(facts, key=lambda f: (f.created_at, f.key))
 
-    def _search(self, user_id: str, query: str, limit: int) -> Plan[builtins.list[UserFact]]:
+    list, alist = twins(_list, "list")
+
+    def _search(
+        self, user_id: str, query: str, *, limit: int = 5
+    ) -> Plan[builtins.list[UserFact]]:
+        """A user's facts closest to ``query`` (semantic when the store has an index)."""
         items = yield call(
             self.store.search, self.store.asearch, self._ns(user_id), query=query, limit=limit,
             filter=dict(CURRENT_FILTER),
         )
         return [UserFact.from_item(i) for i in newest_per_lineage(items)]
 
+    search, asearch = twins(_search, "search")
+
     def _delete(self, user_id: str, key: str) -> Plan[None]:
+        """Delete one fact (no error when it does not exist)."""
         yield call(self.store.delete, self.store.adelete, self._ns(user_id), key)
 
+    delete, adelete = twins(_delete, "delete")
+
     def _clear(self, user_id: str) -> Plan[int]:
+        """Delete every fact of a user; return how many were deleted."""
         items = yield from all_items(self.store, self._ns(user_id))
         own = [i for i in items if i.namespace == self._ns(user_id)]
         for item in own:  # replaced versions too: clearing leaves no history
             yield from self._delete(user_id, item.key)
         return sum(_is_current(i) for i in own)
 
-    # --- public API ---
-
-    def save(
-        self,
-        user_id: str,
-        text: str,
-        *,
-        key: str | None = None,
-        force: bool = False,
-        config: Mapping[str, Any] | None = None,
-    ) -> str | None:
-        """Save a fact and return its key, or ``None`` when it is not worth storing.
-
-        The fact is consolidated with the user's current ones (see the module docstring):
-        saving the same text again confirms the one item. Pass ``key`` to overwrite a
-        specific fact without consolidation (e.g. a corrected one).
-
-        ``config`` (a run's, default: the LangGraph run this is called in) gives the fact its
-        context, the day and the run's ``thread_id``, stored beside the text (the day indexed) unless
-        ``configurable["memory_context"]`` is False (:mod:`langgraph_episodic.memory_context`).
-
-        Raises:
-            TypeError: ``configurable["memory_context"]`` is neither True nor False.
-        """
-        return run(self._save(user_id, text, key, force, _run_config(config)))
-
-    async def asave(
-        self,
-        user_id: str,
-        text: str,
-        *,
-        key: str | None = None,
-        force: bool = False,
-        config: Mapping[str, Any] | None = None,
-    ) -> str | None:
-        """Async version of :meth:`save`."""
-        return await arun(self._save(user_id, text, key, force, _run_config(config)))
-
-    def list(self, user_id: str) -> builtins.list[UserFact]:
-        """All facts of a user, oldest first."""
-        return run(self._list(user_id))
-
-    async def alist(self, user_id: str) -> builtins.list[UserFact]:
-        """Async version of :meth:`list`."""
-        return await arun(self._list(user_id))
-
-    def search(self, user_id: str, query: str, *, limit: int = 5) -> builtins.list[UserFact]:
-        """A user's facts closest to ``query`` (semantic when the store has an index)."""
-        return run(self._search(user_id, query, limit))
-
-    async def asearch(self, user_id: str, query: str, *, limit: int = 5) -> builtins.list[UserFact]:
-        """Async version of :meth:`search`."""
-        return await arun(self._search(user_id, query, limit))
-
-    def delete(self, user_id: str, key: str) -> None:
-        """Delete one fact (no error when it does not exist)."""
-        run(self._delete(user_id, key))
-
-    async def adelete(self, user_id: str, key: str) -> None:
-        """Async version of :meth:`delete`."""
-        await arun(self._delete(user_id, key))
-
-    def clear(self, user_id: str) -> int:
-        """Delete every fact of a user; return how many were deleted."""
-        return run(self._clear(user_id))
-
-    async def aclear(self, user_id: str) -> int:
-        """Async version of :meth:`clear`."""
-        return await arun(self._clear(user_id))
+    clear, aclear = twins(_clear, "clear")
 
     @staticmethod
     def as_prompt(facts: Sequence[UserFact]) -> str:
@@ -269,6 +231,5 @@ class UserProfiles:
         """
         if not facts:
             return ""
-        block = fence([single_line(f.text) for f in facts], label=FACTS_LABEL,
-                      notice=data_notice("facts about the user"))
-        return "\n".join(["Known facts about the user:", *block])
+        return prompt_block("Known facts about the user:", [single_line(f.text) for f in facts],
+                     FACTS_LABEL, "facts about the user")

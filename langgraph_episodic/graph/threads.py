@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from .._runner import Plan, arun, call, run
+from .._effects import Plan, call, twins
 from .._user_threads import adelete_user_threads as adelete_user_threads
 from .._user_threads import check_id, encode_user_id, user_thread_ids
 from .._user_threads import delete_user_threads as delete_user_threads
@@ -61,13 +61,8 @@ def thread_config(user_id: str, session_id: str, **configurable: Any) -> Runnabl
     >>> thread_config("alice", "s1")
     {'configurable': {'thread_id': 'alice:s1', 'user_id': 'alice'}}
     """
-    return {
-        "configurable": {
-            "thread_id": thread_id_for(user_id, session_id),
-            "user_id": user_id,
-            **configurable,
-        }
-    }
+    thread_id = thread_id_for(user_id, session_id)
+    return {"configurable": {"thread_id": thread_id, "user_id": user_id, **configurable}}
 
 
 # --- opening a checkpointer ---------------------------------------------------------------
@@ -162,29 +157,9 @@ class SessionInfo:
     """The graph step of the latest checkpoint."""
 
 
-def _sessions_plan(
+def _list_sessions(
     checkpointer: BaseCheckpointSaver[Any], user_id: str
 ) -> Plan[list[SessionInfo]]:
-    sessions = []
-    for thread_id in (yield user_thread_ids(checkpointer, user_id)):
-        config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-        latest = yield call(checkpointer.get_tuple, checkpointer.aget_tuple, config)
-        parsed = parse_thread_id(thread_id)
-        if latest is None or parsed is None:
-            continue
-        sessions.append(
-            SessionInfo(
-                session_id=parsed[1],
-                thread_id=thread_id,
-                updated_at=str(latest.checkpoint.get("ts", "")),
-                step=int((latest.metadata or {}).get("step", -1)),
-            )
-        )
-    sessions.sort(key=lambda s: s.updated_at, reverse=True)
-    return sessions
-
-
-def list_sessions(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> list[SessionInfo]:
     """A user's sessions, newest first (only threads made by :func:`thread_id_for`).
 
     >>> from langgraph.checkpoint.memory import InMemorySaver
@@ -204,20 +179,31 @@ def list_sessions(checkpointer: BaseCheckpointSaver[Any], user_id: str) -> list[
     >>> delete_user_threads(saver, "alice")
     ['alice:s1']
     """
-    return run(_sessions_plan(checkpointer, user_id))
+    sessions = []
+    for thread_id in (yield user_thread_ids(checkpointer, user_id)):
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        latest = yield call(checkpointer.get_tuple, checkpointer.aget_tuple, config)
+        parsed = parse_thread_id(thread_id)
+        if latest is None or parsed is None:
+            continue
+        sessions.append(SessionInfo(session_id=parsed[1], thread_id=thread_id,
+                                    updated_at=str(latest.checkpoint.get("ts", "")),
+                                    step=int((latest.metadata or {}).get("step", -1))))
+    sessions.sort(key=lambda s: s.updated_at, reverse=True)
+    return sessions
 
 
-async def alist_sessions(
-    checkpointer: BaseCheckpointSaver[Any], user_id: str
-) -> list[SessionInfo]:
-    """Async version of :func:`list_sessions`."""
-    return await arun(_sessions_plan(checkpointer, user_id))
+list_sessions, alist_sessions = twins(_list_sessions, "list_sessions")
 
 
-def _resume_plan(
-    checkpointer: BaseCheckpointSaver[Any], user_id: str, session_id: str | None
+def _resume_config(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str, session_id: str | None = None
 ) -> Plan[RunnableConfig]:
-    sessions = yield from _sessions_plan(checkpointer, user_id)
+    """The config that continues a user's session (the newest when ``session_id`` is None).
+
+    Raises ``LookupError`` when the session does not exist, listing the ones that do.
+    """
+    sessions = yield from _list_sessions(checkpointer, user_id)
     if session_id is None:
         if not sessions:
             raise LookupError(
@@ -233,18 +219,4 @@ def _resume_plan(
     return thread_config(user_id, session_id)
 
 
-def resume_config(
-    checkpointer: BaseCheckpointSaver[Any], user_id: str, session_id: str | None = None
-) -> RunnableConfig:
-    """The config that continues a user's session (the newest when ``session_id`` is None).
-
-    Raises ``LookupError`` when the session does not exist, listing the ones that do.
-    """
-    return run(_resume_plan(checkpointer, user_id, session_id))
-
-
-async def aresume_config(
-    checkpointer: BaseCheckpointSaver[Any], user_id: str, session_id: str | None = None
-) -> RunnableConfig:
-    """Async version of :func:`resume_config`."""
-    return await arun(_resume_plan(checkpointer, user_id, session_id))
+resume_config, aresume_config = twins(_resume_config, "resume_config")

@@ -24,7 +24,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from .._fence import data_notice, fence, single_line
+from .._fence import prompt_block, single_line
 from .._messages import as_messages
 from .._runner import MemoryNode, Plan, call
 from ..formation import Former, Scheduler, resolve_defer
@@ -41,9 +41,8 @@ from .state import EpisodicState
 from .working_memory import CustomerHistory, OutputLog
 from .working_memory_nodes import history_nodes, output_log_nodes
 
-Option = TypeVar(
-    "Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions, TurnOptions
-)
+Option = TypeVar("Option", WindowOptions, SummaryOptions, EntityOptions, EpisodeOptions,
+                 TurnOptions)
 
 
 @dataclass(frozen=True)
@@ -137,16 +136,15 @@ def add_memory_nodes(
     >>> names.before, names.after
     (('sliding_window', 'load_entities', 'recall_memories', 'recall', 'select_strategy'), ('remember_turn', 'record_episode', 'summarize', 'entity_extract'))
     """
-    _check_agent(builder, agent)
+    if agent not in builder.nodes:
+        raise ValueError(
+            f"Add your agent node first (builder.add_node({agent!r}, ...)); the builder has "
+            f"{sorted(builder.nodes) or 'no nodes'}."
+        )
     groups = _Groups(
-        _group(window, WindowOptions, "window"),
-        _group(summarize, SummaryOptions, "summarize"),
-        _group(entities, EntityOptions, "entities"),
-        _group(episodes, EpisodeOptions, "episodes"),
-        _group(turns, TurnOptions, "turns"),
-        model,
-        store,
-        token_counter,
+        _group(window, WindowOptions, "window"), _group(summarize, SummaryOptions, "summarize"),
+        _group(entities, EntityOptions, "entities"), _group(episodes, EpisodeOptions, "episodes"),
+        _group(turns, TurnOptions, "turns"), model, store, token_counter,
         memories or EpisodeMemories(store),
     )
     turn = _turn_memory(groups, resolve_defer(defer))
@@ -171,15 +169,6 @@ class _Groups:
     memories: EpisodeMemories
 
 
-def _check_agent(builder: StateGraph[Any, Any, Any, Any], agent: str) -> None:
-    """Refuse a builder without the agent node, naming the nodes it has."""
-    if agent not in builder.nodes:
-        raise ValueError(
-            f"Add your agent node first (builder.add_node({agent!r}, ...)); the builder has "
-            f"{sorted(builder.nodes) or 'no nodes'}."
-        )
-
-
 def _turn_memory(g: _Groups, formation: Scheduler | None) -> TurnMemory:
     """What the turn remembers after the agent and how it is summarised, formed in the run
     (``formation=None``) or by ``formation``'s worker."""
@@ -190,23 +179,13 @@ def _turn_memory(g: _Groups, formation: Scheduler | None) -> TurnMemory:
         memories=g.memories,
         score=epi.score if epi is not None else None,
         namespace=ent.namespace if ent is not None else ENTITY_NAMESPACE,
-        summarizer=Summarizer(
-            g.model,
-            max_summary_tokens=bounds.max_summary_tokens,
-            max_input_tokens=bounds.max_input_tokens,
-            token_counter=g.token_counter,
-        ),
+        summarizer=Summarizer(g.model, max_summary_tokens=bounds.max_summary_tokens,
+                              max_input_tokens=bounds.max_input_tokens,
+                              token_counter=g.token_counter),
     )
     ent = ent or EntityOptions(limit=0)
-    return TurnMemory(
-        former,
-        formation,
-        store=g.store,
-        turns=g.turns,
-        source=ent.source,
-        redact=ent.redact,
-        load_limit=ent.limit,
-    )
+    return TurnMemory(former, formation, store=g.store, turns=g.turns, source=ent.source,
+                      redact=ent.redact, load_limit=ent.limit)
 
 
 def _memory_nodes(
@@ -219,26 +198,12 @@ def _memory_nodes(
     before: list[Named] = []
     after, last = turn.nodes()
     if g.window is not None:
-        before.append(
-            (
-                "sliding_window",
-                turn.compaction_node(
-                    "sliding_window",
-                    window_tokens=g.window.max_tokens,
-                    token_counter=g.token_counter,
-                    summarize=g.summarize is not None,
-                ),
-            )
-        )
+        before.append(("sliding_window", turn.compaction_node(
+            "sliding_window", window_tokens=g.window.max_tokens, token_counter=g.token_counter,
+            summarize=g.summarize is not None)))
     if g.entities is not None:
-        before.append(
-            (
-                "load_entities",
-                load_entities_node(
-                    store=g.store, namespace=g.entities.namespace, limit=g.entities.limit
-                ),
-            )
-        )
+        before.append(("load_entities", load_entities_node(
+            store=g.store, namespace=g.entities.namespace, limit=g.entities.limit)))
     if history is not None:
         load_history, save_history = history_nodes(history)
         before.append(("load_history", load_history))
@@ -247,57 +212,22 @@ def _memory_nodes(
         load_surfaced, record_surfaced = output_log_nodes(output_log)
         before.append(("load_surfaced", load_surfaced))
         after.append(("record_surfaced", record_surfaced))
-    before.extend(_recall_nodes(g))
-    if g.summarize is not None:
-        summ = g.summarize
-        after.append(
-            (
-                "summarize",
-                turn.compaction_node(
-                    "summarize", trigger=summ.trigger, keep=summ.keep, token_counter=g.token_counter
-                ),
-            )
-        )
-    return before, after + last
-
-
-def _recall_nodes(g: _Groups) -> list[Named]:
-    """The nodes that search the memory with this turn before the agent."""
-    nodes: list[Named] = []
     tur, epi = g.turns, g.episodes
     if tur is not None and tur.recall:
-        nodes.append(
-            (
-                "recall_memories",
-                recall_memories_node(store=g.store, limit=tur.limit, min_score=tur.min_score),
-            )
-        )
+        before.append(("recall_memories", recall_memories_node(
+            store=g.store, limit=tur.limit, min_score=tur.min_score)))
     if epi is not None:
-        nodes.append(
-            (
-                "recall",
-                recall_node(
-                    memories=g.memories,
-                    top_k=epi.top_k,
-                    max_prompt_chars=epi.max_prompt_chars,
-                    min_score=epi.min_score,
-                ),
-            )
-        )
-        nodes.append(
-            (
-                "select_strategy",
-                select_strategy_node(
-                    memories=g.memories,
-                    policy=epi.policy,
-                    rng=epi.rng,
-                    pool=epi.pool,
-                    similar_k=epi.similar_k,
-                    require_signal=epi.score is None,
-                ),
-            )
-        )
-    return nodes
+        before.append(("recall", recall_node(
+            memories=g.memories, top_k=epi.top_k, max_prompt_chars=epi.max_prompt_chars,
+            min_score=epi.min_score)))
+        before.append(("select_strategy", select_strategy_node(
+            memories=g.memories, policy=epi.policy, rng=epi.rng, pool=epi.pool,
+            similar_k=epi.similar_k, require_signal=epi.score is None)))
+    if g.summarize is not None:
+        after.append(("summarize", turn.compaction_node(
+            "summarize", trigger=g.summarize.trigger, keep=g.summarize.keep,
+            token_counter=g.token_counter)))
+    return before, after + last
 
 
 def _add_chain(
@@ -325,16 +255,11 @@ def _add_chain(
         builder.add_edge(a, b)
 
 
+# The labels of the fences :func:`memory_system_prompt` puts around what users said.
 ENTITIES_LABEL = "KNOWN ENTITIES"
-"""Label of the fence around the known entities in :func:`memory_system_prompt`."""
-
-
 SUMMARY_LABEL = "CONVERSATION SUMMARY"
-"""Label of the fence around the running summary in :func:`memory_system_prompt`."""
-
-
-def _block(title: str, entries: list[str], label: str, what: str) -> str:
-    return "\n".join([title, *fence(entries, label=label, notice=data_notice(what))])
+HISTORY_LABEL = "RECENT TURNS"
+SURFACED_LABEL = "ALREADY SURFACED"
 
 
 def memory_system_prompt(state: Mapping[str, Any], *, base: str = "") -> str:
@@ -351,43 +276,25 @@ def memory_system_prompt(state: Mapping[str, Any], *, base: str = "") -> str:
     parts = [base.strip()] if base.strip() else []
     if state.get("strategy_instruction"):
         parts.append(f"Strategy ({state.get('strategy')}): {state['strategy_instruction']}")
-    if state.get("summary"):
-        lines = [single_line(ln) for ln in str(state["summary"]).splitlines() if ln.strip()]
-        parts.append(
-            _block(
-                "Summary of the earlier conversation:",
-                lines,
-                SUMMARY_LABEL,
-                "a summary of earlier messages",
-            )
-        )
-    if state.get("entities"):
-        entries = [single_line(f"{k}: {v}") for k, v in sorted(state["entities"].items())]
-        parts.append(_block("Known entities:", entries, ENTITIES_LABEL, "known entities"))
-    if state.get("history"):
-        entries = [single_line(f"{t['user']} -> {t['assistant']}") for t in state["history"]]
-        parts.append(
-            _block("Recent turns with this customer:", entries, HISTORY_LABEL, "earlier turns")
-        )
-    if state.get("surfaced"):
-        entries = [single_line(str(i["text"])) for i in state["surfaced"]]
-        parts.append(
-            _block(
-                "Already told the user (do not repeat unless asked):",
-                entries,
-                SURFACED_LABEL,
-                "earlier answers",
-            )
-        )
+    fenced = (  # state key, title, fence label, what the data is, its entries
+        ("summary", "Summary of the earlier conversation:", SUMMARY_LABEL,
+         "a summary of earlier messages",
+         lambda s: [single_line(ln) for ln in str(s).splitlines() if ln.strip()]),
+        ("entities", "Known entities:", ENTITIES_LABEL, "known entities",
+         lambda s: [single_line(f"{k}: {v}") for k, v in sorted(s.items())]),
+        ("history", "Recent turns with this customer:", HISTORY_LABEL, "earlier turns",
+         lambda s: [single_line(f"{t['user']} -> {t['assistant']}") for t in s]),
+        ("surfaced", "Already told the user (do not repeat unless asked):", SURFACED_LABEL,
+         "earlier answers", lambda s: [single_line(str(i["text"])) for i in s]),
+    )
+    for key, title, label, what, entries in fenced:
+        if state.get(key):
+            parts.append(prompt_block(title, entries(state[key]), label, what))
     if state.get("recalled_memories"):
         parts.append(memory_block(m["value"] for m in state["recalled_memories"]))
     if state.get("replay_prompt") and state.get("recalled"):
         parts.append(str(state["replay_prompt"]))
     return "\n\n".join(parts)
-
-
-HISTORY_LABEL = "RECENT TURNS"
-SURFACED_LABEL = "ALREADY SURFACED"
 
 
 def memory_agent_node(
@@ -435,11 +342,8 @@ def build_memory_graph(
     'Use a dict.'
     """
     builder: StateGraph[Any, Any, Any, Any] = StateGraph(state_schema)
-    node: Any = (
-        memory_agent_node(agent, system_prompt=system_prompt)
-        if isinstance(agent, BaseChatModel)
-        else agent
-    )
+    node: Any = (memory_agent_node(agent, system_prompt=system_prompt)
+                 if isinstance(agent, BaseChatModel) else agent)
     builder.add_node("agent", node)
     add_memory_nodes(builder, "agent", model=model, store=store, **options)
     return builder.compile(checkpointer=checkpointer, store=store)

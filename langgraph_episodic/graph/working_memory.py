@@ -24,7 +24,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore, Item
 
 from .._config import namespace_label
-from .._runner import Plan, all_items, arun, call, run
+from .._effects import Plan, call, twins
+from .._runner import all_items
+from .._user_threads import check_id
 from ..kinds.namespaces import OUTPUT_LOG, WORKING_MEMORY
 from .profiles import fact_key
 
@@ -35,12 +37,6 @@ MAX_UNRESOLVED = 100
 """:meth:`OutputLog.unresolved` never returns more than this many items."""
 
 _DAY = 86400.0
-
-
-def _check_id(value: str, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{what} must be a non-empty string, got {value!r}.")
-    return value
 
 
 def _ttl_minutes(store: BaseStore, ttl_days: float | None) -> float | None:
@@ -100,7 +96,7 @@ class CustomerHistory:
         self._ttl = _ttl_minutes(store, ttl_days)
 
     def _ns(self, customer_id: str) -> tuple[str, ...]:
-        return (self.namespace, namespace_label(_check_id(customer_id, "customer_id")))
+        return (self.namespace, namespace_label(check_id(customer_id, "customer_id")))
 
     def _items(self, customer_id: str, now: float) -> Plan[builtins.list[Item]]:
         items = yield from all_items(self.store, self._ns(customer_id))
@@ -109,7 +105,10 @@ class CustomerHistory:
         return sorted((i for i in mine if i.value.get("timestamp", 0.0) >= oldest),
                       key=lambda i: i.key)
 
-    def _add(self, customer_id: str, user: str, assistant: str, now: float | None) -> Plan[Turn]:
+    def _add_turn(
+        self, customer_id: str, user: str, assistant: str, *, now: float | None = None
+    ) -> Plan[Turn]:
+        """Store one turn and drop the customer's turns beyond ``max_turns``."""
         now = time.time() if now is None else now
         key = f"{int(now * 1_000_000):020d}-{uuid.uuid4().hex[:8]}"
         value = {"user": user, "assistant": assistant, "timestamp": now}
@@ -120,50 +119,30 @@ class CustomerHistory:
             yield call(self.store.delete, self.store.adelete, self._ns(customer_id), old.key)
         return Turn(key, user, assistant, now)
 
-    def _recent(self, customer_id: str, now: float | None) -> Plan[builtins.list[Turn]]:
+    add_turn, aadd_turn = twins(_add_turn, "add_turn")
+
+    def _recent(self, customer_id: str, *, now: float | None = None) -> Plan[builtins.list[Turn]]:
+        """The customer's unexpired turns, oldest first (at most ``max_turns``)."""
         items = yield from self._items(customer_id, time.time() if now is None else now)
         return [
             Turn(i.key, str(i.value["user"]), str(i.value["assistant"]), float(i.value["timestamp"]))
             for i in items[-self.max_turns :]
         ]
 
-    def _clear(self, customer_id: str) -> Plan[int]:
-        items = yield from all_items(self.store, self._ns(customer_id))
-        for item in items:
-            yield call(self.store.delete, self.store.adelete, item.namespace, item.key)
-        return len(items)
-
-    def add_turn(
-        self, customer_id: str, user: str, assistant: str, *, now: float | None = None
-    ) -> Turn:
-        """Store one turn and drop the customer's turns beyond ``max_turns``."""
-        return run(self._add(customer_id, user, assistant, now))
-
-    async def aadd_turn(
-        self, customer_id: str, user: str, assistant: str, *, now: float | None = None
-    ) -> Turn:
-        """Async version of :meth:`add_turn`."""
-        return await arun(self._add(customer_id, user, assistant, now))
-
-    def recent(self, customer_id: str, *, now: float | None = None) -> builtins.list[Turn]:
-        """The customer's unexpired turns, oldest first (at most ``max_turns``)."""
-        return run(self._recent(customer_id, now))
-
-    async def arecent(self, customer_id: str, *, now: float | None = None) -> builtins.list[Turn]:
-        """Async version of :meth:`recent`."""
-        return await arun(self._recent(customer_id, now))
+    recent, arecent = twins(_recent, "recent")
 
     def as_messages(self, customer_id: str) -> builtins.list[BaseMessage]:
         """The recent turns as chat messages, ready to prepend to a prompt."""
         return [m for turn in self.recent(customer_id) for m in turn.to_messages()]
 
-    def clear(self, customer_id: str) -> int:
+    def _clear(self, customer_id: str) -> Plan[int]:
         """Delete a customer's history; return how many turns were deleted."""
-        return run(self._clear(customer_id))
+        items = yield from all_items(self.store, self._ns(customer_id))
+        for item in items:
+            yield call(self.store.delete, self.store.adelete, item.namespace, item.key)
+        return len(items)
 
-    async def aclear(self, customer_id: str) -> int:
-        """Async version of :meth:`clear`."""
-        return await arun(self._clear(customer_id))
+    clear, aclear = twins(_clear, "clear")
 
 
 @dataclass(frozen=True)
@@ -238,8 +217,9 @@ class OutputLog:
         return (self.namespace, namespace_label(user_id))
 
     def _record(
-        self, user_id: str, text: str, kind: str | None, now: float | None
+        self, user_id: str, text: str, *, kind: str | None = None, now: float | None = None
     ) -> Plan[OutputItem]:
+        """Record that ``text`` was surfaced to the user; return the (updated) item."""
         text, now = " ".join(text.split()), time.time() if now is None else now
         if not text:
             raise ValueError("Cannot record an empty text in the output log.")
@@ -259,6 +239,8 @@ class OutputLog:
         yield from self._prune(user_id, now)
         return OutputItem.from_value(key, value)
 
+    record, arecord = twins(_record, "record")
+
     def _prune(self, user_id: str, now: float) -> Plan[int]:
         """Delete items older than ``keep_days`` and all but the newest ``max_items``."""
         items = yield from all_items(self.store, self._ns(user_id))
@@ -271,7 +253,8 @@ class OutputLog:
             yield call(self.store.delete, self.store.adelete, item.namespace, item.key)
         return len(stale)
 
-    def _resolve(self, user_id: str, key: str, now: float | None) -> Plan[bool]:
+    def _resolve(self, user_id: str, key: str, *, now: float | None = None) -> Plan[bool]:
+        """Mark an item resolved; ``False`` when there is no such item."""
         old = yield call(self.store.get, self.store.aget, self._ns(user_id), key)
         if old is None:
             return False
@@ -281,9 +264,12 @@ class OutputLog:
                    ttl=self._ttl)
         return True
 
+    resolve, aresolve = twins(_resolve, "resolve")
+
     def _unresolved(
-        self, user_id: str, days: float, now: float | None
+        self, user_id: str, *, days: float = 7.0, now: float | None = None
     ) -> Plan[builtins.list[OutputItem]]:
+        """Unresolved items surfaced in the last ``days`` days, newest first, at most ``cap``."""
         cutoff = (time.time() if now is None else now) - days * _DAY
         where = {"resolved": False, "surfaced_at": {"$gte": cutoff}}
         items = yield from all_items(self.store, self._ns(user_id), filter=where)
@@ -291,53 +277,14 @@ class OutputLog:
         found.sort(key=lambda i: i.surfaced_at, reverse=True)
         return found[: self.cap]
 
-    def record(
-        self, user_id: str, text: str, *, kind: str | None = None, now: float | None = None
-    ) -> OutputItem:
-        """Record that ``text`` was surfaced to the user; return the (updated) item."""
-        return run(self._record(user_id, text, kind, now))
-
-    async def arecord(
-        self, user_id: str, text: str, *, kind: str | None = None, now: float | None = None
-    ) -> OutputItem:
-        """Async version of :meth:`record`."""
-        return await arun(self._record(user_id, text, kind, now))
-
-    def resolve(self, user_id: str, key: str, *, now: float | None = None) -> bool:
-        """Mark an item resolved; ``False`` when there is no such item."""
-        return run(self._resolve(user_id, key, now))
-
-    async def aresolve(self, user_id: str, key: str, *, now: float | None = None) -> bool:
-        """Async version of :meth:`resolve`."""
-        return await arun(self._resolve(user_id, key, now))
-
-    def unresolved(
-        self, user_id: str, *, days: float = 7.0, now: float | None = None
-    ) -> builtins.list[OutputItem]:
-        """Unresolved items surfaced in the last ``days`` days, newest first, at most ``cap``."""
-        return run(self._unresolved(user_id, days, now))
-
-    async def aunresolved(
-        self, user_id: str, *, days: float = 7.0, now: float | None = None
-    ) -> builtins.list[OutputItem]:
-        """Async version of :meth:`unresolved`."""
-        return await arun(self._unresolved(user_id, days, now))
+    unresolved, aunresolved = twins(_unresolved, "unresolved")
 
     def _was_surfaced(
-        self, user_id: str, text: str, days: float, now: float | None
+        self, user_id: str, text: str, *, days: float = 7.0, now: float | None = None
     ) -> Plan[bool]:
+        """True when ``text`` is among the unresolved items of the last ``days`` days."""
         key = fact_key(" ".join(text.split()))
-        items = yield from self._unresolved(user_id, days, now)
+        items = yield from self._unresolved(user_id, days=days, now=now)
         return any(item.key == key for item in items)
 
-    def was_surfaced(
-        self, user_id: str, text: str, *, days: float = 7.0, now: float | None = None
-    ) -> bool:
-        """True when ``text`` is among the unresolved items of the last ``days`` days."""
-        return run(self._was_surfaced(user_id, text, days, now))
-
-    async def awas_surfaced(
-        self, user_id: str, text: str, *, days: float = 7.0, now: float | None = None
-    ) -> bool:
-        """Async version of :meth:`was_surfaced`."""
-        return await arun(self._was_surfaced(user_id, text, days, now))
+    was_surfaced, awas_surfaced = twins(_was_surfaced, "was_surfaced")

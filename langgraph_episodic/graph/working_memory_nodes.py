@@ -22,10 +22,6 @@ from .._runner import MemoryNode, Plan
 from .working_memory import CustomerHistory, OutputLog
 
 
-def _user(config: RunnableConfig) -> str:
-    return user_id_from(config)
-
-
 def history_nodes(history: CustomerHistory) -> tuple[MemoryNode, MemoryNode]:
     """``(load, save)`` nodes for ``history``: load before the agent, save after it.
 
@@ -38,7 +34,7 @@ def history_nodes(history: CustomerHistory) -> tuple[MemoryNode, MemoryNode]:
     """
 
     def load(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        turns = yield from history._recent(_user(config), None)
+        turns = yield from history._recent(user_id_from(config))
         return {"history": [{"user": t.user, "assistant": t.assistant, "timestamp": t.timestamp}
                             for t in turns]}
 
@@ -46,7 +42,7 @@ def history_nodes(history: CustomerHistory) -> tuple[MemoryNode, MemoryNode]:
         messages = as_messages(state.get("messages"))
         user, answer = last_human_text(messages), last_ai_text(messages)
         if user and answer:
-            yield from history._add(_user(config), user, answer, None)
+            yield from history._add_turn(user_id_from(config), user, answer)
         return {}
 
     return MemoryNode("load_history", load), MemoryNode("save_history", save)
@@ -57,13 +53,13 @@ def output_log_nodes(log: OutputLog, *, days: float = 7.0) -> tuple[MemoryNode, 
     days before the agent, record the agent's answer after it."""
 
     def load(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        items = yield from log._unresolved(_user(config), days, None)
+        items = yield from log._unresolved(user_id_from(config), days=days)
         return {"surfaced": [{"key": i.key, "text": i.text, "times": i.times} for i in items]}
 
     def record(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         answer = last_ai_text(as_messages(state.get("messages")))
         if answer:
-            yield from log._record(_user(config), answer, None, None)
+            yield from log._record(user_id_from(config), answer)
         return {}
 
     return MemoryNode("load_surfaced", load), MemoryNode("record_surfaced", record)

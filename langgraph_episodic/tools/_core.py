@@ -9,7 +9,6 @@ with :func:`~langgraph_episodic._effects.run` / :func:`~langgraph_episodic._effe
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -27,14 +26,6 @@ from .texts import ToolTexts, texts_for
 ShouldStore = Callable[[str], bool]
 """Decides whether a text is worth storing (see :func:`langgraph_episodic.relevance.is_worth_storing`)."""
 
-_SPACE = re.compile(r"\s+")
-
-
-def one_line(text: str) -> str:
-    """Collapse whitespace so that one memory stays on one bullet line."""
-    return _SPACE.sub(" ", text).strip()
-
-
 @dataclass(frozen=True)
 class SavePlan:
     """What a save call should do: write ``text`` (when ``write``) and answer ``message``."""
@@ -46,7 +37,7 @@ class SavePlan:
 
 def plan_save(information: str, *, texts: ToolTexts, should_store: ShouldStore | None) -> SavePlan:
     """Decide whether ``information`` is stored (whitespace collapsed) and what the tool answers."""
-    text = one_line(information)
+    text = " ".join(information.split())  # one memory stays on one bullet line
     if not text:
         return SavePlan(write=False, text=text, message=texts.empty)
     if should_store is not None and not should_store(text):
@@ -94,28 +85,26 @@ def check_k(k: int) -> int:
     return k
 
 
-def args_model(name: str, arg: str, description: str) -> type[BaseModel]:
-    """Build the model-visible argument schema: a single required string ``arg``."""
-    model: type[BaseModel] = create_model(  # dynamic field name, hence create_model
-        name,
-        **{arg: (str, Field(description=description))},  # type: ignore[call-overload]  # pydantic types dynamic fields as Any
-    )
-    return model
-
-
 ToolPlan = Callable[[RunnableConfig, BaseStore | None, dict[str, Any]], Plan[str]]
 """``plan(config, injected_store, model_args)``: one tool call as a plan returning the answer."""
 
-ToolFunctions = tuple[Callable[..., str], Callable[..., Awaitable[str]]]
-"""A tool's sync function and coroutine."""
 
+def _functions(
+    plan: ToolPlan, inject_store: bool
+) -> tuple[Callable[..., str], Callable[..., Awaitable[str]]]:
+    """A tool's sync function and coroutine. ``config`` is injected by LangChain (it is typed
+    ``RunnableConfig``); with ``inject_store`` an ``InjectedStore`` parameter takes
+    ``ToolNode``'s store, else there is none, so a graph without a store can run them. Neither
+    is in the schema the model sees, and ``ToolNode`` drops model-supplied values for them."""
+    if not inject_store:
 
-def with_injected_store(plan: ToolPlan) -> ToolFunctions:
-    """Tool functions declaring an ``InjectedStore`` parameter: ``ToolNode`` passes its store.
+        def bound(config: RunnableConfig, **kwargs: Any) -> str:
+            return run(plan(config, None, kwargs))
 
-    ``config`` is injected by LangChain (it is typed ``RunnableConfig``); neither parameter is
-    part of the schema the model sees, and ``ToolNode`` drops model-supplied values for them.
-    """
+        async def abound(config: RunnableConfig, **kwargs: Any) -> str:
+            return await arun(plan(config, None, kwargs))
+
+        return bound, abound
 
     def func(
         config: RunnableConfig,
@@ -134,42 +123,6 @@ def with_injected_store(plan: ToolPlan) -> ToolFunctions:
     return func, coroutine
 
 
-def with_bound_store(plan: ToolPlan) -> ToolFunctions:
-    """Tool functions without a store parameter, so a graph without a store can run them."""
-
-    def func(config: RunnableConfig, **kwargs: Any) -> str:
-        return run(plan(config, None, kwargs))
-
-    async def coroutine(config: RunnableConfig, **kwargs: Any) -> str:
-        return await arun(plan(config, None, kwargs))
-
-    return func, coroutine
-
-
-def build_tool(
-    *,
-    name: str,
-    description: str,
-    arg: str,
-    arg_description: str,
-    func: Callable[..., str],
-    coroutine: Callable[..., Any],
-) -> StructuredTool:
-    """Wrap a sync and an async function in a ``StructuredTool`` with a one-argument schema.
-
-    The functions receive the model's argument as a keyword (``arg``) and declare their own
-    injected parameters (``config``, ``store``), which never appear in the schema the model sees.
-    """
-    schema = args_model(f"{name}_input", arg, arg_description)
-    return StructuredTool.from_function(
-        func=func,
-        coroutine=coroutine,
-        name=name,
-        description=description,
-        args_schema=schema,
-    )
-
-
 def build_tool_pair(
     texts: ToolTexts,
     *,
@@ -178,25 +131,22 @@ def build_tool_pair(
     inject_store: bool = False,
 ) -> tuple[StructuredTool, StructuredTool]:
     """The save and recall tools named and described by ``texts``, each running its plan sync
-    or async; with ``inject_store`` their functions take LangGraph's injected store."""
-    shells = with_injected_store if inject_store else with_bound_store
-    save_func, save_coro = shells(save)
-    recall_func, recall_coro = shells(recall)
-    return (
-        build_tool(
-            name=texts.save_name,
-            description=texts.save_description,
-            arg=texts.save_arg,
-            arg_description=texts.save_arg_description,
-            func=save_func,
-            coroutine=save_coro,
-        ),
-        build_tool(
-            name=texts.recall_name,
-            description=texts.recall_description,
-            arg=texts.recall_arg,
-            arg_description=texts.recall_arg_description,
-            func=recall_func,
-            coroutine=recall_coro,
-        ),
-    )
+    or async, with a schema of one string argument; with ``inject_store`` their functions take
+    LangGraph's injected store."""
+    tools = []
+    for plan, name, description, arg, arg_description in (
+        (save, texts.save_name, texts.save_description, texts.save_arg,
+         texts.save_arg_description),
+        (recall, texts.recall_name, texts.recall_description, texts.recall_arg,
+         texts.recall_arg_description),
+    ):
+        func, coroutine = _functions(plan, inject_store)
+        schema: type[BaseModel] = create_model(  # dynamic field name, hence create_model
+            f"{name}_input",
+            **{arg: (str, Field(description=arg_description))},  # type: ignore[call-overload]  # pydantic types dynamic fields as Any
+        )
+        tools.append(StructuredTool.from_function(
+            func=func, coroutine=coroutine, name=name, description=description,
+            args_schema=schema,
+        ))
+    return tools[0], tools[1]

@@ -94,27 +94,19 @@ def plan_lookup(
 ) -> LookupPlan:
     """The ops that find the question's named records; none when the templates cannot be
     filled from the config (a tool set up without ``user_id`` then just searches)."""
-    entity_ops: tuple[GetOp, ...] = ()
-    profile_op = None
-    if entities is not None:
-        try:
-            ns = fill_namespace(entities, config)
-        except MissingConfigError:
-            ns = None
-        if ns is not None:
-            entity_ops = tuple(GetOp(ns, key) for key in candidate_keys(question))
-    if profiles is not None:
-        try:
-            pns = fill_namespace(profiles, config)
-        except MissingConfigError:
-            pns = None
-        if pns is not None:
-            profile_op = SearchOp(pns, limit=PROFILE_SCAN, refresh_ttl=False)
-    words = [w for w in _WORD.findall(question)]
-    names = frozenset(
-        w.casefold() for i, w in enumerate(words) if _name_like(w, first=i == 0)
-    )
+    ns, pns = _filled(entities, config), _filled(profiles, config)
+    entity_ops = () if ns is None else tuple(GetOp(ns, key) for key in candidate_keys(question))
+    profile_op = None if pns is None else SearchOp(pns, limit=PROFILE_SCAN, refresh_ttl=False)
+    words = _WORD.findall(question)
+    names = frozenset(w.casefold() for i, w in enumerate(words) if _name_like(w, first=i == 0))
     return LookupPlan(entity_ops, profile_op, names)
+
+
+def _filled(template: tuple[str, ...] | None, config: RunnableConfig) -> tuple[str, ...] | None:
+    try:
+        return None if template is None else fill_namespace(template, config)
+    except MissingConfigError:
+        return None
 
 
 def _contains(text: str, name: str) -> bool:

@@ -83,20 +83,13 @@ class MemoryStoreMissingError(Error, RuntimeError):
     """A memory tool ran without a store to use."""
 
 
-def _store_from_graph() -> BaseStore | None:
-    """Return the store of the running LangGraph graph, or None outside a graph with a store."""
-    try:
-        return get_store()
-    except (RuntimeError, KeyError):
-        # RuntimeError: not inside a runnable; KeyError: inside one, but not a LangGraph run
-        # (e.g. a bare tool.invoke). Either way there is no graph store to use.
-        return None
-
-
 def _pick_store(bound: BaseStore | None, injected: BaseStore | None) -> BaseStore:
     store = bound if bound is not None else injected
     if store is None:
-        store = _store_from_graph()
+        try:
+            store = get_store()
+        except (RuntimeError, KeyError):  # not in a runnable, or not in a LangGraph run
+            store = None
     if store is None:
         raise MemoryStoreMissingError(
             "The memory tool has no store. Compile the graph with one, e.g. "
@@ -106,16 +99,12 @@ def _pick_store(bound: BaseStore | None, injected: BaseStore | None) -> BaseStor
     return store
 
 
-def _ttl_kwargs(store: BaseStore, ttl: float | None) -> dict[str, Any]:
-    """Return the ``ttl`` argument for ``store.put``: none when no ttl was asked for."""
-    if ttl is None:
-        return {}
-    if not store.supports_ttl:
+def _check_ttl(store: BaseStore, ttl: float | None) -> None:
+    if ttl is not None and not store.supports_ttl:
         raise ValueError(
             f"ttl={ttl} was requested but {type(store).__name__} does not support TTL. "
             "Use a store with TTL support (supports_ttl=True) or pass ttl=None."
         )
-    return {"ttl": ttl}
 
 
 def _put_ttl(store: BaseStore, ttl: float | None) -> float | None:
@@ -155,7 +144,7 @@ class _StoreMemory:
         if not plan.write:
             logger.debug("memory not saved in %s: %r", ns, plan.text)
             return plan.message
-        _ttl_kwargs(target, self.ttl)
+        _check_ttl(target, self.ttl)
         outcome = yield from self.writer.save(target, ns, plan.text,
                                               ttl=_put_ttl(target, self.ttl), config=config)
         logger.debug("fact %s in %s: %s (%s)", outcome.key, ns, outcome.action, outcome.reason)
@@ -352,7 +341,7 @@ def create_memory_tools(
     """
     words = resolve_texts(locale, texts)
     if store is not None:
-        _ttl_kwargs(store, ttl)  # fail when the tools are made, not at the first save
+        _check_ttl(store, ttl)  # fail when the tools are made, not at the first save
     memory = _StoreMemory(
         store=store, template=tuple(namespace), k=check_k(k), ttl=ttl,
         should_store=should_store, min_score=min_score, texts=words, redact=redact,

@@ -25,14 +25,7 @@ from .._config import fill_namespace
 from .._effects import Plan, call
 from ..facts.records import FACT_KIND, memory_key
 from ..relevance import is_worth_storing
-from ._core import (
-    ShouldStore,
-    build_tool_pair,
-    check_k,
-    format_recall,
-    plan_save,
-    resolve_texts,
-)
+from ._core import ShouldStore, build_tool_pair, check_k, format_recall, plan_save, resolve_texts
 from .memory_tools import DEFAULT_NAMESPACE
 from .texts import ToolTexts
 
@@ -72,24 +65,16 @@ class _VectorMemory:
     ) -> Plan[str]:
         """Save one fact; return what the model is told."""
         scope = encode_namespace(fill_namespace(self.template, config))
-        plan = plan_save(
-            kwargs[self.texts.save_arg], texts=self.texts, should_store=self.should_store
-        )
+        plan = plan_save(kwargs[self.texts.save_arg], texts=self.texts,
+                         should_store=self.should_store)
         if not plan.write:
             logger.debug("memory not saved in %s: %r", scope, plan.text)
             return plan.message
-        metadata = {
-            NAMESPACE_FIELD: scope,
-            "kind": FACT_KIND,
-            "updated_at": datetime.now(timezone.utc).isoformat(),
-        }
-        yield call(
-            self.vectorstore.add_texts,
-            self.vectorstore.aadd_texts,
-            texts=[plan.text],
-            metadatas=[metadata],
-            ids=[memory_key(plan.text, scope=scope)],
-        )
+        metadata = {NAMESPACE_FIELD: scope, "kind": FACT_KIND,
+                    "updated_at": datetime.now(timezone.utc).isoformat()}
+        vs = self.vectorstore
+        yield call(vs.add_texts, vs.aadd_texts, texts=[plan.text], metadatas=[metadata],
+                   ids=[memory_key(plan.text, scope=scope)])
         return plan.message
 
     def recall(
@@ -108,9 +93,7 @@ class _VectorMemory:
             logger.warning(
                 "%s returned %d documents outside the namespace; they were dropped. "
                 "Pass create_vectorstore_memory_tools(search_filter=...) in its filter format.",
-                type(vs).__name__,
-                len(docs) - len(own),
-            )
+                type(vs).__name__, len(docs) - len(own))
         return format_recall((doc.page_content for doc in own), texts=self.texts)
 
 
@@ -153,12 +136,6 @@ def create_vectorstore_memory_tools(
     - Alice wohnt in Köln.
     """
     words = resolve_texts(locale, texts)
-    memory = _VectorMemory(
-        vectorstore=vectorstore,
-        template=tuple(namespace),
-        k=check_k(k),
-        should_store=should_store,
-        search_filter=search_filter,
-        texts=words,
-    )
+    memory = _VectorMemory(vectorstore, tuple(namespace), check_k(k), should_store,
+                           search_filter, words)
     return build_tool_pair(words, save=memory.save, recall=memory.recall)
