@@ -1,5 +1,5 @@
 """Consolidation on write: a new fact is compared with the user's current facts and is the
-same, an update, new, or an ending.
+same, an update, new, or an ending (``docs/facts.md``, "Writes, crashes and concurrent writers").
 
 One save, :meth:`FactWriter.save`, is a plan (:mod:`langgraph_episodic._effects`):
 
@@ -7,38 +7,25 @@ One save, :meth:`FactWriter.save`, is a plan (:mod:`langgraph_episodic._effects`
    current facts, the current facts on the same topic (``slot``, a filter), and the key the
    text would have.
 2. Decide (rules, or one structured model call over exactly those candidates).
-3. Write in one batch, the new version first, then the old one closed. A reader between the
-   two puts (or after a crash between them, on a store whose batches are not atomic) sees two
-   current versions of one lineage, never none; every reader keeps only the newest current
-   version of a lineage (:func:`.recall.newest_per_lineage`), and the next save that reads
-   the lineage closes the older one for good. ``ChromaStore`` writes the item records of one
-   batch in one upsert, so its readers see both changes at once.
-4. Repair, after an update: the lineage's current versions are read again; if another writer
-   added one at the same moment, all but the newest are closed (by ``recorded_at``, then
-   key), by every writer alike, so concurrent writers converge on one current version without
-   losing the newer. Each reads after its own write, so the one that reads last sees both. A
-   new fact starts a lineage of its own, which no other writer can have extended yet: it
-   needs no repair.
+3. Write in one batch, the new version first, then the old one closed: a reader between the
+   two puts sees two current versions of one lineage, never none, and keeps the newest
+   (:func:`.recall.newest_per_lineage`).
+4. Repair, after an update: the lineage's current versions are read again and all but the
+   newest (by ``recorded_at``, then key) are closed, by every writer alike, so concurrent
+   writers converge. A new fact starts a lineage of its own: it needs no repair.
 
-A fact change is thus one read, one write and the repair's read; a new fact one read and one
-write. :meth:`FactWriter.save_many` saves many facts about different subjects (a batch of
-entities) with each of these steps batched across them, whatever their number.
-
-In one process, the saves of one namespace are serialised by a lock (threads and asyncio
-tasks alike, :mod:`langgraph_episodic._keylock`), so two writers never decide on the
-same old state. Across processes (a Chroma server) the store has no compare-and-swap: when
-deciding took a call (a model's), the writer re-reads the version it is closing before
-writing and decides again if someone changed it meanwhile. The rules decide at once: from
-their read to their write the window is as short as from a re-read to the write. Step 4
-repairs what such a window lets through.
-Nothing is ever deleted here: superseding only closes a period.
+:meth:`FactWriter.save_many` batches these steps across facts about different subjects. In one
+process the saves of one namespace take turns (:mod:`langgraph_episodic._keylock`); across
+processes there is no compare-and-swap, so after a model's call the writer re-reads the version
+it closes and decides again if it changed. Nothing is ever deleted: superseding only closes a
+period.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol, TypeVar
 
@@ -163,11 +150,8 @@ def _written(store: BaseStore, ops: Sequence[Any], unchanged: Collection[str] = 
 
 
 def _renewal(ns: tuple[str, ...], lineage: str, ttl: float | None) -> list[SearchOp]:
-    """The read that renews the expiry of a fact's earlier versions (none without a TTL).
-
-    It runs in the same batch as the write, before its puts: the earlier versions' expiry
-    moves to now plus their TTL, the one the written version gets.
-    """
+    """The read that renews the expiry of a fact's earlier versions to the written one's (run
+    in the write's batch, before its puts; none without a TTL)."""
     if ttl is None:
         return []
     return [SearchOp(ns, filter={"lineage": lineage, "current": False}, limit=LINEAGE_SCAN,
@@ -249,15 +233,10 @@ class FactWriter:
         and the key of the new version depends on it.
         """
         when = said_at if said_at is not None else self.clock()
-        context = context_of(config, when) if config is not None else None
-        minutes = _resolve_ttl(store, ttl)
-        lock_key = ("facts", id(store), ns)
         about = Subject(subject, subject_name or subject) if subject else None
-        outcome: Outcome = yield call(
-            run_locked, arun_locked, lock_key,
-            lambda: self._save(store, ns, text, when, minutes, about, context),
-        )
-        return outcome
+        outcomes = yield from self.save_many(store, ns, [Said(text, about, when, config)],
+                                             said_at=when, ttl=ttl)
+        return outcomes[0]
 
     def save_many(
         self,
@@ -285,9 +264,9 @@ class FactWriter:
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
         rounds: list[list[int]] = []  # round r: the r-th fact about each subject
-        seen: dict[str, int] = {}
-        for i, about in enumerate(f.subject for f in told):
-            r = seen[about.key] = seen.get(about.key, -1) + 1
+        seen: dict[str | None, int] = {}
+        for i, key in enumerate(f.subject.key if f.subject else None for f in told):
+            r = seen[key] = seen.get(key, -1) + 1
             if r == len(rounds):
                 rounds.append([])
             rounds[r].append(i)
@@ -312,31 +291,17 @@ class FactWriter:
     def _told(self, fact: Said) -> FactRecord:
         """The version ``fact`` would be, before it is consolidated."""
         when = fact.said_at if fact.said_at is not None else self.clock()
-        context = context_of(fact.config, when) if fact.config is not None else None
-        return self._fresh(fact.text, when, fact.subject, context)
-
-    def _fresh(
-        self, text: str, said_at: datetime, about: Subject | None,
-        context: dict[str, str] | None = None,
-    ) -> FactRecord:
-        """The version ``text`` would be, said at ``said_at``, before it is consolidated."""
-        resolved = resolve_date(text, said_at)
+        text, about = fact.text, fact.subject
+        resolved = resolve_date(text, when)
         return FactRecord(
-            text=text, lineage="", valid_from=to_iso(resolved.when), recorded_at=to_iso(said_at),
+            text=text, lineage="", valid_from=to_iso(resolved.when), recorded_at=to_iso(when),
             precision=resolved.precision, date_expression=resolved.expression,
             date_note=resolved.note, method=self.method,
             # An ending sets no value; its topic finds the fact it may end by filter.
             slot=slot_of(text) or (topic_of(text) if is_ending(text) else None),
             subject=about.key if about else None, subject_name=about.name if about else None,
-            context=context,
+            context=context_of(fact.config, when) if fact.config is not None else None,
         )
-
-    def _save(
-        self, store: BaseStore, ns: tuple[str, ...], text: str, said_at: datetime,
-        ttl: float | None, about: Subject | None = None, context: dict[str, str] | None = None,
-    ) -> Plan[Outcome]:
-        outcomes = yield from self._save_round(store, ns, [self._fresh(text, said_at, about, context)], ttl)
-        return outcomes[0]
 
     def _save_round(
         self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
@@ -381,10 +346,9 @@ class FactWriter:
         self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
         todo: Sequence[int], ttl: float | None, outcomes: dict[int, Outcome], writes: list[Any],
     ) -> Plan[tuple[list[_Decided], bool]]:
-        """Plan: read the candidates of the facts ``todo`` in one batch and decide each. A fact
-        whose key holds a current version is confirmed at once (its outcome into ``outcomes``,
-        its ops into ``writes``); the others are returned with their decision, and whether
-        deciding made a call (time passed since the read)."""
+        """Plan: read the candidates of the facts ``todo`` in one batch and decide each (a fact
+        whose key holds a current version is confirmed at once, into ``outcomes`` and
+        ``writes``); the others' decisions, and whether deciding made a call."""
         reads = [self._candidate_ops(ns, fresh[i]) for i in todo]
         results = yield call(store.batch, store.abatch, [op for ops in reads for op in ops])
         decided: list[_Decided] = []
@@ -420,9 +384,9 @@ class FactWriter:
         self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
         decided: Sequence[_Decided], waited: bool,
     ) -> Plan[tuple[dict[int, list[tuple[str, FactRecord]]], set[int]]]:
-        """Plan: read, in one batch, the facts the decisions close when deciding ``waited``
-        (made a call), and the earlier versions to shorten; return those per fact and the facts
-        whose target changed while deciding. Nothing to read: no batch."""
+        """Plan: read in one batch the earlier versions to shorten and, when deciding ``waited``
+        (made a call), the facts the decisions close; the former per fact, and the facts whose
+        target changed meanwhile."""
         closing = [(i, records[d.target]) for i, d, records, _ in decided
                    if d.target is not None]
         # A change dated before the start of the version it closes shortens that
@@ -467,11 +431,10 @@ class FactWriter:
     def _candidate_ops(self, ns: tuple[str, ...], fresh: FactRecord) -> list[Any]:
         """The reads a fact is consolidated with: the search for its text among the current
         facts (about its subject), the key it would have, and the facts on its topic."""
-        about = Subject(fresh.subject, fresh.subject_name or fresh.subject) if fresh.subject else None
-        where = {**FACT_FILTER, **({"subject": about.key} if about else {})}
+        where = {**FACT_FILTER, **({"subject": fresh.subject} if fresh.subject else {})}
         ops: list[Any] = [
             SearchOp(ns, filter=where, limit=self.candidates, query=fresh.text, refresh_ttl=False),
-            GetOp(ns, self._key(fresh.text, _scope(about, "")), refresh_ttl=False),
+            GetOp(ns, self._key(fresh.text, _scope(fresh.subject, "")), refresh_ttl=False),
         ]
         if fresh.slot is not None:
             ops.append(SearchOp(ns, filter={**where, "slot": fresh.slot},
@@ -479,13 +442,8 @@ class FactWriter:
         return ops
 
     def _write_ops(
-        self,
-        ns: tuple[str, ...],
-        fresh: FactRecord,
-        decision: Decision,
-        records: dict[str, tuple[Item, FactRecord]],
-        same_key: Item | None,
-        ttl: float | None,
+        self, ns: tuple[str, ...], fresh: FactRecord, decision: Decision,
+        records: dict[str, tuple[Item, FactRecord]], same_key: Item | None, ttl: float | None,
         earlier: Sequence[tuple[str, FactRecord]] = (),
     ) -> tuple[list[Any], Outcome]:
         """The ops that write ``decision`` about ``fresh`` (one batch), and its outcome.
@@ -510,17 +468,14 @@ class FactWriter:
                      _put(ns, decision.target, ended, ttl)],
                     Outcome("end", decision.target, None, ended, reason=decision.reason))
         # The key of the text, unless an older version of another period holds it.
-        about = Subject(fresh.subject, fresh.subject_name or fresh.subject) if fresh.subject else None
-        key = self._key(fresh.text, _scope(about, ""))
-        if same_key is not None:
-            key = self._key(fresh.text, _scope(about, now))
+        key = self._key(fresh.text, _scope(fresh.subject, now if same_key is not None else ""))
         if decision.action == "update" and decision.target is not None:
             _, old = records[decision.target]
             # What replaces a fact is on its topic, also when its words name none.
-            record = _with(fresh, lineage=old.lineage, supersedes=decision.target,
+            record = replace(fresh, lineage=old.lineage, supersedes=decision.target,
                            slot=fresh.slot or old.slot)
             if fresh.date_expression is None and is_correction(fresh.text):
-                record = _with(record, valid_from=old.valid_from,
+                record = replace(record, valid_from=old.valid_from,
                                date_note=f"corrects {old.text!r}: starts when it did")
             if old.recorded_at > record.recorded_at:
                 # Said before the fact it would replace (a slow writer): it is history, the
@@ -535,7 +490,7 @@ class FactWriter:
                      *_shortened(ns, earlier, record.valid_from, ttl),
                      _put(ns, decision.target, closed, ttl)],
                     Outcome("update", key, record, closed, reason=decision.reason))
-        record = _with(fresh, lineage=key)
+        record = replace(fresh, lineage=key)
         return [_put(ns, key, record, ttl)], Outcome("new", key, record, reason=decision.reason)
 
     def _repair(
@@ -593,25 +548,23 @@ class Subject:
 
 @dataclass(frozen=True)
 class Said:
-    """A fact to save about ``subject``, said at ``said_at`` (None: the writer's clock) in the
-    run of ``config`` (its context; None: none)."""
+    """A fact to save about ``subject`` (None: the user), said at ``said_at`` (None: the
+    writer's clock) in the run of ``config`` (its context; None: none)."""
 
     text: str
-    subject: Subject
+    subject: Subject | None
     said_at: datetime | None = None
     config: Mapping[str, Any] | None = None
 
 
-def _scope(about: Subject | None, scope: str) -> str:
+def _scope(subject: str | None, scope: str) -> str:
     """The scope of a new version's key: the subject's key, then the time when given."""
-    if about is None:
-        return scope
-    return f"{about.key} {scope}".strip()
+    return f"{subject} {scope}".strip() if subject else scope
 
 
 def _doubled(records: dict[str, tuple[Item, FactRecord]]) -> list[str]:
-    """Lineages with more than one current version among the candidates read (left by a
-    crash between an update's two puts, or by two processes at once)."""
+    """Lineages with several current versions among the candidates (a crash between an
+    update's two puts, or two processes at once)."""
     seen: dict[str, int] = {}
     for _, rec in records.values():
         if rec.current:
@@ -629,7 +582,7 @@ def _closed(record: FactRecord, at: str, *, by: str | None = None,
     """``record`` no longer true from ``at``; when ``at`` is before its start, the start
     moves back to ``at`` (with a ``date_note``), so no version ends after its successor began."""
     if at < record.valid_from:
-        record = _with(record, valid_from=at, date_note=_moved(at))
+        record = replace(record, valid_from=at, date_note=_moved(at))
     return record.closed(at, by=by, ended_by=ended_by)
 
 
@@ -637,12 +590,7 @@ def _shortened(ns: tuple[str, ...], earlier: Sequence[tuple[str, FactRecord]], a
                ttl: float | None) -> list[PutOp]:
     """The puts that end the closed versions in ``earlier`` that ended after ``at`` at ``at``
     (their start moved back too when it was later)."""
-    return [_put(ns, key, _with(rec, valid_from=min(rec.valid_from, at), valid_to=at,
+    return [_put(ns, key, replace(rec, valid_from=min(rec.valid_from, at), valid_to=at,
                                 date_note=_moved(at), version=rec.version + 1), ttl)
             for key, rec in earlier if rec.valid_to is not None and rec.valid_to > at]
 
-
-def _with(record: FactRecord, **changes: Any) -> FactRecord:
-    from dataclasses import replace
-
-    return replace(record, **changes)

@@ -107,20 +107,16 @@ _FUTURE_HINT = re.compile(
 _RELATIVE = re.compile(
     rf"\b(?:vor|ago|{_LAST}|gestern|vorgestern|heute|yesterday|today)\b", re.IGNORECASE
 )
+_BEFORE = r"(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?)"
+_NEXT = r"(?:nächste[nmrs]?|kommende[nmrs]?)"
 _GERMAN_FORMS = (
     # dateparser knows the nominative forms; the text has the dative ones ("seit letzter Woche").
-    (re.compile(r"\b(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?)\s+woche\b", re.I),
-     "letzte Woche"),
-    (re.compile(r"\b(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?)\s+jahr\b", re.I),
-     "letztes Jahr"),
-    (re.compile(r"\b(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?)\s+monat\b", re.I),
-     "letzten Monat"),
-    (re.compile(r"\bdiese[nmrs]?\s+jahr\b", re.I), "dieses Jahr"),
-    (re.compile(r"\bdiese[nmrs]?\s+monat\b", re.I), "diesen Monat"),
-    (re.compile(r"\bdiese[nmrs]?\s+woche\b", re.I), "diese Woche"),
-    (re.compile(r"\b(?:nächste[nmrs]?|kommende[nmrs]?)\s+woche\b", re.I), "nächste Woche"),
-    (re.compile(r"\b(?:nächste[nmrs]?|kommende[nmrs]?)\s+jahr\b", re.I), "nächstes Jahr"),
-    (re.compile(r"\b(?:nächste[nmrs]?|kommende[nmrs]?)\s+monat\b", re.I), "nächsten Monat"),
+    *((re.compile(rf"\b{which}\s+{unit}\b", re.I), form) for which, unit, form in (
+        (_BEFORE, "woche", "letzte Woche"), (_BEFORE, "jahr", "letztes Jahr"),
+        (_BEFORE, "monat", "letzten Monat"), ("diese[nmrs]?", "jahr", "dieses Jahr"),
+        ("diese[nmrs]?", "monat", "diesen Monat"), ("diese[nmrs]?", "woche", "diese Woche"),
+        (_NEXT, "woche", "nächste Woche"), (_NEXT, "jahr", "nächstes Jahr"),
+        (_NEXT, "monat", "nächsten Monat"))),
     # "letzten Montag", "last March": the weekday / month itself, taken from the past below.
     (re.compile(rf"\b(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?|last|past)\s+((?:{_DAYS}|{_MONTHS}))\b", re.I),
      r"\1"),

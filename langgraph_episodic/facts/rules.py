@@ -1,38 +1,13 @@
 """Consolidation without a model: German and English rules that compare a new fact with the
-user's current ones.
+user's current ones (the behaviour, with examples: ``docs/facts.md``, "Consolidation on write").
 
-A fact closes another only when both set the same attribute of the same subject (where the
-user lives, who they work for, their partner, car, diet, name, age, phone number, studies, a
-favourite thing): its **slot**. A text that mentions a topic without setting its value ("At
-work I mostly write TypeScript", "I work from home on Fridays", "Mein Mann kocht meistens",
-"I lived in London as a student", "I might move to Lisbon") has no slot; when unsure, both
-stay current.
-
-* **same**: the same words (up to case, spacing, stop words and word endings) as a current
-  fact, or the same slot with the same content ("Ich lebe in Berlin" after "Ich wohne in
-  Berlin").
-* **update**: a new value of a current fact's slot replaces it ("Ich bin nach Berlin
-  gezogen" after "Ich wohne in München"), as do two sentences that say the same thing about
-  different objects ("Mein Lieblingsessen ist Pizza" / "... ist Sushi", or "... zwei Tassen
-  Kaffee" / "... nur noch eine Tasse Kaffee") and a switch, which replaces the fact naming
-  what it switched from ("von VS Code auf Neovim umgestiegen", "statt Klavier", "switched
-  from the iPhone", "instead of the violin").
-* A **correction** ("Correction: ...", "Korrektur: ...", "actually", "eigentlich", "I meant",
-  "ich meinte", "not X but Y", "X, not Y", "nicht X, sondern Y") replaces the current fact
-  naming the corrected value X, else the current fact of its slot; "Correction:" is never
-  read as a speaker's name.
-* **end**: the text says something stopped ("Ich habe keinen Hund mehr", "I quit my job",
-  "nicht mehr", "no longer", "any more"). It ends the current fact holding what it names
-  ("I no longer live in Hamburg" ends the fact naming Hamburg, never its successor); when it
-  names nothing but a topic ("I quit my job"), the current fact of that slot. When no current
-  fact holds what it names, nothing ends.
-* **new** otherwise: both stay current (a second pet, another language one speaks).
-
-What a sentence does beside its topic (corrects, ends, says it changed, who said it) is read
-by :mod:`.phrasing`.
-
-The slot is stored with every fact, so the same-slot candidates are found by a store filter,
-not by chance in the similarity ranking.
+A fact closes another only when both set the same attribute of the same subject, its
+**slot** (``residence``, ``work``, ``partner``, ``favourite:food``, ``residence:schwest``...);
+a text that only mentions a topic ("At work I mostly write TypeScript") has none, and when
+unsure both stay current. The decision is ``same``, ``update`` (a new value of the slot, the
+same statement about another object, a switch, a correction), ``end`` (what the text names
+stopped) or ``new``. What a sentence does beside its topic is read by :mod:`.phrasing`. The
+slot is stored with every fact, so same-slot candidates are found by a store filter.
 """
 
 from __future__ import annotations
@@ -40,10 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-import snowballstemmer
-
-from ..language.analysis import STOPWORDS, tokenize
+from ..language.analysis import STOPWORDS, stem_word, tokenize
 from .phrasing import (
     CHANGE,
     NEGATED_ENDING,
@@ -55,8 +29,7 @@ from .phrasing import (
     speaker_of,
 )
 
-_GERMAN = snowballstemmer.stemmer("german")
-_ENGLISH = snowballstemmer.stemmer("english")
+_F = re.IGNORECASE | re.UNICODE
 
 _NOT_A_ROLE = (
     r"(?!(?:a|an|the|in|on|at|with|for|from|to|here|there|home|still|also|always|very|so|not|"
@@ -73,7 +46,7 @@ _ROLE = re.compile(
     rf"(?:{_NOT_A_ROLE}[^\W\d_][\w-]*\s+){{1,3}}?at\s+(?-i:[A-ZÄÖÜ])"
     rf"|\b(?:bin|ist)\s+(?:(?:jetzt|nun)\s+)?(?:(?:ein|eine)\s+)?{_NOT_A_ROLE}(?-i:[A-ZÄÖÜ])\w+"
     rf"\s+(?:bei|an|am)\s+(?:(?:der|dem|den)\s+)?(?-i:[A-ZÄÖÜ])",
-    re.IGNORECASE | re.UNICODE,
+    _F,
 )
 """A role at a named employer: "I'm a teacher at Hillside Primary", "is now lead designer at
 Monzo", "Ich bin Pflegerin bei Vivantes", "Ich bin Lehrerin an der Grundschule am Park" (in
@@ -91,7 +64,7 @@ _NEW_BOSS = (r"\b(?:neue[rn]?\s+(?:chef|chefin|vorgesetzte[rn]?|arbeitgeber)\s+b
 Hospital"."""
 
 _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE | re.UNICODE))
+    (name, re.compile(pattern, _F))
     for name, pattern in (
         ("name", r"\b(?:heiße|heisse|mein name ist|my name is|call me|i am called)\b"),
         ("age", r"\b(?:\d+\s+jahre\s+alt|\d+\s+years?\s+old|i am \d+\b|ich bin \d+\b)"),
@@ -117,9 +90,9 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   r"universität|studiengang|degree|master'?s|bachelor'?s|phd)\b"),
     )
 )
-_FAVOURITE = re.compile(r"\blieblings[-\s]?(\w+)|\bfavou?rite\s+(\w+)", re.IGNORECASE | re.UNICODE)
+_FAVOURITE = re.compile(r"\blieblings[-\s]?(\w+)|\bfavou?rite\s+(\w+)", _F)
 _SWITCH = tuple(
-    re.compile(pattern, re.IGNORECASE | re.UNICODE)
+    re.compile(pattern, _F)
     for pattern in (
         r"\bvon\s+(?P<old>[^,.;]+?)\s+(?:auf|zu|zum|zur|nach|in)\s+[^,.;]+?\s+"
         r"(?:umgestiegen|gewechselt|umgezogen|gezogen|umgesattelt)\b",
@@ -134,15 +107,15 @@ _SWITCH = tuple(
 "switched from the iPhone to a Pixel", "instead of the violin"."""
 _COMPATIBLE = re.compile(
     r"\b(?:auch|außerdem|zusätzlich|zweite[nmrs]?|(?<!nur )noch eine?[nmrs]?|also|too|as well|another|"
-    r"second|additionally)\b", re.IGNORECASE | re.UNICODE)
+    r"second|additionally)\b", _F)
 """Words saying that a statement adds to what holds ("auch", "a second", "too")."""
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _ENDING_WORDS = frozenset(
     ["mehr", "länger", "gekündigt", "aufgehört", "getrennt", "verkauft", "weggezogen", "ausgezogen", "gestorben", "verstorben", "abgeschafft", "longer", "anymore", "quit", "left", "sold", "broke", "stopped", "gave", "died", "passed", "divorced", "moved", "away"]
 )
 _TIME_STEMS = frozenset(
-    _GERMAN.stemWord(w) for w in ["seit", "jetzt", "nun", "inzwischen", "mittlerweile", "neuerdings"]
-) | frozenset(_ENGLISH.stemWord(w) for w in ["since", "now", "currently", "recently"])
+    stem_word(w, "de") for w in ["seit", "jetzt", "nun", "inzwischen", "mittlerweile", "neuerdings"]
+) | frozenset(stem_word(w, "en") for w in ["since", "now", "currently", "recently"])
 _FRAME_WORDS = frozenset(["ist", "sind", "bin", "war", "heißt", "lautet", "is", "are", "am", "was"])
 """Copulas: "X ist A" then "X ist B" says the same thing of another object. Verbs of liking are
 not among them: one likes many things at once."""
@@ -173,20 +146,20 @@ class Decision:
     reason: str = ""
 
 
-def _is_german(text: str) -> bool:
+def _language(text: str) -> Literal["en", "de"]:
     words = re.findall(r"\w+", text.casefold())
     de = sum(w in {"ich", "mein", "meine", "habe", "bin", "und", "ist", "nicht", "bei", "in",
                    "seit", "der", "die", "das", "keinen", "mehr", "wohne", "arbeite"} for w in words)
     en = sum(w in {"i", "my", "have", "am", "and", "is", "not", "at", "the", "since", "live",
                    "work", "anymore", "longer"} for w in words)
-    return de > en
+    return "de" if de > en else "en"
 
 
 def stems(text: str, *, like: str | None = None) -> list[str]:
     """The text's content words, stop words dropped and stemmed (German or English, by the
     language of ``like`` when given: a part of a sentence is stemmed as the sentence)."""
-    stemmer = _GERMAN if _is_german(like if like is not None else text) else _ENGLISH
-    return [stemmer.stemWord(w) for w in tokenize(text)]
+    language = _language(like if like is not None else text)
+    return [stem_word(w, language) for w in tokenize(text)]
 
 
 def _topic_free(text: str) -> set[str]:
@@ -199,7 +172,7 @@ def _topic_free(text: str) -> set[str]:
 _POSSESSED = re.compile(
     r"^\W*(?:mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|my|our)\s+"
     r"(?:(?:neue[nmrs]?|alte[nmrs]?|jetzige[nmrs]?|new|old|current)\s+)?(\w+)",
-    re.IGNORECASE | re.UNICODE,
+    _F,
 )
 _NAMED = re.compile(
     # A few words may come between the name and the verb ("Maya sold her Honda Civic and now
@@ -254,11 +227,10 @@ def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
             owner = _OWNER.match(text) if possessed.re is _NAME_POSSESSED else None
             name = owner.group(1).casefold() if owner is not None else None
             return None if name is None or name in _SELF or name in STOPWORDS else name
-        return (_GERMAN if _is_german(text) else _ENGLISH).stemWord(noun.casefold())
+        return stem_word(noun.casefold(), _language(text))
     return _named_subject(text)
 
 
-_F = re.IGNORECASE | re.UNICODE
 _PLACE = r"\b(?:in|nach|(?<!next )(?<!close )to|into)\s+(?:(?:the|die|den)\s+)?(?-i:[A-ZÄÖÜ])[\w-]*"
 """A place named after a preposition of place: "in Berlin", "nach Graz", "to the Netherlands"
 (a capital letter, so "in a small flat", "in der Nähe", "im dritten Stock" name none)."""
@@ -336,8 +308,7 @@ def topic_of(text: str) -> str | None:
     favourite = _FAVOURITE.search(text)
     if favourite is not None:
         word = (favourite.group(1) or favourite.group(2)).casefold()
-        stemmer = _GERMAN if favourite.group(1) else _ENGLISH
-        return f"favourite:{stemmer.stemWord(word)}"
+        return f"favourite:{stem_word(word, 'de' if favourite.group(1) else 'en')}"
     plain = _unchanged(text)  # "Ich fahre jetzt einen Tesla": "fahre einen" names the car
     for name, pattern in _SLOTS:
         # Shifts at a named employer are the job: "Maya works night shifts at St. Luke's".
@@ -396,7 +367,7 @@ def slot_of(text: str) -> str | None:
 
 
 _QUESTION_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE | re.UNICODE))
+    (name, re.compile(pattern, _F))
     for name, pattern in (
         # Past participles ask about a topic that a statement's present tense names; in a
         # statement they mislead ("Ich bin es gewohnt", "vegan gelebt"), so only questions.
@@ -466,8 +437,7 @@ def asked_slot(question: str, topic: str | None) -> str | None:
     for match in _ASKED_ABOUT.finditer(question):
         noun = match.group(1)
         if not _TOPIC_PATTERNS[topic].search(noun):
-            stemmer = _GERMAN if _is_german(question) else _ENGLISH
-            return f"{topic}:{stemmer.stemWord(noun.casefold())}"
+            return f"{topic}:{stem_word(noun.casefold(), _language(question))}"
     for match in _ASKED_NAMED.finditer(question):
         name = match.group(1).casefold()
         if name not in _SELF and name not in _NO_NAMES and name not in STOPWORDS:
@@ -484,11 +454,6 @@ _ASKED_NAMED = re.compile(
     r"\b(?i:does|did|is|was|has|had|wohnt|lebt|arbeitet|fährt|ist|war|hat|hatte|heißt)\s+"
     r"([A-ZÄÖÜ][\w-]+)", re.UNICODE)
 """A name after the verb of a question: "Where does Rachel live?", "Wo arbeitet Jonas?"."""
-
-
-def _other_speaker(text: str, candidate: Candidate) -> bool:
-    """A turn of one speaker never closes a turn of another: it is about someone else."""
-    return speaker_of(text) != speaker_of(candidate.text)
 
 
 def _words(text: str) -> list[str]:
@@ -562,11 +527,11 @@ def _switched_from(text: str, candidates: Sequence[Candidate], slot: str | None)
 
 
 _WEAK = frozenset(
-    [_ENGLISH.stemWord(w) for w in (
+    [stem_word(w, "en") for w in (
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning",
         "evening", "night", "weekend", "today", "yesterday", "last", "week", "month", "year",
         "ago", "anymore", "longer", "got", "get", "became", "become")]
-    + [_GERMAN.stemWord(w) for w in (
+    + [stem_word(w, "de") for w in (
         "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag",
         "montags", "dienstags", "mittwochs", "donnerstags", "freitags", "samstags", "sonntags",
         "morgens", "abends", "wochenende", "heute", "gestern", "letzt", "woche", "monat", "jahr",
@@ -574,8 +539,7 @@ _WEAK = frozenset(
 ) | _TIME_STEMS
 """Words an ending says beside what it ends ("on Fridays", "since last month"): they name
 no fact."""
-_ENDING_STEMS = frozenset(_GERMAN.stemWord(w) for w in _ENDING_WORDS) | frozenset(
-    _ENGLISH.stemWord(w) for w in _ENDING_WORDS)
+_ENDING_STEMS = frozenset(stem_word(w, lang) for w in _ENDING_WORDS for lang in ("de", "en"))
 
 
 def _ended(text: str, candidates: Sequence[Candidate]) -> Candidate | None:
@@ -637,8 +601,10 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
         return Decision("new", None, "a question sets nothing")
     if NEGATED_ENDING.search(text):
         return Decision("new", None, "a change denied changes nothing")
-    # Only the same speaker's facts (all of them when no speaker is named) can be closed.
-    candidates = [c for c in candidates if not _other_speaker(text, c)]
+    # Only the same speaker's facts (all of them when no speaker is named) can be closed: a
+    # turn of one speaker is about someone else than a turn of another.
+    speaker = speaker_of(text)
+    candidates = [c for c in candidates if speaker_of(c.text) == speaker]
     statement = is_statement(text)
     if not statement:
         switched = _switched_from(body, candidates, None)

@@ -74,6 +74,11 @@ COMPOUND_MAX = 40
 of the length (a 100 kB "word" in a query must not take minutes)."""
 
 
+def _check(language: str) -> None:
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+
+
 def normalise(text: str) -> str:
     """NFKC, casefolded, plain apostrophes.
 
@@ -175,16 +180,14 @@ def tokenize(text: str, *, stem: bool = False) -> list[str]:
     >>> tokenize("Caroline's dog ISN'T chasing the ball_pit!")
     ['caroline', 'dog', 'chasing', 'ball_pit']
     """
-    tokens = []
-    for word in words(text):
-        if word in STOPWORDS:
-            continue
-        if word.endswith("'s"):
-            word = word[:-2]
-        if stem:
-            word = s_stem(word)
-        tokens.append(word)
-    return tokens
+    return [s_stem(word) if stem else word for word in _content(words(text), STOPWORDS)]
+
+
+def _content(tokens: Iterable[str], drop: frozenset[str]) -> Iterator[str]:
+    """``tokens`` without the words ``drop`` and without an English possessive ``'s``."""
+    for word in tokens:
+        if word not in drop:
+            yield word[:-2] if word.endswith("'s") else word
 
 
 def detect(tokens: list[str]) -> Literal["en", "de"]:
@@ -234,6 +237,12 @@ def stem(word: str, language: Literal["en", "de"]) -> str:
     ('run', 'haus', 'kas')
     """
     return str(_stemmer(language).stemWord(word))
+
+
+def stem_word(word: str, language: Literal["en", "de"]) -> str:
+    """:func:`stem`, with only words of a sane length going through its cache (a cache of
+    100 kB keys would be a memory leak an attacker controls)."""
+    return stem(word, language) if len(word) <= CACHED_MAX else str(_stemmer(language).stemWord(word))
 
 
 @lru_cache(maxsize=100_000)
@@ -337,24 +346,14 @@ def analyze(
     >>> analyze("Ich mag Käse") == analyze("Ich mag Kaese") == analyze("ICH MAG KÄSE")
     True
     """
-    if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+    _check(language)
     tokens = words(text)
     lang: Literal["en", "de"] = detect(tokens) if language == "auto" else language
     drop = _stopwords(lang) if stopwords is None else stopwords
     out: list[str] = []
     heads: list[str] = []
-    for word in tokens:
-        if word in drop:
-            continue
-        if word.endswith("'s"):
-            word = word[:-2]
-        # Only words of a sane length go through the caches (a cache of 100 kB keys would be
-        # a memory leak an attacker controls).
-        if len(word) <= CACHED_MAX:
-            out.append(stem(word, lang))
-        else:
-            out.append(str(_stemmer(lang).stemWord(word)))
+    for word in _content(tokens, drop):
+        out.append(stem_word(word, lang))
         if lang == "de" and compounds and len(word) <= COMPOUND_MAX:
             heads.extend(german_extras(word))
     return out + heads
@@ -403,8 +402,7 @@ def analyze_many(
     >>> list(analyze_many(texts)) == [analyze(t) for t in texts]
     True
     """
-    if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+    _check(language)
     vocabularies: dict[str, _Vocabulary] = {}
     batch: list[tuple[list[str], _Vocabulary]] = []
     new: dict[_Vocabulary, dict[str, None]] = {}
@@ -457,8 +455,7 @@ class LanguageAnalyzer:
     __slots__ = ("compounds", "language")
 
     def __init__(self, language: Language = "auto", *, compounds: bool = True) -> None:
-        if language not in LANGUAGES:
-            raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+        _check(language)
         self.language: Language = language
         self.compounds = compounds
 
