@@ -31,6 +31,9 @@ shown`` is the share of changes whose old fact was among the candidates shown to
 ``wrongly closed`` the facts closed that the user did not change, ``prompt tokens`` about how
 many tokens a model's prompt for one decision holds (4 characters a token; the rule row
 shows what a model would be shown by the rules' candidate reads).
+Row ``told`` (``--rows told``) is the rule row whose recall is told exactly which statements
+are changes (a perfect :func:`~langgraph_episodic.facts.phrasing.says_changed`): what the
+recall's lead allows with the packaged models, whatever words a change is said in.
 
 A last table: the cost of a save with consolidation (rules) against a plain ``put``.
 
@@ -51,6 +54,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -62,6 +66,7 @@ from _facts_indirect import INDIRECT
 
 from langgraph_episodic import ChromaStore
 from langgraph_episodic.facts import current_facts, fact_history
+from langgraph_episodic.facts import recall as facts_recall
 from langgraph_episodic.facts.consolidate import RuleDecider
 from langgraph_episodic.facts.decide import ModelDecider, prompt
 from langgraph_episodic.facts.records import memory_key
@@ -342,13 +347,25 @@ def evaluate_indirect(lang: str, half: str, row: str) -> IndirectScores:
     of the question's topic (a true fact the answer casts doubt on), over all marked lines.
     """
     events, questions, past = INDIRECT[lang][half]
-    topics = truth(events)
-    topic_of = {v.text: topic for topic, vs in topics.items() for v in vs}
     store = _store()
     clock = {"now": BASE}
     model = ScriptedDecider(decide=oracle(events)) if row == "model" else None
     save, recall = create_memory_tools(store=store, locale=lang, clock=lambda: clock["now"],
                                        model=model, min_score=None, k=K, should_store=None)
+    if row == "told":  # the rules' recall, told exactly which statements are changes
+        changes = {text for _, _, op, text in events if op == "update"}
+        with patch.object(facts_recall, "says_changed", changes.__contains__):
+            return _scored(lang, half, "rules", events, questions, past, store, save, recall,
+                           clock)
+    return _scored(lang, half, row, events, questions, past, store, save, recall, clock)
+
+
+def _scored(lang: str, half: str, row: str, events: Sequence[Event], questions: dict[str, str],
+            past: dict[str, str], store: ChromaStore, save: Any, recall: Any,
+            clock: dict[str, datetime]) -> IndirectScores:
+    """:func:`evaluate_indirect`'s timeline saved and asked."""
+    topics = truth(events)
+    topic_of = {v.text: topic for topic, vs in topics.items() for v in vs}
     with shown_to_decider() as seen:
         for when, _, _, text in events:
             clock["now"] = day(when)
@@ -509,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{lang}: {len(SETS[lang][0])} events, embedder: {args.embedder}")
         print(table(header, rows))
     for lang in args.langs.split(",") if "indirect" in sets else []:
-        indirect = [row for row in args.rows.split(",") if row in ("rules", "model")]
+        indirect = [row for row in args.rows.split(",") if row in ("rules", "model", "told")]
         halves = INDIRECT[lang]
         chosen = args.halves.split(",")
         print(f"\n{lang}, changes in other words ({len(halves['held'][0])} events per half): "
