@@ -39,13 +39,10 @@ from .registry import Namespace, RegistryMirror
 
 
 def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of an item record's metadata the caches keep (the namespace string and the
-    leaves' keys interned: a namespace's items share one copy, every item one ``"v.text"``).
-    Cached dicts are never changed in place."""
+    """The keys of an item record the caches keep, strings interned (never changed in place)."""
     out = {k: meta[k] for k in record_format.CACHED_KEYS if k in meta}
     text = out.get("_value")
     if isinstance(text, str) and text.startswith(record_format.HEADS):
-        # (the header repeats keys kept beside it: the view is rebuilt without it)
         out["_value"] = record_format.value_body(text)
         out[record_format.HEADED_FLAG] = text[0]
     for k in record_format.held_leaf_keys(out):
@@ -57,19 +54,17 @@ def slim(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _SHAPES_MAX = 4096
-"""Distinct key tuples an item cache shares among its records (values of the same schema have
-one); records of further shapes keep their own."""
+"""Distinct key tuples an item cache shares among its records; further shapes keep their own."""
 
 CachedRecord = tuple[Any, ...]
-"""An item cache's record: its key tuple (shared with every record of that shape), then the
-values in that order. A third of a dict's memory; :func:`unpack_record` gives the dict."""
+"""An item cache's record: its key tuple (shared by every record of that shape), then the values
+(a third of a dict's memory)."""
 
 
 def pack_record(
     meta: Mapping[str, Any], shapes: dict[tuple[str, ...], tuple[str, ...]]
 ) -> CachedRecord:
-    """``meta`` (from :func:`slim`) as a :data:`CachedRecord`, its key tuple taken from (or
-    added to, up to :data:`_SHAPES_MAX`) ``shapes``."""
+    """``meta`` (from :func:`slim`) as a :data:`CachedRecord`, its keys shared via ``shapes``."""
     keys = tuple(meta)
     shape = shapes.get(keys)
     if shape is None:
@@ -80,7 +75,6 @@ def pack_record(
 
 
 def unpack_record(record: CachedRecord) -> dict[str, Any]:
-    """The metadata dict a :data:`CachedRecord` holds (a new dict each call)."""
     return dict(zip(record[0], record[1:], strict=True))
 
 
@@ -90,12 +84,8 @@ def order_key(meta: Mapping[str, Any]) -> tuple[int, str]:
 
 
 class BatchGate:
-    """Batches in flight, and a way to wait until none is (to drop a swapped-out collection).
-
-    Many batches pass at once; :meth:`exclusive` waits for those running to finish and holds
-    new ones back until it ends. Never enter :meth:`exclusive` holding ``write_lock``: a batch
-    in flight may be waiting for it.
-    """
+    """Batches in flight; :meth:`exclusive` waits until none is and holds new ones back (to drop
+    a swapped-out collection). Never enter it holding ``write_lock``: a batch may wait for it."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
@@ -133,11 +123,8 @@ class BatchGate:
 
 @dataclass(frozen=True)
 class Listing:
-    """One namespace's item records, newest first, as of registry version ``version``.
-
-    Immutable: a write builds a new listing (a copy, ``O(items)``), so a search without a
-    query walks a snapshot and stops after its page.
-    """
+    """One namespace's item records, newest first, as of registry version ``version``; a write
+    builds a new one, so a search without a query walks a snapshot."""
 
     version: str
     keys: tuple[tuple[int, str, str], ...]
@@ -187,46 +174,39 @@ class StoreState:
         self.write_lock = threading.RLock()
         self.batches = BatchGate()
         self.rebuild_lock = threading.Lock()
-        """Held for a whole rebuild (see :mod:`.rebuild`): one at a time, and its copy in
-        progress is not taken for a leftover. Take it before ``write_lock`` (after it: only
-        without blocking)."""
+        """Held for a whole rebuild (:mod:`.rebuild`). Take it before ``write_lock`` (after it:
+        only without blocking)."""
         self.shared = shared
         self.registry = RegistryMirror()
         self.vectors = VectorCache(vector_cache_size)
         self.lexical = LexicalIndex(lock=self.lock)
         self.fields = FieldIndex(lock=self.lock)
-        """Memories by exact secondary-field value (:mod:`.ranking.shared_fields`), kept with the
-        lexical shards: loaded, changed and dropped with them, at ``lexical_versions``."""
+        """Memories by exact secondary-field value, kept with the lexical shards."""
         self.lexical_versions: dict[Namespace, str] = {}
         self.oversized: set[Namespace] = set()
         """Prefixes whose vectors did not fit the cache (cleared when items are deleted)."""
         self.item_cache_size = item_cache_size
-        """Item records kept by an embedded store (its own writes keep them exact), each with
-        only :data:`.record_format.CACHED_KEYS` and held leaves, as :data:`CachedRecord`. A miss
-        costs a Chroma read."""
+        """Item records an embedded store keeps (its own writes keep them exact)."""
         self._items: OrderedDict[str, CachedRecord] = OrderedDict()
         self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.listing_cache_size = listing_cache_size
-        """Item records an embedded store keeps in namespace listings, for searches without a
-        query."""
+        """Item records an embedded store keeps in listings (searches without a query)."""
         self._listings: OrderedDict[Namespace, Listing] = OrderedDict()
         self._listing_rows = 0
         self.generation = 0
         self.vector_total: tuple[int, int] | None = None
-        """(generation, how many vector records Chroma held then): the collection's size for
-        sizing the unfiltered queries of :mod:`.nearest`, counted again after a write."""
+        """(generation, how many vector records Chroma held then), for :mod:`.nearest`."""
         self._log: deque[tuple[int, frozenset[str]]] = deque(maxlen=_LOG)
         self._ids: dict[Namespace, IdSet] = {}
         """An embedded store's namespaces whose every item it knows (:mod:`.id_sets`)."""
         self.persisted: PersistedIndex | None = None
-        """The namespaces kept beside a store on a folder (:mod:`.persisted`): a write deletes
-        the written namespaces' files."""
+        """The namespaces kept beside a store on a folder (:mod:`.persisted`)."""
 
     # generations -----------------------------------------------------------------------
 
     def written_since(self, generation: int, rids: Iterable[str]) -> set[str]:
-        """The given item ids written by a commit after ``generation`` (all of them when the
-        log no longer reaches back that far). Call under the lock."""
+        """The given item ids written after ``generation`` (all when the log does not reach that
+        far). Call under the lock."""
         wanted = set(rids)
         if generation == self.generation:
             return set()
@@ -275,10 +255,8 @@ class StoreState:
     # which items exist ---------------------------------------------------------------
 
     def absent(self, namespaces: Mapping[str, Namespace], empty: Collection[Namespace]) -> set[str]:
-        """Of these record ids (-> their namespace), those an embedded store knows it does not
-        hold: in a namespace of ``empty`` (known to hold none), or missing from what it knows
-        the namespace holds (its :class:`.id_sets.IdSet`). Call with ``write_lock`` held (no
-        write may land between this answer and its use)."""
+        """Of these record ids (-> namespace), those an embedded store knows it does not hold (in
+        ``empty``, or missing from the namespace's :class:`.id_sets.IdSet`). Hold ``write_lock``."""
         if self.shared:
             return set()
         with self.lock:
@@ -297,8 +275,7 @@ class StoreState:
             return ns in self._ids
 
     def empty_after(self, ns: Namespace, change: Commit) -> bool:
-        """Whether an embedded store knows ``ns`` holds no item once ``change`` (written to
-        Chroma, not yet committed) is applied."""
+        """Whether an embedded store knows ``ns`` is empty once ``change`` is committed."""
         if self.shared:
             return False
         with self.lock:
@@ -322,9 +299,8 @@ class StoreState:
         return entry
 
     def install_listing(self, ns: Namespace, listing: Listing, ids: IdSet | None = None) -> None:
-        """Keep a listing read from Chroma if its version is still the namespace's current
-        one (call under the lock); and ``ids``, the set of its items' ids (made outside the
-        lock), for an embedded store that holds none for ``ns`` yet."""
+        """Keep a listing read from Chroma, and ``ids`` (its items' ids), if its version is still
+        current (call under the lock)."""
         info = self.registry.get(ns)
         if info is None or info.version != listing.version:
             return
@@ -350,8 +326,7 @@ class StoreState:
     # namespaces ------------------------------------------------------------------------
 
     def forget_namespace(self, ns: Namespace) -> None:
-        """Drop a namespace's blocks, shard and listing (they load again on the next search).
-        Call under the lock."""
+        """Drop a namespace's blocks, shard and listing (call under the lock)."""
         self.vectors.drop(ns)
         self._set_listing(ns, None)
         self.lexical.drop_namespace(ns)
@@ -359,8 +334,7 @@ class StoreState:
         self.lexical_versions.pop(ns, None)
 
     def reset(self) -> None:
-        """Forget everything (after a repair): it loads again from Chroma, and nothing kept on
-        disk is read again (:meth:`discard_kept`)."""
+        """Forget everything, kept files too (after a repair)."""
         self.discard_kept()
         with self.lock:
             self._items.clear()
@@ -379,21 +353,16 @@ class StoreState:
             self._log.clear()  # every earlier reader's write-back is dropped
 
     def discard_kept(self) -> None:
-        """Delete every namespace file kept beside the store (:mod:`.persisted`): Chroma's
-        records changed behind this state (records deleted directly, a repair)."""
+        """Delete every namespace file kept beside the store (Chroma changed behind this state)."""
         if self.persisted is not None:
             self.persisted.discard_all()
 
     # the commit of a write -------------------------------------------------------------
 
     def commit(self, change: Commit) -> None:
-        """Apply a write that has reached Chroma, in one step (see :class:`Commit`).
-
-        Work in proportion to a namespace is kept out of the lock, which readers of every
-        namespace would wait out: a written namespace's keyword index takes the write beside
-        its frozen base (:class:`.lexical._Shard`), and a written namespace's
-        :class:`.id_sets.IdSet` due a merge merges after the lock is let go
-        (:meth:`_merge_ids`)."""
+        """Apply a write that has reached Chroma, in one step. Work in proportion to a namespace
+        stays out of the lock: the keyword index takes the write beside its frozen base, and an
+        :class:`.id_sets.IdSet` due a merge merges after the lock (:meth:`_merge_ids`)."""
         if self.persisted is not None:  # (kept words may be gone from Chroma now)
             self.persisted.discard(change.rewritten())
         merges: list[tuple[IdSet, Merge]] = []
@@ -409,10 +378,9 @@ class StoreState:
                         self._items[rid] = pack_record(
                             {**unpack_record(old), **patch}, self._shapes
                         )
+                merges = self._count_items(change)
             if change.deleted_any:
                 self.oversized.clear()  # deletes may make a scope fit again
-            if not self.shared:
-                merges = self._count_items(change)
             for ns in change.removed:
                 kept = change.kept.get(ns)
                 if kept is None:
@@ -443,8 +411,7 @@ class StoreState:
         self._merge_ids(merges)
 
     def _count_items(self, change: Commit) -> list[tuple[IdSet, Merge]]:
-        """Keep the :class:`.id_sets.IdSet` of written namespaces exact; start one for each
-        namespace the write found empty. Returns the merges the written sets are due."""
+        """Keep the written namespaces' id sets exact; return the merges they are due."""
         for ns in change.created:
             self._ids[ns] = IdSet()
         changed: dict[Namespace, tuple[list[str], list[str]]] = {}
@@ -462,9 +429,7 @@ class StoreState:
         return merges
 
     def _merge_ids(self, merges: list[tuple[IdSet, Merge]]) -> None:
-        """Run each merge outside the lock and install it under the lock. The writer that
-        committed runs them (it still holds ``write_lock``); readers never wait for one. A set
-        dropped meanwhile (a reset, an emptied namespace) takes its merge harmlessly."""
+        """Run each merge outside the lock (the writer holds ``write_lock``), install it inside."""
         for held, merge in merges:
             merged = merge.run()
             with self.lock:
@@ -495,9 +460,7 @@ class StoreState:
             self.lexical_versions[ns] = version
         listing = self._listings.get(ns)
         if listing is not None:
-            rows_changed = {
-                rid: meta for rid, meta in {**change.patches_in(ns), **change.items_in(ns)}.items()
-            }
+            rows_changed = {**change.patches_in(ns), **change.items_in(ns)}
             self._set_listing(ns, listing.changed(version, rows_changed))
 
 
@@ -505,19 +468,19 @@ class StoreState:
 class Commit:
     """One write as the state applies it, after Chroma holds it."""
 
-    items: dict[str, dict[str, Any] | None]
+    items: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     """Item id -> its new full record metadata (None: deleted)."""
-    namespaces: dict[str, Namespace]
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
     """Item id -> its namespace (for every id in ``items`` and ``patches``)."""
-    vectors: dict[Namespace, dict[str, list[tuple[str, str, Any]]]]
+    vectors: dict[Namespace, dict[str, list[tuple[str, str, Any]]]] = field(default_factory=dict)
     """Namespace -> item id -> its new (vector id, text, vector) rows; empty when none."""
-    old_keys: dict[str, str | None]
+    old_keys: dict[str, str | None] = field(default_factory=dict)
     """Item id -> the entry key its texts had before (None: none indexed)."""
-    patches: dict[str, dict[str, Any]]
+    patches: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Item id -> metadata keys changed in place (TTL refreshes, restored times)."""
-    registry: dict[Namespace, Any]
+    registry: dict[Namespace, Any] = field(default_factory=dict)
     """Namespace -> its new :class:`.registry.NamespaceInfo`."""
-    removed: set[Namespace]
+    removed: set[Namespace] = field(default_factory=set)
     """Namespaces that no longer hold items."""
     kept: dict[Namespace, Any] = field(default_factory=dict)
     """Those of ``removed`` whose registry record Chroma keeps: its info (marked ``kept``)."""
@@ -533,8 +496,7 @@ class Commit:
         return {self.namespaces[rid] for rid in self.items} | set(self.registry)
 
     def rewritten(self) -> set[Namespace]:
-        """The namespaces whose indexed texts this write may have removed: an item deleted or
-        written over one that had some (not one new, or new to indexing), and those removed."""
+        """The namespaces whose indexed texts this write may have removed."""
         out = set(self.removed)
         for rid, meta in self.items.items():
             if meta is None or self.old_keys.get(rid, rid) is not None:

@@ -38,25 +38,20 @@ class FolderInUseError(Error, RuntimeError):
 
 
 class FolderLock:
-    """The write lock of one embedded folder in this process: one object per folder (by its
-    real path, however a client spells it), shared by every store of the folder.
+    """The write lock of one embedded folder in this process (one object per real path).
 
     ``claim`` and ``check_readable`` run under one lock, so a read check never meets this
-    process's own claim half-way (its shared ``flock`` would conflict with the exclusive one
-    being taken and name this process as "another").
+    process's own claim half-way (and names this process as "another").
     """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = str(folder / LOCK_FILE)
         self._lock = threading.Lock()
-        self._fd: int | None = None
-        """The file descriptor holding the exclusive ``flock`` while this process writes."""
-        self._seen = ""
-        """The writer token on file when this process opened the folder (or last wrote it)."""
+        self._fd: int | None = None  # holds the exclusive ``flock`` while this process writes
+        self._seen = ""  # the writer token on file when this process opened (or last wrote) it
         self._stores = 0
-        self._system: int | None = None
-        """The chromadb system (``id``) the open stores of the folder use."""
+        self._system: int | None = None  # the chromadb system (``id``) of the open stores
 
     @classmethod
     def of_client(cls, client: Any) -> FolderLock | None:
@@ -77,8 +72,7 @@ class FolderLock:
     # stores ----------------------------------------------------------------------------
 
     def open_store(self, system: int | None, spelled: str = "") -> None:
-        """Count a store opened on the folder through the chromadb system ``system`` (None:
-        a holder that opens no client, see :func:`hold_folder`)."""
+        """Count a store opened through the chromadb system ``system`` (None: no client)."""
         with self._lock:
             if self._system is not None and system is not None and system != self._system:
                 raise ValueError(
@@ -95,8 +89,7 @@ class FolderLock:
             self._stores += 1
 
     def close_store(self) -> bool:
-        """A store of the folder closed; True when it was the last (the folder is given up:
-        another process may write it now)."""
+        """A store of the folder closed; True when it was the last (the folder is given up)."""
         with self._lock:
             self._stores -= 1
             if self._stores > 0:
@@ -112,8 +105,7 @@ class FolderLock:
     # writers -------------------------------------------------------------------------
 
     def claim(self, wait: float = CLAIM_WAIT_S) -> None:
-        """Make this process the folder's writer (no-op if it is); raise if another is (after
-        ``wait`` seconds of trying)."""
+        """Make this process the folder's writer; raise if another is (after ``wait`` seconds)."""
         with self._lock:
             if self._fd is not None:
                 return
@@ -175,9 +167,8 @@ class FolderLock:
     # a forked child --------------------------------------------------------------------
 
     def _forget_in_child(self) -> None:
-        """In a forked child: drop the copy of the parent's lock file descriptor. It is closed,
-        not unlocked: an ``flock`` belongs to the open file both processes share, so unlocking
-        it here would free the parent's folder."""
+        """In a forked child: close (never unlock: the ``flock`` is shared with the parent) the
+        copy of the parent's lock file descriptor."""
         if self._fd is not None:
             os.close(self._fd)
         self._fd = None

@@ -27,9 +27,8 @@ _T = TypeVar("_T")
 
 INDEX_RACES = ("Error finding id", "Error getting embedding")
 """What Chroma raises (``InternalError``) when a read with embeddings runs while a delete is
-half applied: the metadata table lists an id the HNSW index no longer has. The same read a
-moment later succeeds. A read during a collection's *first* upsert can instead return ids
-without embeddings (a torn answer); :func:`index_read` retries both."""
+half applied (the same read a moment later succeeds). A read during a collection's first upsert
+can instead return ids without embeddings (:class:`TornRead`); :func:`index_read` retries both."""
 
 INDEX_RACE_DELAYS = (0.005, 0.02, 0.05, 0.1, 0.25, 0.5)
 """Pauses before each new attempt of a read that met :data:`INDEX_RACES` (about 0.9 s in all)."""
@@ -45,8 +44,7 @@ class TornRead(Error):
 
 def index_read(call: Callable[[], _T], what: str) -> _T:
     """``call()``, retried after short pauses while it meets :data:`INDEX_RACES` or
-    :class:`TornRead`; other errors propagate at once. When every attempt fails, the index has
-    lost records and the error says how to rebuild it."""
+    :class:`TornRead`; when every attempt fails, the error says how to rebuild the index."""
     from chromadb.errors import InternalError
 
     for delay in (*INDEX_RACE_DELAYS, None):
@@ -70,8 +68,7 @@ def index_read(call: Callable[[], _T], what: str) -> _T:
 
 
 def get_whole(collection: Any, **kwargs: Any) -> Any:
-    """``collection.get(**kwargs)``, raising :class:`TornRead` when embeddings were asked for
-    and some records came without them."""
+    """``collection.get(**kwargs)``, raising :class:`TornRead` when embeddings are missing."""
     got = collection.get(**kwargs)
     if "embeddings" in kwargs.get("include", ()):
         embs = got.get("embeddings")
@@ -89,14 +86,10 @@ def read_pages(
     what: str,
     ids: Sequence[str] | None = None,
 ) -> Iterator[Any]:
-    """Every record of ``collection`` matching ``where``, as ``get`` answers of at most
-    ``page`` records each (``ids``: their ids, known beforehand; ``where`` is then not used).
-
-    SQLite binds a variable per record returned, so ``page`` is at most the client's batch
-    size. The first page is read with ``limit``; when full, the ids of every match are read
-    (they bind none) and the rest fetched by id. Pages by ``offset`` re-walk every record
-    (quadratic), and ids with the ``where`` re-evaluate the filter per id. The caller's
-    version check decides whether what it read may be kept."""
+    """Every record of ``collection`` matching ``where`` (or with ``ids``), as ``get`` answers of
+    at most ``page`` records (SQLite binds a variable per record returned). The first page is
+    read with ``limit``; when full, the ids of every match are read (they bind none) and the
+    rest fetched by id: pages by ``offset`` re-walk every record (quadratic)."""
     if ids is None:
         first = index_read(
             partial(get_whole, collection, where=where, include=include, limit=page), what
@@ -112,8 +105,7 @@ def read_pages(
 
 
 def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any], str, Any, str]]:
-    """(vector id, metadata, text, embedding or None, field path) of each record of one
-    ``get`` answer."""
+    """(vector id, metadata, text, embedding or None, field path) of each record of ``got``."""
     embs = got.get("embeddings") if embeddings else None
     metas = got.get("metadatas") or [None] * len(got["ids"])
     for n, (vid, doc, meta) in enumerate(
@@ -126,13 +118,12 @@ def _rows_of(got: Any, embeddings: bool) -> Iterator[tuple[str, Mapping[str, Any
 
 
 def _embeddings_of(got: Any) -> Iterator[tuple[str, Any]]:
-    """(id, embedding) of each record of one ``get`` answer."""
     embs = got["embeddings"] if got["embeddings"] is not None else []
     return zip(got["ids"], embs, strict=True)
 
 
 def _unranked_of(got: Any) -> set[str]:
-    """The ids in one ``get`` answer (with metadata) whose text a search does not rank."""
+    """The ids in ``got`` whose text a search does not rank."""
     return {
         vid
         for vid, meta in zip(got["ids"], got["metadatas"] or [], strict=False)
@@ -141,22 +132,19 @@ def _unranked_of(got: Any) -> set[str]:
 
 
 def _unfolded(got: Any) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(id, view) of the item records of one ``get`` answer."""
     for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
         yield rid, record_format.unfold(meta)
 
 
 def _item_records(where: dict[str, Any] | None) -> dict[str, Any]:
-    """``where`` narrowed to the vector collection's item records (items that are their own
-    vector record), leaving out the vectors of items with several texts."""
+    """``where`` narrowed to the vector collection's item records (items that are their own)."""
     mine: dict[str, Any] = {"_vtag": record_format.ITEM_TAG}
     return mine if where is None else {"$and": [where, mine]}
 
 
 @dataclass(frozen=True)
 class VectorRow:
-    """One vector record as read back: its id, namespace, text, (if asked) embedding, and
-    the field path of its text."""
+    """One vector record as read back (``embedding``: None unless asked)."""
 
     vid: str
     namespace: tuple[str, ...]
@@ -166,8 +154,8 @@ class VectorRow:
 
 
 class UnrankedTexts:
-    """Whether records of items with several texts hold unranked paths: ``read`` from Chroma
-    once (None: not yet), ``written`` by this process's puts."""
+    """Whether vectors of items with several texts hold unranked paths: ``read`` from Chroma
+    (None: not yet), ``written`` by this process."""
 
     __slots__ = ("read", "written")
 
@@ -218,7 +206,7 @@ class Gateway:
     def _upsert_placeholders(
         self, collection: Any, ids: Sequence[str], metas: Sequence[dict[str, Any]]
     ) -> None:
-        """Upsert records of a collection never queried by vector (items, registry)."""
+        """Upsert records of a collection never queried by vector (placeholder embeddings)."""
         for part in self._chunks(ids):
             chunk = list(ids[part])
             collection.upsert(
@@ -239,8 +227,8 @@ class Gateway:
         return found
 
     def _listed(self, ns: tuple[str, ...]) -> tuple[list[str], list[str]] | None:
-        """The ids of namespace ``ns``'s records in the vector and item collections, as
-        Chroma's metadata index lists them (:mod:`.metadata_index`); None when it cannot."""
+        """The ids of ``ns``'s records in the vector and item collections, from the metadata
+        index (None when it cannot tell)."""
         index, value = self.metadata_index, record_format.ns_str(ns)
         if index is None:
             return None
@@ -248,13 +236,13 @@ class Gateway:
         return None if own is None or rest is None else (own, rest)
 
     # items: in ``vectors`` when it is its own vector record, else in ``items``; when both hold
-    # one (a killed move), the ``vectors`` record is the item (see :mod:`.record_format`).
+    # one (a killed move), the ``vectors`` record is the item and the other a shadowed leftover.
 
     def get_items(
         self, ids: Sequence[str], vectors_only: AbstractSet[str] = frozenset()
     ) -> dict[str, dict[str, Any]]:
-        """Item metadata by record id (missing ids are absent): the vector collection first,
-        then the item collection for the rest except ``vectors_only``."""
+        """Item metadata by record id (missing ids are absent): the vector collection first, then
+        the item collection for the rest except ``vectors_only``."""
         out: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(ids))
         for part in self._chunks(unique):
@@ -267,8 +255,8 @@ class Gateway:
     def read_items(
         self, where: dict[str, Any] | None, ns: tuple[str, ...] | None = None
     ) -> list[tuple[str, dict[str, Any]]]:
-        """(record id, metadata) of every item record matching ``where``, read in pages.
-        ``ns``: the one namespace ``where`` selects (read by id when :meth:`_listed` can)."""
+        """(record id, metadata) of every item record matching ``where``. ``ns``: the namespace
+        ``where`` selects, read by id when :meth:`_listed` can."""
         own = rest = None
         listed = None if ns is None else self._listed(ns)
         if listed is not None:  # (an item's own record has no "#")
@@ -286,25 +274,20 @@ class Gateway:
             self.items, where, ["metadatas"], self.max_batch, "item records", rest
         ):
             rows = list(_unfolded(got))
-            shadowed = self._in_vectors([rid for rid, _ in rows])
+            shadowed = self._ids_in(self.vectors, [rid for rid, _ in rows])
             out.extend((rid, view) for rid, view in rows if rid not in shadowed)
         return out
 
     def item_ids(self, where: dict[str, Any] | None = None) -> list[str]:
         """Record ids of every item record matching ``where`` (ids alone need no pages)."""
         rest = self.items.get(where=where, include=[])["ids"]
-        shadowed = self._in_vectors(rest)
+        shadowed = self._ids_in(self.vectors, rest)
         return [*self._own_ids(where), *(rid for rid in rest if rid not in shadowed)]
 
     def _own_ids(self, where: dict[str, Any] | None) -> list[str]:
         """Ids of the vector collection's item records matching ``where``."""
         got = self.vectors.get(where=_item_records(where), include=[])["ids"]
         return [rid for rid in got if "#" not in rid]
-
-    def _in_vectors(self, ids: Sequence[str]) -> set[str]:
-        """Which of these item ids are their own vector record: a record of theirs in the item
-        collection is a killed move's leftover, shadowed (whatever a filter matched on it)."""
-        return self._ids_in(self.vectors, ids)
 
     def shadows(self) -> list[tuple[str, dict[str, Any]]]:
         """(id, metadata) of records in the item collection whose item is its own vector
@@ -346,15 +329,13 @@ class Gateway:
         return max((record_format.expiry_of(m) for m in metas), default=None)
 
     def upsert_items(self, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> None:
-        """Write item records to the item collection (items with no vector or several; an
-        item that is its own vector record is written by :meth:`upsert_vectors`)."""
+        """Write item records to the item collection (items with no vector or several)."""
         self._upsert_placeholders(self.items, ids, metas)
 
     def update_items(
         self, ids: Sequence[str], metas: Sequence[dict[str, Any]], in_vectors: Sequence[bool]
     ) -> None:
-        """Change some metadata of existing item records; ``in_vectors[i]``: which collection
-        holds item ``i``."""
+        """Change some metadata of existing item records (``in_vectors``: where each is)."""
         for collection, wanted in ((self.vectors, True), (self.items, False)):
             picked = [n for n in range(len(ids)) if in_vectors[n] == wanted]
             for part in self._chunks(picked):
@@ -369,8 +350,8 @@ class Gateway:
         *,
         in_vectors: bool | None = None,
     ) -> None:
-        """Delete item records by id (only those also matching ``where``, when given), from
-        the vector collection (``in_vectors=True``), the item collection (False) or both."""
+        """Delete item records by id (those matching ``where``, when given) from the vector
+        collection (``in_vectors=True``), the item collection (False) or both (None)."""
         targets = []
         if in_vectors is not False:  # (an id without "#" there is an item record)
             targets.append((self.vectors, None if where is None else _item_records(where)))
@@ -453,8 +434,7 @@ class Gateway:
         return list(self.vectors.get(include=[])["ids"])
 
     def vectors_of_items(self, iids: Sequence[str]) -> list[tuple[str, Any]]:
-        """(vector id, embedding) of the vector records of the given items: an item that is its
-        own vector record by id (whatever else names it), the others by ``_item``."""
+        """(vector id, embedding) of the given items' vector records: by id, else by ``_item``."""
         out: list[tuple[str, Any]] = []
         unique = list(dict.fromkeys(iids))
         for part in self._chunks(unique):
@@ -508,9 +488,8 @@ class Gateway:
         return [(vid, d) for vid, d in found if vid not in unranked]
 
     def holds_unranked(self) -> bool:
-        """Whether some vector record of an item with several texts holds an unranked path
-        (read once, then kept; a put of one sets it). Only then do searches through Chroma's
-        index read the paths of the vectors they find."""
+        """Whether a vector of an item with several texts holds an unranked path (read once); only
+        then do searches through Chroma's index read the paths of what they find."""
         seen = self.unranked
         if seen.read is None:
             got = index_read(

@@ -1,46 +1,33 @@
 """A namespace's keyword index, field values and vectors kept beside an embedded store, so that
 the first search after a restart loads them instead of reading and analyzing every record.
 
-A first search builds three things from the namespace's vector records (:mod:`.reads`): the
-packed keyword index (:mod:`.ranking.lexical`), the field values (:mod:`.ranking.shared_fields`)
-and, when they fit the cache, the vectors (:mod:`.ranking.vectors`). For a namespace of at
-least :data:`MIN_DOCS` documents in a store on a folder (``ChromaStore.persistent``),
-:mod:`.restore` writes what it built to one file beside Chroma's,
-``<folder>/langgraph-episodic-index.<store>.<namespace>.npz``, and the next process's first
-search there loads it. Stores on a server and
-in-memory stores keep nothing.
+For a namespace of at least :data:`MIN_DOCS` documents in a store on a folder, :mod:`.restore`
+writes what a first search built (:mod:`.reads`: the packed keyword index, the field values and,
+when they fit the cache, the vectors) to ``<folder>/langgraph-episodic-index.<store>.<namespace>
+.npz``; the next process's first search there loads it. Server and in-memory stores keep nothing.
 
 A file is used only when it is what a rebuild would give now:
 
-* its format, the digest of the code that builds what it holds (analyzer, packing, the reads)
-  and the analyzer's language match this process's (:func:`code_digest`);
+* its format, :func:`code_digest` (the code that builds it) and the analyzer's language match;
 * it names the store's vector collection and that collection's metadata segment in Chroma's
   SQLite database (a rebuilt collection has new ones);
-* Chroma's records of the namespace are those it was built from: the segment's last sequence
-  number (``max_seq_id``, moved by every write to the collection) is the one on file, or
-  else the namespace's record count and highest record sequence number are (a write to a record
-  gives it a new, higher number; a delete lowers the count). So a file written before another
-  process wrote only other namespaces still serves;
-* or the namespace only gained records since: as many of its records carry a higher number
-  than the file's as were added (a rewritten record would carry one without adding to the
-  count). :func:`.restore.warm` then reads those records and adds them (the keyword index and
-  the field values take them as writes do, the vectors as the last rows: where a read of
-  Chroma puts records added later). Any other change makes the file stale.
+* Chroma's records of the namespace are those it was built from: the segment's ``max_seq_id``
+  (moved by every write to the collection) is the one on file, or else the namespace's record
+  count and highest record sequence number are (a write gives a record a new, higher number; a
+  delete lowers the count). So a file outlives writes to other namespaces;
+* or the namespace only gained records since (as many records carry a higher number than the
+  file's as were added): :func:`.restore.warm` reads and adds them, as writes do (the vectors as
+  the last rows, where a read of Chroma puts them). Any other change makes the file stale.
 
-A file that fails a check, or that cannot be read (truncated, damaged: zip's CRC, and every
-array's shape and range are checked), is deleted and the namespace is built from Chroma as
-without it. The file holds arrays only (``numpy.load(..., allow_pickle=False)``); it is
-written to a temporary file and renamed (``os.replace``), so a reader never sees half of one.
+A file that fails a check or cannot be read (zip's CRC, every array's shape and range are
+checked) is deleted and the namespace built from Chroma. Files hold arrays only
+(``allow_pickle=False``) and are written to a temporary file and renamed.
 
-What it holds is what the search kept in memory: the namespace's analyzed words, its record
-ids, 64-bit digests of field values and its vectors. So a write that deletes a memory, or
-rewrites one that had indexed text, deletes the namespace's file at once
-(:meth:`PersistedIndex.discard`, from :meth:`.caches.StoreState.commit`; new memories keep it):
-a deleted or rewritten memory's words never outlive it on disk, and the next first search there
-builds and writes the file again. Records deleted behind the store's state (directly, or by a
-repair) delete every file of the store.
+A file holds a namespace's analyzed words, so a write that deletes a memory, or rewrites one
+that had indexed text, deletes the file at once (:meth:`PersistedIndex.discard`, from
+:meth:`.caches.StoreState.commit`): a deleted memory's words never outlive it on disk. Records
+deleted behind the store's state (directly, or by a repair) delete every file of the store.
 """
-
 from __future__ import annotations
 
 import dataclasses
@@ -69,8 +56,7 @@ logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 PREFIX = "langgraph-episodic-index"
-"""How the kept files of the store's Chroma folder begin: ``<PREFIX>.<store>.<namespace>.npz``
-(files beside Chroma's, no folder: the folders there are Chroma's segments)."""
+"""How kept files begin (files beside Chroma's: the folders there are Chroma's segments)."""
 FORMAT = 1
 """The layout of a file; a file of another layout is rebuilt."""
 MIN_DOCS = 1_000
@@ -101,9 +87,8 @@ class Stamp:
 
 @dataclass(frozen=True)
 class FieldParts:
-    """A field shard (:mod:`.ranking.shared_fields`) as arrays: document ``n`` is ``ids[n]``
-    with ``counts[n]`` keys, the next ones of ``field`` (an index into ``names``) and
-    ``digest``."""
+    """A field shard as arrays: document ``n`` is ``ids[n]`` with ``counts[n]`` keys, the next
+    ones of ``field`` (an index into ``names``) and ``digest``."""
 
     ids: list[str]
     counts: np.ndarray
@@ -125,8 +110,7 @@ class Kept:
 
 @dataclass(frozen=True)
 class Loaded:
-    """A namespace's file, read back and checked: its shards, and its vectors as a block
-    (its ``version`` to be set by whoever keeps it)."""
+    """A namespace's file, read back and checked (the block's ``version`` is set by its keeper)."""
 
     stamp: Stamp
     lexical: Any
@@ -187,10 +171,9 @@ def _seq(value: Any) -> int:
 
 
 class ChromaRecords:
-    """Read-only looks at Chroma's SQLite database of one folder, through one connection kept
-    open (as :class:`.metadata_index.MetadataIndex` keeps its own): closing a descriptor of the
-    file in this process would drop the POSIX locks Chroma's own SQLite holds on it, and a
-    Chroma read after such a close took up to 300 ms here instead of 2-20."""
+    """Read-only looks at a folder's Chroma SQLite database through one connection kept open:
+    closing a descriptor of the file would drop the POSIX locks Chroma's SQLite holds on it (a
+    Chroma read after such a close took up to 300 ms instead of 2-20)."""
 
     def __init__(self, folder: Path) -> None:
         self.db = folder / CHROMA_FILE
@@ -198,7 +181,6 @@ class ChromaRecords:
         self._con: sqlite3.Connection | None = None
 
     def _read(self, read: Callable[[sqlite3.Connection], _T]) -> _T:
-        """``read(connection)`` in one read transaction, ended before the answer returns."""
         with self._lock:
             con = self._con
             if con is None:
@@ -234,7 +216,6 @@ class ChromaRecords:
         return [str(row[0]) for row in rows]
 
     def stamp(self, collection: str, ns: Namespace) -> Stamp | None:
-        """The collection's and the namespace's numbers, read in one transaction."""
 
         def read(con: sqlite3.Connection) -> Stamp | None:
             found = _segment_seq(con, collection)
@@ -313,9 +294,8 @@ def field_parts(shard: Any) -> FieldParts:
 
 
 def restore_fields(parts: FieldParts) -> Any:
-    """The field shard of ``parts``, as :meth:`.FieldIndex.build_shard` built it from the
-    same memories (its groups in the order of their first memory). Raises ``ValueError`` when
-    the parts do not form one."""
+    """The field shard of ``parts``, as :meth:`.FieldIndex.build_shard` built it (``ValueError``
+    when the parts do not form one)."""
     from .ranking.shared_fields import FieldIndex
 
     counts, field, digest = parts.counts, parts.field, parts.digest
@@ -375,8 +355,7 @@ class PersistedIndex:
     # -- deleting ---------------------------------------------------------------------------
 
     def discard(self, namespaces: Iterable[Namespace]) -> None:
-        """Delete the files of ``namespaces`` (memories deleted or rewritten there: see the
-        module docstring). A namespace this process knows has none costs nothing."""
+        """Delete the files of ``namespaces`` (memories deleted or rewritten there)."""
         with self._lock:
             for ns in namespaces:
                 self._discards[ns] = self._discards.get(ns, 0) + 1
@@ -386,8 +365,7 @@ class PersistedIndex:
                 self._absent.add(ns)
 
     def discard_all(self) -> None:
-        """Delete every file of the store (after Chroma's records changed behind the
-        in-process state: a repair, records deleted directly)."""
+        """Delete every file of the store (Chroma's records changed behind the state)."""
         with self._lock:
             for pattern in (f"{self.stem}.*.npz", f".{self.stem}.*.tmp"):
                 for path in self.root.glob(pattern):
@@ -437,8 +415,7 @@ class PersistedIndex:
         return dataclasses.replace(kept, appended=tuple(appended)) if appended else kept
 
     def _since(self, stamp: Stamp, ns: Namespace, collection: str) -> list[str] | None:
-        """The records of ``ns`` added since ``stamp`` (none: the file is current); None when
-        a record it was built from changed or went (the file is stale)."""
+        """The records of ``ns`` added since ``stamp``; None when the file is stale."""
         if stamp.collection != collection:
             return None
         now = self.chroma.segment_seq(collection)
@@ -451,8 +428,7 @@ class PersistedIndex:
             return []
         if count <= stamp.count:
             return None
-        # Every record written since is new exactly when as many were written as were added
-        # (a rewritten record is written without adding one, a deleted one lowers the count).
+        # Only additions when as many were written as were added (see the module docstring).
         added = self.chroma.added_since(stamp.segment, ns, stamp.ns_seq)
         return added if len(added) == count - stamp.count else None
 
@@ -464,9 +440,8 @@ class PersistedIndex:
     # -- writing ----------------------------------------------------------------------------
 
     def save(self, ns: Namespace, language: str, kept: Kept, discards: int) -> bool:
-        """Write the namespace's file (atomically); False when it cannot be kept (a string
-        holding :data:`SEPARATOR`) or a write discarded it meanwhile (``discards``: the count
-        of :meth:`discards` before ``kept`` was taken)."""
+        """Write the namespace's file atomically; False when it cannot be kept (a string holding
+        :data:`SEPARATOR`) or a write discarded it since :meth:`discards` said ``discards``."""
         arrays = _arrays(ns, language, kept)
         if arrays is None:
             return False
@@ -532,9 +507,7 @@ def _arrays(ns: Namespace, language: str, kept: Kept) -> dict[str, np.ndarray] |
 
 
 def _read(path: Path, ns: Namespace, language: str) -> Loaded | None:
-    """The file's shards and block, None when another code, language or namespace wrote it;
-    raises one of :data:`_UNREADABLE` when it is damaged."""
-
+    """The file's contents; None when another code, language or namespace wrote it."""
     with np.load(path, allow_pickle=False) as files:
         header = json.loads(files["header"].tobytes().decode())
         if (

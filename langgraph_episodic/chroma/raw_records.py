@@ -55,7 +55,7 @@ class RawRecords:
     def vector_ids_outside(self, keys: Iterable[tuple[Namespace, str]]) -> list[str]:
         """The :attr:`vector_ids` of none of the items ``keys`` (namespace, key)."""
         known = {record_format.item_id(ns, key) for ns, key in keys}
-        return [rid for rid in self.vector_ids if rid.split("#")[0].split(".")[0] not in known]
+        return [rid for rid in self.vector_ids if record_format.item_of_vector(rid) not in known]
 
 
 NO_RECORDS = RawRecords((), ())

@@ -45,10 +45,9 @@ class Scope:
     vectors: list[BlockView] | None
     """Views of their cached vectors; None when Chroma's index answers (or none were asked)."""
     lexical: LexicalIndex | None
-    """Their lexical shards (None when not asked), including those this search read but could
-    not keep (a write landed meanwhile)."""
+    """Their lexical shards (None when not asked), with those read but not kept (a write landed)."""
     fields: FieldView | None
-    """Their secondary-field values (:mod:`.ranking.shared_fields`; None when not asked)."""
+    """Their secondary-field values (None when not asked)."""
     unindexed: tuple[Namespace, ...]
     """Those the registry flags as possibly holding items without vectors."""
 
@@ -63,7 +62,7 @@ class Backend:
     folder: Any = None
     """The :class:`.folder_lock.FolderLock` of an embedded persistent store, else None."""
     client: Any = None
-    """The chromadb client (a rebuild creates, renames and drops collections through it)."""
+    """The chromadb client (a rebuild swaps collections through it)."""
 
     @classmethod
     def open(
@@ -75,8 +74,8 @@ class Backend:
         vector_cache_size: int,
         item_cache_size: int,
     ) -> Backend:
-        """The backend of store ``name`` on ``client``, created on first use; counts a store
-        of its embedded folder (give it back with :meth:`close_store`)."""
+        """The backend of store ``name`` on ``client``; counts a store of its embedded folder
+        (give it back with :meth:`close_store`)."""
         system = embedded_system(client)
         if system is not None:
             lifecycle.opening(system, describe(client))
@@ -127,9 +126,8 @@ class Backend:
         return cls(Gateway.open(client, name, index), state, shared, folder, client)
 
     def close_store(self) -> None:
-        """A store of this backend closed. When it was the last store of its embedded folder
-        in this process, the folder is given up and the backends of the folder are forgotten:
-        a store opened later reads the folder afresh (another process may have written it)."""
+        """A store of this backend closed; after the last of its folder, the folder is given up
+        and its backends forgotten (a later store reads the folder afresh)."""
         if self.folder is not None:
             with _OPEN_LOCK:
                 _close_store(self.folder)
@@ -154,12 +152,10 @@ class Backend:
         namespaces: Mapping[str, Namespace] | None = None,
         empty: Collection[Namespace] = (),
     ) -> dict[str, dict[str, Any]]:
-        """Item metadata by record id (missing ids are absent; treat the dicts as read-only).
-
-        ``namespaces`` (record id -> namespace; with ``write_lock`` held): an embedded store
-        then reads nothing for ids it knows are absent (``empty`` namespaces, :mod:`.id_sets`)
-        and skips the item collection where the registry says it holds none, so a new item
-        costs one read at most."""
+        """Item metadata by record id (missing ids are absent; the dicts are read-only).
+        ``namespaces`` (record id -> namespace; with ``write_lock`` held): an embedded store then
+        reads nothing for ids it knows are absent, and skips the item collection where the
+        registry says it holds none, so a new item costs one read at most."""
         if self.shared:
             return self.gateway.get_items(ids)
         found, generation = self.state.cached_items(ids)
@@ -182,9 +178,8 @@ class Backend:
         return found
 
     def empty_namespaces(self, namespaces: Sequence[Namespace]) -> set[Namespace]:
-        """Of these namespaces, those an embedded store knows hold no item (with ``write_lock``
-        held): no registry record, and no item record in Chroma either (a crash can leave
-        items the registry lost)."""
+        """Of these namespaces, those an embedded store knows hold no item (with ``write_lock``):
+        no registry record, and no item record in Chroma (a crash can leave unlisted items)."""
         if self.shared:
             return set()
         known = self.known(namespaces)
@@ -241,9 +236,8 @@ class Backend:
         return {ns: info for ns, info in got.items() if info is not None}
 
     def live(self, prefix: Namespace, now: float) -> list[Namespace]:
-        """Namespaces under ``prefix`` holding at least one unexpired item (on a server a
-        record's ``_exp`` may lag behind another writer, so "all expired" is checked against
-        the items, and so is a marked record, which may have outlived its items)."""
+        """Namespaces under ``prefix`` holding an unexpired item (on a server a record's ``_exp``
+        may lag another writer, so "all expired" and marked records are checked on the items)."""
         out = []
         for ns, info in self.namespaces(prefix).items():
             live = not record_format.expired(info.expires, now)
@@ -254,9 +248,8 @@ class Backend:
         return out
 
     def scope_where(self, prefix: Namespace) -> dict[str, Any] | None:
-        """A ``where`` for the records under ``prefix`` (None when every namespace of the
-        store lies under it: Chroma's unfiltered query is many times faster than a filtered
-        one at 100k items), shaped by the namespaces the registry lists there."""
+        """A ``where`` for the records under ``prefix``; None when every namespace lies under it
+        (Chroma's unfiltered query is many times faster than a filtered one)."""
         if not prefix:
             return None
         known = self.namespaces(prefix)
@@ -265,8 +258,7 @@ class Backend:
         return record_format.prefix_where(prefix, known)
 
     def vector_total(self) -> int:
-        """How many vector records Chroma holds in every namespace; an embedded store counts
-        again only after one of its writes (a store on a server counts every time)."""
+        """How many vector records Chroma holds (an embedded store counts again after a write)."""
         state = self.state
         generation = state.generation
         if not self.shared:
@@ -281,8 +273,8 @@ class Backend:
         return total
 
     def current_lexical(self, prefix: Namespace) -> tuple[list[Namespace], LexicalIndex] | None:
-        """The namespaces under ``prefix`` and a snapshot of their lexical shards, when all are
-        loaded and current; None otherwise (reads nothing from Chroma)."""
+        """The namespaces under ``prefix`` and a snapshot of their lexical shards when all are
+        loaded and current, else None (reads nothing from Chroma)."""
         infos = self.namespaces(prefix)
         state = self.state
         with state.lock:
@@ -295,9 +287,8 @@ class Backend:
     def listings(
         self, prefix: Namespace, only: Collection[Namespace] | None = None
     ) -> list[tuple[Namespace, Listing]] | None:
-        """The listing of every namespace under ``prefix`` (of those in ``only``, when given);
-        None when Chroma must answer (a store on a server, too many namespaces to load, or
-        more items than fit)."""
+        """The listing of every namespace under ``prefix`` (in ``only``, when given); None when
+        Chroma must answer (a server's store, too many namespaces, or more items than fit)."""
         if self.shared:
             return None
         infos = self.namespaces(prefix)
@@ -324,9 +315,7 @@ class Backend:
                 if per_ns is not None:
                     per_ns[rid] = slim(meta)
             _pause("listings")
-            # Sorted, and (for an embedded store) made into the namespace's id set, outside
-            # the lock: both take time in proportion to the namespace, which readers of every
-            # namespace would wait out.
+            # Sorted and made into id sets outside the lock (in proportion to the namespace).
             built = {ns: Listing.build(version, rows[ns]) for ns, version in stale.items()}
             if any(len(listing) > state.listing_cache_size for listing in built.values()):
                 return None
@@ -346,33 +335,12 @@ class Backend:
     def scope(
         self, prefix: Namespace, *, vectors: bool, lexical: bool = True, fields: bool = False
     ) -> Scope:
-        """Namespaces under ``prefix`` with snapshots of what is asked: lexical shards, vector
-        views (None when Chroma's index must answer: the scope exceeds the cache, or too many
-        namespaces are not loaded) and field values."""
+        """Namespaces under ``prefix`` with snapshots of what is asked (vector views: None when
+        Chroma's index must answer, the scope exceeding the cache or too many unloaded)."""
         infos = self.namespaces(prefix)
         state = self.state
         with state.lock:
-            if vectors and prefix in state.oversized:
-                vectors = False  # known not to fit: Chroma's index answers, skip the load
-            if vectors:
-                unloaded = sum(
-                    _version(state.vectors.get(ns)) != info.version for ns, info in infos.items()
-                )
-                if unloaded > _LAZY_VECTOR_LIMIT:
-                    # Loading this many namespaces' vectors first takes seconds at 100k items
-                    # (docs/benchmarks.md, "Throughput"); Chroma's index answers this query,
-                    # and namespaces load as users search.
-                    vectors = False
-            stale_vec = {
-                ns: info.version
-                for ns, info in infos.items()
-                if vectors and _version(state.vectors.get(ns)) != info.version
-            }
-            stale_lex = {  # (a namespace whose vectors load gets its shard from the same read)
-                ns: info.version
-                for ns, info in infos.items()
-                if (lexical or ns in stale_vec) and state.lexical_versions.get(ns) != info.version
-            }
+            vectors, stale_vec, stale_lex = stale(state, prefix, infos, vectors, lexical)
         namespaces = list(infos)
         unindexed = tuple(ns for ns, info in infos.items() if info.unindexed)
         if not vectors and not lexical:
@@ -433,8 +401,7 @@ class Backend:
         lexical: Mapping[Namespace, str],
     ) -> tuple[dict[Namespace, NamespaceVectors], dict[Namespace, tuple[Any, Any]]]:
         """Read the namespaces' vector records, build blocks and shards outside the lock, keep
-        those still current. Returns the blocks built (kept or not) and the (lexical, field)
-        shards not kept."""
+        those still current; return the blocks built and the (lexical, field) shards not kept."""
         wanted = {**lexical, **vectors}
         with_embeddings = bool(vectors)
         overflow = False
@@ -502,12 +469,10 @@ class Backend:
     def _stream(
         self, ns: Namespace, *, embeddings: bool, fit: int
     ) -> tuple[list[VectorRow] | None, Any, Any]:
-        """The vector records of ``ns`` and the (lexical, field) shards of their texts, each
-        page analyzed while the next is read. When a later page brings more texts of an entry
-        already built, the shards are built again from every record (same result). The records
-        are kept only for their vectors, while at most ``fit`` (the cache's size) came: past
-        that (or without vectors) the first return is None, so a namespace past the vector cache
-        never holds all its records at once."""
+        """The vector records of ``ns`` and the (lexical, field) shards of their texts, each page
+        analyzed while the next is read (an entry split over pages: all built again). The
+        records are kept for their vectors only while at most ``fit`` came (else None), so a
+        namespace past the vector cache never holds all its records at once."""
         rows: list[VectorRow] | None = [] if embeddings else None
         texts: dict[str, list[tuple[int, str, str]]] = {}
         split = False
@@ -548,12 +513,41 @@ class Backend:
         return rows, shard, fields
 
     def _current(self, ns: Namespace, version: str) -> bool:
-        """Whether data read for ``version`` of ``ns`` may be kept (under the lock). Shared:
-        the version was read before the data, so a later write forces a reload anyway."""
+        """Whether data read for ``version`` of ``ns`` may be kept (under the lock; shared: a
+        later write forces a reload anyway)."""
         if self.shared:
             return True
         info = self.state.registry.get(ns)
         return info is not None and info.version == version
+
+
+def stale(
+    state: StoreState,
+    prefix: Namespace,
+    infos: Mapping[Namespace, NamespaceInfo],
+    vectors: bool,
+    lexical: bool,
+) -> tuple[bool, dict[Namespace, str], dict[Namespace, str]]:
+    """Whether a search of ``prefix`` loads vectors, and the namespaces whose vectors and
+    lexical shards it must load (-> their version). Call under the state's lock."""
+    if vectors and prefix in state.oversized:
+        vectors = False  # known not to fit: Chroma's index answers, skip the load
+    if vectors:
+        # Loading many namespaces' vectors first takes seconds at 100k items (docs/benchmarks.md,
+        # "Throughput"); Chroma's index answers this query, and namespaces load as users search.
+        unloaded = sum(block_version(state.vectors.get(ns)) != v.version for ns, v in infos.items())
+        vectors = unloaded <= _LAZY_VECTOR_LIMIT
+    stale_vec = {
+        ns: info.version
+        for ns, info in infos.items()
+        if vectors and block_version(state.vectors.get(ns)) != info.version
+    }
+    stale_lex = {  # (a namespace whose vectors load gets its shard from the same read)
+        ns: info.version
+        for ns, info in infos.items()
+        if (lexical or ns in stale_vec) and state.lexical_versions.get(ns) != info.version
+    }
+    return vectors, stale_vec, stale_lex
 
 
 def _vector_blocks(
@@ -561,8 +555,7 @@ def _vector_blocks(
     by_ns: Mapping[Namespace, list[VectorRow]],
     budget: int,
 ) -> tuple[dict[Namespace, NamespaceVectors], int]:
-    """The vector block of each namespace in ``vectors`` (-> version), kept while the running
-    total fits in ``budget``; and what is left of it (negative: not all fit)."""
+    """The block of each namespace in ``vectors`` while the total fits ``budget``; what is left."""
     blocks: dict[Namespace, NamespaceVectors] = {}
     for ns, version in vectors.items():
         rows = by_ns[ns]
@@ -597,7 +590,7 @@ _PAGED_LOAD_FROM = 16
 """Load a scope with one paged read when more namespaces than this need loading."""
 
 
-def _version(entry: NamespaceVectors | None) -> str | None:
+def block_version(entry: NamespaceVectors | None) -> str | None:
     return entry.version if entry is not None else None
 
 
@@ -606,23 +599,20 @@ _OPEN_LOCK = threading.Lock()
 
 
 def _close_store(folder: FolderLock) -> None:
-    """Count a store of ``folder`` closed; after the last, forget the folder's backends (call
-    with ``_OPEN_LOCK`` held, so no store of the folder opens meanwhile)."""
+    """Count a store of ``folder`` closed; after the last, forget its backends (hold _OPEN_LOCK)."""
     if folder.close_store():
         for key in [k for k, b in _OPEN.items() if b.folder is folder]:
             del _OPEN[key]
 
 
 def _system_key(client: Any) -> Any:
-    """What identifies the embedded Chroma a client talks to: its folder (or "ephemeral") and
-    the live system object behind it."""
+    """The embedded Chroma a client talks to: its folder (or "ephemeral") and live system."""
     where = folder_of(client) or getattr(client, "_identifier", None)
     return (where, id(getattr(client, "_server", client)))
 
 
 def embedded_system(client: Any) -> str | None:
-    """The embedded Chroma a client runs in this process (its folder's real path, or
-    ``"ephemeral"``); None for a server's client."""
+    """The embedded Chroma of a client (its folder, or ``"ephemeral"``); None for a server's."""
     folder = folder_of(client)
     if folder is not None:
         return folder

@@ -90,8 +90,7 @@ def item_id(namespace: tuple[str, ...], key: str) -> str:
 
 
 def vector_id(iid: str, index: int, tag: str = "") -> str:
-    """The Chroma record id of an item's ``index``-th vector written with ``tag`` (the item id
-    itself for an item that is its own vector record, :data:`ITEM_TAG`)."""
+    """The id of an item's ``index``-th vector written with ``tag`` (:data:`ITEM_TAG`: its own)."""
     if tag == ITEM_TAG:
         return iid
     return f"{iid}.{tag}#{index}" if tag else f"{iid}#{index}"
@@ -99,7 +98,7 @@ def vector_id(iid: str, index: int, tag: str = "") -> str:
 
 def entry_key(iid: str, tag: str) -> str:
     """What rankings hold for an item's vectors and texts written with ``tag``: the vector id
-    without its index (rankings are checked against the item's ``_vtag`` before use)."""
+    without its index."""
     return f"{iid}.{tag}" if tag else iid
 
 
@@ -127,8 +126,7 @@ def item_of_vector(vid: str) -> str:
 
 
 def new_tag(now: float) -> str:
-    """A fresh vector tag: milliseconds since the epoch (for repair grace periods) and a random
-    suffix (two writers in one millisecond differ)."""
+    """A fresh vector tag: epoch milliseconds (for repair grace periods) and a random suffix."""
     return f"{int(now * 1000):x}{secrets.token_hex(2)}"
 
 
@@ -166,10 +164,9 @@ def n_vectors(meta: Mapping[str, Any]) -> int:
 def prefix_where(
     prefix: tuple[str, ...], known: Collection[tuple[str, ...]] | None = None
 ) -> dict[str, Any] | None:
-    """A Chroma ``where`` matching namespaces that start with ``prefix`` (whole labels): the
-    namespace itself by ``_ns``, longer ones by their prefix key. ``known``: the namespaces
-    under ``prefix`` the registry lists; Chroma evaluates both sides of an ``$or``, so with
-    them the clause names only the kind that is there."""
+    """A Chroma ``where`` matching namespaces that start with ``prefix`` (whole labels).
+    ``known``: the namespaces the registry lists there; Chroma evaluates both sides of an
+    ``$or``, so with them the clause names only the kind that is there."""
     if not prefix:
         return None
     text = ns_str(prefix)
@@ -194,11 +191,8 @@ _SCALARS = (str, bool, int, float)
 
 
 def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
-    """Scalar leaves of nested dicts as ``{"v.a.b": leaf}``; and whether all were kept.
-
-    Lists are not descended into (filters do not address list elements). ``None`` leaves are
-    skipped (Chroma cannot store them; no push-down condition matches ``None``).
-    """
+    """Scalar leaves of nested dicts as ``{"v.a.b": leaf}``; and whether all were kept. Lists
+    are not descended into; ``None`` leaves are skipped (Chroma cannot store them)."""
     out: dict[str, Any] = {}
     complete = True
     stack: list[tuple[str, Mapping[str, Any]]] = [("v", value)]
@@ -235,12 +229,9 @@ def item_metadata(
     no_text: Sequence[str] = (),
     path: str | None = None,
 ) -> dict[str, Any]:
-    """The view of an item record (what :func:`unfold` gives; Chroma holds
-    :func:`stored_metadata` of it). ``no_text``: the paths asked to index that held no text.
-    ``path``: the text's field path of an item that is its own vector record.
-
-    Keys at their default are left out: ``_flat`` (all leaves pushed down), ``_created``
-    (= ``_updated``), ``_ttl`` (none) and ``_nvec`` of an item that is its own record."""
+    """The view of an item record (Chroma holds :func:`stored_metadata` of it). ``no_text``: the
+    paths asked to index that held no text; ``path``: the text's path of an item that is its own
+    vector record. Keys at their default (``_flat``, ``_created``, ``_ttl``, ``_nvec``) are out."""
     leaves, complete = flatten_leaves(value)
     meta = namespace_metadata(namespace)
     meta["_key"] = key
@@ -283,8 +274,7 @@ HEADED_FLAG = "_headed"
 
 
 def with_header(meta: dict[str, Any], head: str = TEXT_IN_VALUE) -> dict[str, Any]:
-    """``meta`` with ``_value``'s header made from its :data:`IN_HEADER` keys (in place);
-    ``head``: its prefix (:data:`HEADS`)."""
+    """``meta`` with ``_value``'s header made from its :data:`IN_HEADER` keys (in place)."""
     keys = {k: meta[k] for k in IN_HEADER if meta.get(k) is not None}
     line = json.dumps(keys, ensure_ascii=False, separators=(",", ":"))
     meta["_value"] = f"{head}{line}\n{value_body(meta['_value'])}"
@@ -298,9 +288,7 @@ def value_body(text: str) -> str:
 
 
 def head_of(meta: Mapping[str, Any]) -> str | None:
-    """The prefix of the header of the item record whose view is ``meta`` (one of
-    :data:`HEADS`), or None for a record written before headers (it holds the
-    :data:`IN_HEADER` keys as keys of their own)."""
+    """The prefix of the header of the record whose view is ``meta`` (None: an older record)."""
     flag = meta.get(HEADED_FLAG)
     if flag:
         return str(flag)
@@ -311,14 +299,12 @@ def head_of(meta: Mapping[str, Any]) -> str | None:
 
 
 def is_headed(meta: Mapping[str, Any]) -> bool:
-    """Whether the item record whose view is ``meta`` holds its :data:`IN_HEADER` keys in
-    ``_value``'s header."""
+    """Whether the record whose view is ``meta`` holds its :data:`IN_HEADER` keys in a header."""
     return head_of(meta) is not None
 
 
 def holds_document(meta: Mapping[str, Any]) -> bool:
-    """Whether the item record whose view is ``meta``, when it is its own vector record, may
-    hold a Chroma document (written before :data:`TEXT_IN_VALUE`): a put over it clears it."""
+    """Whether an item's own vector record may hold a Chroma document (a put over it clears it)."""
     return head_of(meta) != TEXT_IN_VALUE
 
 
@@ -326,9 +312,8 @@ _IN_HEADER = frozenset(IN_HEADER)
 
 
 def unfold(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The view of an item record as Chroma holds it: the :data:`IN_HEADER` keys taken from
-    ``_value``'s header (keys of their own beside a header are ignored: the header is
-    written whole on every put). A record written before headers is its own view."""
+    """The view of an item record as Chroma holds it, the :data:`IN_HEADER` keys taken from the
+    header (which every put writes whole). A record written before headers is its own view."""
     text = meta.get("_value")
     if not (isinstance(text, str) and text.startswith(HEADS)):
         return dict(meta)
@@ -342,9 +327,8 @@ _JSON = json.JSONDecoder()
 
 
 def path_of(meta: Mapping[str, Any]) -> str:
-    """The field path of a vector record's text, from its stored metadata ("" when none).
-    The header is not parsed whole (every record is asked on a first search): JSON escapes
-    quotes inside strings, so ``"_path":`` in the header's line can only be its key."""
+    """The field path of a vector record's text ("" when none), without parsing the whole header:
+    JSON escapes quotes inside strings, so ``"_path":`` in the header can only be its key."""
     path = meta.get("_path")
     text = meta.get("_value")
     if path is None and isinstance(text, str) and text.startswith(HEADS):
@@ -355,16 +339,14 @@ def path_of(meta: Mapping[str, Any]) -> str:
 
 
 def text_of(meta: Mapping[str, Any], document: str | None, path: str) -> str:
-    """The indexed text of a vector record: from the value when it holds no document
-    (:data:`TEXT_IN_VALUE`), else ``document``."""
+    """The indexed text of a vector record: from the value, or its ``document``."""
     if head_of(meta) == TEXT_IN_VALUE:
         return indexed_text(meta, path)
     return document or ""
 
 
 def indexed_text(meta: Mapping[str, Any], path: str) -> str:
-    """The one text the put of ``meta`` indexed at ``path`` (a top-level string field is read
-    from its leaf, without parsing the value)."""
+    """The one text the put of ``meta`` indexed at ``path`` (a top-level field from its leaf)."""
     if is_top_field(path):
         leaf = meta.get("v." + path)
         if type(leaf) is str:
@@ -374,10 +356,9 @@ def indexed_text(meta: Mapping[str, Any], path: str) -> str:
 
 
 def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What Chroma is given for the view ``meta``, replacing the record whose view is ``old``
-    in the same collection (None: none there). Chroma merges metadata on upsert, so keys
-    ``old`` holds that ``meta`` lacks are set to None (for an ``old`` written before headers,
-    also its :data:`IN_HEADER` keys and its ``_pN``)."""
+    """What Chroma is given for the view ``meta``, replacing ``old`` in the same collection.
+    Chroma merges metadata on upsert, so keys ``old`` holds that ``meta`` lacks are set to None
+    (for an ``old`` written before headers, also its :data:`IN_HEADER` keys and ``_pN``)."""
     out = {k: v for k, v in meta.items() if k not in IN_HEADER}
     if not old:
         return out
@@ -396,9 +377,8 @@ def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> d
 def patched(
     old: Mapping[str, Any], patch: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A change of some keys of an existing item record whose view is ``old``: what Chroma's
-    ``update`` (which merges) is given, and the record's new view. A change of a
-    :data:`IN_HEADER` key of a record that holds a header rewrites ``_value``."""
+    """What Chroma's ``update`` is given to change some keys of the record whose view is ``old``,
+    and its new view (a header key's change rewrites ``_value``)."""
     view = {**old, **patch}
     head = head_of(old)
     if head is None or not _IN_HEADER.intersection(patch):
@@ -421,8 +401,7 @@ def stored_value(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> str:
 
 
 def _held_in_leaves(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> list[list[str]]:
-    """The key paths of the string leaves that ``leaves`` holds (the very objects, so a path
-    another leaf shares by its dotted name is never taken for it)."""
+    """The key paths of the string leaves ``leaves`` holds (by identity: dotted names may clash)."""
     held: list[list[str]] = []
     stack: list[tuple[list[str], Mapping[str, Any]]] = [([], value)]
     while stack:
@@ -441,7 +420,7 @@ def _leaf_key(keys: Sequence[str]) -> str:
 
 
 def _with_nulls(value: Mapping[str, Any], held: list[list[str]]) -> dict[str, Any]:
-    """A copy of ``value`` with ``None`` at each held path (the dicts on the way copied)."""
+    """A copy of ``value`` with ``None`` at each held path."""
     out = dict(value)
     for keys in held:
         node = out
@@ -453,8 +432,7 @@ def _with_nulls(value: Mapping[str, Any], held: list[list[str]]) -> dict[str, An
 
 
 def value_of(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The item's value from its record's metadata (``_value`` and, for strings held once,
-    their leaves; see :func:`stored_value`)."""
+    """The item's value from its record's metadata (see :func:`stored_value`)."""
     text = value_body(meta["_value"])
     if not text.startswith(HELD_IN_LEAVES):
         return loads(text)
@@ -493,8 +471,7 @@ def vector_metadata(namespace: tuple[str, ...], iid: str, path: str) -> dict[str
 
 
 def namespace_metadata(namespace: tuple[str, ...]) -> dict[str, Any]:
-    """``_ns`` and the prefix keys ``_p1`` .. ``_p(N-1)`` of a namespace of N labels (its
-    whole-namespace key ``_pN`` would repeat ``_ns``; records written before hold it too)."""
+    """``_ns`` and the prefix keys ``_p1`` .. ``_p(N-1)`` of a namespace of N labels."""
     meta: dict[str, Any] = {"_ns": ns_str(namespace)}
     for depth in range(1, len(namespace)):
         meta[f"_p{depth}"] = ns_str(namespace[:depth])
@@ -537,9 +514,8 @@ def to_micros(epoch: float) -> int:
 
 
 def expired(expires: float, now: float) -> bool:
-    """Whether an expiry has passed at ``now`` (an item is still live at its exact expiry).
-    In whole microseconds: Chroma returns some floats one bit off, and every check must agree
-    (Chroma filters use :func:`expiry_cutoff`)."""
+    """Whether an expiry has passed at ``now`` (live at its exact expiry), in whole microseconds
+    so that every check agrees (Chroma filters use :func:`expiry_cutoff`)."""
     return to_micros(expires) < to_micros(now)
 
 
@@ -554,8 +530,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 @functools.lru_cache(maxsize=16384)
 def to_datetime(stamp: float) -> datetime:
-    """A stored time (whole microseconds since the epoch) as an aware UTC datetime (memoised:
-    datetimes are immutable, and a search rebuilds two per result)."""
+    """A stored time (epoch microseconds) as an aware UTC datetime (memoised: two per result)."""
     return _EPOCH + timedelta(microseconds=int(stamp))
 
 
@@ -582,8 +557,7 @@ def _item_fields(meta: Mapping[str, Any], value: dict[str, Any] | None) -> dict[
 
 
 def ttl_of(meta: Mapping[str, Any]) -> float | None:
-    """The item's TTL in minutes, or None (also for a TTL no expiry can hold: records written
-    before TTLs were bounded may carry ``ttl=1e308``)."""
+    """The item's TTL in minutes, or None (also for old unbounded ones, e.g. ``1e308``)."""
     ttl = meta.get("_ttl", -1.0)
     if ttl is None or ttl < 0 or not math.isfinite(ttl) or ttl * 60.0 >= NO_EXPIRY:
         return None
@@ -591,8 +565,8 @@ def ttl_of(meta: Mapping[str, Any]) -> float | None:
 
 
 def expiry_of(meta: Mapping[str, Any], key: str = "_expires") -> float:
-    """The expiry (epoch seconds) in an item record (``key="_exp"``: a registry record);
-    missing or infinite (old unbounded TTLs, dropped by Chroma) means never."""
+    """The expiry in an item record (``key="_exp"``: a registry record); missing or infinite
+    means never."""
     value = meta.get(key)
     if value is None:
         return NO_EXPIRY

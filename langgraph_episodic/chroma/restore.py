@@ -1,15 +1,12 @@
 """A search's namespaces from their kept files (:mod:`.persisted`): loaded before the search
 reads Chroma (:func:`warm`), and written after a search built them from Chroma (:func:`keep`).
 
-:func:`warm` picks the namespaces that :meth:`.reads.Backend.scope` would read from Chroma for
-this search (the same rules: vectors only when the scope loads vectors), and keeps in the
-state, at the namespace's current version, what their files hold, with the records added to
-the namespace since (:func:`_add`). The scope then finds them loaded and reads only the others.
-Either way the state holds the same shards and blocks.
-
-:func:`keep` writes the file of each namespace the search built from Chroma or added records to
+:func:`warm` picks the namespaces :meth:`.reads.Backend.scope` would read from Chroma
+(:func:`.reads.stale`) and keeps in the state what their files hold, with the records added
+since (:func:`_add`); the scope then reads only the others. Either way the state holds the same
+shards and blocks. :func:`keep` writes the file of each namespace the search built or added to
 (of at least :data:`.persisted.MIN_DOCS` documents) when nothing was written to the collection
-since the search began: the state then holds what Chroma held when the file's stamp is read.
+since the search began.
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ from .persisted import Kept, Loaded, PersistedIndex, field_parts
 from .ranking.lexical import packed_parts
 from .ranking.shared_fields import field_key
 from .ranking.vectors import NamespaceVectors
-from .reads import _LAZY_VECTOR_LIMIT, Backend
+from .reads import Backend, block_version, stale
 from .registry import Namespace
 
 logger = logging.getLogger(__name__)
@@ -50,10 +47,8 @@ class Pending:
 
 
 def warm(b: Backend, prefix: Namespace, *, vectors: bool, lexical: bool) -> Pending | None:
-    """Load the kept files of the namespaces this search would read from Chroma (see the module
-    docstring), with the records added since each was written (:func:`_add`); the namespaces
-    to :func:`keep` after the search: those without a usable file, and those whose file lacked
-    records or the vectors."""
+    """Load the kept files of the namespaces this search would read from Chroma; return those to
+    :func:`keep` after it (no usable file, or one that lacked records or the vectors)."""
     state = b.state
     kept = state.persisted
     language = state.lexical.language
@@ -61,21 +56,7 @@ def warm(b: Backend, prefix: Namespace, *, vectors: bool, lexical: bool) -> Pend
         return None
     infos = b.namespaces(prefix)
     with state.lock:  # (the choices of :meth:`.reads.Backend.scope`)
-        if vectors and prefix in state.oversized:
-            vectors = False
-        if vectors:
-            unloaded = sum(_version(state, ns) != info.version for ns, info in infos.items())
-            vectors = unloaded <= _LAZY_VECTOR_LIMIT
-        stale_vec = {
-            ns: info.version
-            for ns, info in infos.items()
-            if vectors and _version(state, ns) != info.version
-        }
-        stale_lex = {
-            ns: info.version
-            for ns, info in infos.items()
-            if (lexical or ns in stale_vec) and state.lexical_versions.get(ns) != info.version
-        }
+        _, stale_vec, stale_lex = stale(state, prefix, infos, vectors, lexical)
     if not stale_vec and not stale_lex:
         return None
     collection = str(b.gateway.vectors.id)
@@ -107,11 +88,9 @@ def warm(b: Backend, prefix: Namespace, *, vectors: bool, lexical: bool) -> Pend
 
 
 def _add(b: Backend, ns: Namespace, loaded: Loaded) -> Loaded | None:
-    """``loaded`` with the records added to the namespace since its file was written (read
-    from Chroma), as a build from every record gives it: new documents beside the packed
-    keyword index and the field values, new rows after the vectors (where a read of Chroma
-    puts them: after every older record). None when an added record belongs to a document or
-    an item the file holds (not an addition then: the namespace is built from Chroma)."""
+    """``loaded`` with the records added since its file was written, as a build from every
+    record gives it (new vector rows last, where a read of Chroma puts them). None when an added
+    record belongs to a document or an item the file holds (then it is built from Chroma)."""
     embeddings = loaded.vectors is not None
     include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
     gw = b.gateway
@@ -150,15 +129,9 @@ def _add(b: Backend, ns: Namespace, loaded: Loaded) -> Loaded | None:
 
 
 def _unfit(state: StoreState, loaded: Loaded) -> bool:
-    """Whether a file without vectors holds more documents than the vector cache holds
-    vectors: each document was built from one vector record at least, so the namespace's
-    vectors do not fit, and Chroma's index answers (what reading them all would find)."""
+    """Whether a file without vectors holds more documents than the vector cache holds vectors
+    (each document has a vector at least, so they do not fit)."""
     return loaded.vectors is None and loaded.lexical.n_docs() > state.vectors.max_vectors
-
-
-def _version(state: StoreState, ns: Namespace) -> str | None:
-    block = state.vectors.get(ns)
-    return None if block is None else block.version
 
 
 def _install(
@@ -171,9 +144,8 @@ def _install(
     vectors: bool,
     unfit: bool = False,
 ) -> None:
-    """Keep what a file holds as the namespace's state at ``version``, unless a write moved
-    the namespace on meanwhile (as a read of Chroma is kept, :meth:`.reads.Backend._load`);
-    ``unfit``: its vectors do not fit the cache (:func:`_unfit`)."""
+    """Keep what a file holds as the namespace's state at ``version``, unless a write moved the
+    namespace on meanwhile (``unfit``: its vectors do not fit the cache)."""
     state = b.state
     with state.lock:
         info = state.registry.get(ns)
@@ -186,7 +158,7 @@ def _install(
         block = loaded.vectors
         if vectors and unfit:
             state.oversized.add(prefix)
-        if vectors and block is not None and _version(state, ns) != version:
+        if vectors and block is not None and block_version(state.vectors.get(ns)) != version:
             block.version = version
             if len(block) <= state.vectors.max_vectors:
                 state.vectors.put(ns, block)
@@ -195,8 +167,7 @@ def _install(
 
 
 def keep(b: Backend, pending: Pending | None) -> None:
-    """Write the files of the namespaces of ``pending`` that the search built (see the module
-    docstring)."""
+    """Write the files of the namespaces of ``pending`` that the search built."""
     if pending is None:
         return
     state = b.state

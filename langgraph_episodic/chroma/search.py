@@ -51,17 +51,14 @@ rankings gave nearly the same recall at a higher cost (the fusion study and the 
 
 
 def first_depth(need: int) -> int:
-    """How deep a ranking goes first for a page ending at ``need``: twice the page and ten
-    more, so that candidates :func:`resolve` drops (expired, filtered out, rewritten) rarely
-    leave the page short; a short page ranks again four times deeper."""
+    """How deep a ranking goes first for a page ending at ``need`` (so that candidates
+    :func:`resolve` drops rarely leave the page short; a short page ranks four times deeper)."""
     return max(2 * need + 10, MIN_DEPTH)
 
 
 def read_chunk(need: int, filtered: bool) -> int:
-    """How many ranked candidates :func:`resolve` reads at first for ``need`` hits: with a
-    filter twice as many (at least :data:`MIN_DEPTH`), since it may reject many; without, two
-    more than needed (an expired or rewritten one costs no second read). Each further read
-    doubles."""
+    """How many ranked candidates :func:`resolve` reads at first for ``need`` hits (a filter
+    may reject many; without one, two spare). Each further read doubles."""
     return max(2 * need, MIN_DEPTH) if filtered else need + 2
 
 
@@ -79,11 +76,9 @@ PLAIN = Calibration()
 
 @dataclass(frozen=True)
 class Method:
-    """How a search ranks: its kind, how the question's cosines are calibrated (hybrid: its
-    baseline, scale and lexical weight, :class:`~langgraph_episodic.language.baseline.Calibration`; the plain
-    cosine for embedders without one) and the primary field's path when the shared-field lift
-    acts (:mod:`.ranking.shared_fields`; ``EACH_FIRST``: each memory's own first field, in a
-    store indexing one field)."""
+    """How a search ranks: its kind, the question's calibration
+    (:class:`~langgraph_episodic.language.baseline.Calibration`) and the primary field's path
+    when the shared-field lift acts (``EACH_FIRST``: each memory's own first field)."""
 
     kind: Literal["hybrid", "dense", "lexical", "scan"]
     calibration: Calibration = PLAIN
@@ -131,9 +126,8 @@ class Ranked:
 
 
 def run(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
-    """One search (:func:`ranked`); in a store on a folder, the namespaces it would read from
-    Chroma are loaded from their kept files first, and those it built are kept after it
-    (:mod:`.restore`)."""
+    """One search (:func:`ranked`), with the namespaces' kept files loaded before it and those it
+    built kept after it, in a store on a folder (:mod:`.restore`)."""
     wants = _loads(method, qvec)
     pending = None
     if wants is not None:
@@ -153,21 +147,14 @@ def _loads(method: Method, qvec: np.ndarray | None) -> tuple[bool, bool] | None:
 
 
 def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
-    """One search, ranked again while it missed items rewritten after its snapshot.
+    """One search, ranked again while it missed items rewritten after its snapshot (an item
+    updated between ranking and reading names a new tag and fails :func:`resolve`; a crash's
+    leftover vectors fail it for good):
 
-    A search ranks a snapshot, then reads the ranked items' records; an item updated in between
-    names a new tag, fails the check of :func:`resolve` and was dropped: the search answered as
-    if it did not exist (1-4 of 600 searches racing 200 updates in one process; 187 of 300 for
-    a second store on the same collection, as a second process on a server is). Vectors left
-    behind by a crash or by two processes racing on one key fail the same check for good, so:
-
-    * in one process, the search ranks again if this process committed a write during it
-      (``generation`` moved; a write in flight is waited for first), else the miss is a
-      leftover. It ranks again holding the write lock, so no write of this process can
-      overtake it a second time (writers wait for that one ranking);
-    * on a shared store (a server), the missed items' namespaces are dropped from the
-      in-process state so the next ranking reads them from Chroma again, and the search stops
-      when a ranking misses nothing it had not missed before (a leftover).
+    * in one process, it ranks again if this process committed a write meanwhile, holding the
+      write lock so that no write can overtake it a second time; else the miss is a leftover;
+    * on a shared store, the missed namespaces are dropped from the in-process state and it
+      ranks again until a ranking misses nothing new (a leftover).
     """
     if qvec is not None and method.calibration.first is not None:
         qvec = method.calibration.first  # the embedding also carries a second reading
@@ -209,9 +196,8 @@ def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method:
 def scan(
     b: Backend, op: SearchOp, now: float, *, unscored_in: Scope | None = None
 ) -> list[Hit]:
-    """Live items under the prefix matching the filter, newest first: the page
-    ``[offset, offset + limit)``. ``unscored_in``: only the items without vectors, read only
-    from the namespaces of that scope the registry flags as possibly holding some."""
+    """The page of live items under the prefix matching the filter, newest first.
+    ``unscored_in``: only the items without vectors, from that scope's flagged namespaces."""
     unscored_only = unscored_in is not None
     only: list[tuple[str, ...]] | None = None
     spot = record_format.prefix_where(op.namespace_prefix)
@@ -253,8 +239,7 @@ def scan(
 def _newest_first(
     listings: Sequence[tuple[tuple[str, ...], Listing]],
 ) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """(record id, metadata) of every listed item: ``updated_at`` descending, then namespace
-    and key (as :func:`.core.newest_first`), merging the namespaces lazily."""
+    """(record id, metadata) of every listed item, newest first, then namespace and key."""
     if len(listings) == 1:
         listing = listings[0][1]
         return ((rid, listing.metas[rid]) for _, _, rid in listing.keys)
@@ -272,12 +257,8 @@ def _stream(
 def resolve(
     b: Backend, ranked: Sequence[tuple[str, float]], op: SearchOp, now: float, need: int
 ) -> Resolved:
-    """Live items matching the filter, in rank order, until ``need`` are found.
-
-    Candidates are fetched in chunks (:func:`read_chunk`), so a page of 10 reads about 12
-    records rather than the whole candidate list; a selective filter or expired items make it
-    read further.
-    """
+    """Live items matching the filter, in rank order, until ``need`` are found; candidates are
+    fetched in chunks (:func:`read_chunk`), so a page of 10 reads about 12 records."""
     out: list[Hit] = []
     keys: list[str] = []
     accepted: set[str] = set()
@@ -310,8 +291,7 @@ def resolve(
 
 
 def _merge(missed: Missed, resolved: Resolved) -> Missed:
-    """The misses of a search that resolved again: those of the last resolve, and the earlier
-    ones it did not accept."""
+    """The misses of the last resolve, and the earlier ones it did not accept."""
     if not missed:
         return resolved.missed
     kept = {rid: v for rid, v in missed.items() if rid not in resolved.accepted}
@@ -344,19 +324,14 @@ def dense_ranking(
     views: list[BlockView] | None,
     held: Callable[[], AbstractSet[str] | None] | None = None,
 ) -> tuple[list[tuple[str, float]], bool]:
-    """Entry keys by best cosine similarity, and whether a deeper ranking could add more.
-    ``views``: the scope's cached vectors (:meth:`.Backend.scope`), or None for Chroma's index;
-    ``held``: then gives the ids of the items the scope's lexical shards hold (None: unknown),
-    so that Chroma's index is asked without a filter when that gives the same answer
-    (:mod:`.nearest`)."""
+    """Entry keys by best cosine, and whether a deeper ranking could add more. ``views``: the
+    cached vectors, or None for Chroma's index; ``held``: then gives the ids the scope's
+    lexical shards hold, so Chroma is asked without a filter when that answers the same."""
     if views is not None:
         ranked = rank(views, qvec, depth)
         return ranked, len(ranked) >= depth
-    # A prefix covering every namespace needs no ``where``: Chroma's filtered query costs
-    # many times its unfiltered one at 100k items (docs/benchmarks.md, "Throughput").
-    # The value filter is not pushed down here: both paths then rank the same candidates (by
-    # namespace only) and :func:`resolve` checks the filter exactly, so a search gives the same
-    # answer whether or not its namespaces are cached.
+    # The value filter is not pushed down: both paths rank the same candidates and
+    # :func:`resolve` checks the filter, so the answer does not depend on the cache.
     where = b.scope_where(op.namespace_prefix)
     found = nearest(b, qvec, depth, where, held() if held is not None and where else None)
     best: dict[str, float] = {}
@@ -369,9 +344,7 @@ def dense_ranking(
 
 
 def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float = 1.0) -> Ranked:
-    """Cosine-ranked page, a short one filled with unindexed items (:func:`filled`).
-    ``scale`` multiplies each cosine (the two-language default's half-length vectors: back to
-    the question's model's own cosine)."""
+    """Cosine-ranked page, filled (:func:`filled`); ``scale`` multiplies each cosine."""
     need = op.offset + op.limit
     depth = first_depth(need)
     missed: Missed = {}
@@ -390,8 +363,7 @@ def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float =
 
 
 def _loaded_items(b: Backend, op: SearchOp) -> AbstractSet[str] | None:
-    """The ids of the items held by the lexical shards of the namespaces under the prefix, when
-    all of them are loaded (a dense search reads none; Chroma's filtered query answers)."""
+    """The ids the lexical shards under the prefix hold, when all are loaded (else None)."""
     current = b.current_lexical(op.namespace_prefix)
     return None if current is None else current[1].held_items(current[0])
 
@@ -400,11 +372,9 @@ def filled(b: Backend, op: SearchOp, scored: list[Hit], scope: Scope, now: float
     """The page ``[offset, offset + limit)`` of the ranked hits followed by the items without
     vectors (``score=None``), newest first, as ``InMemoryStore`` fills a short page.
 
-    ``scored``: the ranked hits from the first, all of them when fewer than ``offset + limit``
-    (the ranking ran out). The page is a slice of the one list, scored then unscored, so the
-    pages of a search never repeat an item (``InMemoryStore`` starts its unscored items again
-    on every page past its scored ones). Only the namespaces of ``scope`` (the ranking's own)
-    that the registry flags as possibly holding items without vectors are read (:func:`scan`).
+    ``scored``: all ranked hits when fewer than ``offset + limit``. The page is a slice of one
+    list, scored then unscored, so pages never repeat an item (``InMemoryStore`` starts its
+    unscored items again on every page past its scored ones).
     """
     page = scored[op.offset : op.offset + op.limit]
     if len(page) < op.limit:
@@ -414,8 +384,7 @@ def filled(b: Backend, op: SearchOp, scored: list[Hit], scope: Scope, now: float
 
 
 def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
-    """BM25-ranked page, a short one filled with unindexed items (:func:`filled`). An indexed
-    item that matches no term of the query is left out."""
+    """BM25-ranked page, filled (:func:`filled`); an item matching no query term is left out."""
     need = op.offset + op.limit
     depth = first_depth(need)
     missed: Missed = {}
@@ -432,11 +401,9 @@ def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
 
 
 def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Method) -> Ranked:
-    """Dense and BM25 rankings fused; the score is ``0.35 * cosine + 0.65 * lexical share``,
-    the same scale for every query and namespace (see :mod:`.ranking.fusion` for what it
-    means), the cosine calibrated by ``method.calibration``; then lifted by shared field values
-    when ``method.lift`` names the primary field. Every indexed item has a cosine, so only
-    items without vectors are left for a short page to be filled with (:func:`filled`)."""
+    """Dense and BM25 rankings fused (:mod:`.ranking.fusion`), the cosine calibrated by
+    ``method.calibration``, then lifted by shared field values when ``method.lift`` names the
+    primary field; a short page is filled (:func:`filled`)."""
     need = op.offset + op.limit
     depth = first_depth(need)
     missed: Missed = {}
@@ -474,10 +441,9 @@ def first_ranking(
     op: SearchOp,
     depth: int,
 ) -> Fused:
-    """The hybrid stages over the scope's snapshot; the dense side from Chroma's index, and the
-    cosines of lexical-only candidates read from Chroma, when its vectors are not cached. A
-    question with a second reading (:class:`~langgraph_episodic.language.baseline.SecondReading`) adds that
-    reading's best candidates, and scores every candidate by it too."""
+    """The hybrid stages over the scope's snapshot (the dense side and missing cosines from
+    Chroma when its vectors are not cached); a question with a second reading adds that
+    reading's best candidates and scores every candidate by it too."""
     if isinstance(baseline, Calibration) and baseline.second is not None:
         return _read_twice(b, scope, question, qvec, baseline, op, depth)
     # With cached vectors, the cosines are computed once for the ranking and every lookup.
@@ -512,10 +478,8 @@ def _read_twice(
     op: SearchOp,
     depth: int,
 ) -> Fused:
-    """:func:`first_ranking` for a question with a second reading: the candidates of the dense
-    side, the lexical side and the second reading, each scored on all three. Without cached
-    vectors, both dense rankings come from Chroma's index and every candidate's vectors are
-    read from Chroma."""
+    """:func:`first_ranking` for a question with a second reading: the candidates of all three
+    sides, each scored on all three (vectors from Chroma when not cached)."""
     second = calibration.second
     assert second is not None
     lexical_ranked = question.scores.top(depth) if question.terms else []
@@ -562,8 +526,7 @@ def _block_from_chroma(b: Backend, keys: Sequence[str]) -> BlockView:
 
 
 def _cosines_from_chroma(b: Backend, qvec: np.ndarray, keys: Sequence[str]) -> dict[str, float]:
-    """Best cosine similarity of each given entry key, its vectors read from Chroma (those
-    without vectors are left out)."""
+    """Best cosine of each given entry key, its vectors read from Chroma."""
     if not keys:
         return {}
     return similarities([_block_from_chroma(b, keys)], qvec, keys)

@@ -29,6 +29,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,21 +44,15 @@ logger = logging.getLogger(__name__)
 
 
 class FolderServer:
-    """Serves one folder's stores of this process to other processes (see the module docstring).
-
-    Each connection gets a thread; nothing runs on the owner's own calls.
-    """
+    """Serves one folder's stores of this process to other processes, a thread a connection."""
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
         self.pid = os.getpid()
         self.owner = f"{self.pid} {uuid.uuid4().hex}"
-        self.stores: dict[str, list[Any]] = {}
-        """Collection name -> the stores of it this process opened (the first one serves)."""
-        self._opened: list[Any] = []
-        """Stores opened to serve a collection no store of this process had open."""
-        self._users = 0
-        """How many stores this process opened are served (the server stops after the last)."""
+        self.stores: dict[str, list[Any]] = {}  # collection -> its stores here (the first serves)
+        self._opened: list[Any] = []  # stores opened to serve a collection none here had open
+        self._users = 0  # stores of this process served (the server stops after the last)
         self._lock = threading.Lock()
         self._conns: dict[socket.socket, threading.Thread] = {}
         self._secret = secrets.token_hex(32)
@@ -177,8 +172,8 @@ class FolderServer:
 
 
 class ServedClock:
-    """A served store's clock: its own, except in a thread running a request that brings the
-    time of a client opened with its own ``clock=`` (then that time, for that request)."""
+    """A served store's clock: its own, or in a request from a client with its own ``clock=``,
+    the time that request brings."""
 
     def __init__(self, own: Callable[[], float]) -> None:
         self.own = own
@@ -202,8 +197,7 @@ _CLOCKS = threading.Lock()
 
 @contextlib.contextmanager
 def _at(store: Any, now: float | None) -> Iterator[None]:
-    """Run a request at ``now``, the time a client with a clock of its own sent (None: the
-    store's own time, as for its own calls)."""
+    """Run a request at ``now``, the time a client with its own clock sent (None: the store's)."""
     if now is None:
         yield
         return
@@ -237,10 +231,9 @@ def _dispatch(store: Any, message: Mapping[str, Any]) -> Any:
     if kind == "sweep_ttl":
         return store.sweep_ttl()
     if kind == "restore_times":
-        times = {
-            (tuple(ns), key): (wire.time_in(c), wire.time_in(u), e and wire.time_in(e))
-            for ns, key, c, u, e in message["times"]
-        }
+        at = datetime.fromisoformat
+        got = message["times"]
+        times = {(tuple(ns), key): (at(c), at(u), e and at(e)) for ns, key, c, u, e in got}
         return store.restore_times(times)
     if kind == "raw":  # Chroma reads for export and checks: never a write
         collection = store.client.get_collection(message["name"])
@@ -259,8 +252,7 @@ def error_out(exc: BaseException) -> dict[str, str]:
 
 
 _SERVERS: dict[str, FolderServer] = {}
-_SERVERS_LOCK = threading.RLock()
-"""(Reentrant: a stopping server closes the stores it opened, which stop being served.)"""
+_SERVERS_LOCK = threading.RLock()  # (a stopping server closes the stores it opened)
 
 
 def serve(store: Any, folder: str) -> None:
@@ -296,8 +288,8 @@ def stop_serving(store: Any) -> None:
 
 @contextlib.contextmanager
 def opening(folder: str, collection: str, language: str) -> Iterator[RemoteFolder | None]:
-    """How this process opens ``folder``: ``None`` when it holds the lock (the caller opens
-    Chroma in the block, with the lock held), else a client of the process serving it."""
+    """``None`` when this process holds ``folder``'s lock (the caller opens Chroma in the block),
+    else a client of the process serving it."""
     got = claim_or_dial(folder, collection, language)
     if not isinstance(got, FolderLock):
         yield RemoteFolder(folder, collection, language, *got)

@@ -39,8 +39,8 @@ _T = TypeVar("_T")
 def claim_or_dial(
     folder: str, collection: str, language: str
 ) -> FolderLock | tuple[socket.socket, dict[str, Any]]:
-    """Wait up to :data:`OWNER_WAIT_S` until this process holds the folder's lock (returned,
-    counted as a store) or a process serves the folder (a connection to it and its hello)."""
+    """Wait up to :data:`OWNER_WAIT_S` for the folder's lock (returned, counted as a store) or a
+    process serving the folder (a connection to it and its hello)."""
     lock = FolderLock.of_folder(folder)
     deadline = time.monotonic() + OWNER_WAIT_S
     while True:
@@ -67,9 +67,8 @@ def claim_or_dial(
 
 
 class RemoteFolder:
-    """A client of the process serving a folder; stands where a ``ChromaStore`` keeps its
-    chromadb client, and answers the few Chroma reads the command line makes (export,
-    dimension checks) through the owner."""
+    """A client of the process serving a folder, where a ``ChromaStore`` keeps its chromadb
+    client; answers the few Chroma reads of the command line through the owner."""
 
     def __init__(
         self,
@@ -140,8 +139,7 @@ class RemoteFolder:
         return got if isinstance(got, Explanation) else wire.explanation_in(got)
 
     def call(self, store: Any, do: str, args: Mapping[str, Any], local: Callable[[], _T]) -> Any:
-        """Run a request that is safe to send again; ``local`` runs it once this process took
-        the folder over."""
+        """Run a request safe to send again (``local``: once this process took the folder over)."""
         for _ in range(RECOVERIES):
             try:
                 return self._round_trip({"do": do, **args, **_now(store)})
@@ -214,8 +212,7 @@ class RemoteFolder:
             logger.info("took over serving the folder %s", self.folder)
 
     def needs_the_folder(self, call: str, command: str) -> str:
-        """Why ``call``, which needs the folder alone, cannot run through this client, and
-        what to do instead (``command``: the command line's command that does it)."""
+        """Why ``call``, which needs the folder alone, cannot run here, and what to do instead."""
         return (
             f"the folder {self.folder} is held by process {self.owner['pid']}, which serves it "
             f"to this one; {call} needs the folder alone: call it in that process, or run "
@@ -264,17 +261,14 @@ class RemoteCollection:
 
 
 def _now(store: Any, now: float | None = None) -> dict[str, float]:
-    """The time (``now``, else the store's clock now) a request runs at on the owner when
-    ``store`` was opened with a ``clock=`` of its own; the default clock sends nothing (the
-    owner's own time is the same one)."""
+    """The time a request runs at on the owner, sent only when ``store`` has its own ``clock=``."""
     if store.clock is time.time:
         return {}
     return {"now": float(store.clock() if now is None else now)}
 
 
 def _unapplied(store: Any, plan: Plan, started: float) -> Plan:
-    """``plan`` without the puts whose item was written at or after ``started`` (see the
-    module docstring), for a batch sent to an owner that went before answering."""
+    """``plan`` without the puts whose item was written at or after ``started`` (a retry)."""
     keys = list(plan.puts)
     found = store.batch([GetOp(ns, key, refresh_ttl=False) for ns, key in keys])
     keep = {}
@@ -310,8 +304,7 @@ def error_in(d: Mapping[str, str]) -> Exception:
 def _dial(
     folder: str, collection: str, language: str
 ) -> tuple[socket.socket, dict[str, Any]] | None:
-    """A connection to the folder's owner, past its secret check, with the owner's hello; None
-    when no process serves the folder."""
+    """A connection to the folder's owner past its secret check, and its hello; None: no owner."""
     secret = wire.read_secret(folder)
     if secret is None:
         return None

@@ -132,10 +132,6 @@ def vectors_in(d: Mapping[str, Any]) -> dict[str, np.ndarray]:
     return dict(zip(d["texts"], matrix, strict=True))
 
 
-def time_in(s: str) -> datetime:
-    return datetime.fromisoformat(s)
-
-
 # --- ops and plans ---------------------------------------------------------------------------
 
 
@@ -243,8 +239,7 @@ def _array(d: Mapping[str, Any]) -> np.ndarray:
 
 def item_out(item: Item) -> dict[str, Any]:
     out: dict[str, Any] = {"ns": list(item.namespace), "key": item.key, "value": item.value}
-    out["created_at"] = item.created_at.isoformat()
-    out["updated_at"] = item.updated_at.isoformat()
+    out.update(created_at=item.created_at.isoformat(), updated_at=item.updated_at.isoformat())
     if isinstance(item, SearchItem):
         out["score"] = item.score
     return out
@@ -252,8 +247,8 @@ def item_out(item: Item) -> dict[str, Any]:
 
 def item_in(d: Mapping[str, Any]) -> Item:
     fields = {"namespace": tuple(d["ns"]), "key": d["key"], "value": d["value"]}
-    fields["created_at"] = time_in(d["created_at"])
-    fields["updated_at"] = time_in(d["updated_at"])
+    fields["created_at"] = datetime.fromisoformat(d["created_at"])
+    fields["updated_at"] = datetime.fromisoformat(d["updated_at"])
     if "score" in d:
         return SearchItem(score=d["score"], **fields)
     return Item(**fields)
@@ -355,8 +350,7 @@ def write_private(path: Path, text: str) -> None:
 
 
 def same_user(sock: socket.socket) -> bool:
-    """Whether the process at the other end runs as this user (True where the system cannot
-    tell: the secret still guards the socket)."""
+    """Whether the peer runs as this user (True where the system cannot tell: the secret guards)."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return True
@@ -367,8 +361,8 @@ def same_user(sock: socket.socket) -> bool:
 
 @contextlib.contextmanager
 def address(folder: str) -> Iterator[str]:
-    """The socket's address: its path, or (a path longer than a socket address may be, on
-    Linux) the same file reached through an open descriptor of the folder."""
+    """The socket's path, or (too long for a socket address, on Linux) the same file reached
+    through an open descriptor of the folder."""
     path = os.path.join(folder, SOCKET_FILE)
     if len(os.fsencode(path)) < 100 or not os.path.isdir("/proc/self/fd"):
         yield path

@@ -93,16 +93,9 @@ _DEFAULT: Any = object()
 _V = TypeVar("_V", list[float], np.ndarray)
 
 
-def _check_count(texts: Sequence[str], vectors: Sequence[Any]) -> None:
-    if len(vectors) != len(texts):
-        raise ValueError(f"The embedder returned {len(vectors)} vectors for {len(texts)} texts.")
-
-
 def _default_index(stored: int | None = None) -> IndexConfig:
-    """The default index: the two-language embedder (:mod:`..bilingual`) for a new store; for a
-    store written before with the packaged MiniLM alone (384-d vectors) or the multilingual
-    model alone (512-d), that model, so the store keeps working; any other dimensions are
-    refused, naming the fix."""
+    """The default index: the two-language embedder (:mod:`..bilingual`), or for a store written
+    with the packaged MiniLM (384-d) or the multilingual model (512-d) alone, that model."""
     from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
     from ..embeddings import MODEL_DIMS, packaged_index
 
@@ -123,8 +116,7 @@ def _default_index(stored: int | None = None) -> IndexConfig:
 
 
 def _routed(embeddings: Embeddings, language: Language) -> Embeddings:
-    """``embeddings`` with its questions routed to ``language`` when it routes questions by
-    language (the two-language default's ``routed``), else as it is."""
+    """``embeddings`` routed to ``language`` when it routes questions (the two-language default)."""
     routed = getattr(embeddings, "routed", None)
     if not callable(routed):
         return embeddings
@@ -143,7 +135,7 @@ class EmbedderMismatchError(Error, ValueError):
 
 
 def _stored_dims(client: Any, collection: str) -> int | None:
-    """Dimensions of the vectors store ``collection`` already holds (None: none, or no store)."""
+    """Dimensions of the vectors store ``collection`` holds (None: none)."""
     name = Gateway.names(collection)[1]
     if name not in {c if isinstance(c, str) else c.name for c in client.list_collections()}:
         return None
@@ -171,15 +163,18 @@ def _server_error(exc: BaseException, endpoint: str) -> OSError:
     )
 
 
+def _check_count(texts: Sequence[str], vectors: Sequence[Any]) -> None:
+    if len(vectors) != len(texts):
+        raise ValueError(f"The embedder returned {len(vectors)} vectors for {len(texts)} texts.")
+
+
 def _settings() -> Any:
     from chromadb.config import Settings
 
     return Settings(anonymized_telemetry=False)
 
 
-
 def _check_known(mode: str, name: str) -> None:
-    """Raise a ``ValueError`` naming the choices when ``mode`` is not a search mode."""
     if mode not in SEARCH_MODES:
         raise ValueError(f"{name} must be one of {SEARCH_MODES}, got {mode!r}.")
 
@@ -187,8 +182,7 @@ def _check_known(mode: str, name: str) -> None:
 def _resolved_cache_sizes(
     vector_cache_size: int | None, item_cache_size: int | None, index: IndexConfig | None
 ) -> tuple[int, int]:
-    """The (vector, item) cache sizes: those given, the machine's defaults for ``None``
-    (:mod:`.memory_budget`); a ``ValueError`` for anything but a whole number >= 0."""
+    """The (vector, item) cache sizes: those given, else the machine's (:mod:`.memory_budget`)."""
     available = (
         memory_budget.available_memory()
         if vector_cache_size is None or item_cache_size is None
@@ -350,9 +344,8 @@ class ChromaStore(BaseStore):
             self.start_ttl_sweeper()
 
     def _use_index(self, config: IndexConfig | None, search_mode: SearchMode) -> None:
-        """Set the index configuration, the embedder with its baseline and calibration, and
-        the tokenized index fields from ``config`` (without one they stay ``None``, but a
-        lexical store still tokenizes the whole value)."""
+        """Take the embedder, its calibration and the tokenized fields from ``config`` (without
+        one, a lexical store still tokenizes the whole value)."""
         if config is not None:
             self.index_config = IndexConfig(**config)
             self.embeddings = ensure_embeddings(config.get("embed"))
@@ -395,8 +388,7 @@ class ChromaStore(BaseStore):
         return store
 
     def _take_over(self) -> None:
-        """Become the folder's embedded store and serve it: this process, a client of the
-        folder, took its lock after its owner went (:mod:`.sharing`)."""
+        """Become the folder's embedded store and serve it (its owner went, :mod:`.sharing`)."""
         import chromadb
 
         assert self._remote is not None
@@ -557,9 +549,8 @@ class ChromaStore(BaseStore):
     def _pair(
         self, texts: Sequence[str], vectors: Sequence[Sequence[float]]
     ) -> dict[str, np.ndarray]:
-        """Document vectors as rows of one float32 matrix (what Chroma stores and the vector
-        cache holds), converted in one step: element by element, a numpy row costs a Python
-        float per number."""
+        """Document vectors as rows of one float32 matrix, converted in one step (row by row
+        costs a Python float per number)."""
         _check_count(texts, vectors)
         if not texts:
             return {}
@@ -578,7 +569,7 @@ class ChromaStore(BaseStore):
     def _pair_queries(
         self, queries: Sequence[str], vectors: Sequence[Sequence[float]]
     ) -> dict[str, np.ndarray]:
-        """Query vectors as float32 arrays, the form the ranking uses (no list round trips)."""
+        """Query vectors as float32 arrays, the form the ranking uses."""
         _check_count(queries, vectors)
         out = {}
         for text, vec in zip(queries, vectors, strict=True):
@@ -609,53 +600,44 @@ class ChromaStore(BaseStore):
         """Run ``plan``; ``methods`` rank its searches in order (default: this store's own,
         :meth:`_method`; a batch sent by another process brings its own)."""
         with self._calls.call(), self._backend.state.batches.batch():
-            return self._execute_in_gate(plan, doc_vectors, query_vectors, methods)
-
-    def _execute_in_gate(
-        self,
-        plan: Plan,
-        doc_vectors: Mapping[str, np.ndarray],
-        query_vectors: Mapping[str, np.ndarray],
-        methods: Sequence[search.Method] | None = None,
-    ) -> list[Result]:
-        b = self._backend
-        b.check_readable()
-        results: list[Result] = [None] * plan.n_ops
-        now = self.clock()
-        refresh: dict[str, tuple[tuple[str, ...], float, bool]] = {}
-        if plan.gets:
-            ids = [record_format.item_id(op.namespace, op.key) for _, op in plan.gets]
-            metas = b.fetch(ids)
-            for (i, gop), rid in zip(plan.gets, ids, strict=True):
-                meta = metas.get(rid)
-                if meta is None or record_format.expired(record_format.expiry_of(meta), now):
-                    continue
-                results[i] = record_format.item_from_metadata(meta)
-                ttl = record_format.ttl_of(meta)
-                if gop.refresh_ttl and ttl is not None:
-                    refresh[rid] = (gop.namespace, now + ttl * 60.0, record_format.in_vectors(meta))
-        for j, (i, sop) in enumerate(plan.searches):
-            qvec = query_vectors.get(sop.query or "")
-            method = self._method(sop, qvec) if methods is None else methods[j]
-            hits = search.run(b, sop, qvec, now, method).page
-            results[i] = [h.item for h in hits]
-            for h in hits:
-                if sop.refresh_ttl and h.ttl is not None:
-                    refresh[h.rid] = (h.item.namespace, now + h.ttl * 60.0, h.own)
-        for i, lop in plan.listings:
-            live = b.live(fixed_prefix(lop.match_conditions), now)
-            results[i] = list_namespaces(live, lop)
-        if refresh:
-            writes.refresh_ttl(b, refresh)
-        if plan.puts:
-            writes.apply_puts(b, plan, doc_vectors, now)
-        return results
+            b = self._backend
+            b.check_readable()
+            results: list[Result] = [None] * plan.n_ops
+            now = self.clock()
+            refresh: dict[str, tuple[tuple[str, ...], float, bool]] = {}
+            if plan.gets:
+                ids = [record_format.item_id(op.namespace, op.key) for _, op in plan.gets]
+                metas = b.fetch(ids)
+                for (i, gop), rid in zip(plan.gets, ids, strict=True):
+                    meta = metas.get(rid)
+                    if meta is None or record_format.expired(record_format.expiry_of(meta), now):
+                        continue
+                    results[i] = record_format.item_from_metadata(meta)
+                    ttl = record_format.ttl_of(meta)
+                    if gop.refresh_ttl and ttl is not None:
+                        own = record_format.in_vectors(meta)
+                        refresh[rid] = (gop.namespace, now + ttl * 60.0, own)
+            for j, (i, sop) in enumerate(plan.searches):
+                qvec = query_vectors.get(sop.query or "")
+                method = self._method(sop, qvec) if methods is None else methods[j]
+                hits = search.run(b, sop, qvec, now, method).page
+                results[i] = [h.item for h in hits]
+                for h in hits:
+                    if sop.refresh_ttl and h.ttl is not None:
+                        refresh[h.rid] = (h.item.namespace, now + h.ttl * 60.0, h.own)
+            for i, lop in plan.listings:
+                live = b.live(fixed_prefix(lop.match_conditions), now)
+                results[i] = list_namespaces(live, lop)
+            if refresh:
+                writes.refresh_ttl(b, refresh)
+            if plan.puts:
+                writes.apply_puts(b, plan, doc_vectors, now)
+            return results
 
     def _method(
         self, op: SearchOp, qvec: np.ndarray | None, mode: SearchMode | None = None
     ) -> search.Method:
-        """How this store ranks ``op`` (its mode unless ``mode`` names another, the question's
-        baseline, the lift)."""
+        """How this store ranks ``op`` (in ``mode``, default its own)."""
         mode = mode or self.search_mode
         use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
         use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None

@@ -53,7 +53,7 @@ def apply_puts(b: Backend, plan: Plan, doc_vectors: Mapping[str, Any], now: floa
         empty = b.empty_namespaces(list(dict.fromkeys(p.op.namespace for p in puts)))
         old = b.fetch(ids, {rid: p.op.namespace for rid, p in zip(ids, puts, strict=True)}, empty)
         w = _Writes(record_format.new_tag(now), record_format.to_micros(now))
-        commit = Commit({}, {}, {}, {}, {}, {}, set())
+        commit = Commit()
         for p, rid in zip(puts, ids, strict=True):
             _gather_put(w, commit, gw, p, rid, old.get(rid), doc_vectors, now)
         _write(b, gw, w, commit, empty)
@@ -164,8 +164,7 @@ def _gather_own_record(
     w.vec_ids.append(vid)
     w.vec_embs.append(vec)
     w.vec_metas.append(record_format.stored_metadata(meta, prev if was_vector else None))
-    # No document: the text is read from the value. Chroma keeps a document an
-    # upsert gives none for, so one an earlier version wrote is cleared.
+    # No document (the text is read from the value); one an earlier version wrote is cleared.
     held = prev is not None and was_vector and record_format.holds_document(prev)
     w.vec_docs.append("" if held else None)
     if prev is not None and not was_vector:
@@ -196,8 +195,7 @@ def _gather_item_record(
 
 
 def _write(b: Backend, gw: Gateway, w: _Writes, commit: Commit, empty: set[Namespace]) -> None:
-    """Write the gathered records to Chroma in the safe order (steps 1-6 of the module
-    docstring), then apply ``commit`` to the in-process state."""
+    """Write the gathered records in the safe order (the module docstring's steps), then commit."""
     commit.registry.update(_register(b, w.expiries, w.unindexed, w.item_records))  # 1
     commit.created = {ns for ns in empty if ns in w.expiries}
     gw.upsert_vectors(w.vec_ids, w.vec_embs, w.vec_metas, w.vec_docs)  # 2
@@ -235,8 +233,8 @@ def _register(
     unindexed: Iterable[Namespace] = (),
     item_records: Iterable[Namespace] = (),
 ) -> dict[Namespace, NamespaceInfo]:
-    """Make sure every namespace receiving items has a registry record covering their expiry
-    and flags (written before the items); return each namespace's new info (new version)."""
+    """Give every namespace receiving items a registry record covering their expiry and flags;
+    return each one's new info (new version)."""
     if not expiries:
         return {}
     flagged = set(unindexed)
@@ -259,9 +257,8 @@ def _register(
         )
         out[ns] = info
         if held is None or dataclasses.replace(held, version=info.version) != info:
-            # (An embedded store skips unchanged records: only this process reads versions,
-            # and a registry upsert is a large share of a single put's time. A kept record of
-            # an empty namespace serves as it is when the expiry is the same.)
+            # (An embedded store skips unchanged records: only it reads versions, and a registry
+            # upsert is a large share of a single put's time.)
             ids.append(record_id(ns))
             metas.append(record(ns, info))
     b.gateway.upsert_registry(ids, metas)
@@ -271,11 +268,9 @@ def _register(
 def _settle(
     b: Backend, namespaces: Sequence[Namespace], change: Commit, *, keep: bool = False
 ) -> tuple[dict[Namespace, NamespaceInfo], set[Namespace]]:
-    """After deletes (or a put that shortened an item's expiry): remove the registry records of
-    empty namespaces (``keep``: an embedded store keeps them, marked), recompute the latest
-    expiry of the others. Returns the new infos and the namespaces removed. ``change``: the
-    write, in Chroma, not yet committed (an embedded store may know from it that a namespace
-    is now empty, :mod:`.id_sets`)."""
+    """After deletes (or a shortened expiry): remove the registry records of empty namespaces
+    (``keep``: an embedded store keeps them, marked), recompute the others' latest expiry.
+    Returns the new infos and the namespaces removed. ``change``: the uncommitted write."""
     gw = b.gateway
     known = b.known(list(namespaces))
     infos: dict[Namespace, NamespaceInfo] = {}
@@ -284,8 +279,7 @@ def _settle(
         expires = None if b.state.empty_after(ns, change) else gw.latest_expiry(ns)
         old = known.get(ns)
         if expires is None and keep and not b.shared:
-            # Only this process writes here: the record is kept (marked once) and a put that
-            # refills the namespace needs none. An embedded store knows the namespace is empty.
+            # Only this process writes here: the record is kept (marked once) for a later put.
             if old is not None:
                 change.kept[ns] = dataclasses.replace(old, version=uuid.uuid4().hex, kept=True)
                 if not old.kept:
@@ -311,9 +305,8 @@ def _settle(
 
 
 def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
-    """On a server: give every written namespace a new version after its data is written, so
-    other processes' caches reload (an expiry another process raised meanwhile is kept, and so
-    are the sticky flags it set)."""
+    """On a server: give every written namespace a new version after its data, so other
+    processes' caches reload (keeping what another process raised or flagged meanwhile)."""
     if not b.shared or not infos:
         return
     current = b.known(list(infos))
@@ -338,9 +331,8 @@ finds them after a kill checks each namespace for items (two reads)."""
 
 
 def unmark(b: Backend) -> None:
-    """Give the registry its plain form: delete the records an embedded store keeps for empty
-    namespaces and remove the marks of the others (before it lets its folder go, or when
-    :data:`MARKED_LIMIT` are marked). A process that does not write the folder leaves them."""
+    """Delete the records an embedded store keeps for empty namespaces and unmark the others
+    (before it lets its folder go, or past :data:`MARKED_LIMIT`)."""
     if b.shared or (b.folder is not None and not b.folder.writing):
         return
     with b.state.write_lock:
@@ -358,12 +350,11 @@ def unmark(b: Backend) -> None:
         b.gateway.upsert_registry(
             [record_id(ns) for ns in plain], [record(ns, info) for ns, info in plain.items()]
         )
-        b.state.commit(Commit({}, {}, {}, {}, {}, dict(plain), set(empty)))
+        b.state.commit(Commit(registry=dict(plain), removed=set(empty)))
 
 
 def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float, bool]]) -> None:
-    """Move the expiry of items read with ``refresh_ttl`` (record id -> (namespace, expiry,
-    whether the item is its own vector record))."""
+    """Move the expiry of items read with ``refresh_ttl`` (id -> (namespace, expiry, own))."""
     ids = list(refresh)
     with b.state.write_lock:
         b.claim_for_writing()
@@ -382,7 +373,7 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float, bool]]
         b.gateway.upsert_registry(
             [record_id(ns) for ns in raised], [record(ns, i) for ns, i in raised.items()]
         )
-        commit = Commit({}, {}, {}, {}, {}, raised if not b.shared else {}, set())
+        commit = Commit(registry=raised if not b.shared else {})
         for rid, (ns, expires, _) in refresh.items():
             commit.namespaces[rid] = ns
             commit.patches[rid] = {"_expires": expires}
@@ -405,7 +396,7 @@ def sweep(b: Backend, now: float) -> int:
         got = [(rid, meta) for rid, meta in got if rid not in kept]
         ids = [rid for rid, _ in got]
         b.gateway.delete_vectors([vid for rid, meta in got for vid in _vector_ids(rid, meta)])
-        commit = Commit({}, {}, {}, {}, {}, {}, set(), deleted_any=True)
+        commit = Commit(deleted_any=True)
         for rid, meta in got:
             ns = record_format.ns_from_str(str(meta["_ns"]))
             commit.items[rid] = None
@@ -423,15 +414,13 @@ def restore_times(
     b: Backend,
     times: Mapping[tuple[Namespace, str], tuple[float, float, float | None]],
 ) -> int:
-    """Set (created, updated, expiry) epoch seconds of existing items; return how many exist.
-
-    ``None`` as expiry keeps the item's current one. Caches and the registry follow.
-    """
+    """Set (created, updated, expiry) epoch seconds of existing items (expiry None: kept);
+    return how many exist."""
     with b.state.write_lock:
         b.claim_for_writing()
         ids = {record_format.item_id(ns, key): (ns, key) for ns, key in times}
         old = b.fetch(list(ids))
-        commit = Commit({}, {}, {}, {}, {}, {}, set())
+        commit = Commit()
         upd_ids: list[str] = []
         upd_metas: list[dict[str, Any]] = []
         upd_where: list[bool] = []
