@@ -62,7 +62,8 @@ def reference_scores(
 
 def shards_of(index: LexicalIndex, namespaces: list[Namespace]) -> list[_Shard]:
     """The shards as dicts (every document in a copy's dicts), for the reference to read."""
-    return [unpacked(shard) for shard in index._select(namespaces)]
+    keys = dict.fromkeys(tuple(ns) for ns in namespaces)
+    return [unpacked(index._shards[ns]) for ns in keys if ns in index._shards]
 
 
 def reference_search(

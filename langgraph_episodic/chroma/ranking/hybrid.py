@@ -106,10 +106,9 @@ def aligned(
     baseline: float | Calibration,
     depth: int,
 ) -> Fused | None:
-    """Stages 2 and 3 for one namespace with its vectors cached: the two sides' candidates
-    matched by document position (:meth:`.lexical._Arrays.aligned`) instead of by id; the same
-    ranking as :func:`candidates` then :func:`complete`. None for any other scope, and for a
-    question with a second reading."""
+    """Stages 2 and 3 for one namespace with its vectors cached, candidates matched by document
+    position (:meth:`.lexical._Arrays.aligned`): the ranking :func:`candidates` then
+    :func:`complete` give. None for any other scope, and for a question with a second reading."""
     if as_calibration(baseline).second is not None:
         return None
     dense_side = cosines.single() if cosines is not None else None
@@ -215,9 +214,9 @@ def complete(
     second: tuple[list[str], np.ndarray] | None = None,
 ) -> Fused:
     """Stage 3: ``cosines`` are :attr:`Candidates.need_cosine`'s ``(keys with a vector,
-    cosines)`` (from the snapshot, or read from Chroma); the others get their BM25 here, each
-    side in its order; then both sides are calibrated and fused. ``second``: every candidate's
-    ``(keys, raw cosines)`` of the question's second reading, where it applies."""
+    cosines)`` (from the snapshot, or read from Chroma); the candidates the lexical side did
+    not give get their BM25 here; then both sides are calibrated and fused. ``second``: every
+    candidate's ``(keys, raw cosines)`` of the question's second reading, where it applies."""
     ids, n_dense = found.ids, len(found.dense_cosine)
     slot = {key: n for n, key in enumerate(ids)}
     matched = set(found.lexical_at)

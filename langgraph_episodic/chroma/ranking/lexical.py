@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress, repeat
-from typing import NamedTuple, overload
+from typing import Generic, NamedTuple, Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -44,28 +44,96 @@ Tokenizer = Callable[[str], list[str]]
 
 DELTA_LIMIT = 2048
 """Documents written since a shard's base (added, replaced or removed) up to which a search
-scores the base and the documents written since side by side (:meth:`_Arrays.layered`); past
-it, the search's arrays merge the two into one base (:func:`_merge`), and the next write starts
-afresh over it. The merge costs time in proportion to the namespace, once per this many
-writes."""
+scores the base and the writes side by side (:meth:`_Arrays.layered`); past it, the search
+merges them into one base (:func:`_merge`, in time proportional to the namespace)."""
+
+
+_T = TypeVar("_T")
+
+
+class _ShardLike(Protocol):
+    frozen: bool
+
+    def thaw(self: _T) -> _T: ...
+    def discard(self, doc_id: str) -> None: ...
+    def freeze(self) -> None: ...
+
+
+S = TypeVar("S", bound=_ShardLike)
+
+
+class ShardedIndex(Generic[S]):
+    """Namespace -> shard, every change under ``lock`` (pass the lock of the state that owns
+    the index). A reader takes frozen shards (:meth:`_frozen`) and scores them outside the
+    lock; a write changes a copy of a frozen shard (``thaw``), never the shard a reader holds.
+    """
+
+    def __init__(self, new_shard: Callable[[], S], lock: threading.RLock | None) -> None:
+        self._new_shard = new_shard
+        self._shards: dict[Namespace, S] = {}
+        self._lock = lock if lock is not None else threading.RLock()
+
+    def _writable(self, namespace: Namespace) -> S:
+        """The namespace's shard for a change (a copy if a reader holds it); call under lock."""
+        shard = self._shards.get(namespace)
+        if shard is None:
+            shard = self._shards[namespace] = self._new_shard()
+        elif shard.frozen:
+            shard = self._shards[namespace] = shard.thaw()
+        return shard
+
+    def _frozen(
+        self, namespaces: Iterable[Namespace], read: Mapping[Namespace, S] | None = None
+    ) -> dict[Namespace, S]:
+        """The namespaces' shards, frozen to be read outside the lock (``read``: shards a
+        search built but could not keep, used where this index holds none)."""
+        found: dict[Namespace, S] = {}
+        with self._lock:
+            for ns in dict.fromkeys(tuple(n) for n in namespaces):
+                shard = self._shards.get(ns)
+                if shard is None and read is not None:
+                    shard = read.get(ns)
+                if shard is not None:
+                    shard.freeze()
+                    found[ns] = shard
+        return found
+
+    def put_shard(self, namespace: Namespace, shard: S) -> None:
+        """Make ``shard`` (from ``build_shard``) the namespace's contents."""
+        with self._lock:
+            self._shards[tuple(namespace)] = shard
+
+    def remove(self, namespace: Namespace, doc_id: str) -> None:
+        """Forget one document; unknown ids are ignored."""
+        with self._lock:
+            if tuple(namespace) in self._shards:
+                self._writable(tuple(namespace)).discard(doc_id)
+
+    def drop_namespace(self, namespace: Namespace) -> None:
+        """Forget a namespace and all its documents (exactly this namespace, not its children)."""
+        with self._lock:
+            self._shards.pop(tuple(namespace), None)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._shards.clear()
+
+    def has_namespace(self, namespace: Namespace) -> bool:
+        """Whether the namespace is loaded (it may hold no documents after removes)."""
+        with self._lock:
+            return tuple(namespace) in self._shards
 
 
 class _Shard:
-    """One namespace's documents: a frozen base and the writes since.
+    """One namespace's documents: a frozen ``base`` (:class:`_Arrays`; ``dead``: the positions
+    in it of documents removed or replaced since) and, in dicts (``postings``, ``terms``,
+    ``lengths``), the documents written since.
 
-    * ``base``: an :class:`_Arrays` of documents that never changes (the arrays a search built,
-      or the packed arrays of a namespace built from stored documents,
-      :meth:`LexicalIndex.build_shard`); ``dead``: the positions in it of documents removed or
-      replaced since.
-    * Dicts (``postings``, ``terms``, ``lengths``): the documents written since the base,
-      what writes change.
-
-    So a write costs what it writes, not the namespace: a frozen shard's copy for a write
-    (:meth:`thaw`) takes the base as it is and copies the dicts of the writes since; a search
-    scores the base's arrays beside those of the writes (:meth:`_Arrays.layered`) until there
-    are more than :data:`DELTA_LIMIT`, then merges them (:func:`_merge`). A shard built from
-    stored documents is held packed (its base alone, no dicts). The BM25 statistics are the
-    namespace's either way: the scores do not depend on how the documents are held.
+    So a write costs what it writes, not the namespace: :meth:`thaw` keeps the base and copies
+    the dicts; a search scores the base beside the writes until there are more than
+    :data:`DELTA_LIMIT`, then merges them. A shard built from stored documents is packed (a
+    base, no dicts). The BM25 statistics do not depend on how the documents are held.
     """
 
     __slots__ = (
@@ -88,21 +156,19 @@ class _Shard:
         self.terms: dict[str, tuple[str, ...]] = {}
         self.lengths: dict[str, int] = {}
         self.total_length = total_length
-        """The length of every live document, in the base and written since."""
+        """The length of every live document."""
         self.frozen = False
-        """Handed to a reader by :meth:`LexicalIndex.snapshot`: never changed again (a write
-        copies it first)."""
+        """Handed to a reader: never changed again (a write changes a :meth:`thaw` copy)."""
         self.source: _Shard | None = None
-        """The frozen shard this one was copied from (their posting dicts are shared until
-        a write copies one)."""
+        """The frozen shard this one was copied from (posting dicts shared until written)."""
         self._arrays: _Arrays | None = None
-        """The numpy form of a frozen shard, built by its first search."""
+        """A frozen shard's numpy form, built by its first search."""
         self._items: AbstractSet[str] | None = None
-        """The item ids of a frozen shard's documents, built by its first :meth:`items`."""
+        """A frozen shard's item ids, built by its first :meth:`items`."""
 
     @classmethod
     def of_arrays(cls, arrays: _Arrays, total_length: int) -> _Shard:
-        """A packed shard holding ``arrays`` (from :func:`_pack`)."""
+        """A packed shard holding ``arrays``."""
         shard = cls(arrays, total_length)
         shard._arrays = arrays
         shard.frozen = True
@@ -114,37 +180,39 @@ class _Shard:
         return self.base is not None and not self.lengths and not self.dead
 
     def n_docs(self) -> int:
-        """How many documents the shard holds."""
         n = len(self.lengths)
         if self.base is not None:
             n += len(self.base.ids) - len(self.dead)
         return n
 
+    def freeze(self) -> None:
+        self.frozen = True
+        self.source = None  # a frozen shard never writes: keep no chain alive
+
     def arrays(self) -> _Arrays:
-        """The shard as numpy arrays: built once for a frozen shard (its contents never
-        change, so any reader may build it and every reader gets the same), and afresh for a
-        changeable one (call under the index's lock then; nothing is kept)."""
+        """The shard as numpy arrays: built once for a frozen shard (any reader may build it:
+        every reader gets the same), afresh for a changeable one (then call under the lock)."""
         if not self.frozen:
-            return self._build()
+            return self.build()
         arrays = self._arrays
         if arrays is None:
-            arrays = self._arrays = self._build()
+            arrays = self._arrays = self.build()
         return arrays
 
-    def _build(self) -> _Arrays:
+    def build(self, merge: bool = False) -> _Arrays:
+        """The shard as new arrays (``merge``: whole ones, however many writes since the base)."""
         base = self.base
         if base is None:
             return _Arrays(self)
         if self.packed:
             return base
-        if len(self.lengths) + len(self.dead) > DELTA_LIMIT:
+        if merge or len(self.lengths) + len(self.dead) > DELTA_LIMIT:
             return _merge(base, self.dead, self)
         return _Arrays.layered(base, self.dead, self)
 
     def items(self) -> AbstractSet[str]:
-        """The item ids of the shard's documents (a document id ``<item>.<tag>`` names item
-        ``<item>``; one without a tag is its own item): built once for a frozen shard, and
-        afresh for a changeable one (call under the index's lock then)."""
+        """The item ids of the shard's documents (document ids are ``<item>.<tag>`` or an
+        item's own), kept as :meth:`arrays` is."""
         found = self._items
         if found is None:
             base = self.base
@@ -161,9 +229,8 @@ class _Shard:
         return found
 
     def thaw(self) -> _Shard:
-        """A changeable copy: over the arrays a search built, when they hold every document in
-        one base (nothing is copied); else over the same base, with copies of the dicts
-        (posting dicts are copied when a write touches them)."""
+        """A changeable copy: over the arrays a search built when they are whole, else over the
+        same base with copies of the dicts (a posting dict is copied when a write touches it)."""
         arrays = self._arrays
         if arrays is not None and arrays.whole:
             return _Shard(arrays, self.total_length)
@@ -185,9 +252,7 @@ class _Shard:
         return posting
 
     def add(self, doc_id: str, tokens: list[str]) -> None:
-        if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
-            raise RuntimeError("A frozen lexical shard cannot change; thaw() it first.")
-        self.discard(doc_id)
+        self.discard(doc_id)  # (raises on a frozen shard)
         counts = Counter(tokens)
         for term, tf in counts.items():
             self._posting(term)[doc_id] = tf
@@ -196,7 +261,7 @@ class _Shard:
         self.total_length += len(tokens)
 
     def discard(self, doc_id: str) -> None:
-        if self.frozen:
+        if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
             raise RuntimeError("A frozen lexical shard cannot change; thaw() it first.")
         terms = self.terms.pop(doc_id, None)
         if terms is not None:  # (its copy in the base, if any, is dead already)
@@ -221,8 +286,7 @@ def _item_of(doc_id: str) -> str:
 
 
 class _HeldItems(AbstractSet[str]):
-    """The item ids of a shard held as a base and writes since (:meth:`_Shard.items`), read
-    from the base's item counts without copying them."""
+    """The item ids of a base and writes since, read from the base's counts (not copied)."""
 
     __slots__ = ("_added", "_base", "_gone", "_len")
 
@@ -247,8 +311,7 @@ class _HeldItems(AbstractSet[str]):
 
 
 class _Positions(Mapping[str, int]):
-    """Document id -> position in a layered :class:`_Arrays`: a document written since the
-    base at its position after the base's, else its live position in the base."""
+    """Document id -> position in a layered :class:`_Arrays` (a written one's, else the base's)."""
 
     __slots__ = ("_base", "_dead", "_delta")
 
@@ -275,12 +338,9 @@ class _Positions(Mapping[str, int]):
 
 
 def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
-    """A packed shard (see :class:`_Shard`) of the documents ``ids[n]`` whose terms are the
-    ``n``-th of ``tokens`` (``ids`` may grow while ``tokens`` is read); a later duplicate id
-    wins, as with :meth:`_Shard.add`.
-
-    Each ``(term, document)`` pair costs two 32-bit numbers (the document's position, the
-    term's frequency), against a dict entry, and a dict per term, in the dict form."""
+    """A packed shard of the documents ``ids[n]`` with the ``n``-th of ``tokens`` (``ids`` may
+    grow while ``tokens`` is read); a later duplicate id wins. Each ``(term, document)`` pair
+    costs two 32-bit numbers, against a dict entry (and a dict per term) in the dict form."""
     slots: dict[str, int] = {}
     pair_slot, pair_at, pair_tf = array("i"), array("i"), array("I")
     order: list[str] = []
@@ -304,14 +364,10 @@ def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
     where = np.frombuffer(pair_at, dtype=np.intc).astype(np.int32)
     tf = np.frombuffer(pair_tf, dtype=np.uintc).astype(np.uint32)
     length = np.frombuffer(lengths, dtype=np.int64).astype(np.float64)
-    if dead:  # drop the earlier copies of repeated ids, and number the rest 0..n-1 again
+    if dead:  # drop the earlier copies of repeated ids
         alive = np.ones(len(order), dtype=bool)
         alive[dead] = False
-        keep = alive[where]
-        slot, where, tf = slot[keep], where[keep], tf[keep]
-        where = (np.cumsum(alive) - 1).astype(np.int32)[where]
-        order = [doc_id for doc_id, live in zip(order, alive.tolist(), strict=True) if live]
-        length = length[alive]
+        order, length, slot, where, tf = _live(alive, order, length, slot, where, tf)
     sort = np.argsort(slot, kind="stable")
     starts = np.zeros(len(slots) + 1, dtype=np.intp)
     np.cumsum(np.bincount(slot, minlength=len(slots)), out=starts[1:])
@@ -320,9 +376,23 @@ def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
     return _Shard.of_arrays(arrays, int(length.sum()))
 
 
+def _live(
+    alive: np.ndarray,
+    ids: list[str],
+    lengths: np.ndarray,
+    slot: np.ndarray,
+    where: np.ndarray,
+    tf: np.ndarray,
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The documents where ``alive``, numbered ``0..n-1`` again, and their ``(term slot,
+    position, tf)`` pairs."""
+    keep = alive[where]
+    where = (np.cumsum(alive) - 1).astype(np.int32)[where[keep]]
+    return list(compress(ids, alive.tolist())), lengths[alive], slot[keep], where, tf[keep]
+
+
 class PackedParts(NamedTuple):
-    """A packed shard (:func:`_pack`) as plain arrays, to keep on disk and restore
-    (:func:`packed_parts`, :func:`restore_packed`): document ``n`` is ``ids[n]`` of length
+    """A packed shard as plain arrays, to keep on disk: document ``n`` is ``ids[n]`` of length
     ``lengths[n]``; the posting of ``terms[k]`` is ``where[starts[k]:starts[k + 1]]``
     (document positions) with ``tf`` (term frequencies) alongside."""
 
@@ -335,18 +405,9 @@ class PackedParts(NamedTuple):
 
 
 def packed_parts(shard: _Shard) -> PackedParts:
-    """The shard's documents as the arrays of a packed shard: its base's when nothing was
-    written since, else merged with the writes (:func:`_merge`; costs time in proportion to
-    the namespace). Call on a frozen shard (:meth:`LexicalIndex.frozen`). Terms whose posting
-    is empty (a merged base keeps the slots of terms no document holds any more) are left
-    out: what is kept names only what the documents hold."""
-    base = shard.base
-    if base is None:
-        arrays = _Arrays(shard)
-    elif shard.packed:
-        arrays = base
-    else:
-        arrays = _merge(base, shard.dead, shard)
+    """A frozen shard's documents as a packed shard's arrays (merged with the writes since, if
+    any). Terms no document holds any more (a merged base keeps their slots) are left out."""
+    arrays = shard.build(merge=True)
     slots, starts, where, tf = arrays.flat()
     terms = list(slots)  # (slots are numbered in insertion order)
     counts = np.diff(starts)
@@ -359,8 +420,8 @@ def packed_parts(shard: _Shard) -> PackedParts:
 
 
 def restore_packed(parts: PackedParts) -> _Shard:
-    """The packed shard of ``parts`` (read back from disk): scored as the shard they came
-    from. Raises ``ValueError`` when the parts do not form one (a damaged file)."""
+    """The packed shard of ``parts`` read back from disk (scored as the shard they came from).
+    Raises ``ValueError`` when the parts do not form one (a damaged file)."""
     ids, lengths, terms, starts, where, tf = parts
     n = len(ids)
     problem = None
@@ -389,10 +450,8 @@ def restore_packed(parts: PackedParts) -> _Shard:
 
 
 def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
-    """Packed arrays (as :func:`_pack` makes) of the documents of ``base`` not in ``dead``,
-    then those ``written`` holds in its dicts: the base's pairs kept as they are (numpy), the
-    written documents' pairs put in after their terms' (a posting's order does not change a
-    score)."""
+    """Packed arrays of the documents of ``base`` not in ``dead``, then those ``written`` holds
+    in its dicts (their pairs put after their terms' in the base: order does not change a score)."""
     slots, starts, where, tf = base.flat()
     names = dict(slots)
     slot = np.repeat(np.arange(len(slots), dtype=np.intp), np.diff(starts))
@@ -400,11 +459,7 @@ def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
     if dead:
         alive = np.ones(len(ids), dtype=bool)
         alive[np.fromiter(dead, dtype=np.intp, count=len(dead))] = False
-        keep = alive[where]
-        slot, where, tf = slot[keep], where[keep], tf[keep]
-        where = (np.cumsum(alive) - 1).astype(np.int32)[where]
-        ids = list(compress(ids, alive.tolist()))
-        lengths = lengths[alive]
+        ids, lengths, slot, where, tf = _live(alive, ids, lengths, slot, where, tf)
     added = list(written.lengths)
     at = dict(zip(added, range(len(ids), len(ids) + len(added)), strict=True))
     new_slot, new_at, new_tf = array("q"), array("i"), array("I")
@@ -430,14 +485,12 @@ def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
 
 
 class _Arrays:
-    """A shard's documents as positions ``0..n-1`` (``ids``, ``position``), their lengths as
-    a float array, and each term's posting as ``(positions, term frequencies)`` arrays: made
-    on the first search that needs the term (terms no document holds are not kept), or, for a
-    packed shard, slices of two flat arrays made at once (:func:`_pack`).
+    """A shard's documents as positions ``0..n-1`` (``ids``, ``position``), their lengths,
+    and each term's posting as ``(positions, term frequencies)`` arrays: made by the first
+    search that needs the term, or for a packed shard slices of two flat arrays.
 
-    A layered one (:meth:`layered`) is a base's arrays and the documents written since: the
-    base's positions first (a dead one is in no posting and has no ``position``), then the
-    written documents'; each posting is the base's live part and the written part."""
+    A layered one (:meth:`layered`) is a base's positions (a dead one is in no posting and has
+    no ``position``), then those of the documents written since; so is each posting."""
 
     __slots__ = (
         "_aligned", "_alive", "_base", "_denominators", "_item_counts", "_postings", "_slots",
@@ -458,13 +511,13 @@ class _Arrays:
         self._denominators: dict[tuple[str, float, float, float], np.ndarray] = {}
         self._aligned: tuple[Sequence[str], np.ndarray, np.ndarray] | None = None
         self._slots: dict[str, int] | None = None
-        """A packed shard's term -> its posting's slice ``_starts[k]:_starts[k + 1]`` of
+        """A packed shard's term -> ``k``, its posting ``_starts[k]:_starts[k + 1]`` of
         ``_where`` (positions) and ``_tf`` (term frequencies)."""
         self._starts = self._where = self._tf = np.zeros(0, dtype=np.intp)
         self._base: _Arrays | None = None
-        """A layered one's base (see the class docstring)."""
+        """A layered one's base."""
         self._alive: np.ndarray | None = None
-        """A layered one's base positions still live (a bool mask), None when all are."""
+        """A layered one's mask of live base positions, None when all are."""
         self._written: dict[str, int] = {}
         """A layered one's documents written since the base -> their positions."""
         self._item_counts: dict[str, int] | None = None
@@ -480,8 +533,7 @@ class _Arrays:
         tf: np.ndarray,
         position: dict[str, int] | None = None,
     ) -> _Arrays:
-        """A packed shard's arrays (see :func:`_pack`; ``position``: each id's index in
-        ``ids``, when the caller has it)."""
+        """A packed shard's arrays (``position``: each id's index, when the caller has it)."""
         arrays = cls(None)
         arrays.ids = ids
         if position is None:
@@ -493,9 +545,8 @@ class _Arrays:
 
     @classmethod
     def layered(cls, base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
-        """The arrays of ``base`` without the documents at ``dead`` and with those ``written``
-        holds in its dicts (a frozen shard's), made in time for the writes, not the base:
-        the base's postings are its own (built once), only masked by ``dead``."""
+        """``base`` without the documents at ``dead``, with those ``written`` holds in its dicts,
+        made in time for the writes, not the base (the base's postings are only masked)."""
         arrays = cls(None)
         n_base = len(base.ids)
         added = list(written.lengths)
@@ -518,7 +569,7 @@ class _Arrays:
         return self._base is None
 
     def item_counts(self) -> dict[str, int]:
-        """How many documents each item has here (see :meth:`_Shard.items`), counted once."""
+        """How many documents each item has here, counted once."""
         counts = self._item_counts
         if counts is None:
             counts = self._item_counts = Counter(map(_item_of, self.ids))
@@ -526,8 +577,7 @@ class _Arrays:
 
     def flat(self) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
         """A whole one's postings as a packed shard holds them: ``(term -> slot, starts,
-        positions, term frequencies)`` (see :attr:`_slots`); made from the dicts when it was
-        built from them."""
+        positions, term frequencies)``."""
         if self._slots is not None:
             return self._slots, self._starts, self._where, self._tf
         slots: dict[str, int] = {}
@@ -547,9 +597,8 @@ class _Arrays:
 
     def aligned(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(position of each key, first index of each position's key)``, ``-1`` where there
-        is none, for an immutable sequence of ``keys`` (the entry keys of a vector matrix's
-        rows): kept for the latest ``keys`` object, so a hybrid search matches its two sides'
-        candidates by index, not by id."""
+        is none, for the immutable entry keys of a vector matrix's rows (kept for the latest
+        ``keys``): a hybrid search matches its two sides' candidates by index, not by id."""
         aligned = self._aligned
         if aligned is None or aligned[0] is not keys:
             base = self._base
@@ -578,8 +627,7 @@ class _Arrays:
         self, term: str, posting: tuple[np.ndarray, np.ndarray], k1: float, b: float, avgdl: float
     ) -> np.ndarray:
         """``tf + k1 * (1 - b + b * |d| / avgdl)`` of each document of the term's ``posting``,
-        kept for the latest ``(k1, b, avgdl)`` (a namespace searched alone always has the
-        same)."""
+        kept (a namespace searched alone always has the same ``(k1, b, avgdl)``)."""
         key = (term, k1, b, avgdl)
         found = self._denominators.get(key)
         if found is None:
@@ -676,11 +724,20 @@ def _positions(position: Mapping[str, int], keys: Sequence[str]) -> np.ndarray:
     return np.fromiter(map(position.get, keys, repeat(-1)), dtype=np.intp, count=len(keys))
 
 
+def _best(scores: np.ndarray, matched: np.ndarray, k: int) -> np.ndarray:
+    """The positions of the matched documents scoring at or above the ``k``-th best (ties kept)."""
+    found = np.flatnonzero(matched)
+    if len(found) > k:
+        values = scores[found]
+        kth = np.partition(values, len(values) - k)[len(values) - k]
+        found = found[values >= kth]
+    return found
+
+
 class TermScores:
     """BM25 scores of one weighted query over some namespaces' shards, computed once
-    (:meth:`LexicalIndex.score_terms`): its best documents, the score of any document, and the
-    most any document could score. Scoring the query once serves every step of a hybrid search.
-    """
+    (:meth:`LexicalIndex.score_terms`) for every step of a hybrid search: its best documents,
+    the score of any document, and the most any document could score."""
 
     __slots__ = ("_parts", "max_score")
 
@@ -693,7 +750,7 @@ class TermScores:
         """:meth:`LexicalIndex.max_score` of the query."""
 
     def single(self) -> tuple[_Arrays, np.ndarray] | None:
-        """The one shard's arrays and every document's score, when one shard was scored."""
+        """The one shard's arrays and scores, when one shard was scored."""
         if len(self._parts) != 1:
             return None
         arrays, scores, _ = self._parts[0]
@@ -704,11 +761,7 @@ class TermScores:
         if k <= 0:
             return []
         arrays, scores, matched = self._parts[0]
-        found = np.flatnonzero(matched)
-        if len(found) > k:
-            values = scores[found]
-            kth = np.partition(values, len(values) - k)[len(values) - k]
-            found = found[values >= kth]
+        found = _best(scores, matched, k)
         ids = arrays.ids
         positions = found.tolist()
         negatives = (-scores[found]).tolist()
@@ -722,11 +775,7 @@ class TermScores:
             return []
         keyed: list[tuple[float, str]] = []  # (-score, doc_id): sorted as plain tuples
         for arrays, scores, matched in self._parts:
-            found = np.flatnonzero(matched)
-            if allowed is None and len(found) > k:  # keep the k best of this shard, with ties
-                values = scores[found]
-                kth = np.partition(values, len(values) - k)[len(values) - k]
-                found = found[values >= kth]
+            found = np.flatnonzero(matched) if allowed is not None else _best(scores, matched, k)
             ids = arrays.ids
             negatives = (-scores[found]).tolist()
             keyed.extend(zip(negatives, [ids[j] for j in found.tolist()], strict=True))
@@ -764,7 +813,7 @@ class TermScores:
         return out
 
 
-class LexicalIndex:
+class LexicalIndex(ShardedIndex[_Shard]):
     """BM25 over documents grouped by namespace (a tuple of str).
 
     Each document is ``(namespace, doc_id, text)``; upserting an existing ``doc_id`` replaces
@@ -806,17 +855,7 @@ class LexicalIndex:
         self.b = b
         self.tokenizer: Tokenizer = tokenizer or analyzer("auto")
         self.language: str | None = None if tokenizer else "auto"
-        self._shards: dict[Namespace, _Shard] = {}
-        self._lock = lock if lock is not None else threading.RLock()
-
-    def _writable(self, namespace: Namespace) -> _Shard:
-        """The namespace's shard for a change (a copy if a reader holds it); call under lock."""
-        shard = self._shards.get(namespace)
-        if shard is None:
-            shard = self._shards[namespace] = _Shard()
-        elif shard.frozen:
-            shard = self._shards[namespace] = shard.thaw()
-        return shard
+        super().__init__(_Shard, lock)
 
     def snapshot(
         self, namespaces: Iterable[Namespace], read: Mapping[Namespace, _Shard] | None = None
@@ -826,15 +865,7 @@ class LexicalIndex:
         from Chroma but could not keep (a write landed meanwhile), used where this index holds
         none."""
         view = LexicalIndex(k1=self.k1, b=self.b, tokenizer=self.tokenizer)
-        with self._lock:
-            for ns in dict.fromkeys(tuple(n) for n in namespaces):
-                shard = self._shards.get(ns)
-                if shard is None and read is not None:
-                    shard = read.get(ns)
-                if shard is not None:
-                    shard.frozen = True
-                    shard.source = None  # a frozen shard never writes: keep no chain alive
-                    view._shards[ns] = shard
+        view._shards = self._frozen(namespaces, read)
         return view
 
     def use_language(self, language: Language) -> None:
@@ -882,8 +913,8 @@ class LexicalIndex:
         self.put_shard(namespace, self.build_shard(docs))
 
     def build_shard(self, docs: Iterable[tuple[str, str]]) -> _Shard:
-        """A namespace's shard built from ``(doc_id, text)`` documents (no lock: to hand to
-        :meth:`put_shard`), packed (see :class:`_Shard`); a later duplicate id wins."""
+        """A namespace's packed shard built from ``(doc_id, text)`` documents (no lock: to hand
+        to :meth:`put_shard`); a later duplicate id wins."""
         ids: list[str] = []  # (the analyzer may read a few texts ahead of its answers)
 
         def texts() -> Iterator[str]:
@@ -894,43 +925,14 @@ class LexicalIndex:
         return _pack(ids, self.analyze_many(texts()))
 
     def analyze_many(self, texts: Iterable[str]) -> Iterable[list[str]]:
-        """The tokenizer's terms of each text, in order: in one pass when it has a ``many``
-        (as :class:`.analysis.LanguageAnalyzer`), else text by text."""
+        """The tokenizer's terms of each text, in order (in one pass for an analyzer)."""
         if isinstance(self.tokenizer, LanguageAnalyzer):
             return self.tokenizer.many(texts)
         return map(self.tokenizer, texts)
 
-    def put_shard(self, namespace: Namespace, shard: _Shard) -> None:
-        """Make ``shard`` (from :meth:`build_shard`) the namespace's contents."""
-        with self._lock:
-            self._shards[tuple(namespace)] = shard
-
-    def remove(self, namespace: Namespace, doc_id: str) -> None:
-        """Forget one document; unknown ids are ignored."""
-        with self._lock:
-            if tuple(namespace) in self._shards:
-                self._writable(tuple(namespace)).discard(doc_id)
-
-    def drop_namespace(self, namespace: Namespace) -> None:
-        """Forget a namespace and all its documents (exactly this namespace, not its children)."""
-        with self._lock:
-            self._shards.pop(tuple(namespace), None)
-
-    def clear(self) -> None:
-        """Forget everything."""
-        with self._lock:
-            self._shards.clear()
-
-    def has_namespace(self, namespace: Namespace) -> bool:
-        """Whether the namespace is loaded (it may hold no documents after removes)."""
-        with self._lock:
-            return tuple(namespace) in self._shards
-
     def frozen(self, namespace: Namespace) -> _Shard | None:
-        """The namespace's shard, frozen (as :meth:`snapshot` freezes it), to read outside the
-        lock; None when it is not loaded."""
-        shards = self._frozen([namespace])
-        return shards[0] if shards else None
+        """The namespace's shard, frozen to read outside the lock; None when it is not loaded."""
+        return self._frozen([namespace]).get(tuple(namespace))
 
     def namespaces(self, prefix: Namespace = ()) -> list[Namespace]:
         """Loaded namespaces that start with ``prefix``, matched by whole segments."""
@@ -941,15 +943,15 @@ class LexicalIndex:
     def doc_count(self, namespaces: Iterable[Namespace]) -> int:
         """Number of documents in the given namespaces."""
         with self._lock:
-            shards = self._select(namespaces)
-            return sum(shard.n_docs() for shard in shards)
+            keys = dict.fromkeys(tuple(ns) for ns in namespaces)
+            return sum(self._shards[ns].n_docs() for ns in keys if ns in self._shards)
 
     def held_items(self, namespaces: Iterable[Namespace]) -> AbstractSet[str]:
         """The ids of the items with a document indexed in the given namespaces, under any tag
         (document ids are ``<item>.<tag>``), so an item rewritten since this index's snapshot
         still counts as held. The shards are frozen and each one's item ids built once (as
         :meth:`score_terms` freezes them): call it on a :meth:`snapshot`."""
-        shards = self._frozen(namespaces)
+        shards = list(self._frozen(namespaces).values())
         if len(shards) == 1:
             return shards[0].items()
         every: set[str] = set()
@@ -1010,7 +1012,7 @@ class LexicalIndex:
         Each term's part is ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))``,
         added term by term in the order of ``terms``.
         """
-        shards = self._frozen(namespaces)
+        shards = list(self._frozen(namespaces).values())
         n_docs = sum(shard.n_docs() for shard in shards)
         k1, b = self.k1, self.b
         every = [shard.arrays() for shard in shards]
@@ -1045,17 +1047,3 @@ class LexicalIndex:
             matched[where] = True
             scored.append((arrays, np.bincount(where, weights=part, minlength=n), matched))
         return TermScores(scored, total * (k1 + 1.0))
-
-    def _select(self, namespaces: Iterable[Namespace]) -> list[_Shard]:
-        keys = dict.fromkeys(tuple(ns) for ns in namespaces)
-        return [self._shards[ns] for ns in keys if ns in self._shards]
-
-    def _frozen(self, namespaces: Iterable[Namespace]) -> list[_Shard]:
-        """The namespaces' shards, frozen so that a reader can use them outside the lock."""
-        with self._lock:
-            shards = self._select(namespaces)
-            for shard in shards:
-                if not shard.frozen:
-                    shard.frozen = True
-                    shard.source = None  # a frozen shard never writes: keep no chain alive
-        return shards

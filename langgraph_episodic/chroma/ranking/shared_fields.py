@@ -32,6 +32,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..._types import Namespace
+from .lexical import ShardedIndex
 
 LIFT_DOCS = 3
 """How many of the best live hits name the context values (chosen on LoCoMo tuning
@@ -127,8 +128,8 @@ class _Shard:
         self.several += _several(unique)
 
     def fill(self, doc_id: str, unique: tuple[FieldKey, ...]) -> None:
-        """Add a memory this shard does not hold yet, with its distinct keys, to a shard being
-        built (it shares no group with a frozen one): :meth:`add` without its checks."""
+        """:meth:`add` without its checks, for a new memory with distinct keys in a shard
+        being built (it shares no group with a frozen one)."""
         groups = self.groups
         for key in unique:
             group = groups.get(key)
@@ -137,6 +138,10 @@ class _Shard:
             group[doc_id] = None
         self.keys[doc_id] = unique
         self.several += _several(unique)
+
+    def freeze(self) -> None:
+        self.frozen = True
+        self._owned = None  # a frozen shard never writes again
 
     def discard(self, doc_id: str) -> None:
         if self.frozen:
@@ -171,9 +176,8 @@ class FieldView:
 
     def neighbours(self, doc_id: str, primary: str) -> tuple[list[Mapping[str, None]], int]:
         """The memories sharing each of ``doc_id``'s values outside the field ``primary``
-        (:data:`EACH_FIRST`: outside the memory's own first field; one group per value held by
-        at most :data:`MAX_GROUP` memories; ``doc_id`` is in each), and how many such values it
-        has in all. Read-only: the groups are the shard's own."""
+        (:data:`EACH_FIRST`: its own first field), one read-only group per value not too
+        common (``doc_id`` is in each), and how many such values it has in all."""
         for shard in self._shards:
             keys = shard.keys.get(doc_id)
             if keys is None:
@@ -186,13 +190,12 @@ class FieldView:
         return [], 0
 
 
-class FieldIndex:
+class FieldIndex(ShardedIndex[_Shard]):
     """``(namespace, field, value) -> memories`` for the lift; every change happens under
     ``lock`` (the store state's), readers take frozen shards (:meth:`snapshot`)."""
 
     def __init__(self, lock: threading.RLock | None = None) -> None:
-        self._shards: dict[Namespace, _Shard] = {}
-        self._lock = lock if lock is not None else threading.RLock()
+        super().__init__(_Shard, lock)
 
     @staticmethod
     def build_shard(docs: Iterable[tuple[str, Iterable[tuple[str, str]]]]) -> _Shard:
@@ -208,57 +211,18 @@ class FieldIndex:
                 shard.fill(doc_id, unique)
         return shard
 
-    def put_shard(self, namespace: Namespace, shard: _Shard) -> None:
-        """Make ``shard`` the namespace's contents."""
-        with self._lock:
-            self._shards[tuple(namespace)] = shard
-
-    def _writable(self, namespace: Namespace) -> _Shard:
-        shard = self._shards.get(namespace)
-        if shard is None:
-            shard = self._shards[namespace] = _Shard()
-        elif shard.frozen:
-            shard = self._shards[namespace] = shard.thaw()
-        return shard
-
     def upsert(self, namespace: Namespace, doc_id: str, rows: Iterable[tuple[str, str]]) -> None:
         """Index a memory's ``(path, text)`` rows under ``doc_id`` (replacing earlier ones)."""
         keys = [field_key(path, text) for path, text in rows]
         with self._lock:
             self._writable(tuple(namespace)).add(doc_id, keys)
 
-    def remove(self, namespace: Namespace, doc_id: str) -> None:
-        """Forget one memory; unknown ids are ignored."""
-        with self._lock:
-            if tuple(namespace) in self._shards:
-                self._writable(tuple(namespace)).discard(doc_id)
-
-    def drop_namespace(self, namespace: Namespace) -> None:
-        """Forget a namespace (exactly this one, not its children)."""
-        with self._lock:
-            self._shards.pop(tuple(namespace), None)
-
-    def clear(self) -> None:
-        """Forget everything."""
-        with self._lock:
-            self._shards.clear()
-
     def snapshot(
         self, namespaces: Iterable[Namespace], read: Mapping[Namespace, _Shard] | None = None
     ) -> FieldView:
         """The namespaces' current shards, frozen, to read outside the lock (``read``: shards
         this search built but could not keep, used where this index holds none)."""
-        with self._lock:
-            shards = []
-            for ns in dict.fromkeys(tuple(n) for n in namespaces):
-                shard = self._shards.get(ns)
-                if shard is None and read is not None:
-                    shard = read.get(ns)
-                if shard is not None:
-                    shard.frozen = True
-                    shard._owned = None  # a frozen shard never writes again
-                    shards.append(shard)
-        return FieldView(shards)
+        return FieldView(list(self._frozen(namespaces, read).values()))
 
     def groups_of(self, namespace: Namespace) -> dict[FieldKey, frozenset[str]]:
         """Every value of a namespace with its memories (a copy; for checks and tests)."""

@@ -49,9 +49,8 @@ class Groups(NamedTuple):
 
 
 class Owners(list[str]):
-    """The entry key of each row of a built matrix (never changed once built), with the rows
-    of each key, indexed on first use (by any reader: the index is derived from an immutable
-    list, so whoever builds it builds the same)."""
+    """The entry key of each row of a built matrix (never changed once built), with the rows of
+    each key indexed on first use (by any reader: whoever builds it builds the same)."""
 
     __slots__ = ("_groups", "_rows")
 
@@ -86,16 +85,8 @@ class Owners(list[str]):
         return index
 
 
-def _rows_of(owners: Sequence[str]) -> dict[str, list[int]]:
-    if isinstance(owners, Owners):
-        return owners.rows()
-    return Owners(owners).rows()
-
-
-def _groups_of(owners: Sequence[str]) -> Groups:
-    if isinstance(owners, Owners):
-        return owners.groups()
-    return Owners(owners).groups()
+def _indexed(owners: Sequence[str]) -> Owners:
+    return owners if isinstance(owners, Owners) else Owners(owners)
 
 
 def _top(values: np.ndarray, tiebreak: np.ndarray, depth: int) -> np.ndarray:
@@ -118,15 +109,13 @@ def _top(values: np.ndarray, tiebreak: np.ndarray, depth: int) -> np.ndarray:
 class NamespaceVectors:
     """The vectors of one namespace, each held once: as a row of one float32 matrix.
 
-    Rows written since the last search wait in a small pending list and are stacked into the
-    matrix on the next search, so loading or updating an item copies the matrix at most once
-    per search (a per-row array beside the matrix doubled the cache's memory).
+    Rows written since the last search wait in a pending list and are stacked into the matrix
+    on the next search, so writes copy the matrix at most once per search.
 
     Not thread-safe: the store's state mutates it under its lock. A search takes a
-    :class:`BlockView` under the lock; when rows are pending it gets a :class:`Rebuild` instead,
-    stacks the matrix outside the lock (:meth:`Rebuild.build`) and offers the result back
-    (:meth:`install`), which is refused if a write landed meanwhile: a rebuild never drops a
-    row written after it started.
+    :class:`BlockView` under the lock, or when rows are pending a :class:`Rebuild`, which it
+    builds outside the lock and offers back (:meth:`install`); the offer is refused if a write
+    landed meanwhile, so a rebuild never drops a newer row.
     """
 
     __slots__ = (
@@ -157,10 +146,9 @@ class NamespaceVectors:
     def loaded(
         cls, version: str, rows: Sequence[tuple[str, str, Sequence[float] | np.ndarray]]
     ) -> NamespaceVectors:
-        """A block of ``(item id, vector id, vector)`` rows read from Chroma, its matrix built
-        at once: the block :meth:`replace_item_rows` of each item's rows (items in the order
-        they first appear) and a :meth:`view` give, byte for byte, without their per-row
-        steps (the first search of a large namespace spends a share of its time there)."""
+        """A block of ``(item id, vector id, vector)`` rows read from Chroma, its matrix built at
+        once: byte for byte what :meth:`replace_item_rows` of each item's rows (in the order
+        they first appear) then :meth:`view` give, without their per-row steps."""
         block = cls(version)
         by_item: dict[str, list[tuple[str, Sequence[float] | np.ndarray]]] = {}
         named = True  # every vector id names its item: the map is made on the first write
@@ -198,10 +186,9 @@ class NamespaceVectors:
 
     @classmethod
     def restored(cls, version: str, matrix: np.ndarray, vids: list[str]) -> NamespaceVectors:
-        """A block of rows kept from a block :meth:`loaded` from Chroma (:meth:`stacked`):
-        ``matrix`` (float32, normalised) and the vector id of each row, each naming its item.
-        The same block as :meth:`loaded` built, byte for byte. Raises ``ValueError`` when the
-        rows do not form one (a damaged file)."""
+        """The block :meth:`loaded` built, byte for byte, from what :meth:`stacked` kept: the
+        normalised float32 ``matrix`` and each row's vector id (naming its item). Raises
+        ``ValueError`` when the rows do not form one (a damaged file)."""
         block = cls(version)
         if matrix.dtype != np.float32 or matrix.ndim != 2 or len(matrix) != len(vids):
             raise ValueError("Not a vector block: its matrix does not fit its ids.")
@@ -391,8 +378,7 @@ def rank(
 
 class QueryCosines:
     """The cosine of one query to every row of some views, computed once: the ranking
-    (:meth:`rank`, as :func:`rank`) and any entry key's best cosine (:meth:`of`, as
-    :func:`similarities`) read the same products."""
+    (:meth:`rank`) and any entry key's best cosine (:meth:`of`) read the same products."""
 
     __slots__ = ("_clean", "_parts")
 
@@ -440,8 +426,7 @@ class QueryCosines:
         return first, other
 
     def _one_clean_view(self) -> tuple[BlockView, np.ndarray] | None:
-        """The one view and its cosines when there is one view and no cosine is NaN (NaN
-        cosines take the row-by-row code, as they always did)."""
+        """:meth:`single` when no cosine is NaN (NaN cosines take the row-by-row code)."""
         if len(self._parts) != 1:
             return None
         if self._clean is None:
@@ -455,20 +440,19 @@ class QueryCosines:
     def top_rows(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`top` of the one view (:meth:`single`): each key's best row instead of the key."""
         view, flat = self._parts[0]
-        if self._one_clean_view() is not None:
-            if view.one_per_item:
-                rows = _top(flat, np.arange(len(flat)), depth)
-                return rows, flat[rows].astype(np.float64)
-            # The first ``depth`` keys of the stable order lie within its first
-            # ``depth * most`` rows: order only the rows at or above that row's cosine.
-            n, m = len(flat), depth * _groups_of(view.owners).most
-            if m < n:
-                candidates = np.flatnonzero(flat >= np.partition(flat, n - m)[n - m])
-                order = candidates[np.argsort(-flat[candidates], kind="stable")]
-            else:
-                order = np.argsort(-flat, kind="stable")
-            return self._first_rows(view.owners, flat, order, depth)
-        order = np.argsort(-flat, kind="stable")
+        clean = self._one_clean_view() is not None
+        if clean and view.one_per_item:
+            rows = _top(flat, np.arange(len(flat)), depth)
+            return rows, flat[rows].astype(np.float64)
+        # The first ``depth`` keys of the stable order lie within its first ``depth * most``
+        # rows: order only the rows at or above that row's cosine.
+        n = len(flat)
+        m = depth * _indexed(view.owners).groups().most if clean else n
+        if m < n:
+            candidates = np.flatnonzero(flat >= np.partition(flat, n - m)[n - m])
+            order = candidates[np.argsort(-flat[candidates], kind="stable")]
+        else:
+            order = np.argsort(-flat, kind="stable")
         if view.one_per_item:
             rows = order[:depth]
             return rows, flat[rows].astype(np.float64)
@@ -525,7 +509,7 @@ class QueryCosines:
         """:meth:`of` as the entry keys found and their cosines (float64), in the same order."""
         if len(self._parts) == 1 and self._parts[0][0].one_per_item:  # one row per key
             view, scores = self._parts[0]
-            index = _rows_of(view.owners)
+            index = _indexed(view.owners).rows()
             found = sorted(
                 (rows[0], iid) for iid in set(item_ids) if (rows := index.get(iid)) is not None
             )
@@ -539,7 +523,7 @@ class QueryCosines:
         first row, view by view, as :func:`similarities`)."""
         wanted = set(item_ids)
         clean = self._one_clean_view()
-        groups = _groups_of(clean[0].owners) if clean is not None else None
+        groups = _indexed(clean[0].owners).groups() if clean is not None else None
         if clean is not None and groups is not None and groups.rows is not None:
             # one view: the wanted keys' rows gathered at once (padding reads -inf)
             hits = sorted((g, iid) for iid in wanted if (g := groups.of_key.get(iid)) is not None)
@@ -550,7 +534,7 @@ class QueryCosines:
             return {iid: value for (_, iid), value in zip(hits, best, strict=True)}
         out: dict[str, float] = {}
         for view, scores in self._parts:
-            index = _rows_of(view.owners)
+            index = _indexed(view.owners).rows()
             found = sorted(
                 ((rows, iid) for iid in wanted if (rows := index.get(iid)) is not None),
                 key=lambda pair: pair[0][0],
@@ -563,14 +547,12 @@ class QueryCosines:
 
 
 GEMV_ROWS = 1024
-"""Rows of 384 dimensions per matrix-vector product. Above about 1,100 such rows OpenBLAS splits
-one product over its threads, and on a busy machine waking them costs far more than the
-product itself (``docs/benchmarks.md``, "Throughput"). Blocks of this size stay on the calling
-thread, without changing any process-wide thread setting."""
+"""Rows of 384 dimensions per matrix-vector product: above about 1,100 OpenBLAS splits one
+product over its threads, and on a busy machine waking them costs far more than the product
+(``docs/benchmarks.md``, "Throughput"). Smaller blocks stay on the calling thread."""
 
 GEMV_ELEMENTS = GEMV_ROWS * 384
-"""What decides the split is the matrix's size, not its rows: wider vectors (the default's 896
-dimensions) get proportionally fewer rows per block (:func:`block_rows`)."""
+"""The split follows the matrix's size: wider vectors get fewer rows per block."""
 
 
 def block_rows(dims: int) -> int:
