@@ -95,16 +95,11 @@ def render_stats(stats: Stats, where: str) -> str:
     for user, categories in stats.skills.items():
         lines.append(f"skills of {user!r} (from {EPISODES_PREFIX}/{user}):")
         for category, p in categories.items():
-            best = max(
-                p["strategies"].items(),
-                key=lambda kv: (kv[1]["success_rate"], kv[1]["attempts"]),
-                default=None,
-            )
+            best = max(p["strategies"].items(), default=None,
+                       key=lambda kv: (kv[1]["success_rate"], kv[1]["attempts"]))
             best_text = f"; best strategy {best[0]} ({best[1]['success_rate']:.0%})" if best else ""
-            lines.append(
-                f"  {category:<16} {p['attempts']:>4} attempts, "
-                f"{p['success_rate']:.0%} success{best_text}"
-            )
+            lines.append(f"  {category:<16} {p['attempts']:>4} attempts, "
+                         f"{p['success_rate']:.0%} success{best_text}")
     return "\n".join(lines)
 
 
@@ -143,26 +138,16 @@ def search_in(
     if namespaces is None:
         found = store.search((), query=query, limit=limit, refresh_ttl=False)
         return [it for it in found if not is_internal(tuple(it.namespace))]
-    return best_hits(
-        lambda ns: store.search(ns, query=query, limit=limit, refresh_ttl=False), namespaces, limit
-    )
+    return best_hits(lambda ns: store.search(ns, query=query, limit=limit, refresh_ttl=False),
+                     namespaces, limit)
 
 
-def best_hits(
-    search: Callable[[Namespace], Iterable[T]],
-    namespaces: Iterable[Namespace],
-    limit: int,
-    item: Callable[[T], Any] = lambda hit: hit,
-) -> list[T]:
+def best_hits(search: Callable[[Namespace], Iterable[T]], namespaces: Iterable[Namespace],
+              limit: int, item: Callable[[T], Any] = lambda hit: hit) -> list[T]:
     """The best ``limit`` hits (by ``score``) of ``search`` in each of ``namespaces`` but the
     internal ones, each namespace's own items only (a search also reads deeper ones)."""
-    found = [
-        hit
-        for ns in namespaces
-        if not is_internal(ns)
-        for hit in search(ns)
-        if tuple(item(hit).namespace) == ns
-    ]
+    found = [hit for ns in namespaces if not is_internal(ns)
+             for hit in search(ns) if tuple(item(hit).namespace) == ns]
     found.sort(key=lambda hit: -(hit.score if hit.score is not None else float("-inf")))
     return found[:limit]
 

@@ -1,10 +1,8 @@
-"""Forgetting a user (``langgraph-episodic forget --user U``, the inspector's forget page):
-delete the user's store namespaces and checkpointed threads, for good.
+"""Forgetting a user (``langgraph-episodic forget --user U``, the inspector's forget page).
 
-The work is :func:`langgraph_episodic.privacy.forget_user`; this module checks the checkpoint
-database before touching it, looks first (a dry run: a user it finds nothing of is reported as
-such and the files are left untouched), asks for confirmation (unless ``--yes``), and renders
-the report: what was deleted, whether the files were purged, and a second pass confirming
+Around :func:`langgraph_episodic.privacy.forget_user`: check the checkpoint database before
+touching it, look first (a dry run; a user with nothing stored leaves the files untouched), ask
+for confirmation (unless ``--yes``), and render the report with a second pass confirming that
 nothing is left.
 """
 
@@ -104,22 +102,15 @@ def ask_on_terminal(question: str) -> bool:
     return answer in ("y", "yes", "j", "ja")
 
 
-def forget(
-    store: BaseStore,
-    user: str,
-    *,
-    checkpoints: str | Path | None,
-    shapes: Sequence[tuple[str, ...]] | None = None,
-    confirm: Confirm | None = None,
-) -> dict[str, Any]:
+def forget(store: BaseStore, user: str, *, checkpoints: str | Path | None,
+           shapes: Sequence[tuple[str, ...]] | None = None,
+           confirm: Confirm | None = None) -> dict[str, Any]:
     """Forget ``user`` in ``store`` and in the checkpoint database ``checkpoints`` (if any).
 
-    A dry run comes first. When it finds nothing of the user, nothing is deleted or purged
-    and the files are left as they are: the report says ``"untouched": True``. Otherwise, with
-    ``confirm``, ``confirm(summary)`` must return True before anything is deleted, and after
-    the deletion a second (dry) pass checks that nothing is left. Returns the report as a
-    JSON-safe dict with ``"checkpoints"`` (the database searched, or None), ``"untouched"`` and
-    ``"left_after"`` (what the second pass found: 0 items and no threads).
+    A dry run comes first: when it finds nothing, nothing is deleted or purged (``"untouched":
+    True``). Otherwise ``confirm(summary)``, when given, must return True, and a second dry
+    pass after the deletion fills ``"left_after"``. Returns the report as a JSON-safe dict with
+    ``"checkpoints"`` (the database searched, or None), ``"untouched"`` and ``"left_after"``.
     """
     from ..privacy import DEFAULT_SHAPES, forget_user
 
@@ -139,9 +130,7 @@ def forget(
                 raise CliError("Not confirmed: nothing was deleted.")
             report = forget_user(user, store=store, checkpointer=saver, **options)
             check = forget_user(user, store=store, checkpointer=saver, dry_run=True, **options)
-    except ValueError as exc:
-        raise CliError(str(exc)) from exc
-    except ImportError as exc:  # a postgresql:// URL without the postgres extra
+    except (ValueError, ImportError) as exc:  # ImportError: postgresql:// without its extra
         raise CliError(str(exc)) from exc
     return {
         **report.to_dict(),

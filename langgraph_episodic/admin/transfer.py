@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
-from ..chroma import check_index_fields
+from ..chroma import ChromaStore, check_index_fields
 from ..errors import Error
 
 if TYPE_CHECKING:
@@ -255,8 +255,6 @@ def collect_records(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[Ite
 def item_extras(store: BaseStore, items: Sequence[Item]) -> dict[ItemKey, ItemExtras]:
     """The index fields, TTL and expiry of ``items`` that the ``BaseStore`` API cannot tell:
     a ``ChromaStore`` keeps them; any other store's export carries the five public fields."""
-    from ..chroma import ChromaStore
-
     if not items or not isinstance(store, ChromaStore):
         return {}
     return store.item_extras([(tuple(it.namespace), it.key) for it in items])
@@ -269,18 +267,9 @@ def records_of(store: BaseStore, items: Sequence[Item]) -> list[ItemRecord]:
     for item in items:
         namespace = tuple(item.namespace)
         extra = extras.get((namespace, item.key))
-        records.append(
-            ItemRecord(
-                namespace=namespace,
-                key=item.key,
-                value=item.value,
-                created_at=item.created_at,
-                updated_at=item.updated_at,
-                index=None if extra is None else extra.index,
-                ttl=None if extra is None else extra.ttl,
-                expires_at=None if extra is None else extra.expires_at,
-            )
-        )
+        known = () if extra is None else (extra.index, extra.ttl, extra.expires_at)
+        records.append(ItemRecord(namespace, item.key, item.value, item.created_at,
+                                  item.updated_at, *known))
     return records
 
 
@@ -447,20 +436,10 @@ def import_records(store: BaseStore, records: Sequence[ItemRecord]) -> int:
     Vectors are recomputed by ``store``'s embedder, over each record's ``index`` fields (the
     store's defaults when it has none). Returns the number of items written.
     """
-    ops = [
-        PutOp(
-            namespace=r.namespace,
-            key=r.key,
-            value=r.value,
-            index=r.index,
-            ttl=r.ttl if store.supports_ttl else None,
-        )
-        for r in records
-    ]
+    ops = [PutOp(r.namespace, r.key, r.value, r.index, r.ttl if store.supports_ttl else None)
+           for r in records]
     if ops:
         store.batch(ops)
-    from ..chroma import ChromaStore
-
     if records and isinstance(store, ChromaStore):  # put stamps "now": restore the file's times
         store.restore_times(
             {(r.namespace, r.key): (r.created_at, r.updated_at, r.expires_at) for r in records}

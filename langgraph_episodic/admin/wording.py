@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 
-def count(n: int, noun: str, plural: str | None = None) -> str:
-    """``n`` and ``noun``, plural unless ``n`` is 1 (``plural`` defaults to ``noun + "s"``).
+def count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, with an ``s`` unless ``n`` is 1.
 
     >>> count(1, "item"), count(0, "item"), count(3, "vector record")
     ('1 item', '0 items', '3 vector records')
     """
-    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+    return f"{n} {noun if n == 1 else noun + 's'}"

@@ -87,14 +87,9 @@ def _holds_items(store: Any, user: str | None) -> bool:
 
 
 def _result_dict(item: Any) -> dict[str, Any]:
-    return {
-        "namespace": list(item.namespace),
-        "key": item.key,
-        "score": item.score,
-        "value": item.value,
-        "created_at": item.created_at.isoformat(),
-        "updated_at": item.updated_at.isoformat(),
-    }
+    return {"namespace": list(item.namespace), "key": item.key, "score": item.score,
+            "value": item.value, "created_at": item.created_at.isoformat(),
+            "updated_at": item.updated_at.isoformat()}
 
 
 def _day(text: str | None) -> str:
@@ -133,11 +128,8 @@ def run_history(args: argparse.Namespace) -> int:
     with open_store(target, semantic=False, read_only=True) as store:
         history = {ns: fact_history(store, ns) for ns in user_namespaces(store, args.user)}
     if args.json:
-        rows = [
-            {"namespace": list(ns), "key": key, **rec.to_value()}
-            for ns, versions in history.items()
-            for key, rec in versions
-        ]
+        rows = [{"namespace": list(ns), "key": key, **rec.to_value()}
+                for ns, versions in history.items() for key, rec in versions]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         print(render_history(history))
@@ -189,11 +181,8 @@ def run_import(args: argparse.Namespace) -> int:
     # Records that are all `"index": false` need no embedder: no model is loaded for them.
     semantic = any(r.index is not False for r in records)
     # No size limits: an import restores what a store held, and its own export must import.
-    opened = open_store(
-        target, semantic=semantic, create=True, load=False, max_value_bytes=None,
-        max_indexed_bytes=None,
-    )
-    with opened as store:
+    with open_store(target, semantic=semantic, create=True, load=False, max_value_bytes=None,
+                    max_indexed_bytes=None) as store:
         try:
             try:  # conflicts, and a folder another process writes, are found before the model loads
                 to_write = resolve_conflicts(store, records, args.on_conflict)

@@ -98,11 +98,8 @@ def _solver(
                 raise CliError(f"The chat model failed: {exc}") from exc
         attempt = world.attempt(sim, strategy)
         attempts.append(attempt)
-        return {
-            "messages": [reply],
-            "feedback": attempt.feedback.to_dict(),
-            "outcome": attempt.outcome.value,
-        }
+        return {"messages": [reply], "feedback": attempt.feedback.to_dict(),
+                "outcome": attempt.outcome.value}
 
     return solve
 
@@ -205,14 +202,8 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
-def _run(
-    args: argparse.Namespace,
-    store: Any,
-    target: Target,
-    model: Any,
-    plot_path: Path,
-    started: float,
-) -> int:
+def _run(args: argparse.Namespace, store: Any, target: Target, model: Any, plot_path: Path,
+         started: float) -> int:
     from ..graph import (
         EpisodeMemories,
         list_sessions,
@@ -240,24 +231,13 @@ def _run(
         with open_checkpointer(target.checkpoints()) as saver:
             earlier = [s.thread_id for s in list_sessions(saver, DEMO_USER)]
             prune_threads(saver, earlier, keep=KEEP_CHECKPOINTS)  # a file from an older demo
-            graph = build_graph(
-                store=store,
-                checkpointer=saver,
-                solve=_solver(world, sims, model, attempts),
-                model=model,
-                policy=args.policy,
-                rng=random.Random(f"policy:{seed}:{start}"),
-            )
+            graph = build_graph(store=store, checkpointer=saver, model=model, policy=args.policy,
+                                solve=_solver(world, sims, model, attempts),
+                                rng=random.Random(f"policy:{seed}:{start}"))
             for sim in _tqdm(sims.values(), total=len(sims)):
-                graph.invoke(
-                    {
-                        "messages": [HumanMessage(sim.task.description)],
-                        "task": sim.task.to_dict(),
-                        "sim_index": sim.index,
-                    },
-                    config,
-                    durability="exit",  # one checkpoint per task, not one per node
-                )
+                graph.invoke({"messages": [HumanMessage(sim.task.description)],
+                              "task": sim.task.to_dict(), "sim_index": sim.index},
+                             config, durability="exit")  # one checkpoint per task, not per node
                 prune_threads(saver, [thread_id], keep=KEEP_CHECKPOINTS)
     finally:  # also after Ctrl-C: the next run continues after the last task played
         done = Progress(seed, start + len(attempts), runs + 1, (*progress.run_starts, start))
@@ -268,17 +248,8 @@ def _run(
     return 0
 
 
-def _report(
-    args: argparse.Namespace,
-    target: Target,
-    world: World,
-    memory: Any,
-    start: int,
-    attempts: list[Attempt],
-    done: Progress,
-    plot_path: Path,
-    started: float,
-) -> None:
+def _report(args: argparse.Namespace, target: Target, world: World, memory: Any, start: int,
+            attempts: list[Attempt], done: Progress, plot_path: Path, started: float) -> None:
     """Print the learning curves, skill profiles and the next task's replay prompt of the run
     that played ``attempts`` from task ``start`` (``done``: the progress after it); save the
     plot and the CSV."""
@@ -313,13 +284,8 @@ def _report(
     )
 
 
-def _stream(
-    world: World,
-    stored: list[Episode],
-    attempts: list[Attempt],
-    start: int,
-    run_starts: dict[int, int],
-) -> demo_report.Stream:
+def _stream(world: World, stored: list[Episode], attempts: list[Attempt], start: int,
+            run_starts: dict[int, int]) -> demo_report.Stream:
     """Every task played so far by each policy, task 1 first: the stored episodes for "with
     memory" (only this run's attempts, from task ``start``, if the store does not hold exactly
     the episodes of the task stream), the baselines replayed on the same tasks and draws."""

@@ -87,12 +87,8 @@ MEMORY_LABEL = "with memory"
 def policy_labels(best_single: str) -> dict[str, str]:
     """Each policy's name for people, in the order of the report; ``best_single`` is the
     strategy the hindsight baseline uses."""
-    return {
-        MEMORY: MEMORY_LABEL,
-        BEST_SINGLE: f"best single strategy, hindsight ({best_single})",
-        RANDOM: "random strategy",
-        ORACLE: "hidden best per category (oracle)",
-    }
+    return {MEMORY: MEMORY_LABEL, BEST_SINGLE: f"best single strategy, hindsight ({best_single})",
+            RANDOM: "random strategy", ORACLE: "hidden best per category (oracle)"}
 
 
 @dataclass(frozen=True)
@@ -134,9 +130,8 @@ def progress_report(stream: Stream, start: int) -> str:
     end = stream.end
     n = end - start
     k = max(1, n // 5)
-    spans = [
-        ("first fifth", start, start + k), ("last fifth", end - k, end), ("whole run", start, end)
-    ]
+    spans = [("first fifth", start, start + k), ("last fifth", end - k, end),
+             ("whole run", start, end)]
     width = max(len(label) for label in stream.labels.values())
     heads = [f"{name} {a + 1}-{b}" for name, a, b in spans]
     lines = [
@@ -174,13 +169,9 @@ def progress_report(stream: Stream, start: int) -> str:
 
 def stream_curves(stream: Stream, window: int) -> Curves:
     """Each policy's rolling learning curve over the whole stream, numbered by task."""
-    return {
-        stream.labels[key]: [
-            replace(s, index=s.index + stream.first)
-            for s in compute_learning_curve(history, window=window)
-        ]
-        for key, history in stream.histories.items()
-    }
+    return {stream.labels[key]: [replace(s, index=s.index + stream.first)
+                                 for s in compute_learning_curve(history, window=window)]
+            for key, history in stream.histories.items()}
 
 
 def curve_table(curves: Curves, window: int, *, since: int = 0) -> str:
@@ -197,9 +188,8 @@ def curve_table(curves: Curves, window: int, *, since: int = 0) -> str:
     step = max(1, len(full) // CURVE_ROWS)
     rows = sorted({*full[step - 1 :: step], full[-1]}) if full else []
     for i in rows:
-        values = "  ".join(
-            f"{curves[label][i].rolling_success_rate:>{w}.0%}" for label, w in widths.items()
-        )
+        values = "  ".join(f"{curves[label][i].rolling_success_rate:>{w}.0%}"
+                           for label, w in widths.items())
         lines.append(f"{first[i].index:>6}  {values}")
     return "\n".join(lines)
 
@@ -239,10 +229,8 @@ def learnt_best(profile: SkillProfile) -> tuple[str, float, int] | None:
     """
     if not profile.strategies:
         return None
-    name, stats = max(
-        profile.strategies.items(),
-        key=lambda kv: ((kv[1].successes + 1) / (kv[1].attempts + 2), kv[1].attempts),
-    )
+    name, stats = max(profile.strategies.items(),
+                      key=lambda kv: ((kv[1].successes + 1) / (kv[1].attempts + 2), kv[1].attempts))
     return name, stats.success_rate, stats.attempts
 
 
@@ -266,9 +254,8 @@ def skills_table(profiles: Mapping[TaskCategory, SkillProfile], world: World) ->
             f"{category.value:<16} {profile.attempts:>8} {profile.success_rate:>8.0%}  "
             f"{learnt:<26} {f'{hidden} ({rate:.0%})':<24} {'yes' if same else 'not yet'}"
         )
-    lines.append(
-        f"Memory has found the hidden best strategy in {found} of {len(profiles)} categories."
-    )
+    lines.append(f"Memory has found the hidden best strategy in {found} of {len(profiles)} "
+                 "categories.")
     return "\n".join(lines)
 
 

@@ -58,19 +58,13 @@ def run_mcp(args: argparse.Namespace) -> int:
         toolset = MemoryToolset.create(store, locale=args.locale, allow_forget=args.allow_forget)
         names = ", ".join(tool.name for tool in toolset.listed())
         if tokens is None:
-            print(
-                f"serving {names} for user {args.user!r} on stdio from the {target.describe()}",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(f"serving {names} for user {args.user!r} on stdio from the {target.describe()}",
+                  file=sys.stderr, flush=True)
             asyncio.run(serve_stdio(toolset, user=args.user))
         else:
-            print(
-                f"serving {names} at http://{args.host}:{args.port}{MCP_PATH} for "
-                f"{len(set(tokens.tokens.values()))} users from the {target.describe()}",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(f"serving {names} at http://{args.host}:{args.port}{MCP_PATH} for "
+                  f"{len(set(tokens.tokens.values()))} users from the {target.describe()}",
+                  file=sys.stderr, flush=True)
             asyncio.run(serve_http(toolset, tokens, host=args.host, port=args.port))
     finally:
         store.close()

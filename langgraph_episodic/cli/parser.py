@@ -118,39 +118,27 @@ def _export(p: argparse.ArgumentParser) -> None:
 
 def _import(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="file to read ('-' for stdin)")
-    p.add_argument(
-        "--on-conflict",
-        choices=["error", "skip", "overwrite"],
-        default="error",
-        help="an item whose namespace and key exist already: refuse the file and list them "
-        "(error, default), keep the existing item (skip) or replace it (overwrite)",
-    )
-    p.add_argument(
-        "--keep-expired",
-        action="store_true",
-        help="import items whose expires_at has passed (refused by default)",
-    )
+    p.add_argument("--on-conflict", choices=["error", "skip", "overwrite"], default="error",
+                   help="an item whose namespace and key exist already: refuse the file and "
+                   "list them (error, default), keep the existing item (skip) or replace it "
+                   "(overwrite)")
+    p.add_argument("--keep-expired", action="store_true",
+                   help="import items whose expires_at has passed (refused by default)")
     add_target_options(p, embeds=True)
 
 
 def _forget(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="the user id to forget")
-    p.add_argument(
-        "--yes", action="store_true", help="do not ask for confirmation (needed without a terminal)"
-    )
-    p.add_argument(
-        "--shape",
-        action="append",
-        metavar="SHAPE",
-        help="where the user sits in your namespaces, labels separated by '/', '*' for any "
-        "label, e.g. '{user_id}/notes' (repeatable; default: '*/{user_id}', every namespace "
-        "the library writes)",
-    )
-    p.add_argument(
-        "--checkpoints",
-        help="checkpoint database of the user's threads (SQLite file or postgresql:// URL; "
-        "default: <path>/checkpoints.sqlite for an embedded store, none for a server)",
-    )
+    p.add_argument("--yes", action="store_true",
+                   help="do not ask for confirmation (needed without a terminal)")
+    p.add_argument("--shape", action="append", metavar="SHAPE",
+                   help="where the user sits in your namespaces, labels separated by '/', '*' "
+                   "for any label, e.g. '{user_id}/notes' (repeatable; default: '*/{user_id}', "
+                   "every namespace the library writes)")
+    p.add_argument("--checkpoints",
+                   help="checkpoint database of the user's threads (SQLite file or "
+                   "postgresql:// URL; default: <path>/checkpoints.sqlite for an embedded "
+                   "store, none for a server)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_target_options(p, embeds=False)
 
@@ -167,55 +155,35 @@ def _purge(p: argparse.ArgumentParser) -> None:
 
 
 def _mcp(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--user", help="the user whose memory a stdio server serves (required without --http)"
-    )
-    p.add_argument(
-        "--http",
-        action="store_true",
-        help="serve streamable HTTP at http://HOST:PORT/mcp, the user from each request's "
-        f"bearer token (tokens from ${MCP_TOKENS_ENV} or --tokens-file); default: stdio",
-    )
-    p.add_argument(
-        "--host", default=DEFAULT_MCP_HOST, help=f"HTTP host (default: {DEFAULT_MCP_HOST})"
-    )
-    p.add_argument(
-        "--port", type=int, default=DEFAULT_MCP_PORT,
-        help=f"HTTP port (default: {DEFAULT_MCP_PORT})",
-    )
-    p.add_argument(
-        "--tokens-file",
-        metavar="FILE",
-        help="bearer tokens for --http, one TOKEN:USER per line",
-    )
-    p.add_argument(
-        "--locale",
-        choices=["de", "en"],
-        default="de",
-        help="tool names and texts: memory_speichern/memory_abrufen (de, default) or "
-        "save_memory/recall_memory (en)",
-    )
-    p.add_argument(
-        "--allow-forget",
-        action="store_true",
-        help="add the tool memory_vergessen/forget_memory: deletes the caller's own data",
-    )
+    p.add_argument("--user",
+                   help="the user whose memory a stdio server serves (required without --http)")
+    p.add_argument("--http", action="store_true",
+                   help="serve streamable HTTP at http://HOST:PORT/mcp, the user from each "
+                   f"request's bearer token (tokens from ${MCP_TOKENS_ENV} or --tokens-file); "
+                   "default: stdio")
+    p.add_argument("--host", default=DEFAULT_MCP_HOST,
+                   help=f"HTTP host (default: {DEFAULT_MCP_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_MCP_PORT,
+                   help=f"HTTP port (default: {DEFAULT_MCP_PORT})")
+    p.add_argument("--tokens-file", metavar="FILE",
+                   help="bearer tokens for --http, one TOKEN:USER per line")
+    p.add_argument("--locale", choices=["de", "en"], default="de",
+                   help="tool names and texts: memory_speichern/memory_abrufen (de, default) "
+                   "or save_memory/recall_memory (en)")
+    p.add_argument("--allow-forget", action="store_true",
+                   help="add the tool memory_vergessen/forget_memory: deletes the caller's own "
+                   "data")
     add_target_options(p, embeds=True)
 
 
 def _ui(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--port", type=int, default=DEFAULT_UI_PORT,
-        help=f"port on 127.0.0.1 (default: {DEFAULT_UI_PORT}; 0: any free)",
-    )
-    p.add_argument(
-        "--read-only", action="store_true", help="browse and search only: no edit, delete, forget"
-    )
-    p.add_argument(
-        "--checkpoints",
-        help="checkpoint database whose threads forgetting a user deletes (default: "
-        "<path>/checkpoints.sqlite for an embedded store, none for a server)",
-    )
+    p.add_argument("--port", type=int, default=DEFAULT_UI_PORT,
+                   help=f"port on 127.0.0.1 (default: {DEFAULT_UI_PORT}; 0: any free)")
+    p.add_argument("--read-only", action="store_true",
+                   help="browse and search only: no edit, delete, forget")
+    p.add_argument("--checkpoints",
+                   help="checkpoint database whose threads forgetting a user deletes (default: "
+                   "<path>/checkpoints.sqlite for an embedded store, none for a server)")
     add_target_options(p, embeds=True)
 
 
@@ -250,23 +218,15 @@ def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None
     """Add ``--path`` / ``--url`` (exclusive), ``--collection``, and ``--embeddings`` when the
     command embeds text (``embeds``; the others never load an embedder)."""
     where = parser.add_mutually_exclusive_group()
-    where.add_argument(
-        "--path",
-        help=f"folder of the embedded store (default: ./{DEFAULT_FOLDER})",
-    )
+    where.add_argument("--path", help=f"folder of the embedded store (default: ./{DEFAULT_FOLDER})")
     where.add_argument("--url", help="URL of a Chroma server, e.g. http://127.0.0.1:8000")
-    parser.add_argument(
-        "--collection",
-        default=DEFAULT_COLLECTION,
-        help=f"collection name inside Chroma (default: {DEFAULT_COLLECTION})",
-    )
+    parser.add_argument("--collection", default=DEFAULT_COLLECTION,
+                        help=f"collection name inside Chroma (default: {DEFAULT_COLLECTION})")
     if not embeds:
         return
     parser.add_argument(
-        "--embeddings",
-        choices=["auto", "model", "multilingual", "bilingual", "hash"],
-        default="auto",
-        help="how text is embedded: as ChromaStore does with no index= (auto, default: the "
+        "--embeddings", choices=["auto", "model", "multilingual", "bilingual", "hash"],
+        default="auto", help="how text is embedded: as ChromaStore does with no index= (auto, default: the "
         "model the store's vectors were written with, bilingual for a new store), the packaged "
         "all-MiniLM-L6-v2 (model), the multilingual Universal Sentence Encoder for German and "
         "other languages (multilingual), both, as ChromaStore's default embedder (bilingual: a "
@@ -276,39 +236,24 @@ def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None
 
 
 def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--tasks", type=int, default=DEFAULT_TASKS,
-        help=f"tasks in this run (default: {DEFAULT_TASKS})",
-    )
-    parser.add_argument(
-        "--path", help=f"folder of the store and checkpoints (default: ./{DEFAULT_FOLDER})"
-    )
-    parser.add_argument(
-        "--model",
-        help="a chat model as provider:name (e.g. openai:gpt-4o-mini) for the answers; "
-        "default: the simulated solver",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        help=f"seed of the hidden success rates and the task stream (default: {DEFAULT_SEED}; "
-        "a store keeps the seed of its first run)",
-    )
-    parser.add_argument(
-        "--plot", help=f"SVG file for the learning curve (default: ./{PLOT_FILE_NAME})"
-    )
-    parser.add_argument(
-        "--policy",
-        choices=["thompson", "greedy"],
-        default="thompson",
-        help="strategy policy: thompson (explores and exploits, default) or greedy",
-    )
-    parser.add_argument(
-        "--embeddings",
-        choices=["model", "hash"],
-        default="model",
-        help="the packaged all-MiniLM-L6-v2 (model, default) or the instant hashing embedder",
-    )
+    parser.add_argument("--tasks", type=int, default=DEFAULT_TASKS,
+                        help=f"tasks in this run (default: {DEFAULT_TASKS})")
+    parser.add_argument("--path",
+                        help=f"folder of the store and checkpoints (default: ./{DEFAULT_FOLDER})")
+    parser.add_argument("--model",
+                        help="a chat model as provider:name (e.g. openai:gpt-4o-mini) for the "
+                        "answers; default: the simulated solver")
+    parser.add_argument("--seed", type=int,
+                        help="seed of the hidden success rates and the task stream (default: "
+                        f"{DEFAULT_SEED}; a store keeps the seed of its first run)")
+    parser.add_argument("--plot",
+                        help=f"SVG file for the learning curve (default: ./{PLOT_FILE_NAME})")
+    parser.add_argument("--policy", choices=["thompson", "greedy"], default="thompson",
+                        help="strategy policy: thompson (explores and exploits, default) or "
+                        "greedy")
+    parser.add_argument("--embeddings", choices=["model", "hash"], default="model",
+                        help="the packaged all-MiniLM-L6-v2 (model, default) or the instant "
+                        "hashing embedder")
 
 
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
@@ -316,12 +261,10 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "search": ("semantic search over the store", _search),
     "history": ("a user's facts with their periods (what was true when)", _history),
     "export": ("write every item to a JSON-lines file", _export),
-    "import": (
-        "read a JSON-lines export (validated completely before anything is written)", _import
-    ),
-    "forget": (
-        "delete a user's memories and conversation threads, and purge the files", _forget
-    ),
+    "import": ("read a JSON-lines export (validated completely before anything is written)",
+               _import),
+    "forget": ("delete a user's memories and conversation threads, and purge the files",
+               _forget),
     "sweep": ("delete expired (TTL) items now", lambda p: add_target_options(p, embeds=False)),
     "verify": ("check the store for leftovers of crashes; --repair fixes", _verify),
     "purge": ("remove deleted data from the files now (rebuilds vector indexes)", _purge),

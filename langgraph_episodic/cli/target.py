@@ -39,12 +39,9 @@ class Target:
     def from_args(cls, args: argparse.Namespace) -> Target:
         url = getattr(args, "url", None)
         path = getattr(args, "path", None)
-        return cls(
-            path=None if url else Path(path or DEFAULT_PATH),
-            url=url,
-            collection=getattr(args, "collection", DEFAULT_COLLECTION),
-            embeddings=getattr(args, "embeddings", "auto"),
-        )
+        return cls(None if url else Path(path or DEFAULT_PATH), url,
+                   getattr(args, "collection", DEFAULT_COLLECTION),
+                   getattr(args, "embeddings", "auto"))
 
     def describe(self) -> str:
         """``"server http://..."`` or ``"embedded store ./.episodic"`` for messages."""
@@ -70,11 +67,8 @@ class Target:
             from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
 
             return {"dims": BILINGUAL_DIMS, "embed": bilingual_embeddings()}
-        embed = (
-            default_embeddings()
-            if threads is None
-            else SentenceTransformerEmbeddings(num_threads=threads)
-        )
+        embed = default_embeddings() if threads is None else SentenceTransformerEmbeddings(
+            num_threads=threads)
         return {"dims": MODEL_DIMS, "embed": embed}
 
     def checkpoints(self) -> Path | None:
@@ -82,17 +76,9 @@ class Target:
         return None if self.path is None else self.path / "checkpoints.sqlite"
 
 
-def open_store(
-    target: Target,
-    *,
-    semantic: bool,
-    create: bool = False,
-    read_only: bool = False,
-    alone: bool = False,
-    threads: int | None = None,
-    load: bool = True,
-    **options: Any,
-) -> ChromaStore:
+def open_store(target: Target, *, semantic: bool, create: bool = False, read_only: bool = False,
+               alone: bool = False, threads: int | None = None, load: bool = True,
+               **options: Any) -> ChromaStore:
     """Open the target's ``ChromaStore``.
 
     ``semantic=False``: no embedder (no model load). ``create=False`` refuses a path that holds
@@ -195,11 +181,9 @@ def _readable_copy(path: Path) -> Path:
     copy = Path(tempfile.mkdtemp(prefix="langgraph-episodic-readonly-"))
     atexit.register(shutil.rmtree, copy, ignore_errors=True)
     size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-    print(
-        f"note: {path} cannot be written (read-only mount or no permission) and Chroma writes "
-        f"to its database even to read; reading a copy ({size / 1e6:.1f} MB) in {copy}.",
-        file=sys.stderr,
-    )
+    print(f"note: {path} cannot be written (read-only mount or no permission) and Chroma writes "
+          f"to its database even to read; reading a copy ({size / 1e6:.1f} MB) in {copy}.",
+          file=sys.stderr)
     try:
         shutil.copytree(path, copy, dirs_exist_ok=True)
     except OSError as exc:

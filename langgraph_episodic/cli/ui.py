@@ -52,15 +52,9 @@ def run_ui(args: argparse.Namespace) -> int:
     try:
         sock = bind(args.port)
         secrets = Secrets()
-        app = create_app(
-            Settings(
-                store=store,
-                where=target.describe(),
-                read_only=args.read_only,
-                checkpoints=checkpoints,
-            ),
-            secrets=secrets,
-        )
+        settings = Settings(store=store, where=target.describe(), read_only=args.read_only,
+                            checkpoints=checkpoints)
+        app = create_app(settings, secrets=secrets)
         port = sock.getsockname()[1]
         print(
             f"memory inspector for the {target.describe()}"

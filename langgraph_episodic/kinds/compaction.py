@@ -39,13 +39,8 @@ LEGACY_SUMMARY_ID = "episodic-summary"
 
 def check_size(size: ContextSize, what: str) -> ContextSize:
     """Validate a :data:`ContextSize`; the error names the accepted forms."""
-    if (
-        not isinstance(size, tuple)
-        or len(size) != 2
-        or size[0] not in ("messages", "tokens")
-        or not isinstance(size[1], int)
-        or size[1] < 0
-    ):
+    if (not isinstance(size, tuple) or len(size) != 2 or size[0] not in ("messages", "tokens")
+            or not isinstance(size[1], int) or size[1] < 0):
         raise ValueError(
             f"{what} must be ('messages', n) or ('tokens', n) with n >= 0, got {size!r}."
         )
@@ -115,11 +110,8 @@ def _triggered(
 
 
 def plan_compaction(
-    messages: Sequence[BaseMessage],
-    *,
-    trigger: Sequence[ContextSize] = (),
-    keep: ContextSize = ("messages", 4),
-    window_tokens: int | None = None,
+    messages: Sequence[BaseMessage], *, trigger: Sequence[ContextSize] = (),
+    keep: ContextSize = ("messages", 4), window_tokens: int | None = None,
     token_counter: TokenCounter | None = None,
 ) -> Compaction:
     """Decide which messages leave: to reach ``keep`` once a ``trigger`` is passed, and to fit

@@ -1,39 +1,21 @@
 """The entities: remember who and what the user talks about, across sessions.
 
-From the last human message (or the last message, ``source="last"``) the entity-extract node
-(:func:`~langgraph_episodic.graph.entities.entity_extract_node`) extracts entities
-(name, one sentence saying what the text tells about it) and saves each sentence as a **fact
-about the entity** (:mod:`langgraph_episodic.facts`, ``subject`` = the entity's key) in the
-store under ``("entities", user_id)``: the same records and the same consolidation on write as
-the memory tools' facts. A sentence that says the same as a current fact confirms it; one that
-changes it ("Alice works at Globex now" after "Alice works at ACME") closes the old version
-(kept as history, with its period) and becomes current; one that ends it closes it. The
-entity's own item (key: its lowercased name) holds its name and its **description**, the
-current facts about it joined newest first, rebuilt after every save; that description is what
-``state["entities"]`` and
-:func:`~langgraph_episodic.graph.entities.load_entities_node` carry, and what the memory tools' lookup
-by name finds. ``facts.fact_history(store, ("entities", user_id))`` lists every version with
-its period, ``facts.current_facts(..., as_of=...)`` what was true at a moment.
+The entity-extract node and the middleware extract entities (a name and one sentence saying
+what the text tells about it) from the last human message (``source="last"``: the last
+message) and save each sentence as a **fact about the entity** (:mod:`langgraph_episodic.facts`,
+``subject`` = the entity's key) under ``("entities", user_id)``, consolidated on write as the
+memory tools' facts are: a change closes the old version (kept as history), an end closes it.
+The entity's own item (key: its lowercased name) holds its name and its **description**, its
+current facts joined newest first; that is what ``state["entities"]`` carries and what the
+memory tools' lookup by name finds.
 
-With a chat model the model sees the whole message and decides what is a statement (questions
-are ignored by instruction, not by a filter), extraction uses structured output
-(``with_structured_output``), and consolidation is one structured call over the entity's
-current facts (:class:`~langgraph_episodic.facts.ModelDecider`). Without one a rule-based
-extractor runs (:mod:`.entity_rules`), and says so in each entity's item (``"method":
-"rules"``): it skips questions and requests ("Find and fix the crash in the CSV export",
-"Bitte fasse das zusammen"), takes names from phrases like "my name is", "I use", "ich arbeite
-bei", from words written like names (``LangGraph``, ``AWS``, ``GPT-4``, but not API or CSV),
-from capitalised words in English and, in German, where every noun is capitalised, only from a
-name's position ("mein Hund Bello", "Frau Weber", "in Wien"); the facts are then consolidated
-by the facts' rules. An entity stored before entities had facts keeps its description: it
-becomes the entity's first fact when the entity is next mentioned.
-
-Each save of one entity holds a lock per (store, namespace, key) in this process
-(:mod:`langgraph_episodic._keylock`), so concurrent sessions of one user keep every fact.
-Across processes the facts converge as the memory tools' do (``docs/facts.md``); the entity's
-item is rebuilt from its facts at its next mention.
-
-Internal model calls are retried and tagged so they never reach ``stream_mode="messages"``.
+With a chat model, extraction and consolidation are structured calls
+(:class:`~langgraph_episodic.facts.ModelDecider`); without one the rules of
+:mod:`.entity_rules` run (``"method": "rules"`` in each entity's item). An entity stored before
+entities had facts keeps its description: it becomes its first fact at its next mention.
+Each save of one entity holds a per-(store, namespace, key) lock in this process
+(:mod:`langgraph_episodic._keylock`); across processes the facts converge as the memory tools'
+do (``docs/facts.md``).
 """
 
 from __future__ import annotations
@@ -52,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from .._effects import Plan, call
 from .._keylock import arun_locked, run_locked
-from .._messages import last_human_index, message_text
+from .._messages import last_human_text, message_text
 from .._model_calls import internal_config, retrying
 from ..facts.consolidate import Clock, FactWriter, Outcome, Said, Subject
 from ..facts.decide import ModelDecider
@@ -189,8 +171,7 @@ class Told:
 def text_of_source(messages: Sequence[BaseMessage], source: str) -> str:
     if source == "last":
         return message_text(messages[-1]) if messages else ""
-    i = last_human_index(messages)
-    return "" if i is None else message_text(messages[i])
+    return last_human_text(messages)
 
 
 DESCRIPTION_FACTS = 10
@@ -204,10 +185,9 @@ SUBJECT_SCAN = 200
 class EntityWriter:
     """Extracts entities from a text and saves what it says about each as a fact about it.
 
-    Shared by :func:`entity_extract_node` and the middleware. ``model=None``: rules (for the
-    extraction and the consolidation); a model extracts and decides (one structured call per
-    fact that has candidates, :class:`~langgraph_episodic.facts.ModelDecider`). ``clock`` gives
-    the time a fact became true (default: now).
+    Shared by :func:`entity_extract_node` and the middleware. ``model=None``: rules extract and
+    consolidate; a model does both (:class:`~langgraph_episodic.facts.ModelDecider`). ``clock``
+    gives the time a fact became true (default: now).
     """
 
     def __init__(self, model: BaseChatModel | None = None, *, clock: Clock | None = None) -> None:
@@ -235,14 +215,9 @@ class EntityWriter:
         return self._facts.clock
 
     def extract_turns(self, texts: Sequence[str]) -> Plan[list[list[ExtractedEntity]]]:
-        """Plan: for each of ``texts`` (one user's turns, oldest first) the entities it states
-        something about, as :meth:`extract` finds them in that text alone.
-
-        Without a model each text is extracted by itself (the rules are cheap). With one,
-        several texts cost one call: they are numbered in the request, each entity comes
-        back with the number of its text (:data:`TURNS_INSTRUCTIONS`) and is placed under it
-        (:func:`by_turn`); a single text is extracted exactly as :meth:`extract` does.
-        """
+        """Plan: for each of ``texts`` (one user's turns, oldest first) the entities
+        :meth:`extract` finds in it. With a model, several texts cost one call: numbered in
+        the request, each entity comes back with its text's number (:func:`by_turn`)."""
         found: list[list[ExtractedEntity]] = [[] for _ in texts]
         if self._structured is None:
             for i, text in enumerate(texts):
@@ -267,18 +242,15 @@ class EntityWriter:
         self, store: BaseStore, ns: tuple[str, ...], entity: ExtractedEntity, *,
         config: Mapping[str, Any] | None = None,
     ) -> Plan[tuple[str, str | None]]:
-        """Plan: save what ``entity`` says as a fact about it (said now by the writer's clock;
-        with the context of the run of ``config``, :mod:`langgraph_episodic.memory_context`)
-        and rebuild its item: :meth:`save_told` with one :class:`Told`. The caller holds the
-        entity's lock. Returns its display name and current description."""
+        """Plan: :meth:`save_told` of one entity said now; returns its display name and current
+        description. The caller holds the entity's lock."""
         saved = yield from self.save_told(store, ns, [Told((entity,), config=config)])
         return saved[entity_key(entity.name)]
 
     def _adopt(
         self, store: BaseStore, ns: tuple[str, ...], card: Item, key: str, display: str
     ) -> Plan[None]:
-        """An entity stored before entities had facts: its description becomes its first
-        fact (said when it was last updated), so nothing stored is lost."""
+        """An entity stored before entities had facts: its description becomes its first fact."""
         old = card.value.get("description")
         if isinstance(old, str) and old.strip():
             when = card.updated_at if card.updated_at.tzinfo else card.updated_at.replace(
@@ -291,16 +263,12 @@ class EntityWriter:
         card_extra: Mapping[str, Any] | None = None,
         cards: Mapping[str, Item | None] | None = None,
     ) -> Plan[dict[str, tuple[str, str | None]]]:
-        """Plan: save what ``turns`` (oldest first) said about entities, each mention as a
-        fact said at its turn's time with its turn's context, consolidated as one turn after
-        the other would be, with the store calls batched: the entities' items (unless the
-        caller read them: ``cards``, key -> item or None) and current facts read in one batch,
-        the facts saved in rounds of facts about different entities (one candidate read, one
-        write, one repair read each, see
-        :meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`), and
-        each item rebuilt from the facts read and what the save did, written in the same
-        batch as the last facts (with ``card_extra`` added to it). The caller holds every
-        entity's lock. Returns key -> (display name, current description)."""
+        """Plan: save what ``turns`` (oldest first) said about entities, each mention a fact
+        said at its turn's time, consolidated as one turn after the other would be, the store
+        calls batched (:meth:`FactWriter.save_many <langgraph_episodic.facts.FactWriter.save_many>`);
+        each entity's item is rebuilt in the batch of the last facts (``card_extra`` added).
+        ``cards``: the items when the caller read them (key -> item or None). The caller holds
+        every entity's lock. Returns key -> (display name, current description)."""
         mentions = [(key, e, n) for n, told in enumerate(turns) for e in told.entities
                     if (key := entity_key(e.name)) and e.description.strip()]
         keys = list(dict.fromkeys(key for key, _, _ in mentions))
@@ -342,8 +310,8 @@ class EntityWriter:
     def _item(self, ns: tuple[str, ...], key: str, display: str,
               current: Mapping[str, FactRecord],
               extra: Mapping[str, Any] | None = None) -> tuple[PutOp, str | None]:
-        """The write of an entity's item from its current facts (key -> fact, in the order a
-        search returns them), and its description (None: no facts left, the item deleted)."""
+        """The write of an entity's item from its current facts, and its description (None:
+        no facts left, the item deleted)."""
         facts = newest_first(current.values())
         if not facts:
             return PutOp(ns, key, None), None

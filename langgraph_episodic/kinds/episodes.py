@@ -69,14 +69,9 @@ class EpisodeMemories:
         **options: Passed to ``EpisodicMemory`` (``short_term_limit``, ``weights``, ...).
     """
 
-    def __init__(
-        self,
-        store: BaseStore | None = None,
-        *,
-        namespace: tuple[str, ...] = EPISODE_NAMESPACE,
-        max_cached: int = 256,
-        **options: Any,
-    ) -> None:
+    def __init__(self, store: BaseStore | None = None, *,
+                 namespace: tuple[str, ...] = EPISODE_NAMESPACE, max_cached: int = 256,
+                 **options: Any) -> None:
         self.store = store
         self.namespace = namespace
         self.max_cached = max_cached
@@ -144,11 +139,8 @@ def task_from_state(state: Mapping[str, Any]) -> TaskDescription | None:
     if isinstance(task, TaskDescription):
         return task
     if isinstance(task, Mapping):
-        return TaskDescription(
-            description=task["description"],
-            category=task.get("category", "unknown"),
-            complexity=task.get("complexity", 0.5),
-        )
+        return TaskDescription(task["description"], task.get("category", "unknown"),
+                               task.get("complexity", 0.5))
     if isinstance(task, str) and task.strip():
         return TaskDescription(task.strip())
     text = last_human_text(as_messages(state.get("messages")))
@@ -192,12 +184,8 @@ def _as_feedback(value: Any) -> Feedback:
     if isinstance(value, Feedback):
         return value
     if isinstance(value, Mapping):
-        return Feedback(
-            reward=value["reward"],
-            message=value.get("message", ""),
-            tests_passed=value.get("tests_passed", 0),
-            tests_total=value.get("tests_total", 0),
-        )
+        return Feedback(value["reward"], value.get("message", ""), value.get("tests_passed", 0),
+                        value.get("tests_total", 0))
     raise TypeError(f"Expected Feedback or a dict with 'reward', got {type(value).__name__}.")
 
 

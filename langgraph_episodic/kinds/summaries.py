@@ -1,23 +1,15 @@
 """The running summary: fold the messages that leave the conversation into ``state["summary"]``.
 
-Whatever leaves ``messages`` (through the summarise node, the sliding window or the
-middleware) is folded into the summary first: nothing is dropped unsummarised. What leaves is
-chosen by :func:`~langgraph_episodic.kinds.compaction.plan_compaction`, so the messages that stay
-start with a human message and keep each tool call next to its results.
+Whatever leaves ``messages`` (summarise node, sliding window, middleware) is folded into the
+summary first; :func:`~langgraph_episodic.kinds.compaction.plan_compaction` chooses what leaves.
+The summary lives in its own state key (with ``summary_info``), never in ``messages``, so it
+never reaches ``stream_mode="messages"``; the system prompt carries it.
 
-The summary lives in its own state key, ``summary`` (with ``summary_info``: how many messages it
-covers and the id of the newest), not in ``messages``: it never reaches a user's
-``stream_mode="messages"`` stream; :func:`~langgraph_episodic.graph.wiring.memory_system_prompt`
-puts it into the agent's system prompt.
-
-Bounds, in tokens: the summary stays under ``max_summary_tokens`` (when a model's summary grows
-past it, the model is asked to shorten it, a summary of the summary; if it still does not fit it
-is clipped, with a warning); each summary request sends at most ``max_input_tokens`` (more
-messages are folded in several requests; one huge message is shortened in the middle). Model
-calls are retried and tagged as internal (:mod:`langgraph_episodic._model_calls`).
-
-With no chat model the summary is *extractive*: the first sentence of each message, quoted,
-under a header that says so (:data:`EXTRACTIVE_HEADER`); past the bound the oldest lines go.
+Bounds, in tokens: the summary stays under ``max_summary_tokens`` (the model is asked to
+shorten an overlong one, then it is clipped with a warning); a request sends at most
+``max_input_tokens`` (more messages take several requests; one huge message is cut in the
+middle). Without a chat model the summary is *extractive*: the first sentence of each message,
+under :data:`EXTRACTIVE_HEADER`, the oldest lines dropped past the bound.
 """
 
 from __future__ import annotations
@@ -44,11 +36,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from .._effects import Plan, call
 from .._messages import message_text
 from .._model_calls import internal_config, retrying
-from .compaction import (
-    LEGACY_SUMMARY_ID,
-    Compaction,
-    TokenCounter,
-)
+from .compaction import LEGACY_SUMMARY_ID, Compaction, TokenCounter
 
 logger = logging.getLogger(__name__)
 
@@ -107,12 +95,8 @@ def _tokens(text: str, counter: TokenCounter) -> int:
 
 
 def extractive_summary(
-    previous: str,
-    messages: Sequence[BaseMessage],
-    *,
-    max_chars: int = 2000,
-    max_tokens: int | None = None,
-    token_counter: TokenCounter | None = None,
+    previous: str, messages: Sequence[BaseMessage], *, max_chars: int = 2000,
+    max_tokens: int | None = None, token_counter: TokenCounter | None = None,
 ) -> str:
     """Summarise without a model: the first sentence of each message, quoted, newest kept.
 
@@ -201,12 +185,9 @@ class Summarizer:
     """
 
     def __init__(
-        self,
-        model: BaseChatModel | Runnable[Any, Any] | None = None,
-        *,
+        self, model: BaseChatModel | Runnable[Any, Any] | None = None, *,
         max_summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
-        max_input_tokens: int = DEFAULT_INPUT_TOKENS,
-        token_counter: TokenCounter | None = None,
+        max_input_tokens: int = DEFAULT_INPUT_TOKENS, token_counter: TokenCounter | None = None,
         max_summary_chars: int | None = None,
     ) -> None:
         if max_summary_tokens <= 0:

@@ -1,34 +1,23 @@
 """The conversation itself as memory: each turn's user message (and the answer) as an item.
 
-After a turn, :class:`~langgraph_episodic.EpisodicMemoryMiddleware` and the graph's
-:func:`~langgraph_episodic.graph.turns.remember_turn_node` (wired by
-:func:`~langgraph_episodic.graph.wiring.add_memory_nodes`) store the user's message (and, unless told not to, the agent's answer, and on a thread's first
-turn the agent's messages that open the thread before the user speaks) under the user's
-``("memories", user_id, "turns")``, with the conversation and the day as context, the day
-indexed after the text and the conversation a filter (:mod:`langgraph_episodic.memory_context`)::
+After a turn, the middleware and :func:`~langgraph_episodic.graph.turns.remember_turn_node`
+store the user's message (and, unless told not to, the agent's answer, and on a thread's first
+turn the agent's messages before the user speaks) under ``("memories", user_id, "turns")``,
+with the conversation and the day as context (:mod:`langgraph_episodic.memory_context`)::
 
     {"text": "I moved to Lisbon last week.", "kind": "turn", "role": "user",
      "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z", "asks": False,
      "slot": "residence", "context": {"day": "Friday, 8 May 2026", "thread": "alice:s1"}}
 
-A user's turn that sets a single-valued topic keeps it as ``slot``, as a saved fact does
-(:func:`~langgraph_episodic.facts.rules.slot_of`, sentence by sentence): a question on the
-topic finds the latest such turn by filter, also in a memory that holds no saved fact.
+A user's turn that sets a single-valued topic keeps it as ``slot``, as a saved fact does, so a
+question on the topic finds the latest such turn by filter. The memory tools' recall searches
+``("memories", user_id)`` as a prefix and so finds turns beside saved facts; a turn has no
+``current`` field and no lineage (it is no fact).
 
-The memory tools' recall (``memory_abrufen``) and the search of saved memories before the
-model (:mod:`langgraph_episodic.graph.memory_recall`) search ``("memories", user_id)`` as a
-prefix, so they find the turns beside the saved facts, from any later thread. A turn is no
-fact: it has no ``current`` field (the facts' search filter keeps it) and no lineage.
-
-Keys are deterministic per (thread, message id, role), the answer's by the id of the user
-message it answers: a turn replayed or retried from a checkpoint writes the same items again,
-never a second copy. The text goes through the same
-redaction as the entities' (:func:`~langgraph_episodic.privacy.redact_saved`), and small talk
-(:func:`~langgraph_episodic.relevance.is_worth_storing`) is not stored. A message with a
-``name`` (a participant of a group chat) is stored as ``"name: text"``.
-
-Building the items is pure (:func:`turn_items`); :func:`store_turns` writes them, inline or
-from the deferred formation's worker.
+Keys are deterministic per (thread, message id, role), so a replayed turn writes the same items
+again. Texts are redacted (:func:`~langgraph_episodic.privacy.redact_saved`), small talk is not
+stored, and a message with a ``name`` is stored as ``"name: text"``. :func:`turn_items` builds
+the items (pure); :func:`store_turns` writes them.
 """
 
 from __future__ import annotations

@@ -58,17 +58,10 @@ def build_server(toolset: MemoryToolset, user_of: UserOf) -> Server[Any, Any]:
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
         return [
-            types.Tool(
-                name=tool.name,
-                description=tool.description,
-                inputSchema=tool.input_schema,
-                annotations=types.ToolAnnotations(
-                    readOnlyHint=tool.read_only,
-                    destructiveHint=tool.destructive,
-                    idempotentHint=not tool.destructive,
-                    openWorldHint=False,
-                ),
-            )
+            types.Tool(name=tool.name, description=tool.description, inputSchema=tool.input_schema,
+                       annotations=types.ToolAnnotations(
+                           readOnlyHint=tool.read_only, destructiveHint=tool.destructive,
+                           idempotentHint=not tool.destructive, openWorldHint=False))
             for tool in toolset.listed()
         ]
 
@@ -126,21 +119,13 @@ def http_app(toolset: MemoryToolset, tokens: TokenTable, *, host: str, port: int
     mid-call leaves no session behind. A request without a known token gets 401. On a loopback
     host the ``Host`` and ``Origin`` headers must name it too (DNS rebinding protection).
     """
-    security = (
-        TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=[f"{name}:{port}" for name in LOOPBACK_NAMES],
-            allowed_origins=[f"http://{name}:{port}" for name in LOOPBACK_NAMES],
-        )
-        if host in LOOPBACK
-        else None
-    )
-    manager = StreamableHTTPSessionManager(
-        app=build_server(toolset, token_user),
-        json_response=True,
-        stateless=True,
-        security_settings=security,
-    )
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:{port}" for name in LOOPBACK_NAMES],
+        allowed_origins=[f"http://{name}:{port}" for name in LOOPBACK_NAMES],
+    ) if host in LOOPBACK else None
+    manager = StreamableHTTPSessionManager(app=build_server(toolset, token_user), json_response=True,
+                                           stateless=True, security_settings=security)
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         await manager.handle_request(scope, receive, send)

@@ -26,7 +26,7 @@ from ..facts.recall import afact_history, describe_history, wording
 from ..privacy import aforget_user
 from ..tools import create_memory_tools
 from ..tools.memory_tools import DEFAULT_NAMESPACE
-from .texts import ForgetTexts, HistoryTexts, forget_texts_for, history_texts_for
+from .texts import FORGET, HISTORY, ForgetTexts, HistoryTexts, for_locale
 
 logger = logging.getLogger(__name__)
 
@@ -120,15 +120,10 @@ class MemoryToolset:
         ``history``: offer the read-only history tool (the caller's facts with their periods).
         """
         save, recall = create_memory_tools(store=store, locale=locale, **options)
-        return cls(
-            store=store,
-            tools=(save, recall),
-            read_only=frozenset({recall.name}),
-            forget=forget_texts_for(locale) if allow_forget else None,
-            history=history_texts_for(locale) if history else None,
-            namespace=tuple(options.get("namespace", DEFAULT_NAMESPACE)),
-            locale=locale,
-        )
+        return cls(store, (save, recall), frozenset({recall.name}),
+                   forget=for_locale(FORGET, locale) if allow_forget else None,
+                   history=for_locale(HISTORY, locale) if history else None,
+                   namespace=tuple(options.get("namespace", DEFAULT_NAMESPACE)), locale=locale)
 
     def listed(self) -> list[McpTool]:
         """The tools in the order clients see them: save, recall, history, then forget (if

@@ -19,9 +19,10 @@ subscribe with :func:`on_forget` and drop what they hold about ``report.user_id`
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -66,7 +67,9 @@ def _batch(store: BaseStore, ops: list[Op]) -> Effect:
     return Effect(store.batch, store.abatch, (ops,))
 
 
-# --- the plan ----------------------------------------------------------------------------------
+def _threaded(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Effect:
+    """An effect calling ``function``, in a worker thread when run async."""
+    return Effect(function, functools.partial(asyncio.to_thread, function), args, kwargs)
 
 
 def _sweep(store: BaseStore) -> Effect | None:
@@ -75,12 +78,7 @@ def _sweep(store: BaseStore) -> Effect | None:
     if not callable(sweep):
         return None
     asweep = getattr(store, "asweep_ttl", None)
-    if not callable(asweep):
-
-        async def asweep() -> Any:
-            return await asyncio.to_thread(sweep)
-
-    return Effect(sweep, asweep)
+    return Effect(sweep, asweep) if callable(asweep) else _threaded(sweep)
 
 
 def _find_namespaces(store: BaseStore, label: str, shapes: Sequence[Shape]) -> Plan[set[Namespace]]:
@@ -162,9 +160,8 @@ def _known_labels(store: BaseStore, prefix: Namespace) -> set[str]:
 
 
 def _user_prefixes(store: BaseStore, shape: Shape, label: str) -> list[Namespace]:
-    """Every namespace prefix ending in the user's label that ``shape`` allows, a ``"*"``
-    filled with the labels the registry knows at that place (and, first, this library's
-    kinds: :data:`PROTECTED_LABELS`)."""
+    """Every namespace prefix ending in the user's label that ``shape`` allows, each ``"*"``
+    filled with the labels the registry knows there (first place: also :data:`PROTECTED_LABELS`)."""
     prefixes: list[Namespace] = [()]
     for place, part in enumerate(fill(shape, label)[: shape.index(USER) + 1]):
         if part != "*":
@@ -181,15 +178,9 @@ def _user_prefixes(store: BaseStore, shape: Shape, label: str) -> list[Namespace
 def _raw_records(
     store: BaseStore, label: str, shapes: Sequence[Shape], scoped: bool = False
 ) -> RawRecords | None:
-    """Records of the user that the namespace listing cannot reach, read by a ChromaStore
-    from its raw collections (``ChromaStore.raw_records``): items of namespaces the registry
-    lost and vector records whose item is gone (a crash between a store's writes leaves them;
-    see ``ChromaStore.verify``). None for other stores.
-
-    ``scoped`` (the dry run) reads only the records of the user's namespaces whose kinds the
-    registry or this library knows, so a preview does not grow with the store; forgetting
-    itself reads the collections whole, and so also finds a lost namespace of a kind nobody
-    else has."""
+    """The user's records no namespace listing reaches (``ChromaStore.raw_records``: items of
+    namespaces the registry lost, vector records whose item a crash removed); None for other
+    stores. ``scoped`` (a dry run) reads only the user's namespaces of known kinds (:data:`Scan`)."""
     scan = getattr(store, "raw_records", None)
     if not callable(scan):
         return None
@@ -213,46 +204,29 @@ def _delete_leftovers(
     store: BaseStore, label: str, shapes: Sequence[Shape]
 ) -> Plan[tuple[dict[Namespace, int], int]]:
     """Delete what :func:`_raw_records` finds: items through the store (its caches follow),
-    then the remaining vector records of the user directly. Returns the items deleted per
-    namespace and the number of vector records deleted."""
-    found = yield Effect(_raw_records, _araw_records, (store, label, shapes))
+    then the user's remaining vector records; return items per namespace, vector records."""
+    found = yield _threaded(_raw_records, store, label, shapes)
     if found is None:
         return {}, 0
     if found.items:
         yield _batch(store, [PutOp(ns, key, None) for ns, key in found.items])
     counts = Counter(ns for ns, _key in found.items)
-    found = yield Effect(_raw_records, _araw_records, (store, label, shapes))
+    found = yield _threaded(_raw_records, store, label, shapes)
     vector_ids = list(found.vector_ids) if found is not None else []
-    yield Effect(_delete_vector_records, _adelete_vector_records, (store, vector_ids))
+    yield _threaded(_delete_vector_records, store, vector_ids)
     return counts, len(vector_ids)
 
 
 def _count_leftovers(
-    store: BaseStore,
-    label: str,
-    shapes: Sequence[Shape],
-    listed: Collection[tuple[Namespace, str]],
-    scoped: bool,
+    store: BaseStore, label: str, shapes: Sequence[Shape],
+    listed: Collection[tuple[Namespace, str]], scoped: bool,
 ) -> Plan[tuple[dict[Namespace, int], int]]:
-    """Count (do not delete) what :func:`_delete_leftovers` would delete, beside the
-    ``listed`` items: items the listing cannot reach (a namespace the registry lost, an
-    expired item not swept yet) and vector records of none of the user's items (``scoped``:
-    only in namespaces of kinds the registry or this library knows, see :func:`_raw_records`)."""
-    found = yield Effect(_raw_records, _araw_records, (store, label, shapes, scoped))
+    """Count what :func:`_delete_leftovers` would delete beside the ``listed`` items."""
+    found = yield _threaded(_raw_records, store, label, shapes, scoped)
     if found is None:
         return {}, 0
     counts = Counter(ns for ns, key in found.items if (ns, key) not in listed)
     return counts, len(found.vector_ids_outside((*listed, *found.items)))
-
-
-async def _araw_records(
-    store: BaseStore, label: str, shapes: Sequence[Shape], scoped: bool = False
-) -> RawRecords | None:
-    return await asyncio.to_thread(_raw_records, store, label, shapes, scoped)
-
-
-async def _adelete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
-    await asyncio.to_thread(_delete_vector_records, store, ids)
 
 
 def _count_items(
@@ -282,24 +256,9 @@ def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: b
     return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
 
 
-def _purge_effect(store: BaseStore, purge: Purging) -> Effect:
-    rebuild = purge != "defer"
-
-    def spurge(target: BaseStore) -> Purge:
-        return purge_store(target, rebuild=rebuild)
-
-    async def apurge(target: BaseStore) -> Purge:
-        return await asyncio.to_thread(spurge, target)
-
-    return Effect(spurge, apurge, (store,))
-
-
-def _forget_plan(
-    user_id: str,
-    store: BaseStore | None,
-    checkpointer: BaseCheckpointSaver[Any] | None,
-    options: _Options,
-) -> Plan[ForgetReport]:
+def _forget_plan(user_id: str, store: BaseStore | None,
+                 checkpointer: BaseCheckpointSaver[Any] | None,
+                 options: _Options) -> Plan[ForgetReport]:
     shapes = check_shapes(options.shapes)
     label = user_label(user_id, shapes, options.protected)
     if store is None and checkpointer is None:
@@ -323,29 +282,18 @@ def _forget_plan(
             leftovers, orphan_vectors = yield from _delete_leftovers(store, label, shapes)
         counts.update(leftovers)
         if options.purge and not options.dry_run:
-            purges.append((yield _purge_effect(store, options.purge)))
+            purges.append((yield _threaded(purge_store, store, rebuild=options.purge != "defer")))
     thread_ids: list[str] = []
     if checkpointer is not None:
         thread_ids = yield _threads(checkpointer, user_id, dry_run=options.dry_run)
         if options.purge and not options.dry_run:
             purges.append((yield Effect(purge_checkpoints, apurge_checkpoints, (checkpointer,))))
-    report = ForgetReport(
-        user_id=user_id,
-        deleted=tuple(sorted(counts.items())),
-        thread_ids=tuple(sorted(thread_ids)),
-        purges=tuple(purges),
-        dry_run=options.dry_run,
-        orphan_vectors=orphan_vectors,
-    )
+    report = ForgetReport(user_id, tuple(sorted(counts.items())), tuple(sorted(thread_ids)),
+                          tuple(purges), options.dry_run, orphan_vectors)
     if options.dry_run:
         return report
-    logger.info(
-        "forgot a user: %d items in %d namespaces, %d threads; files purged: %s",
-        report.items_deleted,
-        len(report.deleted),
-        len(report.thread_ids),
-        report.purged,
-    )
+    logger.info("forgot a user: %d items in %d namespaces, %d threads; files purged: %s",
+                report.items_deleted, len(report.deleted), len(report.thread_ids), report.purged)
     notify(report)
     return report
 
@@ -417,11 +365,12 @@ def forget_user(
     >>> store.get(("memories", "alice2"), "m1").value
     {'text': 'likes coffee'}
     """
-    options = _Options(shapes, protected_labels, purge, dry_run, scan)
+    plan = _forget_plan(user_id, store, checkpointer,
+                        _Options(shapes, protected_labels, purge, dry_run, scan))
     if dry_run or not isinstance(user_id, str) or not user_id.strip():
-        return run(_forget_plan(user_id, store, checkpointer, options))
+        return run(plan)
     with locked(formation_key(namespace_label(user_id))):  # no deferred batch writes meanwhile
-        return run(_forget_plan(user_id, store, checkpointer, options))
+        return run(plan)
 
 
 async def aforget_user(
@@ -436,8 +385,9 @@ async def aforget_user(
     scan: Scan = "store",
 ) -> ForgetReport:
     """Async version of :func:`forget_user`."""
-    options = _Options(shapes, protected_labels, purge, dry_run, scan)
+    plan = _forget_plan(user_id, store, checkpointer,
+                        _Options(shapes, protected_labels, purge, dry_run, scan))
     if dry_run or not isinstance(user_id, str) or not user_id.strip():
-        return await arun(_forget_plan(user_id, store, checkpointer, options))
+        return await arun(plan)
     async with alocked(formation_key(namespace_label(user_id))):
-        return await arun(_forget_plan(user_id, store, checkpointer, options))
+        return await arun(plan)

@@ -1,13 +1,9 @@
 """Purge deleted data from the files: a store's (:func:`purge_store`), SQLite checkpoints'.
 
 Deleting through an API is not erasing: an embedded Chroma keeps deleted records in its
-write-ahead log, free pages and vector index files until they are purged
-(:mod:`langgraph_episodic.chroma.file_purge` says where and how). :func:`purge_checkpoints` runs
-``VACUUM`` and truncates the write-ahead file of a SQLite checkpoint database.
-
-What it cannot purge is reported, not hidden (see :class:`Purge` and ``docs/privacy.md``): a
-Chroma *server* keeps its own log and files (the operator's step is in the docs), Postgres
-keeps dead rows until ``VACUUM FULL``.
+write-ahead log, free pages and vector index files until they are purged. What cannot be purged
+(a Chroma *server*'s files, Postgres's dead rows) is reported in the :class:`Purge`, not hidden
+(``docs/privacy.md`` has the operator's steps).
 """
 
 from __future__ import annotations
@@ -43,12 +39,9 @@ def _other_store(store: Any) -> Purge:
     name = type(inner).__name__
     if name == "InMemoryStore":
         return Purge("in-memory store", True, "nothing is written to disk")
-    return Purge(
-        name,
-        False,
-        "items deleted through the API; this library does not know how this store keeps "
-        "deleted data in its files (Postgres: dead rows until VACUUM FULL); see docs/privacy.md",
-    )
+    return Purge(name, False, "items deleted through the API; this library does not know how "
+                 "this store keeps deleted data in its files (Postgres: dead rows until VACUUM "
+                 "FULL); see docs/privacy.md")
 
 
 # --- checkpoints ------------------------------------------------------------------------------
@@ -91,11 +84,8 @@ def _sqlite_purge(database_list: Any) -> Purge:
     path = next((str(r[2]) for r in database_list if r[1] == "main"), "")
     if not path:
         return Purge("in-memory SQLite checkpoints", True, "nothing is written to disk")
-    return Purge(
-        f"SQLite checkpoints {path}",
-        True,
-        "vacuumed (free pages rewritten away) and the write-ahead file truncated",
-    )
+    return Purge(f"SQLite checkpoints {path}", True,
+                 "vacuumed (free pages rewritten away) and the write-ahead file truncated")
 
 
 def _other_checkpointer(checkpointer: Any) -> Purge:
@@ -103,16 +93,9 @@ def _other_checkpointer(checkpointer: Any) -> Purge:
     if name in ("InMemorySaver", "MemorySaver"):
         return Purge("in-memory checkpoints", True, "nothing is written to disk")
     if "Postgres" in name:
-        return Purge(
-            "Postgres checkpoints",
-            False,
-            "rows deleted; Postgres keeps dead rows in its table files and its WAL until "
-            "`VACUUM FULL checkpoints, checkpoint_blobs, checkpoint_writes` and WAL recycling: "
-            "an operator's job (see docs/privacy.md)",
-        )
-    return Purge(
-        name,
-        False,
-        "threads deleted through the API; this library does not know how this checkpointer "
-        "keeps deleted data in its files",
-    )
+        return Purge("Postgres checkpoints", False,
+                     "rows deleted; Postgres keeps dead rows in its table files and its WAL "
+                     "until `VACUUM FULL checkpoints, checkpoint_blobs, checkpoint_writes` and "
+                     "WAL recycling: an operator's job (see docs/privacy.md)")
+    return Purge(name, False, "threads deleted through the API; this library does not know how "
+                 "this checkpointer keeps deleted data in its files")

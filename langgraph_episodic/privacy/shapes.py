@@ -21,15 +21,7 @@ DEFAULT_SHAPES: tuple[Shape, ...] = (("*", USER),)
 """Where the user sits in the namespaces this library writes: ``(kind, user, ...)``."""
 
 PROTECTED_LABELS: frozenset[str] = frozenset(
-    {
-        "memories",
-        "episodes",
-        "entities",
-        "user_profiles",
-        "working_memory",
-        "output_log",
-        "langgraph",
-    }
+    {"memories", "episodes", "entities", "user_profiles", "working_memory", "output_log", "langgraph"}
 )
 """The first labels of this library's per-user namespaces (the tools' ``"memories"`` and
 ``kinds.namespaces.USER_LABELS``). A user whose label is one of them cannot be forgotten by label

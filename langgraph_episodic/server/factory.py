@@ -33,12 +33,9 @@ def open_store(settings: StoreSettings) -> ChromaStore:
     options = settings.store_options()
     opened = _open(settings, options)
     fields = list(settings.index_fields)
-    if (
-        settings.auto
-        and opened.index_config is not None
-        and opened.index_config.get("fields") != fields
-    ):
-        chosen = {**opened.index_config, "fields": fields}
+    picked = opened.index_config
+    if settings.auto and picked is not None and picked.get("fields") != fields:
+        chosen = {**picked, "fields": fields}
         opened.close()
         opened = _open(settings, {**options, "index": chosen})
     if settings.embeddings in ("auto", "model", "multilingual") and opened.embeddings is not None:
@@ -48,12 +45,8 @@ def open_store(settings: StoreSettings) -> ChromaStore:
 
 def _open(settings: StoreSettings, options: dict[str, Any]) -> ChromaStore:
     if settings.chroma_url:
-        return ChromaStore.from_url(
-            settings.chroma_url,
-            timeout=settings.timeout_s,
-            headers=dict(settings.chroma_headers),
-            **options,
-        )
+        return ChromaStore.from_url(settings.chroma_url, timeout=settings.timeout_s,
+                                    headers=dict(settings.chroma_headers), **options)
     return ChromaStore.persistent(settings.path, **options)
 
 

@@ -1,28 +1,22 @@
 """Per-user isolation on the LangGraph server: every store call and run stays in its user's data.
 
-The server's store API lets any caller name any namespace, and a run's
-``config["configurable"]["user_id"]`` is whatever the client sent. :func:`isolate_users` adds
-handlers to your ``langgraph_sdk.Auth`` that close both holes, for the namespace layout of this
-library: every per-user namespace is ``(label, user)`` (``("episodes", "alice")``,
-``("entities", "alice")``, ...; see :mod:`langgraph_episodic.kinds.namespaces`), where ``user``
-is :func:`~langgraph_episodic._config.namespace_label` of the authenticated identity.
+The server's store API lets any caller name any namespace, and a run's ``user_id`` is whatever
+the client sent. :func:`isolate_users` adds handlers to your ``langgraph_sdk.Auth`` that close
+both holes, for this library's layout: every per-user namespace is ``(label, user)``, ``user``
+being :func:`~langgraph_episodic._config.namespace_label` of the authenticated identity.
 
-* Store ``put`` / ``get`` / ``delete``: the namespace's second label must be the caller's, else
-  403.
-* Store ``search``: a one-label prefix ``(label,)`` is narrowed to ``(label, user)``; a longer
-  prefix must have the caller's second label; an empty prefix is refused (403).
-* Store ``list_namespaces``: no prefix becomes ``("*", user)`` (all of the caller's labels),
-  ``(label,)`` becomes ``(label, user)``; a longer prefix must have the caller's second label.
-* Runs: ``user_id`` (in ``configurable`` and in ``context``) is set to the authenticated
-  identity, whatever the client sent, so the graph's memory nodes read and write only the
-  caller's namespaces; runs may only start on the caller's threads.
-* Threads, assistants, crons: stamped with ``metadata["owner"]`` on create and update (a
-  client cannot hand one to another user) and filtered by it on every read, search, update and
-  delete.
-* Assistants the server creates itself from ``langgraph.json`` (``metadata["created_by"] ==
-  "system"``, one per graph): every authenticated user can read, search and run them, so
-  clients and LangGraph Studio find the graph; nobody can update or delete them through the
-  API, and a client cannot create or update an assistant to carry that mark (403).
+* Store ``put`` / ``get`` / ``delete``: the namespace's second label must be the caller's (403).
+* Store ``search``: ``(label,)`` is narrowed to ``(label, user)``, a longer prefix must have
+  the caller's second label, an empty prefix is refused (403).
+* Store ``list_namespaces``: no prefix becomes ``("*", user)``, ``(label,)`` becomes
+  ``(label, user)``; a longer prefix must have the caller's second label.
+* Runs: ``user_id`` (in ``configurable`` and ``context``) is set to the authenticated identity,
+  and runs may only start on the caller's threads.
+* Threads, assistants, crons: stamped with ``metadata["owner"]`` on create and update, and
+  filtered by it on every read, search, update and delete.
+* Assistants the server creates from ``langgraph.json`` (``metadata["created_by"] ==
+  "system"``): every user can read, search and run them, nobody can update or delete them, and
+  no client may create or update an assistant carrying that mark (403).
 
 Use it after your ``@auth.authenticate`` handler::
 
@@ -34,9 +28,9 @@ Use it after your ``@auth.authenticate`` handler::
 
     isolate_users(auth)
 
-Under ``langgraph dev``, also set ``"disable_studio_auth": true`` in ``langgraph.json``'s
-``auth`` block: otherwise a request with the header ``x-auth-scheme: langsmith`` is let in as
-the Studio user without a token, and no handler runs.
+Under ``langgraph dev`` also set ``"disable_studio_auth": true`` in ``langgraph.json``'s
+``auth`` block, or a request with ``x-auth-scheme: langsmith`` passes as the Studio user
+without a token and no handler runs.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
+from .data import user_id_of
+
 OWNER_KEY = "langgraph_episodic.owner"
 """The ASGI scope key holding the authenticated user's label (absent when run locally)."""
 
@@ -76,8 +78,6 @@ def check_namespace(request: Request, ns: Sequence[str]) -> tuple[str, ...]:
 def user_id_of_label(label: str, cannot: str) -> str:
     """The user id whose namespace label ``label`` is; 400 saying what it ``cannot`` do when
     the label is not one the library makes from a user id."""
-    from .data import user_id_of
-
     user_id = user_id_of(label)
     if user_id is None:
         raise HTTPException(

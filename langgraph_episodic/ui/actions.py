@@ -34,9 +34,13 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-async def _writable_form(request: Request) -> FormData:
+def _check_writable(request: Request) -> None:
     if _settings(request).read_only:
         raise HTTPException(403, "The inspector runs --read-only: nothing can be changed.")
+
+
+async def _writable_form(request: Request) -> FormData:
+    _check_writable(request)
     await check_csrf(request)
     return await request.form()
 
@@ -76,15 +80,12 @@ async def edit(request: Request) -> Response:
         await run_in_threadpool(data.rewrite_text, store, row, text)
     except ValueError as error:  # the store refused the put (over its size limit): nothing written
         raise HTTPException(413, str(error)) from None
-    return RedirectResponse(
-        f"{root(request)}/item?{_query(ns, key=key, notice='edited')}", status_code=303
-    )
+    return RedirectResponse(f"{root(request)}/item?{_query(ns, key=key, notice='edited')}", 303)
 
 
 def delete_page(request: Request) -> Response:
     """The confirmation a delete asks for: the item, and the POST form that deletes it."""
-    if _settings(request).read_only:
-        raise HTTPException(403, "The inspector runs --read-only: nothing can be changed.")
+    _check_writable(request)
     ns = namespace_of(request)
     key = request.query_params.get("key", "")
     row = data.item_row(_settings(request).store, ns, key) if key else None
@@ -98,9 +99,7 @@ async def delete(request: Request) -> Response:
     ns, key = _item_of(form)
     check_namespace(request, ns)
     await run_in_threadpool(_settings(request).store.delete, ns, key)
-    return RedirectResponse(
-        f"{root(request)}/namespace?{_query(ns, notice='deleted')}", status_code=303
-    )
+    return RedirectResponse(f"{root(request)}/namespace?{_query(ns, notice='deleted')}", 303)
 
 
 def export(request: Request) -> Response:
@@ -141,10 +140,8 @@ def forget_page(request: Request) -> Response:
     label = requested_user(request)
     user_id = _user_id(label)
     settings = _settings(request)
-    return render(
-        request, "forget.html", label=label, user_id=user_id, preview=_preview(settings, user_id),
-        mismatch=False,
-    )
+    return render(request, "forget.html", label=label, user_id=user_id,
+                  preview=_preview(settings, user_id), mismatch=False)
 
 
 async def forget(request: Request) -> Response:
@@ -157,17 +154,13 @@ async def forget(request: Request) -> Response:
     settings = _settings(request)
     if str(form.get("confirm", "")) != user_id:
         preview = await run_in_threadpool(_preview, settings, user_id)
-        return render(
-            request, "forget.html", 400, label=label, user_id=user_id, preview=preview,
-            mismatch=True,
-        )
+        return render(request, "forget.html", 400, label=label, user_id=user_id, preview=preview,
+                      mismatch=True)
     report = await run_in_threadpool(
         forget_and_check, settings.store, user_id, checkpoints=settings.checkpoints
     )
-    return render(
-        request, "forgotten.html", user_id=user_id, report=report,
-        text=render_report(report, settings.where),
-    )
+    return render(request, "forgotten.html", user_id=user_id, report=report,
+                  text=render_report(report, settings.where))
 
 
 routes = [

@@ -9,6 +9,7 @@ into another ASGI server as it is. Routes live in
 
 from __future__ import annotations
 
+from chromadb.errors import ChromaError
 from langgraph.store.base import InvalidNamespaceError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -19,6 +20,8 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..admin.errors import CliError
+from ..chroma import FolderInUseError
 from . import actions, browse, episodes_page, facts_page, search_page, threads_page, verify_page
 from .pages import HERE, Settings, render, templates
 from .security import LOOPBACK_HOSTS, OwnerGate, Secrets, SecurityHeaders, TokenGate
@@ -33,9 +36,6 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _store_error(request: Request, exc: Exception) -> Response:
     """A store that cannot answer: the error's message (it names the fix), no traceback."""
-    from ..admin.errors import CliError
-    from ..chroma import FolderInUseError
-
     if isinstance(exc, FolderInUseError):
         return render(
             request, "error.html", 409, title="Store folder in use", message=str(exc),
@@ -69,30 +69,18 @@ def create_user_app(settings: Settings, *, secrets: Secrets) -> Starlette:
 
 
 def _build(settings: Settings, secrets: Secrets, middleware: list[Middleware]) -> Starlette:
-    from chromadb.errors import ChromaError
-
-    from ..admin.errors import CliError
-    from ..chroma import FolderInUseError
-
+    pages = (browse, search_page, actions, episodes_page, facts_page, threads_page, verify_page)
     app = Starlette(
         routes=[
-            *browse.routes,
-            *search_page.routes,
-            *actions.routes,
-            *episodes_page.routes,
-            *facts_page.routes,
-            *threads_page.routes,
-            *verify_page.routes,
+            *(route for page in pages for route in page.routes),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
             Route("/favicon.ico", browse.no_icon),
         ],
         middleware=middleware,
         exception_handlers={
             HTTPException: _http_error,
-            FolderInUseError: _store_error,
-            CliError: _store_error,
-            InvalidNamespaceError: _store_error,
-            ChromaError: _store_error,
+            **dict.fromkeys((FolderInUseError, CliError, InvalidNamespaceError, ChromaError),
+                            _store_error),
         },
     )
     app.state.settings = settings

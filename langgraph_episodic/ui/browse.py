@@ -64,15 +64,8 @@ def user(request: Request) -> Response:
     label = requested_user(request, "id")
     store = request.app.state.settings.store
     namespaces = data.user_namespaces(store, label)
-    return render(
-        request,
-        "user.html",
-        label=label,
-        user_id=data.user_id_of(label),
-        namespaces=namespaces,
-        cap=data.COUNT_CAP,
-        internal_name=data.internal_name,
-    )
+    return render(request, "user.html", label=label, user_id=data.user_id_of(label),
+                  namespaces=namespaces, cap=data.COUNT_CAP, internal_name=data.internal_name)
 
 
 def namespace(request: Request) -> Response:
@@ -84,21 +77,12 @@ def namespace(request: Request) -> Response:
     sort = request.query_params.get("sort", "") or "updated"
     if sort not in data.SORTS:
         raise HTTPException(400, f"Unknown sort {sort[:40]!r}; one of: {', '.join(data.SORTS)}.")
-    page = data.items_page(
-        request.app.state.settings.store, ns, offset, contains=contains, sort=sort
-    )
+    page = data.items_page(request.app.state.settings.store, ns, offset, contains=contains,
+                           sort=sort)
     return render(
-        request,
-        "namespace.html",
-        ns=ns,
-        contains=contains,
-        sort=sort,
-        sorts=data.SORTS,
-        sort_cap=data.SORT_CAP,
-        internal=data.internal_name(ns) if data.is_internal(ns) else None,
-        page=page,
-        page_size=data.PAGE_SIZE,
-        notice=notice(request),
+        request, "namespace.html", ns=ns, contains=contains, sort=sort, sorts=data.SORTS,
+        sort_cap=data.SORT_CAP, internal=data.internal_name(ns) if data.is_internal(ns) else None,
+        page=page, page_size=data.PAGE_SIZE, notice=notice(request),
     )
 
 
@@ -109,13 +93,8 @@ def item(request: Request) -> Response:
     if row is None:
         raise HTTPException(404, f"No item {key!r} in namespace {'/'.join(ns)}.")
     return render(
-        request,
-        "item.html",
-        ns=ns,
-        row=row,
-        editable=isinstance(row.item.value.get("text"), str),
-        value_json=json.dumps(row.item.value, indent=2, ensure_ascii=False),
-        notice=notice(request),
+        request, "item.html", ns=ns, row=row, editable=isinstance(row.item.value.get("text"), str),
+        value_json=json.dumps(row.item.value, indent=2, ensure_ascii=False), notice=notice(request),
     )
 
 

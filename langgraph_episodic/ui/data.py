@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from langgraph.store.base import BaseStore, Item, SearchItem
 
@@ -102,9 +103,8 @@ class Page:
 
 def user_id_of(label: str) -> str | None:
     """The user id whose :func:`namespace_label` is ``label``, or None."""
-    decoded = (
-        label.replace("%2E", ".").replace("%2A", "*").replace("%00", "\x00").replace("%25", "%")
-    )
+    decoded = label.replace("%2E", ".").replace("%2A", "*").replace("%00", "\x00").replace(
+        "%25", "%")
     try:
         return decoded if namespace_label(decoded) == label else None
     except ValueError:
@@ -121,13 +121,8 @@ def overview(store: BaseStore) -> Overview:
             counts[is_internal(ns)] += 1
         else:
             other.append(ns)
-    return Overview(
-        users=tuple(
-            UserSummary(label, memory, user_id_of(label), pending)
-            for label, (memory, pending) in sorted(users.items())
-        ),
-        other=tuple(other),
-    )
+    return Overview(tuple(UserSummary(label, memory, user_id_of(label), pending)
+                          for label, (memory, pending) in sorted(users.items())), tuple(other))
 
 
 def user_namespace_list(store: BaseStore, label: str) -> list[Namespace]:
@@ -158,14 +153,8 @@ def _rows(store: BaseStore, items: Sequence[Item]) -> tuple[Row, ...]:
     rows = []
     for it in items:
         extra = extras.get((tuple(it.namespace), it.key))
-        rows.append(
-            Row(
-                item=it,
-                text=value_text(it.value),
-                expires_at=None if extra is None else extra.expires_at,
-                ttl=None if extra is None else extra.ttl,
-            )
-        )
+        rows.append(Row(it, value_text(it.value), None if extra is None else extra.expires_at,
+                        None if extra is None else extra.ttl))
     return tuple(rows)
 
 
@@ -217,16 +206,7 @@ def user_records(store: BaseStore, label: str) -> list[ItemRecord]:
 def rewrite_text(store: BaseStore, row: Row, text: str) -> None:
     """Put the item again with its text replaced, keeping its index fields and TTL, so the
     store embeds the new text (``created_at`` is kept by stores that keep it)."""
-    value = dict(row.item.value)
-    value["text"] = text
-    extras = item_extras(store, [row.item]).get((tuple(row.item.namespace), row.item.key))
-    if extras is None:
-        store.put(tuple(row.item.namespace), row.item.key, value)
-        return
-    store.put(
-        tuple(row.item.namespace),
-        row.item.key,
-        value,
-        index=extras.index,
-        ttl=extras.ttl,
-    )
+    ns, key = tuple(row.item.namespace), row.item.key
+    extras = item_extras(store, [row.item]).get((ns, key))
+    kept: dict[str, Any] = {} if extras is None else {"index": extras.index, "ttl": extras.ttl}
+    store.put(ns, key, {**row.item.value, "text": text}, **kept)

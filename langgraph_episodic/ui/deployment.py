@@ -55,13 +55,8 @@ def identity_of(scope: Scope) -> str | None:
 class DeploymentInspector:
     """ASGI app: the inspector over the server's store, for the request's authenticated user."""
 
-    def __init__(
-        self,
-        *,
-        read_only: bool = False,
-        secrets: Secrets | None = None,
-        store: Callable[[], Any] = server_store,
-    ) -> None:
+    def __init__(self, *, read_only: bool = False, secrets: Secrets | None = None,
+                 store: Callable[[], Any] = server_store) -> None:
         self.read_only = read_only
         self.secrets = secrets or Secrets()
         self._store = store
@@ -72,11 +67,8 @@ class DeploymentInspector:
         async with self._lock:
             if self._app is None:
                 store = await self._store()
-                settings = Settings(
-                    store=store,
-                    where=f"deployment store ({type(store).__name__})",
-                    read_only=self.read_only,
-                )
+                settings = Settings(store, f"deployment store ({type(store).__name__})",
+                                    read_only=self.read_only)
                 self._app = create_user_app(settings, secrets=self.secrets)
             return self._app
 

@@ -48,13 +48,8 @@ def templates() -> Jinja2Templates:
     return Jinja2Templates(env=env)
 
 
-def render(
-    request: Request,
-    name: str,
-    status_code: int = 200,
-    media_type: str | None = None,
-    **context: Any,
-) -> Response:
+def render(request: Request, name: str, status_code: int = 200, media_type: str | None = None,
+           **context: Any) -> Response:
     settings: Settings = request.app.state.settings
     base = {
         "root": root(request),

@@ -127,17 +127,9 @@ def search(request: Request) -> Response:
             under_floor = [h for h in explained if h.below_floor]
     mode = scope.mode
     return render(
-        request,
-        "search.html",
-        query=query,
-        user=user or "",
-        limit=limit,
-        floor="" if floor is None else floor,
-        hits=hits,
-        parts=parts,
-        under_floor=under_floor,
-        mode=mode,
-        scope=scope,
+        request, "search.html", query=query, user=user or "", limit=limit,
+        floor="" if floor is None else floor, hits=hits, parts=parts, under_floor=under_floor,
+        mode=mode, scope=scope,
         score_note=SCORE_NOTES.get(str(mode), "The store's score (its parts are not exposed)."),
     )
 

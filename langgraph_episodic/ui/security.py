@@ -26,6 +26,7 @@ import secrets
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -228,8 +229,6 @@ def _without_token(request: Request) -> str:
 
 async def check_csrf(request: Request) -> None:
     """Raise 403 unless the POST's form carries the CSRF token of the request's user."""
-    from starlette.exceptions import HTTPException
-
     form = await request.form()
     if not request.app.state.secrets.csrf_ok(form.get(CSRF_FIELD), owner(request)):
         raise HTTPException(

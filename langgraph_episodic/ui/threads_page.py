@@ -99,11 +99,9 @@ def threads(request: Request) -> Response:
     with checkpointer(checkpoint_database(settings.checkpoints)) as saver:
         if saver is not None:
             sessions = list_sessions(saver, user_id)[:MAX_SESSIONS]
-    return render(
-        request, "threads.html", label=label, sessions=sessions,
-        has_database=settings.checkpoints is not None and saver is not None,
-        checkpoints=str(settings.checkpoints or ""), cap=MAX_SESSIONS,
-    )
+    return render(request, "threads.html", label=label, sessions=sessions,
+                  has_database=settings.checkpoints is not None and saver is not None,
+                  checkpoints=str(settings.checkpoints or ""), cap=MAX_SESSIONS)
 
 
 def thread(request: Request) -> Response:
@@ -119,7 +117,4 @@ def thread(request: Request) -> Response:
     return render(request, "thread.html", label=label, session=session, view=view)
 
 
-routes = [
-    Route("/threads", threads, name="threads"),
-    Route("/thread", thread, name="thread"),
-]
+routes = [Route("/threads", threads, name="threads"), Route("/thread", thread, name="thread")]

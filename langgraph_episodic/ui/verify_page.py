@@ -46,9 +46,8 @@ async def run_verify(request: Request) -> Response:
     repair = str(form.get("repair", "")) == "1"
     verify = settings.store.verify  # type: ignore[attr-defined]  # checked by _check
     report = await run_in_threadpool(lambda: verify(repair=repair))
-    return render(
-        request, "verify.html", text=render_report(report, settings.where), report=report,
-    )
+    return render(request, "verify.html", text=render_report(report, settings.where),
+                  report=report)
 
 
 routes = [
