@@ -256,9 +256,10 @@ def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: b
     return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
 
 
-def _forget_plan(user_id: str, store: BaseStore | None,
-                 checkpointer: BaseCheckpointSaver[Any] | None,
-                 options: _Options) -> Plan[ForgetReport]:
+def _forget_plan(
+    user_id: str, store: BaseStore | None, checkpointer: BaseCheckpointSaver[Any] | None,
+    options: _Options,
+) -> Plan[ForgetReport]:
     shapes = check_shapes(options.shapes)
     label = user_label(user_id, shapes, options.protected)
     if store is None and checkpointer is None:
@@ -288,8 +289,11 @@ def _forget_plan(user_id: str, store: BaseStore | None,
         thread_ids = yield _threads(checkpointer, user_id, dry_run=options.dry_run)
         if options.purge and not options.dry_run:
             purges.append((yield Effect(purge_checkpoints, apurge_checkpoints, (checkpointer,))))
-    report = ForgetReport(user_id, tuple(sorted(counts.items())), tuple(sorted(thread_ids)),
-                          tuple(purges), options.dry_run, orphan_vectors)
+    report = ForgetReport(
+        user_id=user_id, deleted=tuple(sorted(counts.items())),
+        thread_ids=tuple(sorted(thread_ids)), purges=tuple(purges), dry_run=options.dry_run,
+        orphan_vectors=orphan_vectors,
+    )
     if options.dry_run:
         return report
     logger.info("forgot a user: %d items in %d namespaces, %d threads; files purged: %s",
