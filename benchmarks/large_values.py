@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _locomo_data import format_table
 
 from langgraph_episodic import ChromaStore
-from langgraph_episodic.chroma.limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES
+from langgraph_episodic.chroma.plans import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES
 
 WORDS = [
     "alice", "bob", "carol", "met", "cafe", "monday", "plan", "trip", "lisbon", "likes", "green",

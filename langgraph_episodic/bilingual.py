@@ -40,8 +40,15 @@ from functools import lru_cache
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
+from langgraph.store.base import IndexConfig
 
-from .embeddings import MODEL_DIMS, RecentVectors, default_embeddings
+from .embeddings import (
+    MODEL_DIMS,
+    HashEmbeddings,
+    RecentVectors,
+    SentenceTransformerEmbeddings,
+    default_embeddings,
+)
 from .language.analysis import LANGUAGES, Language, detect, words
 from .language.baseline import Calibration, SecondReading, packaged_baseline
 from .multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
@@ -179,18 +186,6 @@ class BilingualEmbeddings(Embeddings):
         vector[MODEL_DIMS:] = _unit(np.asarray([self.multilingual.embed_query(text)]))[0]
         return vector.tolist()
 
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Async version of ``embed_documents`` (both models in a worker thread)."""
-        import asyncio
-
-        return await asyncio.to_thread(self.embed_documents, texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        """Async version of ``embed_query`` (in a worker thread)."""
-        import asyncio
-
-        return await asyncio.to_thread(self.embed_query, text)
-
     def calibration(self, query_vector: Sequence[float] | np.ndarray) -> Calibration:
         """How the store turns this question's cosines into its score: the halves the question
         filled say its language (only the multilingual half: German; an empty vector scores as
@@ -260,6 +255,29 @@ def _multilingual_mean(language: str) -> np.ndarray:
 def bilingual_embeddings() -> BilingualEmbeddings:
     """The process-wide :class:`BilingualEmbeddings` (each model loads once per process)."""
     return BilingualEmbeddings()
+
+
+NAMED_DIMS = {"model": MODEL_DIMS, "multilingual": MULTILINGUAL_DIMS, "bilingual": BILINGUAL_DIMS}
+"""The process-wide embedders by the names ``--embeddings`` and ``EPISODIC_EMBEDDINGS`` give
+them, with their dimensions."""
+
+
+def named_index(name: str, fields: Sequence[str] | None = None, *, hash_dims: int = 64,
+                threads: int | None = None) -> IndexConfig:
+    """The ``index`` config of the embedder ``name`` (:data:`NAMED_DIMS`, or ``"hash"`` with
+    ``hash_dims`` dimensions), with ``fields`` when given. ``threads``: the MiniLM of ``model``
+    as an instance of its own, limited to that many torch threads."""
+    if name == "hash":
+        config: IndexConfig = {"dims": hash_dims, "embed": HashEmbeddings(hash_dims)}
+    elif name == "model" and threads is not None:
+        config = {"dims": MODEL_DIMS, "embed": SentenceTransformerEmbeddings(num_threads=threads)}
+    else:
+        named = {"model": default_embeddings, "multilingual": multilingual_embeddings,
+                 "bilingual": bilingual_embeddings}[name]
+        config = {"dims": NAMED_DIMS[name], "embed": named()}
+    if fields is not None:
+        config["fields"] = list(fields)
+    return config
 
 
 __all__ = [

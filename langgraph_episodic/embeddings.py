@@ -11,7 +11,6 @@ own encode calls (:mod:`.encode_threads`).
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import hashlib
 import logging
@@ -88,12 +87,6 @@ class LocalEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self._encode([text], asked=True)[0]
-
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        return await asyncio.to_thread(self._encode, texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        return (await asyncio.to_thread(self._encode, [text], asked=True))[0]
 
 
 class RecentVectors:

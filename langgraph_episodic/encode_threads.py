@@ -81,14 +81,15 @@ def choose_threads(texts: int, machine: Machine, *, small_call: int = 8) -> int:
     return max(1, min(cap, math.floor(free + FREE_CORE_SLACK)))
 
 
-def usable_cpus() -> int:
+def _our_cpus() -> set[int]:
+    """The CPUs this process may run on (its affinity mask, else all of them)."""
     affinity = getattr(os, "sched_getaffinity", None)
     if affinity is not None:
         try:
-            return max(1, len(affinity(0)))
+            return set(affinity(0))
         except OSError:  # pragma: no cover - a platform that has the call but refuses it
             pass
-    return max(1, os.cpu_count() or 1)
+    return set(range(os.cpu_count() or 1))
 
 
 def load_average() -> float | None:
@@ -149,9 +150,7 @@ def _read_busy() -> float | None:
         hz = os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, AttributeError):
         return None
-    affinity = getattr(os, "sched_getaffinity", None)
-    cpus = set(affinity(0)) if affinity is not None else set(range(os.cpu_count() or 1))
-    return busy_seconds(stat, cpus, hz)
+    return busy_seconds(stat, _our_cpus(), hz)
 
 
 class OthersUse:
@@ -200,7 +199,7 @@ def machine_now() -> Machine:
     import torch
 
     return Machine(
-        cpus=usable_cpus(),
+        cpus=max(1, len(_our_cpus())),
         load=load_average(),
         own=_OWN_LOAD.sample(),
         torch_default=torch.get_num_threads(),

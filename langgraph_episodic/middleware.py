@@ -69,12 +69,18 @@ from .facts.consolidate import Clock
 from .formation import Former, Scheduler, resolve_defer
 from .formation.turn import TurnMemory
 from .graph.episode_nodes import recall_node
-from .graph.memory_recall import MEMORIES_NAMESPACE, MEMORY_LIMIT, memory_block, recall_memories
+from .graph.memory_recall import (
+    MEMORIES_NAMESPACE,
+    MEMORY_LIMIT,
+    memories_for_turn,
+    memory_block,
+    recall_memories,
+)
 from .graph.options import TurnOptions
 from .graph.profiles import UserProfiles
 from .graph.state import merge_entities
 from .graph.wiring import memory_system_prompt
-from .kinds.compaction import ContextSize, TokenCounter, normalize_trigger, plan_compaction
+from .kinds.compaction import ContextSize, TokenCounter
 from .kinds.entities import ENTITY_NAMESPACE, EntityWriter, load_entities
 from .kinds.episodes import EpisodeMemories, Scorer
 from .kinds.summaries import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, Summarizer
@@ -179,13 +185,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
     ) -> None:
         super().__init__()
         self.store = store
-        self.trigger = normalize_trigger(trigger)
-        self.keep = keep
-        self.window_tokens = window_tokens
-        self.token_counter = token_counter
-        self.summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
-                                     max_input_tokens=max_input_tokens,
-                                     token_counter=token_counter)
+        summarizer = Summarizer(model, max_summary_tokens=max_summary_tokens,
+                                max_input_tokens=max_input_tokens, token_counter=token_counter)
         self.use_entities, self.use_profile = entities, profile
         self.use_memories, self.use_episodes = memories, episodes
         self.entity_limit, self.memory_limit = entity_limit, memory_limit
@@ -196,11 +197,14 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
         self.formation = resolve_defer(defer)
         former = Former(EntityWriter(model, clock=clock) if entities else None,
                         episodes=episodes, memories=shared, score=score,
-                        summarizer=self.summarizer)
+                        summarizer=summarizer)
         said = TurnOptions(replies=remember_replies, redact=redact,
                            clock=clock if clock is not None else consolidate.utc_now)
         self._turn = TurnMemory(former, self.formation, store=store, redact=redact,
                                 turns=said if remember_turns else None)
+        self._compact = self._turn.compaction(trigger=trigger, keep=keep,
+                                              window_tokens=window_tokens,
+                                              token_counter=token_counter)
 
     def close(self, timeout: float | None = None) -> bool:
         """Form what is still queued, for up to ``timeout`` seconds, and stop the worker
@@ -226,10 +230,9 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             facts = yield from UserProfiles(store)._list(user_id)
             if facts:
                 blocks.append(UserProfiles.as_prompt(facts))
-        if self.use_memories and question:
-            shown = {m.id for m in as_messages(state.get("messages")) if m.id}
-            items = yield from recall_memories(store, config, question, limit=self.memory_limit,
-                                               min_score=self.min_score, leave_out=shown)
+        if self.use_memories:
+            items = yield from memories_for_turn(store, state, config, limit=self.memory_limit,
+                                                 min_score=self.min_score)
             if items:
                 blocks.append(memory_block(i.value for i in items))
         if self.use_episodes and question:
@@ -242,12 +245,7 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
     def _before_model(
         self, state: dict[str, Any], runtime: Runtime[Any] | None
     ) -> Plan[dict[str, Any] | None]:
-        messages = as_messages(state.get("messages"))
-        compaction = plan_compaction(messages, trigger=self.trigger, keep=self.keep,
-                                     window_tokens=self.window_tokens,
-                                     token_counter=self.token_counter)
-        return (yield from self._turn.compact(
-            messages, compaction, state, lambda: _user_config(runtime))) or None
+        return (yield from self._compact(state, lambda: _user_config(runtime))) or None
 
     def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         state = request.state

@@ -1,6 +1,6 @@
 """``stats`` and ``search``: what a store holds, and what it finds for a query.
 
-Both compute plain data first (:func:`store_stats`, :func:`search_store`) and render it as text
+Both compute plain data first (:func:`store_stats`, :func:`search_in`) and render it as text
 or JSON second, so tests and scripts can use the data directly.
 """
 
@@ -120,13 +120,6 @@ def is_internal(ns: tuple[str, ...]) -> bool:
     """Whether ``ns`` is the library's bookkeeping (its kind starts with ``_``: the deferred
     formation's queue, its leases), not memory."""
     return bool(ns) and ns[0].startswith("_")
-
-
-def search_store(
-    store: BaseStore, query: str, *, user: str | None = None, limit: int = 10
-) -> list[SearchItem]:
-    """The best ``limit`` items for ``query``, in the whole store or in ``user``'s namespaces."""
-    return search_in(store, query, None if user is None else user_namespaces(store, user), limit)
 
 
 def search_in(

@@ -20,7 +20,7 @@ import itertools
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -203,33 +203,31 @@ def _reject_constant(name: str) -> float:
 # --- enumeration and export ----------------------------------------------------------------
 
 
-def list_all_namespaces(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[tuple[str, ...]]:
+def list_all_namespaces(store: BaseStore) -> list[tuple[str, ...]]:
     """Every namespace that holds an item, sorted."""
     found: list[tuple[str, ...]] = []
     offset = 0
     while True:
-        page = store.list_namespaces(limit=page_size, offset=offset)
+        page = store.list_namespaces(limit=PAGE_SIZE, offset=offset)
         found.extend(tuple(ns) for ns in page)
-        if len(page) < page_size:
+        if len(page) < PAGE_SIZE:
             return sorted(set(found))
-        offset += page_size
+        offset += PAGE_SIZE
 
 
-def iter_namespace(
-    store: BaseStore, namespace: tuple[str, ...], *, page_size: int = PAGE_SIZE
-) -> Iterator[Item]:
+def iter_namespace(store: BaseStore, namespace: tuple[str, ...]) -> Iterator[Item]:
     """Every item whose namespace is exactly ``namespace`` (deeper namespaces are skipped)."""
     seen: set[str] = set()
     offset = 0
     while True:
-        page = store.search(namespace, limit=page_size, offset=offset, refresh_ttl=False)
+        page = store.search(namespace, limit=PAGE_SIZE, offset=offset, refresh_ttl=False)
         for item in page:
             if tuple(item.namespace) == namespace and item.key not in seen:
                 seen.add(item.key)
                 yield item
-        if len(page) < page_size:
+        if len(page) < PAGE_SIZE:
             return
-        offset += page_size
+        offset += PAGE_SIZE
 
 
 def namespace_page(
@@ -241,15 +239,14 @@ def namespace_page(
     return got[:size], len(got) > size
 
 
-def collect_records(store: BaseStore, *, page_size: int = PAGE_SIZE) -> list[ItemRecord]:
-    """Every item of the store, namespace by namespace, as an :class:`ItemRecord` with the
-    store's extras where known."""
-    items = [
-        item
-        for namespace in list_all_namespaces(store, page_size=page_size)
-        for item in iter_namespace(store, namespace, page_size=page_size)
-    ]
-    return records_of(store, items)
+def collect_records(
+    store: BaseStore, namespaces: Iterable[tuple[str, ...]] | None = None
+) -> list[ItemRecord]:
+    """Every item of ``namespaces`` (default: the whole store), namespace by namespace, as an
+    :class:`ItemRecord` with the store's extras where known."""
+    if namespaces is None:
+        namespaces = list_all_namespaces(store)
+    return records_of(store, [item for ns in namespaces for item in iter_namespace(store, ns)])
 
 
 def item_extras(store: BaseStore, items: Sequence[Item]) -> dict[ItemKey, ItemExtras]:

@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # ``typing.TYPE_CHECKING`` without importing typing
 # name -> module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
     "ChromaStore": ".store",
-    "EmbedderMismatchError": ".store",
+    "EmbedderMismatchError": ".embedder",
     "FolderInUseError": ".folder_lock",
     "IndexReadError": ".gateway",
     "ItemExtras": ".raw_records",
@@ -49,6 +49,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .embedder import EmbedderMismatchError as EmbedderMismatchError
     from .file_purge import Purge as Purge
     from .file_purge import purge_files as purge_files
     from .folder_lock import FolderInUseError as FolderInUseError
@@ -62,5 +63,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .raw_records import RawRecords as RawRecords
     from .sharing_wire import LanguageMismatchError as LanguageMismatchError
     from .store import ChromaStore as ChromaStore
-    from .store import EmbedderMismatchError as EmbedderMismatchError
     from .verify import VerifyReport as VerifyReport

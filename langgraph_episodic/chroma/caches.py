@@ -340,8 +340,6 @@ class StoreState:
             self._items.clear()
             self._listings.clear()
             self._listing_rows = 0
-            for ns in list(self.lexical_versions):
-                self.lexical.drop_namespace(ns)
             self.lexical.clear()
             self.fields.clear()
             self.lexical_versions.clear()
@@ -406,8 +404,8 @@ class StoreState:
                 for ns in {change.namespaces[rid] for rid in change.patches} - touched:
                     listing = self._listings.get(ns)
                     if listing is not None:
-                        patched = listing.changed(listing.version, change.patches_in(ns))
-                        self._set_listing(ns, patched)
+                        patches = change.rows_in(ns, change.patches)
+                        self._set_listing(ns, listing.changed(listing.version, patches))
         self._merge_ids(merges)
 
     def _count_items(self, change: Commit) -> list[tuple[IdSet, Merge]]:
@@ -446,7 +444,8 @@ class StoreState:
             block.version = version
             self.vectors.resized(ns, before)
         if ns in self.lexical_versions:
-            for iid, (old_key, rows) in change.texts(ns).items():
+            for iid, rows in change.vectors.get(ns, {}).items():
+                old_key = change.old_keys.get(iid)
                 if old_key is not None:
                     self.lexical.remove(ns, old_key)
                     self.fields.remove(ns, old_key)
@@ -460,7 +459,7 @@ class StoreState:
             self.lexical_versions[ns] = version
         listing = self._listings.get(ns)
         if listing is not None:
-            rows_changed = {**change.patches_in(ns), **change.items_in(ns)}
+            rows_changed = change.rows_in(ns, change.patches, change.items)
             self._set_listing(ns, listing.changed(version, rows_changed))
 
 
@@ -503,17 +502,11 @@ class Commit:
                 out.add(self.namespaces[rid])
         return out
 
-    def items_in(self, ns: Namespace) -> dict[str, dict[str, Any] | None]:
-        return {rid: m for rid, m in self.items.items() if self.namespaces[rid] == ns}
-
-    def patches_in(self, ns: Namespace) -> dict[str, dict[str, Any] | None]:
-        return {rid: p for rid, p in self.patches.items() if self.namespaces[rid] == ns}
-
-    def texts(self, ns: Namespace) -> dict[str, tuple[str | None, list[tuple[str, str, Any]]]]:
-        """Item id -> (its old entry key, its new rows) for the items written in ``ns``."""
-        return {
-            iid: (self.old_keys.get(iid), rows) for iid, rows in self.vectors.get(ns, {}).items()
-        }
+    def rows_in(
+        self, ns: Namespace, *of: Mapping[str, dict[str, Any] | None]
+    ) -> dict[str, dict[str, Any] | None]:
+        """The rows of ``of`` (``items``, ``patches``; a later one wins) in ``ns``, by item id."""
+        return {rid: m for rows in of for rid, m in rows.items() if self.namespaces[rid] == ns}
 
 
 _LOG = 4096

@@ -41,19 +41,20 @@ import sqlite3
 import threading
 import uuid
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from .._types import Namespace
+from .metadata_index import MetadataIndex, Stamp
 from .ranking.lexical import PackedParts, restore_packed
+from .ranking.shared_fields import FieldIndex
 from .ranking.vectors import NamespaceVectors
 
 logger = logging.getLogger(__name__)
-_T = TypeVar("_T")
 
 PREFIX = "langgraph-episodic-index"
 """How kept files begin (files beside Chroma's: the folders there are Chroma's segments)."""
@@ -61,28 +62,11 @@ FORMAT = 1
 """The layout of a file; a file of another layout is rebuilt."""
 MIN_DOCS = 1_000
 """Namespaces with fewer documents are not kept: reading them from Chroma is about as fast."""
-CHROMA_FILE = "chroma.sqlite3"
 SEPARATOR = "\x00"
 """Between the strings of a list kept as one UTF-8 array (a list holding it is not kept)."""
 
 _UNREADABLE = (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, zipfile.BadZipFile)
 """What reading a damaged file raises (``json`` and ``UnicodeDecodeError`` are ValueErrors)."""
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """The state of Chroma's records a file was built from (see the module docstring)."""
-
-    collection: str
-    """The vector collection's id."""
-    segment: str
-    """Its metadata segment's id."""
-    seq: int
-    """The segment's last sequence number."""
-    count: int
-    """How many records of the namespace the collection held."""
-    ns_seq: int
-    """The highest sequence number of those records."""
 
 
 @dataclass(frozen=True)
@@ -161,92 +145,6 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-# --- Chroma's records ---------------------------------------------------------------------------
-
-
-def _seq(value: Any) -> int:
-    if isinstance(value, bytes):  # written by Chroma's older Python code
-        return int.from_bytes(value, "big")
-    return int(value or 0)
-
-
-class ChromaRecords:
-    """Read-only looks at a folder's Chroma SQLite database through one connection kept open:
-    closing a descriptor of the file would drop the POSIX locks Chroma's SQLite holds on it (a
-    Chroma read after such a close took up to 300 ms instead of 2-20)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.db = folder / CHROMA_FILE
-        self._lock = threading.Lock()
-        self._con: sqlite3.Connection | None = None
-
-    def _read(self, read: Callable[[sqlite3.Connection], _T]) -> _T:
-        with self._lock:
-            con = self._con
-            if con is None:
-                con = self._con = sqlite3.connect(
-                    f"{self.db.as_uri()}?mode=ro", uri=True, timeout=10.0, check_same_thread=False
-                )
-            con.execute("BEGIN")
-            try:
-                return read(con)
-            finally:
-                con.rollback()
-
-    def segment_seq(self, collection: str) -> tuple[str, int] | None:
-        """The collection's metadata segment and its last sequence number (None: unknown)."""
-        return self._read(lambda con: _segment_seq(con, collection))
-
-    def namespace(self, segment: str, ns: Namespace) -> tuple[int, int]:
-        """How many records of ``ns`` the segment holds, and their highest sequence number."""
-        return self._read(lambda con: _namespace(con, segment, ns))
-
-    def added_since(self, segment: str, ns: Namespace, seq: int) -> list[str]:
-        """The ids of the records of ``ns`` written after ``seq``, in the segment's order."""
-        from .record_format import ns_str
-
-        rows = self._read(
-            lambda con: con.execute(
-                "SELECT e.embedding_id FROM embeddings AS e JOIN embedding_metadata AS m "
-                "ON m.id = e.id WHERE e.segment_id = ? AND m.key = '_ns' "
-                "AND m.string_value = ? AND e.seq_id > ? ORDER BY e.id",
-                (segment, ns_str(ns), seq),
-            ).fetchall()
-        )
-        return [str(row[0]) for row in rows]
-
-    def stamp(self, collection: str, ns: Namespace) -> Stamp | None:
-
-        def read(con: sqlite3.Connection) -> Stamp | None:
-            found = _segment_seq(con, collection)
-            if found is None:
-                return None
-            count, ns_seq = _namespace(con, found[0], ns)
-            return Stamp(collection, found[0], found[1], count, ns_seq)
-
-        return self._read(read)
-
-
-def _segment_seq(con: sqlite3.Connection, collection: str) -> tuple[str, int] | None:
-    row = con.execute(
-        "SELECT s.id, m.seq_id FROM segments AS s LEFT JOIN max_seq_id AS m "
-        "ON m.segment_id = s.id WHERE s.collection = ? AND s.scope = 'METADATA'",
-        (collection,),
-    ).fetchall()
-    return None if not row else (str(row[0][0]), _seq(row[0][1]))
-
-
-def _namespace(con: sqlite3.Connection, segment: str, ns: Namespace) -> tuple[int, int]:
-    from .record_format import ns_str
-
-    ((count, top),) = con.execute(
-        "SELECT COUNT(*), MAX(e.seq_id) FROM embeddings AS e JOIN embedding_metadata AS m "
-        "ON m.id = e.id WHERE e.segment_id = ? AND m.key = '_ns' AND m.string_value = ?",
-        (segment, ns_str(ns)),
-    ).fetchall()
-    return int(count), _seq(top)
-
-
 # --- files --------------------------------------------------------------------------------------
 
 
@@ -296,8 +194,6 @@ def field_parts(shard: Any) -> FieldParts:
 def restore_fields(parts: FieldParts) -> Any:
     """The field shard of ``parts``, as :meth:`.FieldIndex.build_shard` built it (``ValueError``
     when the parts do not form one)."""
-    from .ranking.shared_fields import FieldIndex
-
     counts, field, digest = parts.counts, parts.field, parts.digest
     if (
         counts.dtype != np.int32
@@ -338,8 +234,9 @@ def restore_fields(parts: FieldParts) -> Any:
 class PersistedIndex:
     """The kept namespaces of one store on an embedded folder (see the module docstring)."""
 
-    def __init__(self, folder: Path, store: str) -> None:
-        self.chroma = ChromaRecords(folder)
+    def __init__(self, folder: Path, store: str, chroma: MetadataIndex) -> None:
+        self.chroma = chroma
+        """Chroma's records, which a file is checked against."""
         self.root = folder
         self.stem = f"{PREFIX}.{_digest(store, 8)}"
         self._lock = threading.Lock()
@@ -467,13 +364,14 @@ class PersistedIndex:
 
 def _arrays(ns: Namespace, language: str, kept: Kept) -> dict[str, np.ndarray] | None:
     lexical, fields, vectors = kept.lexical, kept.fields, kept.vectors
-    strings = {
-        "lexical_ids": _strings(lexical.ids),
-        "lexical_terms": _strings(lexical.terms),
-        "field_ids": _strings(fields.ids),
-        "field_names": _strings(fields.names),
-        "vector_ids": _strings(vectors[1] if vectors is not None else []),
+    lists = {
+        "lexical_ids": lexical.ids,
+        "lexical_terms": lexical.terms,
+        "field_ids": fields.ids,
+        "field_names": fields.names,
+        "vector_ids": vectors[1] if vectors is not None else [],
     }
+    strings = {name: _strings(values) for name, values in lists.items()}
     if any(value is None for value in strings.values()):
         return None
     header = {
@@ -482,13 +380,7 @@ def _arrays(ns: Namespace, language: str, kept: Kept) -> dict[str, np.ndarray] |
         "language": language,
         "namespace": list(ns),
         "stamp": vars(kept.stamp),
-        "counts": {
-            "lexical_ids": len(lexical.ids),
-            "lexical_terms": len(lexical.terms),
-            "field_ids": len(fields.ids),
-            "field_names": len(fields.names),
-            "vector_ids": len(vectors[1]) if vectors is not None else 0,
-        },
+        "counts": {name: len(values) for name, values in lists.items()},
         "vectors": vectors is not None,
     }
     out: dict[str, np.ndarray] = {

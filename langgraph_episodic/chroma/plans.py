@@ -1,18 +1,27 @@
-"""The pure core shared by ``ChromaStore.batch`` and ``abatch``: validate ops, plan the work.
+"""The pure core shared by ``ChromaStore.batch`` and ``abatch``: check ops once, plan the work.
 
-Nothing here talks to Chroma or to an embedder: :func:`prepare` turns a list of LangGraph ops
-into a :class:`Plan` (or raises before anything is written). The sync and async shells only
-embed and execute.
+Nothing here talks to Chroma or to an embedder: :func:`prepare` checks each op once (its
+namespace, key, value, index, TTL and sizes) and turns the batch into a :class:`Plan`, or
+raises before anything is written. The sync and async shells only embed and execute; the
+writes take the plan's values as checked.
+
+A value is a plain JSON object: string keys, finite numbers, valid text, at most
+:data:`MAX_DEPTH` deep. Its size limits (:class:`Limits`) bound the value as stored and the
+text its index fields embed; a put over one is refused (in a batch: the whole batch) with an
+error naming the limit and the fix. The defaults leave room for a whole transcript and a few
+pages to embed while a put at the limit stays well under a second, so one oversized put cannot
+hold the store's other writers for long.
 """
 
 from __future__ import annotations
 
-import itertools
+import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from langgraph.store.base import (
     GetOp,
     InvalidNamespaceError,
@@ -30,14 +39,90 @@ from langgraph.store.base import (
 from ..errors import Error
 from .filters import validate_filter
 from .index_paths import check_index
-from .limits import Limits
-from .values import check_text, validate_value
 
 MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
 """Longest TTL accepted: 100 years, in minutes. Use ``ttl=None`` for an item that never expires."""
 
+MAX_DEPTH = 64
+"""Deepest nesting of dicts and lists accepted in a value."""
+
+DEFAULT_MAX_VALUE_BYTES = 1024 * 1024
+"""1 MiB: the largest value (compact JSON, UTF-8) a put accepts by default."""
+
+DEFAULT_MAX_INDEXED_BYTES = 64 * 1024
+"""64 KiB: the most text (UTF-8, all index fields of one item) a put embeds by default."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The size limits a store enforces on every put (``None``: no limit). Sizes are UTF-8
+    bytes of the value as compact JSON, and of every text the index fields yield, summed."""
+
+    max_value_bytes: int | None = DEFAULT_MAX_VALUE_BYTES
+    max_indexed_bytes: int | None = DEFAULT_MAX_INDEXED_BYTES
+
+    def __post_init__(self) -> None:
+        for name in ("max_value_bytes", "max_indexed_bytes"):
+            limit = getattr(self, name)
+            if limit is not None and (
+                isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0
+            ):
+                raise ValueError(
+                    f"{name} must be a positive number of bytes or None (no limit), got {limit!r}."
+                )
+
+    def check_value(self, op: PutOp) -> None:
+        """Raise ``ValueError`` if the put's value (already checked) is over ``max_value_bytes``."""
+        limit = self.max_value_bytes
+        if limit is None:
+            return
+        size = json_size(op.value)
+        if size > limit:
+            raise ValueError(
+                f"The value of {_where(op)} is {_size(size)} as JSON, over the store's limit of "
+                f"{_size(limit)} (max_value_bytes={limit}); nothing was written. Keep large "
+                "documents elsewhere (a file, a blob store) and store a reference, split them "
+                "into several items, or raise the limit: ChromaStore.persistent(..., "
+                "max_value_bytes=...)."
+            )
+
+    def check_texts(self, texts: Sequence[tuple[str, str]], op: PutOp) -> None:
+        """Raise ``ValueError`` if the put's (path, text) pairs exceed ``max_indexed_bytes``."""
+        limit = self.max_indexed_bytes
+        if limit is None:
+            return
+        size = sum(len(text.encode("utf-8")) for _, text in texts)
+        if size > limit:
+            paths = sorted({path for path, _ in texts})
+            raise ValueError(
+                f"The indexed text of {_where(op)} is {_size(size)} (fields {paths}), over the "
+                f"store's limit of {_size(limit)} (max_indexed_bytes={limit}); nothing was "
+                "written. Index a shorter field (index=['summary']), split the text into several "
+                "items, put it with index=False, or raise the limit: ChromaStore.persistent(..., "
+                "max_indexed_bytes=...)."
+            )
+
+
 NO_LIMITS = Limits(max_value_bytes=None, max_indexed_bytes=None)
 """No size limits (the store passes its own)."""
+
+
+def json_size(value: Any) -> int:
+    """UTF-8 bytes of ``value`` as compact JSON (orjson: a 20 MB value is measured in
+    milliseconds; integers beyond 64 bits take the standard library)."""
+    try:
+        return len(orjson.dumps(value))
+    except orjson.JSONEncodeError:
+        return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MiB" if n >= 1024 * 1024 else f"{n / 1024:.1f} KiB"
+
+
+def _where(op: PutOp) -> str:
+    return f"namespace {op.namespace} key {op.key!r}"
+
 
 Fields = list[tuple[str, Any]]
 """Index fields as (path, tokenized path) pairs, ``("$", "$")`` for the whole value."""
@@ -89,12 +174,12 @@ def asked_fields(op: PutOp, default_fields: Fields | None) -> Fields:
     return tokenized_fields(op.index) if op.index else []
 
 
-def extract_texts(op: PutOp, default_fields: Fields | None) -> tuple[tuple[str, str], ...]:
-    """The (path, text) pairs a put indexes, following ``InMemoryStore``'s rules."""
-    fields = asked_fields(op, default_fields)
+def extract_texts(value: Any, fields: Fields) -> tuple[tuple[str, str], ...]:
+    """The (path, text) pairs ``fields`` index in ``value``, following ``InMemoryStore``'s
+    rules: a field holding several texts yields ``<path>.0``, ``<path>.1``, ..."""
     out: list[tuple[str, str]] = []
     for path, tokens in fields:
-        texts = get_text_at_path(op.value, tokens)
+        texts = get_text_at_path(value, tokens)
         if len(texts) > 1:
             out.extend((f"{path}.{i}", t) for i, t in enumerate(texts))
         elif texts:
@@ -108,11 +193,12 @@ def prepare(
     redact: Callable[[Any], Any] | None = None,
     limits: Limits = NO_LIMITS,
 ) -> Plan:
-    """Validate every op and plan the batch. Raises before anything is written.
+    """Check every op once and plan the batch. Raises before anything is written.
 
-    ``redact``, when given, rewrites every put value and search query after validation and
-    before anything is embedded or stored. ``limits`` bounds each put's value and indexed text
-    (after redaction: what would be stored and embedded).
+    ``redact``, when given, rewrites every put value and search query after its check and
+    before anything is embedded or stored (a redacted value is checked in turn). ``limits``
+    bounds each put's value and indexed text (after redaction: what would be stored and
+    embedded); the texts are extracted, and their size checked, only for the puts that win.
 
     Raises:
         InvalidNamespaceError: a bad namespace (as ``BaseStore`` itself checks).
@@ -123,17 +209,28 @@ def prepare(
     for i, op in enumerate(ops):
         op = normalize_namespaces(op)
         validate_op_namespace(op)
-        labels: tuple[str, ...] = ()
-        if isinstance(op, (GetOp, PutOp)):
-            labels = op.namespace
-        elif isinstance(op, SearchOp):
-            labels = op.namespace_prefix
-        for label in labels:
-            check_text(label, "a namespace label")
-        if isinstance(op, GetOp):
+        if isinstance(op, PutOp):
+            _check_labels(op.namespace)
+            _check_key(op.key)
+            if not op.namespace:
+                raise InvalidNamespaceError("Namespace cannot be empty.")
+            if op.value is not None:
+                validate_value(op.value, where=f"{op.namespace}/{op.key}")
+                check_index(op.index)
+                _check_ttl(op.ttl)
+                if redact is not None:
+                    redacted = redact(op.value)
+                    validate_value(redacted, where="redacted")
+                    op = op._replace(value=dict(redacted))
+                limits.check_value(op)
+            plan.puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
+            plan.puts[(op.namespace, op.key)] = PutPlan(op, ())
+        elif isinstance(op, GetOp):
+            _check_labels(op.namespace)
             _check_key(op.key)
             plan.gets.append((i, op))
         elif isinstance(op, SearchOp):
+            _check_labels(op.namespace_prefix)
             _check_page(op.limit, op.offset)
             validate_filter(op.filter)
             if op.query is not None and not isinstance(op.query, str):
@@ -148,31 +245,14 @@ def prepare(
             if op.max_depth is not None and op.max_depth < 1:
                 raise ValueError(f"max_depth must be a positive integer, got {op.max_depth}.")
             plan.listings.append((i, op))
-        elif isinstance(op, PutOp):
-            _check_key(op.key)
-            if not op.namespace:
-                raise InvalidNamespaceError("Namespace cannot be empty.")
-            if op.value is not None:
-                validate_value(op.value, where=f"{op.namespace}/{op.key}")
-                check_index(op.index)
-                _check_ttl(op.ttl)
-                if redact is not None:
-                    op = op._replace(value=validate_value(redact(op.value), where="redacted"))
-                limits.check_value(op.value, _where(op))
-            plan.puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
-            plan.puts[(op.namespace, op.key)] = PutPlan(op, ())
         else:
             raise TypeError(f"Unknown operation type: {type(op).__name__}.")
     for k, p in plan.puts.items():
-        asked = tuple(path for path, _ in asked_fields(p.op, default_fields))
-        texts = extract_texts(p.op, default_fields)
-        limits.check_texts(texts, _where(p.op))
-        plan.puts[k] = PutPlan(p.op, texts, asked)
+        fields = asked_fields(p.op, default_fields)
+        texts = extract_texts(p.op.value, fields)
+        limits.check_texts(texts, p.op)
+        plan.puts[k] = PutPlan(p.op, texts, tuple(path for path, _ in fields))
     return plan
-
-
-def _where(op: PutOp) -> str:
-    return f"namespace {op.namespace} key {op.key!r}"
 
 
 class NamespaceTypeError(Error, InvalidNamespaceError, TypeError):
@@ -216,6 +296,12 @@ def normalize_namespaces(op: Op) -> Op:
     return op
 
 
+def _check_labels(labels: tuple[str, ...]) -> None:
+    """Labels LangGraph accepted (:func:`validate_op_namespace`) that are also valid text."""
+    for label in labels:
+        check_text(label, "a namespace label")
+
+
 def _check_key(key: Any) -> None:
     if not isinstance(key, str):
         raise TypeError(f"Item keys must be strings, got {type(key).__name__}: {key!r}.")
@@ -243,40 +329,114 @@ def _check_ttl(ttl: Any) -> None:
         )
 
 
+def validate_value(value: Any, *, where: str = "value") -> None:
+    """Raise unless ``value`` is a mapping that can be stored exactly as JSON.
+
+    Raises:
+        TypeError: not a dict, a non-string key, or something JSON cannot hold (a set, an object).
+        ValueError: NaN or infinity, or nesting deeper than ``MAX_DEPTH``.
+    """
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        raise TypeError(
+            f"Store values must be dicts, got a {type(value).__name__} for {where}. "
+            "Convert it with dict() first."
+        )
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"Store values must be dicts, got {type(value).__name__} for {where}. "
+            "Wrap it, e.g. put(namespace, key, {'value': ...})."
+        )
+    if not _plain(value, 0):
+        _check(value, "$", 0)
+
+
+def _plain(node: Any, depth: int) -> bool:
+    """Whether ``node`` is plain, storable JSON: built-in dicts with string keys, lists, valid
+    text, finite numbers, bools and None, nested at most ``MAX_DEPTH`` deep.
+
+    The quick walk under every put: no paths are built and no abstract-class checks run. Where
+    it says no, :func:`_check` walks again and names the problem's path, or accepts what it
+    does not know to be plain (tuples, dict subclasses, subclasses of the scalars)."""
+    if depth > MAX_DEPTH:
+        return False
+    kind = type(node)
+    if kind is str:
+        return node.isascii() or _utf8(node)
+    if kind is int or kind is bool or node is None:
+        return True
+    if kind is float:
+        return math.isfinite(node)
+    if kind is dict:
+        for k, v in node.items():
+            if type(k) is not str or not (k.isascii() or _utf8(k)) or not _plain(v, depth + 1):
+                return False
+        return True
+    if kind is list:
+        return all(_plain(v, depth + 1) for v in node)
+    return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check(node: Any, path: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise ValueError(
+            f"Value nested deeper than {MAX_DEPTH} levels at {path}. Flatten the structure."
+        )
+    if isinstance(node, Mapping) and not isinstance(node, dict):
+        raise TypeError(
+            f"Store values must be JSON: dicts, lists, text, numbers, bools and None; got a "
+            f"{type(node).__name__} at {path}. Convert it with dict() first."
+        )
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if not isinstance(k, str):
+                raise TypeError(
+                    f"Dict keys in store values must be strings; got {type(k).__name__} key "
+                    f"{k!r} at {path}. Convert it with str()."
+                )
+            check_text(k, f"{path} (a key)")
+            _check(v, f"{path}.{k}", depth + 1)
+    elif isinstance(node, (list, tuple)):
+        for i, v in enumerate(node):
+            _check(v, f"{path}[{i}]", depth + 1)
+    elif isinstance(node, float):
+        if not math.isfinite(node):
+            raise ValueError(
+                f"Store values must be finite JSON numbers; got {node!r} at {path}. "
+                "Replace NaN/inf with None or a finite number."
+            )
+    elif isinstance(node, str):
+        check_text(node, path)
+    elif node is None or isinstance(node, (int, bool)):
+        return
+    else:
+        raise TypeError(
+            f"Store values must be JSON-serialisable; got {type(node).__name__} at {path}. "
+            "Convert it to a str, number, bool, None, list or dict first."
+        )
+
+
+def check_text(text: str, where: str) -> None:
+    """Raise ``ValueError`` if ``text`` cannot be stored as UTF-8 (lone surrogates)."""
+    if text.isascii():  # (a flag of the string: no walk)
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"Text at {where} is not valid Unicode ({exc.reason} at position {exc.start}). "
+            "Decode it properly, e.g. bytes.decode('utf-8', errors='replace')."
+        ) from None
+
+
 def newest_first(items: Iterable[Item]) -> list[Item]:
     """Order for search without a query: ``updated_at`` descending, then namespace and key."""
     ordered = sorted(items, key=lambda it: (it.namespace, it.key))
     return sorted(ordered, key=lambda it: it.updated_at, reverse=True)
-
-
-def namespace_matches(ns: tuple[str, ...], conditions: Sequence[MatchCondition] | None) -> bool:
-    """Whether ``ns`` satisfies every prefix/suffix condition (``*`` matches any one label)."""
-    for cond in conditions or ():
-        path = tuple(cond.path)
-        if len(ns) < len(path):
-            return False
-        pairs = (
-            zip(ns, path, strict=False)
-            if cond.match_type == "prefix"
-            else zip(reversed(ns), reversed(path), strict=False)
-        )
-        if cond.match_type not in ("prefix", "suffix"):
-            raise ValueError(f"Unsupported match type {cond.match_type!r}: use prefix or suffix.")
-        if any(p != "*" and n != p for n, p in pairs):
-            return False
-    return True
-
-
-def list_namespaces(namespaces: Iterable[tuple[str, ...]], op: ListNamespacesOp) -> list[Any]:
-    """Filter, truncate to ``max_depth``, sort and page namespaces as ``InMemoryStore`` does."""
-    conditions = op.match_conditions
-    found = sorted({ns[: op.max_depth] for ns in namespaces if namespace_matches(ns, conditions)})
-    return found[op.offset : op.offset + op.limit]
-
-
-def fixed_prefix(conditions: Sequence[MatchCondition] | None) -> tuple[str, ...]:
-    """The longest wildcard-free leading labels of a prefix condition (for push-down)."""
-    for cond in conditions or ():
-        if cond.match_type == "prefix":
-            return tuple(itertools.takewhile(lambda label: label != "*", cond.path))
-    return ()

@@ -88,10 +88,7 @@ def item_extras(
         if rest:
             metas.update(_views(items.get(ids=rest, include=["metadatas"])))
         vector_ids = [
-            record_format.vector_id(rid, j, record_format.vector_tag(metas[rid]))
-            for rid in chunk
-            if rid in metas
-            for j in range(record_format.n_vectors(metas[rid]))
+            vid for rid in chunk if rid in metas for vid in record_format.vector_ids(rid, metas[rid])
         ]
         for vchunk in _chunks(vector_ids, size):
             vgot = vectors.get(ids=list(vchunk), include=["metadatas"])
@@ -101,7 +98,7 @@ def item_extras(
                 paths.setdefault(rid, []).append((j, record_format.path_of(vmeta) or "$"))
     out = {}
     for rid, meta in metas.items():
-        expires = float(meta.get("_expires", record_format.NO_EXPIRY))
+        expires = record_format.expiry_of(meta)
         out[by_id[rid]] = ItemExtras(
             index=_index_spec([p for _, p in sorted(paths.get(rid, []))], meta.get("_notext")),
             ttl=record_format.ttl_of(meta),
@@ -137,20 +134,6 @@ def vector_dims(vectors: Any) -> int | None:
     return len(embeddings[0])
 
 
-def under(prefixes: Collection[Namespace]) -> dict[str, Any]:
-    """A Chroma ``where`` matching the records of the namespaces under ``prefixes`` (one at
-    least): a record holds the prefix keys of its namespace but not of its whole namespace,
-    which ``_ns`` matches."""
-    by_depth: dict[int, list[str]] = {}
-    for prefix in prefixes:
-        by_depth.setdefault(len(prefix), []).append(record_format.ns_str(prefix))
-    clauses: list[dict[str, Any]] = [
-        {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
-    ]
-    clauses.append({"_ns": {"$in": sorted({v for values in by_depth.values() for v in values})}})
-    return {"$or": clauses}
-
-
 def scan(
     items: Any,
     vectors: Any,
@@ -162,7 +145,7 @@ def scan(
     under one of the namespace prefixes."""
     if prefixes is not None and not prefixes:
         return NO_RECORDS
-    where = None if prefixes is None else under(prefixes)
+    where = None if prefixes is None else record_format.under_where(prefixes)
     found: dict[str, list[tuple[str, Mapping[str, Any]]]] = {"items": [], "vectors": []}
     for kind, collection in (("items", items), ("vectors", vectors)):
         offset = 0

@@ -120,9 +120,9 @@ class Backend:
         )
         if folder is not None:  # a rebuild killed half-way: finish or roll it back first
             recover_store(client, folder.folder, Gateway.names(name), folder.claim)
-            if not shared:
-                state.persisted = PersistedIndex(folder.folder, name)  # (:mod:`.persisted`)
         index = MetadataIndex.of_folder(folder_of(client))
+        if folder is not None and index is not None and not shared:
+            state.persisted = PersistedIndex(folder.folder, name, index)  # (:mod:`.persisted`)
         return cls(Gateway.open(client, name, index), state, shared, folder, client)
 
     def close_store(self) -> None:
@@ -433,23 +433,16 @@ class Backend:
         for row in rows:
             if row.namespace in by_ns and is_ranked(row.path):
                 by_ns[row.namespace].append(row)
-        blocks, budget = _vector_blocks(vectors, by_ns, self.state.vectors.max_vectors)
+        state = self.state
+        blocks, budget = _vector_blocks(vectors, by_ns, state.vectors.max_vectors)
         budget = -1 if overflow else budget
-        docs: dict[Namespace, list[tuple[str, str]]] = {}
-        field_docs: dict[Namespace, list[tuple[str, list[tuple[str, str]]]]] = {}
         for ns in [ns for ns in lexical if ns not in shards]:
             texts: dict[str, list[tuple[int, str, str]]] = {}
             for row in by_ns[ns]:
                 key, _, index = record_format.split_vector_id(row.vid)
                 texts.setdefault(key, []).append((index, row.text, row.path))
-            for parts in texts.values():
-                parts.sort()  # in the order the put indexed them: the first is the content
-            docs[ns] = [(key, _joined(parts)) for key, parts in texts.items()]
-            field_docs[ns] = [(key, _by_path(parts)) for key, parts in texts.items()]
-        shards.update((ns, self.state.lexical.build_shard(d)) for ns, d in docs.items())
-        field_shards.update((ns, self.state.fields.build_shard(d)) for ns, d in field_docs.items())
+            shards[ns], field_shards[ns] = _shards(state, texts)
         _pause("load")
-        state = self.state
         unkept: dict[Namespace, tuple[Any, Any]] = {}
         with state.lock:
             for ns, shard in shards.items():
@@ -505,9 +498,7 @@ class Backend:
         with closing(pages):
             shard = self.state.lexical.build_shard(docs())
         if split:
-            for parts in texts.values():
-                parts.sort()
-            shard = self.state.lexical.build_shard((k, _joined(p)) for k, p in texts.items())
+            return rows, *_shards(self.state, texts)
         # Each entry's (path, text) list made as the field shard takes it, never all at once.
         fields = self.state.fields.build_shard((k, _by_path(p)) for k, p in texts.items())
         return rows, shard, fields
@@ -574,6 +565,15 @@ def _joined(parts: list[tuple[int, str, str]]) -> str:
 
 def _by_path(parts: list[tuple[int, str, str]]) -> list[tuple[str, str]]:
     return [(path, t) for _, t, path in parts]
+
+
+def _shards(state: StoreState, texts: Mapping[str, list[tuple[int, str, str]]]) -> tuple[Any, Any]:
+    """The (lexical, field) shards of a namespace's entries: key -> (index, text, path) parts,
+    sorted here into the order the put indexed them (the first is the content)."""
+    for parts in texts.values():
+        parts.sort()
+    shard = state.lexical.build_shard((k, _joined(p)) for k, p in texts.items())
+    return shard, state.fields.build_shard((k, _by_path(p)) for k, p in texts.items())
 
 
 def _pause(step: str) -> None:

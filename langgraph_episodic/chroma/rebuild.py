@@ -25,13 +25,12 @@ import shutil
 import sqlite3
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import Error
-from .gateway import Gateway, get_whole, index_read
+from .gateway import Gateway, read_pages
 
 logger = logging.getLogger(__name__)
 
@@ -159,16 +158,6 @@ def _hnsw_configuration(collection: Any) -> Any:
     return {"hnsw": {k: v for k, v in hnsw.items() if v is not None}} if hnsw else {}
 
 
-def list_ids(collection: Any) -> list[str]:
-    """Every record id of ``collection`` (call with its writers stopped: pages by offset)."""
-    out: list[str] = []
-    while True:
-        got = collection.get(include=[], limit=COPY_PAGE * 10, offset=len(out))
-        out.extend(got["ids"])
-        if len(got["ids"]) < COPY_PAGE * 10:
-            return out
-
-
 def start_copy(client: Any, folder: Path, old: Any) -> Any:
     """A fresh, empty ``<name>__rebuild`` with ``old``'s index settings and metadata."""
     drop(client, folder, old.name + REBUILD_SUFFIX)
@@ -184,12 +173,9 @@ def copy_records(old: Any, new: Any, ids: Sequence[str], max_batch: int) -> None
     """Copy the records ``ids`` from ``old`` to ``new`` as they are now, with embeddings
     (upserted; ids ``old`` no longer holds are deleted from ``new``)."""
     page = max(1, min(COPY_PAGE, max_batch))
-    for first in range(0, len(ids), page):
-        wanted = list(ids[first : first + page])
-        got = index_read(
-            partial(get_whole, old, ids=wanted, include=["embeddings", "metadatas", "documents"]),
-            f"records of {old.name} to copy",
-        )
+    include = ["embeddings", "metadatas", "documents"]
+    pages = read_pages(old, None, include, page, f"records of {old.name} to copy", ids)
+    for first, got in zip(range(0, len(ids), page), pages, strict=True):
         if got["ids"]:
             docs = got["documents"]
             new.upsert(
@@ -198,7 +184,7 @@ def copy_records(old: Any, new: Any, ids: Sequence[str], max_batch: int) -> None
                 metadatas=got["metadatas"],
                 documents=docs if docs is not None and any(d is not None for d in docs) else None,
             )
-        gone = sorted(set(wanted) - set(got["ids"]))
+        gone = sorted(set(ids[first : first + page]) - set(got["ids"]))
         if gone:
             new.delete(ids=gone)
         _step("page")
@@ -260,8 +246,16 @@ for _name, _kinds in {
 
 
 def _plain(gateway: Gateway, **changes: Any) -> Gateway:
-    fields = {f: getattr(gateway, f) for f in ("items", "vectors", "namespaces", "max_batch")}
-    return Gateway(**{**fields, **changes})
+    """``gateway`` as a :class:`Gateway` that journals nothing, with ``changes``."""
+    return Gateway(**{**{f.name: getattr(gateway, f.name) for f in fields(Gateway)}, **changes})
+
+
+def recover_kind(b: Rebuilt, client: Any, folder: Path, kind: str) -> None:
+    """:func:`recover` the store's collection ``kind`` (``"items"``, ...) and point the store's
+    gateway at what holds its name then (call under the write lock)."""
+    name = getattr(b.gateway, kind).name
+    if recover(client, folder, name) is not None:
+        b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
 
 
 def rebuild_live(b: Rebuilt, client: Any, folder: Path, kinds: Iterable[str]) -> list[str]:
@@ -276,14 +270,13 @@ def _rebuild_one(b: Rebuilt, client: Any, folder: Path, kind: str) -> str:
     """Rebuild one collection (see :func:`rebuild_live`); return its name."""
     with b.state.write_lock:
         b.claim_for_writing()
+        recover_kind(b, client, folder, kind)
         name = getattr(b.gateway, kind).name
-        if recover(client, folder, name) is not None:
-            b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
         old = _find(client, name)
         _step("start")
         journaling = JournalingGateway(**{**_plain(b.gateway).__dict__, kind: old})
         b.gateway = journaling
-        ids = list_ids(old)
+        ids = list(old.get(include=[])["ids"])  # (ids alone need no pages)
         new = start_copy(client, folder, old)
         _step("listed")
     try:

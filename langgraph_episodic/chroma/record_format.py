@@ -15,6 +15,13 @@ Two collections hold a store's items:
   (:data:`IN_HEADER`) sit in ``_value``'s first line; :func:`unfold` gives them back as keys.
   ``_notext`` keeps the paths a put asked to index when none held text (for ``verify``).
 
+``_value`` has up to three layers, outermost first, each told by its first character and each
+written and read by a pair of functions here: the header (``T`` or ``R``, the
+:data:`IN_HEADER` keys as a JSON line: :func:`with_header` / :func:`unfold`), the held line
+(``L``, the key paths of strings left to their leaves: :func:`stored_value` /
+:func:`value_of`) and the value's JSON (``B`` first when it may hold an integer beyond 64 bits:
+:func:`dumps` / :func:`loads`).
+
 Every metadata key costs a row and an index entry in Chroma's SQLite, hence the header and
 the keys left out at their default. ``<tag>`` is new on every put and held as ``_vtag``: a
 vector whose tag is not its item's current one is stale and never returned. When both
@@ -33,16 +40,17 @@ import functools
 import hashlib
 import json
 import math
+import re
 import secrets
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import orjson
 from langgraph.store.base import Item, SearchItem
 from langgraph.store.base.embed import get_text_at_path
 
 from .index_paths import is_top_field
-from .values import dumps, loads
 
 NO_EXPIRY = 1.0e18
 """``_expires`` of an item that never expires (a far-future epoch second)."""
@@ -59,7 +67,11 @@ HELD_ONCE_FROM = 32
 
 HELD_IN_LEAVES = "L"
 """Prefix of a ``_value`` that leaves some strings to their leaves (never the start of JSON,
-nor :data:`.values.EXACT`)."""
+nor :data:`EXACT`)."""
+
+EXACT = "B"
+"""Prefix of a value's JSON to parse with the standard library (never the start of JSON)."""
+_LONG_DIGITS = re.compile(r"\d{19}")
 
 ITEM_TAG = "item"
 """The ``_vtag`` of an item that is its own vector record (in ``<name>__vec``, id = item id).
@@ -161,6 +173,12 @@ def n_vectors(meta: Mapping[str, Any]) -> int:
     return int(meta.get("_nvec", 0))
 
 
+def vector_ids(iid: str, meta: Mapping[str, Any]) -> list[str]:
+    """The ids of the vector records the item record ``meta`` names (its own: ``iid``)."""
+    tag = vector_tag(meta)
+    return [vector_id(iid, j, tag) for j in range(n_vectors(meta))]
+
+
 def prefix_where(
     prefix: tuple[str, ...], known: Collection[tuple[str, ...]] | None = None
 ) -> dict[str, Any] | None:
@@ -187,17 +205,35 @@ def namespaces_where(namespaces: Sequence[tuple[str, ...]]) -> dict[str, Any]:
     return {"_ns": {"$in": [ns_str(ns) for ns in namespaces]}}
 
 
+def under_where(prefixes: Collection[tuple[str, ...]]) -> dict[str, Any]:
+    """A Chroma ``where`` matching the records of the namespaces under ``prefixes`` (one at
+    least): a record holds the prefix keys of its namespace but not of its whole namespace,
+    which ``_ns`` matches."""
+    by_depth: dict[int, list[str]] = {}
+    for prefix in prefixes:
+        by_depth.setdefault(len(prefix), []).append(ns_str(prefix))
+    clauses: list[dict[str, Any]] = [
+        {f"_p{depth}": {"$in": sorted(set(values))}} for depth, values in by_depth.items()
+    ]
+    clauses.append({"_ns": {"$in": sorted({v for values in by_depth.values() for v in values})}})
+    return {"$or": clauses}
+
+
 _SCALARS = (str, bool, int, float)
 
 
-def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
-    """Scalar leaves of nested dicts as ``{"v.a.b": leaf}``; and whether all were kept. Lists
-    are not descended into; ``None`` leaves are skipped (Chroma cannot store them)."""
+def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool, list[list[str]]]:
+    """Scalar leaves of nested dicts as ``{"v.a.b": leaf}``; whether all were kept; and the key
+    paths of the strings of :data:`HELD_ONCE_FROM` characters or more the leaves hold (by
+    identity: two keys may share a dotted name), which ``_value`` leaves to them
+    (:func:`stored_value`). Lists are not descended into; ``None`` leaves are skipped (Chroma
+    cannot store them)."""
     out: dict[str, Any] = {}
     complete = True
-    stack: list[tuple[str, Mapping[str, Any]]] = [("v", value)]
+    held: list[list[str]] = []
+    stack: list[tuple[str, tuple[str, ...], Mapping[str, Any]]] = [("v", (), value)]
     while stack:
-        base, node = stack.pop()
+        base, keys, node = stack.pop()
         for k, v in node.items():
             path = f"{base}.{k}"
             if isinstance(v, _SCALARS):  # (before the slower Mapping check)
@@ -210,9 +246,11 @@ def flatten_leaves(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
                     complete = False
                 else:
                     out[path] = v
+                if type(v) is str and len(v) >= HELD_ONCE_FROM and out.get(path) is v:
+                    held.append([*keys, k])
             elif isinstance(v, Mapping):
-                stack.append((path, v))
-    return out, complete
+                stack.append((path, (*keys, k), v))
+    return out, complete, held
 
 
 def item_metadata(
@@ -232,7 +270,7 @@ def item_metadata(
     """The view of an item record (Chroma holds :func:`stored_metadata` of it). ``no_text``: the
     paths asked to index that held no text; ``path``: the text's path of an item that is its own
     vector record. Keys at their default (``_flat``, ``_created``, ``_ttl``, ``_nvec``) are out."""
-    leaves, complete = flatten_leaves(value)
+    leaves, complete, held = flatten_leaves(value)
     meta = namespace_metadata(namespace)
     meta["_key"] = key
     if not complete:
@@ -250,7 +288,7 @@ def item_metadata(
         meta["_notext"] = json.dumps(list(no_text), ensure_ascii=False)
     if path is not None:
         meta["_path"] = path
-    meta["_value"] = stored_value(value, leaves)
+    meta["_value"] = stored_value(value, held)
     return with_header(meta)
 
 
@@ -261,7 +299,7 @@ them; an upsert's time grows with the number of keys: ``benchmarks/record_shape.
 TEXT_IN_VALUE = "T"
 """Prefix of a ``_value`` whose first line holds the :data:`IN_HEADER` keys as a JSON object
 (``T{"_key":"k","_updated":1733}\n`` then :func:`stored_value`), on a record with no Chroma
-document. Never the start of the other forms (JSON, :data:`.values.EXACT`, ``L``)."""
+document. Never the start of the other forms (JSON, :data:`EXACT`, ``L``)."""
 
 HEADED = "R"
 """The same header on a record written when an item that is its own vector record also held
@@ -389,30 +427,15 @@ def patched(
     return given, view
 
 
-def stored_value(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> str:
+def stored_value(value: Mapping[str, Any], held: list[list[str]]) -> str:
     """``_value``: the value as JSON, each pushed-down string of :data:`HELD_ONCE_FROM`
-    characters or more left to its leaf (else Chroma writes and indexes it twice): ``null`` in
-    the JSON, and a first line of key paths: ``L[["text"]]\n{"text":null,"kind":"fact"}``."""
-    held = _held_in_leaves(value, leaves)
+    characters or more (``held``: their key paths, :func:`flatten_leaves`) left to its leaf
+    (else Chroma writes and indexes it twice): ``null`` in the JSON, and a first line of key
+    paths: ``L[["text"]]\n{"text":null,"kind":"fact"}``."""
     if not held:
         return dumps(value)
     head = json.dumps(held, ensure_ascii=False, separators=(",", ":"))
     return f"{HELD_IN_LEAVES}{head}\n{dumps(_with_nulls(value, held))}"
-
-
-def _held_in_leaves(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> list[list[str]]:
-    """The key paths of the string leaves ``leaves`` holds (by identity: dotted names may clash)."""
-    held: list[list[str]] = []
-    stack: list[tuple[list[str], Mapping[str, Any]]] = [([], value)]
-    while stack:
-        keys, node = stack.pop()
-        for k, v in node.items():
-            if type(v) is str:
-                if len(v) >= HELD_ONCE_FROM and leaves.get(_leaf_key([*keys, k])) is v:
-                    held.append([*keys, k])
-            elif isinstance(v, Mapping):
-                stack.append(([*keys, k], v))
-    return held
 
 
 def _leaf_key(keys: Sequence[str]) -> str:
@@ -461,6 +484,30 @@ def held_leaf_keys(meta: Mapping[str, Any]) -> list[str]:
 def _paths(head: str) -> tuple[tuple[str, ...], ...]:
     """The key paths a ``_value``'s first line lists (memoised: most items hold the same)."""
     return tuple(tuple(keys) for keys in json.loads(head[len(HELD_IN_LEAVES) :]))
+
+
+def dumps(value: Mapping[str, Any]) -> str:
+    """Serialise a checked value to compact JSON (exact round trip with :func:`loads`).
+
+    Text with a run of 19 or more digits (it may hold an integer beyond 64 bits) is prefixed
+    with :data:`EXACT`, so :func:`loads` parses it with the standard library.
+    """
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return EXACT + text if _LONG_DIGITS.search(text) else text
+
+
+def loads(text: str) -> dict[str, Any]:
+    """Parse a value stored by :func:`dumps`.
+
+    orjson parses JSON several times faster than the standard library (a parse sits under
+    every search result), but it turns integers beyond 64 bits into floats: such values carry the
+    :data:`EXACT` prefix and take the standard library.
+    """
+    if text.startswith(EXACT):
+        exact: dict[str, Any] = json.loads(text[len(EXACT) :])
+        return exact
+    value: dict[str, Any] = orjson.loads(text)
+    return value
 
 
 def vector_metadata(namespace: tuple[str, ...], iid: str, path: str) -> dict[str, Any]:

@@ -17,9 +17,12 @@ reads the registry (a writer was killed) checks their namespaces for items.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from langgraph.store.base import ListNamespacesOp, MatchCondition
 
 from .._types import Namespace
 from . import record_format
@@ -69,6 +72,11 @@ def record(namespace: Namespace, info: NamespaceInfo) -> dict[str, Any]:
     for depth in range(1, len(namespace) + 1):
         meta[f"_p{depth}"] = record_format.ns_str(namespace[:depth])
     return meta
+
+
+def records(infos: Mapping[Namespace, NamespaceInfo]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The ids and metadata of the registry records holding ``infos`` (for an upsert)."""
+    return [record_id(ns) for ns in infos], [record(ns, info) for ns, info in infos.items()]
 
 
 def records_by_namespace(metas: Iterable[Mapping[str, Any]]) -> dict[Namespace, NamespaceInfo]:
@@ -138,3 +146,36 @@ class RegistryMirror:
             self.drop(ns)
         for ns, info in fresh.items():
             self.set(ns, info)
+
+
+def namespace_matches(ns: Namespace, conditions: Sequence[MatchCondition] | None) -> bool:
+    """Whether ``ns`` satisfies every prefix/suffix condition (``*`` matches any one label)."""
+    for cond in conditions or ():
+        path = tuple(cond.path)
+        if len(ns) < len(path):
+            return False
+        pairs = (
+            zip(ns, path, strict=False)
+            if cond.match_type == "prefix"
+            else zip(reversed(ns), reversed(path), strict=False)
+        )
+        if cond.match_type not in ("prefix", "suffix"):
+            raise ValueError(f"Unsupported match type {cond.match_type!r}: use prefix or suffix.")
+        if any(p != "*" and n != p for n, p in pairs):
+            return False
+    return True
+
+
+def list_namespaces(namespaces: Iterable[Namespace], op: ListNamespacesOp) -> list[Any]:
+    """Filter, truncate to ``max_depth``, sort and page namespaces as ``InMemoryStore`` does."""
+    conditions = op.match_conditions
+    found = sorted({ns[: op.max_depth] for ns in namespaces if namespace_matches(ns, conditions)})
+    return found[op.offset : op.offset + op.limit]
+
+
+def fixed_prefix(conditions: Sequence[MatchCondition] | None) -> Namespace:
+    """The longest wildcard-free leading labels of a prefix condition (for push-down)."""
+    for cond in conditions or ():
+        if cond.match_type == "prefix":
+            return tuple(itertools.takewhile(lambda label: label != "*", cond.path))
+    return ()

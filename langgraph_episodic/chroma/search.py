@@ -118,7 +118,7 @@ class Ranked:
     page: list[Hit]
     missed: Missed
     keys: list[str] = field(default_factory=list)
-    """Hybrid: the entry key each hit of the page was ranked by."""
+    """The entry key each ranked hit of the page was ranked by."""
     fused: Fused | None = None
     """The hybrid stages' fusion (None for other kinds)."""
     lifted: list[tuple[str, float]] | None = None
@@ -184,13 +184,54 @@ def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method
 
 
 def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
-    if method.kind == "hybrid" and qvec is not None:
-        return hybrid(b, op, qvec, now, method)
-    if method.kind == "dense" and qvec is not None:
-        return dense(b, op, qvec, now, method.calibration.scale)
+    """One ranked page: ranked four times deeper while the checked hits leave it short and a
+    deeper ranking could add more, then filled (:func:`filled`); a scan without a query."""
+    if method.kind == "scan" or (method.kind != "lexical" and qvec is None):
+        return Ranked(scan(b, op, now), {})
+    need = op.offset + op.limit
+    depth = first_depth(need)
+    missed: Missed = {}
+    while True:
+        found = _ranking(b, op, qvec, now, method, depth)
+        resolved = resolve(b, found.ranking, op, now, need)
+        missed = _merge(missed, resolved)
+        if len(resolved.hits) >= need or not found.more:
+            break
+        depth *= 4
+    page = filled(b, op, resolved.hits, found.scope, now)
+    return Ranked(page, missed, resolved.keys[op.offset : need], found.fused, found.lifted)
+
+
+class Ranking(NamedTuple):
+    """Entry keys by score at one depth, over ``scope`` (:func:`_ranking`)."""
+
+    scope: Scope
+    ranking: list[tuple[str, float]]
+    more: bool
+    """Whether a deeper ranking could add candidates."""
+    fused: Fused | None = None
+    lifted: list[tuple[str, float]] | None = None
+
+
+def _ranking(
+    b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method, depth: int
+) -> Ranking:
+    """BM25 (lexical), the cosine scaled by the calibration (dense), or both fused and lifted by
+    shared field values (hybrid, :func:`hybrid`)."""
     if method.kind == "lexical":
-        return lexical(b, op, now)
-    return Ranked(scan(b, op, now), {})
+        scope = b.scope(op.namespace_prefix, vectors=False)
+        assert scope.lexical is not None
+        ranked = scope.lexical.search(op.query or "", scope.namespaces, depth)
+        return Ranking(scope, ranked, len(ranked) >= depth)
+    assert qvec is not None
+    if method.kind == "hybrid":
+        return hybrid(b, op, qvec, now, method, depth)
+    scope = b.scope(op.namespace_prefix, vectors=True, lexical=False)
+    ranked, more = dense_ranking(b, op, qvec, depth, scope.vectors, lambda: _loaded_items(b, op))
+    scale = method.calibration.scale
+    if scale != 1.0:
+        ranked = [(key, cosine * scale) for key, cosine in ranked]
+    return Ranking(scope, ranked, more)
 
 
 def scan(
@@ -343,25 +384,6 @@ def dense_ranking(
     return sorted(best.items(), key=lambda kv: -kv[1]), len(found) >= depth
 
 
-def dense(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, scale: float = 1.0) -> Ranked:
-    """Cosine-ranked page, filled (:func:`filled`); ``scale`` multiplies each cosine."""
-    need = op.offset + op.limit
-    depth = first_depth(need)
-    missed: Missed = {}
-    while True:
-        scope = b.scope(op.namespace_prefix, vectors=True, lexical=False)
-        views = scope.vectors
-        ranked, more = dense_ranking(b, op, qvec, depth, views, lambda: _loaded_items(b, op))
-        if scale != 1.0:
-            ranked = [(key, cosine * scale) for key, cosine in ranked]
-        resolved = resolve(b, ranked, op, now, need)
-        missed = _merge(missed, resolved)
-        if len(resolved.hits) >= need or not more:
-            break
-        depth *= 4
-    return Ranked(filled(b, op, resolved.hits, scope, now), missed)
-
-
 def _loaded_items(b: Backend, op: SearchOp) -> AbstractSet[str] | None:
     """The ids the lexical shards under the prefix hold, when all are loaded (else None)."""
     current = b.current_lexical(op.namespace_prefix)
@@ -383,53 +405,29 @@ def filled(b: Backend, op: SearchOp, scored: list[Hit], scope: Scope, now: float
     return page
 
 
-def lexical(b: Backend, op: SearchOp, now: float) -> Ranked:
-    """BM25-ranked page, filled (:func:`filled`); an item matching no query term is left out."""
-    need = op.offset + op.limit
-    depth = first_depth(need)
-    missed: Missed = {}
-    while True:
-        scope = b.scope(op.namespace_prefix, vectors=False)
-        assert scope.lexical is not None
-        ranked = scope.lexical.search(op.query or "", scope.namespaces, depth)
-        resolved = resolve(b, ranked, op, now, need)
-        missed = _merge(missed, resolved)
-        if len(resolved.hits) >= need or len(ranked) < depth:
-            break
-        depth *= 4
-    return Ranked(filled(b, op, resolved.hits, scope, now), missed)
-
-
-def hybrid(b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Method) -> Ranked:
+def hybrid(
+    b: Backend, op: SearchOp, qvec: np.ndarray, now: float, method: Method, depth: int
+) -> Ranking:
     """Dense and BM25 rankings fused (:mod:`.ranking.fusion`), the cosine calibrated by
     ``method.calibration``, then lifted by shared field values when ``method.lift`` names the
-    primary field; a short page is filled (:func:`filled`)."""
-    need = op.offset + op.limit
-    depth = first_depth(need)
-    missed: Missed = {}
+    primary field."""
     lift = method.lift
-    while True:
-        scope = b.scope(op.namespace_prefix, vectors=True, lexical=True, fields=lift is not None)
-        assert scope.lexical is not None
-        question = analyse(op.query or "", scope.lexical, scope.namespaces)
-        fused = first_ranking(b, scope, question, qvec, method.calibration, op, depth)
-        ranking: list[tuple[str, float]] = fused.ranking
-        lifted = None
-        if lift is not None and scope.fields is not None and (
-            lift != shared_fields.EACH_FIRST or scope.fields.any_context()
-        ):
-            best = resolve(b, ranking, op, now, shared_fields.LIFT_DOCS)
-            sources = [
-                (key, hit.item.score or 0.0) for key, hit in zip(best.keys, best.hits, strict=True)
-            ]
-            ranking = lifted = shared_fields.lift(ranking, sources, scope.fields, lift)
-        resolved = resolve(b, ranking, op, now, need)
-        missed = _merge(missed, resolved)
-        if len(resolved.hits) >= need or (not fused.more_dense and fused.n_lexical < depth):
-            break
-        depth *= 4
-    page = filled(b, op, resolved.hits, scope, now)
-    return Ranked(page, missed, resolved.keys[op.offset : need], fused, lifted)
+    scope = b.scope(op.namespace_prefix, vectors=True, lexical=True, fields=lift is not None)
+    assert scope.lexical is not None
+    question = analyse(op.query or "", scope.lexical, scope.namespaces)
+    fused = first_ranking(b, scope, question, qvec, method.calibration, op, depth)
+    ranking: list[tuple[str, float]] = fused.ranking
+    lifted = None
+    if lift is not None and scope.fields is not None and (
+        lift != shared_fields.EACH_FIRST or scope.fields.any_context()
+    ):
+        best = resolve(b, ranking, op, now, shared_fields.LIFT_DOCS)
+        sources = [
+            (key, hit.item.score or 0.0) for key, hit in zip(best.keys, best.hits, strict=True)
+        ]
+        ranking = lifted = shared_fields.lift(ranking, sources, scope.fields, lift)
+    more = fused.more_dense or fused.n_lexical >= depth
+    return Ranking(scope, ranking, more, fused, lifted)
 
 
 def first_ranking(
@@ -455,10 +453,7 @@ def first_ranking(
         dense_ranked = cosines.top(depth)
         more_dense = len(dense_ranked[0]) >= depth
     else:
-        lexical = scope.lexical
-        held = None if lexical is None else lambda: lexical.held_items(scope.namespaces)
-        ranked, more_dense = dense_ranking(b, op, qvec, depth, None, held)
-        dense_ranked = [key for key, _ in ranked], np.array([c for _, c in ranked])
+        dense_ranked, more_dense = _dense_from_chroma(b, scope, op, qvec, depth)
     lexical_ranked = question.scores.top(depth) if question.terms else []
     gathered = candidates(dense_ranked, lexical_ranked, more_dense)
     if cosines is not None:
@@ -490,29 +485,32 @@ def _read_twice(
         dense_ranked = first.top(depth)
         keys, values = other.top(depth)
         second_ranked = [key for key, value in zip(keys, values.tolist(), strict=True) if value > -2]
-        gathered = candidates(dense_ranked, lexical_ranked, len(dense_ranked[0]) >= depth,
-                              second_ranked)  # fmt: skip
-        extra = first.at(gathered.need_cosine)
-        read = other.at(gathered.ids)
-    else:
-        lexical = scope.lexical
-        held = None if lexical is None else lambda: lexical.held_items(scope.namespaces)
-        ranked, more_dense = dense_ranking(b, op, qvec, depth, None, held)
-        by_second, _ = dense_ranking(b, op, second.query, depth, None, held)
-        dense_keys = [key for key, _ in ranked]
         gathered = candidates(
-            (dense_keys, np.array([c for _, c in ranked])), lexical_ranked, more_dense,
-            [key for key, _ in by_second],
-        )  # fmt: skip
-        block = _block_from_chroma(b, gathered.ids)
-        first, other = QueryCosines.read_twice(
-            [block], qvec, second.query, second.gate, second.gate_at
+            dense_ranked, lexical_ranked, len(dense_ranked[0]) >= depth, second_ranked
         )
-        extra = first.at(gathered.need_cosine)
-        read = other.at(gathered.ids)
+    else:
+        dense_ranked, more_dense = _dense_from_chroma(b, scope, op, qvec, depth)
+        second_ranked = _dense_from_chroma(b, scope, op, second.query, depth)[0][0]
+        gathered = candidates(dense_ranked, lexical_ranked, more_dense, second_ranked)
+        first, other = QueryCosines.read_twice(
+            [_block_from_chroma(b, gathered.ids)], qvec, second.query, second.gate, second.gate_at
+        )
+    extra = first.at(gathered.need_cosine)
+    read = other.at(gathered.ids)
     kept = read[1] > -2.0
     read = [key for key, keep in zip(read[0], kept.tolist(), strict=True) if keep], read[1][kept]
     return complete(gathered, extra, question, calibration, 2 * depth, read)
+
+
+def _dense_from_chroma(
+    b: Backend, scope: Scope, op: SearchOp, qvec: np.ndarray, depth: int
+) -> tuple[tuple[list[str], np.ndarray], bool]:
+    """The dense side from Chroma's index (the scope's vectors are not cached): (entry keys,
+    their cosines) and whether a deeper ranking could add more."""
+    lexical = scope.lexical
+    held = None if lexical is None else lambda: lexical.held_items(scope.namespaces)
+    ranked, more = dense_ranking(b, op, qvec, depth, None, held)
+    return ([key for key, _ in ranked], np.array([c for _, c in ranked])), more
 
 
 def _block_from_chroma(b: Backend, keys: Sequence[str]) -> BlockView:

@@ -20,7 +20,6 @@ validates, redacts, embeds and calibrates as alone and sends each batch's plan
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hmac
 import logging
 import os
@@ -122,7 +121,7 @@ class FolderServer:
 
     def _serve(self, conn: socket.socket) -> None:
         try:
-            hello = wire.receive(conn)
+            hello = wire.receive(conn, plain=True)
             if hello is None:
                 return
             if not wire.same_user(conn) or not hmac.compare_digest(
@@ -133,16 +132,16 @@ class FolderServer:
             try:
                 store = self._store(hello["collection"], hello["language"])
             except (ValueError, TypeError) as exc:
-                wire.send(conn, {"error": error_out(exc)})
+                wire.send(conn, {"error": wire.error_out(exc)})
                 return
             wire.send(conn, {"ok": {"owner": self.owner, "pid": self.pid}})
             while (message := wire.receive(conn)) is not None:
                 try:
                     with _at(store, message.get("now")):
-                        reply: dict[str, Any] = {"ok": _dispatch(store, message)}
+                        reply = wire.frame({"ok": _dispatch(store, message)})
                 except Exception as exc:  # noqa: BLE001 (the caller's error: sent to it)
-                    reply = {"error": error_out(exc)}
-                wire.send(conn, reply)
+                    reply = wire.frame({"error": wire.error_out(exc)})
+                conn.sendall(reply)
         except (OSError, ValueError) as exc:
             logger.debug("a connection to the folder %s ended: %s", self.folder, exc)
         finally:
@@ -209,46 +208,28 @@ def _at(store: Any, now: float | None) -> Iterator[None]:
         yield
 
 
-def _dispatch(store: Any, message: Mapping[str, Any]) -> Any:
-    kind = message["do"]
+def _dispatch(store: Any, m: Mapping[str, Any]) -> Any:
+    kind = m["do"]
     if kind == "batch":
-        plan = wire.plan_in(message["plan"])
-        methods = [wire.method_in(m) for m in message["methods"]]
-        results = store._execute(
-            plan, wire.vectors_in(message["docs"]), wire.vectors_in(message["queries"]), methods
-        )
-        return wire.results_out(results)
+        return store._execute(m["plan"], m["docs"], m["queries"], m["methods"])
     if kind == "explain":
-        got = store._explain(
-            wire.op_in(message["op"]),
-            wire.array_in(message["qvec"]),
-            wire.method_in(message["method"]),
-            message["floor"],
-        )
-        return wire.explanation_out(got)
+        return store._explain(m["op"], m["qvec"], m["method"], m["floor"])
     if kind == "verify":
-        return dataclasses.asdict(store.verify(**message["args"]))
+        return store.verify(**m["args"])
     if kind == "sweep_ttl":
         return store.sweep_ttl()
     if kind == "restore_times":
         at = datetime.fromisoformat
-        got = message["times"]
-        times = {(tuple(ns), key): (at(c), at(u), e and at(e)) for ns, key, c, u, e in got}
+        times = {(tuple(ns), key): (at(c), at(u), e and at(e)) for ns, key, c, u, e in m["times"]}
         return store.restore_times(times)
     if kind == "raw":  # Chroma reads for export and checks: never a write
-        collection = store.client.get_collection(message["name"])
-        if message["method"] == "count":
-            return collection.count()
-        return wire.jsonable(dict(collection.get(**message["args"])))
+        collection = store.client.get_collection(m["name"])
+        return collection.count() if m["method"] == "count" else collection.get(**m["args"])
     if kind == "collections":
         return [c if isinstance(c, str) else c.name for c in store.client.list_collections()]
     if kind == "max_batch":
         return int(store.client.get_max_batch_size())
     raise ValueError(f"unknown request {kind!r}")
-
-
-def error_out(exc: BaseException) -> dict[str, str]:
-    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": str(exc)}
 
 
 _SERVERS: dict[str, FolderServer] = {}

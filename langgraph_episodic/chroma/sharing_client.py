@@ -5,9 +5,7 @@ after the owner went takes the folder over or reconnects (the rules: :mod:`.shar
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import importlib
 import logging
 import socket
 import threading
@@ -100,22 +98,15 @@ class RemoteFolder:
     ) -> list[Result]:
         """Execute ``plan`` on the owner's store (see the module docstring for retries)."""
         started = store.clock()
-        message = {
-            "do": "batch",
-            "plan": wire.plan_out(plan),
-            "docs": wire.vectors_out(docs),
-            "queries": wire.vectors_out(queries),
-            "methods": [wire.method_out(m) for m in methods],
-            **_now(store, started),
-        }
+        message = dict(do="batch", plan=plan, docs=docs, queries=queries, methods=methods)
+        message.update(_now(store, started))
         for _ in range(RECOVERIES):
             try:
-                return wire.results_in(self._round_trip(message))
+                return list(self._round_trip(message))
             except wire.OwnerGone as gone:
                 self._recover(store)
                 if gone.sent and plan.puts:
-                    plan = _unapplied(store, plan, started)
-                    message["plan"] = wire.plan_out(plan)
+                    plan = message["plan"] = _unapplied(store, plan, started)
                 if store._remote is not self:
                     return list(store._execute(plan, docs, queries, methods))
         raise self._unstable()
@@ -129,14 +120,11 @@ class RemoteFolder:
         floor: float | None,
     ) -> Explanation:
         """:meth:`.ChromaStore.explain`'s ranking, run on the owner's store."""
-        args = {
-            "op": wire.op_out(sop),
-            "qvec": wire.array_out(qvec),
-            "method": wire.method_out(method),
-            "floor": floor,
-        }
-        got = self.call(store, "explain", args, lambda: store._explain(sop, qvec, method, floor))
-        return got if isinstance(got, Explanation) else wire.explanation_in(got)
+        args = {"op": sop, "qvec": qvec, "method": method, "floor": floor}
+        got: Explanation = self.call(
+            store, "explain", args, lambda: store._explain(sop, qvec, method, floor)
+        )
+        return got
 
     def call(self, store: Any, do: str, args: Mapping[str, Any], local: Callable[[], _T]) -> Any:
         """Run a request safe to send again (``local``: once this process took the folder over)."""
@@ -175,7 +163,7 @@ class RemoteFolder:
             else:
                 self._idle.append(sock)
         if "error" in reply:
-            raise error_in(reply["error"])
+            raise wire.error_in(reply["error"])
         return reply["ok"]
 
     def _take(self) -> socket.socket:
@@ -251,10 +239,7 @@ class RemoteCollection:
         return self.folder._round_trip(message)
 
     def get(self, **args: Any) -> dict[str, Any]:
-        got = self._raw("get", args)
-        if got.get("embeddings") is not None:
-            got["embeddings"] = np.asarray(got["embeddings"], dtype=np.float32)
-        return dict(got)
+        return dict(self._raw("get", args))
 
     def count(self) -> int:
         return int(self._raw("count", {}))
@@ -280,22 +265,6 @@ def _unapplied(store: Any, plan: Plan, started: float) -> Plan:
             continue  # written since the batch was sent: by this put, or after it
         keep[key] = put
     return dataclasses.replace(plan, puts=keep)
-
-
-_RAISED_AS_IS = ("builtins", "langgraph_episodic", "langgraph", "chromadb")
-
-
-def error_in(d: Mapping[str, str]) -> Exception:
-    """The owner's exception as the same class here when it is one of ours, LangGraph's,
-    Chroma's or a built-in one, else a ``RuntimeError`` naming it."""
-    module, _, name = d["type"].rpartition(".")
-    if module.split(".")[0] in _RAISED_AS_IS:
-        with contextlib.suppress(ImportError, AttributeError, TypeError):
-            cls = getattr(importlib.import_module(module), name)
-            if isinstance(cls, type) and issubclass(cls, Exception):
-                error: Exception = cls(d["message"])
-                return error
-    return RuntimeError(f"{d['type']}: {d['message']}")
 
 
 # --- sockets and files ------------------------------------------------------------------------
@@ -326,5 +295,5 @@ def _dial(
         return None
     if "error" in hello:
         sock.close()
-        raise error_in(hello["error"])
+        raise wire.error_in(hello["error"])
     return sock, hello["ok"]

@@ -1,11 +1,14 @@
 """What the processes sharing one folder send each other (:mod:`.sharing`): frames of JSON.
 
-A frame is 4 bytes of length (big-endian) and a UTF-8 JSON object. Everything that crosses is
-JSON-safe: namespaces as lists, times as ISO 8601 strings, vectors as base64 of their bytes
-(with dtype and shape), so nothing is unpickled from another process. A batch crosses as its
-:class:`.plans.Plan` (validated, redacted and planned by the sending process, which also embeds
-and ranks its questions' calibration: :class:`.search.Method`), so the serving process only
-executes it on its own store.
+A frame is 4 bytes of length (big-endian) and a UTF-8 JSON object. :func:`send` and
+:func:`receive` carry the values a request or an answer holds as they are, through one codec
+(:func:`encoded`): JSON's own values as themselves, and numpy arrays (base64 of their bytes,
+with dtype and shape), datetimes, tuples, dicts whose keys JSON cannot hold and instances of
+the classes in :data:`SENT` (by their fields) as objects tagged ``"__"``. Nothing else crosses,
+and only those classes are built from a frame: nothing is unpickled from another process. A
+batch crosses as its :class:`.plans.Plan` (validated, redacted and planned by the sending
+process, which also embeds and ranks its questions' calibration: :class:`.search.Method`), so
+the serving process only executes it on its own store.
 """
 
 from __future__ import annotations
@@ -13,11 +16,12 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import importlib
 import json
 import os
 import socket
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +33,6 @@ from langgraph.store.base import (
     ListNamespacesOp,
     MatchCondition,
     PutOp,
-    Result,
     SearchItem,
     SearchOp,
 )
@@ -39,6 +42,7 @@ from ..language.baseline import Calibration, SecondReading
 from .explain import Explanation, ScoreBreakdown
 from .plans import Plan, PutPlan
 from .search import Method
+from .verify import VerifyReport
 
 SOCKET_FILE = "langgraph-episodic.sock"
 SECRET_FILE = "langgraph-episodic.secret"
@@ -68,13 +72,18 @@ class LanguageMismatchError(Error, ValueError):
 # --- frames ---------------------------------------------------------------------------------
 
 
+def frame(message: Mapping[str, Any]) -> bytes:
+    data = json.dumps(encoded(message), separators=(",", ":")).encode()
+    return struct.pack(">I", len(data)) + data
+
+
 def send(sock: socket.socket, message: Mapping[str, Any]) -> None:
-    data = json.dumps(message, separators=(",", ":")).encode()
-    sock.sendall(struct.pack(">I", len(data)) + data)
+    sock.sendall(frame(message))
 
 
-def receive(sock: socket.socket) -> dict[str, Any] | None:
-    """The next frame, or None when the other side closed the connection."""
+def receive(sock: socket.socket, *, plain: bool = False) -> dict[str, Any] | None:
+    """The next frame, or None when the other side closed the connection. ``plain``: JSON
+    alone, no tagged values built (a hello, before the secret is checked)."""
     head = _exactly(sock, 4)
     if head is None:
         return None
@@ -84,7 +93,7 @@ def receive(sock: socket.socket) -> dict[str, Any] | None:
     body = _exactly(sock, size)
     if body is None:
         return None
-    message = json.loads(body)
+    message = json.loads(body, object_hook=None if plain else _decoded)
     if not isinstance(message, dict):
         raise ConnectionError("a frame that is not a JSON object")
     return message
@@ -101,219 +110,100 @@ def _exactly(sock: socket.socket, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-# --- arrays and times ------------------------------------------------------------------------
+# --- values ---------------------------------------------------------------------------------
 
 
-def array_out(a: np.ndarray | None) -> dict[str, Any] | None:
-    if a is None:
-        return None
-    a = np.ascontiguousarray(a)
-    data = base64.b64encode(a.tobytes()).decode()
-    return {"dtype": str(a.dtype), "shape": list(a.shape), "b64": data}
+def _fields(cls: Any) -> tuple[str, ...]:
+    if dataclasses.is_dataclass(cls):
+        return tuple(f.name for f in dataclasses.fields(cls))
+    if issubclass(cls, tuple):  # (a NamedTuple)
+        return tuple(cls._fields)
+    return tuple(n for c in reversed(cls.__mro__) for n in getattr(c, "__slots__", ()))
 
 
-def array_in(d: Mapping[str, Any] | None) -> np.ndarray | None:
-    if d is None:
-        return None
-    raw = base64.b64decode(d["b64"])
-    return np.frombuffer(raw, dtype=np.dtype(d["dtype"])).reshape(d["shape"]).copy()
+SENT: dict[str, tuple[type, tuple[str, ...]]] = {
+    cls.__name__: (cls, _fields(cls))
+    for cls in (
+        GetOp, PutOp, SearchOp, ListNamespacesOp, MatchCondition, Item, SearchItem, Plan, PutPlan,
+        Method, Calibration, SecondReading, Explanation, ScoreBreakdown, VerifyReport,
+    )
+}  # fmt: skip
+"""The classes whose instances cross, by name, with the fields they cross with."""
 
 
-def vectors_out(vectors: Mapping[str, np.ndarray]) -> dict[str, Any]:
-    texts = list(vectors)
-    matrix = np.stack([vectors[t] for t in texts]) if texts else None
-    return {"texts": texts, "matrix": array_out(matrix)}
+_JSON = frozenset({str, int, float, bool, type(None)})
 
 
-def vectors_in(d: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    matrix = array_in(d["matrix"])
-    if matrix is None:
-        return {}
-    return dict(zip(d["texts"], matrix, strict=True))
-
-
-# --- ops and plans ---------------------------------------------------------------------------
-
-
-_OPS = {"get": GetOp, "put": PutOp, "search": SearchOp, "list": ListNamespacesOp}
-_WIRE_NAMES = {
-    "namespace": "ns",
-    "namespace_prefix": "ns",
-    "refresh_ttl": "refresh",
-    "match_conditions": "match",
-}
-"""The names the ops' fields cross under where they differ from LangGraph's."""
-
-
-def op_out(op: Any) -> dict[str, Any]:
-    kind = next((k for k, cls in _OPS.items() if isinstance(op, cls)), None)
-    if kind is None:
-        raise TypeError(f"Cannot send an op of type {type(op).__name__} to another process.")
-    out: dict[str, Any] = {"op": kind}
-    for name, value in op._asdict().items():
-        paths = name == "index" and value is not None and value is not False
-        if name in ("namespace", "namespace_prefix") or paths:
-            value = list(value)
-        elif name == "match_conditions":
-            value = [[c.match_type, list(c.path)] for c in value or ()]
-        out[_WIRE_NAMES.get(name, name)] = value
-    return out
-
-
-def op_in(d: Mapping[str, Any]) -> Any:
-    cls: Any = _OPS.get(d["op"])
-    if cls is None:
-        raise ValueError(f"unknown op {d['op']!r}")
-    args = {name: d[_WIRE_NAMES.get(name, name)] for name in cls._fields}
-    for name in ("namespace", "namespace_prefix"):
-        if name in args:
-            args[name] = tuple(args[name])
-    if "match_conditions" in args:
-        conditions = tuple(MatchCondition(t, tuple(p)) for t, p in args["match_conditions"])
-        args["match_conditions"] = conditions or None
-    return cls(**args)
-
-
-def plan_out(plan: Plan) -> dict[str, Any]:
-    return {
-        "n": plan.n_ops,
-        "gets": [[i, op_out(op)] for i, op in plan.gets],
-        "searches": [[i, op_out(op)] for i, op in plan.searches],
-        "listings": [[i, op_out(op)] for i, op in plan.listings],
-        "puts": [
-            {"op": op_out(p.op), "texts": [list(t) for t in p.texts], "asked": list(p.asked)}
-            for p in plan.puts.values()
-        ],
-    }
-
-
-def plan_in(d: Mapping[str, Any]) -> Plan:
-    plan = Plan(n_ops=d["n"])
-    plan.gets = [(i, op_in(op)) for i, op in d["gets"]]
-    plan.searches = [(i, op_in(op)) for i, op in d["searches"]]
-    plan.listings = [(i, op_in(op)) for i, op in d["listings"]]
-    for p in d["puts"]:
-        op = op_in(p["op"])
-        texts = tuple((path, text) for path, text in p["texts"])
-        plan.puts[(op.namespace, op.key)] = PutPlan(op, texts, tuple(p["asked"]))
-    return plan
-
-
-# --- how a search ranks ----------------------------------------------------------------------
-
-
-def method_out(m: Method) -> dict[str, Any]:
-    return {"kind": m.kind, "calibration": _calibration_out(m.calibration), "lift": m.lift}
-
-
-def method_in(d: Mapping[str, Any]) -> Method:
-    return Method(d["kind"], _calibration_in(d["calibration"]), d["lift"])
-
-
-def _calibration_out(c: Calibration) -> dict[str, Any]:
-    s, second = c.second, None
-    if s is not None:
-        second = {"query": array_out(s.query), "gate": array_out(s.gate), "gate_at": s.gate_at}
-        second["calibration"] = _calibration_out(s.calibration)
-    out = {"baseline": c.baseline, "scale": c.scale, "lexical_weight": c.lexical_weight}
-    return {**out, "first": array_out(c.first), "second": second}
-
-
-def _calibration_in(d: Mapping[str, Any]) -> Calibration:
-    s, second = d["second"], None
-    if s is not None:
-        calibration = _calibration_in(s["calibration"])
-        second = SecondReading(_array(s["query"]), _array(s["gate"]), s["gate_at"], calibration)
-    first = array_in(d["first"])
-    return Calibration(d["baseline"], d["scale"], d["lexical_weight"], first, second)
-
-
-def _array(d: Mapping[str, Any]) -> np.ndarray:
-    a = array_in(d)
-    assert a is not None
-    return a
-
-
-# --- results ---------------------------------------------------------------------------------
-
-
-def item_out(item: Item) -> dict[str, Any]:
-    out: dict[str, Any] = {"ns": list(item.namespace), "key": item.key, "value": item.value}
-    out.update(created_at=item.created_at.isoformat(), updated_at=item.updated_at.isoformat())
-    if isinstance(item, SearchItem):
-        out["score"] = item.score
-    return out
-
-
-def item_in(d: Mapping[str, Any]) -> Item:
-    fields = {"namespace": tuple(d["ns"]), "key": d["key"], "value": d["value"]}
-    fields["created_at"] = datetime.fromisoformat(d["created_at"])
-    fields["updated_at"] = datetime.fromisoformat(d["updated_at"])
-    if "score" in d:
-        return SearchItem(score=d["score"], **fields)
-    return Item(**fields)
-
-
-def results_out(results: Sequence[Result]) -> list[Any]:
-    out: list[Any] = []
-    for r in results:
-        if r is None:
-            out.append(None)
-        elif isinstance(r, Item):
-            out.append({"item": item_out(r)})
-        elif r and isinstance(r[0], Item):
-            out.append({"items": [item_out(i) for i in r if isinstance(i, Item)]})
-        else:
-            out.append({"namespaces": [list(ns) for ns in r if isinstance(ns, tuple)]})
-    return out
-
-
-def results_in(d: Sequence[Any]) -> list[Result]:
-    out: list[Result] = []
-    for r in d:
-        if r is None:
-            out.append(None)
-        elif "item" in r:
-            out.append(item_in(r["item"]))
-        elif "items" in r:
-            out.append([item_in(i) for i in r["items"]])
-        else:
-            out.append([tuple(ns) for ns in r["namespaces"]])
-    return out
-
-
-def explanation_out(e: Explanation) -> dict[str, Any]:
-    hits = []
-    for h in e.hits:
-        parts = {f.name: getattr(h, f.name) for f in dataclasses.fields(h) if f.name != "item"}
-        hits.append({**parts, "item": item_out(h.item)})
-    out = {name: getattr(e, name) for name in ("mode", "baseline", "lexical_weight", "floor")}
-    return {**out, "hits": hits}
-
-
-def explanation_in(d: Mapping[str, Any]) -> Explanation:
-    hits = tuple(ScoreBreakdown(**{**h, "item": item_in(h["item"])}) for h in d["hits"])
-    return Explanation(d["mode"], d["baseline"], d["lexical_weight"], d["floor"], hits)
-
-
-def tuples(value: Any) -> Any:
-    """Lists (of lists) back into tuples, as a JSON round trip of tuples needs."""
+def encoded(value: Any) -> Any:
+    """``value`` as JSON data: what :func:`_decoded` builds back (see the module docstring)."""
+    kind = type(value)
+    if kind in _JSON:
+        return value
+    if isinstance(value, dict):
+        if "__" in value or not all(type(k) is str for k in value):
+            return {"__": "dict", "items": [[encoded(k), encoded(v)] for k, v in value.items()]}
+        return {k: v if type(v) in _JSON else encoded(v) for k, v in value.items()}
     if isinstance(value, list):
-        return tuple(tuples(v) for v in value)
-    return value
-
-
-def jsonable(value: Any) -> Any:
-    """A Chroma ``get`` answer (numpy arrays inside) as plain JSON data."""
+        return [v if type(v) in _JSON else encoded(v) for v in value]
+    sent = SENT.get(kind.__name__)
+    if sent is not None and kind is sent[0]:
+        return {"__": kind.__name__, **{f: encoded(getattr(value, f)) for f in sent[1]}}
+    if isinstance(value, tuple):
+        return {"__": "tuple", "items": [encoded(v) for v in value]}
+    if isinstance(value, datetime):
+        return {"__": "datetime", "iso": value.isoformat()}
     if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Mapping):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (np.floating, np.integer)):
+        a = np.ascontiguousarray(value)
+        data = base64.b64encode(a.tobytes()).decode()
+        return {"__": "array", "dtype": str(a.dtype), "shape": list(a.shape), "b64": data}
+    if isinstance(value, np.generic):
         return value.item()
-    return value
+    if isinstance(value, (str, int, float)):  # (their subclasses: enums)
+        return value
+    if isinstance(value, Mapping):
+        return encoded(dict(value))
+    raise TypeError(f"Cannot send a {kind.__name__} to another process.")
+
+
+def _decoded(d: dict[str, Any]) -> Any:
+    """A JSON object of a frame as the value :func:`encoded` made it of (inner ones first)."""
+    tag = d.get("__")
+    if tag is None:
+        return d
+    try:
+        if tag == "array":
+            raw = base64.b64decode(d["b64"])
+            return np.frombuffer(raw, dtype=np.dtype(d["dtype"])).reshape(d["shape"]).copy()
+        if tag == "datetime":
+            return datetime.fromisoformat(d["iso"])
+        if tag == "tuple":
+            return tuple(d["items"])
+        if tag == "dict":
+            return dict(d["items"])
+        cls, fields = SENT[tag]
+        return cls(**{f: d[f] for f in fields})
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"a frame with a malformed {tag!r}: {exc!r}") from None
+
+
+def error_out(exc: BaseException) -> dict[str, str]:
+    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": str(exc)}
+
+
+_RAISED_AS_IS = ("builtins", "langgraph_episodic", "langgraph", "chromadb")
+
+
+def error_in(d: Mapping[str, str]) -> Exception:
+    """The owner's exception (:func:`error_out`) as the same class here when it is one of ours,
+    LangGraph's, Chroma's or a built-in one, else a ``RuntimeError`` naming it."""
+    module, _, name = d["type"].rpartition(".")
+    if module.split(".")[0] in _RAISED_AS_IS:
+        with contextlib.suppress(ImportError, AttributeError, TypeError):
+            cls = getattr(importlib.import_module(module), name)
+            if isinstance(cls, type) and issubclass(cls, Exception):
+                error: Exception = cls(d["message"])
+                return error
+    return RuntimeError(f"{d['type']}: {d['message']}")
 
 
 # --- the socket and the secret ----------------------------------------------------------------

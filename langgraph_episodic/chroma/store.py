@@ -43,7 +43,7 @@ import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -57,32 +57,33 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
-from ..errors import Error
 from ..language.analysis import Language
 from ..language.baseline import Baseline, Calibration, baseline_for, calibration_of
 from . import lifecycle, memory_budget, raw_records, record_format, search, sharing, writes
 from .coalesce import Coalescer
+from .embedder import Vectors, aembed, default_index, embed, routed, stored_dims
 from .explain import Explanation, explanation
 from .folder_lock import folder_of
 from .gateway import Gateway
 from .index_paths import check_fields
 from .lifecycle import Calls, StoreClosedError, StoreForkedError
-from .limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES, Limits
 from .maintenance import Maintenance
 from .plans import (
+    DEFAULT_MAX_INDEXED_BYTES,
+    DEFAULT_MAX_VALUE_BYTES,
     Fields,
+    Limits,
     Plan,
-    fixed_prefix,
-    list_namespaces,
     prepare,
     tokenized_fields,
 )
 from .ranking import shared_fields
 from .raw_records import ItemExtras, RawRecords
 from .reads import Backend, describe, embedded_system
+from .registry import fixed_prefix, list_namespaces
 from .sharing_client import RemoteFolder
-from .sharing_wire import tuples
 from .verify import VerifyReport
+from .verify import verify as verify_store
 
 logger = logging.getLogger(__name__)
 
@@ -90,61 +91,6 @@ SearchMode = Literal["hybrid", "dense", "lexical"]
 SEARCH_MODES: tuple[str, ...] = ("hybrid", "dense", "lexical")
 
 _DEFAULT: Any = object()
-_V = TypeVar("_V", list[float], np.ndarray)
-
-
-def _default_index(stored: int | None = None) -> IndexConfig:
-    """The default index: the two-language embedder (:mod:`..bilingual`), or for a store written
-    with the packaged MiniLM (384-d) or the multilingual model (512-d) alone, that model."""
-    from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
-    from ..embeddings import MODEL_DIMS, packaged_index
-
-    if stored is None or stored == BILINGUAL_DIMS:
-        return {"dims": BILINGUAL_DIMS, "embed": bilingual_embeddings(), "fields": ["$"]}
-    if stored == MODEL_DIMS:
-        return packaged_index()
-    from ..multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
-
-    if stored == MULTILINGUAL_DIMS:
-        return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings(), "fields": ["$"]}
-    raise EmbedderMismatchError(
-        stored,
-        f"This store holds {stored}-d vectors, written with an embedder of your own; the "
-        f"default embedder makes {BILINGUAL_DIMS}-d ones. Open it with the embedder it was "
-        "written with: index={'dims': ..., 'embed': ...}.",
-    )
-
-
-def _routed(embeddings: Embeddings, language: Language) -> Embeddings:
-    """``embeddings`` routed to ``language`` when it routes questions (the two-language default)."""
-    routed = getattr(embeddings, "routed", None)
-    if not callable(routed):
-        return embeddings
-    chosen: Embeddings = routed(language)
-    return chosen
-
-
-class EmbedderMismatchError(Error, ValueError):
-    """A store opened with the default embedder holds vectors no default model makes.
-
-    ``stored`` is their dimension count; the message names the fix (``index=``)."""
-
-    def __init__(self, stored: int, message: str) -> None:
-        super().__init__(message)
-        self.stored = stored
-
-
-def _stored_dims(client: Any, collection: str) -> int | None:
-    """Dimensions of the vectors store ``collection`` holds (None: none)."""
-    name = Gateway.names(collection)[1]
-    if name not in {c if isinstance(c, str) else c.name for c in client.list_collections()}:
-        return None
-    vectors = client.get_collection(name, embedding_function=None)
-    got = vectors.get(limit=1, include=["embeddings"])
-    embeddings = got.get("embeddings")
-    if embeddings is None or len(embeddings) == 0:
-        return None
-    return len(embeddings[0])
 
 
 def _server_error(exc: BaseException, endpoint: str) -> OSError:
@@ -161,11 +107,6 @@ def _server_error(exc: BaseException, endpoint: str) -> OSError:
         f"`chroma run --path ./chroma-data --host {endpoint.rsplit(':', 1)[0]} "
         f"--port {endpoint.rsplit(':', 1)[1]}`; calls work again once it is back."
     )
-
-
-def _check_count(texts: Sequence[str], vectors: Sequence[Any]) -> None:
-    if len(vectors) != len(texts):
-        raise ValueError(f"The embedder returned {len(vectors)} vectors for {len(texts)} texts.")
 
 
 def _settings() -> Any:
@@ -294,7 +235,7 @@ class ChromaStore(BaseStore):
         self._client = client
         self.collection_name = collection
         config: IndexConfig | None = (
-            _default_index(_stored_dims(client, collection)) if index is _DEFAULT else index
+            default_index(stored_dims(client, collection)) if index is _DEFAULT else index
         )
         self.index_config: IndexConfig | None = None
         self.embeddings: Embeddings | None = None
@@ -310,38 +251,43 @@ class ChromaStore(BaseStore):
         self._endpoint: str | None = None
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
-        vector_cache_size, item_cache_size = _resolved_cache_sizes(
-            vector_cache_size, item_cache_size, self.index_config
-        )
         self._remote = client if isinstance(client, RemoteFolder) else None
         """The process serving this store's folder, when another process holds it."""
-        self._cache_sizes = (vector_cache_size, item_cache_size)
+        self._cache_sizes = _resolved_cache_sizes(
+            vector_cache_size, item_cache_size, self.index_config
+        )
+        self.language: Language = language
         if self._remote is None:
-            self._backend = Backend.open(
-                client,
-                collection,
-                shared=shared,
-                vector_cache_size=vector_cache_size,
-                item_cache_size=item_cache_size,
-            )
+            self._backend = self._open_backend(client, shared)
         self._calls = Calls(
             f"{self._remote.description if self._remote else describe(client)} "
             f"(collection {collection!r})",
             fork_checked=self._remote is not None or embedded_system(client) is not None,
         )
         self._coalescer = Coalescer(self._arun)
-        try:
-            if self._remote is None:
-                self._backend.state.lexical.use_language(language)
-        except BaseException:
-            self.close()  # (gives back the folder's count this store took)
-            raise
-        self.language: Language = language
         if self.embeddings is not None and language != "auto":
-            self.embeddings = _routed(self.embeddings, language)
+            self.embeddings = routed(self.embeddings, language)
             self._calibrate = calibration_of(self.embeddings)
         if ttl and ttl.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
+
+    def _open_backend(self, client: Any, shared: bool) -> Backend:
+        """This store's backend on ``client``, its keyword side analyzing in ``language`` (a
+        failure gives back the folder's count the backend took)."""
+        vector_cache_size, item_cache_size = self._cache_sizes
+        backend = Backend.open(
+            client,
+            self.collection_name,
+            shared=shared,
+            vector_cache_size=vector_cache_size,
+            item_cache_size=item_cache_size,
+        )
+        try:
+            backend.state.lexical.use_language(self.language)
+        except BaseException:
+            backend.close_store()
+            raise
+        return backend
 
     def _use_index(self, config: IndexConfig | None, search_mode: SearchMode) -> None:
         """Take the embedder, its calibration and the tokenized fields from ``config`` (without
@@ -393,17 +339,7 @@ class ChromaStore(BaseStore):
 
         assert self._remote is not None
         client = chromadb.PersistentClient(path=self._remote.folder, settings=_settings())
-        vector_cache_size, item_cache_size = self._cache_sizes
-        backend = Backend.open(
-            client, self.collection_name, shared=False, vector_cache_size=vector_cache_size,
-            item_cache_size=item_cache_size,
-        )
-        try:
-            backend.state.lexical.use_language(self.language)
-        except BaseException:
-            backend.close_store()
-            raise
-        self._client, self._backend = client, backend
+        self._client, self._backend = client, self._open_backend(client, shared=False)
         folder, self._remote = self._remote.folder, None
         sharing.serve(self, folder)
 
@@ -524,69 +460,23 @@ class ChromaStore(BaseStore):
 
     # ------------------------------------------------------------------ embedding
 
-    def _embed(
+    def _embed(self, plan: Plan, mode: SearchMode | None = None) -> tuple[Vectors, Vectors]:
+        if not self.embeddings:
+            return {}, {}
+        return embed(self.embeddings, *self._to_embed(plan, mode))
+
+    async def _aembed(self, plan: Plan) -> tuple[Vectors, Vectors]:
+        if not self.embeddings:
+            return {}, {}
+        return await aembed(self.embeddings, *self._to_embed(plan))
+
+    def _to_embed(
         self, plan: Plan, mode: SearchMode | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        texts, queries = self._to_embed(plan, mode)
-        if not self.embeddings:
-            return {}, {}
-        docs = self.embeddings.embed_documents(texts) if texts else []
-        qvecs = [self.embeddings.embed_query(q) for q in queries]
-        return self._pair(texts, docs), self._pair_queries(queries, qvecs)
-
-    async def _aembed(self, plan: Plan) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        texts, queries = self._to_embed(plan)
-        if not self.embeddings:
-            return {}, {}
-        docs = await self.embeddings.aembed_documents(texts) if texts else []
-        qvecs = list(await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries)))
-        return self._pair(texts, docs), self._pair_queries(queries, qvecs)
-
-    def _to_embed(self, plan: Plan, mode: SearchMode | None = None) -> tuple[list[str], list[str]]:
-        queries = plan.queries_to_embed() if (mode or self.search_mode) != "lexical" else []
-        return plan.texts_to_embed(), queries
-
-    def _pair(
-        self, texts: Sequence[str], vectors: Sequence[Sequence[float]]
-    ) -> dict[str, np.ndarray]:
-        """Document vectors as rows of one float32 matrix, converted in one step (row by row
-        costs a Python float per number)."""
-        _check_count(texts, vectors)
-        if not texts:
-            return {}
-        try:
-            matrix = np.asarray(vectors, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                "The embedder returned vectors that are not one list of numbers per text, all "
-                f"of one length ({exc}). Fix the embedder's embed_documents."
-            ) from exc
-        if matrix.ndim != 2:
-            raise ValueError(f"The embedder returned vectors of shape {matrix.shape}.")
-        self._check_dims(matrix[0])
-        return dict(zip(texts, matrix, strict=True))
-
-    def _pair_queries(
-        self, queries: Sequence[str], vectors: Sequence[Sequence[float]]
-    ) -> dict[str, np.ndarray]:
-        """Query vectors as float32 arrays, the form the ranking uses."""
-        _check_count(queries, vectors)
-        out = {}
-        for text, vec in zip(queries, vectors, strict=True):
-            arr = np.asarray(vec, dtype=np.float32)
-            if arr.ndim != 1:
-                raise ValueError(f"The embedder returned a vector of shape {arr.shape}.")
-            out[text] = self._check_dims(arr)
-        return out
-
-    def _check_dims(self, vec: _V) -> _V:
+    ) -> tuple[int | None, list[str], list[str]]:
+        """``index['dims']``, the batch's texts and its questions (none when ranked lexically)."""
         dims = self.index_config.get("dims") if self.index_config is not None else None
-        if dims and len(vec) != dims:
-            raise ValueError(
-                f"The embedder returned {len(vec)}-d vectors but index['dims'] is {dims}. "
-                "Fix index['dims'] to match the model."
-            )
-        return vec
+        queries = plan.queries_to_embed() if (mode or self.search_mode) != "lexical" else []
+        return dims, plan.texts_to_embed(), queries
 
     # ------------------------------------------------------------------ execution
 
@@ -639,28 +529,25 @@ class ChromaStore(BaseStore):
     ) -> search.Method:
         """How this store ranks ``op`` (in ``mode``, default its own)."""
         mode = mode or self.search_mode
-        use_lexical = bool(op.query) and mode in ("hybrid", "lexical") and self._fields is not None
-        use_dense = bool(op.query) and mode in ("hybrid", "dense") and qvec is not None
-        if use_lexical and use_dense and qvec is not None:
-            if self._calibrate is not None:
-                calibration = self._calibrate(qvec)
-            elif self._baseline is not None:
-                calibration = Calibration(self._baseline.of(qvec, op.query or "", self.language))
-            else:
-                calibration = Calibration()
-            fields = self._fields or []
-            lift = None
-            if self.field_lift:  # one field: each memory's context fields (memory_context)
-                lift = fields[0][0] if len(fields) > 1 else shared_fields.EACH_FIRST
-            return search.Method("hybrid", calibration, lift)
-        if use_dense:
-            if self._calibrate is not None and qvec is not None:
-                own = self._calibrate(qvec)
-                return search.Method("dense", Calibration(scale=own.scale, first=own.first))
-            return search.Method("dense")
-        if use_lexical:
-            return search.Method("lexical")
-        return search.Method("scan")
+        lexical = bool(op.query) and mode != "dense" and self._fields is not None
+        if not op.query or mode == "lexical" or qvec is None:
+            return search.Method("lexical" if lexical else "scan")
+        if not lexical:  # dense, or hybrid without indexed text
+            if self._calibrate is None:
+                return search.Method("dense")
+            own = self._calibrate(qvec)
+            return search.Method("dense", Calibration(scale=own.scale, first=own.first))
+        if self._calibrate is not None:
+            calibration = self._calibrate(qvec)
+        elif self._baseline is not None:
+            calibration = Calibration(self._baseline.of(qvec, op.query, self.language))
+        else:
+            calibration = Calibration()
+        fields = self._fields or []
+        lift = None
+        if self.field_lift:  # one field: each memory's context fields (memory_context)
+            lift = fields[0][0] if len(fields) > 1 else shared_fields.EACH_FIRST
+        return search.Method("hybrid", calibration, lift)
 
     def explain(
         self,
@@ -713,19 +600,17 @@ class ChromaStore(BaseStore):
 
     def _check_mode(self, mode: str) -> None:
         _check_known(mode, "mode")
-        can = [
-            m for m, ok in (
-                ("hybrid", self.embeddings is not None and self._fields is not None),
-                ("dense", self.embeddings is not None),
-                ("lexical", self._fields is not None),
-            ) if ok
-        ]
+        has = {"vectors": self.embeddings is not None, "indexed text": self._fields is not None}
+        needs = {"hybrid": ("vectors", "indexed text"), "dense": ("vectors",),
+                 "lexical": ("indexed text",)}
+        can = [m for m in SEARCH_MODES if all(has[n] for n in needs[m])]
         if mode not in can:
-            needs = {"hybrid": "vectors and indexed text", "dense": "vectors",
-                     "lexical": "indexed text"}[mode]
             fix = (f"pass mode={can[0]!r}" if can else "open the store with an index "
                    "(index={'dims': ..., 'embed': ...})")
-            raise ValueError(f"mode={mode!r} ranks by {needs}, which this store lacks: {fix}.")
+            raise ValueError(
+                f"mode={mode!r} ranks by {' and '.join(needs[mode])}, which this store lacks: "
+                f"{fix}."
+            )
 
     def restore_times(
         self,
@@ -821,19 +706,19 @@ class ChromaStore(BaseStore):
         >>> store.verify().ok
         True
         """
-        from .verify import verify
-
         if self._remote is not None:
             args = {"repair": repair, "grace_seconds": grace_seconds}
-            got = self._remote.call(self, "verify", {"args": args},
-                                    lambda: self.verify(repair=repair, grace_seconds=grace_seconds))
-            if isinstance(got, VerifyReport):
-                return got
-            return VerifyReport(**{k: tuples(v) for k, v in got.items()})
+            report: VerifyReport = self._remote.call(
+                self, "verify", {"args": args},
+                lambda: self.verify(repair=repair, grace_seconds=grace_seconds),
+            )
+            return report
         if grace_seconds is None:
             grace_seconds = 600.0 if self._backend.shared else 0.0
         with self._calls.call():
-            return verify(self._backend, self.clock(), repair=repair, grace_seconds=grace_seconds)
+            return verify_store(
+                self._backend, self.clock(), repair=repair, grace_seconds=grace_seconds
+            )
 
     async def averify(
         self, *, repair: bool = False, grace_seconds: float | None = None

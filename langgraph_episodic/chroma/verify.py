@@ -25,12 +25,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from . import record_format
 from .reads import Backend
-from .rebuild import leftovers, recover
+from .rebuild import leftovers, recover_kind
 from .registry import Namespace, NamespaceInfo, record, record_id, records_by_namespace
 
 
@@ -234,13 +234,10 @@ def _rebuild_leftovers(b: Backend, *, repair: bool) -> tuple[str, ...]:
         return ()  # a rebuild runs now: its copy is no leftover
     try:
         kinds = ("items", "vectors", "namespaces")
-        names = {kind: getattr(b.gateway, kind).name for kind in kinds}
-        found = tuple(leftovers(b.client, names.values()))
+        found = tuple(leftovers(b.client, [getattr(b.gateway, kind).name for kind in kinds]))
         if repair and found:
-            for kind, name in names.items():
-                if recover(b.client, b.folder.folder, name) is not None:
-                    fresh = b.client.get_collection(name, embedding_function=None)
-                    b.gateway = replace(b.gateway, **{kind: fresh})
+            for kind in kinds:
+                recover_kind(b, b.client, b.folder.folder, kind)
         return found
     finally:
         b.state.rebuild_lock.release()

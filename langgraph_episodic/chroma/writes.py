@@ -38,7 +38,7 @@ from .gateway import Gateway
 from .index_paths import is_ranked
 from .plans import Plan, PutPlan
 from .reads import Backend
-from .registry import Namespace, NamespaceInfo, record, record_id
+from .registry import Namespace, NamespaceInfo, record_id, records
 
 
 def apply_puts(b: Backend, plan: Plan, doc_vectors: Mapping[str, Any], now: float) -> None:
@@ -217,8 +217,7 @@ def _vector_ids(rid: str, prev: Mapping[str, Any] | None) -> list[str]:
     """The vector record ids the item record ``prev`` names, other than its own record."""
     if prev is None or record_format.in_vectors(prev):
         return []
-    tag = record_format.vector_tag(prev)
-    return [record_format.vector_id(rid, j, tag) for j in range(record_format.n_vectors(prev))]
+    return record_format.vector_ids(rid, prev)
 
 
 def _entry_key(rid: str, prev: Mapping[str, Any] | None) -> str | None:
@@ -243,8 +242,7 @@ def _register(
     with b.state.lock:
         kept = {ns: info for ns in expiries if (info := b.state.registry.empty.get(ns))}
     out: dict[Namespace, NamespaceInfo] = {}
-    ids: list[str] = []
-    metas: list[dict[str, Any]] = []
+    changed: dict[Namespace, NamespaceInfo] = {}
     for ns, exp in expiries.items():
         old = known.get(ns)
         held = old if old is not None else kept.get(ns)  # the record Chroma holds
@@ -259,9 +257,8 @@ def _register(
         if held is None or dataclasses.replace(held, version=info.version) != info:
             # (An embedded store skips unchanged records: only it reads versions, and a registry
             # upsert is a large share of a single put's time.)
-            ids.append(record_id(ns))
-            metas.append(record(ns, info))
-    b.gateway.upsert_registry(ids, metas)
+            changed[ns] = info
+    b.gateway.upsert_registry(*records(changed))
     return out
 
 
@@ -283,7 +280,7 @@ def _settle(
             if old is not None:
                 change.kept[ns] = dataclasses.replace(old, version=uuid.uuid4().hex, kept=True)
                 if not old.kept:
-                    gw.upsert_registry([record_id(ns)], [record(ns, change.kept[ns])])
+                    gw.upsert_registry(*records({ns: change.kept[ns]}))
             removed.add(ns)
             continue
         if expires is None:
@@ -299,7 +296,7 @@ def _settle(
             if old is not None
             else NamespaceInfo(uuid.uuid4().hex, expires)
         )
-        gw.upsert_registry([record_id(ns)], [record(ns, info)])
+        gw.upsert_registry(*records({ns: info}))
         infos[ns] = info
     return infos, removed
 
@@ -310,19 +307,17 @@ def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
     if not b.shared or not infos:
         return
     current = b.known(list(infos))
-    ids, metas = [], []
+    bumped = dict(infos)
     for ns, info in infos.items():
         now = current.get(ns)
         if now is not None:
-            info = dataclasses.replace(
+            bumped[ns] = dataclasses.replace(
                 info,
                 expires=max(info.expires, now.expires),
                 unindexed=info.unindexed or now.unindexed,
                 item_records=info.item_records or now.item_records,
             )
-        ids.append(record_id(ns))
-        metas.append(record(ns, info))
-    b.gateway.upsert_registry(ids, metas)
+    b.gateway.upsert_registry(*records(bumped))
 
 
 MARKED_LIMIT = 1000
@@ -347,9 +342,7 @@ def unmark(b: Backend) -> None:
         if not empty and not plain:
             return
         b.gateway.delete_registry([record_id(ns) for ns in empty])
-        b.gateway.upsert_registry(
-            [record_id(ns) for ns in plain], [record(ns, info) for ns, info in plain.items()]
-        )
+        b.gateway.upsert_registry(*records(plain))
         b.state.commit(Commit(registry=dict(plain), removed=set(empty)))
 
 
@@ -370,9 +363,7 @@ def refresh_ttl(b: Backend, refresh: Mapping[str, tuple[Namespace, float, bool]]
             for ns, exp in latest.items()
             if (old := known.get(ns)) is not None and exp > old.expires
         }
-        b.gateway.upsert_registry(
-            [record_id(ns) for ns in raised], [record(ns, i) for ns, i in raised.items()]
-        )
+        b.gateway.upsert_registry(*records(raised))
         commit = Commit(registry=raised if not b.shared else {})
         for rid, (ns, expires, _) in refresh.items():
             commit.namespaces[rid] = ns

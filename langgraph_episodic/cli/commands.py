@@ -20,7 +20,7 @@ from ..admin.browse import (
     fact_state,
     render_results,
     render_stats,
-    search_store,
+    search_in,
     store_stats,
     user_namespaces,
 )
@@ -66,7 +66,8 @@ def run_search(args: argparse.Namespace) -> int:
     with open_store(target, semantic=True, read_only=True, load=False) as store:
         if _holds_items(store, args.user):
             load_embedder(store)
-            results = search_store(store, args.query, user=args.user, limit=args.limit)
+            namespaces = None if args.user is None else user_namespaces(store, args.user)
+            results = search_in(store, args.query, namespaces, args.limit)
         else:  # nothing to search: no model load
             of_user = "" if args.user is None else f" of user {args.user!r}"
             print(f"note: the {target.describe()} holds no items{of_user}", file=sys.stderr)

@@ -14,6 +14,8 @@ from ..admin.errors import CliError
 from .parser import DEFAULT_COLLECTION, DEFAULT_FOLDER, HASH_DIMS
 
 if TYPE_CHECKING:
+    from langgraph.store.base import IndexConfig
+
     from ..chroma import ChromaStore
 
 DEFAULT_PATH = Path(DEFAULT_FOLDER)
@@ -47,29 +49,12 @@ class Target:
         """``"server http://..."`` or ``"embedded store ./.episodic"`` for messages."""
         return f"server {self.url}" if self.url else f"embedded store {self.path}"
 
-    def index(self, *, threads: int | None = None) -> dict[str, Any]:
+    def index(self, *, threads: int | None = None) -> IndexConfig:
         """The store's ``IndexConfig`` for this target's embeddings choice (not ``"auto"``).
         ``threads``: a model instance of its own, limited to that many torch threads."""
-        from ..embeddings import (
-            MODEL_DIMS,
-            HashEmbeddings,
-            SentenceTransformerEmbeddings,
-            default_embeddings,
-        )
+        from ..bilingual import named_index
 
-        if self.embeddings == "hash":
-            return {"dims": HASH_DIMS, "embed": HashEmbeddings(HASH_DIMS)}
-        if self.embeddings == "multilingual":
-            from ..multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
-
-            return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings()}
-        if self.embeddings == "bilingual":
-            from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
-
-            return {"dims": BILINGUAL_DIMS, "embed": bilingual_embeddings()}
-        embed = default_embeddings() if threads is None else SentenceTransformerEmbeddings(
-            num_threads=threads)
-        return {"dims": MODEL_DIMS, "embed": embed}
+        return named_index(self.embeddings, hash_dims=HASH_DIMS, threads=threads)
 
     def checkpoints(self) -> Path | None:
         """The SQLite checkpoint file that belongs to an embedded store (None for a server)."""
@@ -145,7 +130,13 @@ def _open(
     path = target.path or DEFAULT_PATH
     _check_path(path, create=create)
     if path.exists() and not _writable(path):
-        path = _readable_copy(path) if read_only else _refuse_read_only(path)
+        if not read_only:
+            raise CliError(
+                f"{path} cannot be written (read-only mount or no permission), and this command "
+                f"changes the store. Mount it read-write, or copy it (cp -r {path} <copy>) and "
+                "pass --path <copy>."
+            )
+        path = _readable_copy(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
         if not alone:  # (the folder's lock is taken, or its holder serves it, before Chroma opens)
@@ -194,13 +185,6 @@ def _readable_copy(path: Path) -> Path:
     return copy
 
 
-def _refuse_read_only(path: Path) -> Path:
-    raise CliError(
-        f"{path} cannot be written (read-only mount or no permission), and this command changes "
-        f"the store. Mount it read-write, or copy it (cp -r {path} <copy>) and pass --path <copy>."
-    )
-
-
 def _check_dims(store: ChromaStore, target: Target, dims: int) -> None:
     """Refuse an embedder whose vectors do not fit the ones the store already holds."""
     found = store.vector_dims()
@@ -216,12 +200,9 @@ def _check_dims(store: ChromaStore, target: Target, dims: int) -> None:
 
 def _embeddings_for(dims: int, current: str) -> str:
     """The ``--embeddings`` choice that makes ``dims``-dim vectors (or the other choices)."""
-    from ..bilingual import BILINGUAL_DIMS
-    from ..embeddings import MODEL_DIMS
-    from ..multilingual import MULTILINGUAL_DIMS
+    from ..bilingual import NAMED_DIMS
 
-    by_dims = {MODEL_DIMS: "model", MULTILINGUAL_DIMS: "multilingual", BILINGUAL_DIMS: "bilingual",
-               HASH_DIMS: "hash"}  # fmt: skip
+    by_dims = {d: name for name, d in {**NAMED_DIMS, "hash": HASH_DIMS}.items()}
     if dims in by_dims:
         return by_dims[dims]
     return " or ".join(c for c in CHOICES if c != current)

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .change import STRATEGY_HALF_LIFE
 from .priority import PrioritizedResult
-from .records import TaskCategory, TaskDescription, outcome_score, require
-from .similarity import decay_factor
-from .skills import SkillProfile
+from .records import TaskCategory, TaskDescription, require
+from .similarity import clipped, decay_factor
+from .skills import OutcomeRecord, SkillProfile
 
 EVIDENCE_SHOWN = 10
 """How many weighted episodes a :class:`StrategyChoice` lists (the heaviest)."""
@@ -105,8 +105,7 @@ class EvidenceDecay:
             age_weight = decay_factor(
                 timestamp, now, half_life, floor=self.floor if since_change else self.keep
             )
-        sim = min(1.0, max(0.0, similarity)) if math.isfinite(similarity) else 0.0
-        return age_weight * (1.0 + self.similarity_boost * sim)
+        return age_weight * (1.0 + self.similarity_boost * clipped(similarity))
 
 
 DEFAULT_DECAY = EvidenceDecay()
@@ -155,35 +154,37 @@ def weigh_evidence(
     profile = evidence.profile
     changed_at = change_time(profile, decay)
     sims = {r.episode.episode_id: r.similarity for r in evidence.similar}
-    rows: list[tuple[str, float, str, float]]  # id, timestamp, strategy, score
+    rows: Sequence[OutcomeRecord]
     if similar_only or task.category is TaskCategory.UNKNOWN or profile is None:
-        rows = [(r.episode.episode_id, r.episode.timestamp, r.episode.strategy_used,
-                 outcome_score(r.episode.outcome)) for r in evidence.similar]
+        rows = [OutcomeRecord.of(r.episode) for r in evidence.similar]
     else:
-        rows = [(r.episode_id, r.timestamp, r.strategy, r.score) for r in profile.records]
+        rows = profile.records
     if not rows:
         return []
     if decay.window is not None:
         kept: Counter[str] = Counter()
-        newest_first = sorted(rows, key=lambda row: row[1], reverse=True)
-        rows = []
-        for row in newest_first:
-            kept[row[2]] += 1
-            if kept[row[2]] <= decay.window:
-                rows.append(row)
+        windowed = []
+        for row in sorted(rows, key=lambda row: row.timestamp, reverse=True):
+            kept[row.strategy] += 1
+            if kept[row.strategy] <= decay.window:
+                windowed.append(row)
+        rows = windowed
     now = evidence.current_time
     if now is None:
-        now = max(row[1] for row in rows)
+        now = max(row.timestamp for row in rows)
     return [
-        EvidenceWeight(episode_id, strategy, score, decay.weight(
-            timestamp, now, changed_at=changed_at, similarity=sims.get(episode_id, 0.0)))
-        for episode_id, timestamp, strategy, score in rows
-        if strategy in pool
+        EvidenceWeight(row.episode_id, row.strategy, row.score, decay.weight(
+            row.timestamp, now, changed_at=changed_at, similarity=sims.get(row.episode_id, 0.0)))
+        for row in rows
+        if row.strategy in pool
     ]
 
 
-def heaviest(weights: list[EvidenceWeight], strategy: str) -> tuple[EvidenceWeight, ...]:
-    mine = sorted((w for w in weights if w.strategy == strategy),
+def heaviest(
+    weights: list[EvidenceWeight], strategy: str | None = None
+) -> tuple[EvidenceWeight, ...]:
+    """The heaviest of ``weights`` (those of ``strategy``, or all), ties by episode id."""
+    mine = sorted((w for w in weights if strategy is None or w.strategy == strategy),
                   key=lambda w: (-w.weight, w.episode_id))
     return tuple(mine[:EVIDENCE_SHOWN])
 

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .records import Episode, OutcomeStatus
+from .records import Episode, success_and_reward
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,7 @@ def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list
     for index, episode in enumerate(episodes, start=1):
         recent.append(episode)
         cumulative += episode.feedback.reward
-        n = len(recent)
-        successes = sum(e.outcome is OutcomeStatus.SUCCESS for e in recent)
-        reward = sum(e.feedback.reward for e in recent) / n
-        snapshot = LearningSnapshot(
-            index, episode.episode_id, episode.timestamp, cumulative, successes / n, reward, n
-        )
-        snapshots.append(snapshot)
+        rate, reward = success_and_reward(recent)
+        snapshots.append(LearningSnapshot(index, episode.episode_id, episode.timestamp,
+                                          cumulative, rate, reward, len(recent)))
     return snapshots

@@ -278,12 +278,8 @@ class EpisodicMemory:
         state = yield from self._ensure_loaded()
         if self._semantic:
             items = yield self._search(text, filter_, limit)
-            candidates = []
-            for item in items:
-                episode = self._decode(item) if self._owns(item) else None
-                if episode is not None:
-                    score = getattr(item, "score", None)
-                    candidates.append(PrioritizedResult(episode, float(score or 0.0)))
+            candidates = [PrioritizedResult(episode, float(getattr(item, "score", None) or 0.0))
+                          for item, episode in self._readable(items)]
         else:
             candidates = yield from self._local_candidates(text, filter_, limit)
         if floor is not None:
@@ -379,11 +375,8 @@ class EpisodicMemory:
         offset = 0
         while True:
             items = yield self._search(None, filter_, SCAN_PAGE, offset)
-            for item in items:
-                if item.key not in found and self._owns(item):
-                    episode = self._decode(item)
-                    if episode is not None:
-                        found[item.key] = (episode, _seen_at(item))
+            for item, episode in self._readable(items):
+                found.setdefault(item.key, (episode, _seen_at(item)))
             if len(items) < SCAN_PAGE:
                 break
             offset += SCAN_PAGE
@@ -425,8 +418,10 @@ class EpisodicMemory:
             return HYBRID_FLOOR if self._semantic and hybrid else COSINE_FLOOR
         return float(min_score)
 
-    def _owns(self, item: Item) -> bool:  # searches match namespace prefixes
-        return tuple(item.namespace) == self._namespace
+    def _readable(self, items: Sequence[Item]) -> list[tuple[Item, Episode]]:
+        """Each item of this very namespace (searches match prefixes) with its readable episode."""
+        return [(item, episode) for item in items if tuple(item.namespace) == self._namespace
+                and (episode := self._decode(item)) is not None]
 
     def _decode(self, item: Item) -> Episode | None:
         try:

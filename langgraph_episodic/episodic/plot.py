@@ -197,8 +197,9 @@ def _draw(
     if title:
         out.append(f'<text x="{WIDTH / 2:g}" y="18" text-anchor="middle" font-size="14">'
                    f"{name}</text>")
-    spans = [(f[0].index, f[-1].index)
-             for f in (filling_window(c, full_windows(c)) for c in shown.values()) if f]
+    full = {label: full_windows(curve) for label, curve in shown.items()}  # the rate drawn solid
+    faded = {label: filling_window(shown[label], solid) for label, solid in full.items()}
+    spans = [(f[0].index, f[-1].index) for f in faded.values() if f]
     order = sorted(shown, key=lambda label: styles[label] == "-")  # solid curves on top
     looks = {label: f'data-label="{escape(label)}" fill="none" stroke="{colors[label]}"'
                     f"{_dash(styles[label])}" for label in shown}
@@ -214,11 +215,10 @@ def _draw(
         for label in order:
             curve, look = shown[label], looks[label]
             if panel is rate:
-                curve = full_windows(shown[label])
-                faded = filling_window(shown[label], curve)
-                if faded:
+                curve = full[label]
+                if faded[label]:
                     out.append(f'<polyline class="filling-line" '
-                               f'points="{_points(faded, x, panel)}" {look} '
+                               f'points="{_points(faded[label], x, panel)}" {look} '
                                f'stroke-width="1" stroke-opacity="{FILLING_ALPHA}"/>')
             out.append(f'<polyline class="line" points="{_points(curve, x, panel)}" {look} '
                        'stroke-width="1.6"/>')

@@ -12,10 +12,9 @@ and wraps their answer in a :class:`~.strategy.StrategyChoice`.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from .evidence import (
-    EVIDENCE_SHOWN,
     EvidenceWeight,
     StrategyEvidence,
     change_time,
@@ -84,8 +83,6 @@ def thompson(
 ) -> tuple[str, str]:
     """The seed's Thompson sampling, every episode of the category counted once."""
     check_prior(prior)
-    wins = dict.fromkeys(pool, 0.0)
-    losses = dict.fromkeys(pool, 0.0)
     counted: list[tuple[str, float, float]]  # strategy, successes, attempts
     if task.category is not TaskCategory.UNKNOWN and evidence.profile is not None:
         counted = [(name, stats.successes + 0.5 * stats.partials, stats.attempts)
@@ -93,10 +90,7 @@ def thompson(
     else:
         counted = [(r.episode.strategy_used, outcome_score(r.episode.outcome), 1.0)
                    for r in evidence.similar]
-    for name, won, attempts in counted:
-        if name in pool:
-            wins[name] += won
-            losses[name] += attempts - won
+    wins, losses = _sums(pool, ((name, won, attempts - won) for name, won, attempts in counted))
     samples = _draw(pool, rng, prior, wins, losses)
     best = max(pool, key=lambda name: samples[name])
     return best, (
@@ -137,11 +131,10 @@ def weighted_greedy(
         total = sum(w.weight for w in everything)
         rate = sum(w.weight for w in everything if w.score == 1.0) / total if total else 0.0
         if total > 0 and rate < WEAK_THRESHOLD:
-            shown = tuple(sorted(everything, key=lambda w: (-w.weight, w.episode_id)))
             return "defensive", (
                 f"{profile.category.value} is a weak category (weighted success rate "
                 f"{rate:.0%} over {profile.attempts} attempts)"
-            ), shown[:EVIDENCE_SHOWN]
+            ), heaviest(everything)
     return (*_complexity_fallback(task, pool), ())
 
 
@@ -153,11 +146,7 @@ def _next_candidate(
     ``(successes + 1) / (weight + 2)`` on the category, so a strategy without recent evidence
     (estimate 0.5) is tried before one that failed since the change."""
     weights = weigh_evidence(task, evidence, pool, similar_only=False)
-    won = dict.fromkeys(pool, 0.0)
-    total = dict.fromkeys(pool, 0.0)
-    for w in weights:
-        won[w.strategy] += w.weight * w.score
-        total[w.strategy] += w.weight
+    won, total = _sums(pool, ((w.strategy, w.weight * w.score, w.weight) for w in weights))
     estimate = {name: (won[name] + 1.0) / (total[name] + 2.0) for name in pool}
     name = max(pool, key=lambda n: estimate[n])  # ties: the pool's order
     shown = heaviest(weights, name)
@@ -183,11 +172,8 @@ def weighted_thompson(
 ) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
     """Thompson sampling from weighted successes (``weight * score``) and failures."""
     weights = weigh_evidence(task, evidence, pool, similar_only=False)
-    wins = dict.fromkeys(pool, 0.0)
-    losses = dict.fromkeys(pool, 0.0)
-    for w in weights:
-        wins[w.strategy] += w.weight * w.score
-        losses[w.strategy] += w.weight * (1.0 - w.score)
+    wins, losses = _sums(pool, ((w.strategy, w.weight * w.score, w.weight * (1.0 - w.score))
+                                for w in weights))
     k = evidence.decay.sharpness if evidence.decay is not None else 1.0
     samples = _draw(pool, rng, prior, wins, losses, k)
     profile = evidence.profile
@@ -202,6 +188,19 @@ def weighted_thompson(
         f"Thompson sample {samples[best]:.2f} from weighted {wins[best]:.2f} successes and "
         f"{losses[best]:.2f} failures{'' if k == 1 else f', each counted {k:g} times'}{changed}"
     ), heaviest(weights, best)
+
+
+def _sums(
+    pool: Mapping[str, str], rows: Iterable[tuple[str, float, float]]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Per strategy of ``pool``, the sums of the two numbers of its ``(strategy, a, b)`` rows
+    (0.0 without any; rows of other strategies left out)."""
+    first, second = dict.fromkeys(pool, 0.0), dict.fromkeys(pool, 0.0)
+    for name, a, b in rows:
+        if name in pool:
+            first[name] += a
+            second[name] += b
+    return first, second
 
 
 def _draw(

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass, replace
 
 from .records import Episode, outcome_score
-from .similarity import DEFAULT_HALF_LIFE, decay_factor
+from .similarity import DEFAULT_HALF_LIFE, clipped, decay_factor
 
 EARLY_PHASE_MAX = 20
 """A memory with fewer episodes than this uses :data:`EARLY_WEIGHTS`."""
@@ -171,7 +171,7 @@ def compute_priority(
     """
     episode = result.episode
     components = PriorityComponents(
-        similarity=min(1.0, max(0.0, _finite(result.similarity))),
+        similarity=clipped(result.similarity),
         recency=decay_factor(episode.timestamp, current_time, half_life, floor=recency_floor),
         reward=episode.feedback.reward,
         outcome=outcome_score(episode.outcome),

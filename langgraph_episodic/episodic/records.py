@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
@@ -306,6 +306,15 @@ def outcome_score(outcome: OutcomeStatus) -> float:
 
 
 _OUTCOME_SCORES = dict(zip(OutcomeStatus, (1.0, 0.5, 0.0), strict=True))
+
+
+def success_and_reward(episodes: Sequence[Episode]) -> tuple[float, float]:
+    """The share of full successes among ``episodes`` and average reward (0.0, 0.0 for none)."""
+    n = len(episodes)
+    if not n:
+        return 0.0, 0.0
+    return (sum(e.outcome is OutcomeStatus.SUCCESS for e in episodes) / n,
+            sum(e.feedback.reward for e in episodes) / n)
 
 
 def _field(data: Mapping[str, Any], name: str, what: str) -> Any:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from .._fence import QUOTE as QUOTE  # re-exported: the prefix of every recalled line
 from .._fence import begin_marker, data_notice, end_marker, quoted_lines, single_line
 from .priority import PrioritizedResult
-from .records import OutcomeStatus, TaskDescription
+from .records import TaskDescription, success_and_reward
 
 FENCE_LABEL = "RECALLED EPISODES"
 BEGIN_MARKER = begin_marker(FENCE_LABEL)
@@ -56,13 +56,10 @@ def build_replay_context(results: Sequence[PrioritizedResult]) -> ReplayContext:
     """Aggregate recalled results into a :class:`ReplayContext` (order kept)."""
     results = tuple(results)
     episodes = [r.episode for r in results]
-    n = len(episodes)
-    return ReplayContext(
-        results=results,
-        strategies=tuple(dict.fromkeys(ep.strategy_used for ep in episodes)),
-        average_reward=sum(ep.feedback.reward for ep in episodes) / n if n else 0.0,
-        success_rate=sum(ep.outcome is OutcomeStatus.SUCCESS for ep in episodes) / n if n else 0.0,
-    )
+    success_rate, average_reward = success_and_reward(episodes)
+    return ReplayContext(results=results,
+                         strategies=tuple(dict.fromkeys(ep.strategy_used for ep in episodes)),
+                         average_reward=average_reward, success_rate=success_rate)
 
 
 def format_replay_prompt(

@@ -44,6 +44,11 @@ def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
     return max(-1.0, min(1.0, dot / (norm_a * norm_b)))
 
 
+def clipped(similarity: float) -> float:
+    """``similarity`` as priority and evidence count it: clipped to [0, 1], 0.0 if not finite."""
+    return min(1.0, max(0.0, similarity)) if math.isfinite(similarity) else 0.0
+
+
 def decay_factor(
     episode_time: float,
     current_time: float,

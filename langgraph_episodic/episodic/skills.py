@@ -43,6 +43,11 @@ class OutcomeRecord:
     strategy: str
     score: float
 
+    @classmethod
+    def of(cls, episode: Episode) -> OutcomeRecord:
+        return cls(episode.episode_id, episode.timestamp, episode.strategy_used,
+                   outcome_score(episode.outcome))
+
 
 class _Tally:
     """Rates derived from outcome counts (shared by the per-strategy and per-category stats);
@@ -142,9 +147,8 @@ class SkillTally:
         per_strategy = self._by_category.setdefault(category, {})
         name = episode.strategy_used
         per_strategy[name] = per_strategy.get(name, StrategyStats(name)).add(episode)
-        record = OutcomeRecord(
-            episode.episode_id, episode.timestamp, name, outcome_score(episode.outcome))
-        bisect.insort(self._records.setdefault(category, []), record, key=_TIME)
+        bisect.insort(self._records.setdefault(category, []), OutcomeRecord.of(episode),
+                      key=_TIME)
         if self._change is not None:
             self._detect(category, episode)
 

@@ -46,7 +46,15 @@ from .._keylock import arun_locked, run_locked
 from ..memory_context import context_of, in_turn, index_paths
 from .dates import resolve_date
 from .phrasing import is_correction, is_ending
-from .records import CURRENT_FILTER, FACT_KIND, FactRecord, legacy_record, memory_key, to_iso
+from .records import (
+    FACT_FILTER,
+    FactRecord,
+    legacy_record,
+    lineage_op,
+    memory_key,
+    own_items,
+    to_iso,
+)
 from .rules import Candidate, Decision, decide_by_rules, slot_of, topic_of
 
 logger = logging.getLogger(__name__)
@@ -58,10 +66,10 @@ CANDIDATES = 8
 """Current facts the rules compare a new one with, per search (by text, and by topic)."""
 ATTEMPTS = 3
 """How often a save decides again when the fact it would close changed meanwhile."""
-LINEAGE_SCAN = 50
 
-_Decided = tuple[int, Decision, dict[str, tuple[Item, FactRecord]], Item | None]
-"""A fact's place in its round, its decision, the candidates shown and the item at its key."""
+_Decided = tuple[int, Decision, dict[str, FactRecord], bool]
+"""A fact's place in its round, its decision, the candidates shown (by key) and whether its
+text's key holds an older version."""
 T = TypeVar("T")
 
 
@@ -107,24 +115,8 @@ class Outcome:
     reason: str = ""
 
 
-FACT_FILTER: dict[str, Any] = {"kind": FACT_KIND, **CURRENT_FILTER}
-"""Current fact records (and facts saved before they had periods)."""
-
-
 def _record(item: Item) -> FactRecord | None:
     return FactRecord.from_value(item.value) or legacy_record(item.key, item.value, item.created_at)
-
-
-def _own(items: Iterable[Item | None], ns: tuple[str, ...]) -> list[Item]:
-    """Items of exactly ``ns`` (a search also returns sub-namespaces), once each, in order."""
-    seen: set[str] = set()
-    kept = []
-    for item in items:
-        if item is None or tuple(item.namespace) != ns or item.key in seen:
-            continue
-        seen.add(item.key)
-        kept.append(item)
-    return kept
 
 
 def _put(ns: tuple[str, ...], key: str, record: FactRecord, ttl: float | None) -> PutOp:
@@ -152,10 +144,7 @@ def _written(store: BaseStore, ops: Sequence[Any], unchanged: Collection[str] = 
 def _renewal(ns: tuple[str, ...], lineage: str, ttl: float | None) -> list[SearchOp]:
     """The read that renews the expiry of a fact's earlier versions to the written one's (run
     in the write's batch, before its puts; none without a TTL)."""
-    if ttl is None:
-        return []
-    return [SearchOp(ns, filter={"lineage": lineage, "current": False}, limit=LINEAGE_SCAN,
-                     refresh_ttl=True)]
+    return [] if ttl is None else [lineage_op(ns, lineage, False, refresh_ttl=True)]
 
 
 def _resolve_ttl(store: BaseStore, ttl: float | NotProvided | None) -> float | None:
@@ -235,32 +224,26 @@ class FactWriter:
         when = said_at if said_at is not None else self.clock()
         about = Subject(subject, subject_name or subject) if subject else None
         outcomes = yield from self.save_many(store, ns, [Said(text, about, when, config)],
-                                             said_at=when, ttl=ttl)
+                                             ttl=ttl)
         return outcomes[0]
 
     def save_many(
         self,
         store: BaseStore,
         ns: tuple[str, ...],
-        facts: Sequence[tuple[str, Subject] | Said],
+        told: Sequence[Said],
         *,
-        said_at: datetime | None = None,
         ttl: float | NotProvided | None = NOT_PROVIDED,
         then: Callable[[list[Outcome]], list[Op]] | None = None,
-        config: Mapping[str, Any] | None = None,
     ) -> Plan[list[Outcome]]:
-        """Plan: save many ``(text, subject)`` facts in ``ns``, each consolidated as
-        :meth:`save` does, under the namespace's lock, with the store calls of facts about
-        different subjects batched: one read of all their candidates, one write, one repair
-        read after updates. Facts about one subject are saved in their order (the second is
-        consolidated with what the first wrote). ``then`` is given every outcome once all are
-        decided; the ops it returns are written in the same batch as the last facts (an
-        entity's item rebuilt from them, for one). ``config`` gives every fact its context, as in
-        :meth:`save`; a :class:`Said` fact brings its own time and run (a batch of turns
-        formed later, each said at its turn's time). Returns the outcomes in the order of
-        ``facts``."""
-        now = said_at if said_at is not None else self.clock()
-        told = [f if isinstance(f, Said) else Said(f[0], f[1], now, config) for f in facts]
+        """Plan: save many facts in ``ns``, each consolidated as :meth:`save` does (each said
+        at its own time, in its own run: a batch of turns formed later), under the namespace's
+        lock, with the store calls of facts about different subjects batched: one read of all
+        their candidates, one write, one repair read after updates. Facts about one subject are
+        saved in their order (the second is consolidated with what the first wrote). ``then``
+        is given every outcome once all are decided; the ops it returns are written in the
+        same batch as the last facts (an entity's item rebuilt from them, for one). Returns the
+        outcomes in the order of ``told``."""
         minutes = _resolve_ttl(store, ttl)
         lock_key = ("facts", id(store), ns)
         rounds: list[list[int]] = []  # round r: the r-th fact about each subject
@@ -279,11 +262,11 @@ class FactWriter:
                     def finish(last: list[Outcome], members: list[int] = members) -> list[Op]:
                         assert then is not None
                         outcomes.update(zip(members, last, strict=True))
-                        return then([outcomes[i] for i in range(len(facts))])
+                        return then([outcomes[i] for i in range(len(told))])
                 done = yield from self._save_round(
                     store, ns, [self._told(told[i]) for i in members], minutes, finish)
                 outcomes.update(zip(members, done, strict=True))
-            return [outcomes[i] for i in range(len(facts))]
+            return [outcomes[i] for i in range(len(told))]
 
         outcomes: list[Outcome] = yield call(run_locked, arun_locked, lock_key, plan)
         return outcomes
@@ -309,26 +292,34 @@ class FactWriter:
     ) -> Plan[list[Outcome]]:
         """Consolidate and write facts that cannot be candidates of each other (one fact, or
         facts about different subjects): their reads in one batch, their writes in one (with
-        the ops ``finish`` makes of the outcomes, once all are decided)."""
+        the ops ``finish`` makes of the outcomes, once all are decided). A fact whose target
+        changed while deciding at every attempt is written as new."""
         outcomes: dict[int, Outcome] = {}
         todo = list(range(len(fresh)))
-        for _attempt in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS + 1):
             if not todo:
                 break
             writes: list[Any] = []
-            decided, waited = yield from self._decide_round(store, ns, fresh, todo, ttl,
-                                                            outcomes, writes)
-            earlier, changed = yield from self._recheck(store, ns, fresh, decided, waited)
+            if attempt < ATTEMPTS:
+                decided, waited = yield from self._decide_round(store, ns, fresh, todo, ttl,
+                                                                outcomes, writes)
+                earlier, changed = yield from self._recheck(store, ns, fresh, decided, waited)
+            else:  # changed while deciding at every attempt: kept as new, it closes nothing
+                decided = [(i, Decision("new", None, "contended"), {}, False) for i in todo]
+                earlier, changed = {}, set()
             written = [d for d in decided if d[0] not in changed]
-            if written and self._pause is not None:
+            if written and self._pause is not None and attempt < ATTEMPTS:
                 self._pause()
-            repair: list[Outcome | str] = []
+            repair: list[str] = []
             unchanged: set[str] = set()
-            for i, decision, records, same_key in written:
-                ops, outcomes[i] = self._write_ops(ns, fresh[i], decision, records, same_key, ttl,
-                                                   earlier.get(i, ()))
+            for i, decision, records, taken in written:
+                ops, outcome = self._write_ops(ns, fresh[i], decision, records, taken, ttl,
+                                               earlier.get(i, ()))
+                outcomes[i] = outcome
                 writes += ops
-                repair += [outcomes[i], *_doubled(records)]
+                if outcome.record is not None and outcome.replaced is not None:
+                    repair.append(outcome.record.lineage)  # an update: its lineage
+                repair += _doubled(records)
                 unchanged |= {key for key, _ in earlier.get(i, ())}
                 if decision.action in ("update", "end") and decision.target is not None:
                     unchanged.add(decision.target)
@@ -338,8 +329,6 @@ class FactWriter:
                 yield from _written(store, writes, unchanged)
             yield from self._repair(store, ns, repair, ttl)
             todo = [i for i in todo if i in changed]
-        if todo:
-            yield from self._save_contended(store, ns, fresh, todo, ttl, outcomes, finish)
         return [outcomes[i] for i in range(len(fresh))]
 
     def _decide_round(
@@ -357,8 +346,7 @@ class FactWriter:
         for i, ops in zip(todo, reads, strict=True):
             found, at = results[at:at + len(ops)], at + len(ops)
             by_topic = found[2] if len(ops) > 2 else []
-            # Same-topic facts first: they are the ones a single-valued topic replaces.
-            items, same_key = _own([*by_topic, *found[0]], ns), found[1]
+            same_key = found[1]
             if same_key is not None:
                 record = _record(same_key)
                 if record is not None and record.current:
@@ -367,17 +355,18 @@ class FactWriter:
                                _put(ns, same_key.key, confirmed, ttl)]  # latest wording
                     outcomes[i] = Outcome("same", same_key.key, confirmed, reason="same text")
                     continue
-            records = {item.key: (item, rec) for item in items if (rec := _record(item))}
+            # Same-topic facts first: they are the ones a single-valued topic replaces.
+            records = {item.key: rec for item in own_items([*by_topic, *found[0]], ns)
+                       if (rec := _record(item))}
             # The slot a fact sets by the rules of today (a stored one may be older).
-            shown = [Candidate(key, rec.text, slot_of(rec.text))
-                     for key, (_, rec) in records.items()]
+            shown = [Candidate(key, rec.text, slot_of(rec.text)) for key, rec in records.items()]
             decision, calls = yield from _counted(self.decider.decide(fresh[i].text, shown))
             waited = waited or calls > 0
             if decision.target is not None and decision.target not in records:
                 logger.warning("fact consolidation named %r, not a shown fact; kept as new",
                                decision.target)
                 decision = Decision("new", None, "unknown target")
-            decided.append((i, decision, records, same_key))
+            decided.append((i, decision, records, same_key is not None))
         return decided, waited
 
     def _recheck(
@@ -387,46 +376,25 @@ class FactWriter:
         """Plan: read in one batch the earlier versions to shorten and, when deciding ``waited``
         (made a call), the facts the decisions close; the former per fact, and the facts whose
         target changed meanwhile."""
-        closing = [(i, records[d.target]) for i, d, records, _ in decided
+        closing = [(i, d.target, records[d.target]) for i, d, records, _ in decided
                    if d.target is not None]
         # A change dated before the start of the version it closes shortens that
         # version's predecessors too: read them in the same batch.
-        before = [(i, old) for i, (_, old) in closing if fresh[i].valid_from < old.valid_from]
+        before = [(i, old) for i, _, old in closing if fresh[i].valid_from < old.valid_from]
         targets = closing if waited else []
-        checks: list[Any] = [GetOp(ns, item.key) for _, (item, _) in targets]
-        checks += [SearchOp(ns, filter={"lineage": old.lineage, "current": False},
-                            limit=LINEAGE_SCAN, refresh_ttl=False) for _, old in before]
+        checks: list[Any] = [GetOp(ns, key) for _, key, _ in targets]
+        checks += [lineage_op(ns, old.lineage, False) for _, old in before]
         checked = (yield call(store.batch, store.abatch, checks)) if checks else []
-        stills = checked[:len(targets)]
-        earlier = {i: [(item.key, rec) for item in _own(found, ns)
+        earlier = {i: [(item.key, rec) for item in own_items(found, ns)
                        if (rec := FactRecord.from_value(item.value)) and not rec.current]
                    for (i, _), found in zip(before, checked[len(targets):], strict=True)}
         changed: set[int] = set()
-        for (i, (item, old)), still in zip(targets, stills, strict=True):
+        for (i, key, old), still in zip(targets, checked[:len(targets)], strict=True):
             again = _record(still) if still is not None else None
             if again is None or not again.current or again.version != old.version:
-                logger.info("fact %r changed while deciding; deciding again", item.key)
+                logger.info("fact %r changed while deciding; deciding again", key)
                 changed.add(i)
         return earlier, changed
-
-    def _save_contended(
-        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
-        todo: Sequence[int], ttl: float | None, outcomes: dict[int, Outcome],
-        finish: Callable[[list[Outcome]], list[Op]] | None,
-    ) -> Plan[None]:
-        """Plan: write the facts ``todo`` as new, after every attempt found their target
-        changed while deciding (their outcomes into ``outcomes``)."""
-        writes: list[Any] = []
-        repair: list[Outcome | str] = []
-        for i in todo:
-            ops, outcomes[i] = self._write_ops(ns, fresh[i], Decision("new", None, "contended"),
-                                               {}, None, ttl)
-            writes += ops
-            repair.append(outcomes[i])
-        if finish is not None:
-            writes += finish([outcomes[i] for i in range(len(fresh))])
-        yield from _written(store, writes)
-        yield from self._repair(store, ns, repair, ttl)
 
     def _candidate_ops(self, ns: tuple[str, ...], fresh: FactRecord) -> list[Any]:
         """The reads a fact is consolidated with: the search for its text among the current
@@ -443,10 +411,11 @@ class FactWriter:
 
     def _write_ops(
         self, ns: tuple[str, ...], fresh: FactRecord, decision: Decision,
-        records: dict[str, tuple[Item, FactRecord]], same_key: Item | None, ttl: float | None,
+        records: Mapping[str, FactRecord], taken: bool, ttl: float | None,
         earlier: Sequence[tuple[str, FactRecord]] = (),
     ) -> tuple[list[Any], Outcome]:
-        """The ops that write ``decision`` about ``fresh`` (one batch), and its outcome.
+        """The ops that write ``decision`` about ``fresh`` (one batch), and its outcome
+        (``taken``: the key of its text holds an older version).
 
         Periods never overlap: a version closes when its successor (or its ending) begins.
         When that is before the version began (said today, "I live in Berlin", then "We
@@ -457,20 +426,20 @@ class FactWriter:
         unless it names a date of its own."""
         now = fresh.recorded_at
         if decision.action == "same" and decision.target is not None:
-            _, old = records[decision.target]
+            old = records[decision.target]
             confirmed = old.confirmed(now)
             return ([*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, confirmed, ttl)],
                     Outcome("same", decision.target, confirmed, reason=decision.reason))
         if decision.action == "end" and decision.target is not None:
-            _, old = records[decision.target]
+            old = records[decision.target]
             ended = _closed(old, fresh.valid_from, ended_by=fresh.text)
             return ([*_renewal(ns, old.lineage, ttl), *_shortened(ns, earlier, fresh.valid_from, ttl),
                      _put(ns, decision.target, ended, ttl)],
                     Outcome("end", decision.target, None, ended, reason=decision.reason))
         # The key of the text, unless an older version of another period holds it.
-        key = self._key(fresh.text, _scope(fresh.subject, now if same_key is not None else ""))
+        key = self._key(fresh.text, _scope(fresh.subject, now if taken else ""))
         if decision.action == "update" and decision.target is not None:
-            _, old = records[decision.target]
+            old = records[decision.target]
             # What replaces a fact is on its topic, also when its words name none.
             record = replace(fresh, lineage=old.lineage, supersedes=decision.target,
                            slot=fresh.slot or old.slot)
@@ -494,25 +463,17 @@ class FactWriter:
         return [_put(ns, key, record, ttl)], Outcome("new", key, record, reason=decision.reason)
 
     def _repair(
-        self, store: BaseStore, ns: tuple[str, ...], lineages: Iterable[Outcome | str],
-        ttl: float | None,
+        self, store: BaseStore, ns: tuple[str, ...], lineages: Iterable[str], ttl: float | None,
     ) -> Plan[None]:
-        """Close all but the newest current version of each lineage (of an update, or named)."""
-        named: list[str] = []
-        for x in lineages:
-            if isinstance(x, str):
-                named.append(x)
-            elif x.record is not None and x.record.current and x.replaced is not None:
-                named.append(x.record.lineage)
-        wanted = list(dict.fromkeys(named))
+        """Close all but the newest current version of each of ``lineages``."""
+        wanted = list(dict.fromkeys(lineages))
         if not wanted:
             return
-        ops = [SearchOp(ns, filter={"lineage": lineage, "current": True}, limit=LINEAGE_SCAN,
-                        refresh_ttl=False) for lineage in wanted]
-        results = yield call(store.batch, store.abatch, ops)
+        results = yield call(store.batch, store.abatch,
+                             [lineage_op(ns, lineage, True) for lineage in wanted])
         puts = []
         for lineage, found in zip(wanted, results, strict=True):
-            current = [(item.key, rec) for item in _own(found, ns)
+            current = [(item.key, rec) for item in own_items(found, ns)
                        if (rec := FactRecord.from_value(item.value)) and rec.current]
             if len(current) < 2:
                 continue
@@ -562,11 +523,11 @@ def _scope(subject: str | None, scope: str) -> str:
     return f"{subject} {scope}".strip() if subject else scope
 
 
-def _doubled(records: dict[str, tuple[Item, FactRecord]]) -> list[str]:
+def _doubled(records: Mapping[str, FactRecord]) -> list[str]:
     """Lineages with several current versions among the candidates (a crash between an
     update's two puts, or two processes at once)."""
     seen: dict[str, int] = {}
-    for _, rec in records.values():
+    for rec in records.values():
         if rec.current:
             seen[rec.lineage] = seen.get(rec.lineage, 0) + 1
     return [lineage for lineage, n in seen.items() if n > 1]

@@ -325,6 +325,7 @@ _MONTH_NAMES = {
     "en": ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December"),
 }
+_DAY_FORMS = {"de": "{day}. {month} {year}", "en": "{day} {month} {year}"}
 
 
 def format_date(moment: datetime, precision: str = "month", *, locale: str = "de") -> str:
@@ -342,6 +343,5 @@ def format_date(moment: datetime, precision: str = "month", *, locale: str = "de
     if precision == "year":
         return str(moment.year)
     if precision == "day":
-        return f"{moment.day}. {month} {moment.year}" if lang == "de" else (
-            f"{moment.day} {month} {moment.year}")
+        return _DAY_FORMS[lang].format(day=moment.day, month=month, year=moment.year)
     return f"{month} {moment.year}"

@@ -25,7 +25,8 @@ CHANGE_WORDS = ("nur noch", "jetzt", "nun", "inzwischen", "mittlerweile", "neuer
                 "now", "only", "these days", "currently", "nowadays")
 """Words saying that a statement changed; dropped before two statements are compared."""
 CHANGE = re.compile(r"\b(?:" + "|".join(CHANGE_WORDS) + r")\b", re.IGNORECASE | re.UNICODE)
-_CORRECTION_LABEL = r"(?:correction|korrektur|berichtigung)"
+_LABELS = ("correction", "korrektur", "berichtigung")
+_CORRECTION_LABEL = rf"(?:{'|'.join(_LABELS)})"
 _CORRECTION_MARK = re.compile(
     rf"^\W*{_CORRECTION_LABEL}\s*:\s*|\b(?:actually|eigentlich|i meant|ich meinte|i mean)\b"
     r"\s*[,:]?\s*", _F)
@@ -55,8 +56,8 @@ def correction_of(text: str) -> tuple[str, str | None, bool]:
     """
     mark = _CORRECTION_MARK.search(text)
     # "Actually, I live in Hamburg now" reports a change; "Correction:" always corrects.
-    marked = mark is not None and (mark.group(0).strip(" :").casefold() in (
-        "correction", "korrektur", "berichtigung") or CHANGE.search(text) is None)
+    marked = mark is not None and (mark.group(0).strip(" :").casefold() in _LABELS
+                                   or CHANGE.search(text) is None)
     stated = _CORRECTION_MARK.sub("", text, count=1).strip()
     wrong = None
     for pattern in _CORRECTED:

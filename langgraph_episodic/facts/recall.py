@@ -24,13 +24,21 @@ from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 from .._effects import Plan, arun, call, run
 from .dates import as_utc, format_date
 from .phrasing import says_changed
-from .records import CURRENT_FILTER, FACT_KIND, TIME_RANGE, FactRecord, from_iso, to_iso
+from .records import (
+    CURRENT_FILTER,
+    FACT_FILTER,
+    FACT_KIND,
+    TIME_RANGE,
+    FactRecord,
+    from_iso,
+    lineage_op,
+    own_items,
+    to_iso,
+)
 from .rules import asked_slot, topic_of, topic_of_question, value_topic_of_question
 
 AS_OF_FACTOR = 10
 """An ``as_of`` search reads this many times ``k`` fact versions, to keep ``k`` that held then."""
-HISTORY_SCAN = 50
-"""Most versions read per fact's history."""
 
 _PAST = re.compile(
     r"\b(?:früher|vorher|zuvor|davor|damals|ehemals|ehemalig\w*|bis wann|seit wann|wann (?:habe|hatte|bin|war|wurde|hast|hat|ist)|"
@@ -160,24 +168,6 @@ def _since(item: Item) -> str | None:
     return rec.valid_from if rec is not None else said if isinstance(said, str) else None
 
 
-def successor_ops(
-    past_hits: Iterable[Item], current_hits: Iterable[Item]
-) -> tuple[list[tuple[tuple[str, ...], str]], list[SearchOp]]:
-    """The lineages of replaced versions in ``past_hits`` whose current version is not among
-    ``current_hits``, and one op per lineage reading its current version."""
-    present = {(tuple(i.namespace), rec.lineage) for i in current_hits
-               if (rec := record_of(i)) is not None and rec.current}
-    wanted: dict[tuple[tuple[str, ...], str], None] = {}
-    for item in past_hits:
-        rec = record_of(item)
-        if rec is not None and not rec.current and (tuple(item.namespace), rec.lineage) not in present:
-            wanted[(tuple(item.namespace), rec.lineage)] = None
-    lineages = list(wanted)
-    ops = [SearchOp(ns, filter={"lineage": lineage, "current": True}, limit=HISTORY_SCAN,
-                    refresh_ttl=False) for ns, lineage in lineages]
-    return lineages, ops
-
-
 def successors(
     current_hits: Sequence[SearchItem],
     past_hits: Sequence[SearchItem],
@@ -185,10 +175,10 @@ def successors(
     listings: Sequence[Sequence[Item]] = (),
 ) -> list[SearchItem]:
     """``current_hits`` with each replaced version of ``past_hits`` standing in for its
-    lineage's current version (among ``current_hits``, or read by :func:`successor_ops`:
+    lineage's current version (among ``current_hits``, or read by :func:`successors_plan`:
     ``lineages`` and their ``listings``). That version takes the replaced version's score when
     it is higher, and the list is ordered by score again (stable). Replaced versions are never
-    in the result; a lineage with no current version (an ended fact) adds nothing."""
+    in the result; a lineage with no current version (an ended fact) adds nothing. Pure."""
     fetched: list[Item] = []
     for (ns, lineage), listing in zip(lineages, listings, strict=True):
         own = [i for i in listing if tuple(i.namespace) == ns
@@ -229,8 +219,7 @@ def held_at(items: Iterable[T], as_of: datetime, k: int) -> list[T]:
 
 def history_ops(ns: tuple[str, ...], lineages: Iterable[str]) -> list[SearchOp]:
     """One listing per lineage: all its versions."""
-    return [SearchOp(tuple(ns), filter={"lineage": lineage}, limit=HISTORY_SCAN,
-                     refresh_ttl=False) for lineage in dict.fromkeys(lineages)]
+    return [lineage_op(ns, lineage) for lineage in dict.fromkeys(lineages)]
 
 
 def versions(found: Iterable[Item]) -> list[tuple[str, FactRecord]]:
@@ -246,17 +235,15 @@ class Wording:
 
     locale: str
     since: str
+    """A period still open: a current version, or a replaced one with no end."""
     period: str
-    open_period: str
     earlier: str
     ended: str
 
 
 WORDINGS = {
-    "de": Wording("de", "seit {start}", "{start} bis {end}", "seit {start}", "früher: ",
-                  "beendet"),
-    "en": Wording("en", "since {start}", "{start} to {end}", "since {start}", "earlier: ",
-                  "ended"),
+    "de": Wording("de", "seit {start}", "{start} bis {end}", "früher: ", "beendet"),
+    "en": Wording("en", "since {start}", "{start} to {end}", "earlier: ", "ended"),
 }
 
 
@@ -280,7 +267,7 @@ def describe_past(rec: FactRecord, words: Wording) -> str:
     """A replaced or ended version's line: ``früher: ... (März 2026 bis Juni 2026)``."""
     start = _date(rec.valid_from, rec.precision, words.locale)
     if rec.valid_to is None:
-        period = words.open_period.format(start=start)
+        period = words.since.format(start=start)
     else:
         period = words.period.format(start=start, end=_date(rec.valid_to, "month", words.locale))
     if rec.ended_by is not None:
@@ -442,45 +429,38 @@ def newer_first_plan(
     """Plan: :func:`newer_first` over ``chosen`` and the newer facts on their topics, reading
     (in one batch) the nearest current facts of each chosen fact without a newer one of its
     slot in ``pool``, and of each later fact of ``pool`` that says it changed."""
-    asked: dict[Spot, tuple[Item, FactRecord]] = {}
+    asked: dict[Spot, str] = {}  # place: text
     for item in chosen:
         rec = record_of(item)
         rivals = _rivals(item, pool)
         if rec is None or (rec.slot is not None and any(r.slot == rec.slot for _, r in rivals)):
             continue
-        asked.setdefault(_spot(item), (item, rec))
+        asked.setdefault(_spot(item), rec.text)
         for rival, other in rivals:
             if says_changed(other.text):
-                asked.setdefault(_spot(rival), (rival, other))
-    pairs = list(asked.values())
-    ops = [_near_op(item, rec) for item, rec in pairs]
+                asked.setdefault(_spot(rival), other.text)
+    # The current facts nearest to each asked fact's text (itself among them).
+    ops = [SearchOp(ns, filter=dict(FACT_FILTER), limit=NEIGHBOURS + 1, query=text,
+                    refresh_ttl=False) for (ns, _), text in asked.items()]
     found: list[list[T]] = (yield call(store.batch, store.abatch, ops)) if ops else []
-    return newer_first(chosen, newer_on_topic(chosen, pool, _listings(pairs, found)), k)
-
-
-def _near_op(item: Item, rec: FactRecord) -> SearchOp:
-    """The search for the current facts nearest to ``item``'s text (itself among them)."""
-    return SearchOp(tuple(item.namespace), filter={"kind": FACT_KIND, **CURRENT_FILTER},
-                    limit=NEIGHBOURS + 1, query=rec.text, refresh_ttl=False)
-
-
-def _listings(asked: Sequence[tuple[Item, FactRecord]],
-              found: Sequence[Sequence[T]]) -> dict[Spot, list[T]]:
-    """Per asked fact, its nearest other current facts; one scored 0 is no neighbour (the
-    store found nothing in common)."""
-    def near(n: T) -> bool:
-        score = getattr(n, "score", None)
-        return score is None or score > 0
-
-    return {_spot(item): [n for n in hits if _spot(n) != _spot(item) and near(n)]
-            for (item, _), hits in zip(asked, found, strict=True)}
+    # Its nearest other facts; one scored 0 is no neighbour (the store found nothing in common).
+    listings = {spot: [n for n in hits if _spot(n) != spot
+                       and ((score := getattr(n, "score", None)) is None or score > 0)]
+                for spot, hits in zip(asked, found, strict=True)}
+    return newer_first(chosen, newer_on_topic(chosen, pool, listings), k)
 
 
 def successors_plan(
     store: BaseStore, current_hits: Sequence[SearchItem], past_hits: Sequence[SearchItem]
 ) -> Plan[list[SearchItem]]:
-    """Plan: :func:`successors`, reading the current versions it needs in one batch."""
-    lineages, ops = successor_ops(past_hits, current_hits)
+    """Plan: :func:`successors`, reading in one batch the current version of each lineage of a
+    replaced version in ``past_hits`` whose current version is not among ``current_hits``."""
+    present = {(tuple(i.namespace), rec.lineage) for i in current_hits
+               if (rec := record_of(i)) is not None and rec.current}
+    lineages = list(dict.fromkeys(
+        mark for item in past_hits if (rec := record_of(item)) is not None and not rec.current
+        and (mark := (tuple(item.namespace), rec.lineage)) not in present))
+    ops = [lineage_op(ns, lineage, True) for ns, lineage in lineages]
     listings = (yield call(store.batch, store.abatch, ops)) if ops else []
     return successors(current_hits, past_hits, lineages, listings)
 
@@ -492,7 +472,7 @@ def fact_history_plan(
     lineage oldest first, lineages by their first version."""
     found = yield call(store.search, store.asearch, ns, filter={"kind": FACT_KIND},
                        limit=limit, refresh_ttl=False)
-    own = [item for item in found if tuple(item.namespace) == tuple(ns)]
+    own = own_items(found, ns)
     groups: dict[str, list[tuple[str, FactRecord]]] = {}
     for key, rec in versions(own):
         groups.setdefault(rec.lineage, []).append((key, rec))

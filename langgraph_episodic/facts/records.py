@@ -6,7 +6,7 @@ forgetting work on it as on any item. Its versions are separate items: the curre
 ``current=True`` and ``valid_to=None``; a replaced one keeps its text and gets ``valid_to``
 and ``superseded_by`` (the key of its successor), or ``ended_by`` when the fact just stopped
 ("Ich habe keinen Hund mehr"). All versions of one fact share ``lineage`` (the key of the
-first). Times are UTC ISO strings of one fixed shape, so they also compare as strings
+first), and :func:`lineage_op` reads them. Times are UTC ISO strings of one fixed shape, so they also compare as strings
 (``filter={"valid_from": {"$lte": ...}}`` works on every store): :func:`to_iso` writes them and
 :func:`from_iso` reads them, here and nowhere else.
 """
@@ -16,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
+
+from langgraph.store.base import Item, SearchOp
 
 from .dates import as_utc
 
@@ -50,6 +52,33 @@ CURRENT_FILTER: dict[str, Any] = {"current": {"$ne": False}}
 """The search filter that keeps current facts (and memories stored before facts had periods:
 they have no ``current`` field) and drops every replaced version. ``$ne`` matches a missing
 field on ``InMemoryStore`` and ``ChromaStore`` alike."""
+FACT_FILTER: dict[str, Any] = {"kind": FACT_KIND, **CURRENT_FILTER}
+"""Current fact records (and facts saved before they had periods)."""
+LINEAGE_SCAN = 50
+"""Most versions read of one fact (its lineage)."""
+
+
+def lineage_op(ns: Iterable[str], lineage: str, current: bool | None = None, *,
+               refresh_ttl: bool = False) -> SearchOp:
+    """The read of a fact's versions in ``ns``: all of them, or the current (``current=True``)
+    or the replaced ones (``False``)."""
+    where: dict[str, Any] = {"lineage": lineage}
+    if current is not None:
+        where["current"] = current
+    return SearchOp(tuple(ns), filter=where, limit=LINEAGE_SCAN, refresh_ttl=refresh_ttl)
+
+
+def own_items(items: Iterable[Item | None], ns: tuple[str, ...]) -> list[Item]:
+    """Items of exactly ``ns`` (a search also returns sub-namespaces), once each, in order."""
+    seen: set[str] = set()
+    kept = []
+    for item in items:
+        if item is None or tuple(item.namespace) != ns or item.key in seen:
+            continue
+        seen.add(item.key)
+        kept.append(item)
+    return kept
+
 
 TIME_RANGE = (
     "an ISO date or time between 0001-01-01 and 9999-12-31 (UTC), e.g. 2026-03-01 or "

@@ -113,9 +113,16 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _ENDING_WORDS = frozenset(
     ["mehr", "länger", "gekündigt", "aufgehört", "getrennt", "verkauft", "weggezogen", "ausgezogen", "gestorben", "verstorben", "abgeschafft", "longer", "anymore", "quit", "left", "sold", "broke", "stopped", "gave", "died", "passed", "divorced", "moved", "away"]
 )
-_TIME_STEMS = frozenset(
-    stem_word(w, "de") for w in ["seit", "jetzt", "nun", "inzwischen", "mittlerweile", "neuerdings"]
-) | frozenset(stem_word(w, "en") for w in ["since", "now", "currently", "recently"])
+
+
+def _stemmed(de: str, en: str) -> frozenset[str]:
+    """The stems of the German words ``de`` and of the English words ``en``."""
+    return (frozenset(stem_word(w, "de") for w in de.split())
+            | frozenset(stem_word(w, "en") for w in en.split()))
+
+
+_TIME_STEMS = _stemmed("seit jetzt nun inzwischen mittlerweile neuerdings",
+                       "since now currently recently")
 _FRAME_WORDS = frozenset(["ist", "sind", "bin", "war", "heißt", "lautet", "is", "are", "am", "was"])
 """Copulas: "X ist A" then "X ist B" says the same thing of another object. Verbs of liking are
 not among them: one likes many things at once."""
@@ -196,7 +203,7 @@ def _named_subject(text: str) -> str | None:
     facts, "Ich ...", "My ...")."""
     named = _NAMED.match(text)
     name = named.group(1).casefold() if named is not None else None
-    if name is None or name in _SELF or name in _NO_NAMES or name in STOPWORDS:
+    if name is None or name in _NOT_NAMES:
         return None  # a function word ("Ab nächstem Monat arbeite ich ...") names no one
     return name
 
@@ -211,6 +218,8 @@ _SELF = frozenset(["ich", "wir", "i", "we", "mein", "meine", "my", "our", "unser
                    # a question asks, it is about no one: "Was habe ich studiert?"
                    "was", "wer", "wo", "wie", "welche", "welcher", "welches", "what", "who",
                    "where", "which", "how", "when", "why"])
+_NOT_NAMES = _SELF | _NO_NAMES | STOPWORDS
+"""Words that begin a sentence or follow a question's verb like a name and name no one."""
 
 
 def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
@@ -440,7 +449,7 @@ def asked_slot(question: str, topic: str | None) -> str | None:
             return f"{topic}:{stem_word(noun.casefold(), _language(question))}"
     for match in _ASKED_NAMED.finditer(question):
         name = match.group(1).casefold()
-        if name not in _SELF and name not in _NO_NAMES and name not in STOPWORDS:
+        if name not in _NOT_NAMES:
             return f"{topic}:{name}"
     return topic
 
@@ -526,16 +535,12 @@ def _switched_from(text: str, candidates: Sequence[Candidate], slot: str | None)
     return best
 
 
-_WEAK = frozenset(
-    [stem_word(w, "en") for w in (
-        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning",
-        "evening", "night", "weekend", "today", "yesterday", "last", "week", "month", "year",
-        "ago", "anymore", "longer", "got", "get", "became", "become")]
-    + [stem_word(w, "de") for w in (
-        "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag",
-        "montags", "dienstags", "mittwochs", "donnerstags", "freitags", "samstags", "sonntags",
-        "morgens", "abends", "wochenende", "heute", "gestern", "letzt", "woche", "monat", "jahr",
-        "mehr", "länger", "geworden")]
+_WEAK = _stemmed(
+    """montag dienstag mittwoch donnerstag freitag samstag sonntag montags dienstags mittwochs
+    donnerstags freitags samstags sonntags morgens abends wochenende heute gestern letzt woche
+    monat jahr mehr länger geworden""",
+    """monday tuesday wednesday thursday friday saturday sunday morning evening night weekend
+    today yesterday last week month year ago anymore longer got get became become""",
 ) | _TIME_STEMS
 """Words an ending says beside what it ends ("on Fridays", "since last month"): they name
 no fact."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
@@ -33,7 +33,6 @@ from .._messages import as_messages, last_human_index, message_text
 from .._runner import MemoryNode, resolve_store
 from ..facts.consolidate import utc_now
 from ..kinds.compaction import (
-    Compaction,
     ContextSize,
     TokenCounter,
     check_size,
@@ -85,24 +84,35 @@ class TurnMemory:
 
     # --- while the turn runs: the summary ---
 
-    def compact(
+    def compaction(
         self,
-        messages: Sequence[BaseMessage],
-        compaction: Compaction,
-        state: dict[str, Any],
-        config: Callable[[], RunnableConfig],
         *,
+        trigger: ContextSize | Sequence[ContextSize] = (),
+        keep: ContextSize = ("messages", 4),
+        window_tokens: int | None = None,
+        token_counter: TokenCounter | None = None,
         summarize: bool = True,
-    ) -> Plan[dict[str, Any]]:
-        """Plan: the state update that removes ``compaction.leaving``, folded into the summary
-        first (inline, or queued for the worker: ``config`` gives the run's config then), or
-        dropped without ``summarize``."""
-        if summarize and self.formation is not None:
-            return (yield from deferred_compaction_update(
-                self.formation, resolve_store(self.store), self.former, messages, compaction,
-                state, config()))
-        summarizer = (self.former.summarizer or Summarizer()) if summarize else None
-        return (yield from compaction_update(messages, compaction, state, summarizer))
+    ) -> Callable[[dict[str, Any], Callable[[], RunnableConfig]], Plan[dict[str, Any]]]:
+        """The plan ``(state, config)`` of the summarise node, the window or the middleware's
+        ``before_model``: the state update that removes what
+        :func:`~langgraph_episodic.kinds.compaction.plan_compaction` says leaves, folded into
+        the summary first (inline, or queued for the worker: ``config()`` gives the run's
+        config then), or dropped without ``summarize``."""
+        triggers = normalize_trigger(trigger)
+
+        def plan(state: dict[str, Any], config: Callable[[], RunnableConfig]
+                 ) -> Plan[dict[str, Any]]:
+            messages = as_messages(state.get("messages"))
+            compaction = plan_compaction(messages, trigger=triggers, keep=keep,
+                                         window_tokens=window_tokens, token_counter=token_counter)
+            if summarize and self.formation is not None:
+                return (yield from deferred_compaction_update(
+                    self.formation, resolve_store(self.store), self.former, messages,
+                    compaction, state, config()))
+            summarizer = (self.former.summarizer or Summarizer()) if summarize else None
+            return (yield from compaction_update(messages, compaction, state, summarizer))
+
+        return plan
 
     def compaction_node(
         self,
@@ -115,24 +125,17 @@ class TurnMemory:
         summarize: bool = True,
     ) -> MemoryNode:
         """The summarise node (``trigger``, ``keep``) or the window (``window_tokens``):
-        :func:`~langgraph_episodic.kinds.compaction.plan_compaction`, then :meth:`compact`."""
-        triggers = [] if trigger is None else normalize_trigger(trigger)
-        if trigger is not None and not triggers:
+        :meth:`compaction`, its options checked."""
+        if trigger is not None and not normalize_trigger(trigger):
             raise ValueError(
                 "Set a trigger, e.g. trigger=('messages', 10); otherwise the node never summarises."
             )
         if window_tokens is not None and window_tokens <= 0:
             raise ValueError(f"max_tokens must be positive, got {window_tokens}.")
-        kept = check_size(keep, "keep")
-
-        def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-            messages = as_messages(state.get("messages"))
-            compaction = plan_compaction(messages, trigger=triggers, keep=kept,
-                                         window_tokens=window_tokens, token_counter=token_counter)
-            return (yield from self.compact(messages, compaction, state, lambda: config,
-                                            summarize=summarize))
-
-        return MemoryNode(name, plan)
+        plan = self.compaction(trigger=trigger or (), keep=check_size(keep, "keep"),
+                               window_tokens=window_tokens, token_counter=token_counter,
+                               summarize=summarize)
+        return MemoryNode(name, lambda state, config: plan(state, lambda: config))
 
     # --- after the agent: the turn, its entities, its episode ---
 
@@ -184,8 +187,7 @@ class TurnMemory:
         update: dict[str, str | None] = {}
         if not state.get("entities"):
             update.update((yield from load_entities(store, ns, self.load_limit)))
-        text = text_of_source(as_messages(state.get("messages")), self.source)
-        extracted = yield from writer.extract(redact_saved(text, self.redact))
+        extracted = yield from writer.extract(self._text(state))
         update.update((yield from writer.merge(store, ns, extracted, config)))
         logger.debug("entity_extract: %d entities (%s)", len(extracted), writer.method)
         return {"entities": update} if update else {}
@@ -194,6 +196,11 @@ class TurnMemory:
         """Plan, inline: record the episode (:func:`~langgraph_episodic.kinds.episodes.record_episode`)."""
         memories = self.former.memories or EpisodeMemories(self.store)
         return (yield from record_episode(memories, self.former.score, time.time, state, config))
+
+    def _text(self, state: dict[str, Any]) -> str:
+        """The message the entities come from, redacted."""
+        return redact_saved(text_of_source(as_messages(state.get("messages")), self.source),
+                            self.redact)
 
     def _items(self, state: dict[str, Any], config: RunnableConfig) -> list[TurnItem]:
         t = self.turns
@@ -212,8 +219,7 @@ class TurnMemory:
         store = resolve_store(self.store)
         user_id = user_id_from(config)
         writer = self.former.writer
-        text = "" if writer is None else redact_saved(
-            text_of_source(as_messages(state.get("messages")), self.source), self.redact)
+        text = "" if writer is None else self._text(state)
         snapshot = episode_snapshot(state) if episode else None
         if not text.strip() and snapshot is None and not items:
             return {}

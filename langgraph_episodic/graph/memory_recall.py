@@ -96,6 +96,21 @@ def recall_memories(
     return list(decision.kept[:limit])
 
 
+def memories_for_turn(
+    store: BaseStore, state: Mapping[str, Any], config: RunnableConfig, *, limit: int,
+    min_score: float | None = DEFAULT_MIN_SCORE,
+) -> Plan[list[SearchItem]]:
+    """Plan: what the middleware and :func:`recall_memories_node` load before the agent:
+    :func:`recall_memories` for the latest user message (none without one), the turns still
+    in the thread's messages left out."""
+    messages = as_messages(state.get("messages"))
+    question = last_human_text(messages)
+    if not question:
+        return []
+    return (yield from recall_memories(store, config, question, limit=limit, min_score=min_score,
+                                       leave_out={m.id for m in messages if m.id}))
+
+
 def explain_recall(
     store: BaseStore, question: str, config: RunnableConfig, *, limit: int = MEMORY_LIMIT,
     min_score: float | None = DEFAULT_MIN_SCORE,
@@ -155,13 +170,8 @@ def recall_memories_node(
     """
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
-        messages = as_messages(state.get("messages"))
-        question = last_human_text(messages)
-        if not question:
-            return {"recalled_memories": []}
-        shown = {m.id for m in messages if m.id}
-        items = yield from recall_memories(resolve_store(store), config, question, limit=limit,
-                                           min_score=min_score, leave_out=shown)
+        items = yield from memories_for_turn(resolve_store(store), state, config, limit=limit,
+                                             min_score=min_score)
         return {"recalled_memories": [
             {"namespace": list(i.namespace), "key": i.key, "value": i.value, "score": i.score}
             for i in items]}

@@ -120,6 +120,11 @@ def _structured(model: BaseChatModel) -> Any:
         ) from exc
 
 
+def _worth(text: str) -> bool:
+    """Whether entities are looked for in ``text`` (a lower bar than a memory's)."""
+    return is_worth_storing(text, min_chars=8, min_words=2)
+
+
 def _as_entities(result: Any) -> list[ExtractedEntity]:
     if isinstance(result, ExtractedEntities):
         return result.entities
@@ -199,13 +204,14 @@ class EntityWriter:
         """Plan: the entities ``text`` states something about."""
         if self._structured is None:
             text = "\n".join(statements(text))  # one line each: a request stays its own
-            if not is_worth_storing(text, min_chars=8, min_words=2):
-                return []
-            return extract_entities_by_rules(text)
-        if not is_worth_storing(text, min_chars=8, min_words=2):
-            return []
-        request = [SystemMessage(ENTITY_INSTRUCTIONS), HumanMessage(text)]
-        result = yield call(self._structured.invoke, self._structured.ainvoke, request,
+            return extract_entities_by_rules(text) if _worth(text) else []
+        return (yield from self._ask(ENTITY_INSTRUCTIONS, text)) if _worth(text) else []
+
+    def _ask(self, instructions: str, text: str) -> Plan[list[ExtractedEntity]]:
+        """Plan: the model's entities of ``text``."""
+        assert self._structured is not None
+        result = yield call(self._structured.invoke, self._structured.ainvoke,
+                            [SystemMessage(instructions), HumanMessage(text)],
                             internal_config("entities"))
         return _as_entities(result)
 
@@ -223,18 +229,14 @@ class EntityWriter:
             for i, text in enumerate(texts):
                 found[i] = yield from self.extract(text)
             return found
-        worth = [i for i, text in enumerate(texts)
-                 if is_worth_storing(text, min_chars=8, min_words=2)]
+        worth = [i for i, text in enumerate(texts) if _worth(text)]
         if len(worth) <= 1:
             for i in worth:
                 found[i] = yield from self.extract(texts[i])
             return found
         numbered = "\n".join(f"[{n}]\n{texts[i]}" for n, i in enumerate(worth, start=1))
-        request = [SystemMessage(ENTITY_INSTRUCTIONS + TURNS_INSTRUCTIONS), HumanMessage(numbered)]
-        result = yield call(self._structured.invoke, self._structured.ainvoke, request,
-                            internal_config("entities"))
-        for i, entities in zip(worth, by_turn(_as_entities(result), [texts[i] for i in worth]),
-                               strict=True):
+        said = yield from self._ask(ENTITY_INSTRUCTIONS + TURNS_INSTRUCTIONS, numbered)
+        for i, entities in zip(worth, by_turn(said, [texts[i] for i in worth]), strict=True):
             found[i] = entities
         return found
 

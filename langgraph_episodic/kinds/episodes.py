@@ -189,15 +189,18 @@ def _as_feedback(value: Any) -> Feedback:
     raise TypeError(f"Expected Feedback or a dict with 'reward', got {type(value).__name__}.")
 
 
+def _scored(feedback: Any, outcome: Any) -> tuple[Feedback, OutcomeStatus]:
+    """The feedback and the outcome given, else the outcome the feedback implies."""
+    feedback = _as_feedback(feedback)
+    return feedback, OutcomeStatus(outcome) if outcome else outcome_from_feedback(feedback)
+
+
 def _normalise_score(result: Any) -> tuple[Feedback, OutcomeStatus] | None:
     if result is None:
         return None
     if isinstance(result, tuple):
-        feedback = _as_feedback(result[0])
-        return feedback, OutcomeStatus(result[1])
-    feedback = _as_feedback(result)
-    outcome = result.get("outcome") if isinstance(result, Mapping) else None
-    return feedback, OutcomeStatus(outcome) if outcome else outcome_from_feedback(feedback)
+        return _as_feedback(result[0]), OutcomeStatus(result[1])
+    return _scored(result, result.get("outcome") if isinstance(result, Mapping) else None)
 
 
 def _score_sync(score: Scorer, state: dict[str, Any]) -> Any:
@@ -249,9 +252,7 @@ def record_episode(
         return {}
     scored: tuple[Feedback, OutcomeStatus] | None
     if state.get("feedback") is not None:
-        feedback = _as_feedback(state["feedback"])
-        outcome = state.get("outcome")
-        scored = feedback, OutcomeStatus(outcome) if outcome else outcome_from_feedback(feedback)
+        scored = _scored(state["feedback"], state.get("outcome"))
     elif score is not None:
         scored = _normalise_score((yield call(_score_sync, _score_async, score, state)))
     else:

@@ -63,6 +63,8 @@ DEFAULT_SUMMARY_TOKENS = 500
 DEFAULT_INPUT_TOKENS = 4000
 """Default bound of one summary request, in tokens."""
 
+_ROLES = {"human": "Human", "ai": "AI", "system": "System", "tool": "Tool"}
+"""How a message of each ``type`` is introduced in a transcript line."""
 _FIRST_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
 
 
@@ -86,8 +88,7 @@ def _extract_line(message: BaseMessage) -> str | None:
         return None
     if isinstance(message, ToolMessage):
         return f"Tool {message.name or message.tool_call_id}: {_first_sentence(text, 120)}"
-    role = {"human": "Human", "ai": "AI", "system": "System"}.get(message.type, message.type)
-    return f"{role}: {_first_sentence(text)}"
+    return f"{_ROLES.get(message.type, message.type)}: {_first_sentence(text)}"
 
 
 def _tokens(text: str, counter: TokenCounter) -> int:
@@ -120,8 +121,7 @@ def extractive_summary(
 
 def render(message: BaseMessage) -> str:
     """One message as a transcript line: role, text and the tool calls it makes."""
-    role = {"human": "Human", "ai": "AI", "system": "System", "tool": "Tool"}.get(
-        message.type, message.type)
+    role = _ROLES.get(message.type, message.type)
     if isinstance(message, ToolMessage):
         role = f"Tool {message.name or message.tool_call_id}"
     line = f"{role}: {message_text(message)}"

@@ -171,19 +171,11 @@ class StoreSettings:
             )
         if kind == "none":
             return None
-        if kind == "model":
-            from ..embeddings import MODEL_DIMS, default_embeddings
+        if kind in ("model", "multilingual", "hash"):
+            from ..bilingual import named_index
 
-            return {"dims": MODEL_DIMS, "embed": default_embeddings(), "fields": fields}
-        if kind == "multilingual":
-            from ..multilingual import multilingual_index
-
-            return multilingual_index(fields)
-        if kind == "hash":
-            from ..embeddings import HashEmbeddings
-
-            dims = int(arg) if arg else DEFAULT_HASH_DIMS
-            return {"dims": dims, "embed": HashEmbeddings(dims), "fields": fields}
+            dims = int(arg) if kind == "hash" and arg else DEFAULT_HASH_DIMS
+            return named_index(kind, fields, hash_dims=dims)
         embed = _load_embeddings(self.embeddings)
         dims = self.embedding_dims or len(embed.embed_query("dimension probe"))
         return {"dims": dims, "embed": embed, "fields": fields}

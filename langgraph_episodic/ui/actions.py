@@ -104,10 +104,11 @@ async def delete(request: Request) -> Response:
 
 def export(request: Request) -> Response:
     """The user's items as a JSON-lines download (the format of ``langgraph-episodic export``)."""
-    from ..admin.transfer import write_records
+    from ..admin.transfer import collect_records, write_records
 
     label = requested_user(request)
-    records = data.user_records(_settings(request).store, label)
+    store = _settings(request).store
+    records = collect_records(store, data.user_namespace_list(store, label))
     out = io.StringIO()
     write_records(records, out)
     name = re.sub(r"[^A-Za-z0-9_-]", "_", label)[:60] or "user"

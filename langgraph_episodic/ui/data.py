@@ -20,13 +20,7 @@ from langgraph.store.base import BaseStore, Item, SearchItem
 from .._config import namespace_label
 from .._types import Namespace
 from ..admin.browse import is_internal, search_in, value_text
-from ..admin.transfer import (
-    ItemRecord,
-    item_extras,
-    iter_namespace,
-    list_all_namespaces,
-    records_of,
-)
+from ..admin.transfer import item_extras, iter_namespace, list_all_namespaces
 from ..formation.pending import PENDING
 from ..privacy.shapes import DEFAULT_SHAPES, matches
 
@@ -195,12 +189,6 @@ def search_hits(
     if floor is not None:
         hits = [h for h in hits if h.score is not None and h.score >= floor]
     return hits
-
-
-def user_records(store: BaseStore, label: str) -> list[ItemRecord]:
-    """The user's items as export records (the format of ``langgraph-episodic export``)."""
-    items = [it for ns in user_namespace_list(store, label) for it in iter_namespace(store, ns)]
-    return records_of(store, items)
 
 
 def rewrite_text(store: BaseStore, row: Row, text: str) -> None:

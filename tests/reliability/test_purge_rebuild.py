@@ -25,6 +25,7 @@ from langgraph.store.base import PutOp
 from langgraph_episodic import ChromaStore, HashEmbeddings
 from langgraph_episodic.chroma import rebuild, record_format
 from langgraph_episodic.chroma.index_files import IndexFiles
+from langgraph_episodic.chroma.testing import gateway_of
 from langgraph_episodic.cli.main import main
 from langgraph_episodic.privacy import forget_user, purge_store
 
@@ -104,6 +105,7 @@ def test_a_flushed_index_is_rebuilt_and_no_byte_of_the_user_is_left(tmp_path: Pa
 
     assert report.items_deleted == 26 and report.purged, report.purges
     assert "rebuilt" in report.purges[0].detail
+    assert gateway_of(store).metadata_index is not None  # (a namespace is still read by id)
     assert scan(folder, *markers) == {}, "every byte of every file, length.bin included"
     assert not any(f.marked_deleted() for f in index_files(folder))
     unnormalised = {d.name for kind in ("items", "namespaces")

@@ -24,7 +24,6 @@ import uuid
 from typing import Any
 
 import pytest
-from langgraph.store.base import PutOp
 
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.plans import extract_texts, tokenized_fields
@@ -125,7 +124,7 @@ def vector_problems(store: Any, items: dict[tuple[tuple[str, ...], str], Any]) -
     """Vector records that disagree with the items: orphans, stale texts, missing texts."""
     fields = tokenized_fields(["text"])
     want = {
-        record_format.item_id(ns, key): {t for _, t in extract_texts(PutOp(ns, key, value), fields)}
+        record_format.item_id(ns, key): {t for _, t in extract_texts(value, fields)}
         for (ns, key), value in items.items()
     }
     have: dict[str, set[str]] = {}

@@ -7,6 +7,8 @@ silently); namespace checks made by ``BaseStore`` itself run on every backend.
 from __future__ import annotations
 
 import re
+from collections import ChainMap
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -48,6 +50,10 @@ BAD_VALUES: list[tuple[str, Any, type[Exception], str]] = [
     ("int-key", {12345: "v"}, TypeError, "12345"),
     ("nested-int-key", {"a": {42424: "v"}}, TypeError, "42424"),
     ("tuple-key", {"a": {(1, 2): "v"}}, TypeError, "(1, 2)"),
+    # mappings that are not dicts: JSON cannot write them, the error names the conversion
+    ("mappingproxy", MappingProxyType({"a": 1}), TypeError, "dict()"),
+    ("nested-mappingproxy", {"a": MappingProxyType({"b": 1})}, TypeError, "dict()"),
+    ("chainmap", {"a": [ChainMap({"b": "text"})]}, TypeError, "dict()"),
 ]
 
 

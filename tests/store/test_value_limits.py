@@ -12,7 +12,7 @@ import pytest
 from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
-from langgraph_episodic.chroma.limits import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES
+from langgraph_episodic.chroma.plans import DEFAULT_MAX_INDEXED_BYTES, DEFAULT_MAX_VALUE_BYTES
 
 from ._support import DIMS
 

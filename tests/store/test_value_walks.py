@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma import record_format, values
+from langgraph_episodic.chroma import plans, record_format
 
 
 class Level(enum.IntEnum):
@@ -35,7 +35,9 @@ _scalars = st.one_of(
     st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) + 1, 2**64]),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=8),
-    st.sampled_from(["é", "a.b", "x" * (record_format.MAX_FLAT_STRING + 1)]),
+    st.sampled_from(
+        ["é", "a.b", "x" * (record_format.MAX_FLAT_STRING + 1), "y" * record_format.HELD_ONCE_FROM]
+    ),
     st.just(Level.LOW),
     st.builds(Text, st.text(max_size=4)),
 )
@@ -70,7 +72,7 @@ def _wrap(leaf: Any, wrappers: list[type]) -> Any:
 
 def _careful_verdict(value: Any) -> type[BaseException] | None:
     try:
-        values._check(value, "$", 0)
+        plans._check(value, "$", 0)
     except (TypeError, ValueError) as exc:
         return type(exc)
     return None
@@ -78,7 +80,7 @@ def _careful_verdict(value: Any) -> type[BaseException] | None:
 
 def _verdict(value: Any) -> type[BaseException] | None:
     try:
-        values.validate_value(value)
+        plans.validate_value(value)
     except (TypeError, ValueError) as exc:
         return type(exc)
     return None
@@ -101,7 +103,7 @@ def test_validation_refuses_what_the_careful_walk_refuses(
     assert _verdict(value) == _careful_verdict(value)
 
 
-@pytest.mark.parametrize("depth", [values.MAX_DEPTH - 1, values.MAX_DEPTH, values.MAX_DEPTH + 1])
+@pytest.mark.parametrize("depth", [plans.MAX_DEPTH - 1, plans.MAX_DEPTH, plans.MAX_DEPTH + 1])
 @pytest.mark.parametrize("leaf", [1, "x", None, 1.5, [], {}])
 def test_the_depth_limit_is_the_careful_walks(depth: int, leaf: Any) -> None:
     value: Any = leaf
@@ -136,11 +138,36 @@ def _careful_flatten(value: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     return out, complete
 
 
+def _careful_held(value: Mapping[str, Any], leaves: Mapping[str, Any]) -> list[list[str]]:
+    """The key paths of the long strings ``leaves`` holds, as a walk of their own found them
+    before ``flatten_leaves`` gave them (by identity: dotted names may clash)."""
+    held: list[list[str]] = []
+    stack: list[tuple[list[str], Mapping[str, Any]]] = [([], value)]
+    while stack:
+        keys, node = stack.pop()
+        for k, v in node.items():
+            if type(v) is str:
+                path = "v." + ".".join([*keys, k])
+                if len(v) >= record_format.HELD_ONCE_FROM and leaves.get(path) is v:
+                    held.append([*keys, k])
+            elif isinstance(v, Mapping):
+                stack.append(([*keys, k], v))
+    return held
+
+
+def test_a_string_under_two_clashing_names_is_held_at_both_as_before() -> None:
+    text = "z" * record_format.HELD_ONCE_FROM
+    value = {"a.b": text, "a": {"b": text}, "c": "w" * record_format.HELD_ONCE_FROM}
+    leaves, _, held = record_format.flatten_leaves(value)
+    assert held == _careful_held(value, leaves) == [["a.b"], ["c"], ["a", "b"]]
+
+
 @settings(max_examples=400, deadline=None)
 @given(_values)
 def test_leaves_are_the_careful_walks(value: dict[str, Any]) -> None:
-    got, complete = record_format.flatten_leaves(value)
+    got, complete, held = record_format.flatten_leaves(value)
     want, want_complete = _careful_flatten(value)
+    assert held == _careful_held(value, want)
     assert complete == want_complete
     assert list(got) == list(want)
     assert all(type(got[k]) is type(want[k]) for k in want)
@@ -150,4 +177,4 @@ def test_leaves_are_the_careful_walks(value: dict[str, Any]) -> None:
 def test_many_leaves_stop_at_the_limit_as_before() -> None:
     value = {f"k{i}": i for i in range(record_format.MAX_FLAT_LEAVES + 5)}
     value["nested"] = {"a": "x", "b": 2.5}  # type: ignore[assignment]
-    assert record_format.flatten_leaves(value) == _careful_flatten(value)
+    assert record_format.flatten_leaves(value)[:2] == _careful_flatten(value)

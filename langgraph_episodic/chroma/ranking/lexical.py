@@ -24,10 +24,10 @@ import math
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress, repeat
-from typing import Generic, NamedTuple, Protocol, TypeVar, overload
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 import numpy as np
 
@@ -47,33 +47,66 @@ DELTA_LIMIT = 2048
 scores the base and the writes side by side (:meth:`_Arrays.layered`); past it, the search
 merges them into one base (:func:`_merge`, in time proportional to the namespace)."""
 
-
-_T = TypeVar("_T")
-
-
-class _ShardLike(Protocol):
-    frozen: bool
-
-    def thaw(self: _T) -> _T: ...
-    def discard(self, doc_id: str) -> None: ...
-    def freeze(self) -> None: ...
+_NO_POSTINGS = np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.int32), np.zeros(0, np.uint32)
+"""A packed shard's ``starts``, ``where`` and ``tf`` when it holds no document."""
 
 
-S = TypeVar("S", bound=_ShardLike)
+class Shard:
+    """One namespace's part of a :class:`ShardedIndex`: changed in place until a reader holds
+    it (``frozen``), never after: a write changes a :meth:`thaw` copy, which shares the frozen
+    shard's inner dicts and copies each one the first time it changes it (:meth:`_entry`)."""
+
+    __slots__ = ("_owned", "frozen")
+
+    def __init__(self) -> None:
+        self.frozen = False
+        self._owned: set[Hashable] | None = None
+        """In a copy: the keys of the inner dicts it made or copied (the others are shared)."""
+
+    def thaw(self: _S) -> _S:
+        raise NotImplementedError
+
+    def discard(self, doc_id: str) -> None:
+        raise NotImplementedError
+
+    def _check_writable(self) -> None:
+        if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
+            raise RuntimeError("A frozen shard cannot change; thaw() it first.")
+
+    def _entry(self, table: dict[Any, dict[str, Any]], key: Hashable) -> dict[str, Any]:
+        """``table[key]`` to change: made if missing, copied first if shared."""
+        entry = table.get(key)
+        owned = self._owned
+        if entry is None or (owned is not None and key not in owned):
+            entry = table[key] = {} if entry is None else dict(entry)
+            if owned is not None:
+                owned.add(key)
+        return entry
+
+    def _unlist(self, table: dict[Any, Any], keys: Iterable[Hashable], doc_id: str) -> None:
+        """Take ``doc_id`` out of the entries of ``keys`` (an emptied entry goes)."""
+        for key in keys:
+            entry = self._entry(table, key)
+            del entry[doc_id]
+            if not entry:
+                del table[key]
 
 
-class ShardedIndex(Generic[S]):
+_S = TypeVar("_S", bound=Shard)
+
+
+class ShardedIndex(Generic[_S]):
     """Namespace -> shard, every change under ``lock`` (pass the lock of the state that owns
     the index). A reader takes frozen shards (:meth:`_frozen`) and scores them outside the
     lock; a write changes a copy of a frozen shard (``thaw``), never the shard a reader holds.
     """
 
-    def __init__(self, new_shard: Callable[[], S], lock: threading.RLock | None) -> None:
+    def __init__(self, new_shard: Callable[[], _S], lock: threading.RLock | None) -> None:
         self._new_shard = new_shard
-        self._shards: dict[Namespace, S] = {}
+        self._shards: dict[Namespace, _S] = {}
         self._lock = lock if lock is not None else threading.RLock()
 
-    def _writable(self, namespace: Namespace) -> S:
+    def _writable(self, namespace: Namespace) -> _S:
         """The namespace's shard for a change (a copy if a reader holds it); call under lock."""
         shard = self._shards.get(namespace)
         if shard is None:
@@ -83,22 +116,22 @@ class ShardedIndex(Generic[S]):
         return shard
 
     def _frozen(
-        self, namespaces: Iterable[Namespace], read: Mapping[Namespace, S] | None = None
-    ) -> dict[Namespace, S]:
+        self, namespaces: Iterable[Namespace], read: Mapping[Namespace, _S] | None = None
+    ) -> dict[Namespace, _S]:
         """The namespaces' shards, frozen to be read outside the lock (``read``: shards a
         search built but could not keep, used where this index holds none)."""
-        found: dict[Namespace, S] = {}
+        found: dict[Namespace, _S] = {}
         with self._lock:
             for ns in dict.fromkeys(tuple(n) for n in namespaces):
                 shard = self._shards.get(ns)
                 if shard is None and read is not None:
                     shard = read.get(ns)
                 if shard is not None:
-                    shard.freeze()
+                    shard.frozen = True
                     found[ns] = shard
         return found
 
-    def put_shard(self, namespace: Namespace, shard: S) -> None:
+    def put_shard(self, namespace: Namespace, shard: _S) -> None:
         """Make ``shard`` (from ``build_shard``) the namespace's contents."""
         with self._lock:
             self._shards[tuple(namespace)] = shard
@@ -125,10 +158,10 @@ class ShardedIndex(Generic[S]):
             return tuple(namespace) in self._shards
 
 
-class _Shard:
-    """One namespace's documents: a frozen ``base`` (:class:`_Arrays`; ``dead``: the positions
-    in it of documents removed or replaced since) and, in dicts (``postings``, ``terms``,
-    ``lengths``), the documents written since.
+class _Shard(Shard):
+    """One namespace's documents: a frozen ``base`` (:class:`_Arrays`, empty in a new shard;
+    ``dead``: the positions in it of documents removed or replaced since) and, in dicts
+    (``postings``, ``terms``, ``lengths``), the documents written since.
 
     So a write costs what it writes, not the namespace: :meth:`thaw` keeps the base and copies
     the dicts; a search scores the base beside the writes until there are more than
@@ -137,30 +170,18 @@ class _Shard:
     """
 
     __slots__ = (
-        "_arrays",
-        "_items",
-        "base",
-        "dead",
-        "frozen",
-        "lengths",
-        "postings",
-        "source",
-        "terms",
-        "total_length",
-    )
+        "_arrays", "_items", "base", "dead", "lengths", "postings", "terms", "total_length",
+    )  # fmt: skip
 
     def __init__(self, base: _Arrays | None = None, total_length: int = 0) -> None:
-        self.base = base
+        super().__init__()
+        self.base = _Arrays.packed([], np.zeros(0), {}, *_NO_POSTINGS) if base is None else base
         self.dead: set[int] = set()
         self.postings: dict[str, dict[str, int]] = {}
         self.terms: dict[str, tuple[str, ...]] = {}
         self.lengths: dict[str, int] = {}
         self.total_length = total_length
         """The length of every live document."""
-        self.frozen = False
-        """Handed to a reader: never changed again (a write changes a :meth:`thaw` copy)."""
-        self.source: _Shard | None = None
-        """The frozen shard this one was copied from (posting dicts shared until written)."""
         self._arrays: _Arrays | None = None
         """A frozen shard's numpy form, built by its first search."""
         self._items: AbstractSet[str] | None = None
@@ -177,17 +198,10 @@ class _Shard:
     @property
     def packed(self) -> bool:
         """Held as its base alone: nothing written since."""
-        return self.base is not None and not self.lengths and not self.dead
+        return not self.lengths and not self.dead
 
     def n_docs(self) -> int:
-        n = len(self.lengths)
-        if self.base is not None:
-            n += len(self.base.ids) - len(self.dead)
-        return n
-
-    def freeze(self) -> None:
-        self.frozen = True
-        self.source = None  # a frozen shard never writes: keep no chain alive
+        return len(self.lengths) + len(self.base.ids) - len(self.dead)
 
     def arrays(self) -> _Arrays:
         """The shard as numpy arrays: built once for a frozen shard (any reader may build it:
@@ -201,14 +215,11 @@ class _Shard:
 
     def build(self, merge: bool = False) -> _Arrays:
         """The shard as new arrays (``merge``: whole ones, however many writes since the base)."""
-        base = self.base
-        if base is None:
-            return _Arrays(self)
         if self.packed:
-            return base
+            return self.base
         if merge or len(self.lengths) + len(self.dead) > DELTA_LIMIT:
-            return _merge(base, self.dead, self)
-        return _Arrays.layered(base, self.dead, self)
+            return _merge(self.base, self.dead, self)
+        return _Arrays.layered(self.base, self.dead, self)
 
     def items(self) -> AbstractSet[str]:
         """The item ids of the shard's documents (document ids are ``<item>.<tag>`` or an
@@ -216,9 +227,7 @@ class _Shard:
         found = self._items
         if found is None:
             base = self.base
-            if base is None:
-                found = frozenset(_item_of(doc_id) for doc_id in self.lengths)
-            elif self.packed:
+            if self.packed:
                 found = base.item_counts().keys()
             else:
                 gone = Counter(_item_of(base.ids[at]) for at in self.dead)
@@ -230,7 +239,7 @@ class _Shard:
 
     def thaw(self) -> _Shard:
         """A changeable copy: over the arrays a search built when they are whole, else over the
-        same base with copies of the dicts (a posting dict is copied when a write touches it)."""
+        same base with copies of the dicts."""
         arrays = self._arrays
         if arrays is not None and arrays.whole:
             return _Shard(arrays, self.total_length)
@@ -239,45 +248,29 @@ class _Shard:
         copy.postings = dict(self.postings)
         copy.terms = dict(self.terms)
         copy.lengths = dict(self.lengths)
-        copy.source = self
+        copy._owned = set()
         return copy
-
-    def _posting(self, term: str) -> dict[str, int]:
-        """The posting of ``term`` for writing (copied first if shared with a frozen shard)."""
-        posting = self.postings.get(term)
-        if posting is None:
-            posting = self.postings[term] = {}
-        elif self.source is not None and self.source.postings.get(term) is posting:
-            posting = self.postings[term] = dict(posting)
-        return posting
 
     def add(self, doc_id: str, tokens: list[str]) -> None:
         self.discard(doc_id)  # (raises on a frozen shard)
         counts = Counter(tokens)
         for term, tf in counts.items():
-            self._posting(term)[doc_id] = tf
+            self._entry(self.postings, term)[doc_id] = tf
         self.terms[doc_id] = tuple(counts)
         self.lengths[doc_id] = len(tokens)
         self.total_length += len(tokens)
 
     def discard(self, doc_id: str) -> None:
-        if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
-            raise RuntimeError("A frozen lexical shard cannot change; thaw() it first.")
+        self._check_writable()
         terms = self.terms.pop(doc_id, None)
         if terms is not None:  # (its copy in the base, if any, is dead already)
-            for term in terms:
-                posting = self._posting(term)
-                del posting[doc_id]
-                if not posting:
-                    del self.postings[term]
+            self._unlist(self.postings, terms, doc_id)
             self.total_length -= self.lengths.pop(doc_id)
             return
-        base = self.base
-        if base is not None:
-            at = base.position.get(doc_id)
-            if at is not None and at not in self.dead:
-                self.dead.add(at)
-                self.total_length -= int(base.lengths[at])
+        at = self.base.position.get(doc_id)
+        if at is not None and at not in self.dead:
+            self.dead.add(at)
+            self.total_length -= int(self.base.lengths[at])
 
 
 def _item_of(doc_id: str) -> str:
@@ -368,12 +361,26 @@ def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
         alive = np.ones(len(order), dtype=bool)
         alive[dead] = False
         order, length, slot, where, tf = _live(alive, order, length, slot, where, tf)
+    position = None if dead else seen  # (with no repeated id, its map is the positions)
+    arrays = _sorted(order, length, slots, slot, where, tf, position)
+    return _Shard.of_arrays(arrays, int(length.sum()))
+
+
+def _sorted(
+    ids: list[str],
+    lengths: np.ndarray,
+    slots: dict[str, int],
+    slot: np.ndarray,
+    where: np.ndarray,
+    tf: np.ndarray,
+    position: dict[str, int] | None = None,
+) -> _Arrays:
+    """Packed arrays of the ``(term slot, position, tf)`` pairs, put in slot order (a slot's
+    pairs keep theirs)."""
     sort = np.argsort(slot, kind="stable")
     starts = np.zeros(len(slots) + 1, dtype=np.intp)
     np.cumsum(np.bincount(slot, minlength=len(slots)), out=starts[1:])
-    position = None if dead else seen  # (with no repeated id, its map is the positions)
-    arrays = _Arrays.packed(order, length, slots, starts, where[sort], tf[sort], position)
-    return _Shard.of_arrays(arrays, int(length.sum()))
+    return _Arrays.packed(ids, lengths, slots, starts, where[sort], tf[sort], position)
 
 
 def _live(
@@ -451,7 +458,7 @@ def restore_packed(parts: PackedParts) -> _Shard:
 
 def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
     """Packed arrays of the documents of ``base`` not in ``dead``, then those ``written`` holds
-    in its dicts (their pairs put after their terms' in the base: order does not change a score)."""
+    in its dicts (their pairs after their terms' in the base)."""
     slots, starts, where, tf = base.flat()
     names = dict(slots)
     slot = np.repeat(np.arange(len(slots), dtype=np.intp), np.diff(starts))
@@ -469,58 +476,51 @@ def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
             new_slot.append(k)
             new_at.append(at[doc_id])
             new_tf.append(count)
-    more = np.frombuffer(new_slot, dtype=np.int64).astype(np.intp)
-    order = np.argsort(more, kind="stable")
-    more = more[order]
-    cut = np.searchsorted(slot, more, side="right")
-    where = np.insert(where, cut, np.frombuffer(new_at, dtype=np.intc).astype(np.int32)[order])
-    tf = np.insert(tf, cut, np.frombuffer(new_tf, dtype=np.uintc).astype(np.uint32)[order])
-    counts = np.bincount(slot, minlength=len(names)) + np.bincount(more, minlength=len(names))
-    merged_starts = np.zeros(len(names) + 1, dtype=np.intp)
-    np.cumsum(counts, out=merged_starts[1:])
     written_lengths = np.fromiter(written.lengths.values(), dtype=np.float64, count=len(added))
-    return _Arrays.packed(
-        ids + added, np.concatenate([lengths, written_lengths]), names, merged_starts, where, tf
+    return _sorted(
+        ids + added,
+        np.concatenate([lengths, written_lengths]),
+        names,
+        np.concatenate([slot, np.frombuffer(new_slot, dtype=np.int64).astype(np.intp)]),
+        np.concatenate([where, np.frombuffer(new_at, dtype=np.intc).astype(np.int32)]),
+        np.concatenate([tf, np.frombuffer(new_tf, dtype=np.uintc).astype(np.uint32)]),
     )
 
 
 class _Arrays:
     """A shard's documents as positions ``0..n-1`` (``ids``, ``position``), their lengths,
-    and each term's posting as ``(positions, term frequencies)`` arrays: made by the first
-    search that needs the term, or for a packed shard slices of two flat arrays.
+    and each term's posting as ``(positions, term frequencies)`` arrays: for a packed shard
+    slices of two flat arrays (:meth:`packed`).
 
     A layered one (:meth:`layered`) is a base's positions (a dead one is in no posting and has
-    no ``position``), then those of the documents written since; so is each posting."""
+    no ``position``), then those of the documents written since; so is each posting, made by
+    the first search that needs the term."""
 
     __slots__ = (
         "_aligned", "_alive", "_base", "_denominators", "_item_counts", "_postings", "_slots",
         "_starts", "_terms", "_tf", "_where", "_written", "ids", "lengths", "position",
     )  # fmt: skip
 
-    def __init__(self, shard: _Shard | None) -> None:
-        ids = list(shard.lengths) if shard is not None else []
-        self.ids: Sequence[str] = ids
-        self.position: Mapping[str, int] = dict(zip(ids, range(len(ids)), strict=True))
-        self.lengths = (
-            np.fromiter(shard.lengths.values(), dtype=np.float64, count=len(ids))
-            if shard is not None
-            else np.zeros(0)
-        )
-        self._postings: Mapping[str, dict[str, int]] = shard.postings if shard is not None else {}
+    def __init__(
+        self, ids: Sequence[str], position: Mapping[str, int], lengths: np.ndarray
+    ) -> None:
+        self.ids, self.position, self.lengths = ids, position, lengths
         self._terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._denominators: dict[tuple[str, float, float, float], np.ndarray] = {}
         self._aligned: tuple[Sequence[str], np.ndarray, np.ndarray] | None = None
-        self._slots: dict[str, int] | None = None
-        """A packed shard's term -> ``k``, its posting ``_starts[k]:_starts[k + 1]`` of
+        self._item_counts: dict[str, int] | None = None
+        self._slots: dict[str, int] = {}
+        """A packed one's term -> ``k``, its posting ``_starts[k]:_starts[k + 1]`` of
         ``_where`` (positions) and ``_tf`` (term frequencies)."""
-        self._starts = self._where = self._tf = np.zeros(0, dtype=np.intp)
+        self._starts, self._where, self._tf = _NO_POSTINGS
         self._base: _Arrays | None = None
         """A layered one's base."""
         self._alive: np.ndarray | None = None
         """A layered one's mask of live base positions, None when all are."""
         self._written: dict[str, int] = {}
         """A layered one's documents written since the base -> their positions."""
-        self._item_counts: dict[str, int] | None = None
+        self._postings: Mapping[str, dict[str, int]] = {}
+        """A layered one's postings of the documents written since."""
 
     @classmethod
     def packed(
@@ -534,12 +534,9 @@ class _Arrays:
         position: dict[str, int] | None = None,
     ) -> _Arrays:
         """A packed shard's arrays (``position``: each id's index, when the caller has it)."""
-        arrays = cls(None)
-        arrays.ids = ids
         if position is None:
             position = dict(zip(ids, range(len(ids)), strict=True))
-        arrays.position = position
-        arrays.lengths = lengths
+        arrays = cls(ids, position, lengths)
         arrays._slots, arrays._starts, arrays._where, arrays._tf = slots, starts, where, tf
         return arrays
 
@@ -547,20 +544,20 @@ class _Arrays:
     def layered(cls, base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
         """``base`` without the documents at ``dead``, with those ``written`` holds in its dicts,
         made in time for the writes, not the base (the base's postings are only masked)."""
-        arrays = cls(None)
         n_base = len(base.ids)
         added = list(written.lengths)
-        arrays.ids = _Joined(base.ids, added)
-        arrays._base = base
-        arrays._written = dict(zip(added, range(n_base, n_base + len(added)), strict=True))
-        arrays._postings = written.postings
+        at = dict(zip(added, range(n_base, n_base + len(added)), strict=True))
         lengths = np.fromiter(written.lengths.values(), dtype=np.float64, count=len(added))
-        arrays.lengths = np.concatenate([base.lengths, lengths])
+        arrays = cls(
+            _Joined(base.ids, added),
+            _Positions(base.position, dead, at),
+            np.concatenate([base.lengths, lengths]),
+        )
+        arrays._base, arrays._written, arrays._postings = base, at, written.postings
         if dead:
             alive = np.ones(n_base, dtype=bool)
             alive[np.fromiter(dead, dtype=np.intp, count=len(dead))] = False
             arrays._alive = alive
-        arrays.position = _Positions(base.position, dead, arrays._written)
         return arrays
 
     @property
@@ -576,24 +573,8 @@ class _Arrays:
         return counts
 
     def flat(self) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
-        """A whole one's postings as a packed shard holds them: ``(term -> slot, starts,
-        positions, term frequencies)``."""
-        if self._slots is not None:
-            return self._slots, self._starts, self._where, self._tf
-        slots: dict[str, int] = {}
-        starts, where, tf = array("q", [0]), array("i"), array("I")
-        position = self.position
-        for term, posting in self._postings.items():
-            slots[term] = len(slots)
-            where.extend(map(position.__getitem__, posting))
-            tf.extend(posting.values())
-            starts.append(len(where))
-        return (
-            slots,
-            np.frombuffer(starts, dtype=np.int64).astype(np.intp),
-            np.frombuffer(where, dtype=np.intc).astype(np.int32),
-            np.frombuffer(tf, dtype=np.uintc).astype(np.uint32),
-        )
+        """A whole one's postings: ``(term -> slot, starts, positions, term frequencies)``."""
+        return self._slots, self._starts, self._where, self._tf
 
     def aligned(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(position of each key, first index of each position's key)``, ``-1`` where there
@@ -642,25 +623,16 @@ class _Arrays:
         """Positions and term frequencies of the documents holding ``term`` (None: none)."""
         found = self._terms.get(term)
         if found is None:
-            if self._slots is not None:
+            if self._base is not None:
+                found = self._layered_posting(term)
+                if found is None:
+                    return None
+            else:
                 k = self._slots.get(term)
                 if k is None or self._starts[k] == self._starts[k + 1]:
                     return None
                 at, end = self._starts[k], self._starts[k + 1]
                 found = (self._where[at:end], self._tf[at:end])
-            elif self._base is not None:
-                found = self._layered_posting(term)
-                if found is None:
-                    return None
-            else:
-                posting = self._postings.get(term)
-                if posting is None:
-                    return None
-                n = len(posting)
-                found = (
-                    np.fromiter(map(self.position.__getitem__, posting), dtype=np.intp, count=n),
-                    np.fromiter(posting.values(), dtype=np.float64, count=n),
-                )
             self._terms[term] = found  # same arrays whoever builds them first
         return found
 
@@ -724,16 +696,6 @@ def _positions(position: Mapping[str, int], keys: Sequence[str]) -> np.ndarray:
     return np.fromiter(map(position.get, keys, repeat(-1)), dtype=np.intp, count=len(keys))
 
 
-def _best(scores: np.ndarray, matched: np.ndarray, k: int) -> np.ndarray:
-    """The positions of the matched documents scoring at or above the ``k``-th best (ties kept)."""
-    found = np.flatnonzero(matched)
-    if len(found) > k:
-        values = scores[found]
-        kth = np.partition(values, len(values) - k)[len(values) - k]
-        found = found[values >= kth]
-    return found
-
-
 class TermScores:
     """BM25 scores of one weighted query over some namespaces' shards, computed once
     (:meth:`LexicalIndex.score_terms`) for every step of a hybrid search: its best documents,
@@ -758,15 +720,8 @@ class TermScores:
 
     def top_positions(self, k: int) -> list[int]:
         """:meth:`top` of a single shard (:meth:`single`) as document positions."""
-        if k <= 0:
-            return []
-        arrays, scores, matched = self._parts[0]
-        found = _best(scores, matched, k)
-        ids = arrays.ids
-        positions = found.tolist()
-        negatives = (-scores[found]).tolist()
-        keyed = sorted(zip(negatives, [ids[j] for j in positions], positions, strict=True))
-        return [j for _, _, j in keyed[:k]]
+        position = self._parts[0][0].position
+        return [position[doc_id] for doc_id, _ in self.top(k)]
 
     def top(self, k: int, allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
         """The ``k`` best ``(doc_id, score)`` among documents sharing a term with the query,
@@ -775,7 +730,10 @@ class TermScores:
             return []
         keyed: list[tuple[float, str]] = []  # (-score, doc_id): sorted as plain tuples
         for arrays, scores, matched in self._parts:
-            found = np.flatnonzero(matched) if allowed is not None else _best(scores, matched, k)
+            found = np.flatnonzero(matched)
+            if allowed is None and len(found) > k:  # those at or above the k-th best score
+                values = scores[found]
+                found = found[values >= np.partition(values, len(values) - k)[len(values) - k]]
             ids = arrays.ids
             negatives = (-scores[found]).tolist()
             keyed.extend(zip(negatives, [ids[j] for j in found.tolist()], strict=True))
@@ -786,31 +744,22 @@ class TermScores:
 
     def at(self, doc_ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
         """:meth:`of` as the ids found and their scores (float64), in the same order."""
-        if len(self._parts) == 1:
-            arrays, scores, _ = self._parts[0]
-            position = arrays.position
-            found = [
-                (doc_id, j)
-                for doc_id in dict.fromkeys(doc_ids)
-                if (j := position.get(doc_id)) is not None
-            ]
-            return [doc_id for doc_id, _ in found], scores[[j for _, j in found]]
-        known = self.of(doc_ids)
-        return list(known), np.fromiter(known.values(), dtype=np.float64, count=len(known))
+        found: list[str] = []
+        values: list[float] = []
+        for doc_id in dict.fromkeys(doc_ids):
+            for arrays, scores, _ in self._parts:
+                j = arrays.position.get(doc_id)
+                if j is not None:
+                    found.append(doc_id)
+                    values.append(scores[j])
+                    break
+        return found, np.array(values, dtype=np.float64)
 
     def of(self, doc_ids: Iterable[str]) -> dict[str, float]:
         """The score of each given document (``0.0``: no shared term), in the given order;
         ids not in the shards are left out."""
-        out: dict[str, float] = {}
-        for doc_id in doc_ids:
-            if doc_id in out:
-                continue
-            for arrays, scores, _ in self._parts:
-                j = arrays.position.get(doc_id)
-                if j is not None:
-                    out[doc_id] = float(scores[j])
-                    break
-        return out
+        found, values = self.at(doc_ids)
+        return dict(zip(found, values.tolist(), strict=True))
 
 
 class LexicalIndex(ShardedIndex[_Shard]):

@@ -32,7 +32,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..._types import Namespace
-from .lexical import ShardedIndex
+from .lexical import Shard, ShardedIndex
 
 LIFT_DOCS = 3
 """How many of the best live hits name the context values (chosen on LoCoMo tuning
@@ -82,20 +82,17 @@ def _key(path: str, text: str, fields: dict[str, str]) -> FieldKey:
     return field, int.from_bytes(hashlib.blake2b(folded, digest_size=8).digest(), "big")
 
 
-class _Shard:
+class _Shard(Shard):
     """One namespace's memories by value (``groups``) and values by memory (``keys``)."""
 
-    __slots__ = ("_owned", "frozen", "groups", "keys", "several")
+    __slots__ = ("groups", "keys", "several")
 
     def __init__(self) -> None:
+        super().__init__()
         self.groups: dict[FieldKey, dict[str, None]] = {}
         self.keys: dict[str, tuple[FieldKey, ...]] = {}
         self.several = 0
         """How many memories indexed more than one field (none: nothing to lift by)."""
-        self.frozen = False
-        """Handed to a reader: never changed again (a write changes a :meth:`thaw` copy)."""
-        self._owned: set[FieldKey] | None = None
-        """In a copy: the groups copied since (the others are still the frozen shard's)."""
 
     def thaw(self) -> _Shard:
         """A changeable copy; a group is copied when a write first touches it."""
@@ -106,55 +103,23 @@ class _Shard:
         copy._owned = set()
         return copy
 
-    def _group(self, key: FieldKey) -> dict[str, None]:
-        group = self.groups.get(key)
-        if group is None:
-            group = self.groups[key] = {}
-            if self._owned is not None:
-                self._owned.add(key)
-        elif self._owned is not None and key not in self._owned:
-            group = self.groups[key] = dict(group)
-            self._owned.add(key)
-        return group
-
     def add(self, doc_id: str, keys: Iterable[FieldKey]) -> None:
         self.discard(doc_id)  # (raises on a frozen shard)
-        unique = tuple(dict.fromkeys(keys))
-        if not unique:
-            return
-        for key in unique:
-            self._group(key)[doc_id] = None
-        self.keys[doc_id] = unique
-        self.several += _several(unique)
+        self.fill(doc_id, tuple(dict.fromkeys(keys)))
 
     def fill(self, doc_id: str, unique: tuple[FieldKey, ...]) -> None:
-        """:meth:`add` without its checks, for a new memory with distinct keys in a shard
-        being built (it shares no group with a frozen one)."""
-        groups = self.groups
-        for key in unique:
-            group = groups.get(key)
-            if group is None:
-                group = groups[key] = {}
-            group[doc_id] = None
-        self.keys[doc_id] = unique
-        self.several += _several(unique)
-
-    def freeze(self) -> None:
-        self.frozen = True
-        self._owned = None  # a frozen shard never writes again
+        """:meth:`add` of a memory the shard does not hold, with distinct keys."""
+        if unique:
+            for key in unique:
+                self._entry(self.groups, key)[doc_id] = None
+            self.keys[doc_id] = unique
+            self.several += _several(unique)
 
     def discard(self, doc_id: str) -> None:
-        if self.frozen:
-            raise RuntimeError("A frozen field shard cannot change; thaw() it first.")
+        self._check_writable()
         old = self.keys.pop(doc_id, ())
         self.several -= _several(old)
-        for key in old:
-            group = self._group(key)
-            del group[doc_id]
-            if not group:
-                del self.groups[key]
-                if self._owned is not None:
-                    self._owned.discard(key)
+        self._unlist(self.groups, old, doc_id)
 
 
 def _several(keys: tuple[FieldKey, ...]) -> int:
@@ -205,7 +170,7 @@ class FieldIndex(ShardedIndex[_Shard]):
         fields: dict[str, str] = {}  # path -> field: a namespace has few paths, many texts
         for doc_id, rows in docs:
             unique = tuple(dict.fromkeys(_key(path, text, fields) for path, text in rows))
-            if doc_id in shard.keys or not unique:  # a later duplicate wins, as with add()
+            if doc_id in shard.keys:  # a later duplicate wins
                 shard.add(doc_id, unique)
             else:
                 shard.fill(doc_id, unique)

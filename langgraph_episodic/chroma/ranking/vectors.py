@@ -43,6 +43,10 @@ class Groups(NamedTuple):
     """Entry key -> its group; groups are numbered in the order of their keys' first rows."""
     most: int
     """The most rows any key has."""
+    order: np.ndarray
+    """The rows by group, in row order within one: group ``g``'s are ``order[starts[g]:starts[g
+    + 1]]``."""
+    starts: np.ndarray
     rows: np.ndarray | None
     """``(groups, most)``: each group's rows in row order, padded with the row count (an index
     one past the last row); None when padding would take more than four times the rows."""
@@ -52,7 +56,7 @@ class Owners(list[str]):
     """The entry key of each row of a built matrix (never changed once built), with the rows of
     each key indexed on first use (by any reader: whoever builds it builds the same)."""
 
-    __slots__ = ("_groups", "_rows")
+    __slots__ = ("_groups",)
 
     def groups(self) -> Groups:
         """The rows grouped by key, as arrays, built on first use."""
@@ -63,26 +67,16 @@ class Owners(list[str]):
             group = np.fromiter((of_key.setdefault(key, len(of_key)) for key in self), np.intp, n)
             counts = np.bincount(group, minlength=len(of_key))
             most = int(counts.max()) if n else 0
+            order = np.argsort(group, kind="stable")  # by group, then row
+            starts = np.zeros(len(of_key) + 1, dtype=np.intp)
+            np.cumsum(counts, out=starts[1:])
             rows = None
             if len(of_key) * most <= 4 * n:
-                perm = np.argsort(group, kind="stable")  # by group, then row
-                starts = np.zeros(len(of_key), dtype=np.intp)
-                np.cumsum(counts[:-1], out=starts[1:])
-                ordered = group[perm]
+                ordered = group[order]
                 rows = np.full((len(of_key), most), n, dtype=np.intp)
-                rows[ordered, np.arange(n) - starts[ordered]] = perm
-            found = self._groups = Groups(of_key, most, rows)
+                rows[ordered, np.arange(n) - starts[ordered]] = order
+            found = self._groups = Groups(of_key, most, order, starts, rows)
         return found
-
-    def rows(self) -> dict[str, list[int]]:
-        """Entry key -> its rows, in row order; keys in order of their first row."""
-        index: dict[str, list[int]] | None = getattr(self, "_rows", None)
-        if index is None:
-            index = {}
-            for n, owner in enumerate(self):
-                index.setdefault(owner, []).append(n)
-            self._rows = index
-        return index
 
 
 def _indexed(owners: Sequence[str]) -> Owners:
@@ -104,6 +98,26 @@ def _top(values: np.ndarray, tiebreak: np.ndarray, depth: int) -> np.ndarray:
         candidates = np.arange(n)
     order = np.lexsort((tiebreak[candidates], -values[candidates]))
     return candidates[order[:depth]]
+
+
+def _first_rows(
+    owners: Sequence[str], flat: np.ndarray, order: np.ndarray, depth: int, one_per_item: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each key's first row in ``order``, for the first ``depth`` keys, and their cosines."""
+    if one_per_item:
+        rows = order[:depth]
+    else:
+        seen: set[str] = set()
+        best: list[int] = []
+        for i in order.tolist():
+            iid = owners[i]
+            if iid not in seen:
+                seen.add(iid)
+                best.append(i)
+                if len(best) >= depth:
+                    break
+        rows = np.asarray(best, dtype=np.intp)
+    return rows, flat[rows].astype(np.float64)
 
 
 class NamespaceVectors:
@@ -158,30 +172,20 @@ class NamespaceVectors:
         item_map = None  # made on the first write, from the ids
         if not named:
             item_map = {iid: dict.fromkeys(vid for vid, _ in r) for iid, r in by_item.items()}
-        position: dict[str, int] = {}
-        arrays: list[np.ndarray] = []
+        vecs: dict[str, np.ndarray] = {}  # (a later duplicate takes the earlier one's row)
         for item_rows in by_item.values():
             for vid, vec in item_rows:
-                arr = np.asarray(vec, dtype=np.float32)
-                at = position.get(vid)
-                if at is None:
-                    position[vid] = len(arrays)
-                    arrays.append(arr)
-                else:  # a later duplicate takes the earlier one's row, as in the pending list
-                    arrays[at] = arr
-        vids = list(position)
-        if not vids:
+                vecs[vid] = np.asarray(vec, dtype=np.float32)
+        if not vecs:
             return block
+        vids, arrays = list(vecs), list(vecs.values())
         block._by_item = item_map
         block._n_items = len(by_item)
         matrix = np.stack(arrays)
         # The norms as :func:`normalise` takes them (row by row), then one float32 division.
         norms = np.array([math.sqrt(float(arr @ arr)) for arr in arrays], dtype=np.float32)
         norms[norms == 0] = 1.0  # (the zero vector stays zero)
-        block._matrix = matrix / norms[:, None]
-        block._vids = vids
-        block._owners = Owners(_owner(vid) for vid in vids)
-        block._row = {vid: n for n, vid in enumerate(vids)}
+        block._hold(matrix / norms[:, None], vids, Owners(_owner(vid) for vid in vids))
         return block
 
     @classmethod
@@ -192,21 +196,17 @@ class NamespaceVectors:
         block = cls(version)
         if matrix.dtype != np.float32 or matrix.ndim != 2 or len(matrix) != len(vids):
             raise ValueError("Not a vector block: its matrix does not fit its ids.")
-        row = dict(zip(vids, range(len(vids)), strict=True))
-        if len(row) != len(vids):
-            raise ValueError("Not a vector block: a vector id repeats.")
         if not vids:
             return block
         block._by_item = None
-        block._matrix = matrix
-        block._vids = vids
         if any("#" in vid or "." in vid for vid in vids):
             block._n_items = len({item_of_vector(vid) for vid in vids})
-            block._owners = Owners(_owner(vid) for vid in vids)
+            block._hold(matrix, vids, Owners(_owner(vid) for vid in vids))
         else:  # every row an item that is its own vector record (what :func:`_owner` gives)
             block._n_items = len(vids)
-            block._owners = Owners([f"{vid}.{ITEM_TAG}" for vid in vids])
-        block._row = row
+            block._hold(matrix, vids, Owners([f"{vid}.{ITEM_TAG}" for vid in vids]))
+        if len(block._row) != len(vids):
+            raise ValueError("Not a vector block: a vector id repeats.")
         return block
 
     def stacked(self) -> tuple[np.ndarray, list[str]] | None:
@@ -263,11 +263,15 @@ class NamespaceVectors:
         """Adopt a rebuilt matrix unless the block changed since the rebuild started."""
         if rebuild.stamp != self._stamp:
             return False
-        self._matrix, self._vids, self._owners = built
-        self._row = {vid: n for n, vid in enumerate(self._vids)}
-        self._pending = {}
+        self._hold(*built)
         self._stamp += 1
         return True
+
+    def _hold(self, matrix: np.ndarray, vids: list[str], owners: list[str]) -> None:
+        """Make ``matrix`` the block's rows, of vector ids ``vids`` and entry keys ``owners``."""
+        self._matrix, self._vids, self._owners = matrix, vids, owners
+        self._row = dict(zip(vids, range(len(vids)), strict=True))
+        self._pending = {}
 
     def replace_item(self, iid: str, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Replace all rows of item ``iid`` by ``(vector id, vector)`` rows."""
@@ -386,14 +390,10 @@ class QueryCosines:
         self,
         views: Sequence[BlockView],
         query: Sequence[float] | np.ndarray,
-        *,
-        compute: bool = True,
     ) -> None:
         q = normalise(query)
         self._parts: list[tuple[BlockView, np.ndarray]] = []
         self._clean: bool | None = None
-        if not compute:  # :meth:`read_twice` fills the parts
-            return
         for view in views:
             if len(view.owners):
                 _check_dims(view.matrix.shape[1], len(q))
@@ -413,7 +413,7 @@ class QueryCosines:
         rows reading -2 (below any cosine), from one pass over each matrix."""
         q, q2 = normalise(query), normalise(second)
         g = np.asarray(gate, dtype=np.float32)
-        first, other = cls(views, q, compute=False), cls(views, q, compute=False)
+        first, other = cls((), q), cls((), q)  # (parts added below)
         for view in views:
             if len(view.owners):
                 _check_dims(view.matrix.shape[1], len(q))
@@ -453,27 +453,7 @@ class QueryCosines:
             order = candidates[np.argsort(-flat[candidates], kind="stable")]
         else:
             order = np.argsort(-flat, kind="stable")
-        if view.one_per_item:
-            rows = order[:depth]
-            return rows, flat[rows].astype(np.float64)
-        return self._first_rows(view.owners, flat, order, depth)
-
-    @staticmethod
-    def _first_rows(
-        owners: Sequence[str], flat: np.ndarray, order: np.ndarray, depth: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Each key's first row in ``order``, for the first ``depth`` keys, and their cosines."""
-        seen: set[str] = set()
-        best: list[int] = []
-        for i in order.tolist():
-            iid = owners[i]
-            if iid not in seen:
-                seen.add(iid)
-                best.append(i)
-                if len(best) >= depth:
-                    break
-        rows = np.asarray(best, dtype=np.intp)
-        return rows, flat[rows].astype(np.float64)
+        return _first_rows(view.owners, flat, order, depth, view.one_per_item)
 
     def rank(self, depth: int) -> list[tuple[str, float]]:
         """Entry keys by best cosine similarity, best first (ties in row order), ``depth`` of them."""
@@ -486,33 +466,21 @@ class QueryCosines:
             return [], np.zeros(0)
         if len(self._parts) == 1:
             rows, values = self.top_rows(depth)
-            owners_of = self._parts[0][0].owners
-            return [owners_of[i] for i in rows.tolist()], values
-        owners: list[str] = []
-        for view, _ in self._parts:
-            owners.extend(view.owners)
-        flat = np.concatenate([scores for _, scores in self._parts])
-        order = np.argsort(-flat, kind="stable")
-        if all(view.one_per_item for view, _ in self._parts):
-            top = order[:depth]
-            return [owners[i] for i in top.tolist()], flat[top].astype(np.float64)
-        best: dict[str, float] = {}
-        for i in order:
-            iid = owners[int(i)]
-            if iid not in best:
-                best[iid] = float(flat[int(i)])
-                if len(best) >= depth:
-                    break
-        return list(best), np.fromiter(best.values(), dtype=np.float64, count=len(best))
+            owners: Sequence[str] = self._parts[0][0].owners
+        else:
+            owners = [key for view, _ in self._parts for key in view.owners]
+            flat = np.concatenate([scores for _, scores in self._parts])
+            order = np.argsort(-flat, kind="stable")
+            one = all(view.one_per_item for view, _ in self._parts)
+            rows, values = _first_rows(owners, flat, order, depth, one)
+        return [owners[i] for i in rows.tolist()], values
 
     def at(self, item_ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
         """:meth:`of` as the entry keys found and their cosines (float64), in the same order."""
-        if len(self._parts) == 1 and self._parts[0][0].one_per_item:  # one row per key
+        if len(self._parts) == 1 and self._parts[0][0].one_per_item:
             view, scores = self._parts[0]
-            index = _indexed(view.owners).rows()
-            found = sorted(
-                (rows[0], iid) for iid in set(item_ids) if (rows := index.get(iid)) is not None
-            )
+            of_key = _indexed(view.owners).groups().of_key  # one row a key: its group is its row
+            found = sorted((g, iid) for iid in set(item_ids) if (g := of_key.get(iid)) is not None)
             rows_found = [row for row, _ in found]
             return [iid for _, iid in found], scores[rows_found].astype(np.float64)
         cosines = self.of(item_ids)
@@ -534,12 +502,10 @@ class QueryCosines:
             return {iid: value for (_, iid), value in zip(hits, best, strict=True)}
         out: dict[str, float] = {}
         for view, scores in self._parts:
-            index = _indexed(view.owners).rows()
-            found = sorted(
-                ((rows, iid) for iid in wanted if (rows := index.get(iid)) is not None),
-                key=lambda pair: pair[0][0],
-            )
-            for rows, iid in found:
+            index = _indexed(view.owners).groups()
+            found = sorted((g, iid) for iid in wanted if (g := index.of_key.get(iid)) is not None)
+            for g, iid in found:
+                rows = index.order[index.starts[g] : index.starts[g + 1]]
                 best = max(scores[rows].tolist()) if len(rows) > 1 else float(scores[rows[0]])
                 if best > out.get(iid, -2.0):
                     out[iid] = best
