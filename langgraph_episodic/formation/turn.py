@@ -97,8 +97,13 @@ class TurnMemory:
         ``before_model``: the state update that removes what
         :func:`~langgraph_episodic.kinds.compaction.plan_compaction` says leaves, folded into
         the summary first (inline, or queued for the worker: ``config()`` gives the run's
-        config then), or dropped without ``summarize``."""
+        config then), or dropped without ``summarize``. Raises ``ValueError`` for a bad ``keep``
+        or a ``window_tokens`` below 1."""
         triggers = normalize_trigger(trigger)
+        check_size(keep, "keep")
+        if window_tokens is not None and window_tokens <= 0:
+            raise ValueError(f"window_tokens must be positive (or None: no window), got "
+                             f"{window_tokens}.")
 
         def plan(state: dict[str, Any], config: Callable[[], RunnableConfig]
                  ) -> Plan[dict[str, Any]]:
@@ -132,7 +137,7 @@ class TurnMemory:
             )
         if window_tokens is not None and window_tokens <= 0:
             raise ValueError(f"max_tokens must be positive, got {window_tokens}.")
-        plan = self.compaction(trigger=trigger or (), keep=check_size(keep, "keep"),
+        plan = self.compaction(trigger=trigger or (), keep=keep,
                                window_tokens=window_tokens, token_counter=token_counter,
                                summarize=summarize)
         return MemoryNode(name, lambda state, config: plan(state, lambda: config))

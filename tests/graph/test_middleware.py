@@ -74,6 +74,20 @@ def test_user_id_comes_from_the_run_context(store: BaseStore) -> None:
     assert store.get(("entities", "carol"), "langgraph") is not None
 
 
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [({"window_tokens": 0}, "window_tokens"), ({"window_tokens": -5}, "window_tokens"),
+     ({"keep": ("messages", -1)}, "keep"), ({"keep": ("pages", 3)}, "keep"),
+     ({"keep": 6}, "keep")],
+)  # fmt: skip
+def test_bad_compaction_options_are_refused_when_built(options: dict[str, Any], named: str
+                                                       ) -> None:
+    """As the graph's summarise and window nodes refuse them: before any turn runs."""
+    with pytest.raises(ValueError) as refused:
+        EpisodicMemoryMiddleware(**options)
+    assert named in str(refused.value)
+
+
 def test_thanks_and_greetings_to_a_name_are_no_facts_about_it(store: BaseStore) -> None:
     agent = agent_for(store, ScriptedFakeModel(respond=lambda msgs: "Noted."))
     agent.invoke({"messages": [HumanMessage("Thanks, Maria!")]}, cfg("erin", "s1"))
