@@ -3,7 +3,8 @@
 Two apps, as a user of the library would write them (``through``):
 
 * ``"middleware"``: ``create_agent(GenericFakeChatModel(...), tools=[], middleware=[
-  EpisodicMemoryMiddleware(store=store)], store=store, checkpointer=InMemorySaver())``;
+  EpisodicMemoryMiddleware(store=store, clock=clock)], store=store,
+  checkpointer=InMemorySaver())``;
 * ``"nodes"``: ``build_memory_graph(GenericFakeChatModel(...), store=store,
   checkpointer=InMemorySaver(), turns=TurnOptions(clock=clock))``, the memory nodes wired
   around a chat agent node (``recall_memories`` before it, ``remember_turn`` after it).
@@ -25,11 +26,8 @@ Each message carries its LoCoMo speaker as its ``name`` (as a group chat names i
 participants; the middleware stores a named message as ``"name: text"``, the form the save
 tool's rows save), unless ``names=False``. A user message's id is its LoCoMo ``dia_id``.
 The run's clock is the session's date and time, as the save tool's ``clock`` is in
-``locomo_writers.py``. This script sets the default clock of the fact writer
-(``facts.consolidate.utc_now``) while it builds the app: the middleware takes it for its
-turns and its facts, the graph's entity node for its facts. The graph's ``remember_turn``
-node reads its own default (``utc_now`` as imported when ``graph.turns`` loaded), so the
-nodes get the clock as ``TurnOptions(clock=...)`` too.
+``locomo_writers.py``: the middleware's ``clock=``, the nodes' ``TurnOptions(clock=...)``; each
+dates the turns and the entity facts taken from them.
 
 Mapping back: a remembered turn holds its message id (a user turn, or an AI message before the
 user's: its ``dia_id``) or the id of the user message it answers (``reply_to``): it counts for
@@ -43,7 +41,6 @@ counts for the turns of the facts its description shows (the newest ten).
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -51,8 +48,6 @@ from itertools import groupby
 from typing import Any
 
 from _locomo_data import Conversation, SessionClock, Turn, session_time
-
-from langgraph_episodic.facts import consolidate
 
 REPLY = "OK."
 """The scripted answer when no other speaker's turn follows."""
@@ -71,16 +66,6 @@ class _Replies:
 
     def __next__(self) -> Any:
         return self.next
-
-
-@contextlib.contextmanager
-def _default_clock(clock: SessionClock) -> Iterator[None]:
-    old = consolidate.utc_now
-    consolidate.utc_now = clock
-    try:
-        yield
-    finally:
-        consolidate.utc_now = old
 
 
 @dataclass(frozen=True)
@@ -148,14 +133,13 @@ def write(store: Any, conversations: Sequence[Conversation], *, roles: str,
     clock, replies = SessionClock(), _Replies()
     model = GenericFakeChatModel(messages=replies)
     middleware = None
-    with _default_clock(clock):
-        if through == "nodes":
-            agent = build_memory_graph(model, store=store, checkpointer=InMemorySaver(),
-                                       turns=TurnOptions(clock=clock), **options)
-        else:
-            middleware = EpisodicMemoryMiddleware(store=store, **options)
-            agent = create_agent(model, tools=[], middleware=[middleware], store=store,
-                                 checkpointer=InMemorySaver())
+    if through == "nodes":
+        agent = build_memory_graph(model, store=store, checkpointer=InMemorySaver(),
+                                   turns=TurnOptions(clock=clock), **options)
+    else:
+        middleware = EpisodicMemoryMiddleware(store=store, clock=clock, **options)
+        agent = create_agent(model, tools=[], middleware=[middleware], store=store,
+                             checkpointer=InMemorySaver())
     written = Written()
     started = time.perf_counter()
     for conv in conversations:

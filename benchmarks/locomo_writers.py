@@ -14,8 +14,8 @@ Rows:
   no floor, as in the other rows). With the context stored by default (the day indexed after
   the text, the thread stored as a filter) and with ``configurable["memory_context"] = False``.
 * **middleware** (``mw-ab``, ``mw-all``): the conversations told to an agent with
-  ``EpisodicMemoryMiddleware`` at its defaults, as the first speaker to an assistant or every
-  turn as a user message (``_locomo_middleware.py``), each message named after its speaker;
+  ``EpisodicMemoryMiddleware`` at its defaults but the clock, as the first speaker to an
+  assistant or every turn as a user message (``_locomo_middleware.py``), each message named after its speaker;
   scored by the recall tool's search over the turns it remembers (``("memories", user_id)``),
   by the middleware's own search before the model (``recall_memories``, its floor on), by the
   recall tool's search over the entity facts it stores, by the entities it loads before the

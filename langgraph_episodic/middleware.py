@@ -60,7 +60,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
-from ._config import USER_ID, fill_namespace, given_user_id, user_id_from
+from ._config import USER_ID, given_user_id, user_id_from
 from ._effects import Plan, arun, run
 from ._messages import as_messages, last_human_text
 from ._runner import resolve_store
@@ -81,7 +81,7 @@ from .graph.profiles import UserProfiles
 from .graph.state import merge_entities
 from .graph.wiring import memory_system_prompt
 from .kinds.compaction import ContextSize, TokenCounter
-from .kinds.entities import ENTITY_NAMESPACE, EntityWriter, load_entities
+from .kinds.entities import EntityWriter
 from .kinds.episodes import EpisodeMemories, Scorer
 from .kinds.summaries import DEFAULT_INPUT_TOKENS, DEFAULT_SUMMARY_TOKENS, Summarizer
 from .kinds.turns import TURN_NAMESPACE
@@ -217,12 +217,8 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
     def _before_agent(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:
         store = resolve_store(self.store)
         update: dict[str, Any] = {}
-        if self.use_entities and (self.formation is not None or not state.get("entities")):
-            loaded = yield from load_entities(
-                store, fill_namespace(ENTITY_NAMESPACE, config), self.entity_limit
-            )
-            if loaded:
-                update["entities"] = loaded
+        if self.use_entities:
+            update.update((yield from self._turn.load_entities(state, config, self.entity_limit)))
         blocks: list[str] = []
         user_id = user_id_from(config)
         question = last_human_text(as_messages(state.get("messages")))

@@ -142,6 +142,19 @@ class TurnMemory:
                                summarize=summarize)
         return MemoryNode(name, lambda state, config: plan(state, lambda: config))
 
+    # --- before the agent: the entities ---
+
+    def load_entities(self, state: dict[str, Any], config: RunnableConfig,
+                      limit: int) -> Plan[dict[str, Any]]:
+        """Plan: up to ``limit`` of the user's stored entities into ``state["entities"]`` when
+        the thread has none; deferred, on every turn, so that what the worker formed since
+        reaches the running thread."""
+        if self.formation is None and state.get("entities"):
+            return {}
+        loaded = yield from load_entities(resolve_store(self.store),
+                                          fill_namespace(self.former.namespace, config), limit)
+        return {"entities": loaded} if loaded else {}
+
     # --- after the agent: the turn, its entities, its episode ---
 
     def after(self, state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:

@@ -109,8 +109,11 @@ class TurnOptions:
     redact: SaveRedactor | None = DEFAULT_REDACTOR
     """Applied to every stored turn (``None``: stored as said)."""
     clock: Clock | None = None
-    """The time a turn was said, its ``said_at`` and the day in its context (default: now,
-    UTC)."""
+    """The time a turn was said: its ``said_at``, the day in its context and the time of the
+    facts the entity nodes take from it (default: now, UTC)."""
+    remember: bool = True
+    """Store the turn after the agent (``False``: recall only, as the middleware's
+    ``remember_turns=False``)."""
     recall: bool = True
     """Search the saved facts and remembered turns before the agent (``False``: store only)."""
     limit: int = MEMORY_LIMIT

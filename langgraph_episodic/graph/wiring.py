@@ -33,7 +33,6 @@ from ..kinds.compaction import TokenCounter
 from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter
 from ..kinds.episodes import EpisodeMemories
 from ..kinds.summaries import Summarizer
-from .entities import load_entities_node
 from .episode_nodes import recall_node, select_strategy_node
 from .memory_recall import memory_block, recall_memories_node
 from .options import EntityOptions, EpisodeOptions, SummaryOptions, TurnOptions, WindowOptions
@@ -172,9 +171,10 @@ class _Groups:
 def _turn_memory(g: _Groups, formation: Scheduler | None) -> TurnMemory:
     """What the turn remembers after the agent and how it is summarised, formed in the run
     (``formation=None``) or by ``formation``'s worker."""
-    ent, epi, bounds = g.entities, g.episodes, g.summarize or SummaryOptions()
+    ent, epi, tur, bounds = g.entities, g.episodes, g.turns, g.summarize or SummaryOptions()
     former = Former(
-        EntityWriter(g.model) if ent is not None else None,
+        EntityWriter(g.model, clock=tur.clock if tur is not None else None)
+        if ent is not None else None,
         episodes=epi is not None,
         memories=g.memories,
         score=epi.score if epi is not None else None,
@@ -184,7 +184,8 @@ def _turn_memory(g: _Groups, formation: Scheduler | None) -> TurnMemory:
                               token_counter=g.token_counter),
     )
     ent = ent or EntityOptions(limit=0)
-    return TurnMemory(former, formation, store=g.store, turns=g.turns, source=ent.source,
+    return TurnMemory(former, formation, store=g.store,
+                      turns=tur if tur is not None and tur.remember else None, source=ent.source,
                       redact=ent.redact, load_limit=ent.limit)
 
 
@@ -202,8 +203,9 @@ def _memory_nodes(
             "sliding_window", window_tokens=g.window.max_tokens, token_counter=g.token_counter,
             summarize=g.summarize is not None)))
     if g.entities is not None:
-        before.append(("load_entities", load_entities_node(
-            store=g.store, namespace=g.entities.namespace, limit=g.entities.limit)))
+        limit = g.entities.limit
+        before.append(("load_entities", MemoryNode(
+            "load_entities", lambda state, config: turn.load_entities(state, config, limit))))
     if history is not None:
         load_history, save_history = history_nodes(history)
         before.append(("load_history", load_history))

@@ -32,8 +32,10 @@ from langgraph.store.memory import InMemoryStore
 
 from langgraph_episodic import ChromaStore, EpisodicMemoryMiddleware, create_memory_tools
 from langgraph_episodic._fence import begin_marker, end_marker
+from langgraph_episodic.facts import fact_history
 from langgraph_episodic.formation import DeferredFormation
 from langgraph_episodic.graph import TurnOptions, build_memory_graph
+from langgraph_episodic.graph.wiring import ENTITIES_LABEL
 from langgraph_episodic.kinds.turns import turn_key
 
 from .conftest import cfg
@@ -98,9 +100,10 @@ def middleware_agent(store: BaseStore, reply: str, *, turns: bool = True, replie
 
 
 def nodes_agent(store: BaseStore, reply: str, *, turns: bool = True, replies: bool = True,
-                defer: Any = False) -> Agent:
+                defer: Any = False, options: TurnOptions | bool | None = None) -> Agent:
     model = ScriptedFakeModel(respond=lambda msgs: reply)
-    options = TurnOptions(replies=replies, clock=lambda: WHEN) if turns else False
+    if options is None:
+        options = TurnOptions(replies=replies, clock=lambda: WHEN, remember=turns)
     graph = build_memory_graph(model, store=store, checkpointer=InMemorySaver(),
                                system_prompt="You are helpful.", turns=options, defer=defer)
     return Agent(graph, model, "agent")
@@ -166,6 +169,21 @@ async def test_turns_off_store_no_turn(agent: Build, store: BaseStore) -> None:
     assert store.search(("memories", "alice"), limit=100) == []
 
 
+async def test_turns_off_still_recall_what_the_user_saved(agent: Build, store: BaseStore) -> None:
+    store.put(("memories", "alice"), "m1", {"text": "Alice's daughter is called Mia."})
+    bot = agent(store, ANSWER, turns=False)
+    await bot.ask(QUESTION, cfg("alice", "s1"))
+    assert "| Alice's daughter is called Mia." in bot.memory_lines(0)
+    assert turns(store) == []
+
+
+async def test_an_entity_fact_is_dated_by_the_turns_clock(agent: Build, store: BaseStore) -> None:
+    await agent(store, "Noted.").ask("I work at ACME.", cfg("alice", "s1"))
+    facts = [rec for _, rec in fact_history(store, ("entities", "alice"))]
+    assert facts
+    assert {datetime.fromisoformat(rec.valid_from.replace("Z", "+00:00")) for rec in facts} == {WHEN}
+
+
 async def test_replies_off_store_only_the_users_message(agent: Build, store: BaseStore) -> None:
     await agent(store, ANSWER, replies=False).ask(MIA, cfg("alice", "s1"))
     assert [i.value["text"] for i in turns(store)] == [MIA]
@@ -186,6 +204,23 @@ async def test_the_deferred_path_stores_the_same_turns(agent: Build, chroma_stor
         assert found["user"].value["context"] == {"day": DAY, "thread": "alice:s1"}
         await bot.ask(QUESTION, cfg("alice", "s2"), mode)
         assert TOLD in bot.memory_lines(1)
+    finally:
+        assert formation.close(timeout=10)
+
+
+async def test_entities_formed_after_a_turn_reach_the_running_thread(
+        agent: Build, chroma_store: BaseStore) -> None:
+    """Deferred, a thread that already holds entities loads them again each turn, so what the
+    worker formed since reaches the next request."""
+    chroma_store.put(("entities", "alice"), "bob", {"name": "Bob", "description": "Her brother."})
+    formation = DeferredFormation(debounce=0.0)
+    try:
+        bot = agent(chroma_store, "Noted.", defer=formation)
+        await bot.ask("I work at ACME.", cfg("alice", "s1"))
+        assert "Bob: Her brother." in fenced(system_text(bot.model.sent[0]), ENTITIES_LABEL)
+        assert formation.flush(timeout=10)
+        await bot.ask("Where do I work?", cfg("alice", "s1"))
+        assert "ACME: I work at ACME." in fenced(system_text(bot.model.sent[1]), ENTITIES_LABEL)
     finally:
         assert formation.close(timeout=10)
 
@@ -248,7 +283,7 @@ def test_a_question_never_told_recalls_nothing_into_state(chroma_store: BaseStor
 
 def test_turns_false_loads_no_saved_memory_either(store: BaseStore) -> None:
     store.put(("memories", "alice"), "m1", {"text": "Alice's daughter is called Mia."})
-    bot = nodes_agent(store, "Noted.", turns=False)
+    bot = nodes_agent(store, "Noted.", options=False)
     bot.graph.invoke({"messages": [HumanMessage(QUESTION)]}, cfg("alice", "s1"))
     assert bot.memory_lines(0) == []
 
