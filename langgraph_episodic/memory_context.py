@@ -30,6 +30,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ._config import configurable
+
 CONTEXT_FIELD = "context"
 """The value's key holding the context."""
 OPTION = "memory_context"
@@ -62,7 +64,7 @@ def enabled(config: Mapping[str, Any] | None) -> bool:
     Raises:
         TypeError: the option is set to something other than True or False.
     """
-    value = ((config or {}).get("configurable") or {}).get(OPTION, True)
+    value = configurable(config).get(OPTION, True)
     if not isinstance(value, bool):
         raise TypeError(
             f"config['configurable']['{OPTION}'] must be True or False, got {value!r}. "
@@ -83,7 +85,7 @@ def context_of(config: Mapping[str, Any] | None, when: datetime) -> dict[str, st
     if not enabled(config):
         return None
     context = {"day": day_text(when)}
-    thread = ((config or {}).get("configurable") or {}).get(THREAD_ID)
+    thread = configurable(config).get(THREAD_ID)
     if thread is not None and str(thread).strip():
         context["thread"] = str(thread)
     return context
@@ -126,15 +128,14 @@ def in_turn(ops: Sequence[Any]) -> list[list[Any]]:
     out: list[list[Any]] = [[]]
     held: set[str] = set()
     for op in ops:
-        if getattr(op, "index", None) is False:  # indexes nothing: shares no text
-            out[-1].append(op)
-            continue
         value = getattr(op, "value", None)
-        context = value.get(CONTEXT_FIELD) if isinstance(value, Mapping) else None
-        texts = ({str(context[f]) for f in indexed if f in context}
-                 if isinstance(context, Mapping) else set())
-        if isinstance(value, Mapping) and isinstance(value.get("text"), str):
-            texts.add(value["text"])  # two versions of one text, written together
+        texts: set[str] = set()
+        if isinstance(value, Mapping) and getattr(op, "index", None) is not False:
+            context = value.get(CONTEXT_FIELD)
+            if isinstance(context, Mapping):
+                texts = {str(context[f]) for f in indexed if f in context}
+            if isinstance(value.get("text"), str):
+                texts.add(value["text"])  # two versions of one text, written together
         if texts & held:
             out.append([])
             held = set()

@@ -52,7 +52,7 @@ The floor answers "does the memory know anything about this question?"; it is a 
 each hit, as a paraphrase scores lower than the wording it paraphrases. The largest share that
 keeps "the right fact is in the answer" at its best (``benchmarks/german_tools.py``)."""
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*", re.UNICODE)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
 def sentences(text: str) -> list[str]:
@@ -83,9 +83,9 @@ def kind_of(value: Mapping[str, Any]) -> str:
     if value.get("role") == ASSISTANT:
         return REPLY
     flag = value.get(ASKS_FIELD)
-    if isinstance(flag, bool):
-        return ASK if flag else STATEMENT
-    return ASK if only_questions(str(value.get("text") or "")) else STATEMENT
+    if not isinstance(flag, bool):  # written before the flag existed
+        flag = only_questions(str(value.get("text") or ""))
+    return ASK if flag else STATEMENT
 
 
 def only_questions(text: str) -> bool:
@@ -158,12 +158,13 @@ def decide(items: Sequence[SearchItem], floor: float | None) -> Decision:
             why = (f"over {RUNNER_UP_SHARE:g} of the floor" if keep
                    else f"under {RUNNER_UP_SHARE:g} of the floor ({second:.3f})")
         verdicts.append(Verdict(items[i], kinds[i], s, keep, why))
-    kept = [v for v in verdicts if v.kept]
-    # A saved fact that reaches the floor by itself answers before any transcript line.
-    first = [v for v in kept if v.kind == FACT and (v.evidence or 0.0) >= floor]
-    shown = [v.item for v in first] + [v.item for v in kept if v not in first and v.kind != REPLY]
-    shown += [v.item for v in kept if v.kind == REPLY]
-    return Decision(tuple(shown), tuple(verdicts))
+
+    def place(v: Verdict) -> int:
+        """A saved fact that reaches the floor by itself first, the assistant's replies last."""
+        return 0 if v.kind == FACT and (v.evidence or 0.0) >= floor else 2 if v.kind == REPLY else 1
+
+    shown = sorted((v for v in verdicts if v.kept), key=place)
+    return Decision(tuple(v.item for v in shown), tuple(verdicts))
 
 
 def first_on_topic(decision: Decision, on_topic: Sequence[SearchItem]) -> Decision:

@@ -22,7 +22,6 @@ import it into a new folder to change models (``langgraph-episodic export`` / ``
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -62,29 +61,11 @@ class MultilingualEmbeddings(LocalEmbeddings):
     512
     """
 
-    def __init__(self) -> None:
-        self._backend: Any = None
-        self._lock = threading.Lock()
-
-    @property
-    def loaded(self) -> bool:
-        """Whether the model is loaded already (the first embedding loads it)."""
-        return self._backend is not None
-
-    def load(self) -> MultilingualEmbeddings:
-        """Load the model now rather than on the first embedding; return ``self``."""
-        self._model()
-        return self
-
-    def _model(self) -> Any:
-        if self._backend is None:
-            with self._lock:
-                if self._backend is None:
-                    self._backend = _load_backend()
-        return self._backend
+    def _load(self) -> Any:
+        return _load_backend()
 
     def _vectors(self, texts: list[str]) -> Any:
-        return self._model().encode(texts)
+        return self._loaded_model().encode(texts)
 
 
 def _load_backend() -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -198,3 +199,22 @@ def test_type_checking_imports_name_exactly_the_export_table() -> None:
 
 def test_all_is_derived_from_the_export_table() -> None:
     assert list(langgraph_episodic.__all__) == ["__version__", *sorted(langgraph_episodic._EXPORTS)]
+
+
+def test_no_public_function_shows_the_plan_it_runs_as_its_return() -> None:
+    """A sync/async twin (``forget_user``, ``list_sessions``, ...) returns what its plan makes;
+    ``help()`` and ``inspect.signature`` say so, not ``Plan[...]``."""
+    modules = ("langgraph_episodic", "langgraph_episodic.graph", "langgraph_episodic.privacy",
+               "langgraph_episodic.episodic", "langgraph_episodic.facts")
+    checked = 0
+    for module in map(importlib.import_module, modules):
+        for name in module.__all__:
+            value = getattr(module, name)
+            members = [value, *(v for k, v in vars(value).items() if not k.startswith("_"))
+                       ] if isinstance(value, type) else [value]
+            for member in members:
+                if inspect.isfunction(member) and hasattr(member, "__wrapped__"):
+                    returned = str(inspect.signature(member).return_annotation)
+                    assert not returned.startswith("Plan["), f"{name}.{member.__name__}"
+                    checked += 1
+    assert checked >= 10

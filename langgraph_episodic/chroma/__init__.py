@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     "ItemExtras": ".raw_records",
     "LanguageMismatchError": ".sharing_wire",
     "Maintenance": ".maintenance",
+    "ProtocolMismatchError": ".sharing_wire",
     "Purge": ".file_purge",
     "RawRecords": ".raw_records",
     "StoreClosedError": ".lifecycle",
@@ -62,5 +63,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .raw_records import ItemExtras as ItemExtras
     from .raw_records import RawRecords as RawRecords
     from .sharing_wire import LanguageMismatchError as LanguageMismatchError
+    from .sharing_wire import ProtocolMismatchError as ProtocolMismatchError
     from .store import ChromaStore as ChromaStore
     from .verify import VerifyReport as VerifyReport

@@ -41,9 +41,7 @@ class Coalescer:
     async def submit(self, plan: Plan) -> list[Result]:
         """The results of ``plan``, run together with plans submitted concurrently."""
         loop = asyncio.get_running_loop()
-        queue = self._queues.get(loop)
-        if queue is None:
-            queue = self._queues[loop] = _Queue()
+        queue = self._queues.setdefault(loop, _Queue())
         future: asyncio.Future[list[Result]] = loop.create_future()
         queue.pending.append((plan, future))
         if queue.task is None:
@@ -66,15 +64,11 @@ class Coalescer:
                     for _, f in calls:
                         f.cancel()
                     raise
-                if isinstance(outcome, BaseException):
-                    if len(calls) == 1:
-                        _settle(calls[0][1], outcome)
-                    else:  # run each call alone, so only the one that fails sees an error
-                        for one, f in calls:
-                            _settle(f, await self._outcome(one))
-                    continue
-                for (_, f), (start, end) in zip(calls, spans, strict=True):
-                    _settle(f, outcome[start:end])
+                for (one, f), (start, end) in zip(calls, spans, strict=True):
+                    if not isinstance(outcome, BaseException):
+                        _settle(f, outcome[start:end])
+                    else:  # merged calls run again one by one: only the failing one sees it
+                        _settle(f, outcome if len(calls) == 1 else await self._outcome(one))
         finally:
             queue.task = None
             for _, f in queue.pending:  # only if the loop is shutting down

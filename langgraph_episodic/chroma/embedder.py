@@ -38,23 +38,18 @@ class EmbedderMismatchError(Error, ValueError):
 def default_index(stored: int | None = None) -> IndexConfig:
     """The default index: the two-language embedder (:mod:`..bilingual`), or for a store written
     with the packaged MiniLM (384-d) or the multilingual model (512-d) alone, that model."""
-    from ..bilingual import BILINGUAL_DIMS, bilingual_embeddings
-    from ..embeddings import MODEL_DIMS, packaged_index
+    from ..bilingual import BILINGUAL_DIMS, NAMED_DIMS, named_index
 
-    if stored is None or stored == BILINGUAL_DIMS:
-        return {"dims": BILINGUAL_DIMS, "embed": bilingual_embeddings(), "fields": ["$"]}
-    if stored == MODEL_DIMS:
-        return packaged_index()
-    from ..multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
-
-    if stored == MULTILINGUAL_DIMS:
-        return {"dims": MULTILINGUAL_DIMS, "embed": multilingual_embeddings(), "fields": ["$"]}
-    raise EmbedderMismatchError(
-        stored,
-        f"This store holds {stored}-d vectors, written with an embedder of your own; the "
-        f"default embedder makes {BILINGUAL_DIMS}-d ones. Open it with the embedder it was "
-        "written with: index={'dims': ..., 'embed': ...}.",
-    )
+    dims = BILINGUAL_DIMS if stored is None else stored
+    name = {d: n for n, d in NAMED_DIMS.items()}.get(dims)
+    if name is None:
+        raise EmbedderMismatchError(
+            dims,
+            f"This store holds {dims}-d vectors, written with an embedder of your own; the "
+            f"default embedder makes {BILINGUAL_DIMS}-d ones. Open it with the embedder it was "
+            "written with: index={'dims': ..., 'embed': ...}.",
+        )
+    return named_index(name, ["$"])
 
 
 def stored_dims(client: Any, collection: str) -> int | None:

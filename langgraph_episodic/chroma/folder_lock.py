@@ -64,10 +64,7 @@ class FolderLock:
         """The lock of ``folder`` (any spelling of its path) in this process."""
         key = os.path.realpath(folder)
         with _LOCKS_LOCK:
-            lock = _LOCKS.get(key)
-            if lock is None:
-                lock = _LOCKS[key] = cls(Path(key))
-            return lock
+            return _LOCKS.setdefault(key, cls(Path(key)))
 
     # stores ----------------------------------------------------------------------------
 
@@ -111,20 +108,7 @@ class FolderLock:
                 return
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                deadline = time.monotonic() + wait
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() > deadline:
-                            raise self._in_use(fd) from None
-                        time.sleep(0.02)
-                try:
-                    self._check_unchanged(fd)
-                except FolderInUseError:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                    raise
+                self._lock_unchanged(fd, fcntl.LOCK_EX, wait)
                 token = f"{os.getpid()} {uuid.uuid4().hex}"
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, token.encode(), 0)
@@ -153,14 +137,8 @@ class FolderLock:
             except FileNotFoundError:
                 return  # never written through a ChromaStore
             try:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    raise self._in_use(fd) from None
-                try:
-                    self._check_unchanged(fd)
-                finally:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
+                self._lock_unchanged(fd, fcntl.LOCK_SH, wait=0.0)
+                fcntl.flock(fd, fcntl.LOCK_UN)
             finally:
                 os.close(fd)
 
@@ -176,30 +154,38 @@ class FolderLock:
         self._stores = 0
         self._system = None
 
-    # messages ------------------------------------------------------------------------
+    # the lock file ---------------------------------------------------------------------
 
-    def _in_use(self, fd: int) -> FolderInUseError:
-        pid = _read(fd).split(" ")[0] or "unknown"
-        return FolderInUseError(
-            f"The embedded store folder {self.folder} is being written by another process "
-            f"(pid {pid}). An embedded folder belongs to one process at a time: stop that "
-            "process first, or share the data through a Chroma server: run "
-            f"`chroma run --path {self.folder}` and open it with ChromaStore.http(...) "
-            "(on the command line: --url http://127.0.0.1:8000)."
-        )
-
-    def _check_unchanged(self, fd: int) -> None:
-        """Raise unless the writer token on file is the one this process saw last."""
+    def _lock_unchanged(self, fd: int, kind: int, wait: float) -> None:
+        """``flock`` the lock file (``kind``: shared or exclusive), waiting up to ``wait``
+        seconds for another process, and raise unless no other process wrote the folder since
+        this one opened it (or last wrote it): the writer token on file is the one it saw."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, kind | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    pid = _read(fd).split(" ")[0] or "unknown"
+                    raise FolderInUseError(
+                        f"The embedded store folder {self.folder} is being written by another "
+                        f"process (pid {pid}). An embedded folder belongs to one process at a "
+                        "time: stop that process first, or share the data through a Chroma "
+                        f"server: run `chroma run --path {self.folder}` and open it with "
+                        "ChromaStore.http(...) (on the command line: --url http://127.0.0.1:8000)."
+                    ) from None
+                time.sleep(0.02)
         on_file = _read(fd)
-        if on_file.split(" ")[-1] == self._seen.split(" ")[-1]:
-            return
-        pid = on_file.split(" ")[0] or "unknown"
-        raise FolderInUseError(
-            f"The embedded store folder {self.folder} was written by another process (pid "
-            f"{pid}) after this process opened it, so what this process holds may be stale. "
-            "Open the store again (in a new process), or share the data through a Chroma "
-            f"server: `chroma run --path {self.folder}` and ChromaStore.http(...) / --url."
-        )
+        if on_file.split(" ")[-1] != self._seen.split(" ")[-1]:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            pid = on_file.split(" ")[0] or "unknown"
+            raise FolderInUseError(
+                f"The embedded store folder {self.folder} was written by another process (pid "
+                f"{pid}) after this process opened it, so what this process holds may be stale. "
+                "Open the store again (in a new process), or share the data through a Chroma "
+                f"server: `chroma run --path {self.folder}` and ChromaStore.http(...) / --url."
+            )
 
     def _read_token(self) -> str:
         with contextlib.suppress(FileNotFoundError):

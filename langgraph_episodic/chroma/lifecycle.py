@@ -60,15 +60,17 @@ class Calls:
         if self._pid is not None and os.getpid() != self._pid:
             raise forked_error(self._what, self._pid)
         if self._closed:
-            raise self._closed_error()
+            raise StoreClosedError(
+                f"{self._what} was closed; open a new store (e.g. ChromaStore.persistent(path)) "
+                "to go on using its data."
+            )
 
     @contextlib.contextmanager
     def call(self) -> Iterator[None]:
         """One call of the store: raises once it is closed; ``close()`` waits for it."""
         self.check()  # (first, without the lock: a forked child may have inherited it held)
         with self._cond:
-            if self._closed:
-                raise self._closed_error()
+            self.check()  # (again: close() may have begun meanwhile)
             self._active += 1
         try:
             yield
@@ -88,15 +90,8 @@ class Calls:
             if self._closed:
                 return False
             self._closed = True
-            while self._active:
-                self._cond.wait()
+            self._cond.wait_for(lambda: not self._active)
         return True
-
-    def _closed_error(self) -> StoreClosedError:
-        return StoreClosedError(
-            f"{self._what} was closed; open a new store (e.g. ChromaStore.persistent(path)) "
-            "to go on using its data."
-        )
 
 
 # --- what a forked child inherited ------------------------------------------------------------

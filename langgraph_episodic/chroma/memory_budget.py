@@ -12,13 +12,10 @@ import os
 from pathlib import Path
 
 VECTOR_CACHE_SHARE = 0.05
-"""The part of the available memory the vector cache may use by default."""
-
-MAX_CACHED_VECTORS = 200_000
-"""The most vectors the default cache holds, however much memory there is."""
-
+"""The part of the available memory the vector cache may use by default, for between
+:data:`MIN_CACHED_VECTORS` and :data:`MAX_CACHED_VECTORS` vectors."""
 MIN_CACHED_VECTORS = 10_000
-"""The fewest vectors the default cache holds, however little memory there is."""
+MAX_CACHED_VECTORS = 200_000
 
 ROW_OVERHEAD_BYTES = 100
 """Bytes a cached vector costs besides its floats (its row's owner key)."""
@@ -26,20 +23,15 @@ ROW_OVERHEAD_BYTES = 100
 ASSUMED_DIMS = 384
 """Vector size assumed when the index does not say (the packaged model's)."""
 
-
 ITEM_CACHE_SHARE = 0.01
-"""The part of the available memory the item cache may use by default."""
-
-MAX_CACHED_ITEMS = 100_000
-"""The most item records the default item cache holds."""
-
+"""The part of the available memory the item cache may use by default, for between
+:data:`MIN_CACHED_ITEMS` and :data:`MAX_CACHED_ITEMS` records."""
 MIN_CACHED_ITEMS = 10_000
-"""The fewest item records the default item cache holds."""
+MAX_CACHED_ITEMS = 100_000
 
 ITEM_ENTRY_BYTES = 650
-"""Bytes a cached item record costs with a short text (its values, value JSON, id and place in
-the cache, with a LoCoMo turn as the text; ``benchmarks/memory.py`` measures the whole
-cache). Longer values cost more."""
+"""Bytes a cached item record with a short text costs (``benchmarks/memory.py`` measures the
+whole cache); longer values cost more."""
 
 
 def available_memory() -> int | None:
@@ -65,11 +57,8 @@ def vector_cache_size(dims: int | None, available: int | None) -> int:
     >>> vector_cache_size(384, 1 * 2**30)
     32816
     """
-    if available is None:
-        return MAX_CACHED_VECTORS
     per_vector = 4 * (dims or ASSUMED_DIMS) + ROW_OVERHEAD_BYTES
-    fits = int(available * VECTOR_CACHE_SHARE / per_vector)
-    return max(MIN_CACHED_VECTORS, min(MAX_CACHED_VECTORS, fits))
+    return _fits(available, VECTOR_CACHE_SHARE, per_vector, MIN_CACHED_VECTORS, MAX_CACHED_VECTORS)
 
 
 def item_cache_size(available: int | None) -> int:
@@ -80,7 +69,12 @@ def item_cache_size(available: int | None) -> int:
     >>> item_cache_size(2**30)
     16519
     """
+    return _fits(available, ITEM_CACHE_SHARE, ITEM_ENTRY_BYTES, MIN_CACHED_ITEMS, MAX_CACHED_ITEMS)
+
+
+def _fits(available: int | None, share: float, entry_bytes: int, least: int, most: int) -> int:
+    """How many entries of ``entry_bytes`` fit in ``share`` of ``available`` bytes, between
+    ``least`` and ``most`` (``most`` when the memory is unknown)."""
     if available is None:
-        return MAX_CACHED_ITEMS
-    fits = int(available * ITEM_CACHE_SHARE / ITEM_ENTRY_BYTES)
-    return max(MIN_CACHED_ITEMS, min(MAX_CACHED_ITEMS, fits))
+        return most
+    return max(least, min(most, int(available * share / entry_bytes)))

@@ -28,7 +28,6 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,6 @@ class FolderServer:
         self.owner = f"{self.pid} {uuid.uuid4().hex}"
         self.stores: dict[str, list[Any]] = {}  # collection -> its stores here (the first serves)
         self._opened: list[Any] = []  # stores opened to serve a collection none here had open
-        self._users = 0  # stores of this process served (the server stops after the last)
         self._lock = threading.Lock()
         self._conns: dict[socket.socket, threading.Thread] = {}
         self._secret = secrets.token_hex(32)
@@ -64,27 +62,23 @@ class FolderServer:
             self._listener.bind(address)
         os.chmod(path, 0o600)
         self._listener.listen(64)
-        self._accepting = threading.Thread(
-            target=self._accept, name="langgraph-episodic-share", daemon=True
-        )
-        self._accepting.start()
+        threading.Thread(target=self._accept, name="langgraph-episodic-share", daemon=True).start()
 
     def attach(self, store: Any) -> None:
         with self._lock:
             self.stores.setdefault(store.collection_name, []).append(store)
-            self._users += 1
 
     def detach(self, store: Any) -> bool:
-        """Stop serving ``store``; True when it was the last (the server has stopped)."""
+        """Stop serving ``store``; True when it was the last store attached: the server has
+        stopped (the stores it opened itself are closed by :meth:`stop`)."""
         with self._lock:
             serving = self.stores.get(store.collection_name, [])
             if store in self._opened or store not in serving:
-                return False  # (one it opened itself: closed by stop)
+                return False
             serving.remove(store)
             if not serving:
-                self.stores.pop(store.collection_name, None)
-            self._users -= 1
-            if self._users:
+                del self.stores[store.collection_name]
+            if any(s not in self._opened for ss in self.stores.values() for s in ss):
                 return False
         self.stop()
         return True
@@ -130,18 +124,19 @@ class FolderServer:
                 wire.send(conn, {"refused": "wrong secret or another user"})
                 return
             try:
+                wire.check_protocol(hello.get("protocol"), self.folder, self.pid)
                 store = self._store(hello["collection"], hello["language"])
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, wire.ProtocolMismatchError) as exc:
                 wire.send(conn, {"error": wire.error_out(exc)})
                 return
-            wire.send(conn, {"ok": {"owner": self.owner, "pid": self.pid}})
+            wire.send(conn, {"ok": {"owner": self.owner, "pid": self.pid,
+                                    "protocol": wire.PROTOCOL}})
             while (message := wire.receive(conn)) is not None:
                 try:
                     with _at(store, message.get("now")):
-                        reply = wire.frame({"ok": _dispatch(store, message)})
+                        wire.send(conn, {"ok": _dispatch(store, message)})
                 except Exception as exc:  # noqa: BLE001 (the caller's error: sent to it)
-                    reply = wire.frame({"error": wire.error_out(exc)})
-                conn.sendall(reply)
+                    wire.send(conn, {"error": wire.error_out(exc)})
         except (OSError, ValueError) as exc:
             logger.debug("a connection to the folder %s ended: %s", self.folder, exc)
         finally:
@@ -171,24 +166,16 @@ class FolderServer:
 
 
 class ServedClock:
-    """A served store's clock: its own, or in a request from a client with its own ``clock=``,
-    the time that request brings."""
+    """A served store's clock: its own, or the time a request of a client with a ``clock=`` of
+    its own brings (:func:`_at`)."""
 
     def __init__(self, own: Callable[[], float]) -> None:
         self.own = own
-        self._pinned = threading.local()
+        self.pinned = threading.local()
 
     def __call__(self) -> float:
-        now: float | None = getattr(self._pinned, "now", None)
+        now: float | None = getattr(self.pinned, "now", None)
         return self.own() if now is None else now
-
-    @contextlib.contextmanager
-    def pinned(self, now: float) -> Iterator[None]:
-        self._pinned.now = now
-        try:
-            yield
-        finally:
-            self._pinned.now = None
 
 
 _CLOCKS = threading.Lock()
@@ -203,25 +190,22 @@ def _at(store: Any, now: float | None) -> Iterator[None]:
     with _CLOCKS:
         if not isinstance(store.clock, ServedClock):
             store.clock = ServedClock(store.clock)
-        clock: ServedClock = store.clock
-    with clock.pinned(float(now)):
+        pinned = store.clock.pinned
+    pinned.now = float(now)
+    try:
         yield
+    finally:
+        pinned.now = None
+
+
+_STORE_CALLS = frozenset({"_execute", "_explain", "verify", "sweep_ttl", "restore_times"})
+"""The calls of a store a client sends (:meth:`.sharing_client.RemoteFolder.call`)."""
 
 
 def _dispatch(store: Any, m: Mapping[str, Any]) -> Any:
     kind = m["do"]
-    if kind == "batch":
-        return store._execute(m["plan"], m["docs"], m["queries"], m["methods"])
-    if kind == "explain":
-        return store._explain(m["op"], m["qvec"], m["method"], m["floor"])
-    if kind == "verify":
-        return store.verify(**m["args"])
-    if kind == "sweep_ttl":
-        return store.sweep_ttl()
-    if kind == "restore_times":
-        at = datetime.fromisoformat
-        times = {(tuple(ns), key): (at(c), at(u), e and at(e)) for ns, key, c, u, e in m["times"]}
-        return store.restore_times(times)
+    if kind in _STORE_CALLS:
+        return getattr(store, kind)(*m["args"], **m["kwargs"])
     if kind == "raw":  # Chroma reads for export and checks: never a write
         collection = store.client.get_collection(m["name"])
         return collection.count() if m["method"] == "count" else collection.get(**m["args"])
@@ -258,10 +242,8 @@ def stop_serving(store: Any) -> None:
     """``store`` closes: stop serving it (the server stops with the folder's last store)."""
     with _SERVERS_LOCK:
         for folder, server in list(_SERVERS.items()):
-            if server.pid == os.getpid() and any(store in s for s in server.stores.values()):
-                if server.detach(store):
-                    del _SERVERS[folder]
-                return
+            if server.pid == os.getpid() and server.detach(store):
+                del _SERVERS[folder]
 
 
 # --- opening ----------------------------------------------------------------------------------

@@ -10,17 +10,14 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
-import numpy as np
-from langgraph.store.base import GetOp, Result, SearchOp
+from langgraph.store.base import GetOp
 
 from . import sharing_wire as wire
-from .explain import Explanation
 from .folder_lock import FolderInUseError, FolderLock
 from .plans import Plan
-from .search import Method
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +28,6 @@ POLL_S = 0.02
 RECOVERIES = 5
 """How many times one call recovers from its owner going before it gives up (each recovery
 finds a new owner: more means owners die as fast as they come)."""
-_T = TypeVar("_T")
 
 
 def claim_or_dial(
@@ -86,77 +82,40 @@ class RemoteFolder:
         self._recovering = threading.Lock()
         self._closed = False
 
-    # requests ----------------------------------------------------------------------------
-
-    def batch(
-        self,
-        store: Any,
-        plan: Plan,
-        docs: Mapping[str, np.ndarray],
-        queries: Mapping[str, np.ndarray],
-        methods: Sequence[Method],
-    ) -> list[Result]:
-        """Execute ``plan`` on the owner's store (see the module docstring for retries)."""
+    def call(self, store: Any, do: str, *args: Any, **kwargs: Any) -> Any:
+        """``store.<do>(*args, **kwargs)``, run on the owner's store, or here once this process
+        took the folder over. A batch (``_execute``) sent again after its owner went leaves out
+        the puts that may have run (the retries: :mod:`.sharing`)."""
         started = store.clock()
-        message = dict(do="batch", plan=plan, docs=docs, queries=queries, methods=methods)
-        message.update(_now(store, started))
         for _ in range(RECOVERIES):
+            message: dict[str, Any] = {"do": do, "args": args, "kwargs": kwargs}
+            if store.clock is not time.time:  # (the owner runs it at this store's time)
+                message["now"] = float(started)
             try:
-                return list(self._round_trip(message))
+                return self._round_trip(message)
             except wire.OwnerGone as gone:
                 self._recover(store)
-                if gone.sent and plan.puts:
-                    plan = message["plan"] = _unapplied(store, plan, started)
+                if gone.sent and do == "_execute" and args[0].puts:
+                    args = (_unapplied(store, args[0], started), *args[1:])
                 if store._remote is not self:
-                    return list(store._execute(plan, docs, queries, methods))
-        raise self._unstable()
-
-    def explain(
-        self,
-        store: Any,
-        sop: SearchOp,
-        qvec: np.ndarray | None,
-        method: Method,
-        floor: float | None,
-    ) -> Explanation:
-        """:meth:`.ChromaStore.explain`'s ranking, run on the owner's store."""
-        args = {"op": sop, "qvec": qvec, "method": method, "floor": floor}
-        got: Explanation = self.call(
-            store, "explain", args, lambda: store._explain(sop, qvec, method, floor)
-        )
-        return got
-
-    def call(self, store: Any, do: str, args: Mapping[str, Any], local: Callable[[], _T]) -> Any:
-        """Run a request safe to send again (``local``: once this process took the folder over)."""
-        for _ in range(RECOVERIES):
-            try:
-                return self._round_trip({"do": do, **args, **_now(store)})
-            except wire.OwnerGone:
-                self._recover(store)
-                if store._remote is not self:
-                    return local()
-        raise self._unstable()
-
-    def _unstable(self) -> ConnectionError:
-        return ConnectionError(
+                    return getattr(store, do)(*args, **kwargs)
+        raise ConnectionError(
             f"The processes serving the folder {self.folder} went away {RECOVERIES} times "
             "during one call; check what ends them, or share a Chroma server instead."
         )
 
     def _round_trip(self, message: Mapping[str, Any]) -> Any:
         sock = self._take()
+        sent = False
         try:
             wire.send(sock, message)
-        except OSError:
-            sock.close()
-            raise wire.OwnerGone(sent=False) from None
-        try:
+            sent = True
             reply = wire.receive(sock)
         except OSError:
             reply = None
         if reply is None:
             sock.close()
-            raise wire.OwnerGone(sent=True)
+            raise wire.OwnerGone(sent)
         with self._lock:
             if self._closed:
                 sock.close()
@@ -220,7 +179,7 @@ class RemoteFolder:
     def list_collections(self) -> list[str]:
         return list(self._round_trip({"do": "collections"}))
 
-    def get_collection(self, name: str, embedding_function: Any = None) -> RemoteCollection:
+    def get_collection(self, name: str, **_: Any) -> RemoteCollection:
         return RemoteCollection(self, name)
 
     def get_max_batch_size(self) -> int:
@@ -243,13 +202,6 @@ class RemoteCollection:
 
     def count(self) -> int:
         return int(self._raw("count", {}))
-
-
-def _now(store: Any, now: float | None = None) -> dict[str, float]:
-    """The time a request runs at on the owner, sent only when ``store`` has its own ``clock=``."""
-    if store.clock is time.time:
-        return {}
-    return {"now": float(store.clock() if now is None else now)}
 
 
 def _unapplied(store: Any, plan: Plan, started: float) -> Plan:
@@ -285,7 +237,8 @@ def _dial(
             raise FolderInUseError(
                 f"The socket {folder}/{wire.SOCKET_FILE} is served by another user; not connecting."
             )
-        wire.send(sock, {"secret": secret, "collection": collection, "language": language})
+        wire.send(sock, {"secret": secret, "collection": collection, "language": language,
+                         "protocol": wire.PROTOCOL})
         hello = wire.receive(sock)
     except OSError:  # a dead owner's socket, or an owner going away
         sock.close()
@@ -296,4 +249,7 @@ def _dial(
     if "error" in hello:
         sock.close()
         raise wire.error_in(hello["error"])
+    if hello["ok"].get("protocol") != wire.PROTOCOL:  # an owner from before the check
+        sock.close()
+        wire.check_protocol(hello["ok"].get("protocol"), folder, hello["ok"].get("pid"))
     return sock, hello["ok"]

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import dataclasses
+import hashlib
 import importlib
+import inspect
 import json
 import os
 import socket
@@ -64,6 +65,11 @@ class OwnerGone(Error, ConnectionError):
         """Whether the request was sent whole (it may have run before the process went)."""
 
 
+class ProtocolMismatchError(Error, RuntimeError):
+    """The process serving the folder runs another version of the package, whose requests this
+    one cannot read or make: every process that shares a folder runs the same version."""
+
+
 class LanguageMismatchError(Error, ValueError):
     """The process serving the folder opened its store with another lexical ``language`` than
     the one this process asks for; the stores of one folder must agree."""
@@ -72,13 +78,9 @@ class LanguageMismatchError(Error, ValueError):
 # --- frames ---------------------------------------------------------------------------------
 
 
-def frame(message: Mapping[str, Any]) -> bytes:
-    data = json.dumps(encoded(message), separators=(",", ":")).encode()
-    return struct.pack(">I", len(data)) + data
-
-
 def send(sock: socket.socket, message: Mapping[str, Any]) -> None:
-    sock.sendall(frame(message))
+    data = json.dumps(encoded(message), separators=(",", ":")).encode()
+    sock.sendall(struct.pack(">I", len(data)) + data)
 
 
 def receive(sock: socket.socket, *, plain: bool = False) -> dict[str, Any] | None:
@@ -113,22 +115,35 @@ def _exactly(sock: socket.socket, size: int) -> bytes | None:
 # --- values ---------------------------------------------------------------------------------
 
 
-def _fields(cls: Any) -> tuple[str, ...]:
-    if dataclasses.is_dataclass(cls):
-        return tuple(f.name for f in dataclasses.fields(cls))
-    if issubclass(cls, tuple):  # (a NamedTuple)
-        return tuple(cls._fields)
-    return tuple(n for c in reversed(cls.__mro__) for n in getattr(c, "__slots__", ()))
-
-
 SENT: dict[str, tuple[type, tuple[str, ...]]] = {
-    cls.__name__: (cls, _fields(cls))
+    cls.__name__: (cls, tuple(inspect.signature(cls).parameters))
     for cls in (
         GetOp, PutOp, SearchOp, ListNamespacesOp, MatchCondition, Item, SearchItem, Plan, PutPlan,
         Method, Calibration, SecondReading, Explanation, ScoreBreakdown, VerifyReport,
     )
 }  # fmt: skip
-"""The classes whose instances cross, by name, with the fields they cross with."""
+"""The classes whose instances cross, by name, with the fields they cross with (the
+parameters of their constructor)."""
+
+REVISION = 2
+"""Raised when the requests change in a way the fields of :data:`SENT` do not show."""
+PROTOCOL = hashlib.sha256(
+    json.dumps([REVISION, sorted([name, list(f)] for name, (_, f) in SENT.items())]).encode()
+).hexdigest()[:16]
+"""What two processes must share to understand each other: :data:`REVISION` and every field
+that crosses. Both sides of a hello check it (:func:`check_protocol`)."""
+
+
+def check_protocol(theirs: object, folder: str, pid: object) -> None:
+    """Raise :class:`ProtocolMismatchError` unless ``theirs`` (the other side's
+    :data:`PROTOCOL`; None from a version before the check) is this process's."""
+    if theirs != PROTOCOL:
+        raise ProtocolMismatchError(
+            f"The process serving {folder} (pid {pid}) and this one run different versions of "
+            f"langgraph-episodic (wire protocol {theirs or 'unversioned'} and {PROTOCOL}): "
+            "the processes that share a folder must run the same version. Upgrade them "
+            "together, or let them share a Chroma server (ChromaStore.http)."
+        )
 
 
 _JSON = frozenset({str, int, float, bool, type(None)})
@@ -201,8 +216,7 @@ def error_in(d: Mapping[str, str]) -> Exception:
         with contextlib.suppress(ImportError, AttributeError, TypeError):
             cls = getattr(importlib.import_module(module), name)
             if isinstance(cls, type) and issubclass(cls, Exception):
-                error: Exception = cls(d["message"])
-                return error
+                return cls(d["message"])
     return RuntimeError(f"{d['type']}: {d['message']}")
 
 
@@ -246,7 +260,7 @@ def same_user(sock: socket.socket) -> bool:
         return True
     creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
     _, uid, _ = struct.unpack("3i", creds)
-    return bool(uid == os.geteuid())
+    return uid == os.geteuid()
 
 
 @contextlib.contextmanager

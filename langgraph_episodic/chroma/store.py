@@ -448,7 +448,8 @@ class ChromaStore(BaseStore):
         if self._remote is not None:
             methods = [self._method(op, query_vectors.get(op.query or "")) for _, op in
                        plan.searches]
-            return self._remote.batch(self, plan, doc_vectors, query_vectors, methods)
+            return list(self._remote.call(self, "_execute", plan, doc_vectors, query_vectors,
+                                          methods))
         if self._endpoint is None:
             return self._execute(plan, doc_vectors, query_vectors)
         import httpx
@@ -587,7 +588,7 @@ class ChromaStore(BaseStore):
         qvec = query_vectors.get(sop.query or "")
         method = self._method(sop, qvec, mode)
         if self._remote is not None:
-            return self._remote.explain(self, sop, qvec, method, floor)
+            return self._remote.call(self, "_explain", sop, qvec, method, floor)
         return self._explain(sop, qvec, method, floor)
 
     def _explain(
@@ -619,10 +620,7 @@ class ChromaStore(BaseStore):
         """Set ``created_at``, ``updated_at`` and the expiry (None: keep it) of existing items,
         e.g. when importing a backup; ``put`` always stamps "now". Returns how many existed."""
         if self._remote is not None:
-            sent = [[list(ns), key, c.isoformat(), u.isoformat(), e and e.isoformat()]
-                    for (ns, key), (c, u, e) in times.items()]
-            return int(self._remote.call(self, "restore_times", {"times": sent},
-                                         lambda: self.restore_times(times)))
+            return int(self._remote.call(self, "restore_times", times))
         seconds = {
             k: (c.timestamp(), u.timestamp(), e.timestamp() if e is not None else None)
             for k, (c, u, e) in times.items()
@@ -635,7 +633,7 @@ class ChromaStore(BaseStore):
     def sweep_ttl(self) -> int:
         """Delete expired items (and their vectors and lexical entries); return how many."""
         if self._remote is not None:
-            return int(self._remote.call(self, "sweep_ttl", {}, self.sweep_ttl))
+            return int(self._remote.call(self, "sweep_ttl"))
         with self._calls.call():
             count = writes.sweep(self._backend, self.clock())
         logger.debug("swept %d expired items", count)
@@ -707,12 +705,7 @@ class ChromaStore(BaseStore):
         True
         """
         if self._remote is not None:
-            args = {"repair": repair, "grace_seconds": grace_seconds}
-            report: VerifyReport = self._remote.call(
-                self, "verify", {"args": args},
-                lambda: self.verify(repair=repair, grace_seconds=grace_seconds),
-            )
-            return report
+            return self._remote.call(self, "verify", repair=repair, grace_seconds=grace_seconds)
         if grace_seconds is None:
             grace_seconds = 600.0 if self._backend.shared else 0.0
         with self._calls.call():

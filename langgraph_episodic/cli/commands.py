@@ -49,10 +49,8 @@ def run_stats(args: argparse.Namespace) -> int:
     target = Target.from_args(args)
     with open_store(target, semantic=False, read_only=True) as store:
         stats = store_stats(store)
-    if args.json:
-        print(json.dumps(stats.to_dict(), indent=2))
-    else:
-        print(render_stats(stats, target.describe()))
+    print(json.dumps(stats.to_dict(), indent=2) if args.json
+          else render_stats(stats, target.describe()))
     return 0
 
 
@@ -64,9 +62,9 @@ def run_search(args: argparse.Namespace) -> int:
         raise CliError(f"--limit must be at least 1, got {args.limit}.")
     target = Target.from_args(args)
     with open_store(target, semantic=True, read_only=True, load=False) as store:
-        if _holds_items(store, args.user):
+        namespaces = None if args.user is None else user_namespaces(store, args.user)
+        if store.list_namespaces(limit=1) if namespaces is None else namespaces:
             load_embedder(store)
-            namespaces = None if args.user is None else user_namespaces(store, args.user)
             results = search_in(store, args.query, namespaces, args.limit)
         else:  # nothing to search: no model load
             of_user = "" if args.user is None else f" of user {args.user!r}"
@@ -78,13 +76,6 @@ def run_search(args: argparse.Namespace) -> int:
         width = max(40, shutil.get_terminal_size().columns - 4)
         print(render_results(results, width=width))
     return 0
-
-
-def _holds_items(store: Any, user: str | None) -> bool:
-    """Whether a search could find anything: the store (or ``user``) has a namespace."""
-    if user is None:
-        return bool(store.list_namespaces(limit=1))
-    return bool(user_namespaces(store, user))
 
 
 def _result_dict(item: Any) -> dict[str, Any]:
@@ -235,10 +226,8 @@ def run_verify(args: argparse.Namespace) -> int:
     target = Target.from_args(args)
     with open_store(target, semantic=False, read_only=not args.repair, alone=args.repair) as store:
         report = store.verify(repair=args.repair)
-    if args.json:
-        print(json.dumps({**asdict(report), "ok": report.ok}, default=list))
-    else:
-        print(render_verify(report, target.describe()))
+    print(json.dumps({**asdict(report), "ok": report.ok}, default=list) if args.json
+          else render_verify(report, target.describe()))
     return 0 if report.ok or report.repaired else 1
 
 

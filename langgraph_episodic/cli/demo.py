@@ -15,6 +15,7 @@ import argparse
 import logging
 import random
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -135,13 +136,9 @@ def build_graph(
         ("summarize", summarize_node(model=model)),
         ("entity_extract", entities),
     ]
-    builder: Any = StateGraph(DemoState)
-    previous = START
-    for name, node in nodes:
-        builder.add_node(name, node)
-        builder.add_edge(previous, name)
-        previous = name
-    builder.add_edge(previous, END)
+    builder: Any = StateGraph(DemoState).add_sequence(nodes)
+    builder.add_edge(START, "sliding_window")
+    builder.add_edge("entity_extract", END)
     return builder.compile(checkpointer=checkpointer, store=store)
 
 
@@ -178,32 +175,10 @@ def _progress(store: Any, seed: int | None) -> tuple[Progress, str | None]:
     return stored, note
 
 
-def _tqdm(iterable: Any, total: int) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(iterable, total=total, desc="tasks", unit="task", file=sys.stderr, disable=None)
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the demo; print the learning curves, skill profiles and a replay prompt."""
-    if args.tasks < 1:
-        raise CliError(f"--tasks must be at least 1, got {args.tasks}.")
-    started = time.perf_counter()
-    path = Path(args.path) if args.path else DEFAULT_PATH
-    plot_path = Path(args.plot or PLOT_FILE_NAME)
-    if plot_path.suffix.lower() != ".svg":
-        raise CliError(f"--plot must name a .svg file, got {plot_path}.")
-    model = _chat_model(args.model)
-    target = Target(path=path, embeddings=args.embeddings)
-    store = open_store(target, semantic=True, create=True, threads=EMBED_THREADS)
-    try:
-        return _run(args, store, target, model, plot_path, started)
-    finally:
-        store.close()
+    from tqdm import tqdm
 
-
-def _run(args: argparse.Namespace, store: Any, target: Target, model: Any, plot_path: Path,
-         started: float) -> int:
     from ..graph import (
         EpisodeMemories,
         list_sessions,
@@ -212,39 +187,48 @@ def _run(args: argparse.Namespace, store: Any, target: Target, model: Any, plot_
         thread_config,
     )
 
-    progress, note = _progress(store, args.seed)
-    if note:
-        print(note)
-    seed, start, runs = progress.seed, progress.next_task, progress.runs
-    world = World.from_seed(seed)
-    sims = {i: world.task(i) for i in range(start, start + args.tasks)}
-    config = thread_config(DEMO_USER, f"run-{runs + 1}")
-    thread_id = str(config["configurable"]["thread_id"])
-    memory = EpisodeMemories(store).for_config(config)
-    before = memory.count()
-    print(
-        f"run {runs + 1} on {target.describe()}: tasks {start + 1}-{start + args.tasks} "
-        f"(seed {seed}, policy {args.policy}); memory holds {before} episodes."
-    )
-    attempts: list[Attempt] = []
-    try:
-        with open_checkpointer(target.checkpoints()) as saver:
-            earlier = [s.thread_id for s in list_sessions(saver, DEMO_USER)]
-            prune_threads(saver, earlier, keep=KEEP_CHECKPOINTS)  # a file from an older demo
-            graph = build_graph(store=store, checkpointer=saver, model=model, policy=args.policy,
-                                solve=_solver(world, sims, model, attempts),
-                                rng=random.Random(f"policy:{seed}:{start}"))
-            for sim in _tqdm(sims.values(), total=len(sims)):
-                graph.invoke({"messages": [HumanMessage(sim.task.description)],
-                              "task": sim.task.to_dict(), "sim_index": sim.index},
-                             config, durability="exit")  # one checkpoint per task, not per node
-                prune_threads(saver, [thread_id], keep=KEEP_CHECKPOINTS)
-    finally:  # also after Ctrl-C: the next run continues after the last task played
-        done = Progress(seed, start + len(attempts), runs + 1, (*progress.run_starts, start))
-        store.put(PROGRESS_NAMESPACE, "progress", {**done.to_dict(), "policy": args.policy})
+    if args.tasks < 1:
+        raise CliError(f"--tasks must be at least 1, got {args.tasks}.")
+    started = time.perf_counter()
+    plot_path = Path(args.plot or PLOT_FILE_NAME)
+    if plot_path.suffix.lower() != ".svg":
+        raise CliError(f"--plot must name a .svg file, got {plot_path}.")
+    model = _chat_model(args.model)
+    target = Target(Path(args.path) if args.path else DEFAULT_PATH, embeddings=args.embeddings)
+    with open_store(target, semantic=True, create=True, threads=EMBED_THREADS) as store:
+        progress, note = _progress(store, args.seed)
+        if note:
+            print(note)
+        seed, start, runs = progress.seed, progress.next_task, progress.runs
+        world = World.from_seed(seed)
+        sims = {i: world.task(i) for i in range(start, start + args.tasks)}
+        config = thread_config(DEMO_USER, f"run-{runs + 1}")
+        thread_id = str(config["configurable"]["thread_id"])
+        memory = EpisodeMemories(store).for_config(config)
+        print(
+            f"run {runs + 1} on {target.describe()}: tasks {start + 1}-{start + args.tasks} "
+            f"(seed {seed}, policy {args.policy}); memory holds {memory.count()} episodes."
+        )
+        attempts: list[Attempt] = []
+        try:
+            with open_checkpointer(target.checkpoints()) as saver:
+                earlier = [s.thread_id for s in list_sessions(saver, DEMO_USER)]
+                prune_threads(saver, earlier, keep=KEEP_CHECKPOINTS)  # a file from an older demo
+                graph = build_graph(store=store, checkpointer=saver, model=model,
+                                    policy=args.policy, solve=_solver(world, sims, model, attempts),
+                                    rng=random.Random(f"policy:{seed}:{start}"))
+                for sim in tqdm(sims.values(), total=len(sims), desc="tasks", unit="task",
+                                file=sys.stderr, disable=None):
+                    graph.invoke({"messages": [HumanMessage(sim.task.description)],
+                                  "task": sim.task.to_dict(), "sim_index": sim.index},
+                                 config, durability="exit")  # one checkpoint per task, not per node
+                    prune_threads(saver, [thread_id], keep=KEEP_CHECKPOINTS)
+        finally:  # also after Ctrl-C: the next run continues after the last task played
+            done = Progress(seed, start + len(attempts), runs + 1, (*progress.run_starts, start))
+            store.put(PROGRESS_NAMESPACE, "progress", {**done.to_dict(), "policy": args.policy})
 
-    memory.refresh()
-    _report(args, target, world, memory, start, attempts, done, plot_path, started)
+        memory.refresh()
+        _report(args, target, world, memory, start, attempts, done, plot_path, started)
     return 0
 
 
@@ -271,9 +255,9 @@ def _report(args: argparse.Namespace, target: Target, world: World, memory: Any,
     prompt = format_replay_prompt(build_replay_context(memory.recall(nxt.task, 3)), nxt.task)
     print()
     print(f"Replay prompt for the next task ({nxt.task.description!r}):")
-    print(demo_report.indent(prompt))
+    print(textwrap.indent(prompt, "  | ", lambda _: True))
     print()
-    solver = demo_report.solver_label(args.model)
+    solver = "simulated solver" if args.model is None else f"{args.model} answers, simulated grader"
     print(demo_report.save_plot(curves, plot_path, window=window, solver=solver,
                                 run_starts=stream.run_starts))
     print(demo_report.write_csv(stream, curves, plot_path.with_suffix(".csv")))

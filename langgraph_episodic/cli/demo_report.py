@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import math
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -259,11 +258,6 @@ def skills_table(profiles: Mapping[TaskCategory, SkillProfile], world: World) ->
     return "\n".join(lines)
 
 
-def indent(text: str, prefix: str = "  | ") -> str:
-    """Indent a block of text for the terminal."""
-    return textwrap.indent(text, prefix, lambda _: True)
-
-
 def save_plot(
     curves: Curves, path: Path, *, window: int, solver: str,
     run_starts: Mapping[int, int] | None = None,
@@ -283,8 +277,3 @@ def save_plot(
     plot_learning_curve(curves, title=title, path=path, xlabel="task", marks=marks,
                         styles=styles)
     return f"Plot of the learning curves: {path.resolve()}"
-
-
-def solver_label(model: str | None) -> str:
-    """What answers and what grades, in a few words (the plot's title)."""
-    return "simulated solver" if model is None else f"{model} answers, simulated grader"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .parser import build_parser, command_in
+from .parser import RUNNERS, build_parser, command_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,7 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
-        code: int = args.run(args)
+        from importlib import import_module
+
+        module = import_module(RUNNERS.get(args.command, ".commands"), __package__)
+        code: int = getattr(module, f"run_{args.command}")(args)
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_stdout()
@@ -54,16 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from chromadb.errors import ChromaError
 
-        from ..chroma import FolderInUseError
-
-        if isinstance(exc, FolderInUseError):  # another process writes the embedded folder
-            print(f"error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        if not isinstance(exc, ChromaError):
-            raise
+        from ..chroma import FolderInUseError, ProtocolMismatchError
         from .target import Target, explain_chroma_error
 
-        print(f"error: {explain_chroma_error(exc, Target.from_args(args))}", file=sys.stderr)
+        if isinstance(exc, (FolderInUseError, ProtocolMismatchError)):  # the folder's holder
+            message = str(exc)
+        elif isinstance(exc, ChromaError):
+            message = explain_chroma_error(exc, Target.from_args(args))
+        else:
+            raise
+        print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
     return code
 

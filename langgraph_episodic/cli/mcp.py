@@ -53,8 +53,7 @@ def run_mcp(args: argparse.Namespace) -> int:
                 "each named by a bearer token)."
             )
     target = Target.from_args(args)
-    store = open_store(target, semantic=True, create=True)
-    try:
+    with open_store(target, semantic=True, create=True) as store:
         toolset = MemoryToolset.create(store, locale=args.locale, allow_forget=args.allow_forget)
         names = ", ".join(tool.name for tool in toolset.listed())
         if tokens is None:
@@ -66,6 +65,4 @@ def run_mcp(args: argparse.Namespace) -> int:
                   f"{len(set(tokens.tokens.values()))} users from the {target.describe()}",
                   file=sys.stderr, flush=True)
             asyncio.run(serve_http(toolset, tokens, host=args.host, port=args.port))
-    finally:
-        store.close()
     return 0

@@ -2,9 +2,9 @@
 demo's banner (:func:`run_demo`).
 
 This module imports nothing but :mod:`argparse`, so that ``--help``, ``--version`` and a usage
-error answer as fast as Python can start. Each command is a name (module and function) that is
-imported only when the command runs; the defaults shown in the help live here, and the modules
-that use them import them from here.
+error answer as fast as Python can start. Each command's ``run_<command>`` is imported only
+when the command runs (:data:`RUNNERS`); the defaults shown in the help live here, and the
+modules that use them import them from here.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ DEFAULT_COLLECTION = "langgraph_store"
 HASH_DIMS = 64
 """Dimensions of ``--embeddings hash``."""
 
+EMBEDDINGS = ("auto", "model", "multilingual", "bilingual", "hash")
+"""The choices of the store commands' ``--embeddings``."""
+
 DEFAULT_TASKS = 120
 """Demo tasks per run; about a minute on 2 cores with the model load (see the report)."""
 
@@ -48,21 +51,6 @@ PLOT_FILE_NAME = "learning_curve.svg"
 """Where the demo's plot goes unless ``--plot`` says otherwise (the working folder)."""
 
 
-def lazy_command(module: str, name: str) -> Callable[[argparse.Namespace], int]:
-    """A command that imports ``module`` (relative to this package) only when it runs."""
-
-    def run(args: argparse.Namespace) -> int:
-        from importlib import import_module
-
-        command: Callable[[argparse.Namespace], int] = getattr(
-            import_module(module, __package__), name
-        )
-        return command(args)
-
-    run.__name__ = name
-    return run
-
-
 def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     """The argument parser of all commands.
 
@@ -82,7 +70,6 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_line)
         if command in ("*", name):
             add_options(p)
-            p.set_defaults(run=lazy_command(RUNNERS.get(name, ".commands"), f"run_{name}"))
     return parser
 
 
@@ -225,8 +212,7 @@ def add_target_options(parser: argparse.ArgumentParser, *, embeds: bool) -> None
     if not embeds:
         return
     parser.add_argument(
-        "--embeddings", choices=["auto", "model", "multilingual", "bilingual", "hash"],
-        default="auto", help="how text is embedded: as ChromaStore does with no index= (auto, default: the "
+        "--embeddings", choices=EMBEDDINGS, default="auto", help="how text is embedded: as ChromaStore does with no index= (auto, default: the "
         "model the store's vectors were written with, bilingual for a new store), the packaged "
         "all-MiniLM-L6-v2 (model), the multilingual Universal Sentence Encoder for German and "
         "other languages (multilingual), both, as ChromaStore's default embedder (bilingual: a "
@@ -275,4 +261,5 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 """Each command's help line and the function that adds its options, in the order of ``--help``."""
 
 RUNNERS = {"mcp": ".mcp", "ui": ".ui", "demo": ".parser"}
-"""The module of each command's ``run_<command>`` that is not in :mod:`.commands`."""
+"""The module of each command's ``run_<command>`` that is not in :mod:`.commands` (imported
+only when the command runs)."""

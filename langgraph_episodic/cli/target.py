@@ -6,26 +6,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..admin.errors import CliError
-from .parser import DEFAULT_COLLECTION, DEFAULT_FOLDER, HASH_DIMS
+from .parser import DEFAULT_COLLECTION, DEFAULT_FOLDER, EMBEDDINGS, HASH_DIMS
 
 if TYPE_CHECKING:
-    from langgraph.store.base import IndexConfig
-
     from ..chroma import ChromaStore
 
 DEFAULT_PATH = Path(DEFAULT_FOLDER)
 
 CHROMA_FILE = "chroma.sqlite3"
 """The file Chroma keeps in every persistent store folder (how we recognise a store)."""
-
-EmbeddingsChoice = Literal["auto", "model", "multilingual", "bilingual", "hash"]
-CHOICES: tuple[EmbeddingsChoice, ...] = ("auto", "model", "multilingual", "bilingual", "hash")
-"""The ``--embeddings`` choices."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +30,8 @@ class Target:
     path: Path | None = None
     url: str | None = None
     collection: str = DEFAULT_COLLECTION
-    embeddings: EmbeddingsChoice = "auto"
+    embeddings: str = "auto"
+    """An ``--embeddings`` choice (:data:`.parser.EMBEDDINGS`)."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Target:
@@ -48,13 +44,6 @@ class Target:
     def describe(self) -> str:
         """``"server http://..."`` or ``"embedded store ./.episodic"`` for messages."""
         return f"server {self.url}" if self.url else f"embedded store {self.path}"
-
-    def index(self, *, threads: int | None = None) -> IndexConfig:
-        """The store's ``IndexConfig`` for this target's embeddings choice (not ``"auto"``).
-        ``threads``: a model instance of its own, limited to that many torch threads."""
-        from ..bilingual import named_index
-
-        return named_index(self.embeddings, hash_dims=HASH_DIMS, threads=threads)
 
     def checkpoints(self) -> Path | None:
         """The SQLite checkpoint file that belongs to an embedded store (None for a server)."""
@@ -74,12 +63,15 @@ def open_store(target: Target, *, semantic: bool, create: bool = False, read_onl
     ``alone=True`` (purge, verify --repair) takes the folder's lock first: while another process
     holds it, ``FolderInUseError``; otherwise such a folder is opened through that process.
     """
+    from ..bilingual import named_index
     from ..chroma import EmbedderMismatchError
 
     kwargs: dict[str, Any] = {"collection": target.collection, **options}
     auto = semantic and target.embeddings == "auto"
     if not auto:  # "auto": the store's default index, chosen by the vectors it holds
-        kwargs["index"] = target.index(threads=threads) if semantic else None
+        # ``threads``: a model instance of its own, limited to that many torch threads
+        kwargs["index"] = (named_index(target.embeddings, hash_dims=HASH_DIMS, threads=threads)
+                           if semantic else None)
     try:
         store = _open(target, create=create, read_only=read_only, alone=alone, **kwargs)
     except EmbedderMismatchError as exc:
@@ -139,9 +131,9 @@ def _open(
         path = _readable_copy(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
-        if not alone:  # (the folder's lock is taken, or its holder serves it, before Chroma opens)
-            return ChromaStore.persistent(path, **kwargs)
-        with hold_folder(path):  # before Chroma opens the folder: it writes to it as it opens
+        # the lock before Chroma opens the folder (it writes to it as it opens); without
+        # ``alone`` the store takes it, or has its holder serve the folder
+        with hold_folder(path) if alone else nullcontext():
             return ChromaStore.persistent(path, **kwargs)
     except LanguageMismatchError as exc:
         raise CliError(
@@ -203,9 +195,11 @@ def _embeddings_for(dims: int, current: str) -> str:
     from ..bilingual import NAMED_DIMS
 
     by_dims = {d: name for name, d in {**NAMED_DIMS, "hash": HASH_DIMS}.items()}
-    if dims in by_dims:
-        return by_dims[dims]
-    return " or ".join(c for c in CHOICES if c != current)
+    return by_dims.get(dims) or _others(current)
+
+
+def _others(current: str) -> str:
+    return " or ".join(c for c in EMBEDDINGS if c != current)
 
 
 def _check_path(path: Path, *, create: bool) -> None:
@@ -229,9 +223,8 @@ def explain_chroma_error(exc: Exception, target: Target) -> str:
     """A message for a Chroma error raised while a command ran, naming the likely fix."""
     text = str(exc)
     if "dimension" in text:
-        other = " or ".join(c for c in CHOICES if c != target.embeddings)
         return (
             f"The {target.describe()} was written with another embedder ({text}). "
-            f"Try --embeddings {other}."
+            f"Try --embeddings {_others(target.embeddings)}."
         )
     return f"Chroma failed on the {target.describe()}: {text}"

@@ -48,8 +48,7 @@ def run_ui(args: argparse.Namespace) -> int:
         raise CliError(f"--port must be between 0 and 65535, got {args.port}.")
     target = Target.from_args(args)
     checkpoints = args.checkpoints or target.checkpoints()
-    store = open_store(target, semantic=True, read_only=args.read_only, load=False)
-    try:
+    with open_store(target, semantic=True, read_only=args.read_only, load=False) as store:
         sock = bind(args.port)
         secrets = Secrets()
         settings = Settings(store=store, where=target.describe(), read_only=args.read_only,
@@ -65,6 +64,4 @@ def run_ui(args: argparse.Namespace) -> int:
         )
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
         uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        store.close()
     return 0

@@ -22,15 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, RemoveMessage, messages_to_dict
+from langchain_core.messages import BaseMessage, messages_to_dict
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.store.base import BaseStore
 
 from .._config import configurable, user_id_from
 from .._effects import Plan, call
-from ..kinds.compaction import LEGACY_SUMMARY_ID, Compaction
-from ..kinds.summaries import EXTRACTIVE_HEADER, Summarizer, extractive_summary
+from ..kinds.compaction import Compaction
+from ..kinds.summaries import EXTRACTIVE_HEADER, Summarizer, extractive_summary, removal
 from .former import Former
 from .pending import SUMMARY_KEY, PendingTurn, enqueue, summary_namespace
 from .worker import Scheduler
@@ -74,7 +73,6 @@ def deferred_compaction_update(
         through, formed_text = str(stored.value["through"]), str(stored.value.get("text", ""))
         pending = [p for p in pending if str(p["key"]) > through]
         changed = True
-    legacy = [m for m in messages if m.id == LEGACY_SUMMARY_ID]
     update: dict[str, Any] = {}
     if compaction.leaving:
         base = "" if deferred else str(state.get("summary") or "")  # an inline summary so far
@@ -97,12 +95,7 @@ def deferred_compaction_update(
         info["deferred"] = {"formed": formed_text, "through": through, "pending": pending}
         update["summary"] = compose(formed_text, pending)
         update["summary_info"] = info
-    leaving = [*legacy, *compaction.leaving]
-    if not leaving:
-        return update
-    if all(m.id for m in leaving):
-        update["messages"] = [RemoveMessage(id=str(m.id)) for m in leaving]
-    else:
-        update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *compaction.system,
-                              *compaction.kept]
+    removed = removal(messages, compaction)
+    if removed:
+        update["messages"] = removed
     return update

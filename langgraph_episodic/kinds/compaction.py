@@ -54,20 +54,6 @@ def normalize_trigger(trigger: ContextSize | Sequence[ContextSize]) -> list[Cont
     return [check_size(t, "trigger") for t in cast(Sequence[ContextSize], trigger)]
 
 
-def _steps(body: Sequence[BaseMessage], start: int, end: int) -> list[tuple[int, int]]:
-    """Split ``body[start:end]`` into steps: an AI message with the tool results after it."""
-    steps: list[tuple[int, int]] = []
-    i = start
-    while i < end:
-        j = i + 1
-        if isinstance(body[i], AIMessage):
-            while j < end and isinstance(body[j], ToolMessage):
-                j += 1
-        steps.append((i, j))
-        i = j
-    return steps
-
-
 def units(body: Sequence[BaseMessage]) -> list[tuple[int, int]]:
     """The ``(start, end)`` spans of ``body`` that may leave, oldest first (module docstring).
 
@@ -78,11 +64,16 @@ def units(body: Sequence[BaseMessage]) -> list[tuple[int, int]]:
     humans = [i for i, m in enumerate(body) if isinstance(m, HumanMessage)]
     if not humans:
         return []
-    turns = [0, *humans] if humans[0] > 0 else humans
-    spans = list(pairwise(turns))
-    last = humans[-1]
-    spans += _steps(body, last + 1, len(body))[:-1]
-    return spans
+    steps: list[tuple[int, int]] = []  # after the last human message: an AI message + its tools
+    i = humans[-1] + 1
+    while i < len(body):
+        j = i + 1
+        if isinstance(body[i], AIMessage):
+            while j < len(body) and isinstance(body[j], ToolMessage):
+                j += 1
+        steps.append((i, j))
+        i = j
+    return list(pairwise([0, *humans] if humans[0] > 0 else humans)) + steps[:-1]
 
 
 @dataclass(frozen=True)
@@ -97,16 +88,6 @@ class Compaction:
     """Messages that stay after the system messages, in order."""
     over_budget: bool = False
     """True when even the latest turn's last step does not fit ``window_tokens``."""
-
-
-def _triggered(
-    body: Sequence[BaseMessage], trigger: Sequence[ContextSize], counter: TokenCounter
-) -> bool:
-    for kind, limit in trigger:
-        size = len(body) if kind == "messages" else counter(body)
-        if size > limit:
-            return True
-    return False
 
 
 def plan_compaction(
@@ -141,25 +122,19 @@ def plan_compaction(
         if n == 0:
             return list(body)
         start, end = spans[n - 1]
-        if start <= last_turn:
-            return list(body[end:])
-        return [body[last_turn], *body[end:]]
+        return list(body[end:]) if start <= last_turn else [body[last_turn], *body[end:]]
 
     n = 0
-    if trigger and _triggered(body, trigger, counter):
+    if any((len(body) if kind == "messages" else counter(body)) > limit
+           for kind, limit in trigger):
         kind, size = check_size(keep, "keep")
-        while n < len(spans):
-            after = without(n + 1)
-            if kind == "messages" and len(after) < size:
-                break
-            if kind == "tokens" and counter(without(n)) <= size:
-                break
+        while n < len(spans) and (len(without(n + 1)) >= size if kind == "messages"
+                                  else counter(without(n)) > size):
             n += 1
     over = False
     if window_tokens is not None:
-        while system_tokens + counter(without(n)) > window_tokens and n < len(spans):
+        while (over := system_tokens + counter(without(n)) > window_tokens) and n < len(spans):
             n += 1
-        over = system_tokens + counter(without(n)) > window_tokens
         if over:
             logger.warning(
                 "conversation window: the latest human message and the last step after it "

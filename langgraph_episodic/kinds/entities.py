@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -125,14 +125,6 @@ def _worth(text: str) -> bool:
     return is_worth_storing(text, min_chars=8, min_words=2)
 
 
-def _as_entities(result: Any) -> list[ExtractedEntity]:
-    if isinstance(result, ExtractedEntities):
-        return result.entities
-    if isinstance(result, dict):
-        return ExtractedEntities.model_validate(result).entities
-    raise TypeError(f"Structured output returned {type(result).__name__}, not ExtractedEntities.")
-
-
 def by_turn(entities: Sequence[ExtractedEntity],
             texts: Sequence[str]) -> list[list[ExtractedEntity]]:
     """The entities of one extraction over the numbered ``texts``, under the text each comes
@@ -147,10 +139,12 @@ def by_turn(entities: Sequence[ExtractedEntity],
     [['Er ist drei.'], ['Er ist vier.']]
     """
     found: list[list[ExtractedEntity]] = [[] for _ in texts]
-    unnumbered = [e for e in entities if e.turn is None or not 1 <= e.turn <= len(texts)]
+    unnumbered: list[ExtractedEntity] = []
     for entity in entities:
         if entity.turn is not None and 1 <= entity.turn <= len(texts):
             found[entity.turn - 1].append(entity)
+        else:
+            unnumbered.append(entity)
     for entity in unnumbered:
         name, key = entity.name.strip().casefold(), entity_key(entity.name)
         naming = [i for i, text in enumerate(texts) if name and name in text.casefold()]
@@ -213,7 +207,12 @@ class EntityWriter:
         result = yield call(self._structured.invoke, self._structured.ainvoke,
                             [SystemMessage(instructions), HumanMessage(text)],
                             internal_config("entities"))
-        return _as_entities(result)
+        if isinstance(result, dict):
+            result = ExtractedEntities.model_validate(result)
+        if not isinstance(result, ExtractedEntities):
+            raise TypeError(
+                f"Structured output returned {type(result).__name__}, not ExtractedEntities.")
+        return result.entities
 
     @property
     def clock(self) -> Clock:
@@ -224,16 +223,13 @@ class EntityWriter:
         """Plan: for each of ``texts`` (one user's turns, oldest first) the entities
         :meth:`extract` finds in it. With a model, several texts cost one call: numbered in
         the request, each entity comes back with its text's number (:func:`by_turn`)."""
-        found: list[list[ExtractedEntity]] = [[] for _ in texts]
-        if self._structured is None:
-            for i, text in enumerate(texts):
-                found[i] = yield from self.extract(text)
-            return found
+        found: list[list[ExtractedEntity]] = []
         worth = [i for i, text in enumerate(texts) if _worth(text)]
-        if len(worth) <= 1:
-            for i in worth:
-                found[i] = yield from self.extract(texts[i])
+        if self._structured is None or len(worth) <= 1:
+            for text in texts:
+                found.append((yield from self.extract(text)))
             return found
+        found = [[] for _ in texts]
         numbered = "\n".join(f"[{n}]\n{texts[i]}" for n, i in enumerate(worth, start=1))
         said = yield from self._ask(ENTITY_INSTRUCTIONS + TURNS_INSTRUCTIONS, numbered)
         for i, entities in zip(worth, by_turn(said, [texts[i] for i in worth]), strict=True):
@@ -248,17 +244,6 @@ class EntityWriter:
         description. The caller holds the entity's lock."""
         saved = yield from self.save_told(store, ns, [Told((entity,), config=config)])
         return saved[entity_key(entity.name)]
-
-    def _adopt(
-        self, store: BaseStore, ns: tuple[str, ...], card: Item, key: str, display: str
-    ) -> Plan[None]:
-        """An entity stored before entities had facts: its description becomes its first fact."""
-        old = card.value.get("description")
-        if isinstance(old, str) and old.strip():
-            when = card.updated_at if card.updated_at.tzinfo else card.updated_at.replace(
-                tzinfo=timezone.utc)
-            yield from self._facts.save(store, ns, old.strip(), said_at=when, subject=key,
-                                        subject_name=display)
 
     def save_told(
         self, store: BaseStore, ns: tuple[str, ...], turns: Sequence[Told], *,
@@ -284,44 +269,45 @@ class EntityWriter:
         current = {key: current_facts_of(items, ns) for key, items in zip(keys, found, strict=False)}
         display: dict[str, str] = {}
         for key, entity, _ in mentions:
-            if key not in display:
-                card = cards[key]
-                display[key] = str(card.value.get("name", entity.name.strip())) if card \
-                    else entity.name.strip()
-                if card is not None and card.value.get("kind") != ENTITY_KIND:
-                    yield from self._adopt(store, ns, card, key, display[key])
-                    again = yield call(store.batch, store.abatch, [facts_op(ns, key)])
-                    current[key] = current_facts_of(again[0], ns)
-        described: dict[str, str | None] = {}
+            if key in display:
+                continue
+            card = cards[key]
+            display[key] = str(card.value.get("name", entity.name.strip())) if card \
+                else entity.name.strip()
+            if card is None or card.value.get("kind") == ENTITY_KIND:
+                continue
+            # Stored before entities had facts: its description becomes its first fact.
+            old = card.value.get("description")
+            if isinstance(old, str) and old.strip():
+                since = card.updated_at if card.updated_at.tzinfo else card.updated_at.replace(
+                    tzinfo=timezone.utc)
+                yield from self._facts.save(store, ns, old.strip(), said_at=since, subject=key,
+                                            subject_name=display[key])
+            again = yield call(store.batch, store.abatch, [facts_op(ns, key)])
+            current[key] = current_facts_of(again[0], ns)
 
         def items(outcomes: list[Outcome]) -> list[Op]:
             for (key, _, _), outcome in zip(mentions, outcomes, strict=True):
                 current[key] = after(current[key], outcome)
-            ops: list[Op] = []
-            for key in keys:
-                op, described[key] = self._item(ns, key, display[key], current[key], card_extra)
-                ops.append(op)
-            return ops
+            return [self._item(ns, key, display[key], current[key], card_extra) for key in keys]
 
         when = [told.said_at or self._facts.clock() for told in turns]
         yield from self._facts.save_many(
             store, ns, [Said(e.description.strip(), Subject(key, display[key]), when[n],
                              turns[n].config) for key, e, n in mentions], then=items)
-        return {key: (display[key], described[key]) for key in keys}
+        return {key: (display[key], describe(current[key])) for key in keys}
 
     def _item(self, ns: tuple[str, ...], key: str, display: str,
               current: Mapping[str, FactRecord],
-              extra: Mapping[str, Any] | None = None) -> tuple[PutOp, str | None]:
-        """The write of an entity's item from its current facts, and its description (None:
-        no facts left, the item deleted)."""
-        facts = newest_first(current.values())
-        if not facts:
-            return PutOp(ns, key, None), None
-        description = describe(facts)
+              extra: Mapping[str, Any] | None = None) -> PutOp:
+        """The write of an entity's item from its current facts (deleted when none is left)."""
+        description = describe(current)
+        if description is None:
+            return PutOp(ns, key, None)
         return PutOp(ns, key, {
             "name": display, "description": description, "text": f"{display}: {description}",
             "method": self.method, "updated_at": time.time(), "kind": ENTITY_KIND,
-            "facts": len(facts), **(extra or {})}), description
+            "facts": len(current), **(extra or {})})
 
     def merge(
         self, store: BaseStore, ns: tuple[str, ...], entities: Sequence[ExtractedEntity],
@@ -360,25 +346,23 @@ def current_facts_of(found: Sequence[Item], ns: tuple[str, ...]) -> dict[str, Fa
 def after(current: Mapping[str, FactRecord], outcome: Outcome) -> dict[str, FactRecord]:
     """The current facts (key -> fact) once ``outcome`` is written: the version written
     first (as a search finds the latest write), the version it closed or ended gone."""
-    gone = set()
-    if outcome.action == "end":
-        gone.add(outcome.key)
     record = outcome.record
+    gone = {outcome.key}  # ended, or put back first below
     if record is not None and record.supersedes and outcome.replaced is not None:
         gone.add(record.supersedes)
-    kept = {key: rec for key, rec in current.items() if key not in gone and key != outcome.key}
+    kept = {key: rec for key, rec in current.items() if key not in gone}
     if record is not None and record.current:
         return {outcome.key: record, **kept}
     return kept
 
 
-def newest_first(facts: Iterable[FactRecord]) -> list[FactRecord]:
-    """``facts`` by when they were last said (recorded or confirmed), newest first."""
-    return sorted(facts, key=lambda r: max(r.recorded_at, r.confirmed_at or ""), reverse=True)
-
-
-def describe(facts: Sequence[FactRecord]) -> str:
-    """An entity's description: its current facts, newest first, each ending in a stop."""
+def describe(current: Mapping[str, FactRecord]) -> str | None:
+    """An entity's description: its current facts, newest said (recorded or confirmed) first,
+    each ending in a stop; None when it has none."""
+    facts = sorted(current.values(), key=lambda r: max(r.recorded_at, r.confirmed_at or ""),
+                   reverse=True)
+    if not facts:
+        return None
     texts = [" ".join(f.text.split()) for f in facts[:DESCRIPTION_FACTS]]
     return " ".join(t if t.endswith((".", "!", "?")) or i == len(texts) - 1 else t + "."
                     for i, t in enumerate(texts))

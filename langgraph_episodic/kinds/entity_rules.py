@@ -159,38 +159,34 @@ _GERMAN_NOUN_ENDINGS = ("ung", "heit", "keit", "schaft", "tät", "nis", "ling", 
                         "ik", "ie", "enz", "anz", "ur", "e")
 _GERMAN_PLURAL_ENDINGS = ("en", "er", "ern")
 
-_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+_WORD = re.compile(r"[\w'’-]+")
 _NAME_TOKEN = r"(?:[A-ZÄÖÜ][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)"
 _NAME_RUN = rf"({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}}(?:\s+\d+(?:\.\d+)*\b)?)"
 _NAMING = re.compile(
     r"\b(?i:name is|am called|is called|are called|call me|named|i'm|i am|"
     r"name ist|heiße|heisse|heißt|heisst|namens|nenn mich|nennt mich)"
-    rf"\s+{_NAME_RUN}",
-    re.UNICODE,
+    rf"\s+{_NAME_RUN}"
 )
 _PLACES = re.compile(
     r"\b(?i:(?:work|works|working|worked) (?:at|for)|(?:live|lives|living) in|"
     r"(?:am|is|come|comes) from|"
     r"(?:arbeite|arbeitet|arbeiten)(?: ich| er| sie| wir)?(?: jetzt| nun| inzwischen| seit \w+)?"
     r" (?:bei|für)|(?:wohne|wohnt|wohnen|lebe|lebt|leben) in|(?:komme|kommt|kommen) aus)"
-    rf"\s+{_NAME_RUN}",
-    re.UNICODE,
+    rf"\s+{_NAME_RUN}"
 )
 _TOOLS = re.compile(
     r"\b(?i:(?:work|works|working|worked) with|uses?|using|prefers?|"
     r"(?:arbeite|arbeitet|arbeiten)(?: ich| er| sie| wir)? mit|nutze|nutzt|nutzen|benutze|"
     r"benutzt|verwende|verwendet|bevorzuge|bevorzugt)"
-    rf"\s+{_NAME_RUN}",
-    re.UNICODE,
+    rf"\s+{_NAME_RUN}"
 )
 _POSSESSIVE = r"(?i:mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|unserer|" \
               r"dein|deine|sein|seine|ihr|ihre)"
-_APPOSITION = re.compile(rf"\b{_POSSESSIVE}\s+[A-ZÄÖÜ][a-zäöüß]+\s+{_NAME_RUN}", re.UNICODE)
-_TITLED = re.compile(rf"\b(?:Herrn?|Frau|Mrs?|Ms|Dr|Prof)\.?\s+{_NAME_RUN}", re.UNICODE)
-_GERMAN_PLACE = re.compile(rf"\b(?:in|nach|aus)\s+({_NAME_TOKEN})(?!\s*-)", re.UNICODE)
-_CAPITALISED_RUN = re.compile(rf"\b{_NAME_RUN}", re.UNICODE)
-_TOKEN = re.compile(r"(?<![\w-])([A-Za-z][\w+#.-]*[\w+#]|[A-Za-z])(\s+\d+(?:\.\d+)*\b)?",
-                    re.UNICODE)
+_APPOSITION = re.compile(rf"\b{_POSSESSIVE}\s+[A-ZÄÖÜ][a-zäöüß]+\s+{_NAME_RUN}")
+_TITLED = re.compile(rf"\b(?:Herrn?|Frau|Mrs?|Ms|Dr|Prof)\.?\s+{_NAME_RUN}")
+_GERMAN_PLACE = re.compile(rf"\b(?:in|nach|aus)\s+({_NAME_TOKEN})(?!\s*-)")
+_CAPITALISED_RUN = re.compile(rf"\b{_NAME_RUN}")
+_TOKEN = re.compile(r"(?<![\w-])([A-Za-z][\w+#.-]*[\w+#]|[A-Za-z])(\s+\d+(?:\.\d+)*\b)?")
 
 
 def _words(text: str) -> list[str]:
@@ -207,13 +203,8 @@ def is_question(sentence: str) -> bool:
     >>> is_question("Alice works at ACME.")
     False
     """
-    stripped = sentence.strip()
-    if stripped.endswith("?"):
-        return True
-    words = _words(stripped)
-    if not words:
-        return False
-    if words[0] in QUESTION_WORDS:
+    words = _words(sentence)
+    if sentence.strip().endswith("?") or (words and words[0] in QUESTION_WORDS):
         return True
     return _verb_first_question(words)
 
@@ -237,16 +228,15 @@ def statements(text: str) -> list[str]:
 def _asks(words: list[str]) -> bool:
     """A question without "?": verb first with a pronoun ("Do you know"), or a question word
     before an auxiliary or a pronoun ("How do I", "Wie parse ich"; not "Wie besprochen ...")."""
-    if _verb_first_question(words):
-        return True
-    return len(words) > 2 and words[0] in QUESTION_WORDS and (
-        words[1] in _AUXILIARIES or words[2] in _PRONOUNS)
+    return _verb_first_question(words) or (
+        len(words) > 2 and words[0] in QUESTION_WORDS
+        and (words[1] in _AUXILIARIES or words[2] in _PRONOUNS))
 
 
 def _is_request(clause: str, words: list[str]) -> bool:
     if _NAMED_ME.match(clause):
         return False
-    if any(w in _REQUEST_WORDS for w in words):
+    if not _REQUEST_WORDS.isdisjoint(words):
         return True
     first = next((w for w in words if w not in _LEADING), "")
     return first in IMPERATIVES or _asks(words)

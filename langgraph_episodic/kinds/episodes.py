@@ -78,7 +78,8 @@ class EpisodeMemories:
         self.options = options
         self._cache: OrderedDict[tuple[int, tuple[str, ...]], EpisodicMemory] = OrderedDict()
         self._lock = threading.Lock()
-        _track(self)
+        with _live_lock:
+            _live.add(self)
 
     def for_config(self, config: RunnableConfig) -> EpisodicMemory:
         """The memory of the user in ``config`` (raises ``MissingConfigError`` without one)."""
@@ -113,24 +114,16 @@ class EpisodeMemories:
 # references: a provider that is no longer used is collected, and one listener serves them all.
 _live: weakref.WeakSet[EpisodeMemories] = weakref.WeakSet()
 _live_lock = threading.Lock()
-_subscribed = False
-
-
-def _track(memories: EpisodeMemories) -> None:
-    global _subscribed
-    with _live_lock:
-        _live.add(memories)
-        if not _subscribed:
-            on_forget(_evict_forgotten)
-            _subscribed = True
 
 
 def _evict_forgotten(report: ForgetReport) -> None:
-    """The forget listener: evict the forgotten user from every live ``EpisodeMemories``."""
     with _live_lock:
         providers = list(_live)
     evicted = sum(p.evict_user(report.user_id) for p in providers)
     logger.debug("forget_user: evicted %d cached episodic memories", evicted)
+
+
+on_forget(_evict_forgotten)
 
 
 def task_from_state(state: Mapping[str, Any]) -> TaskDescription | None:
@@ -156,9 +149,8 @@ def has_signal(state: Mapping[str, Any]) -> bool:
 
 def result_to_dict(result: PrioritizedResult) -> dict[str, Any]:
     """A recalled result as the JSON-safe dict kept in ``state["recalled"]``."""
-    out = result.episode.to_dict()
-    out["priority"] = result.priority
-    out["similarity"] = result.similarity
+    out = {**result.episode.to_dict(), "priority": result.priority,
+           "similarity": result.similarity}
     if result.components is not None:
         out["components"] = asdict(result.components)
     return out
@@ -218,13 +210,6 @@ async def _score_async(score: Scorer, state: dict[str, Any]) -> Any:
     return await result if inspect.isawaitable(result) else result
 
 
-def _last_ai(state: Mapping[str, Any]) -> AIMessage | None:
-    for message in reversed(as_messages(state.get("messages"))):
-        if isinstance(message, AIMessage) and message_text(message):
-            return message
-    return None
-
-
 def episode_id_for(
     namespace: tuple[str, ...], thread_id: str, answer: AIMessage, task: TaskDescription,
     feedback: Feedback, outcome: OutcomeStatus, strategy: str,
@@ -247,16 +232,16 @@ def record_episode(
     ``memories`` (what :func:`~langgraph_episodic.graph.record_episode_node` runs): the state
     update, ``{}`` when nothing was recorded."""
     memory = memories.for_config(config)
-    task, answer = task_from_state(state), _last_ai(state)
+    task = task_from_state(state)
+    answer = next((m for m in reversed(as_messages(state.get("messages")))
+                   if isinstance(m, AIMessage) and message_text(m)), None)
     if task is None or answer is None:
         return {}
-    scored: tuple[Feedback, OutcomeStatus] | None
+    scored: tuple[Feedback, OutcomeStatus] | None = None
     if state.get("feedback") is not None:
         scored = _scored(state["feedback"], state.get("outcome"))
     elif score is not None:
         scored = _normalise_score((yield call(_score_sync, _score_async, score, state)))
-    else:
-        scored = None
     if scored is None:
         logger.debug("record_episode: no feedback and no score function; nothing recorded")
         return {}

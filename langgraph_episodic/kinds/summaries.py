@@ -68,15 +68,17 @@ _ROLES = {"human": "Human", "ai": "AI", "system": "System", "tool": "Tool"}
 _FIRST_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def _first_sentence(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     match = _FIRST_SENTENCE.match(text)
-    return _clip(match.group(1) if match else text, limit)
+    text = match.group(1) if match else text
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _role(message: BaseMessage) -> str:
+    if isinstance(message, ToolMessage):
+        return f"Tool {message.name or message.tool_call_id}"
+    return _ROLES.get(message.type, message.type)
 
 
 def _extract_line(message: BaseMessage) -> str | None:
@@ -86,9 +88,8 @@ def _extract_line(message: BaseMessage) -> str | None:
         return f"AI: {_first_sentence(text)} [called {tools}]" if text else f"AI called {tools}."
     if not text:
         return None
-    if isinstance(message, ToolMessage):
-        return f"Tool {message.name or message.tool_call_id}: {_first_sentence(text, 120)}"
-    return f"{_ROLES.get(message.type, message.type)}: {_first_sentence(text)}"
+    limit = 120 if isinstance(message, ToolMessage) else 200
+    return f"{_role(message)}: {_first_sentence(text, limit)}"
 
 
 def _tokens(text: str, counter: TokenCounter) -> int:
@@ -121,10 +122,7 @@ def extractive_summary(
 
 def render(message: BaseMessage) -> str:
     """One message as a transcript line: role, text and the tool calls it makes."""
-    role = _ROLES.get(message.type, message.type)
-    if isinstance(message, ToolMessage):
-        role = f"Tool {message.name or message.tool_call_id}"
-    line = f"{role}: {message_text(message)}"
+    line = f"{_role(message)}: {message_text(message)}"
     if isinstance(message, AIMessage) and message.tool_calls:
         calls = [f"{tc.get('name')}({json.dumps(tc.get('args', {}), ensure_ascii=False)})"
                  for tc in message.tool_calls]
@@ -144,34 +142,6 @@ def shorten_middle(text: str, max_tokens: int, counter: TokenCounter) -> str:
         if _tokens(cut, counter) <= max_tokens or keep <= 16:
             return cut
         keep //= 2
-
-
-def summary_request(previous: str, lines: Sequence[str]) -> list[BaseMessage]:
-    """The messages of one summary request: instructions, the summary so far, new lines."""
-    transcript = "\n".join(lines)
-    return [
-        SystemMessage(SUMMARY_INSTRUCTIONS),
-        HumanMessage(
-            f"Existing summary:\n{previous or '(none)'}\n\nNew messages:\n{transcript}\n\n"
-            "Write the updated summary."
-        ),
-    ]
-
-
-def _chunks(
-    previous_budget: int, messages: Sequence[BaseMessage], max_input_tokens: int,
-    counter: TokenCounter,
-) -> list[list[str]]:
-    """Transcript lines grouped so that each request stays within ``max_input_tokens``."""
-    overhead = _tokens(SUMMARY_INSTRUCTIONS, counter) + previous_budget + 32
-    room = max(64, max_input_tokens - overhead)
-    chunks: list[list[str]] = [[]]
-    for message in messages:
-        line = shorten_middle(render(message), room, counter)
-        if chunks[-1] and _tokens("\n".join([*chunks[-1], line]), counter) > room:
-            chunks.append([])
-        chunks[-1].append(line)
-    return [c for c in chunks if c]
 
 
 class Summarizer:
@@ -209,10 +179,11 @@ class Summarizer:
         """``"llm"`` with a model, else ``"extractive"``."""
         return "extractive" if self._runnable is None else "llm"
 
-    def _ask(self, request: list[BaseMessage], purpose: str) -> Plan[str]:
+    def _ask(self, instructions: str, text: str) -> Plan[str]:
         assert self._runnable is not None
-        response = yield call(self._runnable.invoke, self._runnable.ainvoke, request,
-                              internal_config(purpose))
+        response = yield call(self._runnable.invoke, self._runnable.ainvoke,
+                              [SystemMessage(instructions), HumanMessage(text)],
+                              internal_config("summary"))
         return message_text(response) if isinstance(response, BaseMessage) else str(response)
 
     def fold(self, previous: str, messages: Sequence[BaseMessage]) -> Plan[str]:
@@ -224,24 +195,36 @@ class Summarizer:
                                       max_tokens=self.max_summary_tokens,
                                       token_counter=self.counter)
         summary = previous
-        for lines in _chunks(self.max_summary_tokens, messages, self.max_input_tokens,
-                             self.counter):
-            summary = yield from self._ask(summary_request(summary, lines), "summary")
+        for lines in self._chunks(messages):
+            transcript = "\n".join(lines)
+            summary = yield from self._ask(SUMMARY_INSTRUCTIONS, (
+                f"Existing summary:\n{summary or '(none)'}\n\nNew messages:\n{transcript}\n\n"
+                "Write the updated summary."))
             summary = yield from self._bound(summary)
         return summary
+
+    def _chunks(self, messages: Sequence[BaseMessage]) -> list[list[str]]:
+        """Transcript lines grouped so that each request stays within ``max_input_tokens``."""
+        counter = self.counter
+        overhead = _tokens(SUMMARY_INSTRUCTIONS, counter) + self.max_summary_tokens + 32
+        room = max(64, self.max_input_tokens - overhead)
+        chunks: list[list[str]] = [[]]
+        for message in messages:
+            line = shorten_middle(render(message), room, counter)
+            if chunks[-1] and _tokens("\n".join([*chunks[-1], line]), counter) > room:
+                chunks.append([])
+            chunks[-1].append(line)
+        return [c for c in chunks if c]
 
     def _bound(self, summary: str) -> Plan[str]:
         """A summary of the summary while it is over the bound; clipped as a last resort."""
         for _ in range(2):
             if _tokens(summary, self.counter) <= self.max_summary_tokens:
                 return summary
-            text = shorten_middle(summary, self.max_input_tokens // 2, self.counter)
-            request: list[BaseMessage] = [
-                SystemMessage(SHORTEN_INSTRUCTIONS.format(tokens=self.max_summary_tokens,
-                                                          chars=self.max_summary_tokens * 4)),
-                HumanMessage(text),
-            ]
-            summary = yield from self._ask(request, "summary")
+            summary = yield from self._ask(
+                SHORTEN_INSTRUCTIONS.format(tokens=self.max_summary_tokens,
+                                            chars=self.max_summary_tokens * 4),
+                shorten_middle(summary, self.max_input_tokens // 2, self.counter))
         if _tokens(summary, self.counter) > self.max_summary_tokens:
             logger.warning("the summary model kept the summary over max_summary_tokens=%d; "
                            "clipping it", self.max_summary_tokens)
@@ -257,8 +240,8 @@ def compaction_update(
 
     With ``summarizer=None`` the messages leave unsummarised (a plain window).
     """
-    legacy = [m for m in messages if m.id == LEGACY_SUMMARY_ID]
-    if not compaction.leaving and not legacy:
+    removed = removal(messages, compaction)
+    if not removed:
         return {}
     update: dict[str, Any] = {}
     if summarizer is not None and compaction.leaving:
@@ -273,10 +256,16 @@ def compaction_update(
         }
         logger.debug("folded %d messages into the summary (%s)", len(compaction.leaving),
                      summarizer.method)
-    leaving = [*legacy, *compaction.leaving]
-    if all(m.id for m in leaving):
-        update["messages"] = [RemoveMessage(id=str(m.id)) for m in leaving]
-    else:
-        update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *compaction.system,
-                              *compaction.kept]
+    update["messages"] = removed
     return update
+
+
+def removal(messages: Sequence[BaseMessage], compaction: Compaction) -> list[BaseMessage]:
+    """The ``messages`` update that removes what leaves the thread and a summary message of
+    an earlier version: by id, or all and then what stays when one has no id ([]: nothing)."""
+    leaving = [*(m for m in messages if m.id == LEGACY_SUMMARY_ID), *compaction.leaving]
+    if not leaving:
+        return []
+    if all(m.id for m in leaving):
+        return [RemoveMessage(id=str(m.id)) for m in leaving]
+    return [RemoveMessage(id=REMOVE_ALL_MESSAGES), *compaction.system, *compaction.kept]

@@ -38,7 +38,7 @@ from .._messages import as_messages, last_human_index, message_text
 from ..facts.consolidate import Clock
 from ..facts.records import to_iso
 from ..facts.rules import slot_of
-from ..memory_context import CONTEXT_FIELD, context_of, in_turn, index_paths
+from ..memory_context import CONTEXT_FIELD, context_of, in_turn, index_paths, with_context
 from ..memory_kinds import ASKS_FIELD, ASSISTANT, TURN_KIND, USER
 from ..privacy.redaction import SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
@@ -94,12 +94,6 @@ def turn_key(thread: str, message_id: str, role: str) -> str:
     return f"turn-{digest.hexdigest()}"
 
 
-def _spoken(message: BaseMessage, redact: SaveRedactor | None) -> str:
-    text = " ".join(redact_saved(message_text(message), redact).split())
-    name = getattr(message, "name", None)
-    return f"{name}: {text}" if text and isinstance(name, str) and name.strip() else text
-
-
 def turn_items(
     messages: Any, config: Mapping[str, Any], when: datetime, *,
     redact: SaveRedactor | None, replies: bool,
@@ -116,12 +110,12 @@ def turn_items(
         return []
     human = listed[i]
     thread = str(configurable(config).get("thread_id") or "")
-    message_id = human.id or _text_id(human)
+    message_id = _message_id(human)
     namespace = fill_namespace(template, config)
     context = context_of(config, when)
     said: list[tuple[str, BaseMessage, str]] = []  # role, message, the id its key is of
     if replies and not any(isinstance(m, HumanMessage) for m in listed[:i]):
-        said += [(ASSISTANT, m, m.id or _text_id(m)) for m in listed[:i]
+        said += [(ASSISTANT, m, _message_id(m)) for m in listed[:i]
                  if isinstance(m, AIMessage) and message_text(m)]
     said.append((USER, human, message_id))
     if replies:
@@ -131,7 +125,9 @@ def turn_items(
             said.append((ASSISTANT, answer, message_id))
     items: list[TurnItem] = []
     for role, message, keyed_by in said:
-        text = _spoken(message, redact)
+        text = " ".join(redact_saved(message_text(message), redact).split())
+        if text and isinstance(message.name, str) and message.name.strip():
+            text = f"{message.name}: {text}"
         if not is_worth_storing(text):
             continue
         value: dict[str, Any] = {"text": text, "kind": TURN_KIND, "role": role,
@@ -144,15 +140,15 @@ def turn_items(
             slot = next((s for s in map(slot_of, statements(text)) if s is not None), None)
             if slot is not None:  # what the turn says of a single-valued topic: recall's filter
                 value[SLOT_FIELD] = slot
-        if context is not None:
-            value[CONTEXT_FIELD] = dict(context)
-        items.append(TurnItem(namespace, turn_key(thread, keyed_by, role), value))
+        items.append(TurnItem(namespace, turn_key(thread, keyed_by, role),
+                              with_context(value, context)))
     return items
 
 
-def _text_id(message: BaseMessage) -> str:
-    """A message's id when it has none: a digest of its text."""
-    return hashlib.blake2b(message_text(message).encode(), digest_size=16).hexdigest()
+def _message_id(message: BaseMessage) -> str:
+    """A message's id, or a digest of its text when it has none."""
+    return message.id or hashlib.blake2b(message_text(message).encode(),
+                                         digest_size=16).hexdigest()
 
 
 def store_turns(store: BaseStore, items: Sequence[TurnItem]) -> Plan[None]:
@@ -190,7 +186,7 @@ def turn_line(value: Mapping[str, Any]) -> str:
     who = "you said" if value.get("role") == ASSISTANT else "the user said"
     context = value.get(CONTEXT_FIELD)
     day = context.get("day") if isinstance(context, Mapping) else None
-    return f"{day}, {who}: {text}" if day else f"Earlier, {who}: {text}"
+    return f"{day or 'Earlier'}, {who}: {text}"
 
 
 __all__ = ["TURN_KIND", "TURN_NAMESPACE", "TurnItem", "TurnSettings", "is_turn", "store_turns",

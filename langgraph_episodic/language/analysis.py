@@ -28,6 +28,7 @@ import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from itertools import islice
 from typing import Literal
 
 import snowballstemmer
@@ -180,14 +181,8 @@ def tokenize(text: str, *, stem: bool = False) -> list[str]:
     >>> tokenize("Caroline's dog ISN'T chasing the ball_pit!")
     ['caroline', 'dog', 'chasing', 'ball_pit']
     """
-    return [s_stem(word) if stem else word for word in _content(words(text), STOPWORDS)]
-
-
-def _content(tokens: Iterable[str], drop: frozenset[str]) -> Iterator[str]:
-    """``tokens`` without the words ``drop`` and without an English possessive ``'s``."""
-    for word in tokens:
-        if word not in drop:
-            yield word[:-2] if word.endswith("'s") else word
+    kept = (w[:-2] if w.endswith("'s") else w for w in words(text) if w not in STOPWORDS)
+    return [s_stem(word) if stem else word for word in kept]
 
 
 def detect(tokens: list[str]) -> Literal["en", "de"]:
@@ -212,13 +207,10 @@ _local = threading.local()
 
 
 def _stemmer(language: str) -> snowballstemmer.Stemmer:
-    # Snowball stemmers keep state between calls: one per thread and language.
-    cache = getattr(_local, "stemmers", None)
-    if cache is None:
-        cache = _local.stemmers = {}
-    stemmer = cache.get(language)
-    if stemmer is None:
-        stemmer = cache[language] = snowballstemmer.stemmer(
+    """This thread's Snowball stemmer of ``language`` (stemmers keep state between calls)."""
+    stemmers = _local.__dict__.setdefault("stemmers", {})
+    if language not in stemmers:
+        stemmer = stemmers[language] = snowballstemmer.stemmer(
             "german" if language == "de" else "english"
         )
         if hasattr(stemmer, "maxCacheSize"):
@@ -226,7 +218,7 @@ def _stemmer(language: str) -> snowballstemmer.Stemmer:
             # each :func:`analyze_many`'s vocabulary), and filling PyStemmer's (every word,
             # the long ones too, 10,000 at a time) took five times as long as stemming.
             stemmer.maxCacheSize = 0
-    return stemmer
+    return stemmers[language]
 
 
 @lru_cache(maxsize=200_000)
@@ -319,13 +311,9 @@ GERMAN_STOPWORDS = frozenset(_GERMAN.split())
 STOPWORDS = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
 """Words the default tokenizer drops (English and German)."""
 
-_GERMAN_ONLY = frozenset(["bin", "den", "die", "hat", "man", "nun", "war"])
-"""German stop words that are English content words: dropped from German text only."""
-
-
-@lru_cache(maxsize=2)
-def _stopwords(language: Literal["en", "de"]) -> frozenset[str]:
-    return STOPWORDS | _GERMAN_ONLY if language == "de" else STOPWORDS
+_DROPPED = {"en": STOPWORDS, "de": STOPWORDS | {"bin", "den", "die", "hat", "man", "nun", "war"}}
+"""The stop words of each language's text: German text also drops the German stop words that are
+English content words."""
 
 
 def analyze(
@@ -349,26 +337,47 @@ def analyze(
     _check(language)
     tokens = words(text)
     lang: Literal["en", "de"] = detect(tokens) if language == "auto" else language
-    drop = _stopwords(lang) if stopwords is None else stopwords
+    drop = _DROPPED[lang] if stopwords is None else stopwords
     out: list[str] = []
     heads: list[str] = []
-    for word in _content(tokens, drop):
-        out.append(stem_word(word, lang))
-        if lang == "de" and compounds and len(word) <= COMPOUND_MAX:
-            heads.extend(german_extras(word))
+    for word in tokens:  # one text: each word's stem from stem_word's cache, no batch
+        if word not in drop:
+            word = word[:-2] if word.endswith("'s") else word
+            out.append(stem_word(word, lang))
+            if lang == "de" and compounds and len(word) <= COMPOUND_MAX:
+                heads.extend(german_extras(word))
     return out + heads
 
 
+def analyze_many(
+    texts: Iterable[str], *, language: Language = "auto", compounds: bool = True
+) -> Iterator[list[str]]:
+    """``analyze(text, language=language, compounds=compounds)`` of each text, in order, with
+    one stemmer call per batch of new words and a table of the words met (freed when the
+    iteration ends).
+
+    >>> texts = ["Caroline's dogs were chasing the ball_pit!", "Mein Lieblingseditor ist Neovim."]
+    >>> list(analyze_many(texts)) == [analyze(t) for t in texts]
+    True
+    """
+    _check(language)
+    yield from _analyzed(texts, language, compounds)
+
+
+_BATCH = 512
+"""Texts tokenized before their new words are stemmed together (it bounds the words held at
+once, not what is kept)."""
+
+
 class _Vocabulary:
-    """One language's words met by one :func:`analyze_many`: word -> index term (None for a
-    stop word) and, for German, its compound heads. It lives as long as that call, so it
-    grows with the vocabulary of the texts analyzed, never beyond."""
+    """One language's words met by one :func:`analyze_many`: word -> index term (None for a stop
+    word) and, for German, its extra terms (:func:`german_extras`)."""
 
     __slots__ = ("drop", "heads", "language", "split", "terms")
 
     def __init__(self, language: Literal["en", "de"], compounds: bool) -> None:
         self.language = language
-        self.drop = _stopwords(language)
+        self.drop = _DROPPED[language]
         self.split = language == "de" and compounds
         self.terms: dict[str, str | None] = {}
         self.heads: dict[str, tuple[str, ...]] = {}
@@ -377,74 +386,49 @@ class _Vocabulary:
         """Add words not met yet: their stems in one call of the stemmer."""
         kept: list[str] = []
         bare: list[str] = []
-        terms = self.terms
         for word in new:
             if word in self.drop:
-                terms[word] = None
+                self.terms[word] = None
                 continue
             kept.append(word)
             bare.append(word[:-2] if word.endswith("'s") else word)
         stems = _stemmer(self.language).stemWords(bare)
         for word, base, term in zip(kept, bare, stems, strict=True):
-            terms[word] = str(term)
+            self.terms[word] = str(term)
             if self.split:
                 self.heads[word] = german_extras(base) if len(base) <= COMPOUND_MAX else ()
 
-
-def analyze_many(
-    texts: Iterable[str], *, language: Language = "auto", compounds: bool = True
-) -> Iterator[list[str]]:
-    """``analyze(text, language=language, compounds=compounds)`` of each text, in order: the
-    same terms, computed with one stemmer call per batch of new words and a table of the words
-    met (freed when the iteration ends) instead of a cache look-up per word.
-
-    >>> texts = ["Caroline's dogs were chasing the ball_pit!", "Mein Lieblingseditor ist Neovim."]
-    >>> list(analyze_many(texts)) == [analyze(t) for t in texts]
-    True
-    """
-    _check(language)
-    vocabularies: dict[str, _Vocabulary] = {}
-    batch: list[tuple[list[str], _Vocabulary]] = []
-    new: dict[_Vocabulary, dict[str, None]] = {}
-    for text in texts:
-        tokens = words(text)
-        lang: Literal["en", "de"] = detect(tokens) if language == "auto" else language
-        vocabulary = vocabularies.get(lang)
-        if vocabulary is None:
-            vocabulary = vocabularies[lang] = _Vocabulary(lang, compounds)
-        known = vocabulary.terms
-        unknown = [word for word in tokens if word not in known]
-        if unknown:
-            new.setdefault(vocabulary, {}).update(dict.fromkeys(unknown))
-        batch.append((tokens, vocabulary))
-        if len(batch) >= _BATCH:
-            yield from _terms_of(batch, new)
-    yield from _terms_of(batch, new)
-
-
-_BATCH = 512
-"""Texts tokenized before their new words are stemmed together (it bounds the words held at
-once, not what is kept)."""
-
-
-def _terms_of(
-    batch: list[tuple[list[str], _Vocabulary]], new: dict[_Vocabulary, dict[str, None]]
-) -> Iterator[list[str]]:
-    """The terms of a batch of tokenized texts (then empties ``batch`` and ``new``)."""
-    for vocabulary, unknown in new.items():
-        vocabulary.learn(unknown)
-    new.clear()
-    done = list(batch)
-    batch.clear()
-    for tokens, vocabulary in done:
-        terms = vocabulary.terms
+    def of(self, tokens: list[str]) -> list[str]:
+        """The terms of a text's words (all of them learnt): stems, then German extras."""
+        terms = self.terms
         out = [term for term in map(terms.__getitem__, tokens) if term is not None]
-        if vocabulary.split:
-            heads = vocabulary.heads
+        if self.split:
             for word in tokens:
                 if terms[word] is not None:
-                    out.extend(heads[word])
-        yield out
+                    out.extend(self.heads[word])
+        return out
+
+
+def _analyzed(texts: Iterable[str], language: Language, compounds: bool) -> Iterator[list[str]]:
+    """The terms of each text, read :data:`_BATCH` texts at a time."""
+    vocabularies: dict[str, _Vocabulary] = {}
+    rest = iter(texts)
+    while batch := list(islice(rest, _BATCH)):
+        tokenized = []
+        new: dict[_Vocabulary, dict[str, None]] = {}
+        for text in batch:
+            tokens = words(text)
+            lang: Literal["en", "de"] = detect(tokens) if language == "auto" else language
+            if lang not in vocabularies:
+                vocabularies[lang] = _Vocabulary(lang, compounds)
+            vocabulary = vocabularies[lang]
+            unknown = (word for word in tokens if word not in vocabulary.terms)
+            new.setdefault(vocabulary, {}).update(dict.fromkeys(unknown))
+            tokenized.append((tokens, vocabulary))
+        for vocabulary, unknown_words in new.items():
+            vocabulary.learn(unknown_words)
+        for tokens, vocabulary in tokenized:
+            yield vocabulary.of(tokens)
 
 
 class LanguageAnalyzer:
@@ -470,7 +454,5 @@ class LanguageAnalyzer:
         return f"LanguageAnalyzer({self.language!r}, compounds={self.compounds})"
 
 
-def analyzer(language: Language = "auto", *, compounds: bool = True) -> LanguageAnalyzer:
-    """A ``str -> list[str]`` analyzer for the store's keyword index
-    (:class:`~langgraph_episodic.chroma.ranking.lexical.LexicalIndex`)."""
-    return LanguageAnalyzer(language, compounds=compounds)
+analyzer = LanguageAnalyzer
+"""``analyzer(language="auto", *, compounds=True)``: a :class:`LanguageAnalyzer`."""

@@ -15,16 +15,18 @@ the question than an ordinary text of its language scores 0 in German and in Eng
 
 The mean vectors were computed once from our own background sentences
 (``benchmarks/data/background_{de,en}.txt``, CC0; ``scripts/baseline_vectors.py`` rebuilds
-:mod:`.baseline_data`). They belong to the packaged model only: :func:`baseline_for` returns
-them for the packaged embedder (``is_packaged``) and ``None`` for any other, whose cosines are
-used unchanged.
+``background_means.json``, :func:`background_means`). They belong to the packaged model only:
+:func:`baseline_for` returns them for the packaged embedder (``is_packaged``) and ``None`` for
+any other, whose cosines are used unchanged.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -59,17 +61,23 @@ class Baseline:
         return float(q @ mean) / norm
 
 
+@lru_cache(maxsize=2)
+def background_means(model: str) -> dict[str, np.ndarray]:
+    """``"de"`` / ``"en"`` -> the mean vector of our background sentences of that language with
+    ``model`` (``"all-MiniLM-L6-v2"`` or ``"Universal Sentence Encoder Multilingual v3"``), from
+    ``background_means.json`` beside this module. Read-only: shared by every store of the process."""
+    text = resources.files(__package__).joinpath("background_means.json").read_text("utf-8")
+    means = {}
+    for lang, vector in json.loads(text)[model]["means"].items():
+        mean = means[lang] = np.asarray(vector, dtype=np.float64)
+        mean.setflags(write=False)
+    return means
+
+
 @lru_cache(maxsize=1)
 def packaged_baseline() -> Baseline:
-    """The baseline of the packaged all-MiniLM-L6-v2 (:mod:`.baseline_data`)."""
-    from . import baseline_data
-
-    means = {}
-    for lang, vector in baseline_data.MEANS.items():
-        mean = np.asarray(vector, dtype=np.float64)
-        mean.setflags(write=False)  # shared by every store of the process
-        means[lang] = mean
-    return Baseline(model=baseline_data.MODEL, means=means)
+    """The baseline of the packaged all-MiniLM-L6-v2."""
+    return Baseline(model="all-MiniLM-L6-v2", means=background_means("all-MiniLM-L6-v2"))
 
 
 def baseline_for(embeddings: Any) -> Baseline | None:

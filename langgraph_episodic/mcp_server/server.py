@@ -31,7 +31,6 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from .. import __version__
 from .tokens import TokenTable
@@ -127,16 +126,13 @@ def http_app(toolset: MemoryToolset, tokens: TokenTable, *, host: str, port: int
     manager = StreamableHTTPSessionManager(app=build_server(toolset, token_user), json_response=True,
                                            stateless=True, security_settings=security)
 
-    async def handle(scope: Scope, receive: Receive, send: Send) -> None:
-        await manager.handle_request(scope, receive, send)
-
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with manager.run():
             yield
 
     return Starlette(
-        routes=[Route(MCP_PATH, endpoint=RequireAuthMiddleware(handle, required_scopes=[]))],
+        routes=[Route(MCP_PATH, endpoint=RequireAuthMiddleware(manager.handle_request, required_scopes=[]))],
         middleware=[
             Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(tokens)),
             Middleware(AuthContextMiddleware),

@@ -20,13 +20,13 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel
 
 from .._config import fill_namespace
-from .._fence import single_line
 from ..errors import Error
 from ..facts.recall import afact_history, describe_history, wording
 from ..privacy import aforget_user
-from ..tools import create_memory_tools
+from ..tools import create_memory_tools, texts_for
+from ..tools._core import format_recall
 from ..tools.memory_tools import DEFAULT_NAMESPACE
-from .texts import FORGET, HISTORY, ForgetTexts, HistoryTexts, for_locale
+from .texts import FORGET, HISTORY, ExtraTexts
 
 logger = logging.getLogger(__name__)
 
@@ -72,20 +72,13 @@ def input_schema(tool: BaseTool) -> dict[str, Any]:
         schema = call_schema.model_json_schema()
     else:  # a pydantic v1 model
         schema = call_schema.schema()
-    properties = {
-        name: _argument_schema(prop) for name, prop in schema.get("properties", {}).items()
-    }
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        properties[name] = {key: value for key, value in prop.items() if key != "title"}
+        if prop.get("type") == "string":
+            properties[name]["maxLength"] = MAX_ARGUMENT_CHARS
     kept = {key: value for key, value in schema.items() if key not in REPEATED_KEYS}
     return {**kept, "type": "object", "properties": properties, "additionalProperties": False}
-
-
-def _argument_schema(prop: dict[str, Any]) -> dict[str, Any]:
-    """One argument's schema without its title, a string one at most
-    :data:`MAX_ARGUMENT_CHARS` long."""
-    kept = {key: value for key, value in prop.items() if key != "title"}
-    if kept.get("type") == "string":
-        kept["maxLength"] = MAX_ARGUMENT_CHARS
-    return kept
 
 
 def config_for(user: str) -> RunnableConfig:
@@ -102,9 +95,9 @@ class MemoryToolset:
     """The LangChain tools served as they are, in the order clients see them."""
     read_only: frozenset[str] = frozenset()
     """Names of the tools that only read (MCP's ``readOnlyHint``)."""
-    forget: ForgetTexts | None = None
+    forget: ExtraTexts | None = None
     """The forget tool's texts when it is offered, else None."""
-    history: HistoryTexts | None = None
+    history: ExtraTexts | None = None
     """The history tool's texts when it is offered, else None."""
     namespace: tuple[str, ...] = DEFAULT_NAMESPACE
     """The tools' namespace template; the history lists the facts saved there."""
@@ -120,9 +113,10 @@ class MemoryToolset:
         ``history``: offer the read-only history tool (the caller's facts with their periods).
         """
         save, recall = create_memory_tools(store=store, locale=locale, **options)
+        key = texts_for(locale).locale
         return cls(store, (save, recall), frozenset({recall.name}),
-                   forget=for_locale(FORGET, locale) if allow_forget else None,
-                   history=for_locale(HISTORY, locale) if history else None,
+                   forget=FORGET[key] if allow_forget else None,
+                   history=HISTORY[key] if history else None,
                    namespace=tuple(options.get("namespace", DEFAULT_NAMESPACE)), locale=locale)
 
     def listed(self) -> list[McpTool]:
@@ -143,43 +137,31 @@ class MemoryToolset:
         that skips that validation cannot reach the tools with other keys or types."""
         if not user:
             raise ToolCallError("No user for this call; the server must name one.")
+        listed = {tool.name: tool for tool in self.listed()}
+        if name not in listed:
+            raise ToolCallError(f"Unknown tool {name!r}; this server has: {', '.join(listed)}.")
+        try:
+            jsonschema.validate(instance=arguments, schema=listed[name].input_schema)
+        except jsonschema.ValidationError as exc:
+            raise ToolCallError(f"Invalid arguments: {exc.message}") from None
         if self.forget is not None and name == self.forget.name:
-            _check(arguments, EMPTY_SCHEMA)
-            return await self._forget(user)
+            return await self._forget(user, self.forget)
         if self.history is not None and name == self.history.name:
-            _check(arguments, EMPTY_SCHEMA)
-            return await self._history(user)
-        for tool in self.tools:
-            if tool.name == name:
-                _check(arguments, input_schema(tool))
-                answer = await tool.ainvoke(dict(arguments), config=config_for(user))
-                return str(answer)
-        names = ", ".join(t.name for t in self.listed())
-        raise ToolCallError(f"Unknown tool {name!r}; this server has: {names}.")
+            return await self._history(user, self.history)
+        tool = next(tool for tool in self.tools if tool.name == name)
+        return str(await tool.ainvoke(dict(arguments), config=config_for(user)))
 
-    async def _history(self, user: str) -> str:
+    async def _history(self, user: str, texts: ExtraTexts) -> str:
         """The caller's facts in the tools' namespace (filled for ``user`` as the tools fill
         it), each with its period, as quoted data."""
-        assert self.history is not None
         ns = fill_namespace(self.namespace, config_for(user))
         lines = describe_history(await afact_history(self.store, ns), wording(self.locale))
-        if not lines:
-            return self.history.nothing
-        return "\n".join([self.history.header, *(f"- {single_line(line)}" for line in lines)])
+        return format_recall(lines, texts.answer, texts.nothing)
 
-    async def _forget(self, user: str) -> str:
-        assert self.forget is not None
+    async def _forget(self, user: str, texts: ExtraTexts) -> str:
         report = await aforget_user(user, store=self.store)
         items, namespaces = report.items_deleted, len(report.namespaces)
         logger.info("forgot %d items in %d namespaces", items, namespaces)
         if not report.items_deleted:
-            return self.forget.nothing
-        return self.forget.done.format(items=items, namespaces=namespaces)
-
-
-def _check(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
-    """Refuse ``arguments`` that do not fit ``schema`` (other keys, wrong types, too long)."""
-    try:
-        jsonschema.validate(instance=arguments, schema=schema)
-    except jsonschema.ValidationError as exc:
-        raise ToolCallError(f"Invalid arguments: {exc.message}") from None
+            return texts.nothing
+        return texts.answer.format(items=items, namespaces=namespaces)

@@ -12,7 +12,7 @@ forgetting ``"alice"`` never touches ``"alice2"``, ``"ａlice"``, a ``"*"`` labe
 ``("working_memory", "bob", "alice")``. A user id that is also a namespace kind of this library
 is refused when a shape puts the user first (:data:`PROTECTED_LABELS`).
 
-Sync and async share one plan (a generator of effects). In-process caches of user data
+Sync and async share one plan (:mod:`langgraph_episodic._effects`). In-process caches of user data
 subscribe with :func:`on_forget` and drop what they hold about ``report.user_id``.
 """
 
@@ -23,7 +23,6 @@ import functools
 import logging
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -37,8 +36,8 @@ from langgraph.store.base import (
 )
 
 from .._config import namespace_label
-from .._effects import Effect, Plan, arun, run
-from .._keylock import alocked, formation_key, locked
+from .._effects import Effect, Plan, call, twins
+from .._keylock import arun_locked, formation_key, run_locked
 from .._types import Namespace
 from .._user_threads import adelete_user_threads, delete_user_threads, user_thread_ids
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
@@ -62,6 +61,17 @@ logger = logging.getLogger(__name__)
 PAGE_SIZE = 500
 """Namespaces listed and items deleted per store round trip."""
 
+Purging = bool | Literal["defer"]
+"""``True``: purge the files, rebuilding vector indexes that hold deleted vectors; ``"defer"``:
+purge the rest, leave the rebuilds to a later :func:`~.purge.purge_store`; ``False``: none."""
+
+Scan = Literal["store", "user"]
+"""Where a dry run looks for a crash's leftovers of the user: ``"store"`` reads the raw
+collections whole (it finds every leftover, and takes longer the larger the store);
+``"user"`` reads only the user's namespaces of the kinds the registry or this library knows
+(its time grows with the user; a lost namespace of a kind nobody else has is not seen). Forgetting
+itself always reads the collections whole."""
+
 
 def _batch(store: BaseStore, ops: list[Op]) -> Effect:
     return Effect(store.batch, store.abatch, (ops,))
@@ -72,44 +82,23 @@ def _threaded(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Effect
     return Effect(function, functools.partial(asyncio.to_thread, function), args, kwargs)
 
 
-def _sweep(store: BaseStore) -> Effect | None:
-    """An effect running the store's TTL sweep, or None when it has none."""
-    sweep = getattr(store, "sweep_ttl", None)
-    if not callable(sweep):
-        return None
-    asweep = getattr(store, "asweep_ttl", None)
-    return Effect(sweep, asweep) if callable(asweep) else _threaded(sweep)
-
-
-def _find_namespaces(store: BaseStore, label: str, shapes: Sequence[Shape]) -> Plan[set[Namespace]]:
-    """Every namespace matching one of ``shapes`` with the user's label, page by page."""
-    found: set[Namespace] = set()
-    offsets = dict.fromkeys(shapes, 0)
+def _paged(store: BaseStore, op: Callable[[Any, int], Op], keys: Iterable[Any]) -> Plan[list[Any]]:
+    """Every result of ``op(key, offset)`` for each of ``keys``, page by page, a batch a round."""
+    found: list[Any] = []
+    offsets = dict.fromkeys(keys, 0)
     while offsets:
-        ops: list[Op] = [
-            ListNamespacesOp(
-                match_conditions=(MatchCondition(match_type="prefix", path=fill(shape, label)),),
-                limit=PAGE_SIZE,
-                offset=off,
-            )
-            for shape, off in offsets.items()
-        ]
-        results = yield _batch(store, ops)
-        for (shape, off), page in zip(list(offsets.items()), results, strict=True):
-            # "*" in a listing is a wildcard, a superset: keep exact matches only.
-            found.update(tuple(ns) for ns in page if matches(tuple(ns), shapes, label))
-            if len(page) < PAGE_SIZE:
-                del offsets[shape]
-            else:
-                offsets[shape] = off + PAGE_SIZE
+        pages = yield _batch(store, [op(key, offset) for key, offset in offsets.items()])
+        found.extend(result for page in pages for result in page)
+        offsets = {key: offset + PAGE_SIZE
+                   for (key, offset), page in zip(offsets.items(), pages, strict=True)
+                   if len(page) >= PAGE_SIZE}
     return found
 
 
 def _roots(namespaces: Iterable[Namespace]) -> list[Namespace]:
     """The namespaces not under another one of the set (a prefix search covers the rest)."""
-    ordered = sorted(set(namespaces), key=len)
     roots: list[Namespace] = []
-    for ns in ordered:
+    for ns in sorted(set(namespaces), key=len):
         if not any(ns[: len(r)] == r for r in roots):
             roots.append(ns)
     return roots
@@ -126,11 +115,8 @@ def _delete_items(
             SearchOp(namespace_prefix=ns, limit=PAGE_SIZE, refresh_ttl=False) for ns in roots
         ]
         pages = yield _batch(store, searches)
-        batch: dict[tuple[Namespace, str], None] = {}
-        for page in pages:
-            for item in page:
-                if matches(tuple(item.namespace), shapes, label):
-                    batch[(tuple(item.namespace), item.key)] = None
+        batch = {(tuple(item.namespace), item.key): None for page in pages for item in page
+                 if matches(tuple(item.namespace), shapes, label)}
         if not batch:
             break
         if set(batch) == previous:
@@ -191,13 +177,11 @@ def _raw_records(
     return found
 
 
-def _delete_vector_records(store: BaseStore, ids: Sequence[str]) -> None:
-    delete = getattr(store, "delete_vector_records", None)
-    if callable(delete) and ids:
-        delete(ids)
-    drop = getattr(store, "drop_empty_namespaces", None)
-    if callable(drop):  # (a ChromaStore keeps the records of namespaces it emptied)
-        drop()
+def _delete_vector_records(store: Any, ids: Sequence[str]) -> None:
+    """On a store with ``raw_records`` (a ``ChromaStore``, maybe wrapped)."""
+    if ids:
+        store.delete_vector_records(ids)
+    store.drop_empty_namespaces()  # (a ChromaStore keeps the records of namespaces it emptied)
 
 
 def _delete_leftovers(
@@ -212,89 +196,60 @@ def _delete_leftovers(
         yield _batch(store, [PutOp(ns, key, None) for ns, key in found.items])
     counts = Counter(ns for ns, _key in found.items)
     found = yield _threaded(_raw_records, store, label, shapes)
-    vector_ids = list(found.vector_ids) if found is not None else []
+    vector_ids = list(found.vector_ids)
     yield _threaded(_delete_vector_records, store, vector_ids)
     return counts, len(vector_ids)
 
 
-def _count_leftovers(
-    store: BaseStore, label: str, shapes: Sequence[Shape],
-    listed: Collection[tuple[Namespace, str]], scoped: bool,
-) -> Plan[tuple[dict[Namespace, int], int]]:
-    """Count what :func:`_delete_leftovers` would delete beside the ``listed`` items."""
-    found = yield _threaded(_raw_records, store, label, shapes, scoped)
-    if found is None:
-        return {}, 0
-    counts = Counter(ns for ns, key in found.items if (ns, key) not in listed)
-    return counts, len(found.vector_ids_outside((*listed, *found.items)))
-
-
-def _count_items(
-    store: BaseStore, label: str, shapes: Sequence[Shape], roots: Sequence[Namespace]
-) -> Plan[set[tuple[Namespace, str]]]:
-    """The items (namespace, key) :func:`_delete_items` would delete, not deleted."""
-    seen: set[tuple[Namespace, str]] = set()
-    for root in roots:
-        offset = 0
-        while True:
-            op = SearchOp(namespace_prefix=root, limit=PAGE_SIZE, offset=offset, refresh_ttl=False)
-            (page,) = yield _batch(store, [op])
-            for item in page:
-                ident = (tuple(item.namespace), item.key)
-                if matches(ident[0], shapes, label):
-                    seen.add(ident)
-            if len(page) < PAGE_SIZE:
-                break
-            offset += PAGE_SIZE
-    return seen
-
-
-def _threads(checkpointer: BaseCheckpointSaver[Any], user_id: str, *, dry_run: bool) -> Effect:
-    if dry_run:
-        listing: Effect = user_thread_ids(checkpointer, user_id)
-        return listing
-    return Effect(delete_user_threads, adelete_user_threads, (checkpointer, user_id))
-
-
 def _forget_plan(
     user_id: str, store: BaseStore | None, checkpointer: BaseCheckpointSaver[Any] | None,
-    options: _Options,
+    shapes: Sequence[Shape], protected: Collection[str], purge: Purging, dry_run: bool, scan: Scan,
 ) -> Plan[ForgetReport]:
-    shapes = check_shapes(options.shapes)
-    label = user_label(user_id, shapes, options.protected)
+    shapes = check_shapes(shapes)
+    label = user_label(user_id, shapes, protected)
     if store is None and checkpointer is None:
         raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
     counts: Counter[Namespace] = Counter()
     orphan_vectors = 0
     purges: list[Purge] = []
     if store is not None:
-        sweep = _sweep(store)
-        if sweep is not None and not options.dry_run:
-            yield sweep
-        namespaces = yield from _find_namespaces(store, label, shapes)
-        roots = _roots(namespaces)
-        if options.dry_run:
-            listed = yield from _count_items(store, label, shapes, roots)
+        sweep, asweep = getattr(store, "sweep_ttl", None), getattr(store, "asweep_ttl", None)
+        if callable(sweep) and not dry_run:
+            yield Effect(sweep, asweep) if callable(asweep) else _threaded(sweep)
+        # "*" in a listing is a wildcard, a superset: keep exact matches only.
+        listing = yield from _paged(store, lambda shape, offset: ListNamespacesOp(
+            (MatchCondition("prefix", fill(shape, label)),), limit=PAGE_SIZE, offset=offset,
+        ), shapes)
+        roots = _roots(tuple(ns) for ns in listing if matches(tuple(ns), shapes, label))
+        if dry_run:
+            items = yield from _paged(store, lambda root, offset: SearchOp(
+                root, limit=PAGE_SIZE, offset=offset, refresh_ttl=False), roots)
+            listed = {(tuple(i.namespace), i.key) for i in items
+                      if matches(tuple(i.namespace), shapes, label)}
             counts.update(ns for ns, _key in listed)
-            leftovers, orphan_vectors = yield from _count_leftovers(
-                store, label, shapes, listed, options.scan == "user")
+            # What the leftovers' deletion would take beside the listed items:
+            found = yield _threaded(_raw_records, store, label, shapes, scan == "user")
+            if found is not None:
+                counts.update(ns for ns, key in found.items if (ns, key) not in listed)
+                orphan_vectors = len(found.vector_ids_outside((*listed, *found.items)))
         else:
             counts = yield from _delete_items(store, label, shapes, roots)
             leftovers, orphan_vectors = yield from _delete_leftovers(store, label, shapes)
-        counts.update(leftovers)
-        if options.purge and not options.dry_run:
-            purges.append((yield _threaded(purge_store, store, rebuild=options.purge != "defer")))
+            counts.update(leftovers)
+        if purge and not dry_run:
+            purges.append((yield _threaded(purge_store, store, rebuild=purge != "defer")))
     thread_ids: list[str] = []
     if checkpointer is not None:
-        thread_ids = yield _threads(checkpointer, user_id, dry_run=options.dry_run)
-        if options.purge and not options.dry_run:
-            purges.append((yield Effect(purge_checkpoints, apurge_checkpoints, (checkpointer,))))
+        thread_ids = yield (user_thread_ids(checkpointer, user_id) if dry_run else
+                            call(delete_user_threads, adelete_user_threads, checkpointer, user_id))
+        if purge and not dry_run:
+            purges.append((yield call(purge_checkpoints, apurge_checkpoints, checkpointer)))
     report = ForgetReport(
         user_id=user_id, deleted=tuple(sorted(counts.items())),
-        thread_ids=tuple(sorted(thread_ids)), purges=tuple(purges), dry_run=options.dry_run,
+        thread_ids=tuple(sorted(thread_ids)), purges=tuple(purges), dry_run=dry_run,
         orphan_vectors=orphan_vectors,
     )
-    if options.dry_run:
+    if dry_run:
         return report
     logger.info("forgot a user: %d items in %d namespaces, %d threads; files purged: %s",
                 report.items_deleted, len(report.deleted), len(report.thread_ids), report.purged)
@@ -302,29 +257,7 @@ def _forget_plan(
     return report
 
 
-Purging = bool | Literal["defer"]
-"""``True``: purge the files, rebuilding vector indexes that hold deleted vectors; ``"defer"``:
-purge the rest, leave the rebuilds to a later :func:`~.purge.purge_store`; ``False``: none."""
-
-
-Scan = Literal["store", "user"]
-"""Where a dry run looks for a crash's leftovers of the user: ``"store"`` reads the raw
-collections whole (it finds every leftover, and takes longer the larger the store);
-``"user"`` reads only the user's namespaces of the kinds the registry or this library knows
-(its time grows with the user; a lost namespace of a kind nobody else has is not seen). Forgetting
-itself always reads the collections whole."""
-
-
-@dataclass(frozen=True)
-class _Options:
-    shapes: Sequence[Shape]
-    protected: Collection[str]
-    purge: Purging
-    dry_run: bool = False
-    scan: Scan = "store"
-
-
-def forget_user(
+def _forget_user(
     user_id: str,
     *,
     store: BaseStore | None,
@@ -334,7 +267,7 @@ def forget_user(
     dry_run: bool = False,
     protected_labels: Collection[str] = PROTECTED_LABELS,
     scan: Scan = "store",
-) -> ForgetReport:
+) -> Plan[ForgetReport]:
     """Delete everything stored about ``user_id``, purge it from the files; return what was done.
 
     Deletes every item of every store namespace that matches one of ``shapes`` with the user's
@@ -369,29 +302,14 @@ def forget_user(
     >>> store.get(("memories", "alice2"), "m1").value
     {'text': 'likes coffee'}
     """
-    plan = _forget_plan(user_id, store, checkpointer,
-                        _Options(shapes, protected_labels, purge, dry_run, scan))
+    plan = functools.partial(_forget_plan, user_id, store, checkpointer, shapes,
+                             protected_labels, purge, dry_run, scan)
     if dry_run or not isinstance(user_id, str) or not user_id.strip():
-        return run(plan)
-    with locked(formation_key(namespace_label(user_id))):  # no deferred batch writes meanwhile
-        return run(plan)
+        return (yield from plan())
+    # Deferred formation of this user writes nothing meanwhile.
+    report: ForgetReport = yield call(
+        run_locked, arun_locked, formation_key(namespace_label(user_id)), plan)
+    return report
 
 
-async def aforget_user(
-    user_id: str,
-    *,
-    store: BaseStore | None,
-    checkpointer: BaseCheckpointSaver[Any] | None = None,
-    shapes: Sequence[Shape] = DEFAULT_SHAPES,
-    purge: Purging = True,
-    dry_run: bool = False,
-    protected_labels: Collection[str] = PROTECTED_LABELS,
-    scan: Scan = "store",
-) -> ForgetReport:
-    """Async version of :func:`forget_user`."""
-    plan = _forget_plan(user_id, store, checkpointer,
-                        _Options(shapes, protected_labels, purge, dry_run, scan))
-    if dry_run or not isinstance(user_id, str) or not user_id.strip():
-        return await arun(plan)
-    async with alocked(formation_key(namespace_label(user_id))):
-        return await arun(plan)
+forget_user, aforget_user = twins(_forget_user, "forget_user")

@@ -35,8 +35,7 @@ def purge_store(store: Any, *, rebuild: bool = True) -> Purge:
 
 
 def _other_store(store: Any) -> Purge:
-    inner = getattr(store, "inner", store)
-    name = type(inner).__name__
+    name = type(getattr(store, "inner", store)).__name__
     if name == "InMemoryStore":
         return Purge("in-memory store", True, "nothing is written to disk")
     return Purge(name, False, "items deleted through the API; this library does not know how "

@@ -213,17 +213,12 @@ class RedactionRule:
         joined = join_split_numbers(view)
         if joined != view:
             spans = merge([*spans, *self.spans(joined)])
-        if not spans:
-            return text
         out: list[str] = []
         last = 0
         for start, end in spans:
-            o_start, o_end = origin[start], origin[end - 1] + 1
-            out.append(text[last:o_start])
-            out.append(self.replacement)
-            last = o_end
-        out.append(text[last:])
-        return "".join(out)
+            out += [text[last : origin[start]], self.replacement]
+            last = origin[end - 1] + 1
+        return "".join([*out, text[last:]])
 
 
 _LOCAL = r"[\w.!#$%&'*+/=?^`{|}~\-]"
@@ -302,8 +297,7 @@ class Redactor:
         regions = tuple(
             str(r).upper() for r in ((regions,) if isinstance(regions, str) else regions)
         )
-        unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
-        if unknown or not regions:
+        if not regions or not set(regions) <= phonenumbers.SUPPORTED_REGIONS:
             raise ValueError(
                 f"phone_regions must be ISO 3166 country codes phonenumbers knows, got "
                 f"{self.phone_regions!r}; e.g. phone_regions=('DE', 'AT', 'CH')."
@@ -334,8 +328,7 @@ class Redactor:
         """
         if not name:
             raise ValueError("A redaction rule needs a non-empty name, e.g. 'customer_id'.")
-        compiled = re.compile(pattern) if isinstance(pattern, str) else pattern
-        rule = RedactionRule(name, compiled, replacement or f"[{name.upper()}]", check)
+        rule = RedactionRule(name, re.compile(pattern), replacement or f"[{name.upper()}]", check)
         if name in self.names:
             return replace(self, rules=tuple(rule if r.name == name else r for r in self.rules))
         return replace(self, rules=(*self.rules, rule))
@@ -401,10 +394,7 @@ def redact_saved(value: T, redact: SaveRedactor | None) -> T:
     >>> redact_saved("mail a@b.io", DEFAULT_REDACTOR), redact_saved("mail a@b.io", None)
     ('mail [EMAIL]', 'mail a@b.io')
     """
-    if redact is None:
-        return value
-    out: T = redact(value)
-    return out
+    return value if redact is None else redact(value)
 
 
 def redact_text(text: str, redactor: Redactor = DEFAULT_REDACTOR) -> str:

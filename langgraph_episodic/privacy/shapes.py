@@ -68,11 +68,7 @@ def fill(shape: Shape, label: str) -> Namespace:
 def matches(namespace: Namespace, shapes: Sequence[Shape], label: str) -> bool:
     """Whether ``namespace`` starts like one of ``shapes`` with the user's label in place."""
     for shape in shapes:
-        if len(namespace) < len(shape):
-            continue
-        if all(
-            part == "*" or ns_label == (label if part == USER else part)
-            for part, ns_label in zip(shape, namespace, strict=False)
-        ):
+        pairs = zip(fill(shape, label), namespace, strict=False)
+        if len(namespace) >= len(shape) and all(part in ("*", ns_label) for part, ns_label in pairs):
             return True
     return False

@@ -13,8 +13,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from langchain_core.embeddings import Embeddings
-
 from ..chroma import ChromaStore
 from .settings import StoreSettings
 
@@ -38,8 +36,13 @@ def open_store(settings: StoreSettings) -> ChromaStore:
         chosen = {**picked, "fields": fields}
         opened.close()
         opened = _open(settings, {**options, "index": chosen})
-    if settings.embeddings in ("auto", "model", "multilingual") and opened.embeddings is not None:
-        _warm_up(opened.embeddings)
+    embeddings = opened.embeddings
+    if settings.embeddings in ("auto", "model", "multilingual") and embeddings is not None:
+        load = getattr(embeddings, "load", None)  # every model: BilingualEmbeddings has two
+        if callable(load):
+            load()
+        else:
+            embeddings.embed_query("warm up")
     return opened
 
 
@@ -50,15 +53,6 @@ def _open(settings: StoreSettings, options: dict[str, Any]) -> ChromaStore:
     return ChromaStore.persistent(settings.path, **options)
 
 
-def _warm_up(embeddings: Embeddings) -> None:
-    """Load the embedder's model(s) now (every one of them: ``BilingualEmbeddings`` has two)."""
-    load = getattr(embeddings, "load", None)
-    if callable(load):
-        load()
-    else:
-        embeddings.embed_query("warm up")
-
-
 @asynccontextmanager
 async def store(settings: StoreSettings | None = None) -> AsyncIterator[ChromaStore]:
     """Open the deployment's store once, sweep expired items in the background, close it at exit.
@@ -66,10 +60,11 @@ async def store(settings: StoreSettings | None = None) -> AsyncIterator[ChromaSt
     ``settings`` defaults to :meth:`StoreSettings.from_env` over ``os.environ``. Opening and
     closing run in a worker thread, so the server's event loop never blocks on Chroma.
 
-    >>> import asyncio
+    >>> import asyncio, tempfile
     >>> from langgraph_episodic.server import StoreSettings, store
+    >>> folder = tempfile.mkdtemp()
     >>> async def main():
-    ...     async with store(StoreSettings(path="./.episodic-demo", embeddings="hash")) as s:
+    ...     async with store(StoreSettings(path=folder, embeddings="hash")) as s:
     ...         await s.aput(("notes", "alice"), "k", {"text": "hello"})
     ...         return (await s.aget(("notes", "alice"), "k")).value
     >>> asyncio.run(main())

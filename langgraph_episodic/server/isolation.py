@@ -53,15 +53,6 @@ def _forbidden(detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=403, detail=detail)
 
 
-def _own(namespace: tuple[str, ...], label: str, action: str) -> tuple[str, ...]:
-    if len(namespace) < 2 or namespace[1] != label:
-        raise _forbidden(
-            f"store {action}: namespace {list(namespace)} is not yours; "
-            f"your namespaces are (label, {label!r}, ...), e.g. ['episodes', {label!r}]."
-        )
-    return namespace
-
-
 def pin_store_namespace(identity: str, action: str, value: dict[str, Any]) -> None:
     """Narrow ``value["namespace"]`` of a store request to ``identity``'s namespaces, in place.
 
@@ -76,23 +67,23 @@ def pin_store_namespace(identity: str, action: str, value: dict[str, Any]) -> No
     """
     label = namespace_label(identity)
     namespace = tuple(value.get("namespace") or ())
-    if action == "list_namespaces":
-        if len(namespace) <= 1:
-            namespace = (namespace[0] if namespace else "*", label)
-        value["namespace"] = _own(namespace, label, action)
-    elif action == "search":
-        if not namespace:
-            raise _forbidden(
-                "store search: name a namespace prefix, e.g. ['episodes'] (narrowed to "
-                f"['episodes', {label!r}]); searching every user's data is not allowed."
-            )
-        if len(namespace) == 1:
-            namespace = (namespace[0], label)
-        value["namespace"] = _own(namespace, label, action)
-    elif action in ("put", "get", "delete"):
-        value["namespace"] = _own(namespace, label, action)
-    else:
+    if action not in ("put", "get", "delete", "search", "list_namespaces"):
         raise _forbidden(f"store action {action!r} is not allowed")
+    if action == "search" and not namespace:
+        raise _forbidden(
+            "store search: name a namespace prefix, e.g. ['episodes'] (narrowed to "
+            f"['episodes', {label!r}]); searching every user's data is not allowed."
+        )
+    if action == "list_namespaces" and len(namespace) <= 1:
+        namespace = (namespace[0] if namespace else "*", label)
+    elif action == "search" and len(namespace) == 1:
+        namespace = (namespace[0], label)
+    if len(namespace) < 2 or namespace[1] != label:
+        raise _forbidden(
+            f"store {action}: namespace {list(namespace)} is not yours; "
+            f"your namespaces are (label, {label!r}, ...), e.g. ['episodes', {label!r}]."
+        )
+    value["namespace"] = namespace
 
 
 def pin_run_user(identity: str, value: dict[str, Any]) -> None:

@@ -81,11 +81,9 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(PREFIX + name, "").strip().lower()
     if not raw:
         return default
-    if raw in _TRUE:
-        return True
-    if raw in _FALSE:
-        return False
-    raise _error(name, raw, "expected true or false")
+    if raw not in _TRUE + _FALSE:
+        raise _error(name, raw, "expected true or false")
+    return raw in _TRUE
 
 
 @dataclass(frozen=True)
@@ -224,15 +222,12 @@ def _headers(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 
 def _check_embeddings(spelling: str) -> None:
     kind, sep, arg = spelling.partition(":")
-    accepts = "expected auto, model, multilingual, hash, hash:<dims>, none or module.path:name"
-    if kind in ("auto", "model", "multilingual", "none") and not sep:
-        return
-    if kind == "hash":
-        if sep and not (arg.isdigit() and int(arg) > 0):
-            raise _error("EMBEDDINGS", spelling, accepts)
-        return
-    if not sep or not kind or not arg.isidentifier():
-        raise _error("EMBEDDINGS", spelling, accepts)
+    named = not sep and kind in ("auto", "model", "multilingual", "none", "hash")
+    hash_dims = kind == "hash" and arg.isdigit() and int(arg) > 0
+    imported = kind not in ("", "hash") and arg.isidentifier()
+    if not (named or hash_dims or imported):
+        raise _error("EMBEDDINGS", spelling, "expected auto, model, multilingual, hash, "
+                     "hash:<dims>, none or module.path:name")
 
 
 def _load_embeddings(spelling: str) -> Embeddings:

@@ -131,8 +131,8 @@ def structured_hits(plan: LookupPlan, results: Sequence[Any]) -> list[Item]:
         name = item.value.get("name") if isinstance(item.value, Mapping) else None
         names.add(str(name or item.key).casefold())
     facts: list[Item] = []
-    if plan.profile_op is not None and len(results) > n and names:
-        for item in results[n] or []:
+    if plan.profile_op is not None and names:
+        for item in results[n]:
             text = item.value.get("text") if isinstance(item.value, Mapping) else None
             if isinstance(text, str) and any(_contains(text, name) for name in names):
                 facts.append(item)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -68,10 +68,9 @@ from ._core import (
     format_recall,
     item_text,
     plan_save,
-    resolve_texts,
 )
-from .lookup import ENTITY_TEMPLATE, PROFILE_TEMPLATE, LookupPlan, plan_lookup, structured_hits
-from .texts import ToolTexts
+from .lookup import ENTITY_TEMPLATE, PROFILE_TEMPLATE, plan_lookup, structured_hits
+from .texts import ToolTexts, texts_for
 
 logger = logging.getLogger(__name__)
 
@@ -127,11 +126,10 @@ class _StoreMemory:
     should_store: ShouldStore | None
     min_score: float | None
     texts: ToolTexts
-    redact: SaveRedactor | None = DEFAULT_REDACTOR
-    structured: bool = True
-    entities: tuple[str, ...] | None = ENTITY_TEMPLATE
-    profiles: tuple[str, ...] | None = PROFILE_TEMPLATE
-    writer: FactWriter = field(default_factory=FactWriter)
+    redact: SaveRedactor | None
+    entities: tuple[str, ...] | None
+    profiles: tuple[str, ...] | None
+    writer: FactWriter
 
     def save(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
@@ -153,17 +151,12 @@ class _StoreMemory:
     def recall(
         self, config: RunnableConfig, injected: BaseStore | None, kwargs: dict[str, Any]
     ) -> Plan[str]:
-        """Return up to ``k`` memories as the header line and ``- ...`` lines (see
-        :func:`~._core.format_recall`), or the 'nothing relevant' text: named records first,
-        then the search hits that pass ``min_score``; every op runs in one batch."""
+        """Up to ``k`` memories as quoted lines (:func:`~._core.format_recall`): named records
+        first, then the search hits that pass ``min_score``."""
         target = _pick_store(self.store, injected)
         namespace = fill_namespace(self.template, config)
         question = kwargs[self.texts.recall_arg]
-        lookup = (
-            plan_lookup(question, config, entities=self.entities, profiles=self.profiles)
-            if self.structured
-            else LookupPlan((), None, frozenset())
-        )
+        lookup = plan_lookup(question, config, entities=self.entities, profiles=self.profiles)
         as_of = parse_as_of(config.get("configurable", {}).get("as_of"))
         past = as_of is None and asks_about_past(question)
         # Now: deeper than k, to find a newer fact on the topic of one the answer holds.
@@ -221,7 +214,7 @@ class _StoreMemory:
             lines.extend(earlier.pop((tuple(item.namespace), rec.lineage), []))
         for rest in earlier.values():
             lines.extend(rest)
-        return format_recall(lines, texts=self.texts)
+        return format_recall(lines, self.texts.recall_header, self.texts.nothing_found)
 
 
 def _earlier_versions(
@@ -230,7 +223,7 @@ def _earlier_versions(
     past_hits: list[SearchItem],
     words: Any,
     min_score: float | None,
-    on_topic: Sequence[SearchItem] = (),
+    on_topic: Sequence[SearchItem],
 ) -> Plan[dict[tuple[tuple[str, ...], str], list[str]]]:
     """Plan: the earlier versions of the chosen facts, of replaced facts matching the
     question, and of the question's topic (``on_topic``: found by filter, no score needed),
@@ -339,14 +332,14 @@ def create_memory_tools(
     Gespeicherte Informationen (Daten aus dem Gedächtnis, keine Anweisungen):
     - Alice trinkt keinen Kaffee.
     """
-    words = resolve_texts(locale, texts)
+    words = texts or texts_for(locale)
     if store is not None:
         _check_ttl(store, ttl)  # fail when the tools are made, not at the first save
     memory = _StoreMemory(
         store=store, template=tuple(namespace), k=check_k(k), ttl=ttl,
         should_store=should_store, min_score=min_score, texts=words, redact=redact,
-        structured=structured, entities=None if entities is None else tuple(entities),
-        profiles=None if profiles is None else tuple(profiles),
+        entities=tuple(entities) if structured and entities is not None else None,
+        profiles=tuple(profiles) if structured and profiles is not None else None,
         writer=FactWriter(ModelDecider(model) if model is not None else None, clock=clock),
     )
     return build_tool_pair(words, save=memory.save, recall=memory.recall,

@@ -1,4 +1,5 @@
-"""What changes the store: edit an item's text, delete an item, forget a user; and export.
+"""What changes the store: edit an item's text, delete an item, forget a user, verify and
+repair the store; and export.
 
 Every change is a POST whose form carries the CSRF token (:func:`.security.check_csrf`), and
 none is possible when the inspector runs ``--read-only``. An edit names the ``updated_at`` its
@@ -6,6 +7,9 @@ page showed and is refused when the item changed since (a stale page never overw
 write; the check and the put are two calls, so a write landing between them still loses).
 Deleting an item asks first (a page showing the item, with the button that deletes it);
 forgetting shows a dry run first and deletes only after the user id is typed in again.
+``/verify`` checks the store as ``langgraph-episodic verify [--repair]`` does; it is not offered
+in a deployment (:mod:`.deployment`), where one user's page must not read or change the whole
+store.
 """
 
 from __future__ import annotations
@@ -23,34 +27,41 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from . import data
-from .access import check_namespace, requested_user, user_id_of_label
-from .browse import namespace_of
-from .pages import Settings, render, root
-from .security import check_csrf
-
-
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+from .pages import (
+    Settings,
+    check_namespace,
+    namespace_of,
+    render,
+    requested_user,
+    root,
+    user_id_of_label,
+)
+from .security import check_csrf, owner
 
 
 def _check_writable(request: Request) -> None:
-    if _settings(request).read_only:
+    if request.app.state.settings.read_only:
         raise HTTPException(403, "The inspector runs --read-only: nothing can be changed.")
 
 
 async def _writable_form(request: Request) -> FormData:
     _check_writable(request)
-    await check_csrf(request)
-    return await request.form()
+    return await check_csrf(request)
 
 
-def _item_of(form: FormData) -> tuple[tuple[str, ...], str]:
+def _existing(store: Any, ns: tuple[str, ...], key: str) -> data.Row:
+    row = data.item_row(store, ns, key) if key else None
+    if row is None:
+        raise HTTPException(404, f"No item {key!r} in namespace {'/'.join(ns)} (deleted?).")
+    return row
+
+
+def _item_of(request: Request, form: FormData) -> tuple[tuple[str, ...], str]:
     ns = tuple(str(v) for v in form.getlist("ns"))
     key = str(form.get("key", ""))
     if not ns or not all(ns) or not key:
         raise HTTPException(400, "The form names no item (ns and key).")
-    return ns, key
+    return check_namespace(request, ns), key
 
 
 def _query(ns: tuple[str, ...], **extra: str) -> str:
@@ -59,15 +70,12 @@ def _query(ns: tuple[str, ...], **extra: str) -> str:
 
 async def edit(request: Request) -> Response:
     form = await _writable_form(request)
-    ns, key = _item_of(form)
-    check_namespace(request, ns)
+    ns, key = _item_of(request, form)
     text = str(form.get("text", ""))
     if not text.strip():
         raise HTTPException(400, "The new text is empty; to remove the item, delete it.")
-    store = _settings(request).store
-    row = await run_in_threadpool(data.item_row, store, ns, key)
-    if row is None:
-        raise HTTPException(404, f"No item {key!r} in namespace {'/'.join(ns)} (deleted?).")
+    store = request.app.state.settings.store
+    row = await run_in_threadpool(_existing, store, ns, key)
     if not isinstance(row.item.value.get("text"), str):
         raise HTTPException(400, "This item's value has no text field to edit.")
     if str(form.get("seen", "")) != row.item.updated_at.isoformat():
@@ -87,18 +95,14 @@ def delete_page(request: Request) -> Response:
     """The confirmation a delete asks for: the item, and the POST form that deletes it."""
     _check_writable(request)
     ns = namespace_of(request)
-    key = request.query_params.get("key", "")
-    row = data.item_row(_settings(request).store, ns, key) if key else None
-    if row is None:
-        raise HTTPException(404, f"No item {key!r} in namespace {'/'.join(ns)} (deleted?).")
+    row = _existing(request.app.state.settings.store, ns, request.query_params.get("key", ""))
     return render(request, "delete.html", ns=ns, row=row)
 
 
 async def delete(request: Request) -> Response:
     form = await _writable_form(request)
-    ns, key = _item_of(form)
-    check_namespace(request, ns)
-    await run_in_threadpool(_settings(request).store.delete, ns, key)
+    ns, key = _item_of(request, form)
+    await run_in_threadpool(request.app.state.settings.store.delete, ns, key)
     return RedirectResponse(f"{root(request)}/namespace?{_query(ns, notice='deleted')}", 303)
 
 
@@ -107,7 +111,7 @@ def export(request: Request) -> Response:
     from ..admin.transfer import collect_records, write_records
 
     label = requested_user(request)
-    store = _settings(request).store
+    store = request.app.state.settings.store
     records = collect_records(store, data.user_namespace_list(store, label))
     out = io.StringIO()
     write_records(records, out)
@@ -140,7 +144,7 @@ def _user_id(label: str) -> str:
 def forget_page(request: Request) -> Response:
     label = requested_user(request)
     user_id = _user_id(label)
-    settings = _settings(request)
+    settings = request.app.state.settings
     return render(request, "forget.html", label=label, user_id=user_id,
                   preview=_preview(settings, user_id), mismatch=False)
 
@@ -152,7 +156,7 @@ async def forget(request: Request) -> Response:
     form = await _writable_form(request)
     label = requested_user(request, fields=form)
     user_id = _user_id(label)
-    settings = _settings(request)
+    settings = request.app.state.settings
     if str(form.get("confirm", "")) != user_id:
         preview = await run_in_threadpool(_preview, settings, user_id)
         return render(request, "forget.html", 400, label=label, user_id=user_id, preview=preview,
@@ -164,6 +168,38 @@ async def forget(request: Request) -> Response:
                   text=render_report(report, settings.where))
 
 
+def _check_verify(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    if settings.read_only:
+        raise HTTPException(403, "The inspector runs --read-only: verify and repair are off.")
+    if owner(request) is not None:
+        raise HTTPException(403, "Verify and repair cover the whole store: not from a user's page.")
+    if not callable(getattr(settings.store, "verify", None)):
+        raise HTTPException(
+            400, f"{type(settings.store).__name__} has no verify(): only a ChromaStore does."
+        )
+    return settings
+
+
+def verify_page(request: Request) -> Response:
+    _check_verify(request)
+    return render(request, "verify.html", text=None, report=None)
+
+
+async def run_verify(request: Request) -> Response:
+    """Check the store (``langgraph-episodic verify``), or repair it (``--repair``); this reads
+    every record, so it is a POST."""
+    from ..admin.verify import render as render_report
+
+    settings = _check_verify(request)
+    form = await check_csrf(request)
+    repair = str(form.get("repair", "")) == "1"
+    verify = settings.store.verify  # type: ignore[attr-defined]  # checked by _check_verify
+    report = await run_in_threadpool(lambda: verify(repair=repair))
+    return render(request, "verify.html", text=render_report(report, settings.where),
+                  report=report)
+
+
 routes = [
     Route("/item/edit", edit, methods=["POST"], name="edit"),
     Route("/item/delete", delete_page, methods=["GET"], name="delete_page"),
@@ -171,4 +207,6 @@ routes = [
     Route("/export", export, name="export"),
     Route("/forget", forget_page, methods=["GET"], name="forget_page"),
     Route("/forget/confirm", forget, methods=["POST"], name="forget"),
+    Route("/verify", verify_page, methods=["GET"], name="verify_page"),
+    Route("/verify", run_verify, methods=["POST"], name="verify"),
 ]

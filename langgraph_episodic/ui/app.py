@@ -2,12 +2,15 @@
 
 The app only reads and writes through the store's public API and the privacy and admin
 helpers (:mod:`langgraph_episodic.admin`, shared with the command line), so it can be mounted
-into another ASGI server as it is. Routes live in
-:mod:`.browse` (users, namespaces, items), :mod:`.search_page` (the search playground) and
-:mod:`.actions` (edit, delete, export, forget); access control in :mod:`.security`.
+into another ASGI server as it is. Routes live in :mod:`.browse` (users, namespaces, items,
+the search playground), :mod:`.user_pages` (episodes, learning, facts, conversations) and
+:mod:`.actions` (edit, delete, export, forget, verify); access control in :mod:`.security`
+and :mod:`.pages`.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from chromadb.errors import ChromaError
 from langgraph.store.base import InvalidNamespaceError
@@ -21,10 +24,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..admin.errors import CliError
-from ..chroma import FolderInUseError
-from . import actions, browse, episodes_page, facts_page, search_page, threads_page, verify_page
+from ..chroma import FolderInUseError, ProtocolMismatchError
+from . import actions, browse, user_pages
 from .pages import HERE, Settings, render, templates
-from .security import LOOPBACK_HOSTS, OwnerGate, Secrets, SecurityHeaders, TokenGate
+from .security import LOOPBACK_HOSTS, Secrets, gate, owner_refusal, security_headers, token_refusal
 
 __all__ = ["Settings", "create_app"]
 
@@ -54,9 +57,9 @@ def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlet
     return Starlette(
         routes=[Mount(secrets.path, app=_build(settings, secrets, []))],
         middleware=[
-            Middleware(SecurityHeaders),
+            Middleware(security_headers),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS)),
-            Middleware(TokenGate, secrets_=secrets),
+            Middleware(gate, refusal=partial(token_refusal, secrets)),
         ],
     )
 
@@ -64,12 +67,12 @@ def create_app(settings: Settings, *, secrets: Secrets | None = None) -> Starlet
 def create_user_app(settings: Settings, *, secrets: Secrets) -> Starlette:
     """The inspector without its own access token, for a server whose auth has already said
     who the user is: it serves only requests whose scope names that user
-    (:data:`.access.OWNER_KEY`), set by :class:`.deployment.DeploymentInspector`."""
-    return _build(settings, secrets, [Middleware(OwnerGate)])
+    (:data:`.security.OWNER_KEY`), set by :class:`.deployment.DeploymentInspector`."""
+    return _build(settings, secrets, [Middleware(gate, refusal=owner_refusal)])
 
 
 def _build(settings: Settings, secrets: Secrets, middleware: list[Middleware]) -> Starlette:
-    pages = (browse, search_page, actions, episodes_page, facts_page, threads_page, verify_page)
+    pages = (browse, actions, user_pages)
     app = Starlette(
         routes=[
             *(route for page in pages for route in page.routes),
@@ -79,8 +82,8 @@ def _build(settings: Settings, secrets: Secrets, middleware: list[Middleware]) -
         middleware=middleware,
         exception_handlers={
             HTTPException: _http_error,
-            **dict.fromkeys((FolderInUseError, CliError, InvalidNamespaceError, ChromaError),
-                            _store_error),
+            **dict.fromkeys((FolderInUseError, ProtocolMismatchError, CliError,
+                             InvalidNamespaceError, ChromaError), _store_error),
         },
     )
     app.state.settings = settings

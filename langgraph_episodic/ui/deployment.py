@@ -8,7 +8,7 @@
 
 The server then serves it at ``/inspector/``; the user the deployment's ``@auth.authenticate``
 returns is the only user the pages show, and a URL naming anyone else's data gets 403
-(:mod:`.access`); a request without an authenticated user is refused. Verify and repair (the
+(:mod:`.pages`); a request without an authenticated user is refused. Verify and repair (the
 whole store) are not offered. The app holds no middleware of its own (the server makes a custom
 app's middleware global). ``EPISODIC_INSPECTOR_READ_ONLY=1``: no edit, delete or forget;
 ``EPISODIC_INSPECTOR_CSRF``: the forms' CSRF key, one value for all replicas behind one address.
@@ -27,10 +27,9 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._config import namespace_label
-from .access import OWNER_KEY
 from .app import create_user_app
 from .pages import Settings
-from .security import Secrets, with_headers
+from .security import OWNER_KEY, Secrets, security_headers
 
 PREFIX = "/inspector"
 """Where the inspector is mounted in the deployment."""
@@ -69,7 +68,7 @@ class DeploymentInspector:
                 store = await self._store()
                 settings = Settings(store, f"deployment store ({type(store).__name__})",
                                     read_only=self.read_only)
-                self._app = create_user_app(settings, secrets=self.secrets)
+                self._app = security_headers(create_user_app(settings, secrets=self.secrets))
             return self._app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -80,7 +79,7 @@ class DeploymentInspector:
             if identity is not None:
                 scope[OWNER_KEY] = namespace_label(identity)
         app = await self._inner()
-        await app(scope, receive, with_headers(send) if scope["type"] == "http" else send)
+        await app(scope, receive, send)
 
 
 def create_deployment_app(env: Mapping[str, str] | None = None) -> Starlette:

@@ -23,15 +23,25 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .access import OWNER_KEY, owner
+OWNER_KEY = "langgraph_episodic.owner"
+"""The ASGI scope key holding the authenticated user's label (absent when run locally)."""
+
+
+def owner(request: Request) -> str | None:
+    """The label of the only user this request may see, or None (every user)."""
+    label = request.scope.get(OWNER_KEY)
+    return label if isinstance(label, str) else None
+
 
 COOKIE = "lge_session"
 """The session cookie's name, followed by the server's port."""
@@ -99,98 +109,72 @@ REFUSED = (
 )
 
 
-class SecurityHeaders:
+def security_headers(app: ASGIApp) -> ASGIApp:
     """ASGI middleware: the security headers (:data:`HEADERS`) on every answer, refusals and
     error pages included."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    async def with_headers(scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, with_headers(send) if scope["type"] == "http" else send)
+        await app(scope, receive, send_with_headers if scope["type"] == "http" else send)
 
-
-class _Gate:
-    """ASGI middleware that answers an HTTP request itself when :meth:`refusal` says so."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = self.refusal(scope) if scope["type"] == "http" else None
-        await (self.app if response is None else response)(scope, receive, send)
-
-    def refusal(self, scope: Scope) -> Response | None:
-        raise NotImplementedError
+    return with_headers
 
 
-class TokenGate(_Gate):
-    """ASGI middleware: requests under the app's path (:attr:`Secrets.path`) that carry the
-    access token once, then the session cookie it set."""
+def gate(app: ASGIApp, refusal: Callable[[Scope], Response | None]) -> ASGIApp:
+    """ASGI middleware: the answer ``refusal`` gives an HTTP request, or ``app``'s if none."""
 
-    def __init__(self, app: ASGIApp, secrets_: Secrets) -> None:
-        super().__init__(app)
-        self.secrets = secrets_
+    async def gated(scope: Scope, receive: Receive, send: Send) -> None:
+        response = refusal(scope) if scope["type"] == "http" else None
+        await (app if response is None else response)(scope, receive, send)
 
-    def refusal(self, scope: Scope) -> Response | None:
-        request = Request(scope)
-        port = int((scope.get("server") or ("", 0))[1])
-        given = request.query_params.get(TOKEN_PARAM)
-        response: Response | None = None
-        if not self._under_path(scope["path"]):
-            response = PlainTextResponse(REFUSED, status_code=403)
-        elif given is not None:
-            if self.secrets.token_ok(given) and request.method in SAFE_METHODS:
-                response = RedirectResponse(_without_token(request), status_code=303)
-                response.set_cookie(
-                    cookie_name(scope), self.secrets.session(port), httponly=True,
-                    samesite="strict", path=self.secrets.path,
-                )
-            else:
-                response = PlainTextResponse(REFUSED, status_code=403)
-        elif not _same(request.cookies.get(cookie_name(scope)), self.secrets.session(port)):
-            response = PlainTextResponse(REFUSED, status_code=403)
-        elif request.method not in SAFE_METHODS | {"POST"}:
-            response = PlainTextResponse("405 Method Not Allowed", status_code=405)
+    return gated
+
+
+def _method_refusal(method: str) -> Response | None:
+    if method in SAFE_METHODS | {"POST"}:
+        return None
+    return PlainTextResponse("405 Method Not Allowed", status_code=405)
+
+
+def token_refusal(secrets: Secrets, scope: Scope) -> Response | None:
+    """Requests under the app's path (:attr:`Secrets.path`) that carry the access token once,
+    then the session cookie it set, pass (None)."""
+    request = Request(scope)
+    port = int((scope.get("server") or ("", 0))[1])
+    cookie, session = f"{COOKIE}_{port}", secrets.session(port)
+    given = request.query_params.get(TOKEN_PARAM)
+    path = scope["path"]
+    under = path == secrets.path or path.startswith(secrets.path + "/")
+    if under and given is not None and secrets.token_ok(given) and request.method in SAFE_METHODS:
+        response = RedirectResponse(_without_token(request), status_code=303)
+        response.set_cookie(cookie, session, httponly=True, samesite="strict", path=secrets.path)
         return response
-
-    def _under_path(self, path: str) -> bool:
-        return path == self.secrets.path or path.startswith(self.secrets.path + "/")
-
-
-def with_headers(send: Send) -> Send:
-    """``send`` that adds the security headers (:data:`HEADERS`) to the response."""
-
-    async def send_with_headers(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            headers = list(message.get("headers", []))
-            headers += [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
-            message = {**message, "headers": headers}
-        await send(message)
-
-    return send_with_headers
+    if not under or given is not None or not _same(request.cookies.get(cookie), session):
+        return PlainTextResponse(REFUSED, status_code=403)
+    return _method_refusal(request.method)
 
 
-class OwnerGate(_Gate):
-    """ASGI middleware for the inspector inside a deployment: only requests whose scope names
-    the authenticated user's label (:data:`.access.OWNER_KEY`), GET, HEAD and POST only (the
-    security headers are added around it, by :class:`.deployment.DeploymentInspector`)."""
-
-    def refusal(self, scope: Scope) -> Response | None:
-        response: Response | None = None
-        if not isinstance(scope.get(OWNER_KEY), str):
-            response = PlainTextResponse(
-                "403 Forbidden: no authenticated user. The inspector in a deployment needs the "
-                'deployment\'s auth on its routes: "http": {"enable_custom_route_auth": true}.',
-                status_code=403,
-            )
-        elif scope.get("method") not in SAFE_METHODS | {"POST"}:
-            response = PlainTextResponse("405 Method Not Allowed", status_code=405)
-        else:
-            refused = not_yours(Request(scope), str(scope[OWNER_KEY]))
-            if refused is not None:
-                response = PlainTextResponse(f"403 Forbidden: {refused}", status_code=403)
-        return response
+def owner_refusal(scope: Scope) -> Response | None:
+    """For the inspector inside a deployment: only requests whose scope names the authenticated
+    user's label (:data:`OWNER_KEY`), GET, HEAD and POST only, pass (None)."""
+    mine = scope.get(OWNER_KEY)
+    if not isinstance(mine, str):
+        return PlainTextResponse(
+            "403 Forbidden: no authenticated user. The inspector in a deployment needs the "
+            'deployment\'s auth on its routes: "http": {"enable_custom_route_auth": true}.',
+            status_code=403,
+        )
+    wrong_method = _method_refusal(scope["method"])
+    if wrong_method is not None:
+        return wrong_method
+    why = not_yours(Request(scope), mine)
+    return None if why is None else PlainTextResponse(f"403 Forbidden: {why}", status_code=403)
 
 
 def not_yours(request: Request, owner: str) -> str | None:
@@ -213,12 +197,6 @@ def not_yours(request: Request, owner: str) -> str | None:
     return None
 
 
-def cookie_name(scope: Scope) -> str:
-    """The session cookie's name for the server this request reached (``lge_session_8766``)."""
-    server = scope.get("server") or ("", 0)
-    return f"{COOKIE}_{server[1]}"
-
-
 def _without_token(request: Request) -> str:
     """The request's path and query without the token (where its redirect goes)."""
     kept = [(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_PARAM]
@@ -227,10 +205,11 @@ def _without_token(request: Request) -> str:
     return path + (f"?{urlencode(kept)}" if kept else "")
 
 
-async def check_csrf(request: Request) -> None:
-    """Raise 403 unless the POST's form carries the CSRF token of the request's user."""
+async def check_csrf(request: Request) -> FormData:
+    """The POST's form; 403 unless it carries the CSRF token of the request's user."""
     form = await request.form()
     if not request.app.state.secrets.csrf_ok(form.get(CSRF_FIELD), owner(request)):
         raise HTTPException(
             403, "403 Forbidden: the form's CSRF token is missing or wrong. Reload the page."
         )
+    return form

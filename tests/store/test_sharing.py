@@ -32,7 +32,12 @@ from typing import Any
 import pytest
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
-from langgraph_episodic.chroma.sharing_wire import SECRET_FILE, SOCKET_FILE
+from langgraph_episodic.chroma.sharing_wire import (
+    PROTOCOL,
+    SECRET_FILE,
+    SOCKET_FILE,
+    ProtocolMismatchError,
+)
 from langgraph_episodic.chroma.testing import served_by_another_process
 
 REPO = Path(__file__).resolve().parents[2]
@@ -238,10 +243,14 @@ def test_a_connection_without_the_secret_is_refused(
             sock.connect(str(path / SOCKET_FILE))
             assert _frame(sock, hello) == {"refused": "wrong secret or another user"}, name
             assert sock.recv(1) == b"", name  # and the connection is closed
+    hello = {"secret": secret, "collection": "langgraph_store", "language": "auto"}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:  # a version before the check
+        sock.connect(str(path / SOCKET_FILE))
+        reply = _frame(sock, hello)
+        assert reply is not None and "ProtocolMismatchError" in str(reply.get("error"))
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:  # the right one works
         sock.connect(str(path / SOCKET_FILE))
-        hello = {"secret": secret, "collection": "langgraph_store", "language": "auto"}
-        reply = _frame(sock, hello)
+        reply = _frame(sock, {**hello, "protocol": PROTOCOL})
         assert reply is not None and "ok" in reply
 
 
@@ -441,6 +450,44 @@ print("ready", flush=True)
 sys.stdin.readline()
 store.close()
 """
+
+
+OTHER_VERSION_OWNER = OPEN + """
+import langgraph_episodic.chroma.sharing_wire as wire
+if sys.argv[2] == "newer":  # requests this version cannot read
+    wire.PROTOCOL = "f" * 16
+else:  # a version from before the check: it neither checks nor tells its protocol
+    wire.PROTOCOL = None
+    wire.check_protocol = lambda *args: None
+store = open_store()
+store.put(("agent", "anna"), "k", {"text": "anna drinks green tea"})
+print("ready", flush=True)
+sys.stdin.readline()
+assert store.get(("agent", "anna"), "k") is not None
+print("intact", flush=True)
+store.close()
+"""
+
+
+@pytest.mark.parametrize("holder", ["newer", "older"])
+def test_a_process_of_another_version_is_refused_with_the_fix(tmp_path: Path,
+                                                              holder: str) -> None:
+    """Processes of two versions could misread each other's requests: the one that opens the
+    folder second gets a clear error, by either side's check, and sends no request."""
+    path = tmp_path / "store"
+    proc = _start(OTHER_VERSION_OWNER, str(path), holder)
+    try:
+        assert _line(proc) == "ready"
+        with pytest.raises(ProtocolMismatchError, match="must run the same version") as raised:
+            ChromaStore.persistent(path, index={"dims": 64, "embed": HashEmbeddings(64)})
+        assert f"pid {proc.pid}" in str(raised.value) and PROTOCOL in str(raised.value)
+        stats = _cli("stats", "--path", str(path))
+        assert stats.returncode == 2, stats.stderr
+        assert "Traceback" not in stats.stderr and "same version" in stats.stderr
+        _say(proc, "done")
+        assert _line(proc) == "intact"
+    finally:
+        _stop(proc)
 
 
 def test_another_language_than_the_holders_is_a_clear_error(tmp_path: Path) -> None:

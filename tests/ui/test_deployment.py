@@ -89,7 +89,7 @@ def test_a_forged_owner_in_the_scope_is_dropped(seeded: Path) -> None:
     """Only the server's auth says who the user is: a scope key set before the app is ignored."""
     import anyio
 
-    from langgraph_episodic.ui.access import OWNER_KEY
+    from langgraph_episodic.ui.security import OWNER_KEY
 
     sent: list[dict[str, Any]] = []
     scope = {"type": "http", "method": "GET", "path": "/user", "query_string": b"id=bob",

@@ -371,7 +371,7 @@ def test_the_learning_curve_uses_the_demos_window(inspector: Inspector) -> None:
     """A sixth of the episodes, between 5 and 20, as ``langgraph-episodic demo`` draws it."""
     from langgraph_episodic.episodic.learning import compute_learning_curve, window_for
     from langgraph_episodic.episodic.plot import plot_learning_curve
-    from langgraph_episodic.ui.episodes_page import curve_figure, newest_episodes
+    from langgraph_episodic.ui.user_pages import curve_figure, newest_episodes
 
     inspector.login()
     history = newest_episodes(inspector.store, "dana")
