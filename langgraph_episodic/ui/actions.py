@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -168,17 +169,20 @@ async def forget(request: Request) -> Response:
                   text=render_report(report, settings.where))
 
 
-def _check_verify(request: Request) -> Settings:
+def _check_verify(request: Request) -> tuple[Settings, Callable[..., Any]]:
+    """The inspector's settings and its store's ``verify``, or the HTTP error that says why
+    this inspector cannot verify."""
     settings: Settings = request.app.state.settings
     if settings.read_only:
         raise HTTPException(403, "The inspector runs --read-only: verify and repair are off.")
     if owner(request) is not None:
         raise HTTPException(403, "Verify and repair cover the whole store: not from a user's page.")
-    if not callable(getattr(settings.store, "verify", None)):
+    verify = getattr(settings.store, "verify", None)
+    if not callable(verify):
         raise HTTPException(
             400, f"{type(settings.store).__name__} has no verify(): only a ChromaStore does."
         )
-    return settings
+    return settings, verify
 
 
 def verify_page(request: Request) -> Response:
@@ -191,10 +195,9 @@ async def run_verify(request: Request) -> Response:
     every record, so it is a POST."""
     from ..admin.verify import render as render_report
 
-    settings = _check_verify(request)
+    settings, verify = _check_verify(request)
     form = await check_csrf(request)
     repair = str(form.get("repair", "")) == "1"
-    verify = settings.store.verify  # type: ignore[attr-defined]  # checked by _check_verify
     report = await run_in_threadpool(lambda: verify(repair=repair))
     return render(request, "verify.html", text=render_report(report, settings.where),
                   report=report)
