@@ -18,7 +18,9 @@ import argparse
 import ast
 import builtins
 import importlib
+import io
 import sys
+import tokenize
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -128,6 +130,32 @@ def _line_counts(mods: list[Module]) -> tuple[int, int]:
     return lines, nonblank
 
 
+_NOT_CODE = {tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT,
+             tokenize.ENDMARKER}
+
+
+def _code_counts(mods: list[Module]) -> tuple[int, int, int]:
+    """Code lines, code tokens and statements. Docstrings (a string standing as a statement:
+    a module's, a class's, a function's, an attribute's) and comments are not code."""
+    code_lines = tokens = statements = 0
+    for m in mods:
+        prose: set[int] = set()
+        for node in ast.walk(m.tree):
+            statements += isinstance(node, ast.stmt)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, str):
+                prose.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+        code: set[int] = set()
+        text = m.path.read_text(encoding="utf-8")
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in _NOT_CODE or (tok.type == tokenize.STRING and tok.start[0] in prose):
+                continue
+            tokens += 1
+            code.update(range(tok.start[0], tok.end[0] + 1))
+        code_lines += len(code)
+    return code_lines, tokens, statements
+
+
 def _is_type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and (
         (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
@@ -198,6 +226,11 @@ def report(root: Path) -> list[str]:
     count("package_lines", lines,
           f"every line of {PACKAGE}/**/*.py, as `wc -l` counts ({len(mods)} files)")
     count("package_nonblank_lines", nonblank, "the same lines without the blank ones")
+    code_lines, tokens, statements = _code_counts(mods)
+    count("package_code_lines", code_lines,
+          "the lines holding code: not blank, not a docstring's, not only a comment")
+    count("code_tokens", tokens, "Python tokens of the code (docstrings and comments left out)")
+    count("statements", statements, "statements, as `ast` counts them (nested ones too)")
 
     edges: Counter[tuple[str, str]] = Counter()
     for imp in found:

@@ -20,7 +20,8 @@ def test_the_report_prints_every_count_with_how_it_is_counted() -> None:
         done.stdout
     counts = {m[1]: int(m[2]) for line in lines if (m := COUNT.fullmatch(line))}
     assert set(counts) >= {
-        "package_lines", "package_nonblank_lines", "mutual_import_pairs",
+        "package_lines", "package_nonblank_lines", "package_code_lines", "code_tokens",
+        "statements", "mutual_import_pairs",
         "modules_reaching_into_the_store", "exception_roots", "functions_over_80_lines",
         "top_level_names", "imports_inside_functions",
     }
