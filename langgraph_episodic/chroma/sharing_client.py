@@ -249,7 +249,9 @@ def _dial(
     if "error" in hello:
         sock.close()
         raise wire.error_in(hello["error"])
-    if hello["ok"].get("protocol") != wire.PROTOCOL:  # an owner from before the check
-        sock.close()
+    try:  # the owner checked ours; an owner from before the check did not
         wire.check_protocol(hello["ok"].get("protocol"), folder, hello["ok"].get("pid"))
+    except wire.ProtocolMismatchError:
+        sock.close()
+        raise
     return sock, hello["ok"]
