@@ -22,10 +22,7 @@ class MissingConfigError(Error, KeyError):
 
 def configurable(config: RunnableConfig | Mapping[str, Any] | None) -> dict[str, Any]:
     """Return ``config["configurable"]`` as a dict (empty when absent)."""
-    if not config:
-        return {}
-    conf = config.get("configurable") or {}
-    return dict(conf)
+    return dict((config or {}).get("configurable") or {})
 
 
 def require(config: RunnableConfig | Mapping[str, Any] | None, key: str) -> str:

@@ -198,9 +198,19 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
         return self._loaded_model()
 
     def _load(self) -> Any:
+        """Load the model from its folder, quietly and offline."""
         with _LOAD_LOCK:
             logger.debug("loading sentence-transformers model from %s", self.model_path)
-            return _load_model(self.model_path, self.device)
+            from tqdm import TqdmWarning
+
+            with warnings.catch_warnings():
+                # tqdm.auto / tqdm.autonotebook warn on import in a notebook without ipywidgets
+                # ("IProgress not found"); that is about their bars, which we never show.
+                warnings.filterwarnings("ignore", category=TqdmWarning)
+                from sentence_transformers import SentenceTransformer
+            with _quiet_transformers_bars():
+                return SentenceTransformer(str(self.model_path), device=self.device,
+                                           local_files_only=True)
 
     def threads_for(self, texts: int) -> int:
         """torch threads of a call of ``texts`` texts: the pinned count, or chosen now."""
@@ -232,20 +242,6 @@ def _threads_from_env() -> int | None:
 _LOAD_LOCK = threading.Lock()
 """One model load at a time, so that each restores exactly the tqdm hook and warnings filters
 it found (two overlapping loads would restore each other's)."""
-
-
-def _load_model(path: Path, device: str | None) -> Any:
-    """Load a sentence-transformers model from a local folder, quietly and offline (under
-    :data:`_LOAD_LOCK`)."""
-    from tqdm import TqdmWarning
-
-    with warnings.catch_warnings():
-        # tqdm.auto / tqdm.autonotebook warn on import in a notebook without ipywidgets
-        # ("IProgress not found"); that is about their bars, which we never show.
-        warnings.filterwarnings("ignore", category=TqdmWarning)
-        from sentence_transformers import SentenceTransformer
-    with _quiet_transformers_bars():
-        return SentenceTransformer(str(path), device=device, local_files_only=True)
 
 
 _QUIET_BARS: contextvars.ContextVar[bool] = contextvars.ContextVar(

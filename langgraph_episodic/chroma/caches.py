@@ -95,8 +95,7 @@ class BatchGate:
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         with self._cond:
-            while self._closed:
-                self._cond.wait()
+            self._cond.wait_for(lambda: not self._closed)
             self._active += 1
         try:
             yield
@@ -108,11 +107,9 @@ class BatchGate:
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
         with self._cond:
-            while self._closed:
-                self._cond.wait()
+            self._cond.wait_for(lambda: not self._closed)
             self._closed = True
-            while self._active:
-                self._cond.wait()
+            self._cond.wait_for(lambda: not self._active)
         try:
             yield
         finally:
@@ -263,7 +260,7 @@ class StoreState:
             out = {rid for rid, ns in namespaces.items() if ns in empty}
             by_ns: dict[Namespace, list[str]] = {}
             for rid, ns in namespaces.items():
-                if ns in self._ids and ns not in empty:
+                if rid not in out and ns in self._ids:
                     by_ns.setdefault(ns, []).append(rid)
             for ns, rids in by_ns.items():
                 out |= self._ids[ns].missing(rids)
@@ -444,7 +441,7 @@ class StoreState:
             block.version = version
             self.vectors.resized(ns, before)
         if ns in self.lexical_versions:
-            for iid, rows in change.vectors.get(ns, {}).items():
+            for iid, rows in vectors.items():
                 old_key = change.old_keys.get(iid)
                 if old_key is not None:
                     self.lexical.remove(ns, old_key)

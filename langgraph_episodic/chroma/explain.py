@@ -126,4 +126,4 @@ def explanation(ranked: Ranked, method: Method, offset: int, floor: float | None
             )
         )
     weight = method.calibration.lexical_weight
-    return Explanation(method.kind, method.baseline, weight, floor, tuple(hits))
+    return Explanation(method.kind, method.calibration.baseline, weight, floor, tuple(hits))

@@ -24,6 +24,8 @@ Nothing the store can still read is touched.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import sqlite3
 from collections.abc import Mapping
@@ -31,11 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .index_files import DELETE_OPERATION, IndexFiles, holds_deleted, index_folders, normalises
+from .index_files import (
+    CHROMA_FILE,
+    DELETE_OPERATION,
+    IndexFiles,
+    holds_deleted,
+    index_folders,
+    normalises,
+)
 
 logger = logging.getLogger(__name__)
 
-CHROMA_FILE = "chroma.sqlite3"
 BUSY_TIMEOUT_SECONDS = 30.0
 """How long a purge waits for Chroma's own writer to release the database."""
 
@@ -54,7 +62,7 @@ class Purge:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe form, for reports."""
-        return {"target": self.target, "purged": self.purged, "detail": self.detail}
+        return dataclasses.asdict(self)
 
 
 def purge_files(store: Any, *, rebuild: bool = True) -> Purge | None:
@@ -125,11 +133,9 @@ def _with_deleted_vectors(folder: Path, collection_ids: Mapping[str, str]) -> li
     db = folder / CHROMA_FILE
     if not db.is_file():
         return []
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
-    try:
+    uri = f"file:{db}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS)) as con:
         return [k for k, cid in collection_ids.items() if holds_deleted(con, folder, cid)]
-    finally:
-        con.close()
 
 
 def purge_chroma_folder(folder: Path, collection_ids: list[str]) -> Purge:
@@ -145,8 +151,8 @@ def purge_chroma_folder(folder: Path, collection_ids: list[str]) -> Purge:
     if not db.is_file():
         return Purge(f"Chroma folder {folder}", True, "no database file")
     size_before = db.stat().st_size
-    con = sqlite3.connect(db, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-    try:
+    connection = sqlite3.connect(db, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    with contextlib.closing(connection) as con:
         con.execute("BEGIN IMMEDIATE")
         try:
             removed = sum(_purge_log(con, cid) for cid in collection_ids)
@@ -164,8 +170,6 @@ def purge_chroma_folder(folder: Path, collection_ids: list[str]) -> Purge:
             con.execute("ROLLBACK")
             raise
         con.execute("VACUUM")
-    finally:
-        con.close()
     detail = (
         f"removed {removed} write-ahead log rows of deleted records, merged the full-text "
         f"index, vacuumed {CHROMA_FILE} ({size_before:,} -> {db.stat().st_size:,} bytes), "

@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from typing import Any
 
 _COMPARE = {"$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt, "$lte": operator.le}
-_RANGE = set(_COMPARE)
 OPERATORS = frozenset({"$eq", "$ne", *_COMPARE})
 _MISSING = object()
 
@@ -38,7 +37,7 @@ def validate_filter(filter: Mapping[str, Any] | None) -> None:
     for key, cond in filter.items():
         if not isinstance(key, str):
             raise TypeError(f"Filter keys must be strings, got {key!r}.")
-        if key.startswith("$"):
+        if _is_operator(key):
             raise ValueError(
                 f"Unsupported filter operator {key!r} at the top level. Filters map field "
                 f"names to values or to {{operator: value}} with operators {sorted(OPERATORS)}."
@@ -48,8 +47,8 @@ def validate_filter(filter: Mapping[str, Any] | None) -> None:
 
 def _validate_condition(cond: Any, path: str) -> None:
     if isinstance(cond, Mapping):
-        operators = [k for k in cond if isinstance(k, str) and k.startswith("$")]
-        others = [k for k in cond if not (isinstance(k, str) and k.startswith("$"))]
+        operators = [k for k in cond if _is_operator(k)]
+        others = [k for k in cond if not _is_operator(k)]
         if operators and others:
             raise ValueError(
                 f"Filter on {path!r} mixes operators {operators} with other keys {others}. "
@@ -57,19 +56,23 @@ def _validate_condition(cond: Any, path: str) -> None:
                 f"{{{path!r}: {{'$gte': 1, '$lt': 5}}}}, or only keys for an exact nested match."
             )
         for op, operand in cond.items():
-            if isinstance(op, str) and op.startswith("$"):
+            if _is_operator(op):
                 if op not in OPERATORS:
                     raise ValueError(
                         f"Unsupported filter operator {op!r} for {path!r}. "
                         f"Use one of {sorted(OPERATORS)}."
                     )
-                if op in _RANGE and not _orderable(operand):
+                if op in _COMPARE and not _orderable(operand):
                     raise TypeError(
                         f"Filter {op} on {path!r} needs a number or a string, got "
                         f"{type(operand).__name__}."
                     )
             else:
                 _validate_condition(operand, f"{path}.{op}")
+
+
+def _is_operator(key: Any) -> bool:
+    return isinstance(key, str) and key.startswith("$")
 
 
 def _orderable(x: Any) -> bool:
@@ -143,7 +146,7 @@ def pushdown(filter: Mapping[str, Any] | None) -> list[dict[str, Any]]:
             for op, operand in cond.items():
                 if op == "$eq" and isinstance(operand, str):
                     conditions.append({field: {"$eq": operand}})
-                elif op in _RANGE and _chroma_number(operand):
+                elif op in _COMPARE and _chroma_number(operand):
                     conditions.append({field: {op: operand}})
     return conditions
 

@@ -153,15 +153,13 @@ class VectorRow:
     path: str = ""
 
 
+@dataclass
 class UnrankedTexts:
     """Whether vectors of items with several texts hold unranked paths: ``read`` from Chroma
     (None: not yet), ``written`` by this process."""
 
-    __slots__ = ("read", "written")
-
-    def __init__(self) -> None:
-        self.read: bool | None = None
-        self.written = False
+    read: bool | None = None
+    written: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,6 +201,11 @@ class Gateway:
         for start in range(0, len(seq), self.max_batch):
             yield slice(start, start + self.max_batch)
 
+    def _get(self, collection: Any, ids: Sequence[str], include: list[str]) -> Iterator[Any]:
+        """``collection.get`` of ``ids``, a batch at a time."""
+        for part in self._chunks(ids):
+            yield collection.get(ids=list(ids[part]), include=include)
+
     def _upsert_placeholders(
         self, collection: Any, ids: Sequence[str], metas: Sequence[dict[str, Any]]
     ) -> None:
@@ -215,25 +218,28 @@ class Gateway:
                 metadatas=list(metas[part]),
             )
 
-    def _delete(self, collection: Any, ids: Sequence[str]) -> None:
+    def _delete(self, collection: Any, ids: Sequence[str], where: Any = None) -> None:
         for part in self._chunks(ids):
-            collection.delete(ids=list(ids[part]))
+            collection.delete(ids=list(ids[part]), where=where)
 
     def _ids_in(self, collection: Any, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` ``collection`` holds."""
-        found: set[str] = set()
-        for part in self._chunks(ids):
-            found.update(collection.get(ids=list(ids[part]), include=[])["ids"])
-        return found
+        return {rid for got in self._get(collection, ids, []) for rid in got["ids"]}
+
+    def _index_ids(self, collection: Any, ns: tuple[str, ...]) -> list[str] | None:
+        """The ids of ``ns``'s records in ``collection``, from the metadata index (None when it
+        cannot tell)."""
+        index = self.metadata_index
+        return None if index is None else index.ids(collection, "_ns", record_format.ns_str(ns))
 
     def _listed(self, ns: tuple[str, ...]) -> tuple[list[str], list[str]] | None:
-        """The ids of ``ns``'s records in the vector and item collections, from the metadata
-        index (None when it cannot tell)."""
-        index, value = self.metadata_index, record_format.ns_str(ns)
-        if index is None:
-            return None
-        own, rest = index.ids(self.vectors, "_ns", value), index.ids(self.items, "_ns", value)
+        """:meth:`_index_ids` of ``ns`` in the vector and item collections."""
+        own, rest = self._index_ids(self.vectors, ns), self._index_ids(self.items, ns)
         return None if own is None or rest is None else (own, rest)
+
+    def _read_vectors(self, what: str, **kwargs: Any) -> Any:
+        """:func:`get_whole` of the vector collection through :func:`index_read`."""
+        return index_read(partial(get_whole, self.vectors, **kwargs), what)
 
     # items: in ``vectors`` when it is its own vector record, else in ``items``; when both hold
     # one (a killed move), the ``vectors`` record is the item and the other a shadowed leftover.
@@ -245,11 +251,11 @@ class Gateway:
         the item collection for the rest except ``vectors_only``."""
         out: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(ids))
-        for part in self._chunks(unique):
-            out.update(_unfolded(self.vectors.get(ids=unique[part], include=["metadatas"])))
+        for got in self._get(self.vectors, unique, ["metadatas"]):
+            out.update(_unfolded(got))
         rest = [rid for rid in unique if rid not in out and rid not in vectors_only]
-        for part in self._chunks(rest):
-            out.update(_unfolded(self.items.get(ids=rest[part], include=["metadatas"])))
+        for got in self._get(self.items, rest, ["metadatas"]):
+            out.update(_unfolded(got))
         return out
 
     def read_items(
@@ -294,10 +300,7 @@ class Gateway:
         record: the leftovers of a killed move between the collections."""
         held = set(self._own_ids(None))
         ids = [rid for rid in self.items.get(include=[])["ids"] if rid in held]
-        out: list[tuple[str, dict[str, Any]]] = []
-        for part in self._chunks(ids):
-            out.extend(_unfolded(self.items.get(ids=ids[part], include=["metadatas"])))
-        return out
+        return [row for got in self._get(self.items, ids, ["metadatas"]) for row in _unfolded(got)]
 
     def _any_item(self, where: dict[str, Any]) -> bool:
         """Whether an item record matches ``where`` (in either collection)."""
@@ -352,17 +355,10 @@ class Gateway:
     ) -> None:
         """Delete item records by id (those matching ``where``, when given) from the vector
         collection (``in_vectors=True``), the item collection (False) or both (None)."""
-        targets = []
         if in_vectors is not False:  # (an id without "#" there is an item record)
-            targets.append((self.vectors, None if where is None else _item_records(where)))
+            self._delete(self.vectors, ids, None if where is None else _item_records(where))
         if in_vectors is not True:
-            targets.append((self.items, where))
-        for collection, w in targets:
-            for part in self._chunks(ids):
-                if w is None:
-                    collection.delete(ids=list(ids[part]))
-                else:
-                    collection.delete(ids=list(ids[part]), where=w)
+            self._delete(self.items, ids, where)
 
     def existing_items(self, ids: Sequence[str]) -> set[str]:
         """Which of the item record ids exist."""
@@ -408,11 +404,7 @@ class Gateway:
     ) -> Iterator[list[VectorRow]]:
         """:meth:`namespace_vectors`, page by page as Chroma answers."""
         where = {"_ns": record_format.ns_str(ns)}
-        ids = (
-            None
-            if self.metadata_index is None
-            else self.metadata_index.ids(self.vectors, "_ns", where["_ns"])
-        )
+        ids = self._index_ids(self.vectors, ns)
         for got in self._vector_pages(where, embeddings, f"the vectors of namespace {ns}", ids):
             yield [
                 VectorRow(vid, ns, text, emb, path)
@@ -439,23 +431,16 @@ class Gateway:
         unique = list(dict.fromkeys(iids))
         for part in self._chunks(unique):
             chunk = unique[part]
-            own = index_read(
-                partial(get_whole, self.vectors, ids=chunk, include=["embeddings"]),
-                "the vectors of items",
-            )
+            own = self._read_vectors("the vectors of items", ids=chunk, include=["embeddings"])
             out.extend(_embeddings_of(own))
             found = set(own["ids"])
             rest = [iid for iid in chunk if iid not in found]
             if rest:
                 holds = self.holds_unranked()
-                got = index_read(
-                    partial(
-                        get_whole,
-                        self.vectors,
-                        where={"_item": {"$in": rest}},
-                        include=["embeddings", *(["metadatas"] if holds else [])],
-                    ),
+                got = self._read_vectors(
                     "the vectors of items",
+                    where={"_item": {"$in": rest}},
+                    include=["embeddings", *(["metadatas"] if holds else [])],
                 )
                 unranked = _unranked_of(got) if holds else set()
                 out.extend((vid, emb) for vid, emb in _embeddings_of(got) if vid not in unranked)
@@ -508,9 +493,8 @@ class Gateway:
         """The ones of ``vids`` whose text a search does not rank (reads their metadata)."""
         out: set[str] = set()
         for part in self._chunks(vids):
-            got = index_read(
-                partial(get_whole, self.vectors, ids=list(vids[part]), include=["metadatas"]),
-                "the paths of the vectors",
+            got = self._read_vectors(
+                "the paths of the vectors", ids=list(vids[part]), include=["metadatas"]
             )
             out |= _unranked_of(got)
         return out

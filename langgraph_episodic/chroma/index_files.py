@@ -39,7 +39,10 @@ import sqlite3
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+CHROMA_FILE = "chroma.sqlite3"
+"""Chroma's SQLite database in an embedded folder."""
 HEADER_FIELDS = struct.Struct("<i6Q")
 """The start of ``header.bin``: format version, then hnswlib's offsetLevel0, max_elements,
 cur_element_count, size_data_per_element, label_offset and offsetData."""
@@ -49,6 +52,13 @@ FLOAT = 4
 """Bytes per element in ``length.bin``."""
 DELETE_OPERATION = 3
 """Chroma's code of a delete in ``embeddings_queue.operation``."""
+
+
+def seq_number(value: Any) -> int:
+    """A sequence number as Chroma's SQLite holds it (None: 0)."""
+    if isinstance(value, bytes):  # written by Chroma's older Python code
+        return int.from_bytes(value, "big")
+    return int(value or 0)
 
 
 @dataclass(frozen=True)
@@ -148,11 +158,9 @@ def holds_deleted(con: sqlite3.Connection, folder: Path, collection_id: str) -> 
         "ON s.id = m.segment_id WHERE s.collection = ? AND s.type LIKE '%hnsw%'",
         (collection_id,),
     ).fetchone()[0]
-    if isinstance(flushed, bytes):  # written by Chroma's older Python code
-        flushed = int.from_bytes(flushed, "big")
     row = con.execute(
         "SELECT 1 FROM embeddings_queue WHERE topic LIKE ? AND operation = ? AND seq_id > ? "
         "LIMIT 1",
-        (f"%/{collection_id}", DELETE_OPERATION, int(flushed or 0)),
+        (f"%/{collection_id}", DELETE_OPERATION, seq_number(flushed)),
     ).fetchone()
     return row is not None

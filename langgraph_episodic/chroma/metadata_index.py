@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._types import Namespace
+from .index_files import CHROMA_FILE, seq_number
 from .record_format import ns_str
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-
-CHROMA_FILE = "chroma.sqlite3"
 
 _IDS_OF_VALUE = """
 SELECT e.embedding_id FROM embedding_metadata AS m
@@ -52,12 +51,6 @@ class Stamp:
     """How many records of the namespace the collection held."""
     ns_seq: int
     """The highest sequence number of those records."""
-
-
-def _seq(value: Any) -> int:
-    if isinstance(value, bytes):  # written by Chroma's older Python code
-        return int.from_bytes(value, "big")
-    return int(value or 0)
 
 
 class MetadataIndex:
@@ -147,7 +140,7 @@ def _segment_seq(con: sqlite3.Connection, collection: str) -> tuple[str, int] | 
         "ON m.segment_id = s.id WHERE s.collection = ? AND s.scope = 'METADATA'",
         (collection,),
     ).fetchall()
-    return None if not row else (str(row[0][0]), _seq(row[0][1]))
+    return None if not row else (str(row[0][0]), seq_number(row[0][1]))
 
 
 def _namespace(con: sqlite3.Connection, segment: str, ns: Namespace) -> tuple[int, int]:
@@ -156,4 +149,4 @@ def _namespace(con: sqlite3.Connection, segment: str, ns: Namespace) -> tuple[in
         "ON m.id = e.id WHERE e.segment_id = ? AND m.key = '_ns' AND m.string_value = ?",
         (segment, ns_str(ns)),
     ).fetchall()
-    return int(count), _seq(top)
+    return int(count), seq_number(top)

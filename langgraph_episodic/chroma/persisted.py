@@ -44,7 +44,7 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,8 +69,7 @@ _UNREADABLE = (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, z
 """What reading a damaged file raises (``json`` and ``UnicodeDecodeError`` are ValueErrors)."""
 
 
-@dataclass(frozen=True)
-class FieldParts:
+class FieldParts(NamedTuple):
     """A field shard as arrays: document ``n`` is ``ids[n]`` with ``counts[n]`` keys, the next
     ones of ``field`` (an index into ``names``) and ``digest``."""
 
@@ -362,16 +361,20 @@ class PersistedIndex:
         return True
 
 
+_STRING_LISTS = ("lexical_ids", "lexical_terms", "field_ids", "field_names", "vector_ids")
+"""The arrays of a file that hold a list of strings (:func:`_strings`)."""
+
+
 def _arrays(ns: Namespace, language: str, kept: Kept) -> dict[str, np.ndarray] | None:
-    lexical, fields, vectors = kept.lexical, kept.fields, kept.vectors
-    lists = {
-        "lexical_ids": lexical.ids,
-        "lexical_terms": lexical.terms,
-        "field_ids": fields.ids,
-        "field_names": fields.names,
+    vectors = kept.vectors
+    parts: dict[str, Any] = {
+        **{f"lexical_{name}": part for name, part in kept.lexical._asdict().items()},
+        **{f"field_{name}": part for name, part in kept.fields._asdict().items()},
+        "vector_matrix": vectors[0] if vectors is not None else np.zeros((0, 0), np.float32),
         "vector_ids": vectors[1] if vectors is not None else [],
     }
-    strings = {name: _strings(values) for name, values in lists.items()}
+    parts["lexical_starts"] = parts["lexical_starts"].astype(np.int64)
+    strings = {name: _strings(parts[name]) for name in _STRING_LISTS}
     if any(value is None for value in strings.values()):
         return None
     header = {
@@ -380,22 +383,14 @@ def _arrays(ns: Namespace, language: str, kept: Kept) -> dict[str, np.ndarray] |
         "language": language,
         "namespace": list(ns),
         "stamp": vars(kept.stamp),
-        "counts": {name: len(values) for name, values in lists.items()},
+        "counts": {name: len(parts[name]) for name in _STRING_LISTS},
         "vectors": vectors is not None,
     }
-    out: dict[str, np.ndarray] = {
+    return {
         "header": np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
-        "lexical_lengths": lexical.lengths,
-        "lexical_starts": lexical.starts.astype(np.int64),
-        "lexical_where": lexical.where,
-        "lexical_tf": lexical.tf,
-        "field_counts": fields.counts,
-        "field_field": fields.field,
-        "field_digest": fields.digest,
-        "vector_matrix": vectors[0] if vectors is not None else np.zeros((0, 0), np.float32),
+        **parts,
+        **strings,
     }
-    out.update((name, value) for name, value in strings.items() if value is not None)
-    return out
 
 
 def _read(path: Path, ns: Namespace, language: str) -> Loaded | None:
@@ -414,28 +409,16 @@ def _read(path: Path, ns: Namespace, language: str) -> Loaded | None:
         stamp = Stamp(**header["stamp"])
         if not all(isinstance(v, int) for v in (stamp.seq, stamp.count, stamp.ns_seq)):
             raise ValueError("the stamp is not numbers")
-        lexical = PackedParts(
-            _unstrings(files["lexical_ids"], counts["lexical_ids"]),
-            files["lexical_lengths"],
-            _unstrings(files["lexical_terms"], counts["lexical_terms"]),
-            files["lexical_starts"].astype(np.intp, copy=False),
-            files["lexical_where"],
-            files["lexical_tf"],
-        )
-        fields = FieldParts(
-            _unstrings(files["field_ids"], counts["field_ids"]),
-            files["field_counts"],
-            _unstrings(files["field_names"], counts["field_names"]),
-            files["field_field"],
-            files["field_digest"],
-        )
+
+        def part(name: str) -> Any:
+            if name in _STRING_LISTS:
+                return _unstrings(files[name], counts[name])
+            return files[name]
+
+        lexical = PackedParts(*(part(f"lexical_{name}") for name in PackedParts._fields))
+        fields = FieldParts(*(part(f"field_{name}") for name in FieldParts._fields))
         vectors = None
         if header["vectors"] is True:
-            vectors = (
-                files["vector_matrix"],
-                _unstrings(files["vector_ids"], counts["vector_ids"]),
-            )
-    block = None
-    if vectors is not None:
-        block = NamespaceVectors.restored("", vectors[0], vectors[1])
-    return Loaded(stamp, restore_packed(lexical), restore_fields(fields), block)
+            vectors = NamespaceVectors.restored("", part("vector_matrix"), part("vector_ids"))
+    lexical = lexical._replace(starts=lexical.starts.astype(np.intp, copy=False))
+    return Loaded(stamp, restore_packed(lexical), restore_fields(fields), vectors)

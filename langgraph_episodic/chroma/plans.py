@@ -25,7 +25,6 @@ import orjson
 from langgraph.store.base import (
     GetOp,
     InvalidNamespaceError,
-    Item,
     ListNamespacesOp,
     MatchCondition,
     Op,
@@ -101,10 +100,6 @@ class Limits:
                 "items, put it with index=False, or raise the limit: ChromaStore.persistent(..., "
                 "max_indexed_bytes=...)."
             )
-
-
-NO_LIMITS = Limits(max_value_bytes=None, max_indexed_bytes=None)
-"""No size limits (the store passes its own)."""
 
 
 def json_size(value: Any) -> int:
@@ -190,8 +185,8 @@ def extract_texts(value: Any, fields: Fields) -> tuple[tuple[str, str], ...]:
 def prepare(
     ops: Iterable[Op],
     default_fields: Fields | None,
-    redact: Callable[[Any], Any] | None = None,
-    limits: Limits = NO_LIMITS,
+    redact: Callable[[Any], Any] | None,
+    limits: Limits,
 ) -> Plan:
     """Check every op once and plan the batch. Raises before anything is written.
 
@@ -206,6 +201,7 @@ def prepare(
     """
     ops = list(ops)
     plan = Plan(n_ops=len(ops))
+    puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
     for i, op in enumerate(ops):
         op = normalize_namespaces(op)
         validate_op_namespace(op)
@@ -223,8 +219,8 @@ def prepare(
                     validate_value(redacted, where="redacted")
                     op = op._replace(value=dict(redacted))
                 limits.check_value(op)
-            plan.puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
-            plan.puts[(op.namespace, op.key)] = PutPlan(op, ())
+            puts.pop((op.namespace, op.key), None)  # last write wins, keeps its own order
+            puts[(op.namespace, op.key)] = op
         elif isinstance(op, GetOp):
             _check_labels(op.namespace)
             _check_key(op.key)
@@ -247,11 +243,11 @@ def prepare(
             plan.listings.append((i, op))
         else:
             raise TypeError(f"Unknown operation type: {type(op).__name__}.")
-    for k, p in plan.puts.items():
-        fields = asked_fields(p.op, default_fields)
-        texts = extract_texts(p.op.value, fields)
-        limits.check_texts(texts, p.op)
-        plan.puts[k] = PutPlan(p.op, texts, tuple(path for path, _ in fields))
+    for k, op in puts.items():
+        fields = asked_fields(op, default_fields)
+        texts = extract_texts(op.value, fields)
+        limits.check_texts(texts, op)
+        plan.puts[k] = PutPlan(op, texts, tuple(path for path, _ in fields))
     return plan
 
 
@@ -434,9 +430,3 @@ def check_text(text: str, where: str) -> None:
             f"Text at {where} is not valid Unicode ({exc.reason} at position {exc.start}). "
             "Decode it properly, e.g. bytes.decode('utf-8', errors='replace')."
         ) from None
-
-
-def newest_first(items: Iterable[Item]) -> list[Item]:
-    """Order for search without a query: ``updated_at`` descending, then namespace and key."""
-    ordered = sorted(items, key=lambda it: (it.namespace, it.key))
-    return sorted(ordered, key=lambda it: it.updated_at, reverse=True)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
 from . import record_format
+from .gateway import Gateway, read_pages
 from .record_format import ns_from_str
 
 Namespace = tuple[str, ...]
@@ -61,41 +62,20 @@ class RawRecords:
 NO_RECORDS = RawRecords((), ())
 
 
-def _chunks(ids: Sequence[str], size: int) -> Iterable[Sequence[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
-
-
-def _views(got: Any) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(id, view) of the item records of one ``get`` answer (:func:`.record_format.unfold`)."""
-    for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
-        yield rid, record_format.unfold(meta or {})
-
-
 def item_extras(
     items: Any, vectors: Any, batch_size: int, keys: Sequence[tuple[Namespace, str]]
 ) -> dict[tuple[Namespace, str], ItemExtras]:
     """TTL, expiry and indexed fields of the items ``(namespace, key)``, read from the
     collections ``items`` and ``vectors``; missing ones are absent."""
     by_id = {record_format.item_id(ns, key): (ns, key) for ns, key in keys}
-    size = max(1, batch_size)
-    metas: dict[str, Mapping[str, Any]] = {}
+    metas = Gateway(items, vectors, None, max(1, batch_size)).get_items(list(by_id))
     paths: dict[str, list[tuple[int, str]]] = {}
-    for chunk in _chunks(list(by_id), size):
-        got = vectors.get(ids=list(chunk), include=["metadatas"])  # items that are their vector
-        metas.update(_views(got))
-        rest = [rid for rid in chunk if rid not in metas]
-        if rest:
-            metas.update(_views(items.get(ids=rest, include=["metadatas"])))
-        vector_ids = [
-            vid for rid in chunk if rid in metas for vid in record_format.vector_ids(rid, metas[rid])
-        ]
-        for vchunk in _chunks(vector_ids, size):
-            vgot = vectors.get(ids=list(vchunk), include=["metadatas"])
-            for vid, vmeta in zip(vgot["ids"], vgot["metadatas"] or [], strict=True):
-                key, _, j = record_format.split_vector_id(vid)
-                rid = record_format.split_entry_key(key)[0]
-                paths.setdefault(rid, []).append((j, record_format.path_of(vmeta) or "$"))
+    vector_ids = [vid for rid, meta in metas.items() for vid in record_format.vector_ids(rid, meta)]
+    for got in read_pages(vectors, None, ["metadatas"], max(1, batch_size), "paths", vector_ids):
+        for vid, vmeta in zip(got["ids"], got["metadatas"] or [], strict=True):
+            key, _, j = record_format.split_vector_id(vid)
+            rid = record_format.split_entry_key(key)[0]
+            paths.setdefault(rid, []).append((j, record_format.path_of(vmeta) or "$"))
     out = {}
     for rid, meta in metas.items():
         expires = record_format.expiry_of(meta)
@@ -148,9 +128,7 @@ def scan(
     where = None if prefixes is None else record_format.under_where(prefixes)
     found: dict[str, list[tuple[str, Mapping[str, Any]]]] = {"items": [], "vectors": []}
     for kind, collection in (("items", items), ("vectors", vectors)):
-        offset = 0
-        while True:
-            got = collection.get(where=where, include=["metadatas"], limit=SCAN_PAGE, offset=offset)
+        for got in read_pages(collection, where, ["metadatas"], SCAN_PAGE, "raw records"):
             for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
                 ns = meta.get("_ns") if meta else None
                 if isinstance(ns, str) and match(ns_from_str(ns)):
@@ -158,9 +136,6 @@ def scan(
                     own = "#" not in rid and record_format.in_vectors(meta)
                     mine = "items" if kind == "items" or own else kind
                     found[mine].append((rid, meta))
-            offset += len(got["ids"])
-            if len(got["ids"]) < SCAN_PAGE:
-                break
     views = (record_format.unfold(m) for _, m in found["items"])
     return RawRecords(
         items=tuple((ns_from_str(str(m["_ns"])), str(m["_key"])) for m in views),
@@ -170,5 +145,5 @@ def scan(
 
 def delete_vectors(vectors: Any, ids: Sequence[str]) -> None:
     """Delete the records ``ids`` of the collection ``vectors``, :data:`SCAN_PAGE` at a time."""
-    for chunk in _chunks(ids, SCAN_PAGE):
-        vectors.delete(ids=list(chunk))
+    for start in range(0, len(ids), SCAN_PAGE):
+        vectors.delete(ids=list(ids[start : start + SCAN_PAGE]))

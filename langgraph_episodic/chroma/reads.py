@@ -65,37 +65,29 @@ class Backend:
     """The chromadb client (a rebuild swaps collections through it)."""
 
     @classmethod
-    def open(
-        cls,
-        client: Any,
-        name: str,
-        *,
-        shared: bool,
-        vector_cache_size: int,
-        item_cache_size: int,
-    ) -> Backend:
-        """The backend of store ``name`` on ``client``; counts a store of its embedded folder
-        (give it back with :meth:`close_store`)."""
+    def open(cls, client: Any, name: str, *, shared: bool, sizes: Mapping[str, int]) -> Backend:
+        """The backend of store ``name`` on ``client``, its caches of ``sizes`` (the keywords of
+        :class:`.caches.StoreState`); counts a store of its embedded folder (give it back with
+        :meth:`close_store`)."""
         system = embedded_system(client)
         if system is not None:
             lifecycle.opening(system, describe(client))
         folder = FolderLock.of_client(client)
+        if shared and folder is None:  # a server's store: nothing in process to share
+            return cls._create(client, name, None, True, sizes)
         key = (
             _system_key(client),
             getattr(client, "tenant", ""),
             getattr(client, "database", ""),
             name,
         )
-        sizes = {"vector_cache_size": vector_cache_size, "item_cache_size": item_cache_size}
-        if shared and folder is None:  # a server's store: nothing in process to share
-            return cls._create(client, name, None, shared=True, **sizes)
         with _OPEN_LOCK:  # (held while a last close forgets the folder's backends)
             if folder is not None:
                 folder.open_store(id(getattr(client, "_server", client)), _spelled(client))
             try:
                 backend = None if shared else _OPEN.get(key)
                 if backend is None:
-                    backend = cls._create(client, name, folder, shared=shared, **sizes)
+                    backend = cls._create(client, name, folder, shared, sizes)
                     if not shared:
                         _OPEN[key] = backend
                 return backend
@@ -110,14 +102,10 @@ class Backend:
         client: Any,
         name: str,
         folder: FolderLock | None,
-        *,
         shared: bool,
-        vector_cache_size: int,
-        item_cache_size: int,
+        sizes: Mapping[str, int],
     ) -> Backend:
-        state = StoreState(
-            shared=shared, vector_cache_size=vector_cache_size, item_cache_size=item_cache_size
-        )
+        state = StoreState(shared=shared, **sizes)
         if folder is not None:  # a rebuild killed half-way: finish or roll it back first
             recover_store(client, folder.folder, Gateway.names(name), folder.claim)
         index = MetadataIndex.of_folder(folder_of(client))
@@ -259,17 +247,17 @@ class Backend:
 
     def vector_total(self) -> int:
         """How many vector records Chroma holds (an embedded store counts again after a write)."""
+        if self.shared:
+            return self.gateway.vector_count()
         state = self.state
         generation = state.generation
-        if not self.shared:
-            with state.lock:
-                cached = state.vector_total
-                if cached is not None and cached[0] == generation:
-                    return cached[1]
+        with state.lock:
+            cached = state.vector_total
+        if cached is not None and cached[0] == generation:
+            return cached[1]
         total = self.gateway.vector_count()
-        if not self.shared:
-            with state.lock:
-                state.vector_total = (generation, total)
+        with state.lock:
+            state.vector_total = (generation, total)
         return total
 
     def current_lexical(self, prefix: Namespace) -> tuple[list[Namespace], LexicalIndex] | None:
@@ -322,7 +310,7 @@ class Backend:
             ids = {
                 ns: IdSet(listing.metas)
                 for ns, listing in built.items()
-                if not self.shared and not state.knows_items_of(ns)
+                if not state.knows_items_of(ns)
             }
             with state.lock:
                 for ns, listing in built.items():
@@ -342,22 +330,18 @@ class Backend:
         with state.lock:
             vectors, stale_vec, stale_lex = stale(state, prefix, infos, vectors, lexical)
         namespaces = list(infos)
-        unindexed = tuple(ns for ns, info in infos.items() if info.unindexed)
-        if not vectors and not lexical:
-            return Scope(namespaces, None, None, None, unindexed)
         loaded, unkept = (
             self._load(prefix, stale_vec, stale_lex) if (stale_vec or stale_lex) else ({}, {})
         )
-        views = self._views(prefix, infos, loaded) if vectors else None
         unkept_lexical = {ns: shards[0] for ns, shards in unkept.items()}
         return Scope(
             namespaces,
-            views,
+            self._views(prefix, infos, loaded) if vectors else None,
             state.lexical.snapshot(namespaces, unkept_lexical) if lexical else None,
             state.fields.snapshot(namespaces, {ns: s[1] for ns, s in unkept.items()})
             if fields
             else None,
-            unindexed,
+            tuple(ns for ns, info in infos.items() if info.unindexed),
         )
 
     def _views(
@@ -403,27 +387,24 @@ class Backend:
         """Read the namespaces' vector records, build blocks and shards outside the lock, keep
         those still current; return the blocks built and the (lexical, field) shards not kept."""
         wanted = {**lexical, **vectors}
-        with_embeddings = bool(vectors)
         overflow = False
-        shards: dict[Namespace, Any] = {}
-        field_shards: dict[Namespace, Any] = {}
+        shards: dict[Namespace, tuple[Any, Any]] = {}
         if len(wanted) == 1 and len(lexical) == 1:
             # One namespace (a first search there): its shards are built page by page while
             # the next page is read.
             (ns,) = lexical
-            kept, shards[ns], field_shards[ns] = self._stream(
+            rows, shard, fields = self._stream(
                 ns, embeddings=ns in vectors, fit=self.state.vectors.max_vectors
             )
-            if kept is None:  # more vectors than the cache holds, or none asked: none kept
+            shards[ns] = (shard, fields)
+            if rows is None:  # more vectors than the cache holds, or none asked: none kept
                 overflow = ns in vectors
                 rows, vectors = [], {}
-            else:
-                rows = kept
         elif len(wanted) > _PAGED_LOAD_FROM:
             # One paged read of the prefix: one read per namespace costs a Chroma round trip
             # each, which adds up at 100k items (docs/benchmarks.md, "Throughput").
             rows = self.gateway.read_vectors(
-                record_format.prefix_where(prefix, wanted), embeddings=with_embeddings
+                record_format.prefix_where(prefix, wanted), embeddings=bool(vectors)
             )
         else:
             rows = []
@@ -441,17 +422,17 @@ class Backend:
             for row in by_ns[ns]:
                 key, _, index = record_format.split_vector_id(row.vid)
                 texts.setdefault(key, []).append((index, row.text, row.path))
-            shards[ns], field_shards[ns] = _shards(state, texts)
+            shards[ns] = _shards(state, texts)
         _pause("load")
         unkept: dict[Namespace, tuple[Any, Any]] = {}
         with state.lock:
-            for ns, shard in shards.items():
+            for ns, (shard, fields) in shards.items():
                 if self._current(ns, lexical[ns]):
                     state.lexical.put_shard(ns, shard)
-                    state.fields.put_shard(ns, field_shards[ns])
+                    state.fields.put_shard(ns, fields)
                     state.lexical_versions[ns] = lexical[ns]
                 else:  # this search still scores what it read (as with vectors)
-                    unkept[ns] = (shard, field_shards[ns])
+                    unkept[ns] = (shard, fields)
             for ns, block in blocks.items():
                 if self._current(ns, block.version):
                     state.vectors.put(ns, block)
@@ -521,18 +502,16 @@ def stale(
 ) -> tuple[bool, dict[Namespace, str], dict[Namespace, str]]:
     """Whether a search of ``prefix`` loads vectors, and the namespaces whose vectors and
     lexical shards it must load (-> their version). Call under the state's lock."""
-    if vectors and prefix in state.oversized:
-        vectors = False  # known not to fit: Chroma's index answers, skip the load
-    if vectors:
-        # Loading many namespaces' vectors first takes seconds at 100k items (docs/benchmarks.md,
-        # "Throughput"); Chroma's index answers this query, and namespaces load as users search.
-        unloaded = sum(block_version(state.vectors.get(ns)) != v.version for ns, v in infos.items())
-        vectors = unloaded <= _LAZY_VECTOR_LIMIT
+    vectors = vectors and prefix not in state.oversized  # (known not to fit: Chroma's index)
     stale_vec = {
         ns: info.version
         for ns, info in infos.items()
         if vectors and block_version(state.vectors.get(ns)) != info.version
     }
+    if len(stale_vec) > _LAZY_VECTOR_LIMIT:
+        # Loading many namespaces' vectors first takes seconds at 100k items (docs/benchmarks.md,
+        # "Throughput"); Chroma's index answers this query, and namespaces load as users search.
+        vectors, stale_vec = False, {}
     stale_lex = {  # (a namespace whose vectors load gets its shard from the same read)
         ns: info.version
         for ns, info in infos.items()

@@ -20,6 +20,7 @@ without it a complete copy is renamed in, else the retired original is renamed b
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import sqlite3
@@ -31,6 +32,7 @@ from typing import Any, Protocol
 
 from ..errors import Error
 from .gateway import Gateway, read_pages
+from .index_files import CHROMA_FILE
 
 logger = logging.getLogger(__name__)
 
@@ -69,15 +71,12 @@ class RebuildError(Error, RuntimeError):
 
 def segment_dirs(folder: Path, collection_id: str) -> list[Path]:
     """The segment folders of a collection (only its vector index segment has files)."""
-    db = folder / "chroma.sqlite3"
+    db = folder / CHROMA_FILE
     if not db.is_file():
         return []
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30.0)
-    try:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30.0)) as con:
         rows = con.execute("SELECT id FROM segments WHERE collection = ?", (collection_id,))
         ids = [str(row[0]) for row in rows]
-    finally:
-        con.close()
     return [folder / sid for sid in ids if _is_uuid(sid) and (folder / sid).is_dir()]
 
 
@@ -245,9 +244,11 @@ for _name, _kinds in {
     setattr(JournalingGateway, _name, _journaled(_name, _kinds))
 
 
-def _plain(gateway: Gateway, **changes: Any) -> Gateway:
-    """``gateway`` as a :class:`Gateway` that journals nothing, with ``changes``."""
-    return Gateway(**{**{f.name: getattr(gateway, f.name) for f in fields(Gateway)}, **changes})
+def _plain(gateway: Gateway, kind: str, collection: Any) -> Gateway:
+    """``gateway`` as a :class:`Gateway` that journals nothing, with ``collection`` as its
+    collection ``kind``."""
+    given = {f.name: getattr(gateway, f.name) for f in fields(Gateway)}
+    return Gateway(**{**given, kind: collection})
 
 
 def recover_kind(b: Rebuilt, client: Any, folder: Path, kind: str) -> None:
@@ -255,7 +256,7 @@ def recover_kind(b: Rebuilt, client: Any, folder: Path, kind: str) -> None:
     gateway at what holds its name then (call under the write lock)."""
     name = getattr(b.gateway, kind).name
     if recover(client, folder, name) is not None:
-        b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
+        b.gateway = _plain(b.gateway, kind, _find(client, name))
 
 
 def rebuild_live(b: Rebuilt, client: Any, folder: Path, kinds: Iterable[str]) -> list[str]:
@@ -274,7 +275,7 @@ def _rebuild_one(b: Rebuilt, client: Any, folder: Path, kind: str) -> str:
         name = getattr(b.gateway, kind).name
         old = _find(client, name)
         _step("start")
-        journaling = JournalingGateway(**{**_plain(b.gateway).__dict__, kind: old})
+        journaling = JournalingGateway(**vars(_plain(b.gateway, kind, old)))
         b.gateway = journaling
         ids = list(old.get(include=[])["ids"])  # (ids alone need no pages)
         new = start_copy(client, folder, old)
@@ -287,12 +288,12 @@ def _rebuild_one(b: Rebuilt, client: Any, folder: Path, kind: str) -> str:
             finish_copy(client, folder, old, new)
             _step("complete")
             fresh = swap(client, old, new)
-            b.gateway = _plain(b.gateway, **{kind: fresh})
+            b.gateway = _plain(b.gateway, kind, fresh)
             _step("swapped")
     except BaseException:
         with b.state.write_lock:
             recover(client, folder, name)
-            b.gateway = _plain(b.gateway, **{kind: _find(client, name)})
+            b.gateway = _plain(b.gateway, kind, _find(client, name))
         raise
     with b.state.batches.exclusive():
         drop(client, folder, name + RETIRED_SUFFIX)

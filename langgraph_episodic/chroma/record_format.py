@@ -400,15 +400,12 @@ def stored_metadata(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> d
     out = {k: v for k, v in meta.items() if k not in IN_HEADER}
     if not old:
         return out
-    if not is_headed(old):  # every key ``meta`` lacks, and those the header now holds
-        for k in record_keys(old):
-            if k not in meta or k in IN_HEADER:
-                out[k] = None
-        out[f"_p{len(ns_from_str(str(old['_ns'])))}"] = None
-        return out
-    for k in record_keys(old):
-        if k not in meta and k not in IN_HEADER:
+    headed = is_headed(old)
+    for k in record_keys(old):  # header keys: only those of a record written before headers
+        if (not headed) if k in _IN_HEADER else k not in meta:
             out[k] = None
+    if not headed:
+        out[f"_p{len(ns_from_str(str(old['_ns'])))}"] = None
     return out
 
 

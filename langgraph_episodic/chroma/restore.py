@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from . import persisted, record_format
-from .caches import StoreState
 from .gateway import _rows_of, read_pages
 from .index_paths import is_ranked
 from .persisted import Kept, Loaded, PersistedIndex, field_parts
@@ -75,7 +74,14 @@ def warm(b: Backend, prefix: Namespace, *, vectors: bool, lexical: bool) -> Pend
             if loaded is None:  # (what was added cannot be added to it: built from Chroma)
                 kept.discard([ns])
         discards = kept.discards(ns)
-        unfit = ns in stale_vec and loaded is not None and _unfit(state, loaded)
+        # (a file without vectors holding more documents than the vector cache holds vectors:
+        # each document has a vector at least, so they do not fit)
+        unfit = (
+            ns in stale_vec
+            and loaded is not None
+            and loaded.vectors is None
+            and loaded.lexical.n_docs() > state.vectors.max_vectors
+        )
         if loaded is None or loaded.appended or (
             ns in stale_vec and loaded.vectors is None and not unfit
         ):
@@ -126,12 +132,6 @@ def _add(b: Backend, ns: Namespace, loaded: Loaded) -> Loaded | None:
         matrix = np.concatenate([held[0], added[0]]) if len(held[1]) else added[0]
         block = NamespaceVectors.restored("", matrix, [*held[1], *added[1]])
     return dataclasses.replace(loaded, lexical=lexical, fields=fields, vectors=block)
-
-
-def _unfit(state: StoreState, loaded: Loaded) -> bool:
-    """Whether a file without vectors holds more documents than the vector cache holds vectors
-    (each document has a vector at least, so they do not fit)."""
-    return loaded.vectors is None and loaded.lexical.n_docs() > state.vectors.max_vectors
 
 
 def _install(

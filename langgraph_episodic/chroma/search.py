@@ -38,7 +38,6 @@ from . import record_format, restore
 from .caches import Listing
 from .filters import combine, matches, value_where
 from .nearest import nearest
-from .plans import newest_first
 from .ranking import shared_fields
 from .ranking.hybrid import Fused, Question, aligned, analyse, candidates, complete
 from .ranking.vectors import BlockView, NamespaceVectors, QueryCosines, rank, similarities
@@ -49,19 +48,6 @@ MIN_DEPTH = 20
 rankings gave nearly the same recall at a higher cost (the fusion study and the store runs in
 ``docs/benchmarks.md``, "Retrieval quality")."""
 
-
-def first_depth(need: int) -> int:
-    """How deep a ranking goes first for a page ending at ``need`` (so that candidates
-    :func:`resolve` drops rarely leave the page short; a short page ranks four times deeper)."""
-    return max(2 * need + 10, MIN_DEPTH)
-
-
-def read_chunk(need: int, filtered: bool) -> int:
-    """How many ranked candidates :func:`resolve` reads at first for ``need`` hits (a filter
-    may reject many; without one, two spare). Each further read doubles."""
-    return max(2 * need, MIN_DEPTH) if filtered else need + 2
-
-
 RERANKS = 3
 """How many times :func:`run` ranks again when items were rewritten during a search."""
 
@@ -70,24 +56,16 @@ Missed = Mapping[str, tuple[str, tuple[str, ...]]]
 item names another tag now, and did not find under it."""
 
 
-PLAIN = Calibration()
-"""The plain cosine, with the store's lexical weight (embedders without a baseline)."""
-
-
 @dataclass(frozen=True)
 class Method:
     """How a search ranks: its kind, the question's calibration
-    (:class:`~langgraph_episodic.language.baseline.Calibration`) and the primary field's path
-    when the shared-field lift acts (``EACH_FIRST``: each memory's own first field)."""
+    (:class:`~langgraph_episodic.language.baseline.Calibration`; the plain cosine by default)
+    and the primary field's path when the shared-field lift acts (``EACH_FIRST``: each
+    memory's own first field)."""
 
     kind: Literal["hybrid", "dense", "lexical", "scan"]
-    calibration: Calibration = PLAIN
+    calibration: Calibration = field(default_factory=Calibration)
     lift: str | None = None
-
-    @property
-    def baseline(self) -> float:
-        """The question's baseline cosine (``0`` for embedders without one)."""
-        return self.calibration.baseline
 
 
 class Hit(NamedTuple):
@@ -101,17 +79,6 @@ class Hit(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Resolved:
-    """What :func:`resolve` found: the hits with the entry keys they were ranked by, the
-    candidates it missed (see :data:`Missed`) and the record ids it accepted."""
-
-    hits: list[Hit]
-    keys: list[str]
-    missed: Missed
-    accepted: frozenset[str]
-
-
-@dataclass(frozen=True)
 class Ranked:
     """One search's page with the stages' products (for :meth:`.ChromaStore.explain`)."""
 
@@ -121,29 +88,22 @@ class Ranked:
     """The entry key each ranked hit of the page was ranked by."""
     fused: Fused | None = None
     """The hybrid stages' fusion (None for other kinds)."""
-    lifted: list[tuple[str, float]] | None = None
-    """The ranking after the lift (None when it did not act)."""
 
 
 def run(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
     """One search (:func:`ranked`), with the namespaces' kept files loaded before it and those it
     built kept after it, in a store on a folder (:mod:`.restore`)."""
-    wants = _loads(method, qvec)
+    loads = _LOADS.get(method.kind)
     pending = None
-    if wants is not None:
-        pending = restore.warm(b, op.namespace_prefix, vectors=wants[0], lexical=wants[1])
+    if loads is not None:
+        pending = restore.warm(b, op.namespace_prefix, vectors=loads[0], lexical=loads[1])
     found = ranked(b, op, qvec, now, method)
     restore.keep(b, pending)
     return found
 
 
-def _loads(method: Method, qvec: np.ndarray | None) -> tuple[bool, bool] | None:
-    """(vectors, lexical) as the search's kind asks :meth:`.Backend.scope`; None for a scan."""
-    if method.kind in ("hybrid", "dense") and qvec is not None:
-        return True, method.kind == "hybrid"
-    if method.kind == "lexical":
-        return False, True
-    return None
+_LOADS = {"hybrid": (True, True), "dense": (True, False), "lexical": (False, True)}
+"""(vectors, lexical) as each kind asks :meth:`.Backend.scope` (a scan loads neither)."""
 
 
 def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
@@ -160,12 +120,11 @@ def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method
         qvec = method.calibration.first  # the embedding also carries a second reading
     state = b.state
     before: dict[str, tuple[str, tuple[str, ...]]] = {}
-    ranked = Ranked([], {})
-    for attempt in range(RERANKS + 1):
+    for _ in range(RERANKS):
         generation = state.generation
         ranked = _once(b, op, qvec, now, method)
         missed = ranked.missed
-        if not missed or attempt == RERANKS:
+        if not missed:
             return ranked
         if b.shared:
             if missed.items() <= before.items():
@@ -180,26 +139,27 @@ def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method
                 return ranked
             # Rank again holding the write lock: no write of this process can overtake it.
             return _once(b, op, qvec, now, method)
-    return ranked
+    return _once(b, op, qvec, now, method)
 
 
 def _once(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method: Method) -> Ranked:
     """One ranked page: ranked four times deeper while the checked hits leave it short and a
-    deeper ranking could add more, then filled (:func:`filled`); a scan without a query."""
-    if method.kind == "scan" or (method.kind != "lexical" and qvec is None):
+    deeper ranking could add more, then filled (:func:`filled`); a scan without a query. The
+    first ranking goes deep enough that the candidates :func:`resolve` drops rarely leave the
+    page short."""
+    if method.kind == "scan":
         return Ranked(scan(b, op, now), {})
     need = op.offset + op.limit
-    depth = first_depth(need)
+    depth = max(2 * need + 10, MIN_DEPTH)
     missed: Missed = {}
     while True:
         found = _ranking(b, op, qvec, now, method, depth)
-        resolved = resolve(b, found.ranking, op, now, need)
-        missed = _merge(missed, resolved)
-        if len(resolved.hits) >= need or not found.more:
+        hits, keys, missed = resolve(b, found.ranking, op, now, need, missed)
+        if len(hits) >= need or not found.more:
             break
         depth *= 4
-    page = filled(b, op, resolved.hits, found.scope, now)
-    return Ranked(page, missed, resolved.keys[op.offset : need], found.fused, found.lifted)
+    page = filled(b, op, hits, found.scope, now)
+    return Ranked(page, missed, keys[op.offset : need], found.fused)
 
 
 class Ranking(NamedTuple):
@@ -210,7 +170,6 @@ class Ranking(NamedTuple):
     more: bool
     """Whether a deeper ranking could add candidates."""
     fused: Fused | None = None
-    lifted: list[tuple[str, float]] | None = None
 
 
 def _ranking(
@@ -239,7 +198,6 @@ def scan(
 ) -> list[Hit]:
     """The page of live items under the prefix matching the filter, newest first.
     ``unscored_in``: only the items without vectors, from that scope's flagged namespaces."""
-    unscored_only = unscored_in is not None
     only: list[tuple[str, ...]] | None = None
     spot = record_format.prefix_where(op.namespace_prefix)
     if unscored_in is not None:
@@ -253,7 +211,7 @@ def scan(
     if listings is not None:
         hits: list[Hit] = []
         for rid, meta in _newest_first(listings):
-            if unscored_only and record_format.n_vectors(meta):
+            if only is not None and record_format.n_vectors(meta):
                 continue
             hit = _hit(rid, meta, None, op, now)
             if hit is not None:
@@ -263,18 +221,12 @@ def scan(
         return hits[op.offset : need]
     # Expiry is checked here, not in the ``where``: a range condition makes Chroma's get
     # markedly slower (docs/benchmarks.md, "Throughput").
-    where = combine(
-        spot,
-        value_where(op.filter),
-        {"_nvec": 0} if unscored_only else None,
-    )
-    found = []
-    for rid, meta in b.gateway.read_items(where):
-        hit = _hit(rid, meta, None, op, now)
-        if hit is not None:
-            found.append(hit)
-    position = {id(it): n for n, it in enumerate(newest_first(h.item for h in found))}
-    return sorted(found, key=lambda h: position[id(h.item)])[op.offset : need]
+    where = combine(spot, value_where(op.filter), {"_nvec": 0} if only is not None else None)
+    read = (_hit(rid, meta, None, op, now) for rid, meta in b.gateway.read_items(where))
+    found = [hit for hit in read if hit is not None]
+    found.sort(key=lambda h: (h.item.namespace, h.item.key))
+    found.sort(key=lambda h: h.item.updated_at, reverse=True)  # newest first, then ns and key
+    return found[op.offset : need]
 
 
 def _newest_first(
@@ -296,15 +248,23 @@ def _stream(
 
 
 def resolve(
-    b: Backend, ranked: Sequence[tuple[str, float]], op: SearchOp, now: float, need: int
-) -> Resolved:
-    """Live items matching the filter, in rank order, until ``need`` are found; candidates are
-    fetched in chunks (:func:`read_chunk`), so a page of 10 reads about 12 records."""
+    b: Backend,
+    ranked: Sequence[tuple[str, float]],
+    op: SearchOp,
+    now: float,
+    need: int,
+    earlier: Missed | None = None,
+) -> tuple[list[Hit], list[str], Missed]:
+    """Live items matching the filter, in rank order, until ``need`` are found, with the entry
+    keys they were ranked by and the misses (:data:`Missed`): ``earlier`` ones it did not
+    accept, and its own. Candidates are fetched in chunks, each twice the last; the first is
+    ``need + 2`` (a page of 10 reads about 12 records), or more with a filter, which may reject
+    many."""
     out: list[Hit] = []
     keys: list[str] = []
     accepted: set[str] = set()
-    missed: dict[str, tuple[str, tuple[str, ...]]] = {}
-    chunk = read_chunk(need, bool(op.filter))
+    missed = dict(earlier or {})
+    chunk = max(2 * need, MIN_DEPTH) if op.filter else need + 2
     start = 0
     while start < len(ranked) and len(out) < need:
         part = [
@@ -328,16 +288,7 @@ def resolve(
                     break
         start += chunk
         chunk *= 2
-    return Resolved(out, keys, missed, frozenset(accepted))
-
-
-def _merge(missed: Missed, resolved: Resolved) -> Missed:
-    """The misses of the last resolve, and the earlier ones it did not accept."""
-    if not missed:
-        return resolved.missed
-    kept = {rid: v for rid, v in missed.items() if rid not in resolved.accepted}
-    kept.update(resolved.missed)
-    return kept
+    return out, keys, missed
 
 
 def _hit(
@@ -417,54 +368,17 @@ def hybrid(
     question = analyse(op.query or "", scope.lexical, scope.namespaces)
     fused = first_ranking(b, scope, question, qvec, method.calibration, op, depth)
     ranking: list[tuple[str, float]] = fused.ranking
-    lifted = None
     if lift is not None and scope.fields is not None and (
         lift != shared_fields.EACH_FIRST or scope.fields.any_context()
     ):
-        best = resolve(b, ranking, op, now, shared_fields.LIFT_DOCS)
-        sources = [
-            (key, hit.item.score or 0.0) for key, hit in zip(best.keys, best.hits, strict=True)
-        ]
-        ranking = lifted = shared_fields.lift(ranking, sources, scope.fields, lift)
+        hits, keys, _ = resolve(b, ranking, op, now, shared_fields.LIFT_DOCS)
+        sources = [(key, hit.item.score or 0.0) for key, hit in zip(keys, hits, strict=True)]
+        ranking = shared_fields.lift(ranking, sources, scope.fields, lift)
     more = fused.more_dense or fused.n_lexical >= depth
-    return Ranking(scope, ranking, more, fused, lifted)
+    return Ranking(scope, ranking, more, fused)
 
 
 def first_ranking(
-    b: Backend,
-    scope: Scope,
-    question: Question,
-    qvec: np.ndarray,
-    baseline: float | Calibration,
-    op: SearchOp,
-    depth: int,
-) -> Fused:
-    """The hybrid stages over the scope's snapshot (the dense side and missing cosines from
-    Chroma when its vectors are not cached); a question with a second reading adds that
-    reading's best candidates and scores every candidate by it too."""
-    if isinstance(baseline, Calibration) and baseline.second is not None:
-        return _read_twice(b, scope, question, qvec, baseline, op, depth)
-    # With cached vectors, the cosines are computed once for the ranking and every lookup.
-    cosines = QueryCosines(scope.vectors, qvec) if scope.vectors is not None else None
-    found = aligned(cosines, question, baseline, depth)
-    if found is not None:
-        return found
-    if cosines is not None:
-        dense_ranked = cosines.top(depth)
-        more_dense = len(dense_ranked[0]) >= depth
-    else:
-        dense_ranked, more_dense = _dense_from_chroma(b, scope, op, qvec, depth)
-    lexical_ranked = question.scores.top(depth) if question.terms else []
-    gathered = candidates(dense_ranked, lexical_ranked, more_dense)
-    if cosines is not None:
-        extra = cosines.at(gathered.need_cosine)
-    else:
-        read = _cosines_from_chroma(b, qvec, gathered.need_cosine)
-        extra = list(read), np.fromiter(read.values(), np.float64, len(read))
-    return complete(gathered, extra, question, baseline, 2 * depth)
-
-
-def _read_twice(
     b: Backend,
     scope: Scope,
     question: Question,
@@ -473,33 +387,50 @@ def _read_twice(
     op: SearchOp,
     depth: int,
 ) -> Fused:
-    """:func:`first_ranking` for a question with a second reading: the candidates of all three
-    sides, each scored on all three (vectors from Chroma when not cached)."""
+    """The hybrid stages over the scope's snapshot (the dense side and missing cosines from
+    Chroma when its vectors are not cached); a question with a second reading adds that
+    reading's best candidates and scores every candidate by it too."""
     second = calibration.second
-    assert second is not None
-    lexical_ranked = question.scores.top(depth) if question.terms else []
+    cosines = other = None
     if scope.vectors is not None:
-        first, other = QueryCosines.read_twice(
-            scope.vectors, qvec, second.query, second.gate, second.gate_at
-        )
-        dense_ranked = first.top(depth)
-        keys, values = other.top(depth)
-        second_ranked = [key for key, value in zip(keys, values.tolist(), strict=True) if value > -2]
-        gathered = candidates(
-            dense_ranked, lexical_ranked, len(dense_ranked[0]) >= depth, second_ranked
-        )
+        # With cached vectors, the cosines are computed once for the ranking and every lookup.
+        if second is None:
+            cosines = QueryCosines(scope.vectors, qvec)
+            found = aligned(cosines, question, calibration, depth)
+            if found is not None:
+                return found
+        else:
+            cosines, other = QueryCosines.read_twice(
+                scope.vectors, qvec, second.query, second.gate, second.gate_at
+            )
+        dense_ranked = cosines.top(depth)
+        more_dense = len(dense_ranked[0]) >= depth
     else:
         dense_ranked, more_dense = _dense_from_chroma(b, scope, op, qvec, depth)
+    lexical_ranked = question.scores.top(depth) if question.terms else []
+    second_ranked: list[str] = []
+    if other is not None:
+        keys, values = other.top(depth)
+        second_ranked = [key for key, value in zip(keys, values.tolist(), strict=True) if value > -2]
+    elif second is not None:
         second_ranked = _dense_from_chroma(b, scope, op, second.query, depth)[0][0]
-        gathered = candidates(dense_ranked, lexical_ranked, more_dense, second_ranked)
-        first, other = QueryCosines.read_twice(
+    gathered = candidates(dense_ranked, lexical_ranked, more_dense, second_ranked)
+    if second is not None and other is None:  # every candidate's vectors, read from Chroma
+        cosines, other = QueryCosines.read_twice(
             [_block_from_chroma(b, gathered.ids)], qvec, second.query, second.gate, second.gate_at
         )
-    extra = first.at(gathered.need_cosine)
-    read = other.at(gathered.ids)
-    kept = read[1] > -2.0
-    read = [key for key, keep in zip(read[0], kept.tolist(), strict=True) if keep], read[1][kept]
-    return complete(gathered, extra, question, calibration, 2 * depth, read)
+    if cosines is not None:
+        extra = cosines.at(gathered.need_cosine)
+    else:  # the best cosine of each, its vectors read from Chroma
+        keys = gathered.need_cosine
+        read = similarities([_block_from_chroma(b, keys)], qvec, keys) if keys else {}
+        extra = list(read), np.fromiter(read.values(), np.float64, len(read))
+    if other is None:
+        return complete(gathered, extra, question, calibration, 2 * depth)
+    ids, cosine = other.at(gathered.ids)
+    kept = cosine > -2.0
+    read_second = [key for key, keep in zip(ids, kept.tolist(), strict=True) if keep], cosine[kept]
+    return complete(gathered, extra, question, calibration, 2 * depth, read_second)
 
 
 def _dense_from_chroma(
@@ -521,10 +452,3 @@ def _block_from_chroma(b: Backend, keys: Sequence[str]) -> BlockView:
         iid = record_format.item_of_vector(vid)
         block.replace_item_rows(iid, [(vid, emb)])
     return block.current_view()
-
-
-def _cosines_from_chroma(b: Backend, qvec: np.ndarray, keys: Sequence[str]) -> dict[str, float]:
-    """Best cosine of each given entry key, its vectors read from Chroma."""
-    if not keys:
-        return {}
-    return similarities([_block_from_chroma(b, keys)], qvec, keys)

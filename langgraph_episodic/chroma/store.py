@@ -122,8 +122,8 @@ def _check_known(mode: str, name: str) -> None:
 
 def _resolved_cache_sizes(
     vector_cache_size: int | None, item_cache_size: int | None, index: IndexConfig | None
-) -> tuple[int, int]:
-    """The (vector, item) cache sizes: those given, else the machine's (:mod:`.memory_budget`)."""
+) -> dict[str, int]:
+    """The cache sizes by keyword: those given, else the machine's (:mod:`.memory_budget`)."""
     available = (
         memory_budget.available_memory()
         if vector_cache_size is None or item_cache_size is None
@@ -141,7 +141,7 @@ def _resolved_cache_sizes(
                 f"{name} must be a whole number of entries >= 0 (or None for the machine's "
                 f"default), got {size!r}."
             )
-    return vector_cache_size, item_cache_size
+    return dict(sizes)
 
 
 class ChromaStore(BaseStore):
@@ -195,7 +195,7 @@ class ChromaStore(BaseStore):
             session date indexed: ``docs/retrieval.md``, "Shared-field lift".
         max_value_bytes: The largest value a put accepts, in UTF-8 bytes of compact JSON
             (default 1 MiB; ``None``: no limit). A larger one is refused before anything is
-            written, the whole batch with it (see :mod:`.limits`).
+            written, the whole batch with it (see :class:`.plans.Limits`).
         max_indexed_bytes: The most text a put embeds and keyword-indexes, in UTF-8 bytes summed
             over the item's index fields (default 64 KiB; ``None``: no limit). With the default
             ``fields=["$"]`` that text is the whole value as JSON.
@@ -241,8 +241,19 @@ class ChromaStore(BaseStore):
         self.embeddings: Embeddings | None = None
         self._baseline: Baseline | None = None
         self._calibrate: Callable[[np.ndarray], Calibration] | None = None
-        self._fields: Fields | None = None
-        self._use_index(config, search_mode)
+        # (Without an index, a lexical store still tokenizes the whole value.)
+        self._fields: Fields | None = tokenized_fields(None) if search_mode == "lexical" else None
+        if config is not None:
+            self.index_config = IndexConfig(**config)
+            self.embeddings = ensure_embeddings(config.get("embed"))
+            self._baseline = baseline_for(self.embeddings)
+            if language != "auto":
+                self.embeddings = routed(self.embeddings, language)
+            self._calibrate = calibration_of(self.embeddings)
+            fields = config.get("fields")
+            if fields is not None:
+                fields = list(check_fields(fields, "index['fields']"))
+            self._fields = tokenized_fields(fields)
         self.search_mode: SearchMode = search_mode
         self.field_lift = field_lift
         self.ttl_config = ttl
@@ -265,44 +276,19 @@ class ChromaStore(BaseStore):
             fork_checked=self._remote is not None or embedded_system(client) is not None,
         )
         self._coalescer = Coalescer(self._arun)
-        if self.embeddings is not None and language != "auto":
-            self.embeddings = routed(self.embeddings, language)
-            self._calibrate = calibration_of(self.embeddings)
         if ttl and ttl.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
 
     def _open_backend(self, client: Any, shared: bool) -> Backend:
         """This store's backend on ``client``, its keyword side analyzing in ``language`` (a
         failure gives back the folder's count the backend took)."""
-        vector_cache_size, item_cache_size = self._cache_sizes
-        backend = Backend.open(
-            client,
-            self.collection_name,
-            shared=shared,
-            vector_cache_size=vector_cache_size,
-            item_cache_size=item_cache_size,
-        )
+        backend = Backend.open(client, self.collection_name, shared=shared, sizes=self._cache_sizes)
         try:
             backend.state.lexical.use_language(self.language)
         except BaseException:
             backend.close_store()
             raise
         return backend
-
-    def _use_index(self, config: IndexConfig | None, search_mode: SearchMode) -> None:
-        """Take the embedder, its calibration and the tokenized fields from ``config`` (without
-        one, a lexical store still tokenizes the whole value)."""
-        if config is not None:
-            self.index_config = IndexConfig(**config)
-            self.embeddings = ensure_embeddings(config.get("embed"))
-            self._baseline = baseline_for(self.embeddings)
-            self._calibrate = calibration_of(self.embeddings)
-            fields = config.get("fields")
-            if fields is not None:
-                fields = list(check_fields(fields, "index['fields']"))
-            self._fields = tokenized_fields(fields)
-        elif search_mode == "lexical":
-            self._fields = tokenized_fields(None)
 
     # ------------------------------------------------------------------ constructors
 
@@ -424,8 +410,7 @@ class ChromaStore(BaseStore):
         """Execute ops in one batch (see the module docstring for the semantics)."""
         self._calls.check()
         plan = prepare(ops, self._fields, self.redact, self.limits)
-        doc_vectors, query_vectors = self._embed(plan)
-        return self._run(plan, doc_vectors, query_vectors)
+        return self._run(plan, *self._embed(plan))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async version of :meth:`batch`. Calls made concurrently on one event loop are
@@ -436,8 +421,10 @@ class ChromaStore(BaseStore):
         return await self._coalescer.submit(plan)
 
     async def _arun(self, plan: Plan) -> list[Result]:
-        doc_vectors, query_vectors = await self._aembed(plan)
-        return await asyncio.to_thread(self._run, plan, doc_vectors, query_vectors)
+        vectors: tuple[Vectors, Vectors] = ({}, {})
+        if self.embeddings:
+            vectors = await aembed(self.embeddings, *self._to_embed(plan))
+        return await asyncio.to_thread(self._run, plan, *vectors)
 
     def _run(
         self,
@@ -445,17 +432,16 @@ class ChromaStore(BaseStore):
         doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
+        methods = [self._method(op, query_vectors.get(op.query or "")) for _, op in plan.searches]
+        args = (plan, doc_vectors, query_vectors, methods)
         if self._remote is not None:
-            methods = [self._method(op, query_vectors.get(op.query or "")) for _, op in
-                       plan.searches]
-            return list(self._remote.call(self, "_execute", plan, doc_vectors, query_vectors,
-                                          methods))
+            return list(self._remote.call(self, "_execute", *args))
         if self._endpoint is None:
-            return self._execute(plan, doc_vectors, query_vectors)
+            return self._execute(*args)
         import httpx
 
         try:
-            return self._execute(plan, doc_vectors, query_vectors)
+            return self._execute(*args)
         except httpx.TransportError as exc:
             raise _server_error(exc, self._endpoint) from exc
 
@@ -465,11 +451,6 @@ class ChromaStore(BaseStore):
         if not self.embeddings:
             return {}, {}
         return embed(self.embeddings, *self._to_embed(plan, mode))
-
-    async def _aembed(self, plan: Plan) -> tuple[Vectors, Vectors]:
-        if not self.embeddings:
-            return {}, {}
-        return await aembed(self.embeddings, *self._to_embed(plan))
 
     def _to_embed(
         self, plan: Plan, mode: SearchMode | None = None
@@ -486,10 +467,10 @@ class ChromaStore(BaseStore):
         plan: Plan,
         doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
-        methods: Sequence[search.Method] | None = None,
+        methods: Sequence[search.Method],
     ) -> list[Result]:
-        """Run ``plan``; ``methods`` rank its searches in order (default: this store's own,
-        :meth:`_method`; a batch sent by another process brings its own)."""
+        """Run ``plan``; ``methods`` rank its searches in order (:meth:`_method`; a batch sent
+        by another process brings its own)."""
         with self._calls.call(), self._backend.state.batches.batch():
             b = self._backend
             b.check_readable()
@@ -508,9 +489,8 @@ class ChromaStore(BaseStore):
                     if gop.refresh_ttl and ttl is not None:
                         own = record_format.in_vectors(meta)
                         refresh[rid] = (gop.namespace, now + ttl * 60.0, own)
-            for j, (i, sop) in enumerate(plan.searches):
+            for (i, sop), method in zip(plan.searches, methods, strict=True):
                 qvec = query_vectors.get(sop.query or "")
-                method = self._method(sop, qvec) if methods is None else methods[j]
                 hits = search.run(b, sop, qvec, now, method).page
                 results[i] = [h.item for h in hits]
                 for h in hits:

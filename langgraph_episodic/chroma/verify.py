@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import record_format
 from .reads import Backend
 from .rebuild import leftovers, recover_kind
-from .registry import Namespace, NamespaceInfo, record, record_id, records_by_namespace
+from .registry import Namespace, NamespaceInfo, record_id, records, records_by_namespace
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,9 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
         vector_ids = gw.vector_ids()
         shadows = gw.shadows()
         cutoff = now - grace_seconds  # records written after it are kept (grace period)
-        shadowed, kept_shadows = _old_shadows(shadows, cutoff)
+        # (on a server a young shadow may be a move still running elsewhere)
+        limit = record_format.to_micros(cutoff)
+        shadowed = [rid for rid, shadow in shadows if int(shadow.get("_updated", 0)) <= limit]
         registry = records_by_namespace(gw.registry_records())
         vectors = _check_vectors(items, vector_ids, cutoff)
         missing = _missing_vectors(items, set(vector_ids))
@@ -113,22 +115,11 @@ def verify(b: Backend, now: float, *, repair: bool, grace_seconds: float) -> Ver
             empty_namespaces=empty,
             expiry_drift=drift,
             repaired=repair,
-            kept_recent=kept_shadows + vectors.kept,
+            kept_recent=len(shadows) - len(shadowed) + vectors.kept,
             leftover_collections=left,
             unsearchable_items=tuple(sorted(unsearchable)),
             shadowed_items=len(shadows),
         )
-
-
-def _old_shadows(
-    shadows: Iterable[tuple[str, Mapping[str, Any]]], cutoff: float
-) -> tuple[list[str], int]:
-    """The shadowed item records to remove, and how many are kept as written after ``cutoff``
-    (on a server a young one may be a move still running elsewhere)."""
-    limit = record_format.to_micros(cutoff)
-    pairs = list(shadows)
-    old = [rid for rid, shadow in pairs if int(shadow.get("_updated", 0)) <= limit]
-    return old, len(pairs) - len(old)
 
 
 @dataclass(frozen=True)
@@ -210,18 +201,14 @@ def _repair(
     gw = b.gateway
     gw.delete_items(shadowed, in_vectors=False)
     gw.delete_vectors(bad)
-    fixes = [
-        (ns, NamespaceInfo(uuid.uuid4().hex, latest[ns], True)) for ns in (*unregistered, *drift)
-    ]
-    gw.upsert_registry([record_id(ns) for ns, _ in fixes], [record(ns, i) for ns, i in fixes])
+    fixes = {ns: NamespaceInfo(uuid.uuid4().hex, latest[ns]) for ns in (*unregistered, *drift)}
+    gw.upsert_registry(*records(fixes))
     for ns in empty:
         gw.delete_registry([record_id(ns)])
         if b.shared:  # a put elsewhere may have landed since the read
             expires = gw.latest_expiry(ns)
             if expires is not None:
-                gw.upsert_registry(
-                    [record_id(ns)], [record(ns, NamespaceInfo(uuid.uuid4().hex, expires))]
-                )
+                gw.upsert_registry(*records({ns: NamespaceInfo(uuid.uuid4().hex, expires)}))
     b.state.reset()
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import field
 from typing import Any
 
 from . import record_format
@@ -66,24 +67,24 @@ class _Writes:
     tag: str
     """The tag of this batch's new vector records (items with several texts)."""
     now_us: int
-    vec_ids: list[str] = dataclasses.field(default_factory=list)
-    vec_embs: list[Sequence[float]] = dataclasses.field(default_factory=list)
-    vec_metas: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    vec_docs: list[str | None] = dataclasses.field(default_factory=list)
-    stale_vecs: list[str] = dataclasses.field(default_factory=list)
-    item_ids: list[str] = dataclasses.field(default_factory=list)
-    item_metas: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    deleted: list[str] = dataclasses.field(default_factory=list)
+    vectors: list[tuple[str, Sequence[float], dict[str, Any], str | None]] = field(
+        default_factory=list
+    )
+    """(id, embedding, metadata, document) of each vector record to upsert."""
+    stale_vecs: list[str] = field(default_factory=list)
+    item_ids: list[str] = field(default_factory=list)
+    item_metas: list[dict[str, Any]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
     """Item records in the item collection."""
-    gone_from_vectors: list[str] = dataclasses.field(default_factory=list)
+    gone_from_vectors: list[str] = field(default_factory=list)
     """Items' own vector records (deleted or moved)."""
-    moved_in: list[str] = dataclasses.field(default_factory=list)
+    moved_in: list[str] = field(default_factory=list)
     """Items moving into the item collection."""
-    expiries: dict[Namespace, float] = dataclasses.field(default_factory=dict)
-    unindexed: set[Namespace] = dataclasses.field(default_factory=set)
-    item_records: set[Namespace] = dataclasses.field(default_factory=set)
+    expiries: dict[Namespace, float] = field(default_factory=dict)
+    unindexed: set[Namespace] = field(default_factory=set)
+    item_records: set[Namespace] = field(default_factory=set)
     """Namespaces receiving records in the item collection."""
-    emptied: dict[Namespace, None] = dataclasses.field(default_factory=dict)
+    emptied: dict[Namespace, None] = field(default_factory=dict)
 
 
 def _gather_put(
@@ -161,12 +162,10 @@ def _gather_own_record(
 ) -> None:
     """An item with one text: its record in the vector collection is the item."""
     vid, _, vec = row
-    w.vec_ids.append(vid)
-    w.vec_embs.append(vec)
-    w.vec_metas.append(record_format.stored_metadata(meta, prev if was_vector else None))
+    stored = record_format.stored_metadata(meta, prev if was_vector else None)
     # No document (the text is read from the value); one an earlier version wrote is cleared.
     held = prev is not None and was_vector and record_format.holds_document(prev)
-    w.vec_docs.append("" if held else None)
+    w.vectors.append((vid, vec, stored, "" if held else None))
     if prev is not None and not was_vector:
         w.deleted.append(rid)  # its record in the item collection goes
 
@@ -182,11 +181,8 @@ def _gather_item_record(
     was_vector: bool,
 ) -> None:
     """An item with no text or several: a record in the item collection naming its vectors."""
-    for j, (path, text) in enumerate(texts):
-        w.vec_ids.append(rows[j][0])
-        w.vec_embs.append(rows[j][2])
-        w.vec_metas.append(record_format.vector_metadata(namespace, rid, path))
-        w.vec_docs.append(text)
+    for (path, text), (vid, _, vec) in zip(texts, rows, strict=True):
+        w.vectors.append((vid, vec, record_format.vector_metadata(namespace, rid, path), text))
     w.item_ids.append(rid)
     if was_vector:
         w.moved_in.append(rid)
@@ -196,19 +192,16 @@ def _gather_item_record(
 
 def _write(b: Backend, gw: Gateway, w: _Writes, commit: Commit, empty: set[Namespace]) -> None:
     """Write the gathered records in the safe order (the module docstring's steps), then commit."""
-    commit.registry.update(_register(b, w.expiries, w.unindexed, w.item_records))  # 1
+    commit.registry.update(_register(b, w))  # 1
     commit.created = {ns for ns in empty if ns in w.expiries}
-    gw.upsert_vectors(w.vec_ids, w.vec_embs, w.vec_metas, w.vec_docs)  # 2
+    columns = [list(column) for column in zip(*w.vectors, strict=True)] or [[], [], [], []]
+    gw.upsert_vectors(*columns)  # 2
     gw.delete_items(w.moved_in, in_vectors=False)  # (a killed move's leftover, if any)
     gw.upsert_items(w.item_ids, w.item_metas)  # 3
     gw.delete_items(w.deleted, in_vectors=False)
     gw.delete_vectors([*w.gone_from_vectors, *w.stale_vecs])  # 4
-    infos, removed = _settle(b, list(w.emptied), commit, keep=True)  # 5
-    commit.registry.update(infos)
-    commit.removed = removed
     commit.deleted_any = bool(w.deleted) or bool(w.gone_from_vectors)
-    _bump(b, commit.registry)  # 6
-    b.state.commit(commit)
+    _finish(b, commit, list(w.emptied), keep=True)  # 5, 6
     if len(b.state.registry.marked) > MARKED_LIMIT:
         unmark(b)
 
@@ -226,18 +219,12 @@ def _entry_key(rid: str, prev: Mapping[str, Any] | None) -> str | None:
     return record_format.entry_key(rid, record_format.vector_tag(prev))
 
 
-def _register(
-    b: Backend,
-    expiries: Mapping[Namespace, float],
-    unindexed: Iterable[Namespace] = (),
-    item_records: Iterable[Namespace] = (),
-) -> dict[Namespace, NamespaceInfo]:
+def _register(b: Backend, w: _Writes) -> dict[Namespace, NamespaceInfo]:
     """Give every namespace receiving items a registry record covering their expiry and flags;
     return each one's new info (new version)."""
+    expiries = w.expiries
     if not expiries:
         return {}
-    flagged = set(unindexed)
-    in_items = set(item_records)
     known = b.known(list(expiries))
     with b.state.lock:
         kept = {ns: info for ns in expiries if (info := b.state.registry.empty.get(ns))}
@@ -249,8 +236,8 @@ def _register(
         info = NamespaceInfo(
             uuid.uuid4().hex,
             max(exp, old.expires) if old is not None else exp,
-            ns in flagged or (held.unindexed if held is not None else False),
-            ns in in_items or (held.item_records if held is not None else False),
+            ns in w.unindexed or (held.unindexed if held is not None else False),
+            ns in w.item_records or (held.item_records if held is not None else False),
             held is not None and held.kept,
         )
         out[ns] = info
@@ -299,6 +286,15 @@ def _settle(
         gw.upsert_registry(*records({ns: info}))
         infos[ns] = info
     return infos, removed
+
+
+def _finish(b: Backend, commit: Commit, emptied: list[Namespace], *, keep: bool = False) -> None:
+    """Steps 5 and 6 of the module docstring for namespaces that may be ``emptied`` (or whose
+    latest expiry may have gone down), then the commit."""
+    infos, commit.removed = _settle(b, emptied, commit, keep=keep)
+    commit.registry.update(infos)
+    _bump(b, commit.registry)
+    b.state.commit(commit)
 
 
 def _bump(b: Backend, infos: Mapping[Namespace, NamespaceInfo]) -> None:
@@ -394,10 +390,7 @@ def sweep(b: Backend, now: float) -> int:
             commit.namespaces[rid] = ns
             commit.old_keys[rid] = _entry_key(rid, meta)
             commit.vectors.setdefault(ns, {})[rid] = []
-        infos, commit.removed = _settle(b, list(dict.fromkeys(commit.namespaces.values())), commit)
-        commit.registry.update(infos)
-        _bump(b, infos)
-        b.state.commit(commit)
+        _finish(b, commit, list(dict.fromkeys(commit.namespaces.values())))
     return len(ids)
 
 
@@ -412,9 +405,7 @@ def restore_times(
         ids = {record_format.item_id(ns, key): (ns, key) for ns, key in times}
         old = b.fetch(list(ids))
         commit = Commit()
-        upd_ids: list[str] = []
-        upd_metas: list[dict[str, Any]] = []
-        upd_where: list[bool] = []
+        given: dict[str, dict[str, Any]] = {}
         changed: dict[Namespace, None] = {}
         for rid, (ns, key) in ids.items():
             if rid not in old:
@@ -427,15 +418,11 @@ def restore_times(
             if expires is not None:
                 patch["_expires"] = float(expires)
                 changed[ns] = None
-            given, view = record_format.patched(old[rid], patch)
-            upd_ids.append(rid)
-            upd_metas.append(given)
-            upd_where.append(record_format.in_vectors(old[rid]))
+            given[rid], commit.items[rid] = record_format.patched(old[rid], patch)
             commit.namespaces[rid] = ns
-            commit.items[rid] = view
-        b.gateway.update_items(upd_ids, upd_metas, upd_where)
-        infos, commit.removed = _settle(b, list(changed), commit)
-        commit.registry.update(infos)
-        _bump(b, infos)
-        b.state.commit(commit)
-    return len(upd_ids)
+        rids = list(given)
+        b.gateway.update_items(
+            rids, list(given.values()), [record_format.in_vectors(old[rid]) for rid in rids]
+        )
+        _finish(b, commit, list(changed))
+    return len(rids)

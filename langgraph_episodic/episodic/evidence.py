@@ -95,16 +95,13 @@ class EvidenceDecay:
         similarity: float = 0.0,
     ) -> float:
         """The weight of one episode at ``now`` (see the module docstring)."""
-        since_change = changed_at is None or timestamp >= changed_at
-        if self.forget and not since_change:
+        if changed_at is None or timestamp >= changed_at:
+            age_weight = decay_factor(timestamp, now, self.half_life, floor=self.floor)
+        elif self.forget:
             age_weight = self.keep
-        else:
-            half_life = self.half_life
-            if not since_change and self.fade_half_life is not None:
-                half_life = self.fade_half_life
-            age_weight = decay_factor(
-                timestamp, now, half_life, floor=self.floor if since_change else self.keep
-            )
+        else:  # before the change: fades to ``keep``
+            age_weight = decay_factor(timestamp, now, self.fade_half_life or self.half_life,
+                                      floor=self.keep)
         return age_weight * (1.0 + self.similarity_boost * clipped(similarity))
 
 
@@ -154,9 +151,8 @@ def weigh_evidence(
     profile = evidence.profile
     changed_at = change_time(profile, decay)
     sims = {r.episode.episode_id: r.similarity for r in evidence.similar}
-    rows: Sequence[OutcomeRecord]
     if similar_only or task.category is TaskCategory.UNKNOWN or profile is None:
-        rows = [OutcomeRecord.of(r.episode) for r in evidence.similar]
+        rows: Sequence[OutcomeRecord] = [OutcomeRecord.of(r.episode) for r in evidence.similar]
     else:
         rows = profile.records
     if not rows:

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .records import Episode, success_and_reward
+from .records import Episode, require, success_and_reward
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,7 @@ def compute_learning_curve(episodes: Iterable[Episode], window: int = 5) -> list
     """Return one :class:`LearningSnapshot` per episode, in the order given.
 
     Oldest first is the order wanted, as ``EpisodicMemory.episodes()`` returns them."""
-    if window < 1:
-        raise ValueError(f"window must be >= 1; got {window}.")
+    require(window >= 1, f"window must be >= 1; got {window}.")
     recent: deque[Episode] = deque(maxlen=window)
     snapshots: list[LearningSnapshot] = []
     cumulative = 0.0

@@ -89,7 +89,6 @@ class _State:
     ids: set[str]
     window: list[tuple[tuple[float, float, str], Episode]]
     tally: SkillTally
-    count: int = 0
 
 
 class EpisodicMemory:
@@ -204,7 +203,7 @@ class EpisodicMemory:
 
     def _load_once(self) -> Plan[None]:
         """Read the namespace once (count, skills, short-term window); later calls do nothing."""
-        yield from self._ensure_loaded()
+        yield from self._load()
 
     load, aload = twins(_load_once, "load")
 
@@ -223,11 +222,10 @@ class EpisodicMemory:
         """
         if not isinstance(episode, Episode):
             raise TypeError(f"record() takes an Episode, got {type(episode).__name__}.")
-        state = yield from self._ensure_loaded()
+        state = yield from self._load()
         existing = yield self._get(episode.episode_id)
         if existing is not None:
-            stored = self._decode(existing)
-            if stored == episode:
+            if self._decode(existing) == episode:
                 return False
             raise EpisodeConflictError(
                 f"Episode {episode.episode_id!r} is already recorded in {self._namespace} with "
@@ -270,12 +268,11 @@ class EpisodicMemory:
         text = query.description if isinstance(query, TaskDescription) else query
         if not isinstance(text, str) or not text.strip():
             raise ValueError("recall() needs a non-empty query text or TaskDescription.")
-        if top_k < 1:
-            raise ValueError(f"top_k must be >= 1; got {top_k}.")
+        require(top_k >= 1, f"top_k must be >= 1; got {top_k}.")
         floor = self._floor(min_score)
         filter_ = _episode_filter(category, outcome)
         limit = top_k * self.candidate_factor
-        state = yield from self._ensure_loaded()
+        state = yield from self._load()
         if self._semantic:
             items = yield self._search(text, filter_, limit)
             candidates = [PrioritizedResult(episode, float(getattr(item, "score", None) or 0.0))
@@ -285,7 +282,7 @@ class EpisodicMemory:
         if floor is not None:
             candidates = [c for c in candidates if c.similarity >= floor]
         with self._lock:
-            count = state.count
+            count = len(state.ids)
         now = self._clock() if current_time is None else current_time
         ranked = rank(candidates, now, weights or self.weights or weights_for_size(count),
                       self.half_life if half_life is None else half_life,
@@ -323,7 +320,7 @@ class EpisodicMemory:
 
     def _count(self) -> Plan[int]:
         """Return the number of episodes (as of the last load plus this instance's records)."""
-        return (yield from self._read_state(lambda s: s.count))
+        return (yield from self._read_state(lambda s: len(s.ids)))
 
     count, acount = twins(_count, "count")
 
@@ -349,12 +346,10 @@ class EpisodicMemory:
         return call(store.search, store.asearch, self._namespace, query=query, filter=filter_,
                     limit=limit, offset=offset)
 
-    def _ensure_loaded(self) -> Plan[_State]:
-        if self._state is not None:
+    def _load(self, *, force: bool = False) -> Plan[_State]:
+        """The state, read from the store on first use (and again when ``force``)."""
+        if self._state is not None and not force:
             return self._state
-        return (yield from self._load(force=False))
-
-    def _load(self, *, force: bool) -> Plan[_State]:
         found = yield from self._scan(None)
         state = _State(ids=set(), window=[], tally=SkillTally(self.change_detection))
         for episode, seen_at in found:
@@ -365,7 +360,7 @@ class EpisodicMemory:
             return self._state
 
     def _read_state(self, read: Callable[[_State], T]) -> Plan[T]:
-        state = yield from self._ensure_loaded()
+        state = yield from self._load()
         with self._lock:
             return read(state)
 
@@ -392,24 +387,20 @@ class EpisodicMemory:
             return [PrioritizedResult(ep, 0.0) for ep in episodes]
         missing = [ep for ep in episodes if ep.episode_id not in self._vectors]
         if missing:
-            texts = [ep.task.description for ep in missing]
-            vectors = yield call(emb.embed_documents, emb.aembed_documents, texts)
+            vectors = yield call(emb.embed_documents, emb.aembed_documents,
+                                 [ep.task.description for ep in missing])
             for ep, vector in zip(missing, vectors, strict=True):
                 self._vectors[ep.episode_id] = list(vector)
-        query_vector = yield call(emb.embed_query, emb.aembed_query, text)
-        vectors = self._vectors
-        scored = [PrioritizedResult(ep, cosine_similarity(query_vector, vectors[ep.episode_id]))
+        query = yield call(emb.embed_query, emb.aembed_query, text)
+        scored = [PrioritizedResult(ep, cosine_similarity(query, self._vectors[ep.episode_id]))
                   for ep in episodes]
-        scored.sort(key=lambda r: -r.similarity)
-        return scored[:limit]
+        return sorted(scored, key=lambda r: -r.similarity)[:limit]
 
     def _floor(self, min_score: float | str | None) -> float | None:
         """The relevance floor recall applies for ``min_score`` (None: none)."""
-        if isinstance(min_score, str) and min_score != AUTO:
-            raise ValueError(
+        require(not isinstance(min_score, str) or min_score == AUTO,
                 f"min_score must be a number, None (no floor) or 'auto' (the floor for the "
-                f"store's kind of score); got {min_score!r}."
-            )
+                f"store's kind of score); got {min_score!r}.")
         if min_score is None or not (self._semantic or self._embeddings is not None):
             return None  # no floor asked, or no similarity to put one on
         if min_score == AUTO:
@@ -435,7 +426,6 @@ class EpisodicMemory:
         if episode.episode_id in state.ids:
             return
         state.ids.add(episode.episode_id)
-        state.count += 1
         state.tally.add(episode)
         if self.short_term_limit:
             entry = (_order_key(episode, seen_at), episode)
@@ -474,6 +464,6 @@ def _check_namespace(namespace: Sequence[str]) -> tuple[str, ...]:
                 f"Invalid namespace label {label!r} in {tuple(namespace)!r}: labels must be "
                 "non-empty strings without '.' or NUL. Replace or hash such ids first."
             )
-    if namespace[0] == "langgraph":
-        raise ValueError("A namespace may not start with 'langgraph' (reserved by LangGraph).")
+    require(namespace[0] != "langgraph",
+            "A namespace may not start with 'langgraph' (reserved by LangGraph).")
     return tuple(namespace)

@@ -24,7 +24,7 @@ from html import escape
 from pathlib import Path
 
 from .learning import LearningSnapshot, compute_learning_curve
-from .records import Episode
+from .records import Episode, require
 
 Curve = Sequence[LearningSnapshot] | Sequence[Episode]
 
@@ -89,13 +89,12 @@ def plot_learning_curve(
     (default: dashed for a label naming an oracle or the best, solid otherwise).
     """
     target = None if path is None else _svg_path(path)
-    given = dict(snapshots) if isinstance(snapshots, Mapping) else {"agent": snapshots}
+    given = snapshots if isinstance(snapshots, Mapping) else {"agent": snapshots}
     curves = {label: _snapshots(curve, window) for label, curve in given.items()}
     chosen = {label: (styles or {}).get(label, "--" if "oracle" in label or "best" in label
                                         else "-") for label in curves}
     for label, style in chosen.items():
-        if style not in DASHES:
-            raise ValueError(f"Line style {style!r} of {label!r} is not one of {list(DASHES)}.")
+        require(style in DASHES, f"Line style {style!r} of {label!r} is not one of {list(DASHES)}.")
     plot = LearningCurvePlot(_draw(curves, chosen, title, xlabel, marks or {}))
     if target is not None:
         plot.savefig(target)
@@ -104,31 +103,24 @@ def plot_learning_curve(
 
 def _svg_path(path: str | Path) -> Path:
     path = Path(path)
-    if path.suffix.lower() != ".svg":
-        raise ValueError(
+    require(path.suffix.lower() == ".svg",
             f"A learning curve is drawn as SVG: name the file with .svg, not {path.name!r} "
-            "(for a PNG, convert the SVG with any SVG converter)."
-        )
+            "(for a PNG, convert the SVG with any SVG converter).")
     return path
 
 
-def filling_window(
-    curve: Sequence[LearningSnapshot], full: Sequence[LearningSnapshot]
-) -> list[LearningSnapshot]:
-    """The snapshots before the first full window, from the ``FILLING_FROM``-th on, and that
-    full one (so the faded line joins the solid one); empty when every window is full."""
-    if not full or full[0] is curve[0]:
-        return []
+def split_windows(
+    curve: Sequence[LearningSnapshot],
+) -> tuple[Sequence[LearningSnapshot], list[LearningSnapshot]]:
+    """A non-empty curve's rolling rate drawn solid and faded: solid from the first snapshot
+    whose window is full (all, if none is); faded the snapshots before it, from the
+    ``FILLING_FROM``-th on, and that first full one, so the two lines join (empty when every
+    window is full)."""
+    size = max(s.window_count for s in curve)
+    full = [s for s in curve if s.window_count >= size] if size else curve
     start = full[0]
     before = [s for s in curve if s.index < start.index and s.window_count >= FILLING_FROM]
-    return [*before, start] if before else []
-
-
-def full_windows(curve: Sequence[LearningSnapshot]) -> Sequence[LearningSnapshot]:
-    """The snapshots from the first one whose rolling window is full (all, if none is)."""
-    size = max((s.window_count for s in curve), default=0)
-    full = [s for s in curve if s.window_count >= size]
-    return full if size and full else curve
+    return full, [*before, start] if before and start is not curve[0] else []
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
@@ -185,7 +177,8 @@ def _draw(
     columns = max(1, min(3, len(curves), int(WIDTH // _legend_width(curves))))
     rows = math.ceil(len(curves) / columns) if len(curves) > 1 else 0
     height = HEIGHT + rows * LEGEND_ROW + (4 if rows else 0)
-    name, description = escape(title or "learning curve"), escape(_description(shown, xlabel))
+    name = escape(title or "learning curve")
+    description = escape(_description(shown, xlabel, indices))
     out = [
         f'<svg class="curve" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'width="{WIDTH}" height="{height}" role="img" aria-label="{name}: {description}" '
@@ -197,13 +190,14 @@ def _draw(
     if title:
         out.append(f'<text x="{WIDTH / 2:g}" y="18" text-anchor="middle" font-size="14">'
                    f"{name}</text>")
-    full = {label: full_windows(curve) for label, curve in shown.items()}  # the rate drawn solid
-    faded = {label: filling_window(shown[label], solid) for label, solid in full.items()}
+    split = {label: split_windows(curve) for label, curve in shown.items()}
+    full = {label: solid for label, (solid, _) in split.items()}
+    faded = {label: filling for label, (_, filling) in split.items()}
     spans = [(f[0].index, f[-1].index) for f in faded.values() if f]
     order = sorted(shown, key=lambda label: styles[label] == "-")  # solid curves on top
     looks = {label: f'data-label="{escape(label)}" fill="none" stroke="{colors[label]}"'
                     f"{_dash(styles[label])}" for label in shown}
-    for panel in (rate, reward):
+    for panel, solid, filling in ((rate, full, faded), (reward, shown, {})):
         out.append('<g class="panel">')
         if panel is rate and spans:
             start, end = x(min(s for s, _ in spans)), x(max(e for _, e in spans))
@@ -213,15 +207,12 @@ def _draw(
                        'font-size="11" fill="#666">window filling</text>')
         out += _frame(panel, x, x_ticks, panel is reward, marks)
         for label in order:
-            curve, look = shown[label], looks[label]
-            if panel is rate:
-                curve = full[label]
-                if faded[label]:
-                    out.append(f'<polyline class="filling-line" '
-                               f'points="{_points(faded[label], x, panel)}" {look} '
-                               f'stroke-width="1" stroke-opacity="{FILLING_ALPHA}"/>')
-            out.append(f'<polyline class="line" points="{_points(curve, x, panel)}" {look} '
-                       'stroke-width="1.6"/>')
+            if filling.get(label):
+                out.append(f'<polyline class="filling-line" '
+                           f'points="{_points(filling[label], x, panel)}" {looks[label]} '
+                           f'stroke-width="1" stroke-opacity="{FILLING_ALPHA}"/>')
+            out.append(f'<polyline class="line" points="{_points(solid[label], x, panel)}" '
+                       f'{looks[label]} stroke-width="1.6"/>')
         out.append("</g>")
     for at, text in marks.items():
         out.append(f'<text class="mark-label" x="{x(at) + 3:.1f}" y="{TOP + 12}" '
@@ -292,16 +283,18 @@ def _legend_width(labels: Iterable[str]) -> float:
     return 48 + CHAR_WIDTH * max(map(len, labels), default=0)
 
 
-def _description(curves: Mapping[str, Sequence[LearningSnapshot]], xlabel: str) -> str:
-    """What the picture shows, in words (the SVG's ``<desc>`` and ``aria-label``)."""
-    indices = {s.index for curve in curves.values() for s in curve}
+def _description(
+    curves: Mapping[str, Sequence[LearningSnapshot]], xlabel: str, indices: Sequence[int]
+) -> str:
+    """What the picture shows, in words (the SVG's ``<desc>`` and ``aria-label``), given the
+    curves' distinct x values in order."""
     now = [
         ("" if len(curves) == 1 else f"{label}: ")
         + f"rolling success rate now {curve[-1].rolling_success_rate:.0%}, "
         f"cumulative reward {curve[-1].cumulative_reward:g}"
         for label, curve in curves.items()
     ]
-    return (f"{len(indices)} {xlabel}s (index {min(indices)} to {max(indices)}); "
+    return (f"{len(indices)} {xlabel}s (index {indices[0]} to {indices[-1]}); "
             + "; ".join(now) + ".")
 
 

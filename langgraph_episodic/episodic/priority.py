@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from .records import Episode, outcome_score
+from .records import Episode, outcome_score, require
 from .similarity import DEFAULT_HALF_LIFE, clipped, decay_factor
 
 EARLY_PHASE_MAX = 20
@@ -58,8 +58,8 @@ class ReplayWeights:
                 raise ValueError(
                     f"ReplayWeights.{name} must be finite and non-negative; got {value!r}."
                 )
-        if sum(named.values()) == 0:
-            raise ValueError("ReplayWeights cannot all be zero; use e.g. NORMAL_WEIGHTS.")
+        require(sum(named.values()) != 0,
+                "ReplayWeights cannot all be zero; use e.g. NORMAL_WEIGHTS.")
 
     @classmethod
     def early(cls) -> ReplayWeights:
@@ -97,10 +97,9 @@ def weights_for_size(
     >>> weights_for_size(200) == LATE_WEIGHTS
     True
     """
-    if episode_count < 0:
-        raise ValueError(f"episode_count must be >= 0; got {episode_count}.")
-    if not 0 <= early_max <= normal_max:
-        raise ValueError(f"Need 0 <= early_max <= normal_max; got {early_max}, {normal_max}.")
+    require(episode_count >= 0, f"episode_count must be >= 0; got {episode_count}.")
+    require(0 <= early_max <= normal_max,
+            f"Need 0 <= early_max <= normal_max; got {early_max}, {normal_max}.")
     if episode_count < early_max:
         return EARLY_WEIGHTS
     if episode_count < normal_max:
@@ -195,12 +194,6 @@ def rank(
         compute_priority(r, current_time, weights, half_life, recency_floor=recency_floor)
         for r in results
     ]
-    scored.sort(
-        key=lambda r: (-r.priority, -_finite(r.similarity), -r.episode.timestamp,
-                       r.episode.episode_id)
-    )
-    return scored
-
-
-def _finite(value: float) -> float:
-    return value if math.isfinite(value) else 0.0
+    return sorted(scored, key=lambda r: (
+        -r.priority, -(r.similarity if math.isfinite(r.similarity) else 0.0),
+        -r.episode.timestamp, r.episode.episode_id))

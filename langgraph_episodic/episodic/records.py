@@ -226,10 +226,9 @@ class Episode:
         episode_id: str | None = None,
     ) -> Episode:
         """Build an episode with a fresh random id and the current time unless given."""
-        status = as_enum(OutcomeStatus, outcome, "Episode.outcome")
-        when = time.time() if timestamp is None else timestamp
-        eid = episode_id or uuid.uuid4().hex
-        return cls(eid, task, solution, feedback, status, when, iterations, strategy_used)
+        return cls(episode_id or uuid.uuid4().hex, task, solution, feedback,
+                   as_enum(OutcomeStatus, outcome, "Episode.outcome"),
+                   time.time() if timestamp is None else timestamp, iterations, strategy_used)
 
     @property
     def category(self) -> TaskCategory:
@@ -284,19 +283,19 @@ class Episode:
                 f"Unsupported episode schema_version {version!r} (this version reads "
                 f"{SCHEMA_VERSION}). {hint}"
             )
-        task = _field(data, "task", "episode")
-        feedback = _field(data, "feedback", "episode")
+        task = _field(data, "task")
+        feedback = _field(data, "feedback")
         if not isinstance(task, Mapping) or not isinstance(feedback, Mapping):
             raise EpisodeSchemaError("Episode fields 'task' and 'feedback' must be dicts.")
         return cls(
-            episode_id=_field(data, "episode_id", "episode"),
+            episode_id=_field(data, "episode_id"),
             task=TaskDescription.from_dict(task),
-            solution=_field(data, "solution", "episode"),
+            solution=_field(data, "solution"),
             feedback=Feedback.from_dict(feedback),
-            outcome=_field(data, "outcome", "episode"),
-            timestamp=_field(data, "timestamp", "episode"),
-            iterations=_field(data, "iterations", "episode"),
-            strategy_used=_field(data, "strategy_used", "episode"),
+            outcome=_field(data, "outcome"),
+            timestamp=_field(data, "timestamp"),
+            iterations=_field(data, "iterations"),
+            strategy_used=_field(data, "strategy_used"),
         )
 
 
@@ -317,7 +316,7 @@ def success_and_reward(episodes: Sequence[Episode]) -> tuple[float, float]:
             sum(e.feedback.reward for e in episodes) / n)
 
 
-def _field(data: Mapping[str, Any], name: str, what: str) -> Any:
+def _field(data: Mapping[str, Any], name: str, what: str = "episode") -> Any:
     try:
         return data[name]
     except KeyError:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from .._fence import QUOTE as QUOTE  # re-exported: the prefix of every recalled line
 from .._fence import begin_marker, data_notice, end_marker, quoted_lines, single_line
 from .priority import PrioritizedResult
-from .records import TaskDescription, success_and_reward
+from .records import TaskDescription, require, success_and_reward
 
 FENCE_LABEL = "RECALLED EPISODES"
 BEGIN_MARKER = begin_marker(FENCE_LABEL)
@@ -77,12 +77,9 @@ def format_replay_prompt(
     from the end and a line says how many; when even the header does not fit, the task text is
     shortened.
     """
-    if max_chars < _MIN_BUDGET:
-        raise ValueError(
-            f"max_chars={max_chars} is too small for a replay prompt; use at least {_MIN_BUDGET}."
-        )
-    if excerpt_chars < 0:
-        raise ValueError(f"excerpt_chars must be >= 0; got {excerpt_chars}.")
+    require(max_chars >= _MIN_BUDGET,
+            f"max_chars={max_chars} is too small for a replay prompt; use at least {_MIN_BUDGET}.")
+    require(excerpt_chars >= 0, f"excerpt_chars must be >= 0; got {excerpt_chars}.")
     task = task if isinstance(task, TaskDescription) else TaskDescription(task)
 
     def header(description: str) -> list[str]:
@@ -109,7 +106,7 @@ def format_replay_prompt(
 
     body: list[str] = []
     omitted = 0
-    note_room = len(f"({context.size} more episodes omitted to fit the budget.)") + 1
+    note_room = len(_OMITTED.format(context.size)) + 1
     for index, result in enumerate(context.results, start=1):
         for excerpt in (excerpt_chars, 0):  # the full block, else one without the solution
             block = _episode_block(index, result, excerpt)
@@ -120,12 +117,13 @@ def format_replay_prompt(
             omitted = context.size - index + 1
             break
     if omitted:
-        body.append(f"({omitted} more episodes omitted to fit the budget.)")
+        body.append(_OMITTED.format(omitted))
     return "\n".join(lines + footer + body + closing)
 
 
 _MIN_BUDGET = 800
 _NOTHING = "No similar past episodes were found."
+_OMITTED = "({} more episodes omitted to fit the budget.)"
 
 
 def _size(lines: list[str]) -> int:

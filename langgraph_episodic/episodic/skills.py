@@ -149,12 +149,9 @@ class SkillTally:
         per_strategy[name] = per_strategy.get(name, StrategyStats(name)).add(episode)
         bisect.insort(self._records.setdefault(category, []), OutcomeRecord.of(episode),
                       key=_TIME)
-        if self._change is not None:
-            self._detect(category, episode)
-
-    def _detect(self, category: TaskCategory, episode: Episode) -> None:
         rule = self._change
-        assert rule is not None
+        if rule is None:
+            return
         drift = self._drift.setdefault(category, CategoryDrift())
         threshold = rule.threshold
         if rule.alert is not None and self._alert is not None:
@@ -172,7 +169,7 @@ class SkillTally:
         """Return an immutable profile for every category seen so far."""
         out: dict[TaskCategory, SkillProfile] = {}
         for category, per_strategy in self._by_category.items():
-            stats = list(per_strategy.values())
+            stats = per_strategy.values()
             drift = self._drift.get(category, CategoryDrift())
             out[category] = SkillProfile(
                 category=category,

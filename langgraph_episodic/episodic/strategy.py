@@ -20,8 +20,7 @@ and process. Pass ``rng=random.Random(seed)`` for one seeded stream of draws.
 
 "Similar tasks" are those :meth:`EpisodicMemory.recall` returns for the task's description,
 restricted to the task's category unless it is ``UNKNOWN``. Evidence weighting (``decay``) is
-described in :mod:`.evidence`; the policies live in :mod:`.policies`, the change detector in
-:mod:`.change`.
+described in :mod:`.evidence`, the change detector in :mod:`.change`.
 
 >>> import random
 >>> from langgraph.store.memory import InMemoryStore
@@ -42,23 +41,25 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
 from .._effects import Plan, call, twins
-from .evidence import DEFAULT_DECAY, EvidenceDecay, EvidenceWeight, StrategyEvidence
-from .policies import (
-    check_prior,
-    complexity_strategy,
-    greedy,
-    thompson,
-    weighted_greedy,
-    weighted_thompson,
+from .evidence import (
+    DEFAULT_DECAY,
+    EvidenceDecay,
+    EvidenceWeight,
+    StrategyEvidence,
+    change_time,
+    heaviest,
+    listing,
+    weigh_evidence,
 )
 from .priority import PrioritizedResult
-from .records import TaskCategory, TaskDescription
+from .records import OutcomeStatus, TaskCategory, TaskDescription, require
+from .skills import SkillProfile
 
 if TYPE_CHECKING:
     from .memory import EpisodicMemory
@@ -82,6 +83,13 @@ Policy = Literal["greedy", "thompson"]
 
 DEFAULT_POLICY: Policy = "thompson"
 """The policy :func:`select_strategy` and the strategy node use unless told otherwise."""
+SUCCESS_THRESHOLD = 0.6
+"""A strategy above this success rate on similar tasks is reused."""
+WEAK_THRESHOLD = 0.5
+"""A category below this success rate (over :data:`WEAK_MIN_ATTEMPTS`) is weak."""
+WEAK_MIN_ATTEMPTS = 3
+COUNT_ONCE = EvidenceDecay(keep=1.0, sharpness=1.0, retry=False)
+"""Weighs every episode 1, so the Thompson policy without ``decay`` counts each one once."""
 
 
 STRATEGY_POOL: Mapping[str, str] = MappingProxyType({
@@ -132,23 +140,15 @@ def choose_strategy(
     Strategies outside ``pool`` (e.g. "default") are never chosen.
     """
     pool = STRATEGY_POOL if pool is None else pool
-    if not pool:
-        raise ValueError("The strategy pool is empty; pass pool=STRATEGY_POOL or add strategies.")
-    if policy not in ("greedy", "thompson"):
-        raise ValueError(f"Unknown policy {policy!r}; use 'greedy' or 'thompson'.")
-    shown: tuple[EvidenceWeight, ...] = ()
-    if evidence.decay is not None:
-        if policy == "greedy":
-            name, reason, shown = weighted_greedy(task, evidence, pool)
-        else:
-            name, reason, shown = weighted_thompson(
-                task, evidence, pool, rng or evidence_rng(task, evidence, pool),
-                check_prior(prior))
-    elif policy == "greedy":
-        name, reason = greedy(task, evidence, pool)
+    require(bool(pool), "The strategy pool is empty; pass pool=STRATEGY_POOL or add strategies.")
+    require(policy in ("greedy", "thompson"),
+            f"Unknown policy {policy!r}; use 'greedy' or 'thompson'.")
+    if policy == "thompson":
+        rng = rng or evidence_rng(task, evidence, pool)
+        name, reason, shown = thompson(task, evidence, pool, rng, check_prior(prior))
     else:
-        name, reason = thompson(task, evidence, pool, rng or evidence_rng(task, evidence, pool),
-                                prior)
+        name, reason, shown = (greedy if evidence.decay is None else weighted_greedy)(
+            task, evidence, pool)
     return StrategyChoice(name, pool[name], policy, reason, shown)
 
 
@@ -202,3 +202,191 @@ def evidence_rng(
                           [r.episode.episode_id for r in evidence.similar]],
                          sort_keys=True, ensure_ascii=False)
     return random.Random(payload)
+
+
+# --- the policies: pure functions of the evidence ---
+
+
+def complexity_strategy(task: TaskDescription) -> str:
+    """The memory-free rule: complexity > 0.7 "iterative", < 0.3 "exploratory", else "iterative".
+
+    >>> complexity_strategy(TaskDescription("Rename a variable", TaskCategory.REFACTORING, 0.1))
+    'exploratory'
+    """
+    return "exploratory" if task.complexity < 0.3 else "iterative"
+
+
+def check_prior(prior: tuple[float, float]) -> tuple[float, float]:
+    """Return ``prior`` if both Beta parameters are positive, else raise naming the fix."""
+    alpha, beta = prior
+    require(alpha > 0 and beta > 0,
+            f"prior must be two positive numbers (alpha, beta); got {prior!r}.")
+    return prior
+
+
+def greedy(
+    task: TaskDescription, evidence: StrategyEvidence, pool: Mapping[str, str]
+) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
+    """The seed's three-level hierarchy, every recalled episode counted once."""
+    tallies: dict[str, list[float]] = {}  # name -> [attempts, successes, summed priority]
+    for result in evidence.similar:
+        name = result.episode.strategy_used
+        if name in pool:
+            t = tallies.setdefault(name, [0, 0, 0.0])
+            t[0] += 1
+            t[1] += result.episode.outcome is OutcomeStatus.SUCCESS
+            t[2] += result.priority
+    good = [(s / a, a, p, n) for n, (a, s, p) in tallies.items() if s / a > SUCCESS_THRESHOLD]
+    if good:
+        rate, attempts, _, name = max(good, key=lambda g: (g[0], g[1], g[2]))
+        return name, (
+            f"it succeeded on {round(rate * attempts)}/{int(attempts)} similar past tasks"
+        ), ()
+    profile = evidence.profile
+    if "defensive" in pool and profile is not None and (
+        profile.attempts >= WEAK_MIN_ATTEMPTS and profile.success_rate < WEAK_THRESHOLD
+    ):
+        return "defensive", (
+            f"{profile.category.value} is a weak category "
+            f"(success rate {profile.success_rate:.0%} over {profile.attempts} attempts)"
+        ), ()
+    return _complexity_fallback(task, pool)
+
+
+def weighted_greedy(
+    task: TaskDescription, evidence: StrategyEvidence, pool: Mapping[str, str]
+) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
+    """The greedy hierarchy over weighted evidence: weighted success rates, not counts."""
+    similar = weigh_evidence(task, evidence, pool, similar_only=True)
+    # name -> [weight, weighted successes, attempts, successes]
+    totals: dict[str, list[float]] = {}
+    for w in similar:
+        t = totals.setdefault(w.strategy, [0.0, 0.0, 0, 0])
+        t[0] += w.weight
+        t[1] += w.weight * (w.score == 1.0)
+        t[2] += 1
+        t[3] += w.score == 1.0
+    good = [(won / total, total, name) for name, (total, won, _, _) in totals.items()
+            if total > 0 and won / total > SUCCESS_THRESHOLD]
+    if good:
+        rate, total, name = max(good)
+        _, _, attempts, successes = totals[name]
+        shown = heaviest(similar, name)
+        return name, (
+            f"it succeeded on {successes:g}/{attempts:g} similar past tasks, weighted rate "
+            f"{rate:.0%} ({rate * total:.2f} of weight {total:.2f}; heaviest: {listing(shown)})"
+        ), shown
+    profile = evidence.profile
+    if profile is not None and profile.changed_at is not None:
+        return _next_candidate(task, evidence, pool, profile)
+    if "defensive" in pool and profile is not None and profile.attempts >= WEAK_MIN_ATTEMPTS:
+        everything = weigh_evidence(task, evidence, {n: "" for n in profile.strategies},
+                               similar_only=False)
+        total = sum(w.weight for w in everything)
+        rate = sum(w.weight for w in everything if w.score == 1.0) / total if total else 0.0
+        if total > 0 and rate < WEAK_THRESHOLD:
+            return "defensive", (
+                f"{profile.category.value} is a weak category (weighted success rate "
+                f"{rate:.0%} over {profile.attempts} attempts)"
+            ), heaviest(everything)
+    return _complexity_fallback(task, pool)
+
+
+def _next_candidate(
+    task: TaskDescription, evidence: StrategyEvidence, pool: Mapping[str, str],
+    profile: SkillProfile,
+) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
+    """After a detected change: the strategy with the best weighted success estimate
+    ``(successes + 1) / (weight + 2)`` on the category, so a strategy without recent evidence
+    (estimate 0.5) is tried before one that failed since the change."""
+    weights = weigh_evidence(task, evidence, pool, similar_only=False)
+    won, total = _sums(pool, ((w.strategy, w.weight * w.score, w.weight) for w in weights))
+    estimate = {name: (won[name] + 1.0) / (total[name] + 2.0) for name in pool}
+    name = max(pool, key=lambda n: estimate[n])  # ties: the pool's order
+    shown = heaviest(weights, name)
+    return name, (
+        f"{_change_note(profile)}; next candidate by "
+        f"weighted estimate {estimate[name]:.2f} ({won[name]:.2f} successes of weight "
+        f"{total[name]:.2f}{'; heaviest: ' + listing(shown) if shown else ''})"
+    ), shown
+
+
+def _change_note(profile: SkillProfile) -> str:
+    why = (f"{profile.changed_strategy}'s own success rate dropped"
+           if profile.changed_strategy is not None else "its success rate dropped")
+    return f"{profile.category.value} changed at t={profile.changed_at:g} ({why})"
+
+
+def thompson(
+    task: TaskDescription,
+    evidence: StrategyEvidence,
+    pool: Mapping[str, str],
+    rng: random.Random,
+    prior: tuple[float, float],
+) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
+    """Thompson sampling from weighted successes (``weight * score``) and failures; without
+    ``decay`` every episode counts once (weight 1), as in the seed."""
+    decay = evidence.decay or COUNT_ONCE
+    weights = weigh_evidence(task, replace(evidence, decay=decay), pool, similar_only=False)
+    wins, losses = _sums(pool, ((w.strategy, w.weight * w.score, w.weight * (1.0 - w.score))
+                                for w in weights))
+    k = decay.sharpness
+    alpha, beta = prior
+    samples = {name: rng.betavariate(alpha + k * wins[name], beta + k * losses[name])
+               for name in pool}
+    untried = _untried_since_change(task, evidence, pool)
+    best = max(untried or pool, key=lambda name: samples[name])
+    if evidence.decay is None:
+        return best, (
+            f"Thompson sample {samples[best]:.2f} from {wins[best]:g} successes and "
+            f"{losses[best]:g} failures on similar tasks"
+        ), ()
+    profile = evidence.profile
+    changed = ""
+    if profile is not None and profile.changed_at is not None:
+        changed = f"; {_change_note(profile)}, older evidence fades"
+        if untried:
+            changed += f"; {len(untried)} strategies not tried since then are tried first"
+    return best, (
+        f"Thompson sample {samples[best]:.2f} from weighted {wins[best]:.2f} successes and "
+        f"{losses[best]:.2f} failures{'' if k == 1 else f', each counted {k:g} times'}{changed}"
+    ), heaviest(weights, best)
+
+
+def _sums(
+    pool: Mapping[str, str], rows: Iterable[tuple[str, float, float]]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Per strategy of ``pool``, the sums of the two numbers of its ``(strategy, a, b)`` rows
+    (0.0 without any; rows of other strategies left out)."""
+    first, second = dict.fromkeys(pool, 0.0), dict.fromkeys(pool, 0.0)
+    for name, a, b in rows:
+        if name in pool:
+            first[name] += a
+            second[name] += b
+    return first, second
+
+
+def _untried_since_change(
+    task: TaskDescription, evidence: StrategyEvidence, pool: Mapping[str, str]
+) -> list[str]:
+    """With ``retry``: the pool's strategies without an episode of the category since its
+    last change (the flagged strategy counts as tried); else, or without a change, []."""
+    decay, profile = evidence.decay, evidence.profile
+    if decay is None or not decay.retry or profile is None or task.category is TaskCategory.UNKNOWN:
+        return []
+    start = change_time(profile, decay)
+    if start is None:
+        return []
+    tried = {r.strategy for r in profile.records if r.timestamp >= start}
+    tried.add(profile.changed_strategy or "")
+    return [name for name in pool if name not in tried]
+
+
+def _complexity_fallback(
+    task: TaskDescription, pool: Mapping[str, str]
+) -> tuple[str, str, tuple[EvidenceWeight, ...]]:
+    """The seed's last rule, when no past evidence convinces: a strategy by complexity."""
+    name = complexity_strategy(task)
+    if name not in pool:
+        name = next(iter(pool))
+    return name, f"no convincing past evidence; complexity {task.complexity:.2f} rule", ()

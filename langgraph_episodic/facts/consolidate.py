@@ -24,6 +24,7 @@ period.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -41,7 +42,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import InMemoryStore
 
-from .._effects import Plan, call
+from .._effects import Effect, Plan, call
 from .._keylock import arun_locked, run_locked
 from ..memory_context import context_of, in_turn, index_paths
 from .dates import resolve_date
@@ -119,32 +120,70 @@ def _record(item: Item) -> FactRecord | None:
     return FactRecord.from_value(item.value) or legacy_record(item.key, item.value, item.created_at)
 
 
-def _put(ns: tuple[str, ...], key: str, record: FactRecord, ttl: float | None) -> PutOp:
-    value = record.to_value()
-    return PutOp(ns, key, value, index=index_paths("text", value), ttl=ttl)
+@dataclass(frozen=True)
+class _Place:
+    """Where a save reads and writes: the store, the namespace, the TTL (minutes) it writes."""
 
+    store: BaseStore
+    ns: tuple[str, ...]
+    ttl: float | None
 
-def _written(store: BaseStore, ops: Sequence[Any], unchanged: Collection[str] = ()) -> Plan[None]:
-    """Plan: write ``ops`` in order, in one batch.
+    def batch(self, ops: Sequence[Any]) -> Effect:
+        return call(self.store.batch, self.store.abatch, list(ops))
 
-    The puts of the keys ``unchanged`` write again a version whose text and context are the
-    stored ones (closed or shortened). LangGraph's ``InMemoryStore`` fails on a batch in which
-    two puts index one text (the day both versions of a fact were said) and keeps an item's
-    vectors when a put indexes nothing: there, those puts index nothing, and what still shares
-    a text is written in turn (:func:`~langgraph_episodic.memory_context.in_turn`)."""
-    if not isinstance(store, InMemoryStore):
-        yield call(store.batch, store.abatch, list(ops))
-        return
-    kept = [op._replace(index=False) if isinstance(op, PutOp) and op.key in unchanged else op
-            for op in ops]
-    for batch in in_turn(kept):
-        yield call(store.batch, store.abatch, batch)
+    def put(self, key: str, record: FactRecord) -> PutOp:
+        value = record.to_value()
+        return PutOp(self.ns, key, value, index=index_paths("text", value), ttl=self.ttl)
 
+    def renewal(self, lineage: str) -> list[SearchOp]:
+        """The read that renews the expiry of a fact's earlier versions to the written one's
+        (run in the write's batch, before its puts; none without a TTL)."""
+        return [] if self.ttl is None else [lineage_op(self.ns, lineage, False, refresh_ttl=True)]
 
-def _renewal(ns: tuple[str, ...], lineage: str, ttl: float | None) -> list[SearchOp]:
-    """The read that renews the expiry of a fact's earlier versions to the written one's (run
-    in the write's batch, before its puts; none without a TTL)."""
-    return [] if ttl is None else [lineage_op(ns, lineage, False, refresh_ttl=True)]
+    def shortened(self, earlier: Sequence[tuple[str, FactRecord]], at: str) -> list[PutOp]:
+        """The puts that end the closed versions in ``earlier`` that ended after ``at`` at
+        ``at`` (their start moved back too when it was later)."""
+        return [self.put(key, replace(rec, valid_from=min(rec.valid_from, at), valid_to=at,
+                                      date_note=_moved(at), version=rec.version + 1))
+                for key, rec in earlier if rec.valid_to is not None and rec.valid_to > at]
+
+    def written(self, ops: Sequence[Any], unchanged: Collection[str] = ()) -> Plan[None]:
+        """Plan: write ``ops`` in order, in one batch.
+
+        The puts of the keys ``unchanged`` write again a version whose text and context are
+        the stored ones (closed or shortened). LangGraph's ``InMemoryStore`` fails on a batch
+        in which two puts index one text (the day both versions of a fact were said) and keeps
+        an item's vectors when a put indexes nothing: there, those puts index nothing, and what
+        still shares a text is written in turn
+        (:func:`~langgraph_episodic.memory_context.in_turn`)."""
+        if not isinstance(self.store, InMemoryStore):
+            yield self.batch(ops)
+            return
+        kept = [op._replace(index=False) if isinstance(op, PutOp) and op.key in unchanged else op
+                for op in ops]
+        for batch in in_turn(kept):
+            yield self.batch(batch)
+
+    def repair(self, lineages: Iterable[str]) -> Plan[None]:
+        """Plan: close all but the newest current version of each of ``lineages``."""
+        wanted = list(dict.fromkeys(lineages))
+        if not wanted:
+            return
+        results = yield self.batch([lineage_op(self.ns, lineage, True) for lineage in wanted])
+        puts = []
+        for lineage, found in zip(wanted, results, strict=True):
+            current = [(item.key, rec) for item in own_items(found, self.ns)
+                       if (rec := FactRecord.from_value(item.value)) and rec.current]
+            if len(current) < 2:
+                continue
+            current.sort(key=lambda pair: (pair[1].recorded_at, pair[0]))
+            winner_key, winner = current[-1]
+            puts += [self.put(key, _closed(rec, winner.valid_from, by=winner_key))
+                     for key, rec in current[:-1]]
+            logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
+                        winner_key)
+        if puts:
+            yield from self.written(puts, [put.key for put in puts])
 
 
 def _resolve_ttl(store: BaseStore, ttl: float | NotProvided | None) -> float | None:
@@ -244,8 +283,7 @@ class FactWriter:
         is given every outcome once all are decided; the ops it returns are written in the
         same batch as the last facts (an entity's item rebuilt from them, for one). Returns the
         outcomes in the order of ``told``."""
-        minutes = _resolve_ttl(store, ttl)
-        lock_key = ("facts", id(store), ns)
+        at = _Place(store, ns, _resolve_ttl(store, ttl))
         rounds: list[list[int]] = []  # round r: the r-th fact about each subject
         seen: dict[str | None, int] = {}
         for i, key in enumerate(f.subject.key if f.subject else None for f in told):
@@ -255,20 +293,14 @@ class FactWriter:
             rounds[r].append(i)
 
         def plan() -> Plan[list[Outcome]]:
-            outcomes: dict[int, Outcome] = {}
+            outcomes: dict[int, Outcome] = {}  # by place in ``told``
             for r, members in enumerate(rounds):
-                finish = None
-                if then is not None and r == len(rounds) - 1:
-                    def finish(last: list[Outcome], members: list[int] = members) -> list[Op]:
-                        assert then is not None
-                        outcomes.update(zip(members, last, strict=True))
-                        return then([outcomes[i] for i in range(len(told))])
-                done = yield from self._save_round(
-                    store, ns, [self._told(told[i]) for i in members], minutes, finish)
-                outcomes.update(zip(members, done, strict=True))
+                yield from self._save_round(at, {i: self._told(told[i]) for i in members},
+                                            outcomes, then if r == len(rounds) - 1 else None)
             return [outcomes[i] for i in range(len(told))]
 
-        outcomes: list[Outcome] = yield call(run_locked, arun_locked, lock_key, plan)
+        outcomes: list[Outcome] = yield call(run_locked, arun_locked, ("facts", id(store), ns),
+                                             plan)
         return outcomes
 
     def _told(self, fact: Said) -> FactRecord:
@@ -287,23 +319,21 @@ class FactWriter:
         )
 
     def _save_round(
-        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
-        ttl: float | None, finish: Callable[[list[Outcome]], list[Op]] | None = None,
-    ) -> Plan[list[Outcome]]:
+        self, at: _Place, fresh: Mapping[int, FactRecord], outcomes: dict[int, Outcome],
+        then: Callable[[list[Outcome]], list[Op]] | None = None,
+    ) -> Plan[None]:
         """Consolidate and write facts that cannot be candidates of each other (one fact, or
-        facts about different subjects): their reads in one batch, their writes in one (with
-        the ops ``finish`` makes of the outcomes, once all are decided). A fact whose target
-        changed while deciding at every attempt is written as new."""
-        outcomes: dict[int, Outcome] = {}
-        todo = list(range(len(fresh)))
+        facts about different subjects), into ``outcomes``: their reads in one batch, their
+        writes in one (with the ops ``then`` makes of all outcomes, once all are decided). A
+        fact whose target changed while deciding at every attempt is written as new."""
+        todo = list(fresh)
         for attempt in range(ATTEMPTS + 1):
             if not todo:
                 break
             writes: list[Any] = []
             if attempt < ATTEMPTS:
-                decided, waited = yield from self._decide_round(store, ns, fresh, todo, ttl,
-                                                                outcomes, writes)
-                earlier, changed = yield from self._recheck(store, ns, fresh, decided, waited)
+                decided, waited = yield from self._decide_round(at, fresh, todo, outcomes, writes)
+                earlier, changed = yield from _recheck(at, fresh, decided, waited)
             else:  # changed while deciding at every attempt: kept as new, it closes nothing
                 decided = [(i, Decision("new", None, "contended"), {}, False) for i in todo]
                 earlier, changed = {}, set()
@@ -313,7 +343,7 @@ class FactWriter:
             repair: list[str] = []
             unchanged: set[str] = set()
             for i, decision, records, taken in written:
-                ops, outcome = self._write_ops(ns, fresh[i], decision, records, taken, ttl,
+                ops, outcome = self._write_ops(at, fresh[i], decision, records, taken,
                                                earlier.get(i, ()))
                 outcomes[i] = outcome
                 writes += ops
@@ -323,40 +353,39 @@ class FactWriter:
                 unchanged |= {key for key, _ in earlier.get(i, ())}
                 if decision.action in ("update", "end") and decision.target is not None:
                     unchanged.add(decision.target)
-            if finish is not None and not changed:
-                writes += finish([outcomes[i] for i in range(len(fresh))])
+            if then is not None and not changed:
+                writes += then([outcomes[i] for i in sorted(outcomes)])
             if writes:
-                yield from _written(store, writes, unchanged)
-            yield from self._repair(store, ns, repair, ttl)
+                yield from at.written(writes, unchanged)
+            yield from at.repair(repair)
             todo = [i for i in todo if i in changed]
-        return [outcomes[i] for i in range(len(fresh))]
 
     def _decide_round(
-        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
-        todo: Sequence[int], ttl: float | None, outcomes: dict[int, Outcome], writes: list[Any],
+        self, at: _Place, fresh: Mapping[int, FactRecord], todo: Sequence[int],
+        outcomes: dict[int, Outcome], writes: list[Any],
     ) -> Plan[tuple[list[_Decided], bool]]:
         """Plan: read the candidates of the facts ``todo`` in one batch and decide each (a fact
         whose key holds a current version is confirmed at once, into ``outcomes`` and
         ``writes``); the others' decisions, and whether deciding made a call."""
-        reads = [self._candidate_ops(ns, fresh[i]) for i in todo]
-        results = yield call(store.batch, store.abatch, [op for ops in reads for op in ops])
+        reads = [self._candidate_ops(at.ns, fresh[i]) for i in todo]
+        results = yield at.batch([op for ops in reads for op in ops])
         decided: list[_Decided] = []
         waited = False
-        at = 0
+        start = 0
         for i, ops in zip(todo, reads, strict=True):
-            found, at = results[at:at + len(ops)], at + len(ops)
+            found, start = results[start:start + len(ops)], start + len(ops)
             by_topic = found[2] if len(ops) > 2 else []
             same_key = found[1]
             if same_key is not None:
                 record = _record(same_key)
                 if record is not None and record.current:
                     confirmed = record.confirmed(fresh[i].recorded_at, fresh[i].text)
-                    writes += [*_renewal(ns, record.lineage, ttl),
-                               _put(ns, same_key.key, confirmed, ttl)]  # latest wording
+                    writes += [*at.renewal(record.lineage),
+                               at.put(same_key.key, confirmed)]  # latest wording
                     outcomes[i] = Outcome("same", same_key.key, confirmed, reason="same text")
                     continue
             # Same-topic facts first: they are the ones a single-valued topic replaces.
-            records = {item.key: rec for item in own_items([*by_topic, *found[0]], ns)
+            records = {item.key: rec for item in own_items([*by_topic, *found[0]], at.ns)
                        if (rec := _record(item))}
             # The slot a fact sets by the rules of today (a stored one may be older).
             shown = [Candidate(key, rec.text, slot_of(rec.text)) for key, rec in records.items()]
@@ -369,40 +398,13 @@ class FactWriter:
             decided.append((i, decision, records, same_key is not None))
         return decided, waited
 
-    def _recheck(
-        self, store: BaseStore, ns: tuple[str, ...], fresh: Sequence[FactRecord],
-        decided: Sequence[_Decided], waited: bool,
-    ) -> Plan[tuple[dict[int, list[tuple[str, FactRecord]]], set[int]]]:
-        """Plan: read in one batch the earlier versions to shorten and, when deciding ``waited``
-        (made a call), the facts the decisions close; the former per fact, and the facts whose
-        target changed meanwhile."""
-        closing = [(i, d.target, records[d.target]) for i, d, records, _ in decided
-                   if d.target is not None]
-        # A change dated before the start of the version it closes shortens that
-        # version's predecessors too: read them in the same batch.
-        before = [(i, old) for i, _, old in closing if fresh[i].valid_from < old.valid_from]
-        targets = closing if waited else []
-        checks: list[Any] = [GetOp(ns, key) for _, key, _ in targets]
-        checks += [lineage_op(ns, old.lineage, False) for _, old in before]
-        checked = (yield call(store.batch, store.abatch, checks)) if checks else []
-        earlier = {i: [(item.key, rec) for item in own_items(found, ns)
-                       if (rec := FactRecord.from_value(item.value)) and not rec.current]
-                   for (i, _), found in zip(before, checked[len(targets):], strict=True)}
-        changed: set[int] = set()
-        for (i, key, old), still in zip(targets, checked[:len(targets)], strict=True):
-            again = _record(still) if still is not None else None
-            if again is None or not again.current or again.version != old.version:
-                logger.info("fact %r changed while deciding; deciding again", key)
-                changed.add(i)
-        return earlier, changed
-
     def _candidate_ops(self, ns: tuple[str, ...], fresh: FactRecord) -> list[Any]:
         """The reads a fact is consolidated with: the search for its text among the current
         facts (about its subject), the key it would have, and the facts on its topic."""
         where = {**FACT_FILTER, **({"subject": fresh.subject} if fresh.subject else {})}
         ops: list[Any] = [
             SearchOp(ns, filter=where, limit=self.candidates, query=fresh.text, refresh_ttl=False),
-            GetOp(ns, self._key(fresh.text, _scope(fresh.subject, "")), refresh_ttl=False),
+            GetOp(ns, self._key_of(fresh, ""), refresh_ttl=False),
         ]
         if fresh.slot is not None:
             ops.append(SearchOp(ns, filter={**where, "slot": fresh.slot},
@@ -410,8 +412,8 @@ class FactWriter:
         return ops
 
     def _write_ops(
-        self, ns: tuple[str, ...], fresh: FactRecord, decision: Decision,
-        records: Mapping[str, FactRecord], taken: bool, ttl: float | None,
+        self, at: _Place, fresh: FactRecord, decision: Decision,
+        records: Mapping[str, FactRecord], taken: bool,
         earlier: Sequence[tuple[str, FactRecord]] = (),
     ) -> tuple[list[Any], Outcome]:
         """The ops that write ``decision`` about ``fresh`` (one batch), and its outcome
@@ -424,67 +426,70 @@ class FactWriter:
         so), and ``earlier`` versions of its lineage that ended after it are shortened alike.
         A correction takes over the start of the version it corrects (that one never held),
         unless it names a date of its own."""
-        now = fresh.recorded_at
-        if decision.action == "same" and decision.target is not None:
-            old = records[decision.target]
-            confirmed = old.confirmed(now)
-            return ([*_renewal(ns, old.lineage, ttl), _put(ns, decision.target, confirmed, ttl)],
-                    Outcome("same", decision.target, confirmed, reason=decision.reason))
-        if decision.action == "end" and decision.target is not None:
-            old = records[decision.target]
-            ended = _closed(old, fresh.valid_from, ended_by=fresh.text)
-            return ([*_renewal(ns, old.lineage, ttl), *_shortened(ns, earlier, fresh.valid_from, ttl),
-                     _put(ns, decision.target, ended, ttl)],
-                    Outcome("end", decision.target, None, ended, reason=decision.reason))
+        now, target = fresh.recorded_at, decision.target
         # The key of the text, unless an older version of another period holds it.
-        key = self._key(fresh.text, _scope(fresh.subject, now if taken else ""))
-        if decision.action == "update" and decision.target is not None:
-            old = records[decision.target]
-            # What replaces a fact is on its topic, also when its words name none.
-            record = replace(fresh, lineage=old.lineage, supersedes=decision.target,
-                           slot=fresh.slot or old.slot)
-            if fresh.date_expression is None and is_correction(fresh.text):
-                record = replace(record, valid_from=old.valid_from,
-                               date_note=f"corrects {old.text!r}: starts when it did")
-            if old.recorded_at > record.recorded_at:
-                # Said before the fact it would replace (a slow writer): it is history, the
-                # later statement keeps holding.
-                history = _closed(record, old.valid_from, by=decision.target)
-                return ([*_renewal(ns, old.lineage, ttl), _put(ns, key, history, ttl)],
-                        Outcome("update", key, history, None, reason="older than the current fact"))
-            closed = _closed(old, record.valid_from, by=key)
-            # New version first: a reader between the two puts sees two current versions of
-            # one lineage (and keeps the newest), never none.
-            return ([*_renewal(ns, old.lineage, ttl), _put(ns, key, record, ttl),
-                     *_shortened(ns, earlier, record.valid_from, ttl),
-                     _put(ns, decision.target, closed, ttl)],
-                    Outcome("update", key, record, closed, reason=decision.reason))
-        record = replace(fresh, lineage=key)
-        return [_put(ns, key, record, ttl)], Outcome("new", key, record, reason=decision.reason)
+        key = self._key_of(fresh, now if taken else "")
+        if target is None or decision.action not in ("same", "end", "update"):
+            record = replace(fresh, lineage=key)
+            return [at.put(key, record)], Outcome("new", key, record, reason=decision.reason)
+        old = records[target]
+        renewal = at.renewal(old.lineage)
+        if decision.action == "same":
+            confirmed = old.confirmed(now)
+            return ([*renewal, at.put(target, confirmed)],
+                    Outcome("same", target, confirmed, reason=decision.reason))
+        if decision.action == "end":
+            ended = _closed(old, fresh.valid_from, ended_by=fresh.text)
+            return ([*renewal, *at.shortened(earlier, fresh.valid_from), at.put(target, ended)],
+                    Outcome("end", target, None, ended, reason=decision.reason))
+        # What replaces a fact is on its topic, also when its words name none.
+        record = replace(fresh, lineage=old.lineage, supersedes=target, slot=fresh.slot or old.slot)
+        if fresh.date_expression is None and is_correction(fresh.text):
+            record = replace(record, valid_from=old.valid_from,
+                             date_note=f"corrects {old.text!r}: starts when it did")
+        if old.recorded_at > record.recorded_at:
+            # Said before the fact it would replace (a slow writer): it is history, the later
+            # statement keeps holding.
+            history = _closed(record, old.valid_from, by=target)
+            return ([*renewal, at.put(key, history)],
+                    Outcome("update", key, history, None, reason="older than the current fact"))
+        closed = _closed(old, record.valid_from, by=key)
+        # New version first: a reader between the two puts sees two current versions of one
+        # lineage (and keeps the newest), never none.
+        return ([*renewal, at.put(key, record), *at.shortened(earlier, record.valid_from),
+                 at.put(target, closed)],
+                Outcome("update", key, record, closed, reason=decision.reason))
 
-    def _repair(
-        self, store: BaseStore, ns: tuple[str, ...], lineages: Iterable[str], ttl: float | None,
-    ) -> Plan[None]:
-        """Close all but the newest current version of each of ``lineages``."""
-        wanted = list(dict.fromkeys(lineages))
-        if not wanted:
-            return
-        results = yield call(store.batch, store.abatch,
-                             [lineage_op(ns, lineage, True) for lineage in wanted])
-        puts = []
-        for lineage, found in zip(wanted, results, strict=True):
-            current = [(item.key, rec) for item in own_items(found, ns)
-                       if (rec := FactRecord.from_value(item.value)) and rec.current]
-            if len(current) < 2:
-                continue
-            current.sort(key=lambda pair: (pair[1].recorded_at, pair[0]))
-            winner_key, winner = current[-1]
-            puts += [_put(ns, key, _closed(rec, winner.valid_from, by=winner_key), ttl)
-                     for key, rec in current[:-1]]
-            logger.info("lineage %s had %d current versions; kept %s", lineage, len(current),
-                        winner_key)
-        if puts:
-            yield from _written(store, puts, [put.key for put in puts])
+    def _key_of(self, fresh: FactRecord, when: str) -> str:
+        """The key of a new version: of its text, its subject and, when given, a time."""
+        return self._key(fresh.text, f"{fresh.subject} {when}".strip() if fresh.subject else when)
+
+
+def _recheck(
+    at: _Place, fresh: Mapping[int, FactRecord], decided: Sequence[_Decided], waited: bool,
+) -> Plan[tuple[dict[int, list[tuple[str, FactRecord]]], set[int]]]:
+    """Plan: read in one batch the earlier versions to shorten and, when deciding ``waited``
+    (made a call), the facts the decisions close; the former per fact, and the facts whose
+    target changed meanwhile."""
+    closing = [(i, d.target, records[d.target]) for i, d, records, _ in decided
+               if d.target is not None]
+    # A change dated before the start of the version it closes shortens that
+    # version's predecessors too: read them in the same batch.
+    before = [(i, old) for i, _, old in closing if fresh[i].valid_from < old.valid_from]
+    targets = closing if waited else []
+    checks: list[Any] = [GetOp(at.ns, key) for _, key, _ in targets]
+    checks += [lineage_op(at.ns, old.lineage, False) for _, old in before]
+    checked = (yield at.batch(checks)) if checks else []
+    earlier = {i: [(item.key, rec) for item in own_items(found, at.ns)
+                   if (rec := FactRecord.from_value(item.value)) and not rec.current]
+               for (i, _), found in zip(before, checked[len(targets):], strict=True)}
+    changed: set[int] = set()
+    for (i, key, old), still in zip(targets, checked[:len(targets)], strict=True):
+        again = _record(still) if still is not None else None
+        if again is None or not again.current or again.version != old.version:
+            logger.info("fact %r changed while deciding; deciding again", key)
+            changed.add(i)
+    return earlier, changed
 
 
 def _counted(plan: Plan[T]) -> Plan[tuple[T, int]]:
@@ -518,18 +523,10 @@ class Said:
     config: Mapping[str, Any] | None = None
 
 
-def _scope(subject: str | None, scope: str) -> str:
-    """The scope of a new version's key: the subject's key, then the time when given."""
-    return f"{subject} {scope}".strip() if subject else scope
-
-
 def _doubled(records: Mapping[str, FactRecord]) -> list[str]:
     """Lineages with several current versions among the candidates (a crash between an
     update's two puts, or two processes at once)."""
-    seen: dict[str, int] = {}
-    for rec in records.values():
-        if rec.current:
-            seen[rec.lineage] = seen.get(rec.lineage, 0) + 1
+    seen = Counter(rec.lineage for rec in records.values() if rec.current)
     return [lineage for lineage, n in seen.items() if n > 1]
 
 
@@ -545,13 +542,3 @@ def _closed(record: FactRecord, at: str, *, by: str | None = None,
     if at < record.valid_from:
         record = replace(record, valid_from=at, date_note=_moved(at))
     return record.closed(at, by=by, ended_by=ended_by)
-
-
-def _shortened(ns: tuple[str, ...], earlier: Sequence[tuple[str, FactRecord]], at: str,
-               ttl: float | None) -> list[PutOp]:
-    """The puts that end the closed versions in ``earlier`` that ended after ``at`` at ``at``
-    (their start moved back too when it was later)."""
-    return [_put(ns, key, replace(rec, valid_from=min(rec.valid_from, at), valid_to=at,
-                                date_note=_moved(at), version=rec.version + 1), ttl)
-            for key, rec in earlier if rec.valid_to is not None and rec.valid_to > at]
-

@@ -22,6 +22,12 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
+
+def word_set(text: str) -> frozenset[str]:
+    """The words of ``text`` (split at whitespace): a rule's word list written as data."""
+    return frozenset(text.split())
+
+
 _MONTHS_DE = (
     "januar|jänner|februar|märz|maerz|april|mai|juni|juli|august|september|oktober|november"
     "|dezember"
@@ -73,27 +79,22 @@ _NEGATIVE_SPAN = re.compile(
 )
 """A span below zero ("seit -5 Jahren", "-5 years ago"): no date, kept as a note."""
 
-_NOT_BEFORE_A_YEAR = frozenset({
-    "a", "an", "my", "our", "your", "his", "her", "their", "ein", "eine", "einen", "einem",
-    "einer", "eines", "mein", "meine", "meinen", "meinem", "meiner", "meines", "unser",
-    "unsere", "unseren", "unserem", "unserer", "dein", "deine", "deinen", "deinem", "deiner",
-    "sein", "seine", "seinen", "seinem", "seiner", "ihre", "ihren", "ihrem", "ihrer",
-    "baujahr", "modelljahr", "jahrgang", "model", "vintage"
-})
+_NOT_BEFORE_A_YEAR = word_set(
+    "a an my our your his her their ein eine einen einem einer eines mein meine meinen meinem "
+    "meiner meines unser unsere unseren unserem unserer dein deine deinen deinem deiner sein "
+    "seine seinen seinem seiner ihre ihren ihrem ihrer baujahr modelljahr jahrgang model vintage"
+)
 """Words after which a four-digit number is a model year or a count, never a time ("a 2015
 Toyota", "meinen 2015 Golf", "Baujahr 2015")."""
-_TIME_WORDS = frozenset({
-    "seit", "since", "in", "im", "ab", "from", "bis", "until", "till", "by", "von", "vom",
-    "um", "around", "circa", "ca", "anno", "of", "after", "before", "nach", "vor", "anfang",
-    "mitte", "ende", "early", "mid", "late", "jahr", "year", "sommer", "winter", "summer"
-})
+_TIME_WORDS = word_set(
+    "seit since in im ab from bis until till by von vom um around circa ca anno of after before "
+    "nach vor anfang mitte ende early mid late jahr year sommer winter summer"
+)
 """Words after which a four-digit number is a year ("seit 2019 Briefmarken")."""
-_NOT_A_NOUN_EN = frozenset({
-    "and", "or", "but", "when", "where", "as", "after", "before", "until", "till", "in", "at",
-    "on", "to", "with", "for", "from", "of", "i", "we", "he", "she", "they", "it", "was",
-    "were", "is", "has", "had", "have", "onwards", "then", "so", "because", "while",
-    "already", "still", "ago"
-})
+_NOT_A_NOUN_EN = word_set(
+    "and or but when where as after before until till in at on to with for from of i we he she "
+    "they it was were is has had have onwards then so because while already still ago"
+)
 """English words that can follow a year ("2019 and", "2019 I moved"): any other word after
 the number is read as its noun ("2019 stamps")."""
 
@@ -118,8 +119,7 @@ _GERMAN_FORMS = (
         (_NEXT, "woche", "nächste Woche"), (_NEXT, "jahr", "nächstes Jahr"),
         (_NEXT, "monat", "nächsten Monat"))),
     # "letzten Montag", "last March": the weekday / month itself, taken from the past below.
-    (re.compile(rf"\b(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?|last|past)\s+((?:{_DAYS}|{_MONTHS}))\b", re.I),
-     r"\1"),
+    (re.compile(rf"\b(?:{_BEFORE}|last|past)\s+((?:{_DAYS}|{_MONTHS}))\b", re.I), r"\1"),
     (re.compile(r"\b(?:anfang|mitte|ende|early|mid|late)\s+", re.I), ""),
     # A duration up to now ("seit drei Jahren", "for two years") began that long ago.
     (re.compile(rf"\bseit\s+((?:{_COUNT})\s+(?:{_UNITS}))\b", re.I), r"vor \1"),
@@ -161,10 +161,7 @@ _MONTH = re.compile(rf"\b(?:{_MONTHS})\b", re.IGNORECASE)
 
 
 _DEADLINE = re.compile(r"\b(?:bis|bis zum|bis zur|until|till|by|before|bevor|vor dem)\s*$", re.I)
-_LAST_MONTH = re.compile(
-    rf"\b(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?|last|past)\s+(?:{_MONTHS})\b",
-    re.IGNORECASE,
-)
+_LAST_MONTH = re.compile(rf"\b(?:{_BEFORE}|last|past)\s+(?:{_MONTHS})\b", re.IGNORECASE)
 
 
 def _lowercase_month(expression: str) -> bool:
@@ -176,9 +173,7 @@ def _lowercase_month(expression: str) -> bool:
 def _language(text: str) -> list[str]:
     german = len(re.findall(r"\b(?:ich|seit|und|der|die|das|ist|bin|habe|wohne|arbeite|mein|meine|nicht|mehr|vor|bei|nach|im|jetzt)\b", text, re.I))
     english = len(re.findall(r"\b(?:i|since|and|the|is|am|have|live|work|my|not|ago|at|to|in|now|anymore)\b", text, re.I))
-    if german > english:
-        return ["de", "en"]
-    return ["en", "de"]
+    return ["de", "en"] if german > english else ["en", "de"]
 
 
 def _normalised(expression: str) -> str:

@@ -54,19 +54,6 @@ class FactDecision(BaseModel):
     )
 
 
-def structured(model: BaseChatModel) -> Any:
-    """``model`` answering :class:`FactDecision`, retried (a clear error when it cannot)."""
-    try:
-        # include_raw: an answer that does not parse comes back as data (kept as new), so only
-        # failed calls are retried.
-        return retrying(model.with_structured_output(FactDecision, include_raw=True))
-    except NotImplementedError as exc:
-        raise TypeError(
-            f"{type(model).__name__} does not support structured output. Pass a chat model "
-            "with tool calling, or model=None to consolidate facts by rules."
-        ) from exc
-
-
 def prompt(text: str, candidates: Sequence[Candidate]) -> list[Any]:
     """The messages of one decision: the instructions, the new fact and the numbered list."""
     listing = "\n".join(f"{i}. {c.text}" for i, c in enumerate(candidates, start=1))
@@ -76,24 +63,6 @@ def prompt(text: str, candidates: Sequence[Candidate]) -> list[Any]:
     ]
 
 
-def read_decision(result: Any, candidates: Sequence[Candidate]) -> Decision:
-    """The decision in the model's answer; ``new`` (logged) for anything unusable."""
-    try:
-        decision = result if isinstance(result, FactDecision) else FactDecision.model_validate(result)
-    except ValidationError as exc:
-        logger.warning("fact consolidation: unusable model output %r (%s); kept as new",
-                       result, exc.errors()[:1])
-        return Decision("new", None, "model output unusable")
-    if decision.action == "new":
-        return Decision("new", None, "model: new")
-    number = decision.fact
-    if number is None or not 1 <= number <= len(candidates):
-        logger.warning("fact consolidation: the model named fact %r of %d shown; kept as new",
-                       number, len(candidates))
-        return Decision("new", None, "model named no shown fact")
-    return Decision(decision.action, candidates[number - 1].key, f"model: {decision.action}")
-
-
 class ModelDecider:
     """Decides with one structured model call per new fact that has candidates."""
 
@@ -101,19 +70,42 @@ class ModelDecider:
     candidates = SHOWN
 
     def __init__(self, model: BaseChatModel) -> None:
-        self._structured = structured(model)
+        try:
+            # include_raw: an answer that does not parse comes back as data (kept as new), so
+            # only failed calls are retried.
+            self._structured = retrying(model.with_structured_output(FactDecision,
+                                                                     include_raw=True))
+        except NotImplementedError as exc:
+            raise TypeError(
+                f"{type(model).__name__} does not support structured output. Pass a chat model "
+                "with tool calling, or model=None to consolidate facts by rules."
+            ) from exc
 
     def decide(self, text: str, candidates: Sequence[Candidate]) -> Plan[Decision]:
-        """Plan: the decision about ``text`` (no call when there are no candidates)."""
+        """Plan: the decision about ``text`` (no call when there are no candidates); ``new``
+        (logged) for an answer that does not parse or names no shown fact."""
         if not candidates:
             return Decision("new", None, "no current facts")
-        request = prompt(text, candidates)
-        result = yield call(self._structured.invoke, self._structured.ainvoke, request,
-                            internal_config("fact_consolidation"))
+        result = yield call(self._structured.invoke, self._structured.ainvoke,
+                            prompt(text, candidates), internal_config("fact_consolidation"))
         if isinstance(result, dict) and "parsing_error" in result:
             if result.get("parsing_error") is not None or result.get("parsed") is None:
                 logger.warning("fact consolidation: the model's answer did not parse (%s); "
                                "kept as new", result.get("parsing_error"))
                 return Decision("new", None, "model output did not parse")
             result = result["parsed"]
-        return read_decision(result, candidates)
+        try:
+            decision = (result if isinstance(result, FactDecision)
+                        else FactDecision.model_validate(result))
+        except ValidationError as exc:
+            logger.warning("fact consolidation: unusable model output %r (%s); kept as new",
+                           result, exc.errors()[:1])
+            return Decision("new", None, "model output unusable")
+        if decision.action == "new":
+            return Decision("new", None, "model: new")
+        number = decision.fact
+        if number is None or not 1 <= number <= len(candidates):
+            logger.warning("fact consolidation: the model named fact %r of %d shown; kept as new",
+                           number, len(candidates))
+            return Decision("new", None, "model named no shown fact")
+        return Decision(decision.action, candidates[number - 1].key, f"model: {decision.action}")

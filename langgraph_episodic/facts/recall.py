@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 
-from .._effects import Plan, arun, call, run
+from .._effects import Plan, call, twins
 from .dates import as_utc, format_date
 from .phrasing import says_changed
 from .records import (
@@ -79,19 +79,10 @@ def newest_per_lineage(items: Iterable[T]) -> list[T]:
     items = list(items)
     newest: dict[str, tuple[str, str]] = {}
     for item in items:
-        rec = record_of(item)
-        if rec is None or not rec.current:
-            continue
-        mark = (rec.recorded_at, item.key)
-        if rec.lineage not in newest or mark > newest[rec.lineage]:
-            newest[rec.lineage] = mark
-    kept = []
-    for item in items:
-        rec = record_of(item)
-        if rec is not None and rec.current and newest[rec.lineage][1] != item.key:
-            continue
-        kept.append(item)
-    return kept
+        if (rec := record_of(item)) is not None and rec.current:
+            newest[rec.lineage] = max(newest.get(rec.lineage, ("", "")), (rec.recorded_at, item.key))
+    return [item for item in items if (rec := record_of(item)) is None or not rec.current
+            or newest[rec.lineage][1] == item.key]
 
 
 def search_op(
@@ -111,10 +102,13 @@ def past_op(ns: tuple[str, ...], query: str | None, k: int) -> SearchOp:
     return SearchOp(ns, filter={"kind": FACT_KIND, "current": False}, limit=k, query=query)
 
 
-def _slots(topic: str, names: Iterable[str]) -> list[str]:
+def _slots(topic: str | None, names: Iterable[str]) -> list[str]:
     """The slots holding ``topic`` for its subject: for the user (no subject, or one of the
     user's ``names``), the user's own slot and a slot per name, as an agent may save the
-    user's facts in the third person ("Maya has moved to Manchester": ``residence:maya``)."""
+    user's facts in the third person ("Maya has moved to Manchester": ``residence:maya``).
+    No slot without a topic."""
+    if topic is None:
+        return []
     base, _, who = topic.partition(":")
     if who and who not in names:
         return [topic]
@@ -132,7 +126,7 @@ def topic_past_ops(ns: tuple[str, ...], question: str, k: int,
     topic = asked_slot(question, topic_of_question(question))
     return [SearchOp(ns, filter={"kind": FACT_KIND, "slot": slot, "current": False},
                      limit=k, query=question, refresh_ttl=False)
-            for slot in (_slots(topic, names) if topic is not None else [])]
+            for slot in _slots(topic, names)]
 
 
 def topic_now_ops(ns: tuple[str, ...], question: str,
@@ -146,7 +140,7 @@ def topic_now_ops(ns: tuple[str, ...], question: str,
     topic = value_topic_of_question(question)
     return [SearchOp(ns, filter={"slot": slot, **CURRENT_FILTER}, limit=TOPIC_NOW,
                      query=question, refresh_ttl=False)
-            for slot in (_slots(topic, names) if topic is not None else [])]
+            for slot in _slots(topic, names)]
 
 
 TOPIC_NOW = 4
@@ -193,13 +187,11 @@ def successors(
     ranked = []
     for item in [*current_hits, *fetched]:
         rec = record_of(item)
-        score = item.score if isinstance(item, SearchItem) else None
-        if rec is not None and rec.current:
-            lifted = best.get((tuple(item.namespace), rec.lineage))
-            if lifted is not None and (score is None or lifted > score):
-                score = lifted
+        scores = [item.score if isinstance(item, SearchItem) else None,
+                  best.get((tuple(item.namespace), rec.lineage)) if rec and rec.current else None]
         ranked.append(SearchItem(item.namespace, item.key, item.value, item.created_at,
-                                 item.updated_at, score=score))
+                                 item.updated_at,
+                                 score=max((s for s in scores if s is not None), default=None)))
     ranked.sort(key=lambda i: -i.score if i.score is not None else float("inf"))
     return ranked
 
@@ -207,14 +199,8 @@ def successors(
 def held_at(items: Iterable[T], as_of: datetime, k: int) -> list[T]:
     """The first ``k`` of ``items`` that were true at ``as_of``."""
     moment = to_iso(as_of)
-    kept = []
-    for item in items:
-        rec = record_of(item)
-        if rec is not None and rec.holds_at(moment):
-            kept.append(item)
-        if len(kept) == k:
-            break
-    return kept
+    return [item for item in items if (rec := record_of(item)) is not None
+            and rec.holds_at(moment)][:k]
 
 
 def history_ops(ns: tuple[str, ...], lineages: Iterable[str]) -> list[SearchOp]:
@@ -282,14 +268,10 @@ def describe_history(pairs: Iterable[tuple[str, FactRecord]], words: Wording) ->
     groups: dict[str, list[FactRecord]] = {}
     for _, rec in pairs:
         groups.setdefault(rec.lineage, []).append(rec)
-    lines: list[str] = []
-    for group in groups.values():
-        ordered = sorted(group, key=lambda r: (r.valid_from, r.recorded_at), reverse=True)
-        for rec in ordered:
-            if rec.current:
-                lines.append(describe_current(rec, words, dated=True))
-        lines += [describe_past(rec, words) for rec in ordered if not rec.current]
-    return lines
+    return [describe_current(rec, words, dated=True) if rec.current else describe_past(rec, words)
+            for group in groups.values()
+            for rec in sorted(group, key=lambda r: (r.current, r.valid_from, r.recorded_at),
+                              reverse=True)]
 
 
 def is_dated(rec: FactRecord) -> bool:
@@ -368,28 +350,27 @@ def newer_on_topic(
     newer: dict[Spot, T] = {}
     answering = {_spot(c) for c in chosen}
     for item in chosen:
-        old = record_of(item)
+        old, here = record_of(item), _spot(item)
         if old is None:
             continue
-        rivals = _rivals(item, [*pool, *neighbours.get(_spot(item), ())])
+        rivals = _rivals(item, [*pool, *neighbours.get(here, ())])
         same_slot = [r for r, rec in rivals if old.slot is not None and rec.slot == old.slot]
         if same_slot:
-            newer[_spot(item)] = same_slot[0]
+            newer[here] = same_slot[0]
             continue
         ranked = []
         for r, rec in rivals:
+            there = _spot(r)
             if says_changed(rec.text):
-                ranks = [n for n in (_rank(neighbours, _spot(item), _spot(r)),
-                                     _rank(neighbours, _spot(r), _spot(item))) if n is not None]
+                ranks = [_rank(neighbours, here, there), _rank(neighbours, there, here)]
             else:
-                plain = _rank(neighbours, _spot(item), _spot(r), PLAIN_NEIGHBOURS)
-                if plain is None and _spot(r) in answering:  # both answer: either way
-                    plain = _rank(neighbours, _spot(r), _spot(item), PLAIN_NEIGHBOURS)
-                ranks = [] if plain is None else [NEIGHBOURS + plain]  # after the changed
-            if ranks:
-                ranked.append((min(ranks), r))
+                plain = _rank(neighbours, here, there, PLAIN_NEIGHBOURS)
+                if plain is None and there in answering:  # both answer: either way
+                    plain = _rank(neighbours, there, here, PLAIN_NEIGHBOURS)
+                ranks = [None if plain is None else NEIGHBOURS + plain]  # after the changed
+            ranked += [(n, r) for n in ranks if n is not None]
         if ranked:
-            newer[_spot(item)] = min(ranked, key=lambda pair: pair[0])[1]
+            newer[here] = min(ranked, key=lambda pair: pair[0])[1]
     return newer
 
 
@@ -402,21 +383,16 @@ def newer_first(
 
     A rule path that did not see a change said in other words ("We relocated to Bristol" after
     "I live in Leeds") leaves both current; this keeps the later statement first."""
-    ordered: list[T] = []
-    placed: set[Spot] = set()
+    ordered: dict[Spot, T] = {}  # in order, once each
     outdated: set[Spot] = set()
     for item in chosen:
         lead = newer.get(_spot(item))
         # A lead comes in only with the fact it leads: it never pushes an answer out alone.
-        if lead is not None and (_spot(lead) in placed or len(ordered) + 2 <= k):
+        if lead is not None and (_spot(lead) in ordered or len(ordered) + 2 <= k):
             outdated.add(_spot(item))
-            if _spot(lead) not in placed:
-                ordered.append(lead)
-                placed.add(_spot(lead))
-        if _spot(item) not in placed:
-            ordered.append(item)
-            placed.add(_spot(item))
-    kept = ordered[:k]
+            ordered.setdefault(_spot(lead), lead)
+        ordered.setdefault(_spot(item), item)
+    kept = list(ordered.values())[:k]
     # Marked only when its newer fact is shown before it.
     at = {_spot(item): i for i, item in enumerate(kept)}
     return kept, {spot for spot in outdated if spot in at
@@ -465,49 +441,39 @@ def successors_plan(
     return successors(current_hits, past_hits, lineages, listings)
 
 
-def fact_history_plan(
-    store: BaseStore, ns: tuple[str, ...], *, limit: int = 1000
-) -> Plan[list[tuple[str, FactRecord]]]:
-    """Plan: every version of every fact in ``ns`` (exactly), grouped by lineage, each
-    lineage oldest first, lineages by their first version."""
-    found = yield call(store.search, store.asearch, ns, filter={"kind": FACT_KIND},
-                       limit=limit, refresh_ttl=False)
-    own = own_items(found, ns)
-    groups: dict[str, list[tuple[str, FactRecord]]] = {}
-    for key, rec in versions(own):
-        groups.setdefault(rec.lineage, []).append((key, rec))
-    return [pair for group in groups.values() for pair in group]
-
-
-def fact_history(
+def _fact_history(
     store: BaseStore, ns: Sequence[str], *, limit: int = 1000
-) -> list[tuple[str, FactRecord]]:
-    """Every version of every fact saved in ``ns``: ``(key, record)`` pairs, each fact's
-    versions oldest first.
+) -> Plan[list[tuple[str, FactRecord]]]:
+    """Every version of every fact saved in ``ns`` (exactly): ``(key, record)`` pairs, grouped
+    by fact, each fact's versions oldest first, facts by their first version.
 
     >>> from langgraph.store.memory import InMemoryStore
     >>> fact_history(InMemoryStore(), ("memories", "alice"))
     []
     """
-    return run(fact_history_plan(store, tuple(ns), limit=limit))
+    space = tuple(ns)
+    found = yield call(store.search, store.asearch, space, filter={"kind": FACT_KIND},
+                       limit=limit, refresh_ttl=False)
+    groups: dict[str, list[tuple[str, FactRecord]]] = {}
+    for key, rec in versions(own_items(found, space)):
+        groups.setdefault(rec.lineage, []).append((key, rec))
+    return [pair for group in groups.values() for pair in group]
 
 
-async def afact_history(
-    store: BaseStore, ns: Sequence[str], *, limit: int = 1000
-) -> list[tuple[str, FactRecord]]:
-    """Async version of :func:`fact_history`."""
-    return await arun(fact_history_plan(store, tuple(ns), limit=limit))
+fact_history, afact_history = twins(_fact_history, "fact_history")
 
 
-def facts_plan(
-    store: BaseStore, ns: tuple[str, ...], query: str | None, k: int,
-    as_of: datetime | None,
+def _current_facts(
+    store: BaseStore, ns: Sequence[str], query: str | None = None, *, k: int = 10,
+    as_of: datetime | None = None,
 ) -> Plan[list[tuple[str, FactRecord]]]:
-    """Plan: up to ``k`` facts of ``ns`` true now (or at ``as_of``), best match first; now,
-    replaced versions matching ``query`` stand in for their current ones (:func:`successors`)."""
-    ops = [search_op(ns, query, k, as_of=as_of)]
+    """Up to ``k`` facts of ``ns`` that are true now, or were at ``as_of``, best match for
+    ``query`` first (newest first without one); now, replaced versions matching ``query``
+    stand in for their current ones (:func:`successors`)."""
+    space = tuple(ns)
+    ops = [search_op(space, query, k, as_of=as_of)]
     if as_of is None and query:
-        ops.append(past_op(ns, query, k))
+        ops.append(past_op(space, query, k))
     found = yield call(store.batch, store.abatch, ops)
     hits: list[SearchItem] = found[0]
     if len(found) > 1:
@@ -517,21 +483,7 @@ def facts_plan(
     return [(item.key, rec) for item in items if (rec := record_of(item)) is not None]
 
 
-def current_facts(
-    store: BaseStore, ns: Sequence[str], query: str | None = None, *, k: int = 10,
-    as_of: datetime | None = None,
-) -> list[tuple[str, FactRecord]]:
-    """Up to ``k`` facts of ``ns`` that are true now, or were at ``as_of``, best match for
-    ``query`` first (newest first without one)."""
-    return run(facts_plan(store, tuple(ns), query, k, as_of))
-
-
-async def acurrent_facts(
-    store: BaseStore, ns: Sequence[str], query: str | None = None, *, k: int = 10,
-    as_of: datetime | None = None,
-) -> list[tuple[str, FactRecord]]:
-    """Async version of :func:`current_facts`."""
-    return await arun(facts_plan(store, tuple(ns), query, k, as_of))
+current_facts, acurrent_facts = twins(_current_facts, "current_facts")
 
 
 def parse_as_of(value: Any) -> datetime | None:

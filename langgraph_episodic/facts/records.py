@@ -70,14 +70,11 @@ def lineage_op(ns: Iterable[str], lineage: str, current: bool | None = None, *,
 
 def own_items(items: Iterable[Item | None], ns: tuple[str, ...]) -> list[Item]:
     """Items of exactly ``ns`` (a search also returns sub-namespaces), once each, in order."""
-    seen: set[str] = set()
-    kept = []
+    kept: dict[str, Item] = {}
     for item in items:
-        if item is None or tuple(item.namespace) != ns or item.key in seen:
-            continue
-        seen.add(item.key)
-        kept.append(item)
-    return kept
+        if item is not None and tuple(item.namespace) == ns:
+            kept.setdefault(item.key, item)
+    return list(kept.values())
 
 
 TIME_RANGE = (

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..language.analysis import STOPWORDS, stem_word, tokenize
+from .dates import word_set
 from .phrasing import (
     CHANGE,
     NEGATED_ENDING,
@@ -63,33 +64,34 @@ _NEW_BOSS = (r"\b(?:neue[rn]?\s+(?:chef|chefin|vorgesetzte[rn]?|arbeitgeber)\s+b
 """A new boss at a named employer: "Mein neuer Chef bei Bosch", "My new manager at Southmead
 Hospital"."""
 
-_SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, _F))
-    for name, pattern in (
-        ("name", r"\b(?:heiße|heisse|mein name ist|my name is|call me|i am called)\b"),
-        ("age", r"\b(?:\d+\s+jahre\s+alt|\d+\s+years?\s+old|i am \d+\b|ich bin \d+\b)"),
-        ("residence", r"\b(?:wohne|wohnt|wohnen|lebe|lebt|wohnort|wohnhaft|umgezogen|gezogen|"
-                      r"ziehe|zieht|ziehen|zog|weggezogen|ausgezogen|live|lives|living|lived|moved|move|"
-                      r"relocated|reside|resides|home town|hometown)\b|" + _NEW_HOME),
+_SLOTS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, _F)
+    for name, pattern in {
+        "name": r"\b(?:heiße|heisse|mein name ist|my name is|call me|i am called)\b",
+        "age": r"\b(?:\d+\s+jahre\s+alt|\d+\s+years?\s+old|i am \d+\b|ich bin \d+\b)",
+        "residence": r"\b(?:wohne|wohnt|wohnen|lebe|lebt|wohnort|wohnhaft|umgezogen|gezogen|"
+                     r"ziehe|zieht|ziehen|zog|weggezogen|ausgezogen|live|lives|living|lived|moved|move|"
+                     r"relocated|reside|resides|home town|hometown)\b|" + _NEW_HOME,
         # Shifts before work: "I work night shifts now" is not a new employer.
-        ("shift", r"schicht(?:en|dienst)?\b|\bshifts?\b"),
-        ("work", r"\b(?:arbeite|arbeitet|arbeitete|angestellt|beschäftigt|job|stelle|"
-                 r"arbeitgeber|gekündigt|work|works|working|worked|employed|employer|"
-                 r"joined|hired|quit|selbstständig|selbständig|freiberuflich|self-employed|"
-                 r"freelancer?|freelancing)\b|" + _NEW_BOSS),
-        ("partner", r"\b(?:verheiratet|verlobt|freundin|ehefrau|ehemann|partnerin|partner|"
-                    r"geschieden|getrennt|single|married|engaged|wife|husband|girlfriend|"
-                    r"boyfriend|divorced|broke up|mit \w+ zusammen|zusammen mit|together with|"
-                    r"verlobte[rn]?|unsere hochzeit|meine hochzeit|fiancée?|fiancé|dating|"
-                    r"been seeing|our wedding|my wedding)\b"),
-        ("car", r"\b(?:auto|fahre ein|fahre einen|fährt ein|fährt einen|wagen|car|drive a|"
-                r"drive an|drives a|drives an)\b"),
-        ("diet", r"\b(?:vegetarier\w*|veganer\w*|vegan|fleisch|vegetarian|meat)\b"),
-        ("phone", r"\b(?:handynummer|telefonnummer|phone number|mobile number)\b"),
-        ("study", r"\b(?:studiere|studiert|studium|study|studying|studies|university|"
-                  r"universität|studiengang|degree|master'?s|bachelor'?s|phd)\b"),
-    )
-)
+        "shift": r"schicht(?:en|dienst)?\b|\bshifts?\b",
+        "work": r"\b(?:arbeite|arbeitet|arbeitete|angestellt|beschäftigt|job|stelle|"
+                r"arbeitgeber|gekündigt|work|works|working|worked|employed|employer|"
+                r"joined|hired|quit|selbstständig|selbständig|freiberuflich|self-employed|"
+                r"freelancer?|freelancing)\b|" + _NEW_BOSS,
+        "partner": r"\b(?:verheiratet|verlobt|freundin|ehefrau|ehemann|partnerin|partner|"
+                   r"geschieden|getrennt|single|married|engaged|wife|husband|girlfriend|"
+                   r"boyfriend|divorced|broke up|mit \w+ zusammen|zusammen mit|together with|"
+                   r"verlobte[rn]?|unsere hochzeit|meine hochzeit|fiancée?|fiancé|dating|"
+                   r"been seeing|our wedding|my wedding)\b",
+        "car": r"\b(?:auto|fahre ein|fahre einen|fährt ein|fährt einen|wagen|car|drive a|"
+               r"drive an|drives a|drives an)\b",
+        "diet": r"\b(?:vegetarier\w*|veganer\w*|vegan|fleisch|vegetarian|meat)\b",
+        "phone": r"\b(?:handynummer|telefonnummer|phone number|mobile number)\b",
+        "study": r"\b(?:studiere|studiert|studium|study|studying|studies|university|"
+                 r"universität|studiengang|degree|master'?s|bachelor'?s|phd)\b",
+    }.items()
+}
+"""The topic words of each single-valued topic (a slot), in the order they are tried."""
 _FAVOURITE = re.compile(r"\blieblings[-\s]?(\w+)|\bfavou?rite\s+(\w+)", _F)
 _SWITCH = tuple(
     re.compile(pattern, _F)
@@ -110,26 +112,22 @@ _COMPATIBLE = re.compile(
     r"second|additionally)\b", _F)
 """Words saying that a statement adds to what holds ("auch", "a second", "too")."""
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
-_ENDING_WORDS = frozenset(
-    ["mehr", "länger", "gekündigt", "aufgehört", "getrennt", "verkauft", "weggezogen", "ausgezogen", "gestorben", "verstorben", "abgeschafft", "longer", "anymore", "quit", "left", "sold", "broke", "stopped", "gave", "died", "passed", "divorced", "moved", "away"]
-)
+
 
 
 def _stemmed(de: str, en: str) -> frozenset[str]:
     """The stems of the German words ``de`` and of the English words ``en``."""
-    return (frozenset(stem_word(w, "de") for w in de.split())
-            | frozenset(stem_word(w, "en") for w in en.split()))
+    return (frozenset(stem_word(w, "de") for w in word_set(de))
+            | frozenset(stem_word(w, "en") for w in word_set(en)))
 
 
 _TIME_STEMS = _stemmed("seit jetzt nun inzwischen mittlerweile neuerdings",
                        "since now currently recently")
-_FRAME_WORDS = frozenset(["ist", "sind", "bin", "war", "heißt", "lautet", "is", "are", "am", "was"])
+_FRAME_WORDS = word_set("ist sind bin war heißt lautet is are am was")
 """Copulas: "X ist A" then "X ist B" says the same thing of another object. Verbs of liking are
 not among them: one likes many things at once."""
-_LIKING = frozenset(
-    ["gern", "gerne", "mag", "mögen", "liebe", "like", "likes", "love", "loves", "enjoy", "enjoys"]
-)
-_HAVING = frozenset(["hat", "habe", "haben", "hast", "hatte", "has", "have", "had"])
+_LIKING = word_set("gern gerne mag mögen liebe like likes love loves enjoy enjoys")
+_HAVING = word_set("hat habe haben hast hatte has have had")
 """Verbs of having: one has many things at once ("Jonas hat Höhenangst" does not end "Jonas hat
 eine Laktoseintoleranz"), so they are no content word of a frame."""
 
@@ -153,12 +151,14 @@ class Decision:
     reason: str = ""
 
 
+_GERMAN = word_set("ich mein meine habe bin und ist nicht bei in seit der die das keinen mehr "
+                   "wohne arbeite")
+_ENGLISH = word_set("i my have am and is not at the since live work anymore longer")
+
+
 def _language(text: str) -> Literal["en", "de"]:
     words = re.findall(r"\w+", text.casefold())
-    de = sum(w in {"ich", "mein", "meine", "habe", "bin", "und", "ist", "nicht", "bei", "in",
-                   "seit", "der", "die", "das", "keinen", "mehr", "wohne", "arbeite"} for w in words)
-    en = sum(w in {"i", "my", "have", "am", "and", "is", "not", "at", "the", "since", "live",
-                   "work", "anymore", "longer"} for w in words)
+    de, en = sum(w in _GERMAN for w in words), sum(w in _ENGLISH for w in words)
     return "de" if de > en else "en"
 
 
@@ -171,7 +171,7 @@ def stems(text: str, *, like: str | None = None) -> list[str]:
 
 def _topic_free(text: str) -> set[str]:
     """The content stems of ``text`` without its topic words and numbers (years; an age is a topic word)."""
-    for _, pattern in _SLOTS:
+    for pattern in _SLOTS.values():
         text = pattern.sub(" ", text)
     return {s for s in stems(text) if not _YEAR.match(s) and s not in _TIME_STEMS}
 
@@ -190,12 +190,6 @@ _NAMED = re.compile(
     r"became|is|has)\b",
     re.UNICODE,
 )
-_NO_NAME_TEXT = """
-    heute gestern morgen jetzt nun seit endlich dann also auch today yesterday tomorrow now since
-    finally then last next this
-"""
-_NO_NAMES = frozenset(_NO_NAME_TEXT.split())
-"""Words that begin a sentence like a name and name no one."""
 
 
 def _named_subject(text: str) -> str | None:
@@ -203,9 +197,8 @@ def _named_subject(text: str) -> str | None:
     facts, "Ich ...", "My ...")."""
     named = _NAMED.match(text)
     name = named.group(1).casefold() if named is not None else None
-    if name is None or name in _NOT_NAMES:
-        return None  # a function word ("Ab nächstem Monat arbeite ich ...") names no one
-    return name
+    # A function word ("Ab nächstem Monat arbeite ich ...") names no one.
+    return None if name in _NOT_NAMES else name
 
 
 _NAME_POSSESSED = re.compile(r"^\W*(?-i:[A-ZÄÖÜ])[\w-]*(?:'s|’s|(?<=s)')\s+(\w+)"
@@ -214,11 +207,13 @@ _NAME_POSSESSED = re.compile(r"^\W*(?-i:[A-ZÄÖÜ])[\w-]*(?:'s|’s|(?<=s)')\s+
 """A person's own ("Tarek's mother", "Tareks Mutter"): the fact is about the possessed."""
 _OWNER = re.compile(r"^\W*((?-i:[A-ZÄÖÜ])[\w-]*?)(?:'s|’s|'|s(?=\s+(?-i:[A-ZÄÖÜ])))\s", re.UNICODE)
 """Whose it is: "Ethan's girlfriend", "Sabines Freund"."""
-_SELF = frozenset(["ich", "wir", "i", "we", "mein", "meine", "my", "our", "unser", "unsere",
-                   # a question asks, it is about no one: "Was habe ich studiert?"
-                   "was", "wer", "wo", "wie", "welche", "welcher", "welches", "what", "who",
-                   "where", "which", "how", "when", "why"])
-_NOT_NAMES = _SELF | _NO_NAMES | STOPWORDS
+_SELF = word_set(
+    "ich wir i we mein meine my our unser unsere "
+    # a question asks, it is about no one: "Was habe ich studiert?"
+    "was wer wo wie welche welcher welches what who where which how when why")
+_NOT_NAMES = _SELF | STOPWORDS | word_set(
+    "heute gestern morgen jetzt nun seit endlich dann also auch today yesterday tomorrow now "
+    "since finally then last next this")
 """Words that begin a sentence or follow a question's verb like a name and name no one."""
 
 
@@ -235,7 +230,7 @@ def _other_subject(text: str, topic: re.Pattern[str]) -> str | None:
             # "Ethan's girlfriend is Chloe" is Ethan's partner, "My partner ..." the user's.
             owner = _OWNER.match(text) if possessed.re is _NAME_POSSESSED else None
             name = owner.group(1).casefold() if owner is not None else None
-            return None if name is None or name in _SELF or name in STOPWORDS else name
+            return None if name in _SELF or name in STOPWORDS else name
         return stem_word(noun.casefold(), _language(text))
     return _named_subject(text)
 
@@ -319,7 +314,7 @@ def topic_of(text: str) -> str | None:
         word = (favourite.group(1) or favourite.group(2)).casefold()
         return f"favourite:{stem_word(word, 'de' if favourite.group(1) else 'en')}"
     plain = _unchanged(text)  # "Ich fahre jetzt einen Tesla": "fahre einen" names the car
-    for name, pattern in _SLOTS:
+    for name, pattern in _SLOTS.items():
         # Shifts at a named employer are the job: "Maya works night shifts at St. Luke's".
         if name == "shift" and _VALUES["work"].search(plain):
             continue
@@ -336,7 +331,7 @@ def _unchanged(text: str) -> str:
 
 def _topic_words(text: str) -> set[str]:
     """The stems of the topic words in ``text`` ("vegan", "35 years old")."""
-    return {w for _, pattern in _SLOTS for m in pattern.finditer(_unchanged(text))
+    return {w for pattern in _SLOTS.values() for m in pattern.finditer(_unchanged(text))
             for w in stems(m.group(0), like=text)}
 
 
@@ -375,18 +370,18 @@ def slot_of(text: str) -> str | None:
     return topic if topic is not None and sets_value(stated, topic) else None
 
 
-_QUESTION_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, _F))
-    for name, pattern in (
+_QUESTION_TOPICS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, _F)
+    for name, pattern in {
         # Past participles ask about a topic that a statement's present tense names; in a
         # statement they mislead ("Ich bin es gewohnt", "vegan gelebt"), so only questions.
-        ("residence", r"\b(?:wo|wohin|where)\b.*\b(?:(?<!es )gewohnt|gelebt|lived|stayed)\b"),
-        ("work", r"\b(?:wo|bei wem|für wen|where|who|which company)\b.*\b(?:gearbeitet|"
-                 r"angestellt|beschäftigt|worked|employed)\b|\b(?:arbeitgeber|employer)\b"),
-        ("partner", r"\b(?:mit wem|who)\b.*\b(?:zusammen|verheiratet|verlobt|together|"
-                    r"married|engaged|dating|dated)\b"),
-    )
-)
+        "residence": r"\b(?:wo|wohin|where)\b.*\b(?:(?<!es )gewohnt|gelebt|lived|stayed)\b",
+        "work": r"\b(?:wo|bei wem|für wen|where|who|which company)\b.*\b(?:gearbeitet|"
+                r"angestellt|beschäftigt|worked|employed)\b|\b(?:arbeitgeber|employer)\b",
+        "partner": r"\b(?:mit wem|who)\b.*\b(?:zusammen|verheiratet|verlobt|together|"
+                   r"married|engaged|dating|dated)\b",
+    }.items()
+}
 
 
 def topic_of_question(question: str) -> str | None:
@@ -398,13 +393,8 @@ def topic_of_question(question: str) -> str | None:
     >>> topic_of_question("Mit wem war ich früher zusammen?")
     'partner'
     """
-    slot = topic_of(question)
-    if slot is not None:
-        return slot
-    for name, pattern in _QUESTION_TOPICS:
-        if pattern.search(question):
-            return name
-    return None
+    asked = (name for name, pattern in _QUESTION_TOPICS.items() if pattern.search(question))
+    return topic_of(question) or next(asked, None)
 
 
 _TOPIC_AS_PLACE = re.compile(
@@ -441,11 +431,11 @@ def asked_slot(question: str, topic: str | None) -> str | None:
     >>> asked_slot("Where does Rachel live?", "residence"), asked_slot("Where do I live?", "residence")
     ('residence:rachel', 'residence')
     """
-    if topic is None or ":" in topic or topic not in _TOPIC_PATTERNS:
+    if topic is None or ":" in topic or topic not in _SLOTS:
         return topic
     for match in _ASKED_ABOUT.finditer(question):
         noun = match.group(1)
-        if not _TOPIC_PATTERNS[topic].search(noun):
+        if not _SLOTS[topic].search(noun):
             return f"{topic}:{stem_word(noun.casefold(), _language(question))}"
     for match in _ASKED_NAMED.finditer(question):
         name = match.group(1).casefold()
@@ -454,7 +444,6 @@ def asked_slot(question: str, topic: str | None) -> str | None:
     return topic
 
 
-_TOPIC_PATTERNS = dict(_SLOTS)
 _ASKED_ABOUT = re.compile(
     r"\b(?:mein|meine|meinem|meinen|meiner|meines|unser|unsere|unserem|unseren|my|our)\s+"
     r"(?:(?:neue[nmrs]?|alte[nmrs]?|new|old|current)\s+)?(\w+)", _F)
@@ -492,13 +481,10 @@ def _same_frame(new: str, old: str) -> bool:
     if changed:
         while (suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]):
             suffix += 1
-    if prefix < 2 or prefix + suffix >= min(len(a), len(b)):
-        return False
-    if len(a) - prefix - suffix > 3 or len(b) - prefix - suffix > 3:
+    if (prefix < 2 or prefix + suffix >= min(len(a), len(b))
+            or max(len(a), len(b)) - prefix - suffix > 3 or any(w in _LIKING for w in a[:prefix])):
         return False
     shared = a[:prefix] + a[len(a) - suffix:]
-    if any(w in _LIKING for w in a[:prefix]):
-        return False
     # "Ich bin ..." alone is no frame: the copula is no content word, nor is a having verb or
     # the named subject ("Jonas ist ..." is "Ich bin ..." said of Jonas).
     subject = _named_subject(new)
@@ -519,20 +505,13 @@ def _switched_from(text: str, candidates: Sequence[Candidate], slot: str | None)
     least half of the object's)."""
     if _OCCASIONAL.search(text):
         return None
-    old: set[str] = set()
-    for pattern in _SWITCH:
-        for match in pattern.finditer(text):
-            old |= set(stems(match.group("old"), like=text)) - _TIME_STEMS
+    old = {stem for pattern in _SWITCH for match in pattern.finditer(text)
+           for stem in stems(match.group("old"), like=text)} - _TIME_STEMS
     if not old:
         return None
-    best, shared = None, 0
-    for c in candidates:
-        if _conflict(slot, c.slot):
-            continue
-        n = len(old & set(stems(c.text)))
-        if n > shared and 2 * n >= len(old):
-            best, shared = c, n
-    return best
+    shared, best = max(((len(old & set(stems(c.text))), c) for c in candidates
+                        if not _conflict(slot, c.slot)), key=lambda pair: pair[0], default=(0, None))
+    return best if shared and 2 * shared >= len(old) else None
 
 
 _WEAK = _stemmed(
@@ -544,7 +523,10 @@ _WEAK = _stemmed(
 ) | _TIME_STEMS
 """Words an ending says beside what it ends ("on Fridays", "since last month"): they name
 no fact."""
-_ENDING_STEMS = frozenset(stem_word(w, lang) for w in _ENDING_WORDS for lang in ("de", "en"))
+_ENDING_STEMS = frozenset(stem_word(w, lang) for lang in ("de", "en") for w in word_set(
+    "mehr länger gekündigt aufgehört getrennt verkauft weggezogen ausgezogen gestorben verstorben "
+    "abgeschafft longer anymore quit left sold broke stopped gave died passed divorced moved away"
+))
 
 
 def _ended(text: str, candidates: Sequence[Candidate]) -> Candidate | None:
@@ -556,16 +538,10 @@ def _ended(text: str, candidates: Sequence[Candidate]) -> Candidate | None:
     named = _topic_free(text) - _ENDING_STEMS - _WEAK
     if not named:
         return next((c for c in candidates if topic is not None and c.slot == topic), None)
-    best, score = None, 0.0
-    for c in candidates:
-        if _conflict(topic, c.slot):
-            continue
-        shared = len(named & set(stems(c.text)))
-        if shared and (c.slot == topic or 2 * shared >= len(named)):
-            fraction = shared / len(named) + (c.slot == topic)
-            if fraction > score:
-                best, score = c, fraction
-    return best
+    scored = [(shared / len(named) + (c.slot == topic), c) for c in candidates
+              if not _conflict(topic, c.slot) and (shared := len(named & set(stems(c.text))))
+              and (c.slot == topic or 2 * shared >= len(named))]
+    return max(scored, key=lambda pair: pair[0], default=(0.0, None))[1]
 
 
 def _corrected(stated: str, wrong: str | None, marked: bool, slot: str | None,
@@ -610,19 +586,16 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
     # turn of one speaker is about someone else than a turn of another.
     speaker = speaker_of(text)
     candidates = [c for c in candidates if speaker_of(c.text) == speaker]
+    # Only a statement corrects, ends or sets a value; a turn of several sentences may still
+    # name what it switched from.
     statement = is_statement(text)
-    if not statement:
-        switched = _switched_from(body, candidates, None)
-        if switched is not None:
-            return Decision("update", switched.key, "switched from what it names")
-        return Decision("new", None, "a turn of several sentences tells, it sets no value")
-    stated, wrong, marked = correction_of(body)
-    slot = slot_of(body)
+    stated, wrong, marked = correction_of(body) if statement else (body, None, False)
+    slot = slot_of(body) if statement else None
     if marked or wrong is not None:
         corrected = _corrected(stated, wrong, is_correction(body), slot, candidates)
         if corrected is not None:
             return Decision("update", corrected.key, "a correction replaces what it corrects")
-    elif is_ending(body):
+    elif statement and is_ending(body):
         ended = _ended(body, candidates)
         if ended is not None:
             return Decision("end", ended.key, "ends the fact holding what it names")
@@ -630,6 +603,8 @@ def decide_by_rules(text: str, candidates: Sequence[Candidate]) -> Decision:
     switched = _switched_from(stated, candidates, slot)
     if switched is not None:
         return Decision("update", switched.key, "switched from what it names")
+    if not statement:
+        return Decision("new", None, "a turn of several sentences tells, it sets no value")
     if slot is not None:
         for c in candidates:
             if c.slot == slot:

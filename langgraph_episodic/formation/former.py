@@ -155,7 +155,10 @@ class Former:
         and each thread's summary fold."""
         batches: list[EntityBatch] = []
         if self.writer is not None:
-            for ns, group in _by_namespace(turns, self.namespace).items():
+            groups: dict[tuple[str, ...], list[PendingTurn]] = {}
+            for turn in turns:
+                groups.setdefault(fill_namespace(self.namespace, turn.config()), []).append(turn)
+            for ns, group in groups.items():
                 found = run(self.writer.extract_turns([t.text for t in group]))
                 told = []
                 for turn, entities in zip(group, found, strict=True):
@@ -250,11 +253,3 @@ class Former:
         )
         return [display for display, _ in saved.values()], skipped
 
-
-def _by_namespace(
-    turns: Sequence[PendingTurn], template: tuple[str, ...]
-) -> dict[tuple[str, ...], list[PendingTurn]]:
-    groups: dict[tuple[str, ...], list[PendingTurn]] = {}
-    for turn in turns:
-        groups.setdefault(fill_namespace(template, turn.config()), []).append(turn)
-    return groups

@@ -19,21 +19,19 @@ next contender ignores it and deletes it. Expiry compares wall clocks: the machi
 server need clocks within a few seconds of each other.
 
 Within a process the worker's own bookkeeping keeps one thread per user, and
-:func:`user_lock` is the lock the worker's writes and :func:`~langgraph_episodic.forget_user`
-share, so a forget never falls between a batch's check and its writes.
+:func:`~langgraph_episodic._keylock.formation_key` names the lock the worker's writes and
+:func:`~langgraph_episodic.forget_user` share, so a forget never falls between a batch's check
+and its writes.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from langgraph.store.base import BaseStore
 
 from .._effects import run
-from .._keylock import formation_key, locked
 from .._runner import all_items
 
 LEASE = "_formation"
@@ -79,10 +77,3 @@ renew = acquire
 def release(store: BaseStore, user: str, owner: str) -> None:
     """Give the lease up (delete ``owner``'s record)."""
     store.delete((LEASE, user), owner)
-
-
-@contextmanager
-def user_lock(user: str) -> Iterator[None]:
-    """The in-process lock of ``user``'s formation writes (and of forgetting the user)."""
-    with locked(formation_key(user)):
-        yield

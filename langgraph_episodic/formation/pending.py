@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -36,12 +35,6 @@ def pending_key(clock_ns: int | None = None) -> str:
     in any other)."""
     stamp = time.time_ns() if clock_ns is None else clock_ns
     return f"{stamp:020d}-{uuid.uuid4().hex[:12]}"
-
-
-def _plain(conf: Mapping[str, Any]) -> dict[str, Any]:
-    """The config values a namespace template can name (plain scalars, no LangGraph internals)."""
-    return {k: v for k, v in conf.items()
-            if not k.startswith(("__", "checkpoint_")) and isinstance(v, str | int | float | bool)}
 
 
 @dataclass(frozen=True)
@@ -90,24 +83,17 @@ class PendingTurn:
             else None
 
     def to_value(self) -> dict[str, Any]:
-        return {"user_id": self.user_id, "thread_id": self.thread_id, "text": self.text,
-                "episode": self.episode, "configurable": self.configurable,
-                "enqueued_at": self.enqueued_at, "said_at": self.said_at,
-                "leaving": list(self.leaving),
-                "summary_base": self.summary_base, "turns": list(self.turns)}
+        value = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "key"}
+        return {**value, "leaving": list(self.leaving), "turns": list(self.turns)}
 
     @classmethod
     def from_item(cls, item: Item) -> PendingTurn:
-        value = item.value
-        return cls(user_id=str(value["user_id"]), thread_id=str(value["thread_id"]),
-                   key=item.key, text=str(value.get("text") or ""),
-                   episode=value.get("episode"),
-                   configurable=dict(value.get("configurable") or {}),
-                   enqueued_at=float(value.get("enqueued_at") or 0.0),
-                   said_at=str(value.get("said_at") or ""),
-                   leaving=tuple(value.get("leaving") or ()),
-                   summary_base=str(value.get("summary_base") or ""),
-                   turns=tuple(value.get("turns") or ()))
+        """The turn an item of the queue holds (a field the item lacks, or holds as null, takes
+        its default: items queued by an older release)."""
+        value = {f.name: item.value[f.name] for f in fields(cls)
+                 if item.value.get(f.name) is not None}
+        return cls(**{**value, "key": item.key, "leaving": tuple(value.get("leaving", ())),
+                      "turns": tuple(value.get("turns", ()))})
 
     @classmethod
     def of_run(cls, config: RunnableConfig, user_id: str, *, text: str = "",
@@ -120,9 +106,12 @@ class PendingTurn:
         conf = configurable(config)
         now = time.time()
         said = said_at if said_at is not None else datetime.fromtimestamp(now, timezone.utc)
+        plain = {k: v for k, v in conf.items()  # what a namespace template can name
+                 if not k.startswith(("__", "checkpoint_"))
+                 and isinstance(v, str | int | float | bool)}
         return cls(user_id=user_id, thread_id=str(conf.get("thread_id") or ""),
                    key=pending_key(), text=text, episode=episode,
-                   configurable=_plain(conf), enqueued_at=now, said_at=to_iso(said),
+                   configurable=plain, enqueued_at=now, said_at=to_iso(said),
                    leaving=leaving, summary_base=summary_base, turns=turns)
 
 

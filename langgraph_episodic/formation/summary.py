@@ -47,12 +47,6 @@ def compose(formed: str, pending: Sequence[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def _quoted(messages: Sequence[BaseMessage], summarizer: Summarizer) -> list[str]:
-    text = extractive_summary("", messages, max_chars=summarizer.max_summary_chars,
-                              token_counter=summarizer.counter)
-    return [ln for ln in text.splitlines() if ln.strip() and ln != EXTRACTIVE_HEADER]
-
-
 def deferred_compaction_update(
     formation: Scheduler, store: BaseStore, former: Former,
     messages: Sequence[BaseMessage], compaction: Compaction, state: dict[str, Any],
@@ -84,8 +78,11 @@ def deferred_compaction_update(
         yield call(formation.notify, formation.anotify, user_id)
         if not deferred:
             formed_text = base
-        pending.append({"key": turn.key, "lines": _quoted(compaction.leaving,
-                                                          former.summarizer or Summarizer())})
+        summarizer = former.summarizer or Summarizer()
+        quoted = extractive_summary("", compaction.leaving, max_chars=summarizer.max_summary_chars,
+                                    token_counter=summarizer.counter)
+        pending.append({"key": turn.key, "lines": [
+            ln for ln in quoted.splitlines() if ln.strip() and ln != EXTRACTIVE_HEADER]})
         info["summarized_messages"] = int(info.get("summarized_messages", 0)) + len(
             compaction.leaving)
         info["last_summarized_id"] = compaction.leaving[-1].id

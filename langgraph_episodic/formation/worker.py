@@ -29,6 +29,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from .._config import namespace_label
+from .._keylock import formation_key, locked
 from . import lease
 from .former import Formed, Former
 from .pending import pending_turns, pending_users, remove, still_pending
@@ -113,7 +114,14 @@ class DeferredFormation:
                 return
             if self._closed:
                 raise RuntimeError("This DeferredFormation is closed; make a new one.")
-            _check_thread_safe(store)
+            if isinstance(store, InMemoryStore):  # the worker writes while the graph reads, and
+                # InMemoryStore iterates its dicts without a lock
+                raise TypeError(
+                    "defer= forms memory on a worker thread while your graph runs, and "
+                    "LangGraph's InMemoryStore is not safe to use from two threads at once. For a "
+                    "store in memory use ChromaStore.ephemeral(...) (e.g. index={'dims': 64, "
+                    "'embed': HashEmbeddings(64)} for tests), any other thread-safe BaseStore, or "
+                    "defer=False.")
             self._store, self._former = store, former
             self._recovering = True
             self._threads = [threading.Thread(target=self._loop, args=(i == 0,), daemon=True,
@@ -121,10 +129,6 @@ class DeferredFormation:
                              for i in range(self.workers)]
         for thread in self._threads:
             thread.start()
-
-    @property
-    def bound(self) -> bool:
-        return self._store is not None
 
     def notify(self, user_id: str) -> None:
         """A turn of ``user_id`` was queued: (re)start the user's debounce."""
@@ -171,16 +175,12 @@ class DeferredFormation:
                 return user, due.failures
             return None
 
-    def _recover(self) -> None:
-        """Schedule every user the store still has pending turns of (a killed process's)."""
-        assert self._store is not None
-        for user in pending_users(self._store):
-            self._schedule(user, first=0.0)
-
     def _loop(self, recover: bool) -> None:
-        if recover:
+        if recover:  # schedule every user the store still has pending turns of (a killed process's)
             try:
-                self._recover()
+                assert self._store is not None
+                for user in pending_users(self._store):
+                    self._schedule(user, first=0.0)
             except Exception:  # the queue stays in the store; the next start tries again
                 logger.exception("deferred formation could not list the pending turns")
             finally:
@@ -220,7 +220,7 @@ class DeferredFormation:
             prepared = former.prepare(store, turns)
             if self.on_prepared is not None:
                 self.on_prepared(user, len(turns))
-            with lease.user_lock(user):  # forget_user takes it too
+            with locked(formation_key(user)):  # forget_user takes it too
                 if (time.monotonic() - taken > lease.RENEW_AFTER_S
                         and not lease.renew(store, user, self._owner)):
                     logger.warning("lost the formation lease of %r to another process; it "
@@ -292,18 +292,6 @@ class Scheduler(Protocol):
     def notify(self, user_id: str) -> None: ...
     async def anotify(self, user_id: str) -> None: ...
     def close(self, timeout: float | None = None) -> bool: ...
-
-
-def _check_thread_safe(store: BaseStore) -> None:
-    """Refuse a store that two threads cannot use at once: the worker writes while the graph
-    reads. LangGraph's ``InMemoryStore`` iterates its dicts without a lock (a put during a
-    search raises ``RuntimeError: dictionary changed size during iteration``)."""
-    if isinstance(store, InMemoryStore):
-        raise TypeError(
-            "defer= forms memory on a worker thread while your graph runs, and LangGraph's "
-            "InMemoryStore is not safe to use from two threads at once. For a store in memory "
-            "use ChromaStore.ephemeral(...) (e.g. index={'dims': 64, 'embed': "
-            "HashEmbeddings(64)} for tests), any other thread-safe BaseStore, or defer=False.")
 
 
 def resolve_defer(defer: bool | Scheduler | None) -> Scheduler | None:

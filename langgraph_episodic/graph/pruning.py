@@ -191,22 +191,6 @@ def _log(pruned: list[_Pruned], threads: int) -> None:
     )
 
 
-def _prune_sqlite(conn: sqlite3.Connection, thread_id: str, keep: int) -> _Pruned:
-    def execute(sql: str, params: tuple[Any, ...]) -> list[Any]:
-        return conn.execute(sql, params).fetchall()
-
-    if conn.in_transaction:
-        conn.commit()
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        pruned = run(_thread_plan(thread_id, keep, execute))
-    except BaseException:
-        conn.rollback()
-        raise
-    conn.commit()
-    return pruned
-
-
 def prune_threads(
     checkpointer: BaseCheckpointSaver[Any], thread_ids: Sequence[str], *, keep: int = 1
 ) -> None:
@@ -223,11 +207,24 @@ def prune_threads(
         _own_prune(checkpointer, keep, "prune")(ids, strategy="keep_latest")
         return
     saver: Any = checkpointer
+    conn: sqlite3.Connection = saver.conn
+
+    def execute(sql: str, params: tuple[Any, ...]) -> list[Any]:
+        return conn.execute(sql, params).fetchall()
+
     pruned = []
     for thread_id in ids:
         with saver.lock:
             saver.setup()
-            pruned.append(_prune_sqlite(saver.conn, thread_id, keep))
+            if conn.in_transaction:
+                conn.commit()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                pruned.append(run(_thread_plan(thread_id, keep, execute)))
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
     _log(pruned, len(ids))
 
 

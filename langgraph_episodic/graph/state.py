@@ -31,16 +31,10 @@ def merge_entities(
     names = {entity_key(name): name for name in merged}
     for name, description in (right or {}).items():
         key = entity_key(name)
-        existing = names.get(key)
-        if description is None:
-            if existing is not None:
-                del merged[existing]
-                del names[key]
-            continue
-        if existing is None:
-            names[key] = name
-            existing = name
-        merged[existing] = description
+        if description is not None:
+            merged[names.setdefault(key, name)] = description
+        elif key in names:
+            del merged[names.pop(key)]
     return merged
 
 

@@ -68,8 +68,31 @@ def thread_config(user_id: str, session_id: str, **configurable: Any) -> Runnabl
 # --- opening a checkpointer ---------------------------------------------------------------
 
 
-def _is_postgres(target: str | Path | None) -> bool:
-    return isinstance(target, str) and target.startswith(_POSTGRES_SCHEMES)
+def _saver_class(target: str | Path | None, aio: bool) -> tuple[Any, str]:
+    """The saver class ``target`` opens with (sync or ``aio``) and its connection string."""
+    if not (isinstance(target, str) and target.startswith(_POSTGRES_SCHEMES)):
+        if aio:
+            from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+            return AsyncSqliteSaver, _sqlite_target(target)
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        return SqliteSaver, _sqlite_target(target)
+    try:
+        if aio:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+            return AsyncPostgresSaver, target
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        return PostgresSaver, target
+    except ImportError as exc:
+        raise ImportError(
+            "A Postgres URL needs langgraph-checkpoint-postgres: "
+            "`pip install -e '.[postgres]'` in the langgraph-episodic checkout (or "
+            "`pip install langgraph-checkpoint-postgres 'psycopg[binary]'`), or pass a SQLite "
+            "file path instead."
+        ) from exc
 
 
 def _sqlite_target(target: str | Path | None) -> str:
@@ -84,15 +107,6 @@ def _sqlite_target(target: str | Path | None) -> str:
     return str(path)
 
 
-def _postgres_missing() -> ImportError:
-    return ImportError(
-        "A Postgres URL needs langgraph-checkpoint-postgres: "
-        "`pip install -e '.[postgres]'` in the langgraph-episodic checkout (or "
-        "`pip install langgraph-checkpoint-postgres 'psycopg[binary]'`), or pass a SQLite file "
-        "path instead."
-    )
-
-
 @contextmanager
 def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpointSaver[Any]]:
     """Open a checkpointer: SQLite at a path (default :data:`DEFAULT_CHECKPOINT_PATH`, or a
@@ -105,18 +119,8 @@ def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpoi
     ...     isinstance(saver, BaseCheckpointSaver)
     True
     """
-    if _is_postgres(target):
-        try:
-            from langgraph.checkpoint.postgres import PostgresSaver
-        except ImportError as exc:
-            raise _postgres_missing() from exc
-        with PostgresSaver.from_conn_string(str(target)) as pg_saver:
-            pg_saver.setup()
-            yield pg_saver
-        return
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    with SqliteSaver.from_conn_string(_sqlite_target(target)) as saver:
+    saver_class, conn_string = _saver_class(target, aio=False)
+    with saver_class.from_conn_string(conn_string) as saver:
         saver.setup()
         yield saver
 
@@ -126,18 +130,8 @@ async def aopen_checkpointer(
     target: str | Path | None = None,
 ) -> AsyncIterator[BaseCheckpointSaver[Any]]:
     """Async version of :func:`open_checkpointer` (``AsyncSqliteSaver`` / ``AsyncPostgresSaver``)."""
-    if _is_postgres(target):
-        try:
-            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        except ImportError as exc:
-            raise _postgres_missing() from exc
-        async with AsyncPostgresSaver.from_conn_string(str(target)) as pg_saver:
-            await pg_saver.setup()
-            yield pg_saver
-        return
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    async with AsyncSqliteSaver.from_conn_string(_sqlite_target(target)) as saver:
+    saver_class, conn_string = _saver_class(target, aio=True)
+    async with saver_class.from_conn_string(conn_string) as saver:
         await saver.setup()
         yield saver
 

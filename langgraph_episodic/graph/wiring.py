@@ -247,13 +247,8 @@ def _add_chain(
         if name in builder.nodes:
             raise ValueError(f"The builder already has a node named {name!r}.")
         builder.add_node(name, node)
-    chain_after = [n for n, _ in after]
-    edges = list(pairwise([start, *(n for n, _ in before), agent]))
-    if connect_agent:
-        edges += pairwise([agent, *chain_after, end])
-    elif chain_after:
-        edges += pairwise([*chain_after, end])
-    for a, b in edges:
+    for a, b in (*pairwise([start, *(n for n, _ in before), agent]),
+                 *pairwise([*([agent] if connect_agent else []), *(n for n, _ in after), end])):
         builder.add_edge(a, b)
 
 

@@ -99,10 +99,11 @@ class CustomerHistory:
         return (self.namespace, namespace_label(check_id(customer_id, "customer_id")))
 
     def _items(self, customer_id: str, now: float) -> Plan[builtins.list[Item]]:
-        items = yield from all_items(self.store, self._ns(customer_id))
+        ns = self._ns(customer_id)
+        items = yield from all_items(self.store, ns)
         oldest = now - self.ttl_days * _DAY if self.ttl_days is not None else float("-inf")
-        mine = [i for i in items if i.namespace == self._ns(customer_id)]
-        return sorted((i for i in mine if i.value.get("timestamp", 0.0) >= oldest),
+        return sorted((i for i in items
+                       if i.namespace == ns and i.value.get("timestamp", 0.0) >= oldest),
                       key=lambda i: i.key)
 
     def _add_turn(
@@ -243,8 +244,9 @@ class OutputLog:
 
     def _prune(self, user_id: str, now: float) -> Plan[int]:
         """Delete items older than ``keep_days`` and all but the newest ``max_items``."""
-        items = yield from all_items(self.store, self._ns(user_id))
-        mine = sorted((i for i in items if i.namespace == self._ns(user_id)),
+        ns = self._ns(user_id)
+        items = yield from all_items(self.store, ns)
+        mine = sorted((i for i in items if i.namespace == ns),
                       key=lambda i: float(i.value.get("surfaced_at", 0.0)), reverse=True)
         oldest = now - self.keep_days * _DAY if self.keep_days is not None else float("-inf")
         stale = [i for n, i in enumerate(mine)
@@ -272,8 +274,9 @@ class OutputLog:
         """Unresolved items surfaced in the last ``days`` days, newest first, at most ``cap``."""
         cutoff = (time.time() if now is None else now) - days * _DAY
         where = {"resolved": False, "surfaced_at": {"$gte": cutoff}}
-        items = yield from all_items(self.store, self._ns(user_id), filter=where)
-        found = [OutputItem.from_value(i.key, i.value) for i in items if i.namespace == self._ns(user_id)]
+        ns = self._ns(user_id)
+        items = yield from all_items(self.store, ns, filter=where)
+        found = [OutputItem.from_value(i.key, i.value) for i in items if i.namespace == ns]
         found.sort(key=lambda i: i.surfaced_at, reverse=True)
         return found[: self.cap]
 

@@ -12,7 +12,7 @@ import langgraph_episodic
 import langgraph_episodic.episodic as episodic
 
 MODULES = ["records", "similarity", "priority", "memory", "replay", "skills", "change",
-           "evidence", "policies", "strategy",
+           "evidence", "strategy",
            "learning", "plot"]
 
 

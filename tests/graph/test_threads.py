@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,17 +110,26 @@ def test_default_path_is_under_dot_episodic(tmp_path: Path, monkeypatch: pytest.
     assert (tmp_path / ".episodic" / "checkpoints.sqlite").exists()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("langgraph.checkpoint.postgres") is not None,
-                    reason="langgraph-checkpoint-postgres is installed; the missing-package error cannot occur")
+@pytest.fixture
+def without_postgres(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Imports of the Postgres saver fail, as where ``langgraph-checkpoint-postgres`` is not
+    installed (a ``None`` in ``sys.modules`` makes ``import`` raise ``ImportError``)."""
+    for name in ("langgraph.checkpoint.postgres", "langgraph.checkpoint.postgres.aio"):
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+_NAMES_THE_FIX = r"needs langgraph-checkpoint-postgres: `pip install -e '\.\[postgres\]'`"
+
+
+@pytest.mark.usefixtures("without_postgres")
 def test_postgres_url_without_the_package_names_the_fix() -> None:
-    with pytest.raises(ImportError, match=r"langgraph-episodic\[postgres\]"), \
+    with pytest.raises(ImportError, match=_NAMES_THE_FIX), \
             open_checkpointer("postgresql://user@127.0.0.1/db"):
         pass
 
 
-@pytest.mark.skipif(importlib.util.find_spec("langgraph.checkpoint.postgres") is not None,
-                    reason="langgraph-checkpoint-postgres is installed; the missing-package error cannot occur")
+@pytest.mark.usefixtures("without_postgres")
 async def test_async_postgres_url_without_the_package_names_the_fix() -> None:
-    with pytest.raises(ImportError, match=r"langgraph-episodic\[postgres\]"):
+    with pytest.raises(ImportError, match=_NAMES_THE_FIX):
         async with aopen_checkpointer("postgres://user@127.0.0.1/db"):
             pass

@@ -31,9 +31,9 @@ def fuse_aligned(
     weight: float = LEXICAL_WEIGHT,
     alone: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[tuple[str, float]]:
-    """:func:`fuse_calibrated` over candidates already gathered: ``ids`` are the distinct
-    candidates, and each side is ``(at, scores)``: its entries' candidates (distinct indexes
-    into ``ids``, in the side's input order) and their scores (float64).
+    """The fused ranking of candidates already gathered: ``ids`` are the distinct candidates,
+    and each side is ``(at, scores)``: its entries' candidates (distinct indexes into ``ids``,
+    in the side's input order) and their scores (float64).
 
     The score is ``(1 - weight) * clip(dense) + weight * clip(lexical)``, or the candidate's
     ``alone`` score (``(at, scores)`` as a side's) when that is larger: a side that scores on its
@@ -50,15 +50,14 @@ def fuse_aligned(
     if limit <= 0:
         return []
     total = np.zeros(len(ids))
-    total[dense_at] = (1.0 - weight) * np.minimum(np.maximum(dense_scores, 0.0), 1.0)
-    total[lexical_at] += weight * np.minimum(np.maximum(lexical_scores, 0.0), 1.0)
+    total[dense_at] = (1.0 - weight) * _clip(dense_scores)
+    total[lexical_at] += weight * _clip(lexical_scores)
     sides = [dense, lexical]
     if alone is not None:
         alone_at, alone_scores = alone
-        own = np.minimum(np.maximum(alone_scores, 0.0), 1.0)
-        total[alone_at] = np.maximum(total[alone_at], own)
+        total[alone_at] = np.maximum(total[alone_at], _clip(alone_scores))
         if np.isnan(alone_scores).any():
-            _refuse_nan(ids, alone, alone)
+            _refuse_nan(ids, alone)
         sides.append(alone)
     order = np.argsort(-total)
     ordered = total[order]
@@ -70,14 +69,16 @@ def fuse_aligned(
     top = order[:limit]
     scores = total[top]
     if high > 1.0 or low < 0.0:
-        scores = np.minimum(np.maximum(scores, 0.0), 1.0)
+        scores = _clip(scores)
     return list(zip([ids[n] for n in top.tolist()], scores.tolist(), strict=True))
 
 
-def _refuse_nan(
-    ids: Sequence[str], dense: tuple[np.ndarray, np.ndarray], lexical: tuple[np.ndarray, np.ndarray]
-) -> None:
-    for at, scores in (dense, lexical):
+def _clip(scores: np.ndarray) -> np.ndarray:
+    return np.minimum(np.maximum(scores, 0.0), 1.0)
+
+
+def _refuse_nan(ids: Sequence[str], *sides: tuple[np.ndarray, np.ndarray]) -> None:
+    for at, scores in sides:
         for n, score in zip(at.tolist(), scores.tolist(), strict=True):
             if math.isnan(score):
                 raise ValueError(f"Score of {ids[n]!r} is NaN; scores must be numbers.")
@@ -102,7 +103,7 @@ def _by_rank(
 
 
 def lexical_shares(bm25: Sequence[float] | np.ndarray, top: float) -> np.ndarray:
-    """:func:`lexical_share` of each score, over an array (``top``: the question's best BM25)."""
+    """Each BM25 score over ``top`` (the most any document could score), clipped to ``[0, 1]``."""
     if top <= 0.0:
         return np.zeros(len(bm25))
-    return np.minimum(np.maximum(np.asarray(bm25, dtype=np.float64) / top, 0.0), 1.0)
+    return _clip(np.asarray(bm25, dtype=np.float64) / top)

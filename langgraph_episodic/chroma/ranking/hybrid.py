@@ -51,8 +51,6 @@ class Fused:
     """``(candidate index, raw cosine)`` of the candidates with a vector."""
     lexical: tuple[np.ndarray, np.ndarray]
     """``(candidate index, lexical share)`` of the candidates with a BM25 score."""
-    calibration: Calibration
-    """How the raw cosines were scaled and measured, and the lexical side's share."""
     more_dense: bool
     """Whether the dense side filled its depth (a deeper ranking could add more)."""
     n_lexical: int
@@ -71,16 +69,20 @@ class Fused:
 def _fuse(
     ids: Sequence[str],
     dense: tuple[list[int], np.ndarray],
-    lexical: tuple[list[int], np.ndarray],
-    calibration: Calibration,
+    bm25: tuple[list[int], np.ndarray],
+    question: Question,
+    baseline: float | Calibration,
     limit: int,
     more: tuple[bool, int],
     second: tuple[list[int], np.ndarray] | None = None,
 ) -> Fused:
-    """Calibrate both sides and fuse them (the end of stage 3); a candidate the question's
-    second reading applies to scores the larger of that and its reading's dense score."""
+    """Calibrate both sides (BM25 as the lexical share) and fuse them (the end of stage 3); a
+    candidate the question's second reading applies to scores the larger of that and its
+    reading's dense score."""
+    calibration = as_calibration(baseline)
     dense_at = np.asarray(dense[0], dtype=np.intp)
-    lexical_at = np.asarray(lexical[0], dtype=np.intp)
+    lexical_at = np.asarray(bm25[0], dtype=np.intp)
+    lexical = lexical_at, lexical_shares(bm25[1], question.scores.max_score)
     alone = read = None
     if second is not None and calibration.second is not None:
         read = np.asarray(second[0], dtype=np.intp), second[1]
@@ -90,14 +92,12 @@ def _fuse(
     ranking = fuse_aligned(
         ids,
         (dense_at, calibration.dense(dense[1])),
-        (lexical_at, lexical[1]),
+        lexical,
         limit=limit,
         weight=calibration.lexical_weight,
         alone=alone,
     )
-    return Fused(
-        ranking, ids, (dense_at, dense[1]), (lexical_at, lexical[1]), calibration, *more, read
-    )
+    return Fused(ranking, ids, (dense_at, dense[1]), lexical, *more, read)
 
 
 def aligned(
@@ -121,7 +121,8 @@ def aligned(
     dense_rows = rows.tolist()
     n_dense = len(dense_rows)
     dense_positions = position_of[rows].tolist()
-    positions = question.scores.top_positions(depth) if question.terms else []
+    top = question.scores.top(depth) if question.terms else []
+    positions = [arrays.position[doc_id] for doc_id, _ in top]
     slot = {j: n for n, j in enumerate(dense_positions) if j >= 0}
     owners, doc_ids = view.owners, arrays.ids
     ids = [owners[row] for row in dense_rows]
@@ -148,12 +149,11 @@ def aligned(
     in_lexical = set(lexical_at)
     dense_only = [(n, j) for n, j in enumerate(dense_positions) if j >= 0 and n not in in_lexical]
     bm25 = scores[positions + [j for _, j in dense_only]]
-    share = lexical_shares(bm25, question.scores.max_score)
     dense_at = list(range(n_dense))
     dense_at.extend(n for _, n in only)
     lexical_at.extend(n for n, _ in dense_only)
     return _fuse(
-        ids, (dense_at, cosine), (lexical_at, share), as_calibration(baseline), 2 * depth,
+        ids, (dense_at, cosine), (lexical_at, bm25), question, baseline, 2 * depth,
         (n_dense >= depth, len(positions)),
     )  # fmt: skip
 
@@ -229,9 +229,8 @@ def complete(
     lexical_at = list(found.lexical_at)
     lexical_at.extend(slot[key] for key in with_terms)
     bm25 = np.concatenate([found.bm25, extra_bm25])
-    share = lexical_shares(bm25, question.scores.max_score)
     read = None if second is None else ([slot[key] for key in second[0]], second[1])
     return _fuse(
-        ids, (dense_at, cosine), (lexical_at, share), as_calibration(baseline), limit,
+        ids, (dense_at, cosine), (lexical_at, bm25), question, baseline, limit,
         (found.more_dense, len(found.bm25)), read,
     )  # fmt: skip

@@ -3,11 +3,9 @@
 Local Chroma refuses sparse vector indexes, so the lexical half of hybrid search lives here:
 an inverted index per namespace (term -> {doc_id: term frequency}) that a query reads only
 for its own terms. No Chroma dependency; the owner (the store) feeds it every put and delete
-and rebuilds it from stored documents after a restart. Writes change dicts; a search scores a
-snapshot of the shards with numpy, over arrays each frozen shard builds once (:class:`_Arrays`).
-A shard is a frozen base and the documents written since (a namespace built from stored
-documents, its first search, starts as a packed base alone), so a write and the search after it
-cost what was written, not the namespace: see :class:`_Shard`.
+and rebuilds it from stored documents after a restart. A search scores a snapshot of the
+shards with numpy, over arrays each frozen shard builds once (:class:`_Arrays`); a write and
+the search after it cost what was written, not the namespace (:class:`_Shard`).
 
 Scoring is Okapi BM25 with Lucene's non-negative idf,
 ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``, and
@@ -24,7 +22,7 @@ import math
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress, repeat
 from typing import Any, Generic, NamedTuple, TypeVar, overload
@@ -97,9 +95,7 @@ _S = TypeVar("_S", bound=Shard)
 
 class ShardedIndex(Generic[_S]):
     """Namespace -> shard, every change under ``lock`` (pass the lock of the state that owns
-    the index). A reader takes frozen shards (:meth:`_frozen`) and scores them outside the
-    lock; a write changes a copy of a frozen shard (``thaw``), never the shard a reader holds.
-    """
+    the index); a reader takes frozen shards (:meth:`_frozen`) and reads them outside it."""
 
     def __init__(self, new_shard: Callable[[], _S], lock: threading.RLock | None) -> None:
         self._new_shard = new_shard
@@ -161,13 +157,9 @@ class ShardedIndex(Generic[_S]):
 class _Shard(Shard):
     """One namespace's documents: a frozen ``base`` (:class:`_Arrays`, empty in a new shard;
     ``dead``: the positions in it of documents removed or replaced since) and, in dicts
-    (``postings``, ``terms``, ``lengths``), the documents written since.
-
-    So a write costs what it writes, not the namespace: :meth:`thaw` keeps the base and copies
-    the dicts; a search scores the base beside the writes until there are more than
-    :data:`DELTA_LIMIT`, then merges them. A shard built from stored documents is packed (a
-    base, no dicts). The BM25 statistics do not depend on how the documents are held.
-    """
+    (``postings``, ``terms``, ``lengths``), the documents written since. :meth:`thaw` keeps the
+    base and copies the dicts; a search scores both side by side up to :data:`DELTA_LIMIT`
+    writes, then merges them. A shard built from stored documents is packed (a base alone)."""
 
     __slots__ = (
         "_arrays", "_items", "base", "dead", "lengths", "postings", "terms", "total_length",
@@ -188,9 +180,9 @@ class _Shard(Shard):
         """A frozen shard's item ids, built by its first :meth:`items`."""
 
     @classmethod
-    def of_arrays(cls, arrays: _Arrays, total_length: int) -> _Shard:
+    def of_arrays(cls, arrays: _Arrays) -> _Shard:
         """A packed shard holding ``arrays``."""
-        shard = cls(arrays, total_length)
+        shard = cls(arrays, int(arrays.lengths.sum()))
         shard._arrays = arrays
         shard.frozen = True
         return shard
@@ -204,8 +196,8 @@ class _Shard(Shard):
         return len(self.lengths) + len(self.base.ids) - len(self.dead)
 
     def arrays(self) -> _Arrays:
-        """The shard as numpy arrays: built once for a frozen shard (any reader may build it:
-        every reader gets the same), afresh for a changeable one (then call under the lock)."""
+        """The shard as numpy arrays: built once for a frozen shard (by any reader: all build
+        the same), afresh for a changeable one (then call under the lock)."""
         if not self.frozen:
             return self.build()
         arrays = self._arrays
@@ -358,12 +350,9 @@ def _pack(ids: Sequence[str], tokens: Iterable[list[str]]) -> _Shard:
     tf = np.frombuffer(pair_tf, dtype=np.uintc).astype(np.uint32)
     length = np.frombuffer(lengths, dtype=np.int64).astype(np.float64)
     if dead:  # drop the earlier copies of repeated ids
-        alive = np.ones(len(order), dtype=bool)
-        alive[dead] = False
-        order, length, slot, where, tf = _live(alive, order, length, slot, where, tf)
+        order, length, slot, where, tf = _live(dead, order, length, slot, where, tf)
     position = None if dead else seen  # (with no repeated id, its map is the positions)
-    arrays = _sorted(order, length, slots, slot, where, tf, position)
-    return _Shard.of_arrays(arrays, int(length.sum()))
+    return _Shard.of_arrays(_sorted(order, length, slots, slot, where, tf, position))
 
 
 def _sorted(
@@ -383,16 +372,24 @@ def _sorted(
     return _Arrays.packed(ids, lengths, slots, starts, where[sort], tf[sort], position)
 
 
+def _alive(n: int, dead: Collection[int]) -> np.ndarray:
+    """The mask of the positions ``0..n-1`` not in ``dead``."""
+    alive = np.ones(n, dtype=bool)
+    alive[np.fromiter(dead, dtype=np.intp, count=len(dead))] = False
+    return alive
+
+
 def _live(
-    alive: np.ndarray,
+    dead: Collection[int],
     ids: list[str],
     lengths: np.ndarray,
     slot: np.ndarray,
     where: np.ndarray,
     tf: np.ndarray,
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The documents where ``alive``, numbered ``0..n-1`` again, and their ``(term slot,
+    """The documents not at ``dead``, numbered ``0..n-1`` again, and their ``(term slot,
     position, tf)`` pairs."""
+    alive = _alive(len(ids), dead)
     keep = alive[where]
     where = (np.cumsum(alive) - 1).astype(np.int32)[where[keep]]
     return list(compress(ids, alive.tolist())), lengths[alive], slot[keep], where, tf[keep]
@@ -452,8 +449,14 @@ def restore_packed(parts: PackedParts) -> _Shard:
         problem = "repeated ids or terms"
     if problem is not None:
         raise ValueError(f"Not a packed lexical shard: its {problem} do not fit.")
-    arrays = _Arrays.packed(ids, lengths, slots, starts, where, tf, position)
-    return _Shard.of_arrays(arrays, int(lengths.sum()))
+    return _Shard.of_arrays(_Arrays.packed(ids, lengths, slots, starts, where, tf, position))
+
+
+def _appended(written: _Shard, n: int) -> tuple[list[str], dict[str, int], np.ndarray]:
+    """The ids, positions (from ``n`` on) and lengths of the documents in ``written``'s dicts."""
+    added = list(written.lengths)
+    at = dict(zip(added, range(n, n + len(added)), strict=True))
+    return added, at, np.fromiter(written.lengths.values(), dtype=np.float64, count=len(added))
 
 
 def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
@@ -464,11 +467,8 @@ def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
     slot = np.repeat(np.arange(len(slots), dtype=np.intp), np.diff(starts))
     ids, lengths = list(base.ids), base.lengths
     if dead:
-        alive = np.ones(len(ids), dtype=bool)
-        alive[np.fromiter(dead, dtype=np.intp, count=len(dead))] = False
-        ids, lengths, slot, where, tf = _live(alive, ids, lengths, slot, where, tf)
-    added = list(written.lengths)
-    at = dict(zip(added, range(len(ids), len(ids) + len(added)), strict=True))
+        ids, lengths, slot, where, tf = _live(dead, ids, lengths, slot, where, tf)
+    added, at, written_lengths = _appended(written, len(ids))
     new_slot, new_at, new_tf = array("q"), array("i"), array("I")
     for term, posting in written.postings.items():
         k = names.setdefault(term, len(names))
@@ -476,7 +476,6 @@ def _merge(base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
             new_slot.append(k)
             new_at.append(at[doc_id])
             new_tf.append(count)
-    written_lengths = np.fromiter(written.lengths.values(), dtype=np.float64, count=len(added))
     return _sorted(
         ids + added,
         np.concatenate([lengths, written_lengths]),
@@ -544,10 +543,7 @@ class _Arrays:
     def layered(cls, base: _Arrays, dead: AbstractSet[int], written: _Shard) -> _Arrays:
         """``base`` without the documents at ``dead``, with those ``written`` holds in its dicts,
         made in time for the writes, not the base (the base's postings are only masked)."""
-        n_base = len(base.ids)
-        added = list(written.lengths)
-        at = dict(zip(added, range(n_base, n_base + len(added)), strict=True))
-        lengths = np.fromiter(written.lengths.values(), dtype=np.float64, count=len(added))
+        added, at, lengths = _appended(written, len(base.ids))
         arrays = cls(
             _Joined(base.ids, added),
             _Positions(base.position, dead, at),
@@ -555,9 +551,7 @@ class _Arrays:
         )
         arrays._base, arrays._written, arrays._postings = base, at, written.postings
         if dead:
-            alive = np.ones(n_base, dtype=bool)
-            alive[np.fromiter(dead, dtype=np.intp, count=len(dead))] = False
-            arrays._alive = alive
+            arrays._alive = _alive(len(base.ids), dead)
         return arrays
 
     @property
@@ -679,11 +673,7 @@ class _Joined(Sequence[str]):
     def __getitem__(self, at: int | slice) -> str | Sequence[str]:
         if isinstance(at, slice):
             return [*self._first, *self._second][at]
-        if at < 0:
-            at += len(self)
-            if at < 0:
-                raise IndexError("index out of range")
-        if at < self._cut:
+        if at < self._cut:  # (never asked for a negative index)
             return self._first[at]
         return self._second[at - self._cut]
 
@@ -717,11 +707,6 @@ class TermScores:
             return None
         arrays, scores, _ = self._parts[0]
         return arrays, scores
-
-    def top_positions(self, k: int) -> list[int]:
-        """:meth:`top` of a single shard (:meth:`single`) as document positions."""
-        position = self._parts[0][0].position
-        return [position[doc_id] for doc_id, _ in self.top(k)]
 
     def top(self, k: int, allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
         """The ``k`` best ``(doc_id, score)`` among documents sharing a term with the query,
@@ -903,10 +888,7 @@ class LexicalIndex(ShardedIndex[_Shard]):
         shards = list(self._frozen(namespaces).values())
         if len(shards) == 1:
             return shards[0].items()
-        every: set[str] = set()
-        for shard in shards:
-            every.update(shard.items())
-        return every
+        return set[str]().union(*(shard.items() for shard in shards))
 
     def search(
         self,
@@ -934,7 +916,7 @@ class LexicalIndex(ShardedIndex[_Shard]):
         """BM25 scores of the given documents for ``query``, with the statistics of ``namespaces``.
 
         A document sharing no term with the query scores ``0.0``; ids not indexed in those
-        namespaces are left out. Hybrid search uses this to score dense-only candidates.
+        namespaces are left out.
         """
         return self.score_terms(Counter(self.tokenizer(query)), namespaces).of(doc_ids)
 
@@ -953,14 +935,9 @@ class LexicalIndex(ShardedIndex[_Shard]):
         self, terms: Mapping[str, float], namespaces: Iterable[Namespace]
     ) -> TermScores:
         """Every document's BM25 score for weighted query terms (term -> weight, as a query
-        term's count), with the statistics of ``namespaces``; computed once, then read with
-        :meth:`TermScores.top`, :meth:`TermScores.of` (as :meth:`scores`) and
-        :attr:`TermScores.max_score` (as :meth:`max_score`).
-
-        The namespaces' shards are frozen (as by :meth:`snapshot`) and scored outside the lock.
-        Each term's part is ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))``,
-        added term by term in the order of ``terms``.
-        """
+        term's count), with the statistics of ``namespaces``, each term's part added in the
+        order of ``terms``. The shards are frozen (as by :meth:`snapshot`) and scored outside
+        the lock."""
         shards = list(self._frozen(namespaces).values())
         n_docs = sum(shard.n_docs() for shard in shards)
         k1, b = self.k1, self.b

@@ -2,9 +2,9 @@
 
 A Chroma query restricted by a metadata ``where`` (one user's namespace) costs many times an
 unrestricted one, because Chroma materialises the matching ids first (``docs/benchmarks.md``,
-"Throughput"). Most agent searches are scoped to one user, so the store keeps each searched namespace's
-normalised vectors as one float32 matrix and ranks them with a matrix product: exact (the same
-scores as ``InMemoryStore``) and fast. The cache holds at most ``max_vectors`` vectors, least
+"Throughput"). Most agent searches are scoped to one user, so the store keeps each searched
+namespace's normalised vectors as one float32 matrix and ranks them with a matrix product:
+exact (the same scores as ``InMemoryStore``) and fast. The cache holds at most ``max_vectors`` vectors, least
 recently used namespaces first out; a scope larger than that falls back to Chroma's index.
 """
 
@@ -31,7 +31,7 @@ class BlockView(NamedTuple):
     """An immutable view of one namespace's vectors: what a search ranks, outside any lock."""
 
     matrix: np.ndarray
-    owners: Sequence[str]
+    owners: Owners
     """The entry key (:func:`..record_format.entry_key`) of each matrix row."""
     one_per_item: bool
 
@@ -79,25 +79,16 @@ class Owners(list[str]):
         return found
 
 
-def _indexed(owners: Sequence[str]) -> Owners:
-    return owners if isinstance(owners, Owners) else Owners(owners)
-
-
-def _top(values: np.ndarray, tiebreak: np.ndarray, depth: int) -> np.ndarray:
-    """The indexes of the ``depth`` largest values, largest first, equal values by ascending
-    ``tiebreak`` (as a stable sort of ``-values`` when ``tiebreak`` is the index itself). Only
-    the values at or above the ``depth``-th largest are sorted. No NaN in ``values``."""
+def _descending(values: np.ndarray, m: int) -> np.ndarray:
+    """The indexes of the values at or above the ``m``-th largest, largest first, equal values
+    in index order (a stable sort of ``-values`` over those only). No NaN when ``m < n``."""
     n = len(values)
-    m = min(depth, n)
     if m <= 0:
         return np.zeros(0, dtype=np.intp)
-    if m < n:
-        threshold = np.partition(values, n - m)[n - m]
-        candidates = np.flatnonzero(values >= threshold)
-    else:
-        candidates = np.arange(n)
-    order = np.lexsort((tiebreak[candidates], -values[candidates]))
-    return candidates[order[:depth]]
+    if m >= n:
+        return np.argsort(-values, kind="stable")
+    candidates = np.flatnonzero(values >= np.partition(values, n - m)[n - m])
+    return candidates[np.argsort(-values[candidates], kind="stable")]
 
 
 def _first_rows(
@@ -142,7 +133,7 @@ class NamespaceVectors:
         self._matrix: np.ndarray = np.zeros((0, 0), dtype=np.float32)
         self._vids: list[str] = []
         """Vector id of each matrix row (rows no longer in ``_row`` are dead)."""
-        self._owners: list[str] = []
+        self._owners = Owners()
         """Entry key of each matrix row."""
         self._row: dict[str, int] = {}
         """Live vector id -> its matrix row."""
@@ -209,12 +200,14 @@ class NamespaceVectors:
             raise ValueError("Not a vector block: a vector id repeats.")
         return block
 
+    def _stale(self) -> bool:
+        """Whether rows are pending or dead: the matrix needs stacking again."""
+        return bool(self._pending) or len(self._row) != len(self._vids)
+
     def stacked(self) -> tuple[np.ndarray, list[str]] | None:
-        """The matrix and each row's vector id, when every row is live and none is pending
-        (call under the state lock; neither is changed later), else None."""
-        if self._pending or len(self._row) != len(self._vids):
-            return None
-        return self._matrix, list(self._vids)
+        """The matrix and each row's vector id, unless :meth:`_stale` (call under the state
+        lock; neither is changed later)."""
+        return None if self._stale() else (self._matrix, list(self._vids))
 
     def __len__(self) -> int:
         """Number of live vectors."""
@@ -222,7 +215,7 @@ class NamespaceVectors:
 
     def view(self) -> BlockView | Rebuild:
         """The current vectors, or the work to stack them first (call under the state lock)."""
-        if self._pending or len(self._row) != len(self._vids):
+        if self._stale():
             keep = sorted(self._row.values())
             return Rebuild(
                 self,
@@ -259,7 +252,7 @@ class NamespaceVectors:
             self._by_item = by_item
         return by_item
 
-    def install(self, rebuild: Rebuild, built: tuple[np.ndarray, list[str], list[str]]) -> bool:
+    def install(self, rebuild: Rebuild, built: tuple[np.ndarray, list[str], Owners]) -> bool:
         """Adopt a rebuilt matrix unless the block changed since the rebuild started."""
         if rebuild.stamp != self._stamp:
             return False
@@ -267,7 +260,7 @@ class NamespaceVectors:
         self._stamp += 1
         return True
 
-    def _hold(self, matrix: np.ndarray, vids: list[str], owners: list[str]) -> None:
+    def _hold(self, matrix: np.ndarray, vids: list[str], owners: Owners) -> None:
         """Make ``matrix`` the block's rows, of vector ids ``vids`` and entry keys ``owners``."""
         self._matrix, self._vids, self._owners = matrix, vids, owners
         self._row = dict(zip(vids, range(len(vids)), strict=True))
@@ -302,7 +295,7 @@ class Rebuild(NamedTuple):
     pending: list[tuple[str, tuple[str, np.ndarray]]]
     one_per_item: bool
 
-    def build(self) -> tuple[np.ndarray, list[str], list[str]]:
+    def build(self) -> tuple[np.ndarray, list[str], Owners]:
         """The stacked matrix, vector ids and entry keys (pure; no lock needed)."""
         parts: list[np.ndarray] = []
         vids, owners = list(self.vids), Owners(self.owners)
@@ -315,7 +308,7 @@ class Rebuild(NamedTuple):
         matrix = np.vstack(parts) if parts else np.zeros((0, 0), dtype=np.float32)
         return matrix, vids, owners
 
-    def view(self, built: tuple[np.ndarray, list[str], list[str]]) -> BlockView:
+    def view(self, built: tuple[np.ndarray, list[str], Owners]) -> BlockView:
         return BlockView(built[0], built[2], self.one_per_item)
 
 
@@ -354,9 +347,6 @@ class VectorCache:
         if old is not None:
             self._size -= len(old)
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
     def resized(self, namespace: tuple[str, ...], before: int) -> None:
         """Account for rows added or removed in place."""
         entry = self._entries.get(namespace)
@@ -386,11 +376,7 @@ class QueryCosines:
 
     __slots__ = ("_clean", "_parts")
 
-    def __init__(
-        self,
-        views: Sequence[BlockView],
-        query: Sequence[float] | np.ndarray,
-    ) -> None:
+    def __init__(self, views: Iterable[BlockView], query: Sequence[float] | np.ndarray) -> None:
         q = normalise(query)
         self._parts: list[tuple[BlockView, np.ndarray]] = []
         self._clean: bool | None = None
@@ -427,11 +413,10 @@ class QueryCosines:
 
     def _one_clean_view(self) -> tuple[BlockView, np.ndarray] | None:
         """:meth:`single` when no cosine is NaN (NaN cosines take the row-by-row code)."""
-        if len(self._parts) != 1:
-            return None
-        if self._clean is None:
-            self._clean = not bool(np.isnan(self._parts[0][1]).any())
-        return self._parts[0] if self._clean else None
+        single = self.single()
+        if single is not None and self._clean is None:
+            self._clean = not bool(np.isnan(single[1]).any())
+        return single if self._clean else None
 
     def single(self) -> tuple[BlockView, np.ndarray] | None:
         """The one view and its rows' cosines, when there is one view."""
@@ -440,19 +425,12 @@ class QueryCosines:
     def top_rows(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`top` of the one view (:meth:`single`): each key's best row instead of the key."""
         view, flat = self._parts[0]
-        clean = self._one_clean_view() is not None
-        if clean and view.one_per_item:
-            rows = _top(flat, np.arange(len(flat)), depth)
-            return rows, flat[rows].astype(np.float64)
         # The first ``depth`` keys of the stable order lie within its first ``depth * most``
         # rows: order only the rows at or above that row's cosine.
-        n = len(flat)
-        m = depth * _indexed(view.owners).groups().most if clean else n
-        if m < n:
-            candidates = np.flatnonzero(flat >= np.partition(flat, n - m)[n - m])
-            order = candidates[np.argsort(-flat[candidates], kind="stable")]
-        else:
-            order = np.argsort(-flat, kind="stable")
+        m = len(flat)
+        if self._one_clean_view() is not None:
+            m = depth if view.one_per_item else depth * view.owners.groups().most
+        order = _descending(flat, m)
         return _first_rows(view.owners, flat, order, depth, view.one_per_item)
 
     def rank(self, depth: int) -> list[tuple[str, float]]:
@@ -479,10 +457,9 @@ class QueryCosines:
         """:meth:`of` as the entry keys found and their cosines (float64), in the same order."""
         if len(self._parts) == 1 and self._parts[0][0].one_per_item:
             view, scores = self._parts[0]
-            of_key = _indexed(view.owners).groups().of_key  # one row a key: its group is its row
+            of_key = view.owners.groups().of_key  # one row a key: its group is its row
             found = sorted((g, iid) for iid in set(item_ids) if (g := of_key.get(iid)) is not None)
-            rows_found = [row for row, _ in found]
-            return [iid for _, iid in found], scores[rows_found].astype(np.float64)
+            return [iid for _, iid in found], scores[[row for row, _ in found]].astype(np.float64)
         cosines = self.of(item_ids)
         return list(cosines), np.fromiter(cosines.values(), dtype=np.float64, count=len(cosines))
 
@@ -491,7 +468,7 @@ class QueryCosines:
         first row, view by view, as :func:`similarities`)."""
         wanted = set(item_ids)
         clean = self._one_clean_view()
-        groups = _indexed(clean[0].owners).groups() if clean is not None else None
+        groups = clean[0].owners.groups() if clean is not None else None
         if clean is not None and groups is not None and groups.rows is not None:
             # one view: the wanted keys' rows gathered at once (padding reads -inf)
             hits = sorted((g, iid) for iid in wanted if (g := groups.of_key.get(iid)) is not None)
@@ -502,7 +479,7 @@ class QueryCosines:
             return {iid: value for (_, iid), value in zip(hits, best, strict=True)}
         out: dict[str, float] = {}
         for view, scores in self._parts:
-            index = _indexed(view.owners).groups()
+            index = view.owners.groups()
             found = sorted((g, iid) for iid in wanted if (g := index.of_key.get(iid)) is not None)
             for g, iid in found:
                 rows = index.order[index.starts[g] : index.starts[g + 1]]
@@ -533,7 +510,7 @@ def block_rows(dims: int) -> int:
 def cosines(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``matrix @ q`` (rows and query already normalised; ``q`` may be several queries, one a
     column), computed in blocks of :func:`block_rows` rows."""
-    rows = block_rows(matrix.shape[1]) if matrix.ndim == 2 else GEMV_ROWS
+    rows = block_rows(matrix.shape[1])
     if len(matrix) <= rows:
         return matrix @ q
     return np.concatenate(
