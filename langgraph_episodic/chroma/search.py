@@ -411,7 +411,8 @@ def first_ranking(
     second_ranked: list[str] = []
     if other is not None:
         keys, values = other.top(depth)
-        second_ranked = [key for key, value in zip(keys, values.tolist(), strict=True) if value > -2]
+        second_ranked = [key for key, value in zip(keys, values.tolist(), strict=True)
+                         if value > -2]
     elif second is not None:
         second_ranked = _dense_from_chroma(b, scope, op, second.query, depth)[0][0]
     gathered = candidates(dense_ranked, lexical_ranked, more_dense, second_ranked)

@@ -199,8 +199,14 @@ def successors(
 def held_at(items: Iterable[T], as_of: datetime, k: int) -> list[T]:
     """The first ``k`` of ``items`` that were true at ``as_of``."""
     moment = to_iso(as_of)
-    return [item for item in items if (rec := record_of(item)) is not None
-            and rec.holds_at(moment)][:k]
+    kept = []
+    for item in items:  # stops at the k-th: reading a record is not free
+        rec = record_of(item)
+        if rec is not None and rec.holds_at(moment):
+            kept.append(item)
+        if len(kept) == k:
+            break
+    return kept
 
 
 def history_ops(ns: tuple[str, ...], lineages: Iterable[str]) -> list[SearchOp]:

@@ -114,7 +114,6 @@ _COMPATIBLE = re.compile(
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
-
 def _stemmed(de: str, en: str) -> frozenset[str]:
     """The stems of the German words ``de`` and of the English words ``en``."""
     return (frozenset(stem_word(w, "de") for w in word_set(de))

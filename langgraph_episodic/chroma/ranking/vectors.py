@@ -4,8 +4,9 @@ A Chroma query restricted by a metadata ``where`` (one user's namespace) costs m
 unrestricted one, because Chroma materialises the matching ids first (``docs/benchmarks.md``,
 "Throughput"). Most agent searches are scoped to one user, so the store keeps each searched
 namespace's normalised vectors as one float32 matrix and ranks them with a matrix product:
-exact (the same scores as ``InMemoryStore``) and fast. The cache holds at most ``max_vectors`` vectors, least
-recently used namespaces first out; a scope larger than that falls back to Chroma's index.
+exact (the same scores as ``InMemoryStore``) and fast. The cache holds at most
+``max_vectors`` vectors, least recently used namespaces first out; a scope larger than that
+falls back to Chroma's index.
 """
 
 from __future__ import annotations
