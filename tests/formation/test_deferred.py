@@ -240,3 +240,41 @@ def test_deferred_entity_facts_hold_the_context_of_their_turn() -> None:
         assert context is not None and context["thread"] == "alice:s7", fact.value
         assert context["day"].split(", ")[0] in {"Monday", "Tuesday", "Wednesday", "Thursday",
                                                  "Friday", "Saturday", "Sunday"}
+
+
+# The queue's item as each earlier layout wrote it: the first release of deferred formation,
+# then with the window's leaving messages and summary, then with the turn's items; one with
+# nulls where a later release writes a value.
+EARLIER_QUEUE_ITEMS = {
+    "first": ("user_id", "thread_id", "text", "episode", "configurable", "enqueued_at"),
+    "leaving": ("user_id", "thread_id", "text", "episode", "configurable", "enqueued_at",
+                "leaving", "summary_base"),
+    "turns": ("user_id", "thread_id", "text", "episode", "configurable", "enqueued_at",
+              "leaving", "summary_base", "turns"),
+}
+
+
+@pytest.mark.parametrize("layout", [*EARLIER_QUEUE_ITEMS, "nulls"])
+def test_a_turn_queued_by_an_earlier_release_is_formed_by_the_next_start(layout: str) -> None:
+    store = memory_store()
+    turn = PendingTurn.of_run(thread_config("alice", "s1"), "alice", text=ALICE)
+    value = turn.to_value()
+    if layout == "nulls":
+        value = {**value, "text": ALICE, "episode": None, "configurable": None, "said_at": None,
+                 "leaving": None, "summary_base": None, "turns": None}
+    else:
+        value = {name: value[name] for name in EARLIER_QUEUE_ITEMS[layout]}
+    store.put(turn.namespace, turn.key, value, index=False)
+
+    (read,) = pending(store)
+    queued = PendingTurn.from_item(read)
+    assert (queued.user_id, queued.thread_id, queued.key, queued.text) == (
+        "alice", turn.thread_id, turn.key, ALICE)
+    assert queued.told() is not None, "dated by when it was queued, or said"
+
+    formation = DeferredFormation(debounce=0.0)
+    build_memory_graph(answer, model=ScriptedChatModel(script=[extraction("ACME")]),
+                       store=store, summarize=False, episodes=False, defer=formation)
+    assert formation.close(timeout=10), "the start forms what an earlier release queued"
+    assert entities(store, "alice") == {"ACME": "The user mentioned ACME."}
+    assert pending(store) == []
