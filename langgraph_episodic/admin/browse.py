@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 from langgraph.store.base import BaseStore, SearchItem
 
 from .._types import Namespace
+from ..privacy.shapes import DEFAULT_SHAPES, matches
 from .transfer import iter_namespace, list_all_namespaces
 from .wording import count
 
@@ -103,10 +104,12 @@ def render_stats(stats: Stats, where: str) -> str:
     return "\n".join(lines)
 
 
-def user_namespaces(store: BaseStore, user: str) -> list[tuple[str, ...]]:
-    """Namespaces that belong to ``user``: those with ``user`` as a whole label (as
-    :func:`langgraph_episodic.privacy.forget_user` decides)."""
-    return [ns for ns in list_all_namespaces(store) if user in ns]
+def user_namespace_list(store: BaseStore, label: str) -> list[Namespace]:
+    """The namespaces of the user whose namespace label is ``label``
+    (:func:`~langgraph_episodic._config.namespace_label` of the user id): those
+    :func:`langgraph_episodic.privacy.forget_user` deletes, the library's bookkeeping
+    included."""
+    return [ns for ns in list_all_namespaces(store) if matches(ns, DEFAULT_SHAPES, label)]
 
 
 def fact_state(record: Any) -> str:

@@ -19,10 +19,9 @@ from langgraph.store.base import BaseStore, Item, SearchItem
 
 from .._config import namespace_label
 from .._types import Namespace
-from ..admin.browse import is_internal, search_in, value_text
+from ..admin.browse import is_internal, search_in, user_namespace_list, value_text
 from ..admin.transfer import item_extras, iter_namespace, list_all_namespaces
 from ..formation.pending import PENDING
-from ..privacy.shapes import DEFAULT_SHAPES, matches
 
 PAGE_SIZE = 50
 """Items per page of a namespace."""
@@ -117,11 +116,6 @@ def overview(store: BaseStore) -> Overview:
             other.append(ns)
     return Overview(tuple(UserSummary(label, memory, user_id_of(label), pending)
                           for label, (memory, pending) in sorted(users.items())), tuple(other))
-
-
-def user_namespace_list(store: BaseStore, label: str) -> list[Namespace]:
-    """The user's namespaces (those ``forget`` deletes), internal ones included."""
-    return [ns for ns in list_all_namespaces(store) if matches(ns, DEFAULT_SHAPES, label)]
 
 
 def memory_namespace_list(store: BaseStore, label: str) -> list[Namespace]:

@@ -52,6 +52,35 @@ def test_search_for_a_user_sees_only_that_users_namespaces(cli: Cli, seeded_stor
     assert ("memories", "alice2") not in namespaces
 
 
+def test_a_users_search_and_history_read_what_forget_would_delete(
+        cli: Cli, tmp_path: Path) -> None:
+    """``--user`` selects the namespaces ``forget --user`` deletes: the user's label where
+    the user's label goes (an e-mail id as it is stored), never another user's namespace that
+    holds it elsewhere (bob's thread named "alice@x.org")."""
+    from langgraph_episodic.tools import create_memory_tools
+
+    user, label = "alice@x.org", "alice@x%2Eorg"  # as the store holds it
+    path = tmp_path / "store"
+    with open_hash_store(path) as store:
+        save = {t.name: t for t in create_memory_tools(store=store)}["memory_speichern"]
+        for who in (user, "bob"):
+            save.invoke({"information": "I drink green tea every morning."},
+                        config={"configurable": {"user_id": who}})
+        store.put(("working_memory", "bob", label), "note",
+                  {"text": "bob's thread drinks tea"})
+
+    code, out, err = cli("search", "drinks tea", "--user", user, "--path", str(path), *HASH,
+                         "--json")
+    assert code == 0, err
+    found = {tuple(r["namespace"]) for r in json.loads(out)}
+    assert found == {("memories", label)}, found
+
+    code, out, err = cli("history", "--user", user, "--path", str(path), "--json")
+    assert code == 0, err
+    assert [(tuple(r["namespace"]), r["text"]) for r in json.loads(out)] == [
+        (("memories", label), "I drink green tea every morning.")]
+
+
 def test_search_leaves_out_the_librarys_bookkeeping(cli: Cli, tmp_path: Path) -> None:
     """A store fills a short page with items put without an index (score None); the deferred
     formation's queue and its leases are such items, and no memory to show."""
