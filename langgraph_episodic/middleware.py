@@ -144,8 +144,9 @@ class EpisodicMemoryMiddleware(AgentMiddleware[EpisodicMemoryState, Any, Any]):
             every remembered turn (default: e-mail addresses, phone numbers, IBANs and card
             numbers; ``None`` turns it off; see :func:`~langgraph_episodic.privacy.redact_saved`).
         defer: Form the memory after the turn (see :mod:`langgraph_episodic.formation`):
-            ``after_agent`` only queues the turn in the store and the run returns; entity
-            extraction and episode recording run in a background worker. ``True`` uses a
+            ``after_agent`` only queues the turn in the store and the run returns; storing
+            the turn's items (built, redacted and dated in the turn), entity extraction and
+            episode recording run in a background worker. ``True`` uses a
             default :class:`~langgraph_episodic.formation.DeferredFormation`; pass your own
             to set the debounce and to :meth:`close` it. With ``defer`` the entities load
             from the store on every turn, so formed facts reach a running thread too, and

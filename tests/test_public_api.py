@@ -82,6 +82,7 @@ SUBPACKAGES = (
     "langgraph_episodic.embeddings",
     "langgraph_episodic.episodic",
     "langgraph_episodic.facts",
+    "langgraph_episodic.formation",
     "langgraph_episodic.graph",
     "langgraph_episodic.middleware",
     "langgraph_episodic.multilingual",

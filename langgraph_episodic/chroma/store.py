@@ -14,16 +14,20 @@ Where it deliberately differs from ``InMemoryStore`` (each is tested):
 * Negative ``limit`` / ``offset`` raise ``ValueError`` (``InMemoryStore`` slices from the end).
 * TTL is supported (``supports_ttl = True``); expired items are never returned.
 * ``search_mode="hybrid"`` (the default) fuses BM25 and dense rankings; its score is
-  ``0.35 * cosine + 0.65 * lexical share`` (:mod:`.ranking.fusion`), in ``[0, 1]`` and on the same
-  scale for every query and namespace. ``search_mode="dense"`` returns cosine similarity, as
+  ``0.35 * cosine + 0.65 * lexical share`` (:mod:`.ranking.fusion`; a German question of the
+  two-language default weighs the lexical share at
+  :data:`~langgraph_episodic.bilingual.GERMAN_LEXICAL`), in ``[0, 1]`` and on the same scale
+  for every query and namespace. ``search_mode="dense"`` returns cosine similarity, as
   ``InMemoryStore``.
 
 Concurrency: the store is safe to share between threads and asyncio tasks. Its in-process
 state has one owner (:mod:`.caches`, one lock, readers work on snapshots, a write-back older
 than the last write is dropped); writes reach Chroma in a crash-safe order (:mod:`.writes`);
 concurrent ``abatch`` calls on one event loop are gathered into one batch (:mod:`.coalesce`).
-An embedded folder is written by one process at a time (:mod:`.folder_lock`): a second process
-gets ``FolderInUseError`` naming the fix; many processes share a store through a Chroma server.
+An embedded folder is written by one process at a time (:mod:`.folder_lock`): the process that
+holds it serves it to the others that open it with :meth:`ChromaStore.persistent`
+(:mod:`.sharing`); one that cannot be served gets ``FolderInUseError`` naming the fix. Many
+machines share a store through a Chroma server.
 One folder is one store state in a process, however its path is spelled. After ``close()``
 every call raises ``StoreClosedError``; in a child made by ``fork`` an embedded store of the
 parent raises ``StoreForkedError`` (open stores after the fork, or use ``spawn``; see

@@ -1,4 +1,6 @@
-"""Memory formation after the turn: the user never waits for the memory.
+"""The turn pipeline (:class:`~.turn.TurnMemory`, run inline by the middleware and the graph
+nodes, or deferred) and the deferred formation's queue and worker: the user never waits for the
+memory.
 
 With ``defer=`` on :class:`~langgraph_episodic.EpisodicMemoryMiddleware`,
 :func:`~langgraph_episodic.graph.add_memory_nodes` or

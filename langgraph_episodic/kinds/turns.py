@@ -1,7 +1,8 @@
 """The conversation itself as memory: each turn's user message (and the answer) as an item.
 
-After a turn, the middleware and :func:`~langgraph_episodic.graph.turns.remember_turn_node`
-store the user's message (and, unless told not to, the agent's answer, and on a thread's first
+After a turn, the turn pipeline (:class:`~langgraph_episodic.formation.turn.TurnMemory`: the
+middleware, the graph nodes, :func:`~langgraph_episodic.graph.turns.remember_turn_node`, or the
+deferred worker) stores the user's message (and, unless told not to, the agent's answer, and on a thread's first
 turn the agent's messages before the user speaks) under ``("memories", user_id, "turns")``,
 with the conversation and the day as context (:mod:`langgraph_episodic.memory_context`)::
 

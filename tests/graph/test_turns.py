@@ -1,7 +1,8 @@
 """The remembered turns, through both entry points that run them: the middleware
 (``EpisodicMemoryMiddleware`` in ``create_agent``) and the graph nodes (``build_memory_graph``
-with ``turns=``). Both run one code (:mod:`langgraph_episodic.graph.memory_recall`,
-:mod:`langgraph_episodic.graph.turns`), so the same scenarios run on each (the ``agent``
+with ``turns=``). Both run one code (the recall of :mod:`langgraph_episodic.graph.memory_recall`,
+the turn pipeline of :mod:`langgraph_episodic.formation.turn` writing the items of
+:mod:`langgraph_episodic.kinds.turns`), so the same scenarios run on each (the ``agent``
 fixture):
 
 a turn said in one thread is in the next thread's first request, fenced as data, for the same
