@@ -1,5 +1,12 @@
 """Read per-user settings from ``config["configurable"]`` (and the user id also from the run's
-context), never from an LLM's arguments."""
+context), never from an LLM's arguments; and where the library keeps each user's data: the one
+table of namespace labels and templates (here in the core, since :mod:`~langgraph_episodic.privacy`
+needs them as well as the memory kinds above it).
+
+Most per-user namespaces are ``(label, user_id)``; the remembered turns sit one level below the
+saved facts, ``(MEMORIES, user_id, "turns")``, and the deferred formation keys its queue and
+summaries by thread, ``(PENDING, user_id, thread_id)`` and ``(SUMMARY, user_id, thread_id)``.
+"""
 
 from __future__ import annotations
 
@@ -44,6 +51,9 @@ def require(config: RunnableConfig | Mapping[str, Any] | None, key: str) -> str:
 
 USER_ID = "user_id"
 """The key of the run's user id, in ``config["configurable"]`` and in the run's context."""
+USER_SLOT = "{" + USER_ID + "}"
+"""The user's place in a namespace template (filled by :func:`fill_namespace`) or a namespace
+shape (:mod:`langgraph_episodic.privacy.shapes`)."""
 
 
 class UserIdError(Error, ValueError):
@@ -201,3 +211,36 @@ def fill_namespace(
         else:
             out.append(label)
     return tuple(out)
+
+
+MEMORIES = "memories"
+"""Facts the memory tools save, and the remembered turns below them."""
+EPISODES = "episodes"
+"""Episodes recorded by the record-episode node (``EpisodicMemory``)."""
+ENTITIES = "entities"
+"""Entities persisted by the entity-extract node."""
+USER_PROFILES = "user_profiles"
+"""Cross-session user facts (:class:`~langgraph_episodic.graph.profiles.UserProfiles`)."""
+WORKING_MEMORY = "working_memory"
+"""Per-customer history turns (:class:`~langgraph_episodic.graph.working_memory.CustomerHistory`)."""
+OUTPUT_LOG = "output_log"
+"""What the agent surfaced (:class:`~langgraph_episodic.graph.working_memory.OutputLog`)."""
+PENDING = "_pending"
+"""First label of the deferred formation's queue, ``(PENDING, user_id, thread_id)``."""
+SUMMARY = "_summary"
+"""First label of the formed summaries' namespaces, ``(SUMMARY, user_id, thread_id)``."""
+RESERVED_LABEL = "langgraph"
+"""The first label LangGraph reserves for itself; no namespace of ours may start with it."""
+
+USER_LABELS: tuple[str, ...] = (EPISODES, ENTITIES, USER_PROFILES, WORKING_MEMORY, OUTPUT_LOG)
+"""First labels of every per-user namespace the graph helpers write by default."""
+
+MEMORIES_NAMESPACE: tuple[str, ...] = (MEMORIES, USER_SLOT)
+"""Where the memory tools save facts and the middleware recalls them: one namespace per user."""
+TURN_NAMESPACE: tuple[str, ...] = (MEMORIES, USER_SLOT, "turns")
+"""Where the remembered turns go, below the saved facts (a recall over
+:data:`MEMORIES_NAMESPACE` as a prefix finds both)."""
+EPISODE_NAMESPACE: tuple[str, ...] = (EPISODES, USER_SLOT)
+"""Where each user's episodes live."""
+ENTITY_NAMESPACE: tuple[str, ...] = (ENTITIES, USER_SLOT)
+"""Where each user's entities live."""

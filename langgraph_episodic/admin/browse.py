@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore, SearchItem
 
+from .._config import EPISODES
 from .._types import Namespace
 from ..privacy.shapes import DEFAULT_SHAPES, matches
 from .transfer import iter_namespace, list_all_namespaces
@@ -25,9 +26,6 @@ class _Scored(Protocol):
 
 
 T = TypeVar("T", bound=_Scored)
-
-EPISODES_PREFIX = "episodes"
-"""First namespace label of ``EpisodicMemory`` namespaces (``("episodes", user_id)``)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ def store_stats(store: BaseStore) -> Stats:
     for namespace in list_all_namespaces(store):
         items = list(iter_namespace(store, namespace))
         counts[namespace] = len(items)
-        if len(namespace) != 2 or namespace[0] != EPISODES_PREFIX:
+        if len(namespace) != 2 or namespace[0] != EPISODES:
             continue
         # imported here: a store without episodes never loads the episodic package
         from ..episodic.records import Episode, EpisodeSchemaError
@@ -94,7 +92,7 @@ def render_stats(stats: Stats, where: str) -> str:
     for ns, n in stats.counts.items():
         lines.append(f"  {'/'.join(ns):<{width}}  {n:>6}")
     for user, categories in stats.skills.items():
-        lines.append(f"skills of {user!r} (from {EPISODES_PREFIX}/{user}):")
+        lines.append(f"skills of {user!r} (from {EPISODES}/{user}):")
         for category, p in categories.items():
             best = max(p["strategies"].items(), default=None,
                        key=lambda kv: (kv[1]["success_rate"], kv[1]["attempts"]))

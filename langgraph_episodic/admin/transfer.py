@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
+from .._config import RESERVED_LABEL
+from .._types import MAX_TTL_MINUTES
 from ..chroma import ChromaStore, check_index_fields
 from ..errors import Error
 
@@ -44,9 +46,6 @@ MAX_REPORTED_ERRORS = 20
 
 MAX_DEPTH = 64
 """Deepest nesting of a JSON line (objects and lists) an import accepts."""
-
-MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
-"""Longest TTL (and latest expiry from now) an import accepts: 100 years."""
 
 OnConflict = Literal["error", "skip", "overwrite"]
 ON_CONFLICT: tuple[str, ...] = ("error", "skip", "overwrite")
@@ -131,7 +130,7 @@ def _namespace(raw: Any) -> tuple[str, ...]:
             raise ValueError(
                 f"namespace labels must be non-empty strings without '.', got {label!r}"
             )
-    if raw[0] == "langgraph":
+    if raw[0] == RESERVED_LABEL:
         raise ValueError("namespaces may not start with the reserved label 'langgraph'")
     return tuple(raw)
 

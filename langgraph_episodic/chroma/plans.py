@@ -35,12 +35,10 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
+from .._types import MAX_TTL_MINUTES
 from ..errors import Error
 from .filters import validate_filter
 from .index_paths import check_index
-
-MAX_TTL_MINUTES = 100 * 365.25 * 24 * 60
-"""Longest TTL accepted: 100 years, in minutes. Use ``ttl=None`` for an item that never expires."""
 
 MAX_DEPTH = 64
 """Deepest nesting of dicts and lists accepted in a value."""

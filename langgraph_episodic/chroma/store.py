@@ -61,6 +61,7 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
+from .._types import SEARCH_MODES
 from ..language.analysis import Language
 from ..language.baseline import Baseline, Calibration, baseline_for, calibration_of
 from . import lifecycle, memory_budget, raw_records, record_format, search, sharing, writes
@@ -92,7 +93,6 @@ from .verify import verify as verify_store
 logger = logging.getLogger(__name__)
 
 SearchMode = Literal["hybrid", "dense", "lexical"]
-SEARCH_MODES: tuple[str, ...] = ("hybrid", "dense", "lexical")
 
 _DEFAULT: Any = object()
 

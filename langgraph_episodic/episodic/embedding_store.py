@@ -24,6 +24,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
+from .._config import EPISODES
 from .memory import EpisodicMemory
 from .priority import ReplayWeights, SearchResult
 from .records import Episode, TaskDescription
@@ -47,7 +48,7 @@ class EmbeddingStore:
         self,
         store: BaseStore | None = None,
         *,
-        namespace: tuple[str, ...] = ("episodes", "default"),
+        namespace: tuple[str, ...] = (EPISODES, "default"),
         embeddings: Embeddings | Callable[..., Any] | None = None,
     ) -> None:
         if store is None:

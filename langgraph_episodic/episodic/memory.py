@@ -39,7 +39,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore, Item
 
-from .._config import fill_namespace, namespace_label
+from .._config import EPISODE_NAMESPACE, EPISODES, RESERVED_LABEL, fill_namespace, namespace_label
 from .._effects import Effect, Plan, call, twins
 from ..embeddings import as_embeddings
 from ..errors import Error
@@ -172,7 +172,7 @@ class EpisodicMemory:
 
     @classmethod
     def for_user(
-        cls, store: BaseStore, user_id: str, *, prefix: str = "episodes", **options: Any
+        cls, store: BaseStore, user_id: str, *, prefix: str = EPISODES, **options: Any
     ) -> EpisodicMemory:
         """Return the memory of one user, in namespace ``(prefix, user_id)`` (the id made a
         safe label by :func:`~langgraph_episodic._config.namespace_label`)."""
@@ -184,7 +184,7 @@ class EpisodicMemory:
         store: BaseStore,
         config: RunnableConfig | Mapping[str, Any],
         *,
-        template: tuple[str, ...] = ("episodes", "{user_id}"),
+        template: tuple[str, ...] = EPISODE_NAMESPACE,
         **options: Any,
     ) -> EpisodicMemory:
         """Return the memory whose namespace ``template`` is filled from ``config["configurable"]``
@@ -464,6 +464,6 @@ def _check_namespace(namespace: Sequence[str]) -> tuple[str, ...]:
                 f"Invalid namespace label {label!r} in {tuple(namespace)!r}: labels must be "
                 "non-empty strings without '.' or NUL. Replace or hash such ids first."
             )
-    require(namespace[0] != "langgraph",
+    require(namespace[0] != RESERVED_LABEL,
             "A namespace may not start with 'langgraph' (reserved by LangGraph).")
     return tuple(namespace)

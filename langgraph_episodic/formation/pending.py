@@ -21,13 +21,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
-from .._config import USER_ID, configurable, namespace_label
+from .._config import PENDING, SUMMARY, USER_ID, configurable, namespace_label
 from .._effects import Plan, call, run
 from .._runner import all_items
 from ..facts.records import from_iso, to_iso
-
-PENDING = "_pending"
-"""First label of the queue's namespaces, ``(PENDING, user_id, thread_id)``."""
 
 
 def pending_key(clock_ns: int | None = None) -> str:
@@ -120,8 +117,6 @@ def pending_namespace(user_id: str, thread_id: str) -> tuple[str, str, str]:
     return (PENDING, namespace_label(user_id), namespace_label(thread_id or "-"))
 
 
-SUMMARY = "_summary"
-"""First label of the formed summaries' namespaces, ``(SUMMARY, user_id, thread_id)``."""
 SUMMARY_KEY = "summary"
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore, SearchItem, SearchOp
 
-from .._config import fill_namespace, own_names
+from .._config import MEMORIES_NAMESPACE, fill_namespace, own_names
 from .._effects import Plan, call, run
 from .._fence import prompt_block, single_line
 from .._messages import as_messages, last_human_text
@@ -35,8 +35,6 @@ from ..kinds.turns import is_turn, turn_line
 from ..language.analysis import without_names
 from ..memory_kinds import DEFAULT_MIN_SCORE, FACT, Decision, Verdict, decide, first_on_topic
 
-MEMORIES_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
-"""Where the memory tools save (``create_memory_tools``); searched for the question."""
 MEMORY_LABEL = "SAVED MEMORIES"
 """Label of the fence around the recalled memories in :func:`memory_block`."""
 MEMORY_LIMIT = 5

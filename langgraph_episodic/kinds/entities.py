@@ -32,6 +32,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchOp
 from pydantic import BaseModel, Field
 
+from .._config import ENTITY_NAMESPACE
 from .._effects import Plan, call
 from .._keylock import arun_locked, run_locked
 from .._messages import last_human_text, message_text
@@ -42,7 +43,6 @@ from ..facts.recall import newest_per_lineage
 from ..facts.records import FACT_KIND, FactRecord
 from ..relevance import is_worth_storing
 from .entity_rules import QUESTION_WORDS, entity_key, find_names, is_question, statements
-from .namespaces import ENTITIES
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +61,6 @@ __all__ = [
     "statements",
     "text_of_source",
 ]
-
-ENTITY_NAMESPACE: tuple[str, ...] = (ENTITIES, "{user_id}")
-"""Default namespace template of stored entities (filled from ``config["configurable"]``)."""
 
 ENTITY_INSTRUCTIONS = (
     "Extract the named entities (people, organisations, products, tools, places, projects) the "

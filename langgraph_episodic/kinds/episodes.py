@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
-from .._config import fill_namespace, namespace_label
+from .._config import EPISODE_NAMESPACE, fill_namespace, namespace_label
 from .._effects import Plan, call
 from .._messages import as_messages, last_human_text, message_text
 from .._runner import resolve_store
@@ -39,12 +39,8 @@ from ..episodic import (
 )
 from ..memory_context import context_of
 from ..privacy.report import ForgetReport, on_forget
-from .namespaces import EPISODES
 
 logger = logging.getLogger(__name__)
-
-EPISODE_NAMESPACE: tuple[str, ...] = (EPISODES, "{user_id}")
-"""Default namespace template of a user's episodes."""
 
 SUCCESS_REWARD = 0.8
 PARTIAL_REWARD = 0.3

@@ -1,27 +1,27 @@
-"""Where the memory kinds keep each user's data in the store (one place for all of them).
+"""Where the memory kinds keep each user's data in the store.
 
-Every per-user namespace is ``(label, user_id)``. :func:`user_namespaces` lists them, e.g. for
-deleting everything a user has (together with
-:func:`~langgraph_episodic.graph.threads.delete_user_threads` for the checkpoints).
+The labels and templates are defined once, in the core (:mod:`langgraph_episodic._config`,
+since :mod:`langgraph_episodic.privacy` below this unit needs them too), and re-exported here.
+The namespaces the graph helpers write by default are ``(label, user_id)`` for each label of
+:data:`USER_LABELS`; :func:`user_namespaces` lists them, e.g. for deleting everything a user
+has (together with :func:`~langgraph_episodic.graph.threads.delete_user_threads` for the
+checkpoints).
 """
 
 from __future__ import annotations
 
-from .._config import namespace_label
+from .._config import (
+    ENTITIES,
+    EPISODES,
+    OUTPUT_LOG,
+    USER_LABELS,
+    USER_PROFILES,
+    WORKING_MEMORY,
+    namespace_label,
+)
 
-EPISODES = "episodes"
-"""Episodes recorded by the record-episode node (``EpisodicMemory``)."""
-ENTITIES = "entities"
-"""Entities persisted by the entity-extract node."""
-USER_PROFILES = "user_profiles"
-"""Cross-session user facts (:class:`~langgraph_episodic.graph.profiles.UserProfiles`)."""
-WORKING_MEMORY = "working_memory"
-"""Per-customer history turns (:class:`~langgraph_episodic.graph.working_memory.CustomerHistory`)."""
-OUTPUT_LOG = "output_log"
-"""What the agent surfaced (:class:`~langgraph_episodic.graph.working_memory.OutputLog`)."""
-
-USER_LABELS: tuple[str, ...] = (EPISODES, ENTITIES, USER_PROFILES, WORKING_MEMORY, OUTPUT_LOG)
-"""First labels of every per-user namespace the graph helpers write by default."""
+__all__ = ["ENTITIES", "EPISODES", "OUTPUT_LOG", "USER_LABELS", "USER_PROFILES", "WORKING_MEMORY",
+           "user_namespaces"]
 
 
 def user_namespaces(user_id: str) -> list[tuple[str, str]]:

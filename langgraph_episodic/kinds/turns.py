@@ -2,9 +2,9 @@
 
 After a turn, the turn pipeline (:class:`~langgraph_episodic.formation.turn.TurnMemory`: the
 middleware, the graph nodes, :func:`~langgraph_episodic.graph.turns.remember_turn_node`, or the
-deferred worker) stores the user's message (and, unless told not to, the agent's answer, and on a thread's first
-turn the agent's messages before the user speaks) under ``("memories", user_id, "turns")``,
-with the conversation and the day as context (:mod:`langgraph_episodic.memory_context`)::
+deferred worker) stores the user's message (and, unless told not to, the agent's answer, and
+on a thread's first turn the agent's messages before the user speaks) under
+``("memories", user_id, "turns")``, with the conversation and the day as context (:mod:`langgraph_episodic.memory_context`)::
 
     {"text": "I moved to Lisbon last week.", "kind": "turn", "role": "user",
      "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z", "asks": False,
@@ -33,7 +33,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
-from .._config import configurable, fill_namespace
+from .._config import TURN_NAMESPACE, configurable, fill_namespace
 from .._effects import Plan, call
 from .._messages import as_messages, last_human_index, message_text
 from ..facts.consolidate import Clock
@@ -45,8 +45,6 @@ from ..privacy.redaction import SaveRedactor, redact_saved
 from ..relevance import is_worth_storing
 from .entity_rules import fact_clauses, statements
 
-TURN_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}", "turns")
-"""Where the turns go: under the memory tools' namespace, so their recall finds them."""
 SLOT_FIELD = "slot"
 """The single-valued topic a user's turn sets ("I moved to Lisbon last week.": ``residence``),
 as a saved fact's slot (:func:`~langgraph_episodic.facts.rules.slot_of`): a question on the

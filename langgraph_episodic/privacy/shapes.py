@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from .._config import namespace_label
+from .._config import MEMORIES, RESERVED_LABEL, USER_LABELS, USER_SLOT, namespace_label
 from .._types import Namespace
 
-USER = "{user_id}"
+USER = USER_SLOT
 """The user's place in a namespace shape (see :data:`DEFAULT_SHAPES`)."""
 
 Shape = tuple[str, ...]
@@ -20,12 +20,11 @@ Shape = tuple[str, ...]
 DEFAULT_SHAPES: tuple[Shape, ...] = (("*", USER),)
 """Where the user sits in the namespaces this library writes: ``(kind, user, ...)``."""
 
-PROTECTED_LABELS: frozenset[str] = frozenset(
-    {"memories", "episodes", "entities", "user_profiles", "working_memory", "output_log", "langgraph"}
-)
+PROTECTED_LABELS: frozenset[str] = frozenset({MEMORIES, *USER_LABELS, RESERVED_LABEL})
 """The first labels of this library's per-user namespaces (the tools' ``"memories"`` and
-``kinds.namespaces.USER_LABELS``). A user whose label is one of them cannot be forgotten by label
-match: it would delete that kind for every user. Pass ``protected_labels=`` to change."""
+:data:`~langgraph_episodic._config.USER_LABELS`) and LangGraph's reserved ``"langgraph"``. A
+user whose label is one of them cannot be forgotten by label match: it would delete that kind
+for every user. Pass ``protected_labels=`` to change."""
 
 
 def check_shapes(shapes: Any) -> tuple[Shape, ...]:

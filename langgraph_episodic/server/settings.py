@@ -48,6 +48,8 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, TTLConfig
 
+from .._types import SEARCH_MODES
+
 PREFIX = "EPISODIC_"
 """Every variable this module reads starts with it."""
 
@@ -56,7 +58,6 @@ DEFAULT_COLLECTION = "langgraph_store"
 DEFAULT_SWEEP_MINUTES = 5.0
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_HASH_DIMS = 64
-SEARCH_MODES = ("hybrid", "dense", "lexical")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 

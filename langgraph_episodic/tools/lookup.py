@@ -27,13 +27,16 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import GetOp, Item, SearchOp
 
-from .._config import MissingConfigError, fill_namespace
-from ..kinds.namespaces import ENTITIES, USER_PROFILES
+from .._config import (
+    ENTITY_NAMESPACE,
+    USER_PROFILES,
+    USER_SLOT,
+    MissingConfigError,
+    fill_namespace,
+)
 from ..language.analysis import STOPWORDS
 
-ENTITY_TEMPLATE: tuple[str, ...] = (ENTITIES, "{user_id}")
-"""Where the entity-extract node keeps a user's entities."""
-PROFILE_TEMPLATE: tuple[str, ...] = (USER_PROFILES, "{user_id}")
+PROFILE_TEMPLATE: tuple[str, ...] = (USER_PROFILES, USER_SLOT)
 """Where :class:`~langgraph_episodic.graph.profiles.UserProfiles` keeps a user's facts."""
 MAX_WORDS = 3
 """Longest entity name tried, in words."""
@@ -89,7 +92,7 @@ def plan_lookup(
     question: str,
     config: RunnableConfig,
     *,
-    entities: tuple[str, ...] | None = ENTITY_TEMPLATE,
+    entities: tuple[str, ...] | None = ENTITY_NAMESPACE,
     profiles: tuple[str, ...] | None = PROFILE_TEMPLATE,
 ) -> LookupPlan:
     """The ops that find the question's named records; none when the templates cannot be

@@ -29,9 +29,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from langgraph.config import get_store
-from langgraph.store.base import BaseStore, SearchItem
+from langgraph.store.base import NOT_PROVIDED, BaseStore, SearchItem
 
-from .._config import fill_namespace, own_names
+from .._config import ENTITY_NAMESPACE, MEMORIES_NAMESPACE, fill_namespace, own_names
 from .._effects import Plan, call
 from ..errors import Error
 from ..facts.consolidate import Clock, FactWriter, Outcome
@@ -69,12 +69,12 @@ from ._core import (
     item_text,
     plan_save,
 )
-from .lookup import ENTITY_TEMPLATE, PROFILE_TEMPLATE, plan_lookup, structured_hits
+from .lookup import PROFILE_TEMPLATE, plan_lookup, structured_hits
 from .texts import ToolTexts, texts_for
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
+DEFAULT_NAMESPACE: tuple[str, ...] = MEMORIES_NAMESPACE
 """Where the tools keep memories unless told otherwise: one namespace per ``user_id``."""
 
 
@@ -106,15 +106,6 @@ def _check_ttl(store: BaseStore, ttl: float | None) -> None:
         )
 
 
-def _put_ttl(store: BaseStore, ttl: float | None) -> float | None:
-    """The ttl of a put: the one asked for, else the store's default (as ``store.put`` does)."""
-    if ttl is not None:
-        return ttl
-    config = getattr(store, "ttl_config", None) or {}
-    default = config.get("default_ttl")
-    return float(default) if default is not None else None
-
-
 @dataclass(frozen=True)
 class _StoreMemory:
     """The two tools' behaviour over a store, as plans (``save``, ``recall``) run sync or async."""
@@ -144,7 +135,8 @@ class _StoreMemory:
             return plan.message
         _check_ttl(target, self.ttl)
         outcome = yield from self.writer.save(target, ns, plan.text,
-                                              ttl=_put_ttl(target, self.ttl), config=config)
+                                              ttl=NOT_PROVIDED if self.ttl is None else self.ttl,
+                                              config=config)
         logger.debug("fact %s in %s: %s (%s)", outcome.key, ns, outcome.action, outcome.reason)
         return _saved_message(plan.message, outcome, self.texts)
 
@@ -276,7 +268,7 @@ def create_memory_tools(
     texts: ToolTexts | None = None,
     redact: SaveRedactor | None = DEFAULT_REDACTOR,
     structured: bool = True,
-    entities: tuple[str, ...] | None = ENTITY_TEMPLATE,
+    entities: tuple[str, ...] | None = ENTITY_NAMESPACE,
     profiles: tuple[str, ...] | None = PROFILE_TEMPLATE,
     model: BaseChatModel | None = None,
     clock: Clock | None = None,

@@ -71,7 +71,7 @@ def home(request: Request) -> Response:
 def user(request: Request) -> Response:
     label = requested_user(request, "id")
     store = request.app.state.settings.store
-    namespaces = data.user_namespaces(store, label)
+    namespaces = data.user_namespace_counts(store, label)
     return render(request, "user.html", label=label, user_id=data.user_id_of(label),
                   namespaces=namespaces, cap=data.COUNT_CAP, internal_name=data.internal_name)
 

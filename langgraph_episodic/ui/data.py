@@ -127,7 +127,7 @@ def _count(store: BaseStore, ns: Namespace) -> int:
     return sum(1 for _ in itertools.islice(iter_namespace(store, ns), COUNT_CAP + 1))
 
 
-def user_namespaces(store: BaseStore, label: str) -> UserNamespaces:
+def user_namespace_counts(store: BaseStore, label: str) -> UserNamespaces:
     """The user's namespaces, memory and internal apart, with their item counts."""
     found = user_namespace_list(store, label)
     return UserNamespaces(
