@@ -17,7 +17,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 
-from .errors import Error
+from .errors import Error, InvalidValueError
 
 
 class MissingConfigError(Error, KeyError):
@@ -185,7 +185,7 @@ def namespace_label(value: str) -> str:
     'alice@example%2Ecom'
     """
     if not isinstance(value, str) or not value:
-        raise ValueError(f"A user id must be a non-empty string, got {value!r}.")
+        raise InvalidValueError(f"A user id must be a non-empty string, got {value!r}.")
     return (
         value.replace("%", "%25").replace(".", "%2E").replace("*", "%2A").replace("\x00", "%00")
     )

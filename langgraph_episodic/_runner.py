@@ -12,6 +12,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langgraph.store.base import BaseStore, Item
 
 from ._effects import Plan, arun, call, run
+from .errors import InvalidTypeError, InvalidValueError
 
 PAGE_SIZE = 500
 """Items fetched per search page by :func:`all_items`."""
@@ -47,7 +48,7 @@ def resolve_store(explicit: BaseStore | None) -> BaseStore:
     except (RuntimeError, KeyError, AttributeError):
         store = None
     if store is None:
-        raise ValueError(
+        raise InvalidValueError(
             "This memory node needs a store: pass `store=...` to the node factory, or compile "
             "the graph with one, e.g. `builder.compile(store=ChromaStore.persistent())`."
         )
@@ -63,7 +64,7 @@ def state_as_dict(state: Any) -> dict[str, Any]:
         return {name: getattr(state, name) for name in fields}
     if dataclasses.is_dataclass(state):
         return {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
-    raise TypeError(
+    raise InvalidTypeError(
         f"Expected the graph state as a dict, pydantic model or dataclass, got "
         f"{type(state).__name__}. Use `EpisodicState` (a TypedDict) or a subclass of it."
     )

@@ -10,6 +10,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from ._effects import Plan, call, twins
+from .errors import InvalidValueError
 
 logger = logging.getLogger(__name__)
 
@@ -17,7 +18,7 @@ logger = logging.getLogger(__name__)
 def check_id(value: str, what: str) -> str:
     """``value`` when it is a non-empty string, else a ``ValueError`` naming ``what``."""
     if not isinstance(value, str) or not value:
-        raise ValueError(f"{what} must be a non-empty string, got {value!r}.")
+        raise InvalidValueError(f"{what} must be a non-empty string, got {value!r}.")
     return value
 
 

@@ -45,6 +45,7 @@ from .embeddings import (
     SentenceTransformerEmbeddings,
     default_embeddings,
 )
+from .errors import InvalidValueError
 from .language.analysis import LANGUAGES, Language, detect, words
 from .language.baseline import Calibration, SecondReading, background_means, packaged_baseline
 from .multilingual import MULTILINGUAL_DIMS, multilingual_embeddings
@@ -112,7 +113,7 @@ class BilingualEmbeddings(LocalEmbeddings):
         route: Language = "auto",
     ) -> None:
         if route not in LANGUAGES:
-            raise ValueError(f"route must be one of {LANGUAGES}, got {route!r}.")
+            raise InvalidValueError(f"route must be one of {LANGUAGES}, got {route!r}.")
         self.english: Embeddings = english or default_embeddings()
         self.multilingual: Embeddings = multilingual or multilingual_embeddings()
         self.route: Language = route

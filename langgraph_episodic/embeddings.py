@@ -31,6 +31,7 @@ from langgraph.store.base import IndexConfig
 from typing_extensions import Self
 
 from .encode_threads import choose_threads, machine_now, torch_threads
+from .errors import InvalidTypeError, InvalidValueError
 
 logger = logging.getLogger(__name__)
 
@@ -175,7 +176,9 @@ class SentenceTransformerEmbeddings(LocalEmbeddings):
             num_threads = _threads_from_env()
         for name, value in (("num_threads", num_threads), ("query_threads", query_threads)):
             if value is not None and value < 0:
-                raise ValueError(f"{name} must be 0 (leave torch alone) or more, got {value}.")
+                raise InvalidValueError(
+                    f"{name} must be 0 (leave torch alone) or more, got {value}."
+                )
         self.num_threads = num_threads
         """The pinned count of large calls, or ``None``: chosen per call."""
         self.query_threads = num_threads if query_threads is None else query_threads
@@ -233,7 +236,7 @@ def _threads_from_env() -> int | None:
     try:
         return int(value)
     except ValueError:
-        raise ValueError(
+        raise InvalidValueError(
             f"{THREADS_ENV}={value!r} is not a thread count. Set it to a count, to 0 (leave "
             "torch's setting alone) or to 'auto' (chosen per call from the machine), or unset it."
         ) from None
@@ -318,7 +321,7 @@ def simple_hash_embedding(text: str, dim: int = 64) -> list[float]:
     True
     """
     if dim <= 0:
-        raise ValueError(f"dim must be a positive integer, got {dim!r}.")
+        raise InvalidValueError(f"dim must be a positive integer, got {dim!r}.")
     vector = [0.0] * dim
     for word in _TOKEN.findall(text.lower()):
         features = [word] + [f"#{word[i:i + 3]}" for i in range(max(0, len(word) - 2))]
@@ -356,7 +359,7 @@ def as_embeddings(embed: Any) -> Embeddings:
     if isinstance(embed, Embeddings):
         return embed
     if not callable(embed):
-        raise TypeError(
+        raise InvalidTypeError(
             f"Expected LangChain Embeddings or a function, got {type(embed).__name__}. "
             "Pass e.g. `default_embeddings()` or `lambda text: [...]`."
         )

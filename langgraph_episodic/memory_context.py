@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from ._config import configurable
+from .errors import InvalidTypeError
 
 CONTEXT_FIELD = "context"
 """The value's key holding the context."""
@@ -66,7 +67,7 @@ def enabled(config: Mapping[str, Any] | None) -> bool:
     """
     value = configurable(config).get(OPTION, True)
     if not isinstance(value, bool):
-        raise TypeError(
+        raise InvalidTypeError(
             f"config['configurable']['{OPTION}'] must be True or False, got {value!r}. "
             "Pass False to store memories without their conversation and day."
         )

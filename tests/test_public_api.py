@@ -81,6 +81,7 @@ SUBPACKAGES = (
     "langgraph_episodic.chroma",
     "langgraph_episodic.embeddings",
     "langgraph_episodic.episodic",
+    "langgraph_episodic.errors",
     "langgraph_episodic.facts",
     "langgraph_episodic.formation",
     "langgraph_episodic.graph",

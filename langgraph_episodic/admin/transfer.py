@@ -31,7 +31,7 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 from .._config import RESERVED_LABEL
 from .._types import MAX_TTL_MINUTES
 from ..chroma import ChromaStore, check_index_fields
-from ..errors import Error
+from ..errors import Error, InvalidValueError
 
 if TYPE_CHECKING:
     from ..chroma import ItemExtras
@@ -56,7 +56,8 @@ OPTIONAL_FIELDS = ("created_at", "updated_at", "index", "ttl", "expires_at")
 
 
 class ImportFileError(Error, ValueError):
-    """The import file is malformed; the message lists the problems by line. Nothing was written."""
+    """The import file is malformed; the message lists the problems by line. Nothing was written.
+    (Each line's problem is one too, raised by :meth:`ItemRecord.from_dict`.)"""
 
 
 @dataclass(frozen=True)
@@ -90,23 +91,24 @@ class ItemRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> ItemRecord:
-        """Parse and validate one line's object; raises ``ValueError`` naming the problem."""
+        """Parse and validate one line's object; raises :class:`ImportFileError` naming the
+        problem."""
         if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+            raise ImportFileError(f"expected a JSON object, got {type(data).__name__}")
         missing = [f for f in REQUIRED_FIELDS if f not in data]
         if missing:
-            raise ValueError(f"missing field(s) {missing}")
+            raise ImportFileError(f"missing field(s) {missing}")
         unknown = sorted(set(data) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS))
         if unknown:
-            raise ValueError(
+            raise ImportFileError(
                 f"unknown field(s) {unknown}; known: {[*REQUIRED_FIELDS, *OPTIONAL_FIELDS]}"
             )
         key = data["key"]
         if not isinstance(key, str) or not key:
-            raise ValueError(f"'key' must be a non-empty string, got {key!r}")
+            raise ImportFileError(f"'key' must be a non-empty string, got {key!r}")
         value = data["value"]
         if not isinstance(value, dict):
-            raise ValueError(f"'value' must be a JSON object, got {type(value).__name__}")
+            raise ImportFileError(f"'value' must be a JSON object, got {type(value).__name__}")
         created = _optional_timestamp(data.get("created_at"), "created_at")
         updated = _optional_timestamp(data.get("updated_at"), "updated_at")
         created = created or updated or datetime.now(timezone.utc)
@@ -124,14 +126,14 @@ class ItemRecord:
 
 def _namespace(raw: Any) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw:
-        raise ValueError(f"'namespace' must be a non-empty list of strings, got {raw!r}")
+        raise ImportFileError(f"'namespace' must be a non-empty list of strings, got {raw!r}")
     for label in raw:
         if not isinstance(label, str) or not label or "." in label:
-            raise ValueError(
+            raise ImportFileError(
                 f"namespace labels must be non-empty strings without '.', got {label!r}"
             )
     if raw[0] == RESERVED_LABEL:
-        raise ValueError("namespaces may not start with the reserved label 'langgraph'")
+        raise ImportFileError("namespaces may not start with the reserved label 'langgraph'")
     return tuple(raw)
 
 
@@ -139,13 +141,13 @@ def _optional_timestamp(raw: Any, name: str) -> datetime | None:
     if raw is None:
         return None
     if not isinstance(raw, str):
-        raise ValueError(f"{name!r} must be an ISO 8601 string, got {raw!r}")
+        raise ImportFileError(f"{name!r} must be an ISO 8601 string, got {raw!r}")
     try:
         stamp = datetime.fromisoformat(raw)
     except ValueError:
-        raise ValueError(f"{name!r} is not an ISO 8601 timestamp: {raw!r}") from None
+        raise ImportFileError(f"{name!r} is not an ISO 8601 timestamp: {raw!r}") from None
     if stamp.tzinfo is None:
-        raise ValueError(f"{name!r} needs a UTC offset (e.g. +00:00): {raw!r}")
+        raise ImportFileError(f"{name!r} needs a UTC offset (e.g. +00:00): {raw!r}")
     return stamp
 
 
@@ -156,17 +158,19 @@ def _index(raw: Any) -> list[str] | Literal[False] | None:
         try:
             return list(check_index_fields(raw, "'index'"))
         except TypeError as exc:
-            raise ValueError(str(exc)) from None
-    raise ValueError(f"'index' must be a list of field paths, false or null, got {raw!r}")
+            raise ImportFileError(str(exc)) from None
+    raise ImportFileError(f"'index' must be a list of field paths, false or null, got {raw!r}")
 
 
 def _ttl(raw: Any) -> float | None:
     if raw is None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw > 0:
-        raise ValueError(f"'ttl' must be a positive number of minutes or null, got {raw!r}")
+        raise ImportFileError(f"'ttl' must be a positive number of minutes or null, got {raw!r}")
     if raw > MAX_TTL_MINUTES:
-        raise ValueError(f"'ttl' of {raw!r} minutes is more than 100 years; use null for no expiry")
+        raise ImportFileError(
+            f"'ttl' of {raw!r} minutes is more than 100 years; use null for no expiry"
+        )
     return float(raw)
 
 
@@ -184,8 +188,9 @@ def _depth_ok(data: Any) -> bool:
 
 
 def _load_line(line: str) -> Any:
-    """One line's JSON; a clear ``ValueError`` for nesting too deep (no ``RecursionError``)."""
-    too_deep = ValueError(f"nested more than {MAX_DEPTH} levels deep")
+    """One line's JSON; a clear :class:`ImportFileError` for nesting too deep (no
+    ``RecursionError``)."""
+    too_deep = ImportFileError(f"nested more than {MAX_DEPTH} levels deep")
     try:
         data = json.loads(line, parse_constant=_reject_constant)
     except RecursionError:
@@ -196,7 +201,7 @@ def _load_line(line: str) -> Any:
 
 
 def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
+    raise ImportFileError(f"{name} is not valid JSON (numbers must be finite)")
 
 
 # --- enumeration and export ----------------------------------------------------------------
@@ -409,7 +414,7 @@ def resolve_conflicts(
     """The records to write: ``error`` refuses existing keys (listing them), ``skip`` leaves
     existing items as they are, ``overwrite`` replaces them."""
     if on_conflict not in ON_CONFLICT:
-        raise ValueError(f"on_conflict must be one of {ON_CONFLICT}, got {on_conflict!r}")
+        raise InvalidValueError(f"on_conflict must be one of {ON_CONFLICT}, got {on_conflict!r}")
     if on_conflict == "overwrite":
         return list(records)
     existing = existing_keys(store, records)

@@ -484,7 +484,7 @@ class Commit:
     paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Item id -> the field path of each of its new rows (as ``vectors``' rows)."""
     created: set[Namespace] = field(default_factory=set)
-    """Namespaces that held no item before this write (:meth:`.reads.Backend.empty_namespaces`)."""
+    """Namespaces that held no item before this write (:meth:`.backend.Backend.empty_namespaces`)."""
 
     @property
     def touched(self) -> set[Namespace]:

@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 
 from langgraph.store.base import Result
 
-from .plans import Plan
+from .plans import BatchPlan
 
-Runner = Callable[[Plan], Awaitable[list[Result]]]
+Runner = Callable[[BatchPlan], Awaitable[list[Result]]]
 
 
 @dataclass
 class _Queue:
-    pending: list[tuple[Plan, asyncio.Future[list[Result]]]] = field(default_factory=list)
+    pending: list[tuple[BatchPlan, asyncio.Future[list[Result]]]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
 
 
@@ -38,7 +38,7 @@ class Coalescer:
             weakref.WeakKeyDictionary()
         )
 
-    async def submit(self, plan: Plan) -> list[Result]:
+    async def submit(self, plan: BatchPlan) -> list[Result]:
         """The results of ``plan``, run together with plans submitted concurrently."""
         loop = asyncio.get_running_loop()
         queue = self._queues.setdefault(loop, _Queue())
@@ -75,7 +75,7 @@ class Coalescer:
                 f.cancel()
             queue.pending = []
 
-    async def _outcome(self, plan: Plan) -> list[Result] | BaseException:
+    async def _outcome(self, plan: BatchPlan) -> list[Result] | BaseException:
         """The plan's results, or the exception it raised (handed to its callers)."""
         (outcome,) = await asyncio.gather(self._run(plan), return_exceptions=True)
         return outcome
@@ -90,11 +90,11 @@ def _settle(future: asyncio.Future[list[Result]], outcome: list[Result] | BaseEx
         future.set_result(outcome)
 
 
-def merge(plans: list[Plan]) -> tuple[Plan, list[tuple[int, int]]]:
+def merge(plans: list[BatchPlan]) -> tuple[BatchPlan, list[tuple[int, int]]]:
     """One plan doing the work of ``plans`` in order, and the result span of each."""
     if len(plans) == 1:
         return plans[0], [(0, plans[0].n_ops)]
-    merged = Plan(n_ops=sum(p.n_ops for p in plans))
+    merged = BatchPlan(n_ops=sum(p.n_ops for p in plans))
     spans = []
     offset = 0
     for p in plans:

@@ -17,7 +17,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig
 
-from ..errors import Error
+from ..errors import Error, InvalidValueError
 from ..language.analysis import Language
 from .gateway import Gateway
 
@@ -101,12 +101,12 @@ def _documents(texts: Sequence[str], vectors: Sequence[Any], dims: int | None) -
     try:
         matrix = np.asarray(vectors, dtype=np.float32)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
+        raise InvalidValueError(
             "The embedder returned vectors that are not one list of numbers per text, all "
             f"of one length ({exc}). Fix the embedder's embed_documents."
         ) from exc
     if matrix.ndim != 2:
-        raise ValueError(f"The embedder returned vectors of shape {matrix.shape}.")
+        raise InvalidValueError(f"The embedder returned vectors of shape {matrix.shape}.")
     _check_dims(matrix.shape[1], dims)
     return dict(zip(texts, matrix, strict=True))
 
@@ -118,7 +118,7 @@ def _questions(queries: Sequence[str], vectors: Sequence[Any], dims: int | None)
     for text, vec in zip(queries, vectors, strict=True):
         arr = np.asarray(vec, dtype=np.float32)
         if arr.ndim != 1:
-            raise ValueError(f"The embedder returned a vector of shape {arr.shape}.")
+            raise InvalidValueError(f"The embedder returned a vector of shape {arr.shape}.")
         _check_dims(len(arr), dims)
         out[text] = arr
     return out
@@ -126,12 +126,14 @@ def _questions(queries: Sequence[str], vectors: Sequence[Any], dims: int | None)
 
 def _check_count(texts: Sequence[str], vectors: Sequence[Any]) -> None:
     if len(vectors) != len(texts):
-        raise ValueError(f"The embedder returned {len(vectors)} vectors for {len(texts)} texts.")
+        raise InvalidValueError(
+            f"The embedder returned {len(vectors)} vectors for {len(texts)} texts."
+        )
 
 
 def _check_dims(got: int, dims: int | None) -> None:
     if dims and got != dims:
-        raise ValueError(
+        raise InvalidValueError(
             f"The embedder returned {got}-d vectors but index['dims'] is {dims}. "
             "Fix index['dims'] to match the model."
         )

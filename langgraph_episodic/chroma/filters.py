@@ -21,6 +21,8 @@ import operator
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import InvalidTypeError, InvalidValueError
+
 _COMPARE = {"$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt, "$lte": operator.le}
 OPERATORS = frozenset({"$eq", "$ne", *_COMPARE})
 _MISSING = object()
@@ -31,14 +33,14 @@ def validate_filter(filter: Mapping[str, Any] | None) -> None:
     if filter is None:
         return
     if not isinstance(filter, Mapping):
-        raise TypeError(
+        raise InvalidTypeError(
             f"filter must be a dict like {{'status': 'done'}}, got {type(filter).__name__}."
         )
     for key, cond in filter.items():
         if not isinstance(key, str):
-            raise TypeError(f"Filter keys must be strings, got {key!r}.")
+            raise InvalidTypeError(f"Filter keys must be strings, got {key!r}.")
         if _is_operator(key):
-            raise ValueError(
+            raise InvalidValueError(
                 f"Unsupported filter operator {key!r} at the top level. Filters map field "
                 f"names to values or to {{operator: value}} with operators {sorted(OPERATORS)}."
             )
@@ -50,7 +52,7 @@ def _validate_condition(cond: Any, path: str) -> None:
         operators = [k for k in cond if _is_operator(k)]
         others = [k for k in cond if not _is_operator(k)]
         if operators and others:
-            raise ValueError(
+            raise InvalidValueError(
                 f"Filter on {path!r} mixes operators {operators} with other keys {others}. "
                 f"Use only operators ({sorted(OPERATORS)}) in one condition, e.g. "
                 f"{{{path!r}: {{'$gte': 1, '$lt': 5}}}}, or only keys for an exact nested match."
@@ -58,12 +60,12 @@ def _validate_condition(cond: Any, path: str) -> None:
         for op, operand in cond.items():
             if _is_operator(op):
                 if op not in OPERATORS:
-                    raise ValueError(
+                    raise InvalidValueError(
                         f"Unsupported filter operator {op!r} for {path!r}. "
                         f"Use one of {sorted(OPERATORS)}."
                     )
                 if op in _COMPARE and not _orderable(operand):
-                    raise TypeError(
+                    raise InvalidTypeError(
                         f"Filter {op} on {path!r} needs a number or a string, got "
                         f"{type(operand).__name__}."
                     )

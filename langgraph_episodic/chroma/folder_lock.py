@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import Error
+from ..errors import Error, InvalidValueError
 
 LOCK_FILE = "langgraph-episodic.lock"
 CLAIM_WAIT_S = 2.0
@@ -72,7 +72,7 @@ class FolderLock:
         """Count a store opened through the chromadb system ``system`` (None: no client)."""
         with self._lock:
             if self._system is not None and system is not None and system != self._system:
-                raise ValueError(
+                raise InvalidValueError(
                     f"The folder {self.folder} is already open in this process through "
                     f"another chromadb client (this one names it {spelled!r}). Two clients "
                     "of one folder keep separate in-memory indexes that disagree: open every "

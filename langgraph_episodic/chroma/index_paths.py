@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..errors import InvalidTypeError, InvalidValueError
 from ..memory_context import UNRANKED_PATHS as UNRANKED_PATHS
 
 FORMS = (
@@ -88,23 +89,25 @@ def check_fields(paths: Any, what: str) -> tuple[str, ...]:
         ValueError: a path is malformed.
     """
     if isinstance(paths, str):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{what} must be a list of field paths, got the string {paths!r}. "
             f"Write [{paths!r}] for one field. {FORMS}"
         )
     if not isinstance(paths, Sequence):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{what} must be a list of field paths, got {type(paths).__name__}: {paths!r}. {FORMS}"
         )
     for path in paths:
         if not isinstance(path, str):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{what} must hold strings (field paths), got {type(path).__name__}: {path!r}. "
                 f"{FORMS}"
             )
         problem = path_problem(path)
         if problem is not None:
-            raise ValueError(f"{what} has the malformed field path {path!r}: {problem}. {FORMS}")
+            raise InvalidValueError(
+                f"{what} has the malformed field path {path!r}: {problem}. {FORMS}"
+            )
     return tuple(paths)
 
 
@@ -120,7 +123,7 @@ def check_index(index: Any) -> Literal[False] | tuple[str, ...] | None:
     if index is None or index is False:
         return index
     if isinstance(index, bool):
-        raise TypeError(
+        raise InvalidTypeError(
             "index must be None (the store's fields), False (no vector) or a list of field "
             f"paths, got True. {FORMS}"
         )

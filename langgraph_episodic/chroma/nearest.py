@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import record_format
-from .reads import Backend
+from .backend import Backend
 
 MAX_UNFILTERED = 4_096
 """The most results one unfiltered query asks for (a few thousand still cost far less than a

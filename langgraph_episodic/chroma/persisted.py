@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._types import Namespace
+from ..errors import InvalidValueError
 from .metadata_index import MetadataIndex, Stamp
 from .ranking.lexical import PackedParts, restore_packed
 from .ranking.shared_fields import FieldIndex
@@ -115,7 +116,7 @@ _SOURCES = (
     "chroma/ranking/lexical.py",
     "chroma/ranking/shared_fields.py",
     "chroma/ranking/vectors.py",
-    "chroma/reads.py",
+    "chroma/backend.py",
     "chroma/record_format.py",
     "chroma/index_paths.py",
     "chroma/persisted.py",
@@ -157,14 +158,14 @@ def _strings(values: list[str]) -> np.ndarray | None:
 
 def _unstrings(array: np.ndarray, n: int) -> list[str]:
     if array.dtype != np.uint8 or array.ndim != 1:
-        raise ValueError("a string list is not bytes")
+        raise InvalidValueError("a string list is not bytes")
     if n == 0:
         if len(array):
-            raise ValueError("a string list holds more than it counts")
+            raise InvalidValueError("a string list holds more than it counts")
         return []
     values = array.tobytes().decode("utf-8", "surrogatepass").split(SEPARATOR)
     if len(values) != n:
-        raise ValueError("a string list holds another count than it says")
+        raise InvalidValueError("a string list holds another count than it says")
     return values
 
 
@@ -204,7 +205,7 @@ def restore_fields(parts: FieldParts) -> Any:
         or (len(counts) and int(counts.min()) < 1)
         or (len(field) and (int(field.min()) < 0 or int(field.max()) >= len(parts.names)))
     ):
-        raise ValueError("Not a field shard: its arrays do not fit.")
+        raise InvalidValueError("Not a field shard: its arrays do not fit.")
     shard = FieldIndex.build_shard(())
     names = parts.names
     pairs = list(zip([names[k] for k in field.tolist()], digest.tolist(), strict=True))
@@ -218,7 +219,7 @@ def restore_fields(parts: FieldParts) -> Any:
                 shard.groups.setdefault(key, {})[doc_id] = None
         shard.keys = dict(zip(parts.ids, [(key,) for key in pairs], strict=True))
         if len(shard.keys) != len(parts.ids):
-            raise ValueError("Not a field shard: a memory repeats.")
+            raise InvalidValueError("Not a field shard: a memory repeats.")
         return shard
     at = 0
     for doc_id, n in zip(parts.ids, counts.tolist(), strict=True):
@@ -226,7 +227,7 @@ def restore_fields(parts: FieldParts) -> Any:
         at += n
     keys = shard.keys
     if len(keys) != len(parts.ids) or any(len(set(k)) != len(k) for k in keys.values()):
-        raise ValueError("Not a field shard: a memory or a key repeats.")
+        raise InvalidValueError("Not a field shard: a memory or a key repeats.")
     return shard
 
 
@@ -408,7 +409,7 @@ def _read(path: Path, ns: Namespace, language: str) -> Loaded | None:
         counts = header["counts"]
         stamp = Stamp(**header["stamp"])
         if not all(isinstance(v, int) for v in (stamp.seq, stamp.count, stamp.ns_seq)):
-            raise ValueError("the stamp is not numbers")
+            raise InvalidValueError("the stamp is not numbers")
 
         def part(name: str) -> Any:
             if name in _STRING_LISTS:

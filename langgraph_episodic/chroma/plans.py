@@ -1,7 +1,7 @@
 """The pure core shared by ``ChromaStore.batch`` and ``abatch``: check ops once, plan the work.
 
 Nothing here talks to Chroma or to an embedder: :func:`prepare` checks each op once (its
-namespace, key, value, index, TTL and sizes) and turns the batch into a :class:`Plan`, or
+namespace, key, value, index, TTL and sizes) and turns the batch into a :class:`BatchPlan`, or
 raises before anything is written. The sync and async shells only embed and execute; the
 writes take the plan's values as checked.
 
@@ -36,7 +36,7 @@ from langgraph.store.base import (
 )
 
 from .._types import MAX_TTL_MINUTES
-from ..errors import Error
+from ..errors import Error, InvalidTypeError, InvalidValueError, NamespaceError
 from .filters import validate_filter
 from .index_paths import check_index
 
@@ -64,7 +64,7 @@ class Limits:
             if limit is not None and (
                 isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0
             ):
-                raise ValueError(
+                raise InvalidValueError(
                     f"{name} must be a positive number of bytes or None (no limit), got {limit!r}."
                 )
 
@@ -75,7 +75,7 @@ class Limits:
             return
         size = json_size(op.value)
         if size > limit:
-            raise ValueError(
+            raise InvalidValueError(
                 f"The value of {_where(op)} is {_size(size)} as JSON, over the store's limit of "
                 f"{_size(limit)} (max_value_bytes={limit}); nothing was written. Keep large "
                 "documents elsewhere (a file, a blob store) and store a reference, split them "
@@ -91,7 +91,7 @@ class Limits:
         size = sum(len(text.encode("utf-8")) for _, text in texts)
         if size > limit:
             paths = sorted({path for path, _ in texts})
-            raise ValueError(
+            raise InvalidValueError(
                 f"The indexed text of {_where(op)} is {_size(size)} (fields {paths}), over the "
                 f"store's limit of {_size(limit)} (max_indexed_bytes={limit}); nothing was "
                 "written. Index a shorter field (index=['summary']), split the text into several "
@@ -134,7 +134,7 @@ class PutPlan:
 
 
 @dataclass
-class Plan:
+class BatchPlan:
     """What one batch must do, in input order for reads and last-write-wins order for puts."""
 
     n_ops: int
@@ -185,7 +185,7 @@ def prepare(
     default_fields: Fields | None,
     redact: Callable[[Any], Any] | None,
     limits: Limits,
-) -> Plan:
+) -> BatchPlan:
     """Check every op once and plan the batch. Raises before anything is written.
 
     ``redact``, when given, rewrites every put value and search query after its check and
@@ -194,20 +194,26 @@ def prepare(
     embedded); the texts are extracted, and their size checked, only for the puts that win.
 
     Raises:
-        InvalidNamespaceError: a bad namespace (as ``BaseStore`` itself checks).
-        TypeError / ValueError: a bad value, filter, limit, offset or TTL, naming the fix.
+        NamespaceError: a bad namespace (as ``BaseStore`` itself checks).
+        InvalidTypeError / InvalidValueError: a bad value, filter, limit, offset or TTL,
+            naming the fix.
     """
     ops = list(ops)
-    plan = Plan(n_ops=len(ops))
+    plan = BatchPlan(n_ops=len(ops))
     puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
     for i, op in enumerate(ops):
         op = normalize_namespaces(op)
-        validate_op_namespace(op)
+        try:
+            validate_op_namespace(op)
+        except InvalidNamespaceError as exc:  # LangGraph's plain one: ours, with its message
+            if isinstance(exc, Error):
+                raise
+            raise NamespaceError(*exc.args) from None
         if isinstance(op, PutOp):
             _check_labels(op.namespace)
             _check_key(op.key)
             if not op.namespace:
-                raise InvalidNamespaceError("Namespace cannot be empty.")
+                raise NamespaceError("Namespace cannot be empty.")
             if op.value is not None:
                 validate_value(op.value, where=f"{op.namespace}/{op.key}")
                 check_index(op.index)
@@ -228,7 +234,9 @@ def prepare(
             _check_page(op.limit, op.offset)
             validate_filter(op.filter)
             if op.query is not None and not isinstance(op.query, str):
-                raise TypeError(f"search query must be a string, got {type(op.query).__name__}.")
+                raise InvalidTypeError(
+                    f"search query must be a string, got {type(op.query).__name__}."
+                )
             if op.query:
                 check_text(op.query, "the search query")
                 if redact is not None:
@@ -237,10 +245,12 @@ def prepare(
         elif isinstance(op, ListNamespacesOp):
             _check_page(op.limit, op.offset)
             if op.max_depth is not None and op.max_depth < 1:
-                raise ValueError(f"max_depth must be a positive integer, got {op.max_depth}.")
+                raise InvalidValueError(
+                    f"max_depth must be a positive integer, got {op.max_depth}."
+                )
             plan.listings.append((i, op))
         else:
-            raise TypeError(f"Unknown operation type: {type(op).__name__}.")
+            raise InvalidTypeError(f"Unknown operation type: {type(op).__name__}.")
     for k, op in puts.items():
         fields = asked_fields(op, default_fields)
         texts = extract_texts(op.value, fields)
@@ -298,26 +308,28 @@ def _check_labels(labels: tuple[str, ...]) -> None:
 
 def _check_key(key: Any) -> None:
     if not isinstance(key, str):
-        raise TypeError(f"Item keys must be strings, got {type(key).__name__}: {key!r}.")
+        raise InvalidTypeError(f"Item keys must be strings, got {type(key).__name__}: {key!r}.")
     check_text(key, "the key")
 
 
 def _check_page(limit: int, offset: int) -> None:
     if not isinstance(limit, int) or limit < 0:
-        raise ValueError(f"limit must be a non-negative integer, got {limit!r}.")
+        raise InvalidValueError(f"limit must be a non-negative integer, got {limit!r}.")
     if not isinstance(offset, int) or offset < 0:
-        raise ValueError(f"offset must be a non-negative integer, got {offset!r}.")
+        raise InvalidValueError(f"offset must be a non-negative integer, got {offset!r}.")
 
 
 def _check_ttl(ttl: Any) -> None:
     if ttl is None:
         return
     if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl):
-        raise TypeError(f"ttl must be a number of minutes or None, got {ttl!r}.")
+        raise InvalidTypeError(f"ttl must be a number of minutes or None, got {ttl!r}.")
     if ttl <= 0:
-        raise ValueError(f"ttl must be positive (minutes), got {ttl!r}. Use None for no expiry.")
+        raise InvalidValueError(
+            f"ttl must be positive (minutes), got {ttl!r}. Use None for no expiry."
+        )
     if ttl > MAX_TTL_MINUTES:
-        raise ValueError(
+        raise InvalidValueError(
             f"ttl must be at most 100 years ({MAX_TTL_MINUTES:,.0f} minutes), got {ttl!r} "
             "(ttl is in minutes). Use ttl=None for an item that never expires."
         )
@@ -331,12 +343,12 @@ def validate_value(value: Any, *, where: str = "value") -> None:
         ValueError: NaN or infinity, or nesting deeper than ``MAX_DEPTH``.
     """
     if isinstance(value, Mapping) and not isinstance(value, dict):
-        raise TypeError(
+        raise InvalidTypeError(
             f"Store values must be dicts, got a {type(value).__name__} for {where}. "
             "Convert it with dict() first."
         )
     if not isinstance(value, dict):
-        raise TypeError(
+        raise InvalidTypeError(
             f"Store values must be dicts, got {type(value).__name__} for {where}. "
             "Wrap it, e.g. put(namespace, key, {'value': ...})."
         )
@@ -380,18 +392,18 @@ def _utf8(text: str) -> bool:
 
 def _check(node: Any, path: str, depth: int) -> None:
     if depth > MAX_DEPTH:
-        raise ValueError(
+        raise InvalidValueError(
             f"Value nested deeper than {MAX_DEPTH} levels at {path}. Flatten the structure."
         )
     if isinstance(node, Mapping) and not isinstance(node, dict):
-        raise TypeError(
+        raise InvalidTypeError(
             f"Store values must be JSON: dicts, lists, text, numbers, bools and None; got a "
             f"{type(node).__name__} at {path}. Convert it with dict() first."
         )
     if isinstance(node, dict):
         for k, v in node.items():
             if not isinstance(k, str):
-                raise TypeError(
+                raise InvalidTypeError(
                     f"Dict keys in store values must be strings; got {type(k).__name__} key "
                     f"{k!r} at {path}. Convert it with str()."
                 )
@@ -402,7 +414,7 @@ def _check(node: Any, path: str, depth: int) -> None:
             _check(v, f"{path}[{i}]", depth + 1)
     elif isinstance(node, float):
         if not math.isfinite(node):
-            raise ValueError(
+            raise InvalidValueError(
                 f"Store values must be finite JSON numbers; got {node!r} at {path}. "
                 "Replace NaN/inf with None or a finite number."
             )
@@ -411,7 +423,7 @@ def _check(node: Any, path: str, depth: int) -> None:
     elif node is None or isinstance(node, (int, bool)):
         return
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"Store values must be JSON-serialisable; got {type(node).__name__} at {path}. "
             "Convert it to a str, number, bool, None, list or dict first."
         )
@@ -424,7 +436,7 @@ def check_text(text: str, where: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(
+        raise InvalidValueError(
             f"Text at {where} is not valid Unicode ({exc.reason} at position {exc.start}). "
             "Decode it properly, e.g. bytes.decode('utf-8', errors='replace')."
         ) from None

@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 class Rebuilt(Protocol):
     """What a live rebuild works on: a store's gateway (swapped while it copies) and state
-    (its locks), and the claim of its folder (a :class:`.reads.Backend` is one)."""
+    (its locks), and the claim of its folder (a :class:`.backend.Backend` is one)."""
 
     gateway: Gateway
     state: Any

@@ -25,6 +25,7 @@ from typing import Any
 from langgraph.store.base import ListNamespacesOp, MatchCondition
 
 from .._types import Namespace
+from ..errors import InvalidValueError
 from . import record_format
 
 
@@ -160,7 +161,9 @@ def namespace_matches(ns: Namespace, conditions: Sequence[MatchCondition] | None
             else zip(reversed(ns), reversed(path), strict=False)
         )
         if cond.match_type not in ("prefix", "suffix"):
-            raise ValueError(f"Unsupported match type {cond.match_type!r}: use prefix or suffix.")
+            raise InvalidValueError(
+                f"Unsupported match type {cond.match_type!r}: use prefix or suffix."
+            )
         if any(p != "*" and n != p for n, p in pairs):
             return False
     return True

@@ -1,8 +1,8 @@
 """A search's namespaces from their kept files (:mod:`.persisted`): loaded before the search
 reads Chroma (:func:`warm`), and written after a search built them from Chroma (:func:`keep`).
 
-:func:`warm` picks the namespaces :meth:`.reads.Backend.scope` would read from Chroma
-(:func:`.reads.stale`) and keeps in the state what their files hold, with the records added
+:func:`warm` picks the namespaces :meth:`.backend.Backend.scope` would read from Chroma
+(:func:`.backend.stale`) and keeps in the state what their files hold, with the records added
 since (:func:`_add`); the scope then reads only the others. Either way the state holds the same
 shards and blocks. :func:`keep` writes the file of each namespace the search built or added to
 (of at least :data:`.persisted.MIN_DOCS` documents) when nothing was written to the collection
@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 
 from . import persisted, record_format
+from .backend import Backend, block_version, stale
 from .gateway import _rows_of, read_pages
 from .index_paths import is_ranked
 from .persisted import Kept, Loaded, PersistedIndex, field_parts
 from .ranking.lexical import packed_parts
 from .ranking.shared_fields import field_key
 from .ranking.vectors import NamespaceVectors
-from .reads import Backend, block_version, stale
 from .registry import Namespace
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def warm(b: Backend, prefix: Namespace, *, vectors: bool, lexical: bool) -> Pend
     if kept is None or b.shared or language is None:
         return None
     infos = b.namespaces(prefix)
-    with state.lock:  # (the choices of :meth:`.reads.Backend.scope`)
+    with state.lock:  # (the choices of :meth:`.backend.Backend.scope`)
         _, stale_vec, stale_lex = stale(state, prefix, infos, vectors, lexical)
     if not stale_vec and not stale_lex:
         return None

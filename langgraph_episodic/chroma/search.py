@@ -35,13 +35,13 @@ from langgraph.store.base import SearchItem, SearchOp
 
 from ..language.baseline import Calibration
 from . import record_format, restore
+from .backend import Backend, Scope
 from .caches import Listing
 from .filters import combine, matches, value_where
 from .nearest import nearest
 from .ranking import shared_fields
 from .ranking.hybrid import Fused, Question, aligned, analyse, candidates, complete
 from .ranking.vectors import BlockView, NamespaceVectors, QueryCosines, rank, similarities
-from .reads import Backend, Scope
 
 MIN_DEPTH = 20
 """How deep each ranking goes before its candidates are checked, at least. On LoCoMo deeper

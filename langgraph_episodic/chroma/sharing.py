@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidValueError
 from . import sharing_wire as wire
 from .folder_lock import FolderLock
 from .sharing_client import RemoteFolder, claim_or_dial
@@ -213,7 +214,7 @@ def _dispatch(store: Any, m: Mapping[str, Any]) -> Any:
         return [c if isinstance(c, str) else c.name for c in store.client.list_collections()]
     if kind == "max_batch":
         return int(store.client.get_max_batch_size())
-    raise ValueError(f"unknown request {kind!r}")
+    raise InvalidValueError(f"unknown request {kind!r}")
 
 
 _SERVERS: dict[str, FolderServer] = {}

@@ -15,9 +15,10 @@ from typing import Any
 
 from langgraph.store.base import GetOp
 
+from ..errors import ConnectionFailedError
 from . import sharing_wire as wire
 from .folder_lock import FolderInUseError, FolderLock
-from .plans import Plan
+from .plans import BatchPlan
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +100,7 @@ class RemoteFolder:
                     args = (_unapplied(store, args[0], started), *args[1:])
                 if store._remote is not self:
                     return getattr(store, do)(*args, **kwargs)
-        raise ConnectionError(
+        raise ConnectionFailedError(
             f"The processes serving the folder {self.folder} went away {RECOVERIES} times "
             "during one call; check what ends them, or share a Chroma server instead."
         )
@@ -204,7 +205,7 @@ class RemoteCollection:
         return int(self._raw("count", {}))
 
 
-def _unapplied(store: Any, plan: Plan, started: float) -> Plan:
+def _unapplied(store: Any, plan: BatchPlan, started: float) -> BatchPlan:
     """``plan`` without the puts whose item was written at or after ``started`` (a retry)."""
     keys = list(plan.puts)
     found = store.batch([GetOp(ns, key, refresh_ttl=False) for ns, key in keys])

@@ -6,7 +6,7 @@ A frame is 4 bytes of length (big-endian) and a UTF-8 JSON object. :func:`send` 
 with dtype and shape), datetimes, tuples, dicts whose keys JSON cannot hold and instances of
 the classes in :data:`SENT` (by their fields) as objects tagged ``"__"``. Nothing else crosses,
 and only those classes are built from a frame: nothing is unpickled from another process. A
-batch crosses as its :class:`.plans.Plan` (validated, redacted and planned by the sending
+batch crosses as its :class:`.plans.BatchPlan` (validated, redacted and planned by the sending
 process, which also embeds and ranks its questions' calibration: :class:`.search.Method`), so
 the serving process only executes it on its own store.
 """
@@ -38,10 +38,16 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from ..errors import Error
+from ..errors import (
+    AccessDeniedError,
+    ConnectionFailedError,
+    Error,
+    InvalidTypeError,
+    InvalidValueError,
+)
 from ..language.baseline import Calibration, SecondReading
 from .explain import Explanation, ScoreBreakdown
-from .plans import Plan, PutPlan
+from .plans import BatchPlan, PutPlan
 from .search import Method
 from .verify import VerifyReport
 
@@ -91,13 +97,13 @@ def receive(sock: socket.socket, *, plain: bool = False) -> dict[str, Any] | Non
         return None
     (size,) = struct.unpack(">I", head)
     if size > MAX_FRAME:
-        raise ConnectionError(f"a frame of {size} bytes: not a langgraph-episodic peer")
+        raise ConnectionFailedError(f"a frame of {size} bytes: not a langgraph-episodic peer")
     body = _exactly(sock, size)
     if body is None:
         return None
     message = json.loads(body, object_hook=None if plain else _decoded)
     if not isinstance(message, dict):
-        raise ConnectionError("a frame that is not a JSON object")
+        raise ConnectionFailedError("a frame that is not a JSON object")
     return message
 
 
@@ -118,8 +124,8 @@ def _exactly(sock: socket.socket, size: int) -> bytes | None:
 SENT: dict[str, tuple[type, tuple[str, ...]]] = {
     cls.__name__: (cls, tuple(inspect.signature(cls).parameters))
     for cls in (
-        GetOp, PutOp, SearchOp, ListNamespacesOp, MatchCondition, Item, SearchItem, Plan, PutPlan,
-        Method, Calibration, SecondReading, Explanation, ScoreBreakdown, VerifyReport,
+        GetOp, PutOp, SearchOp, ListNamespacesOp, MatchCondition, Item, SearchItem, BatchPlan,
+        PutPlan, Method, Calibration, SecondReading, Explanation, ScoreBreakdown, VerifyReport,
     )
 }  # fmt: skip
 """The classes whose instances cross, by name, with the fields they cross with (the
@@ -177,7 +183,7 @@ def encoded(value: Any) -> Any:
         return value
     if isinstance(value, Mapping):
         return encoded(dict(value))
-    raise TypeError(f"Cannot send a {kind.__name__} to another process.")
+    raise InvalidTypeError(f"Cannot send a {kind.__name__} to another process.")
 
 
 def _decoded(d: dict[str, Any]) -> Any:
@@ -198,11 +204,15 @@ def _decoded(d: dict[str, Any]) -> Any:
         cls, fields = SENT[tag]
         return cls(**{f: d[f] for f in fields})
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"a frame with a malformed {tag!r}: {exc!r}") from None
+        raise InvalidValueError(f"a frame with a malformed {tag!r}: {exc!r}") from None
 
 
 def error_out(exc: BaseException) -> dict[str, str]:
-    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": str(exc)}
+    """The exception's class and message (its one text argument: ``str`` of a ``KeyError``
+    quotes it, and :func:`error_in` would quote it again)."""
+    args = exc.args
+    message = args[0] if len(args) == 1 and isinstance(args[0], str) else str(exc)
+    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": message}
 
 
 _RAISED_AS_IS = ("builtins", "langgraph_episodic", "langgraph", "chromadb")
@@ -232,7 +242,7 @@ def read_secret(folder: str) -> str | None:
     try:
         info = os.fstat(fd)
         if info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            raise PermissionError(
+            raise AccessDeniedError(
                 f"{path} is not this user's private file (owner uid {info.st_uid}, mode "
                 f"{info.st_mode & 0o777:o}): not trusting it to share the folder. Remove it."
             )

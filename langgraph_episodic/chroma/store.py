@@ -1,6 +1,7 @@
 """``ChromaStore``: a LangGraph ``BaseStore`` on Chroma, embedded by default, server-ready.
 
-It implements ``batch`` and ``abatch`` only; every other method comes from ``BaseStore``. Both
+It implements ``batch`` and ``abatch``; every other method comes from ``BaseStore`` (its
+namespace errors raised as the package's ``NamespaceError``). Both
 run the same pure core (:mod:`.plans`): ops are validated and planned first, so a bad op fails
 the whole batch before anything is written; then reads run against the state before the batch
 and puts are applied last, last write wins per (namespace, key).
@@ -62,9 +63,11 @@ from langgraph.store.base import (
 )
 
 from .._types import SEARCH_MODES
+from ..errors import ConnectionFailedError, InvalidValueError, TimedOutError
 from ..language.analysis import Language
 from ..language.baseline import Baseline, Calibration, baseline_for, calibration_of
 from . import lifecycle, memory_budget, raw_records, record_format, search, sharing, writes
+from .backend import Backend, describe, embedded_system
 from .coalesce import Coalescer
 from .embedder import Vectors, aembed, default_index, embed, routed, stored_dims
 from .explain import Explanation, explanation
@@ -76,16 +79,16 @@ from .maintenance import Maintenance
 from .plans import (
     DEFAULT_MAX_INDEXED_BYTES,
     DEFAULT_MAX_VALUE_BYTES,
+    BatchPlan,
     Fields,
     Limits,
-    Plan,
     prepare,
     tokenized_fields,
 )
 from .ranking import shared_fields
 from .raw_records import ItemExtras, RawRecords
-from .reads import Backend, describe, embedded_system
 from .registry import fixed_prefix, list_namespaces
+from .search import Method
 from .sharing_client import RemoteFolder
 from .verify import VerifyReport
 from .verify import verify as verify_store
@@ -102,11 +105,11 @@ def _server_error(exc: BaseException, endpoint: str) -> OSError:
     import httpx
 
     if isinstance(exc, httpx.TimeoutException):
-        return TimeoutError(
+        return TimedOutError(
             f"The Chroma server at {endpoint} did not answer in time ({type(exc).__name__}). "
             "Check that it is healthy, or raise ChromaStore.http(..., timeout=...)."
         )
-    return ConnectionError(
+    return ConnectionFailedError(
         f"Cannot reach a Chroma server at {endpoint} ({exc}). Start it with "
         f"`chroma run --path ./chroma-data --host {endpoint.rsplit(':', 1)[0]} "
         f"--port {endpoint.rsplit(':', 1)[1]}`; calls work again once it is back."
@@ -121,7 +124,7 @@ def _settings() -> Any:
 
 def _check_known(mode: str, name: str) -> None:
     if mode not in SEARCH_MODES:
-        raise ValueError(f"{name} must be one of {SEARCH_MODES}, got {mode!r}.")
+        raise InvalidValueError(f"{name} must be one of {SEARCH_MODES}, got {mode!r}.")
 
 
 def _resolved_cache_sizes(
@@ -141,7 +144,7 @@ def _resolved_cache_sizes(
     sizes = (("vector_cache_size", vector_cache_size), ("item_cache_size", item_cache_size))
     for name, size in sizes:
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{name} must be a whole number of entries >= 0 (or None for the machine's "
                 f"default), got {size!r}."
             )
@@ -387,7 +390,7 @@ class ChromaStore(BaseStore):
 
         parsed = urlparse(url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ValueError(f"Expected a URL like http://127.0.0.1:8000, got {url!r}.")
+            raise InvalidValueError(f"Expected a URL like http://127.0.0.1:8000, got {url!r}.")
         port = parsed.port or (443 if parsed.scheme == "https" else 8000)
         return cls.http(parsed.hostname, port, ssl=parsed.scheme == "https", **kwargs)
 
@@ -424,7 +427,7 @@ class ChromaStore(BaseStore):
         plan = prepare(ops, self._fields, self.redact, self.limits)
         return await self._coalescer.submit(plan)
 
-    async def _arun(self, plan: Plan) -> list[Result]:
+    async def _arun(self, plan: BatchPlan) -> list[Result]:
         vectors: tuple[Vectors, Vectors] = ({}, {})
         if self.embeddings:
             vectors = await aembed(self.embeddings, *self._to_embed(plan))
@@ -432,7 +435,7 @@ class ChromaStore(BaseStore):
 
     def _run(
         self,
-        plan: Plan,
+        plan: BatchPlan,
         doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
     ) -> list[Result]:
@@ -451,13 +454,13 @@ class ChromaStore(BaseStore):
 
     # ------------------------------------------------------------------ embedding
 
-    def _embed(self, plan: Plan, mode: SearchMode | None = None) -> tuple[Vectors, Vectors]:
+    def _embed(self, plan: BatchPlan, mode: SearchMode | None = None) -> tuple[Vectors, Vectors]:
         if not self.embeddings:
             return {}, {}
         return embed(self.embeddings, *self._to_embed(plan, mode))
 
     def _to_embed(
-        self, plan: Plan, mode: SearchMode | None = None
+        self, plan: BatchPlan, mode: SearchMode | None = None
     ) -> tuple[int | None, list[str], list[str]]:
         """``index['dims']``, the batch's texts and its questions (none when ranked lexically)."""
         dims = self.index_config.get("dims") if self.index_config is not None else None
@@ -468,10 +471,10 @@ class ChromaStore(BaseStore):
 
     def _execute(
         self,
-        plan: Plan,
+        plan: BatchPlan,
         doc_vectors: Mapping[str, np.ndarray],
         query_vectors: Mapping[str, np.ndarray],
-        methods: Sequence[search.Method],
+        methods: Sequence[Method],
     ) -> list[Result]:
         """Run ``plan``; ``methods`` rank its searches in order (:meth:`_method`; a batch sent
         by another process brings its own)."""
@@ -511,7 +514,7 @@ class ChromaStore(BaseStore):
 
     def _method(
         self, op: SearchOp, qvec: np.ndarray | None, mode: SearchMode | None = None
-    ) -> search.Method:
+    ) -> Method:
         """How this store ranks ``op`` (in ``mode``, default its own)."""
         mode = mode or self.search_mode
         lexical = bool(op.query) and mode != "dense" and self._fields is not None
@@ -576,7 +579,7 @@ class ChromaStore(BaseStore):
         return self._explain(sop, qvec, method, floor)
 
     def _explain(
-        self, sop: SearchOp, qvec: np.ndarray | None, method: search.Method, floor: float | None
+        self, sop: SearchOp, qvec: np.ndarray | None, method: Method, floor: float | None
     ) -> Explanation:
         with self._calls.call(), self._backend.state.batches.batch():
             self._backend.check_readable()
@@ -592,7 +595,7 @@ class ChromaStore(BaseStore):
         if mode not in can:
             fix = (f"pass mode={can[0]!r}" if can else "open the store with an index "
                    "(index={'dims': ..., 'embed': ...})")
-            raise ValueError(
+            raise InvalidValueError(
                 f"mode={mode!r} ranks by {' and '.join(needs[mode])}, which this store lacks: "
                 f"{fix}."
             )
@@ -793,10 +796,10 @@ class ChromaStore(BaseStore):
         purge): claims the folder for this process (``FolderInUseError`` when another one
         writes it), and :meth:`close` waits for the block to end. See :mod:`.maintenance`."""
         if self._remote is not None:
-            raise ValueError(self._remote.needs_the_folder("maintenance", "purge"))
+            raise InvalidValueError(self._remote.needs_the_folder("maintenance", "purge"))
         folder = folder_of(self._client)
         if folder is None:
-            raise ValueError("Only an embedded persistent store has files to work on.")
+            raise InvalidValueError("Only an embedded persistent store has files to work on.")
         with self._calls.call():
             self._backend.claim_for_writing()
             yield Maintenance(self._backend, self._client, Path(folder))

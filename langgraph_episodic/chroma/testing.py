@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import InvalidValueError
 from . import record_format
 from .id_sets import IdSet
 from .ranking.shared_fields import FieldKey
@@ -57,11 +58,11 @@ def _state(store: ChromaStore) -> Any:
 
 
 def backend_of(store: ChromaStore) -> Any:
-    """The store's backend (:class:`langgraph_episodic.chroma.reads.Backend`): Chroma's
+    """The store's backend (:class:`langgraph_episodic.chroma.backend.Backend`): Chroma's
     collections and the in-process state. For white-box tests of the modules behind the store;
     prefer a named function of this module."""
     if served_by_another_process(store):
-        raise ValueError("a store served by another process has no backend in this process")
+        raise InvalidValueError("a store served by another process has no backend in this process")
     return store._backend
 
 
@@ -214,7 +215,7 @@ def plant_orphan_vector(
     ns = tuple(namespace)
     if embedding is None:
         if store.embeddings is None:
-            raise ValueError("This store has no embedder: pass embedding=[...].")
+            raise InvalidValueError("This store has no embedder: pass embedding=[...].")
         embedding = [float(x) for x in store.embeddings.embed_documents([text])[0]]
     iid = record_format.item_id(ns, key)
     vid = record_format.vector_id(iid, 0, OLD_TAG)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import record_format
-from .reads import Backend
+from .backend import Backend
 from .rebuild import leftovers, recover_kind
 from .registry import Namespace, NamespaceInfo, record_id, records, records_by_namespace
 

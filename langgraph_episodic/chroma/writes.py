@@ -34,15 +34,15 @@ from dataclasses import field
 from typing import Any
 
 from . import record_format
+from .backend import Backend
 from .caches import Commit
 from .gateway import Gateway
 from .index_paths import is_ranked
-from .plans import Plan, PutPlan
-from .reads import Backend
+from .plans import BatchPlan, PutPlan
 from .registry import Namespace, NamespaceInfo, record_id, records
 
 
-def apply_puts(b: Backend, plan: Plan, doc_vectors: Mapping[str, Any], now: float) -> None:
+def apply_puts(b: Backend, plan: BatchPlan, doc_vectors: Mapping[str, Any], now: float) -> None:
     """Apply the batch's puts and deletes (last write wins per key, already deduplicated)."""
     puts = list(plan.puts.values())
     if not puts:

@@ -42,7 +42,7 @@ from langgraph.store.base import BaseStore, Item
 from .._config import EPISODE_NAMESPACE, EPISODES, RESERVED_LABEL, fill_namespace, namespace_label
 from .._effects import Effect, Plan, call, twins
 from ..embeddings import as_embeddings
-from ..errors import Error
+from ..errors import Error, InvalidTypeError, InvalidValueError
 from ..memory_context import index_paths, with_context
 from .change import DEFAULT_CHANGE_DETECTION, ChangeDetection
 from .priority import PrioritizedResult, ReplayWeights, rank, weights_for_size
@@ -139,7 +139,7 @@ class EpisodicMemory:
         change_detection: ChangeDetection | None = DEFAULT_CHANGE_DETECTION,
     ) -> None:
         if not isinstance(store, BaseStore):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"store must be a LangGraph BaseStore, got {type(store).__name__}. "
                 "Pass e.g. ChromaStore.ephemeral() or InMemoryStore()."
             )
@@ -221,7 +221,7 @@ class EpisodicMemory:
         is stored as ``value["context"]``, its day indexed after the task text.
         """
         if not isinstance(episode, Episode):
-            raise TypeError(f"record() takes an Episode, got {type(episode).__name__}.")
+            raise InvalidTypeError(f"record() takes an Episode, got {type(episode).__name__}.")
         state = yield from self._load()
         existing = yield self._get(episode.episode_id)
         if existing is not None:
@@ -267,7 +267,7 @@ class EpisodicMemory:
         """
         text = query.description if isinstance(query, TaskDescription) else query
         if not isinstance(text, str) or not text.strip():
-            raise ValueError("recall() needs a non-empty query text or TaskDescription.")
+            raise InvalidValueError("recall() needs a non-empty query text or TaskDescription.")
         require(top_k >= 1, f"top_k must be >= 1; got {top_k}.")
         floor = self._floor(min_score)
         filter_ = _episode_filter(category, outcome)
@@ -454,13 +454,13 @@ def _episode_filter(
 
 def _check_namespace(namespace: Sequence[str]) -> tuple[str, ...]:
     if isinstance(namespace, str) or not isinstance(namespace, (tuple, list)) or not namespace:
-        raise TypeError(
+        raise InvalidTypeError(
             f"namespace must be a non-empty tuple of strings such as ('episodes', 'alice'); "
             f"got {namespace!r}. EpisodicMemory.for_user(store, user_id) builds one."
         )
     for label in namespace:
         if not isinstance(label, str) or not label or "." in label or "\x00" in label:
-            raise ValueError(
+            raise InvalidValueError(
                 f"Invalid namespace label {label!r} in {tuple(namespace)!r}: labels must be "
                 "non-empty strings without '.' or NUL. Replace or hash such ids first."
             )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from ..errors import InvalidValueError
 from .learning import LearningSnapshot, compute_learning_curve
 from .records import Episode, require
 
@@ -157,7 +158,7 @@ def _draw(
 ) -> str:
     shown = {label: curve for label, curve in curves.items() if curve}
     if not shown:
-        raise ValueError("A learning curve needs at least one snapshot.")
+        raise InvalidValueError("A learning curve needs at least one snapshot.")
     colors = {label: COLORS[i % len(COLORS)] for i, label in enumerate(curves)}
     indices = sorted({s.index for curve in shown.values() for s in curve})
     first, last = indices[0], indices[-1]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from ..errors import InvalidTypeError, InvalidValueError
 from .records import Episode, outcome_score, require
 from .similarity import DEFAULT_HALF_LIFE, clipped, decay_factor
 
@@ -53,9 +54,9 @@ class ReplayWeights:
         named = vars(self)
         for name, value in named.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"ReplayWeights.{name} must be a number; got {value!r}.")
+                raise InvalidTypeError(f"ReplayWeights.{name} must be a number; got {value!r}.")
             if not math.isfinite(value) or value < 0:
-                raise ValueError(
+                raise InvalidValueError(
                     f"ReplayWeights.{name} must be finite and non-negative; got {value!r}."
                 )
         require(sum(named.values()) != 0,

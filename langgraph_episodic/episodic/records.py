@@ -31,7 +31,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
-from ..errors import Error
+from ..errors import Error, InvalidTypeError, InvalidValueError
 
 SCHEMA_VERSION = 1
 """Version of the dict layout written by :meth:`Episode.to_dict`."""
@@ -67,37 +67,37 @@ def as_enum(cls: type[Enum], value: Any, name: str) -> Any:
         return cls(value)
     except ValueError:
         allowed = ", ".join(repr(m.value) for m in cls)
-        raise ValueError(f"{name} must be one of {allowed}; got {value!r}.") from None
+        raise InvalidValueError(f"{name} must be one of {allowed}; got {value!r}.") from None
 
 
 def require(ok: bool, problem: str) -> None:
-    """Raise ``ValueError(problem)`` unless ``ok``."""
+    """Raise ``InvalidValueError(problem)`` unless ``ok``."""
     if not ok:
-        raise ValueError(problem)
+        raise InvalidValueError(problem)
 
 
 def _unit_float(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number in [0, 1]; got {type(value).__name__}.")
+        raise InvalidTypeError(f"{name} must be a number in [0, 1]; got {type(value).__name__}.")
     number = float(value)
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
-        raise ValueError(f"{name} must be a finite number in [0, 1]; got {value!r}.")
+        raise InvalidValueError(f"{name} must be a finite number in [0, 1]; got {value!r}.")
     return number
 
 
 def _count(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a non-negative integer; got {value!r}.")
+        raise InvalidTypeError(f"{name} must be a non-negative integer; got {value!r}.")
     if value < 0:
-        raise ValueError(f"{name} must be a non-negative integer; got {value!r}.")
+        raise InvalidValueError(f"{name} must be a non-negative integer; got {value!r}.")
     return value
 
 
 def _text(value: Any, name: str, *, allow_empty: bool = True) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string; got {type(value).__name__}.")
+        raise InvalidTypeError(f"{name} must be a string; got {type(value).__name__}.")
     if not allow_empty and not value.strip():
-        raise ValueError(f"{name} must be a non-empty string.")
+        raise InvalidValueError(f"{name} must be a non-empty string.")
     return value
 
 
@@ -155,7 +155,7 @@ class Feedback:
         passed = _count(self.tests_passed, "Feedback.tests_passed")
         total = _count(self.tests_total, "Feedback.tests_total")
         if passed > total:
-            raise ValueError(
+            raise InvalidValueError(
                 f"Feedback.tests_passed ({passed}) cannot exceed tests_total ({total})."
             )
 
@@ -195,19 +195,19 @@ class Episode:
     def __post_init__(self) -> None:
         _text(self.episode_id, "Episode.episode_id", allow_empty=False)
         if not isinstance(self.task, TaskDescription):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"Episode.task must be a TaskDescription; got {type(self.task).__name__}. "
                 "Wrap the text: TaskDescription('...')."
             )
         if not isinstance(self.feedback, Feedback):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"Episode.feedback must be a Feedback; got {type(self.feedback).__name__}."
             )
         _text(self.solution, "Episode.solution")
         object.__setattr__(self, "outcome", as_enum(OutcomeStatus, self.outcome, "Episode.outcome"))
         ts = self.timestamp
         if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts):
-            raise ValueError(f"Episode.timestamp must be a finite number; got {ts!r}.")
+            raise InvalidValueError(f"Episode.timestamp must be a finite number; got {ts!r}.")
         object.__setattr__(self, "timestamp", float(ts))
         _count(self.iterations, "Episode.iterations")
         _text(self.strategy_used, "Episode.strategy_used", allow_empty=False)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..errors import InvalidValueError
+
 DEFAULT_HALF_LIFE = 86_400.0
 """One day, in seconds."""
 
@@ -32,7 +34,7 @@ def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
 
     0.0 for a zero vector; ``ValueError`` for vectors of different lengths."""
     if len(a) != len(b):
-        raise ValueError(
+        raise InvalidValueError(
             f"Cannot compare vectors of {len(a)} and {len(b)} dimensions; embed both texts "
             "with the same model."
         )
@@ -60,9 +62,11 @@ def decay_factor(
 
     A negative age (clock skew) counts as 0."""
     if not (half_life > 0 and math.isfinite(half_life)):
-        raise ValueError(f"half_life must be a positive number of seconds; got {half_life!r}.")
+        raise InvalidValueError(
+            f"half_life must be a positive number of seconds; got {half_life!r}."
+        )
     if not 0.0 <= floor <= 1.0:
-        raise ValueError(f"floor must be in [0, 1]; got {floor!r}.")
+        raise InvalidValueError(f"floor must be in [0, 1]; got {floor!r}.")
     age = max(0.0, current_time - episode_time)
     return max(floor, 0.5 ** (age / half_life))
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from ..errors import InvalidValueError
+
 logger = logging.getLogger(__name__)
 
 
@@ -152,7 +154,7 @@ def as_utc(moment: datetime) -> datetime:
     try:
         return moment.astimezone(timezone.utc)
     except OverflowError:
-        raise ValueError(
+        raise InvalidValueError(
             f"{moment.isoformat()} is outside the years 0001-9999 once converted to UTC."
         ) from None
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .._effects import Plan, call
 from .._model_calls import internal_config, retrying
+from ..errors import InvalidTypeError
 from .rules import Candidate, Decision
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ class ModelDecider:
             self._structured = retrying(model.with_structured_output(FactDecision,
                                                                      include_raw=True))
         except NotImplementedError as exc:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{type(model).__name__} does not support structured output. Pass a chat model "
                 "with tool calling, or model=None to consolidate facts by rules."
             ) from exc

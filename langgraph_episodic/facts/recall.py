@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
 
 from .._effects import Plan, call, twins
+from ..errors import InvalidValueError
 from .dates import as_utc, format_date
 from .phrasing import says_changed
 from .records import (
@@ -503,7 +504,7 @@ def parse_as_of(value: Any) -> datetime | None:
     """
     if value is None:
         return None
-    refused = ValueError(f"as_of must be a datetime, a date or {TIME_RANGE}; got {value!r}.")
+    refused = InvalidValueError(f"as_of must be a datetime, a date or {TIME_RANGE}; got {value!r}.")
     try:
         if isinstance(value, datetime):
             return as_utc(value)

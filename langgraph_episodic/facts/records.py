@@ -23,6 +23,7 @@ from typing import Any
 
 from langgraph.store.base import Item, SearchOp
 
+from ..errors import InvalidValueError
 from .dates import as_utc
 
 logger = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ def from_iso(text: str) -> datetime:
     try:
         return as_utc(datetime.fromisoformat(raw))
     except ValueError:
-        raise ValueError(f"{text!r} is not {TIME_RANGE}.") from None
+        raise InvalidValueError(f"{text!r} is not {TIME_RANGE}.") from None
 
 
 _SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")

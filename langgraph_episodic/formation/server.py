@@ -28,6 +28,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from .._config import configurable, namespace_label
+from ..errors import AccessDeniedError, OperationError
 from ..kinds.entities import ENTITY_NAMESPACE, EntityWriter
 from ..kinds.episodes import EpisodeMemories, Scorer
 from .former import Former
@@ -66,7 +67,7 @@ class ServerFormation:
         """Nothing to start: the server's queue runs the formation graph."""
 
     def notify(self, user_id: str) -> None:
-        raise RuntimeError(
+        raise OperationError(
             "ServerFormation schedules through the server's API, which is async: run the "
             "graph with ainvoke/astream (the LangGraph server does), or use "
             "DeferredFormation outside the server.")
@@ -123,7 +124,7 @@ def formation_graph(
     async def form(state: FormationState, config: RunnableConfig) -> FormationState:
         caller = configurable(config).get("langgraph_auth_user_id")
         if caller and caller != state["user_id"]:  # the in-process client has no user
-            raise PermissionError(
+            raise AccessDeniedError(
                 f"A formation run forms its caller's memory only; {caller!r} asked for "
                 f"{state['user_id']!r}. The server schedules these runs itself.")
         store = get_store()

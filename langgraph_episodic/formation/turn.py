@@ -31,6 +31,7 @@ from .._config import fill_namespace, user_id_from
 from .._effects import Plan, call
 from .._messages import as_messages, last_human_index, message_text
 from .._runner import MemoryNode, resolve_store
+from ..errors import InvalidValueError
 from ..facts.consolidate import utc_now
 from ..kinds.compaction import (
     ContextSize,
@@ -78,7 +79,7 @@ class TurnMemory:
 
     def __post_init__(self) -> None:
         if self.source not in ("human", "last"):
-            raise ValueError(f"source must be 'human' or 'last', got {self.source!r}.")
+            raise InvalidValueError(f"source must be 'human' or 'last', got {self.source!r}.")
         if self.formation is not None and self.store is not None:
             self.formation.bind(self.store, self.former)
 
@@ -102,8 +103,10 @@ class TurnMemory:
         triggers = normalize_trigger(trigger)
         check_size(keep, "keep")
         if window_tokens is not None and window_tokens <= 0:
-            raise ValueError(f"window_tokens must be positive (or None: no window), got "
-                             f"{window_tokens}.")
+            raise InvalidValueError(
+                f"window_tokens must be positive (or None: no window), got "
+                f"{window_tokens}."
+            )
 
         def plan(state: dict[str, Any], config: Callable[[], RunnableConfig]
                  ) -> Plan[dict[str, Any]]:
@@ -132,11 +135,11 @@ class TurnMemory:
         """The summarise node (``trigger``, ``keep``) or the window (``window_tokens``):
         :meth:`compaction`, its options checked."""
         if trigger is not None and not normalize_trigger(trigger):
-            raise ValueError(
+            raise InvalidValueError(
                 "Set a trigger, e.g. trigger=('messages', 10); otherwise the node never summarises."
             )
         if window_tokens is not None and window_tokens <= 0:
-            raise ValueError(f"max_tokens must be positive, got {window_tokens}.")
+            raise InvalidValueError(f"max_tokens must be positive, got {window_tokens}.")
         plan = self.compaction(trigger=trigger or (), keep=keep,
                                window_tokens=window_tokens, token_counter=token_counter,
                                summarize=summarize)

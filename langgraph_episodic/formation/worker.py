@@ -30,6 +30,7 @@ from langgraph.store.memory import InMemoryStore
 
 from .._config import namespace_label
 from .._keylock import formation_key, locked
+from ..errors import InvalidTypeError, InvalidValueError, OperationError
 from . import lease
 from .former import Formed, Former
 from .pending import pending_turns, pending_users, remove, still_pending
@@ -82,10 +83,12 @@ class DeferredFormation:
                  on_formed: Callable[[str, int, Formed], None] | None = None,
                  on_prepared: Callable[[str, int], None] | None = None) -> None:
         if workers < 1:
-            raise ValueError(f"workers must be at least 1, got {workers}.")
+            raise InvalidValueError(f"workers must be at least 1, got {workers}.")
         if debounce < 0 or max_wait < debounce:
-            raise ValueError(f"Need 0 <= debounce <= max_wait, got debounce={debounce}, "
-                             f"max_wait={max_wait}.")
+            raise InvalidValueError(
+                f"Need 0 <= debounce <= max_wait, got debounce={debounce}, "
+                f"max_wait={max_wait}."
+            )
         self.debounce, self.max_wait, self.close_timeout = debounce, max_wait, close_timeout
         self.on_formed, self.on_prepared, self.workers = on_formed, on_prepared, workers
         self._owner = lease.new_owner()
@@ -107,16 +110,16 @@ class DeferredFormation:
         with self._cond:
             if self._store is not None:
                 if self._store is not store:
-                    raise ValueError(
+                    raise InvalidValueError(
                         "This DeferredFormation already forms memory for another store; give "
                         "each store (each graph or middleware with its own store) its own "
                         "DeferredFormation, or defer=True.")
                 return
             if self._closed:
-                raise RuntimeError("This DeferredFormation is closed; make a new one.")
+                raise OperationError("This DeferredFormation is closed; make a new one.")
             if isinstance(store, InMemoryStore):  # the worker writes while the graph reads, and
                 # InMemoryStore iterates its dicts without a lock
-                raise TypeError(
+                raise InvalidTypeError(
                     "defer= forms memory on a worker thread while your graph runs, and "
                     "LangGraph's InMemoryStore is not safe to use from two threads at once. For a "
                     "store in memory use ChromaStore.ephemeral(...) (e.g. index={'dims': 64, "
@@ -305,6 +308,8 @@ def resolve_defer(defer: bool | Scheduler | None) -> Scheduler | None:
         return formation
     if all(callable(getattr(defer, name, None)) for name in ("bind", "notify", "anotify")):
         return defer
-    raise TypeError(f"defer must be a bool, a DeferredFormation or a ServerFormation, got "
-                    f"{type(defer).__name__}.")
+    raise InvalidTypeError(
+        f"defer must be a bool, a DeferredFormation or a ServerFormation, got "
+        f"{type(defer).__name__}."
+    )
 

@@ -27,6 +27,7 @@ from .._runner import MemoryNode
 from ..episodic import aselect_strategy, build_replay_context, format_replay_prompt, select_strategy
 from ..episodic.memory import AUTO
 from ..episodic.strategy import DEFAULT_POLICY
+from ..errors import InvalidValueError
 from ..kinds.episodes import (
     EPISODE_NAMESPACE,
     EpisodeMemories,
@@ -111,7 +112,7 @@ def select_strategy_node(
     'iterative'
     """
     if policy not in ("greedy", "thompson"):
-        raise ValueError(f"Unknown policy {policy!r}; use 'greedy' or 'thompson'.")
+        raise InvalidValueError(f"Unknown policy {policy!r}; use 'greedy' or 'thompson'.")
     provider = memories or EpisodeMemories(store, namespace=namespace)
 
     def plan(state: dict[str, Any], config: RunnableConfig) -> Plan[dict[str, Any]]:

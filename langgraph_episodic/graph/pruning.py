@@ -54,6 +54,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from .._effects import Plan, arun, call, run
+from ..errors import InvalidTypeError, InvalidValueError, UnsupportedError
 
 __all__ = ["aprune_threads", "prune_threads"]
 
@@ -96,11 +97,11 @@ class _Pruned:
 
 def _check(thread_ids: Sequence[str], keep: int) -> list[str]:
     if isinstance(thread_ids, str):
-        raise TypeError(
+        raise InvalidTypeError(
             f"thread_ids must be a list of thread ids, not one string: pass [{thread_ids!r}]."
         )
     if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
-        raise ValueError(
+        raise InvalidValueError(
             f"keep must be a whole number >= 1 (the latest checkpoints kept per thread), got "
             f"{keep!r}; to delete a thread altogether use checkpointer.delete_thread(thread_id)."
         )
@@ -122,7 +123,7 @@ def _thread_plan(thread_id: str, keep: int, execute: Any) -> Plan[_Pruned]:
 
     The caller runs the plan inside one write transaction."""
     if (yield call(execute, execute, _DELTA_SQL, (thread_id,))):
-        raise NotImplementedError(
+        raise UnsupportedError(
             f"Thread {thread_id!r} uses a DeltaChannel, which rebuilds its value from older "
             "checkpoints: pruning it would lose that value. Nothing was pruned; leave this "
             "thread unpruned, or delete it with checkpointer.delete_thread()."
@@ -171,13 +172,13 @@ def _own_prune(checkpointer: BaseCheckpointSaver[Any], keep: int, method: str) -
     overridden = getattr(type(checkpointer), method, None) is not getattr(
         BaseCheckpointSaver, method)
     if not overridden:
-        raise NotImplementedError(
+        raise UnsupportedError(
             f"{name} cannot prune checkpoints (it has no {method}); use the SQLite checkpointer "
             "(open_checkpointer(path)) or Postgres, or delete whole threads with "
             "checkpointer.delete_thread(thread_id)."
         )
     if keep != 1:
-        raise NotImplementedError(
+        raise UnsupportedError(
             f"{name}.{method} keeps only the latest checkpoint: pass keep=1 (keeping {keep} "
             "is done for SQLite checkpointers only)."
         )

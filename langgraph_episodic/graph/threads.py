@@ -30,6 +30,7 @@ from .._effects import Plan, call, twins
 from .._user_threads import adelete_user_threads as adelete_user_threads
 from .._user_threads import check_id, encode_user_id, user_thread_ids
 from .._user_threads import delete_user_threads as delete_user_threads
+from ..errors import NotFoundError
 
 DEFAULT_CHECKPOINT_PATH = Path(".episodic") / "checkpoints.sqlite"
 """Where :func:`open_checkpointer` keeps the SQLite checkpoints when given no target."""
@@ -200,14 +201,14 @@ def _resume_config(
     sessions = yield from _list_sessions(checkpointer, user_id)
     if session_id is None:
         if not sessions:
-            raise LookupError(
+            raise NotFoundError(
                 f"User {user_id!r} has no sessions yet; start one with "
                 f"thread_config({user_id!r}, 'some-session-id')."
             )
         session_id = sessions[0].session_id
     elif not any(s.session_id == session_id for s in sessions):
         known = [s.session_id for s in sessions]
-        raise LookupError(
+        raise NotFoundError(
             f"User {user_id!r} has no session {session_id!r}. Known sessions: {known or 'none'}."
         )
     return thread_config(user_id, session_id)

@@ -23,6 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from .._runner import MemoryNode
+from ..errors import InvalidValueError
 from ..formation.former import Former
 from ..formation.turn import TurnMemory
 from ..kinds.compaction import TokenCounter, plan_compaction
@@ -44,7 +45,7 @@ def window_messages(
     ['system', 'human', 'ai']
     """
     if max_tokens <= 0:
-        raise ValueError(f"max_tokens must be positive, got {max_tokens}.")
+        raise InvalidValueError(f"max_tokens must be positive, got {max_tokens}.")
     compaction = plan_compaction(messages, window_tokens=max_tokens, token_counter=token_counter)
     return [*compaction.system, *compaction.kept]
 

@@ -27,6 +27,7 @@ from langgraph.store.base import BaseStore
 from .._fence import prompt_block, single_line
 from .._messages import as_messages
 from .._runner import MemoryNode, Plan, call
+from ..errors import InvalidTypeError, InvalidValueError
 from ..formation import Former, Scheduler, resolve_defer
 from ..formation.turn import Named, TurnMemory
 from ..kinds.compaction import TokenCounter
@@ -64,7 +65,7 @@ def _group(value: Option | bool, default: type[Option], keyword: str) -> Option 
     if value is False or value is None:
         return None
     if not isinstance(value, default):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{keyword}= takes True, False or a {default.__name__}, got {value!r}; e.g. "
             f"{keyword}={default.__name__}(...) from langgraph_episodic.graph."
         )
@@ -136,7 +137,7 @@ def add_memory_nodes(
     (('sliding_window', 'load_entities', 'recall_memories', 'recall', 'select_strategy'), ('remember_turn', 'record_episode', 'summarize', 'entity_extract'))
     """
     if agent not in builder.nodes:
-        raise ValueError(
+        raise InvalidValueError(
             f"Add your agent node first (builder.add_node({agent!r}, ...)); the builder has "
             f"{sorted(builder.nodes) or 'no nodes'}."
         )
@@ -245,7 +246,7 @@ def _add_chain(
     """Add the nodes and the edges ``start -> before... -> agent -> after... -> end``."""
     for name, node in (*before, *after):
         if name in builder.nodes:
-            raise ValueError(f"The builder already has a node named {name!r}.")
+            raise InvalidValueError(f"The builder already has a node named {name!r}.")
         builder.add_node(name, node)
     for a, b in (*pairwise([start, *(n for n, _ in before), agent]),
                  *pairwise([*([agent] if connect_agent else []), *(n for n, _ in after), end])):

@@ -27,6 +27,7 @@ from .._config import namespace_label
 from .._effects import Plan, call, twins
 from .._runner import all_items
 from .._user_threads import check_id
+from ..errors import InvalidValueError
 from ..kinds.namespaces import OUTPUT_LOG, WORKING_MEMORY
 from .profiles import fact_key
 
@@ -43,9 +44,9 @@ def _ttl_minutes(store: BaseStore, ttl_days: float | None) -> float | None:
     if ttl_days is None:
         return None
     if ttl_days <= 0:
-        raise ValueError(f"ttl_days must be positive or None, got {ttl_days}.")
+        raise InvalidValueError(f"ttl_days must be positive or None, got {ttl_days}.")
     if not getattr(store, "supports_ttl", False):
-        raise ValueError(
+        raise InvalidValueError(
             f"{type(store).__name__} does not support TTL, so history would never expire. "
             "Use a store with TTL (e.g. ChromaStore) or pass ttl_days=None to keep it forever."
         )
@@ -88,7 +89,7 @@ class CustomerHistory:
         namespace: str = WORKING_MEMORY,
     ) -> None:
         if max_turns <= 0:
-            raise ValueError(f"max_turns must be positive, got {max_turns}.")
+            raise InvalidValueError(f"max_turns must be positive, got {max_turns}.")
         self.store = store
         self.max_turns = max_turns
         self.ttl_days = ttl_days
@@ -203,10 +204,12 @@ class OutputLog:
         max_items: int = MAX_UNRESOLVED,
     ) -> None:
         if not 0 < cap <= MAX_UNRESOLVED:
-            raise ValueError(f"cap must be between 1 and {MAX_UNRESOLVED}, got {cap}.")
+            raise InvalidValueError(f"cap must be between 1 and {MAX_UNRESOLVED}, got {cap}.")
         if max_items <= 0 or (keep_days is not None and keep_days <= 0):
-            raise ValueError(f"max_items and keep_days must be positive, got {max_items} and "
-                             f"{keep_days} (keep_days=None keeps items of any age).")
+            raise InvalidValueError(
+                f"max_items and keep_days must be positive, got {max_items} and "
+                f"{keep_days} (keep_days=None keeps items of any age)."
+            )
         self.store = store
         self.namespace = namespace
         self.cap = cap
@@ -223,7 +226,7 @@ class OutputLog:
         """Record that ``text`` was surfaced to the user; return the (updated) item."""
         text, now = " ".join(text.split()), time.time() if now is None else now
         if not text:
-            raise ValueError("Cannot record an empty text in the output log.")
+            raise InvalidValueError("Cannot record an empty text in the output log.")
         key = fact_key(text)
         old = yield call(self.store.get, self.store.aget, self._ns(user_id), key)
         value: dict[str, Any] = {

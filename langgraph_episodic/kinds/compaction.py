@@ -26,6 +26,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.messages.utils import count_tokens_approximately
 
 from .._messages import leading_system_count
+from ..errors import InvalidValueError
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def check_size(size: ContextSize, what: str) -> ContextSize:
     """Validate a :data:`ContextSize`; the error names the accepted forms."""
     if (not isinstance(size, tuple) or len(size) != 2 or size[0] not in ("messages", "tokens")
             or not isinstance(size[1], int) or size[1] < 0):
-        raise ValueError(
+        raise InvalidValueError(
             f"{what} must be ('messages', n) or ('tokens', n) with n >= 0, got {size!r}."
         )
     return size

@@ -37,6 +37,7 @@ from .._effects import Plan, call
 from .._keylock import arun_locked, run_locked
 from .._messages import last_human_text, message_text
 from .._model_calls import internal_config, retrying
+from ..errors import InvalidTypeError
 from ..facts.consolidate import Clock, FactWriter, Outcome, Said, Subject
 from ..facts.decide import ModelDecider
 from ..facts.recall import newest_per_lineage
@@ -111,7 +112,7 @@ def _structured(model: BaseChatModel) -> Any:
     try:
         return retrying(model.with_structured_output(ExtractedEntities))
     except NotImplementedError as exc:
-        raise TypeError(
+        raise InvalidTypeError(
             f"{type(model).__name__} does not support structured output. Pass a chat model "
             "with tool calling, or model=None to use the rule-based extractor."
         ) from exc
@@ -207,7 +208,7 @@ class EntityWriter:
         if isinstance(result, dict):
             result = ExtractedEntities.model_validate(result)
         if not isinstance(result, ExtractedEntities):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"Structured output returned {type(result).__name__}, not ExtractedEntities.")
         return result.entities
 

@@ -37,6 +37,7 @@ from ..episodic import (
     PrioritizedResult,
     TaskDescription,
 )
+from ..errors import InvalidTypeError
 from ..memory_context import context_of
 from ..privacy.report import ForgetReport, on_forget
 
@@ -174,7 +175,9 @@ def _as_feedback(value: Any) -> Feedback:
     if isinstance(value, Mapping):
         return Feedback(value["reward"], value.get("message", ""), value.get("tests_passed", 0),
                         value.get("tests_total", 0))
-    raise TypeError(f"Expected Feedback or a dict with 'reward', got {type(value).__name__}.")
+    raise InvalidTypeError(
+        f"Expected Feedback or a dict with 'reward', got {type(value).__name__}."
+    )
 
 
 def _scored(feedback: Any, outcome: Any) -> tuple[Feedback, OutcomeStatus]:
@@ -197,7 +200,7 @@ def _score_sync(score: Scorer, state: dict[str, Any]) -> Any:
         close = getattr(result, "close", None)
         if close is not None:
             close()
-        raise TypeError("The score function is async; run the graph with ainvoke/astream.")
+        raise InvalidTypeError("The score function is async; run the graph with ainvoke/astream.")
     return result
 
 

@@ -36,6 +36,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from .._effects import Plan, call
 from .._messages import message_text
 from .._model_calls import internal_config, retrying
+from ..errors import InvalidValueError
 from .compaction import LEGACY_SUMMARY_ID, Compaction, TokenCounter
 
 logger = logging.getLogger(__name__)
@@ -161,9 +162,11 @@ class Summarizer:
         max_summary_chars: int | None = None,
     ) -> None:
         if max_summary_tokens <= 0:
-            raise ValueError(f"max_summary_tokens must be positive, got {max_summary_tokens}.")
+            raise InvalidValueError(
+                f"max_summary_tokens must be positive, got {max_summary_tokens}."
+            )
         if max_input_tokens < 2 * max_summary_tokens:
-            raise ValueError(
+            raise InvalidValueError(
                 f"max_input_tokens ({max_input_tokens}) must be at least twice "
                 f"max_summary_tokens ({max_summary_tokens}): a request holds the summary so far."
             )

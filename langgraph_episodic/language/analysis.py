@@ -33,6 +33,8 @@ from typing import Literal
 
 import snowballstemmer
 
+from ..errors import InvalidValueError
+
 Language = Literal["en", "de", "auto"]
 LANGUAGES: tuple[str, ...] = ("en", "de", "auto")
 
@@ -77,7 +79,7 @@ of the length (a 100 kB "word" in a query must not take minutes)."""
 
 def _check(language: str) -> None:
     if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+        raise InvalidValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
 
 
 def normalise(text: str) -> str:

@@ -33,6 +33,7 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
 from .. import __version__
+from ..errors import AccessDeniedError
 from .tokens import TokenTable
 from .toolset import MemoryToolset, ToolCallError
 
@@ -88,7 +89,7 @@ def token_user(server: Server[Any, Any]) -> str:
     request = server.request_context.request
     user = getattr(request, "user", None)
     if not isinstance(user, AuthenticatedUser):  # RequireAuthMiddleware lets none through
-        raise PermissionError("This request carries no authenticated user.")
+        raise AccessDeniedError("This request carries no authenticated user.")
     return user.access_token.client_id
 
 

@@ -40,6 +40,7 @@ from .._effects import Effect, Plan, call, twins
 from .._keylock import arun_locked, formation_key, run_locked
 from .._types import Namespace
 from .._user_threads import adelete_user_threads, delete_user_threads, user_thread_ids
+from ..errors import InvalidValueError, OperationError
 from .purge import Purge, apurge_checkpoints, purge_checkpoints, purge_store
 from .report import ForgetReport, notify
 from .shapes import (
@@ -120,7 +121,7 @@ def _delete_items(
         if not batch:
             break
         if set(batch) == previous:
-            raise RuntimeError(
+            raise OperationError(
                 f"{type(store).__name__} still returns {len(batch)} items after deleting them; "
                 "its deletes (put(namespace, key, None)) do not take effect."
             )
@@ -208,7 +209,9 @@ def _forget_plan(
     shapes = check_shapes(shapes)
     label = user_label(user_id, shapes, protected)
     if store is None and checkpointer is None:
-        raise ValueError("Pass store=..., checkpointer=... or both: there is nothing to forget in.")
+        raise InvalidValueError(
+            "Pass store=..., checkpointer=... or both: there is nothing to forget in."
+        )
     counts: Counter[Namespace] = Counter()
     orphan_vectors = 0
     purges: list[Purge] = []

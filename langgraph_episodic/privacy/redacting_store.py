@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, Op, PutOp, Result, SearchOp
 
+from ..errors import InvalidTypeError
 from .redaction import DEFAULT_REDACTOR, Redactor
 
 
@@ -27,7 +28,7 @@ class RedactingStore(BaseStore):
 
     def __init__(self, inner: BaseStore, redactor: Redactor | None = None) -> None:
         if not isinstance(inner, BaseStore):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"RedactingStore wraps a LangGraph BaseStore, got {type(inner).__name__}."
             )
         self.inner = inner

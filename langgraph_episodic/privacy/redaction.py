@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import phonenumbers
 from stdnum import iban, luhn
 
+from ..errors import InvalidTypeError, InvalidValueError, KeyNotFoundError
 from .text_view import Span, join_split_numbers, merge, normalise
 
 Check = Callable[[str], bool]
@@ -167,7 +168,9 @@ class RedactionRule:
 
     def __post_init__(self) -> None:
         if (self.pattern is None) == (self.find is None):
-            raise ValueError(f"Redaction rule {self.name!r} needs a pattern or a find, not both.")
+            raise InvalidValueError(
+                f"Redaction rule {self.name!r} needs a pattern or a find, not both."
+            )
 
     def spans(self, text: str) -> list[Span]:
         """Where in ``text`` (already normalised) this rule replaces, in order."""
@@ -289,7 +292,7 @@ class Redactor:
     def __post_init__(self) -> None:
         for rule in self.rules:
             if not isinstance(rule, RedactionRule):
-                raise TypeError(
+                raise InvalidTypeError(
                     f"Redactor rules must be RedactionRule objects, got {type(rule).__name__}. "
                     "Add a regex with Redactor().with_rule(name, pattern, replacement)."
                 )
@@ -298,7 +301,7 @@ class Redactor:
             str(r).upper() for r in ((regions,) if isinstance(regions, str) else regions)
         )
         if not regions or not set(regions) <= phonenumbers.SUPPORTED_REGIONS:
-            raise ValueError(
+            raise InvalidValueError(
                 f"phone_regions must be ISO 3166 country codes phonenumbers knows, got "
                 f"{self.phone_regions!r}; e.g. phone_regions=('DE', 'AT', 'CH')."
             )
@@ -327,7 +330,7 @@ class Redactor:
         ``replacement`` defaults to ``[NAME]``. A rule with an existing name replaces it in place.
         """
         if not name:
-            raise ValueError("A redaction rule needs a non-empty name, e.g. 'customer_id'.")
+            raise InvalidValueError("A redaction rule needs a non-empty name, e.g. 'customer_id'.")
         rule = RedactionRule(name, re.compile(pattern), replacement or f"[{name.upper()}]", check)
         if name in self.names:
             return replace(self, rules=tuple(rule if r.name == name else r for r in self.rules))
@@ -337,7 +340,7 @@ class Redactor:
         """A new redactor without the named rules (unknown names raise ``KeyError``)."""
         unknown = set(names) - set(self.names)
         if unknown:
-            raise KeyError(
+            raise KeyNotFoundError(
                 f"No redaction rules named {sorted(unknown)}; known: {list(self.names)}."
             )
         return replace(self, rules=tuple(r for r in self.rules if r.name not in names))
@@ -345,7 +348,7 @@ class Redactor:
     def redact_text(self, text: str) -> str:
         """Return ``text`` with every rule applied."""
         if not isinstance(text, str):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"redact_text takes a str, got {type(text).__name__}; use redact_value for "
                 "dicts and lists."
             )

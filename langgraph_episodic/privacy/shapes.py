@@ -11,6 +11,7 @@ from typing import Any
 
 from .._config import MEMORIES, RESERVED_LABEL, USER_LABELS, USER_SLOT, namespace_label
 from .._types import Namespace
+from ..errors import InvalidValueError
 
 USER = USER_SLOT
 """The user's place in a namespace shape (see :data:`DEFAULT_SHAPES`)."""
@@ -36,23 +37,23 @@ def check_shapes(shapes: Any) -> tuple[Shape, ...]:
             or not all(isinstance(label, str) and label for label in shape)
             or shape.count(USER) != 1
         ):
-            raise ValueError(
+            raise InvalidValueError(
                 f"A namespace shape is a tuple of labels with USER ({USER!r}) exactly once and "
                 f"'*' for any label, e.g. ('*', USER) or ('team', '*', USER); got {shape!r}."
             )
         checked.append(shape)
     if not checked:
-        raise ValueError("Pass at least one namespace shape, e.g. shapes=[('*', USER)].")
+        raise InvalidValueError("Pass at least one namespace shape, e.g. shapes=[('*', USER)].")
     return tuple(checked)
 
 
 def user_label(user_id: Any, shapes: Sequence[Shape], protected: Collection[str]) -> str:
     """The user's namespace label, refusing ids that would match other users' namespaces."""
     if not isinstance(user_id, str) or not user_id:
-        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}.")
+        raise InvalidValueError(f"user_id must be a non-empty string, got {user_id!r}.")
     label = namespace_label(user_id)
     if label in protected and any(shape[0] == USER for shape in shapes):
-        raise ValueError(
+        raise InvalidValueError(
             f"Refusing to forget user {user_id!r}: it is also a namespace kind, so every "
             f"namespace like ({label!r}, <other user>) would match a shape that puts the user "
             "first. Rename the user, drop that shape, or pass protected_labels=... without it."

@@ -49,6 +49,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, TTLConfig
 
 from .._types import SEARCH_MODES
+from ..errors import InvalidValueError
 
 PREFIX = "EPISODIC_"
 """Every variable this module reads starts with it."""
@@ -61,8 +62,8 @@ DEFAULT_HASH_DIMS = 64
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-def _error(name: str, value: str, accepts: str) -> ValueError:
-    return ValueError(f"{PREFIX}{name}={value!r} is not valid: {accepts}.")
+def _error(name: str, value: str, accepts: str) -> InvalidValueError:
+    return InvalidValueError(f"{PREFIX}{name}={value!r} is not valid: {accepts}.")
 
 
 def _number(env: Mapping[str, str], name: str, default: float | None) -> float | None:
@@ -163,7 +164,7 @@ class StoreSettings:
         kind, _, arg = self.embeddings.partition(":")
         fields = list(self.index_fields)
         if kind == "auto":
-            raise ValueError(
+            raise InvalidValueError(
                 f"{PREFIX}EMBEDDINGS=auto has no IndexConfig before the store is opened: the "
                 "store picks its embedder by the vectors it holds. Open it with "
                 "langgraph_episodic.server.factory.open_store(settings)."
@@ -214,7 +215,7 @@ def _headers(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     if not isinstance(parsed, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in parsed.items()
     ):
-        raise ValueError(
+        raise InvalidValueError(
             f"{PREFIX}CHROMA_HEADERS=... (value not shown) is not valid: expected a JSON object "
             'of strings, e.g. {"X-Chroma-Token": "..."}.'
         )
@@ -236,14 +237,14 @@ def _load_embeddings(spelling: str) -> Embeddings:
     try:
         target = getattr(import_module(module_name), name)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(
+        raise InvalidValueError(
             f"{PREFIX}EMBEDDINGS={spelling!r}: cannot import {name!r} from {module_name!r} "
             f"({exc}). Name an importable module and an Embeddings object or function in it."
         ) from exc
     if isinstance(target, Embeddings):
         return target
     if not callable(target):
-        raise ValueError(
+        raise InvalidValueError(
             f"{PREFIX}EMBEDDINGS={spelling!r} names a {type(target).__name__}; name a LangChain "
             "Embeddings, a function returning one, or an embedding function."
         )
@@ -253,7 +254,7 @@ def _load_embeddings(spelling: str) -> Embeddings:
         return as_embeddings(target)  # an embedding function: texts -> vectors, or text -> vector
     value = target()
     if not isinstance(value, Embeddings):
-        raise ValueError(
+        raise InvalidValueError(
             f"{PREFIX}EMBEDDINGS={spelling!r} returned a {type(value).__name__}, not a LangChain "
             "Embeddings; name an Embeddings instance or a function returning one."
         )

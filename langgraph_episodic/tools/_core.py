@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, create_model
 
 from .._effects import Plan, arun, run
 from .._fence import single_line
+from ..errors import InvalidValueError
 from .texts import ToolTexts
 
 ShouldStore = Callable[[str], bool]
@@ -74,7 +75,7 @@ def format_recall(found: Iterable[str], header: str, nothing: str) -> str:
 def check_k(k: int) -> int:
     """Validate the number of memories a recall returns."""
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}. Pass e.g. k=3.")
+        raise InvalidValueError(f"k must be at least 1, got {k}. Pass e.g. k=3.")
     return k
 
 

@@ -33,7 +33,7 @@ from langgraph.store.base import NOT_PROVIDED, BaseStore, SearchItem
 
 from .._config import ENTITY_NAMESPACE, MEMORIES_NAMESPACE, fill_namespace, own_names
 from .._effects import Plan, call
-from ..errors import Error
+from ..errors import Error, InvalidValueError
 from ..facts.consolidate import Clock, FactWriter, Outcome
 from ..facts.decide import ModelDecider
 from ..facts.recall import (
@@ -100,7 +100,7 @@ def _pick_store(bound: BaseStore | None, injected: BaseStore | None) -> BaseStor
 
 def _check_ttl(store: BaseStore, ttl: float | None) -> None:
     if ttl is not None and not store.supports_ttl:
-        raise ValueError(
+        raise InvalidValueError(
             f"ttl={ttl} was requested but {type(store).__name__} does not support TTL. "
             "Use a store with TTL support (supports_ttl=True) or pass ttl=None."
         )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InvalidValueError
+
 
 @dataclass(frozen=True)
 class ToolTexts:
@@ -142,7 +144,7 @@ def texts_for(locale: str) -> ToolTexts:
     try:
         return LOCALES[key]
     except KeyError:
-        raise ValueError(
+        raise InvalidValueError(
             f"Unknown locale {locale!r}. Use one of {sorted(LOCALES)}, or pass your own "
             f"texts=ToolTexts(...)."
         ) from None

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from langgraph.store.base import PutOp
 
 from langgraph_episodic import ChromaStore
+from langgraph_episodic.chroma import backend as reads_module
 from langgraph_episodic.chroma import id_sets
-from langgraph_episodic.chroma import reads as reads_module
 from langgraph_episodic.chroma.id_sets import IdSet
 from langgraph_episodic.chroma.record_format import item_id
 from langgraph_episodic.chroma.testing import (

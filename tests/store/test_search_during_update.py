@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from langgraph_episodic import ChromaStore, HashEmbeddings
-from langgraph_episodic.chroma import reads as backend_module
+from langgraph_episodic.chroma import backend as backend_module
 from langgraph_episodic.chroma import record_format, search
-from langgraph_episodic.chroma.reads import Backend
+from langgraph_episodic.chroma.backend import Backend
 
 NS = ("users", "u1")
 MODES = ["lexical", "dense", "hybrid"]

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_episodic.chroma import reads as backend_module
+from langgraph_episodic.chroma import backend as backend_module
 from langgraph_episodic.chroma import record_format
 from langgraph_episodic.chroma.ranking.shared_fields import FieldIndex, field_key, lift, shares
 from langgraph_episodic.chroma.testing import field_groups, field_values_held, lexical_loaded

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...errors import InvalidValueError
 from ...language.baseline import LEXICAL_WEIGHT
 
 
@@ -46,7 +47,9 @@ def fuse_aligned(
     """
     (dense_at, dense_scores), (lexical_at, lexical_scores) = dense, lexical
     if not 0.0 <= weight <= 1.0:
-        raise ValueError(f"weight is the lexical share and must be in [0, 1], got {weight!r}.")
+        raise InvalidValueError(
+            f"weight is the lexical share and must be in [0, 1], got {weight!r}."
+        )
     if limit <= 0:
         return []
     total = np.zeros(len(ids))
@@ -81,7 +84,7 @@ def _refuse_nan(ids: Sequence[str], *sides: tuple[np.ndarray, np.ndarray]) -> No
     for at, scores in sides:
         for n, score in zip(at.tolist(), scores.tolist(), strict=True):
             if math.isnan(score):
-                raise ValueError(f"Score of {ids[n]!r} is NaN; scores must be numbers.")
+                raise InvalidValueError(f"Score of {ids[n]!r} is NaN; scores must be numbers.")
 
 
 def _by_rank(

@@ -30,6 +30,7 @@ from typing import Any, Generic, NamedTuple, TypeVar, overload
 import numpy as np
 
 from ..._types import Namespace
+from ...errors import InvalidValueError, OperationError
 from ...language.analysis import (
     LANGUAGES,
     Language,
@@ -69,7 +70,7 @@ class Shard:
 
     def _check_writable(self) -> None:
         if self.frozen:  # a bug, not bad input: readers rely on frozen shards never changing
-            raise RuntimeError("A frozen shard cannot change; thaw() it first.")
+            raise OperationError("A frozen shard cannot change; thaw() it first.")
 
     def _entry(self, table: dict[Any, dict[str, Any]], key: Hashable) -> dict[str, Any]:
         """``table[key]`` to change: made if missing, copied first if shared."""
@@ -448,7 +449,7 @@ def restore_packed(parts: PackedParts) -> _Shard:
     if problem is None and (len(position) != n or len(slots) != len(terms)):
         problem = "repeated ids or terms"
     if problem is not None:
-        raise ValueError(f"Not a packed lexical shard: its {problem} do not fit.")
+        raise InvalidValueError(f"Not a packed lexical shard: its {problem} do not fit.")
     return _Shard.of_arrays(_Arrays.packed(ids, lengths, slots, starts, where, tf, position))
 
 
@@ -784,7 +785,7 @@ class LexicalIndex(ShardedIndex[_Shard]):
         lock: threading.RLock | None = None,
     ) -> None:
         if k1 < 0 or not 0 <= b <= 1:
-            raise ValueError(f"Need k1 >= 0 and 0 <= b <= 1, got k1={k1!r}, b={b!r}.")
+            raise InvalidValueError(f"Need k1 >= 0 and 0 <= b <= 1, got k1={k1!r}, b={b!r}.")
         self.k1 = k1
         self.b = b
         self.tokenizer: Tokenizer = tokenizer or analyzer("auto")
@@ -809,12 +810,12 @@ class LexicalIndex(ShardedIndex[_Shard]):
         would not match the new analysis).
         """
         if language not in LANGUAGES:
-            raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
+            raise InvalidValueError(f"language must be one of {LANGUAGES}, got {language!r}.")
         with self._lock:
             if language == self.language:
                 return
             if any(shard.n_docs() for shard in self._shards.values()):
-                raise ValueError(
+                raise InvalidValueError(
                     f"This Chroma's lexical index already analyzes text as {self.language!r}; "
                     f"open every store on it with language={self.language!r}, or use another "
                     "path or collection for a store in another language."

@@ -32,6 +32,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..._types import Namespace
+from ...errors import InvalidValueError
 from .lexical import Shard, ShardedIndex
 
 LIFT_DOCS = 3
@@ -256,7 +257,7 @@ def lift(
     """
     w = LIFT_WEIGHT if weight is None else weight
     if not 0.0 <= w < 1.0:
-        raise ValueError(f"weight must be in [0, 1), got {w!r}.")
+        raise InvalidValueError(f"weight must be in [0, 1), got {w!r}.")
     if not sources:
         return list(fused)
     scored = dict(fused)

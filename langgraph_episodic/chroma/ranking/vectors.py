@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...errors import InvalidValueError
 from ..record_format import ITEM_TAG, entry_key, item_of_vector
 
 
@@ -187,7 +188,7 @@ class NamespaceVectors:
         ``ValueError`` when the rows do not form one (a damaged file)."""
         block = cls(version)
         if matrix.dtype != np.float32 or matrix.ndim != 2 or len(matrix) != len(vids):
-            raise ValueError("Not a vector block: its matrix does not fit its ids.")
+            raise InvalidValueError("Not a vector block: its matrix does not fit its ids.")
         if not vids:
             return block
         block._by_item = None
@@ -198,7 +199,7 @@ class NamespaceVectors:
             block._n_items = len(vids)
             block._hold(matrix, vids, Owners([f"{vid}.{ITEM_TAG}" for vid in vids]))
         if len(block._row) != len(vids):
-            raise ValueError("Not a vector block: a vector id repeats.")
+            raise InvalidValueError("Not a vector block: a vector id repeats.")
         return block
 
     def _stale(self) -> bool:
@@ -531,7 +532,7 @@ def _on_support(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def _check_dims(stored: int, query: int) -> None:
     if stored != query:
-        raise ValueError(
+        raise InvalidValueError(
             f"The store holds {stored}-d vectors but the query embedding has {query} dimensions. "
             "Open the store with the embedder it was written with (index={'embed': ...})."
         )
