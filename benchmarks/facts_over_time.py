@@ -68,7 +68,7 @@ from langgraph_episodic import ChromaStore
 from langgraph_episodic.facts import current_facts, fact_history
 from langgraph_episodic.facts import recall as facts_recall
 from langgraph_episodic.facts.consolidate import RuleDecider
-from langgraph_episodic.facts.decide import ModelDecider, prompt
+from langgraph_episodic.facts.model_decider import ModelDecider, prompt
 from langgraph_episodic.facts.records import memory_key
 from langgraph_episodic.facts.rules import Candidate
 from langgraph_episodic.tools import create_memory_tools

@@ -122,13 +122,13 @@ def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method
     before: dict[str, tuple[str, tuple[str, ...]]] = {}
     for _ in range(RERANKS):
         generation = state.generation
-        ranked = _once(b, op, qvec, now, method)
-        missed = ranked.missed
+        found = _once(b, op, qvec, now, method)
+        missed = found.missed
         if not missed:
-            return ranked
+            return found
         if b.shared:
             if missed.items() <= before.items():
-                return ranked
+                return found
             before.update(missed)
             with state.lock:
                 for _, ns in missed.values():
@@ -136,7 +136,7 @@ def ranked(b: Backend, op: SearchOp, qvec: np.ndarray | None, now: float, method
             continue
         with state.write_lock:  # a write in flight commits before the generations are compared
             if state.generation == generation:
-                return ranked
+                return found
             # Rank again holding the write lock: no write of this process can overtake it.
             return _once(b, op, qvec, now, method)
     return _once(b, op, qvec, now, method)

@@ -8,7 +8,7 @@ See ``docs/facts.md``.
 
 from .consolidate import Clock, FactWriter, Outcome, RuleDecider
 from .dates import ResolvedDate, format_date, resolve_date
-from .decide import FactDecision, ModelDecider
+from .model_decider import FactDecision, ModelDecider
 from .phrasing import is_ending
 from .recall import (
     acurrent_facts,

@@ -199,11 +199,11 @@ class FactWriter:
     """Saves facts with consolidation on write (see the module docstring).
 
     Args:
-        decider: :class:`RuleDecider` (default) or :class:`.decide.ModelDecider`.
+        decider: :class:`RuleDecider` (default) or :class:`.model_decider.ModelDecider`.
         clock: Returns the message's time (default: now, UTC).
         candidates: How many current facts each candidate search returns (default: the
             decider's, :data:`CANDIDATES` for the rules, all of a subject's up to
-            :data:`.decide.SHOWN` for a model).
+            :data:`.model_decider.SHOWN` for a model).
         between_read_and_write: Called after deciding (and re-reading the fact it closes,
             after a model's decision), just before writing; tests use it to force
             interleavings of concurrent writers.

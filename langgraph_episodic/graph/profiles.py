@@ -32,7 +32,7 @@ from .._effects import Plan, call, twins
 from .._fence import prompt_block, single_line
 from .._runner import all_items
 from ..facts.consolidate import Clock, FactWriter
-from ..facts.decide import ModelDecider
+from ..facts.model_decider import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import CURRENT_FILTER, FactRecord, from_iso
 from ..kinds.namespaces import USER_PROFILES

@@ -39,7 +39,7 @@ from .._messages import last_human_text, message_text
 from .._model_calls import internal_config, retrying
 from ..errors import InvalidTypeError
 from ..facts.consolidate import Clock, FactWriter, Outcome, Said, Subject
-from ..facts.decide import ModelDecider
+from ..facts.model_decider import ModelDecider
 from ..facts.recall import newest_per_lineage
 from ..facts.records import FACT_KIND, FactRecord
 from ..relevance import is_worth_storing

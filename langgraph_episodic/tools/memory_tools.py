@@ -35,7 +35,7 @@ from .._config import ENTITY_NAMESPACE, MEMORIES_NAMESPACE, fill_namespace, own_
 from .._effects import Plan, call
 from ..errors import Error, InvalidValueError
 from ..facts.consolidate import Clock, FactWriter, Outcome
-from ..facts.decide import ModelDecider
+from ..facts.model_decider import ModelDecider
 from ..facts.recall import (
     TOPIC_DEPTH,
     asks_about_past,

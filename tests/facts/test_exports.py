@@ -9,7 +9,7 @@ import pytest
 
 import langgraph_episodic.facts as facts
 
-MODULES = ["dates", "records", "rules", "decide", "consolidate", "recall"]
+MODULES = ["dates", "records", "rules", "model_decider", "consolidate", "recall"]
 
 
 def test_public_names() -> None:
