@@ -259,7 +259,7 @@ def prepare(
     return plan
 
 
-class NamespaceTypeError(Error, InvalidNamespaceError, TypeError):
+class NamespaceTypeError(NamespaceError, TypeError):
     """A namespace that is not a tuple of labels (e.g. the string ``"alice"``). It is both an
     ``InvalidNamespaceError`` (what LangGraph stores raise for bad namespaces) and a
     ``TypeError`` (what it is)."""

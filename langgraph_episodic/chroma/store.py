@@ -1,7 +1,6 @@
 """``ChromaStore``: a LangGraph ``BaseStore`` on Chroma, embedded by default, server-ready.
 
-It implements ``batch`` and ``abatch``; every other method comes from ``BaseStore`` (its
-namespace errors raised as the package's ``NamespaceError``). Both
+It implements ``batch`` and ``abatch`` only; every other method comes from ``BaseStore``. Both
 run the same pure core (:mod:`.plans`): ops are validated and planned first, so a bad op fails
 the whole batch before anything is written; then reads run against the state before the batch
 and puts are applied last, last write wins per (namespace, key).

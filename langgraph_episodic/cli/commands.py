@@ -63,7 +63,8 @@ def run_search(args: argparse.Namespace) -> int:
         raise CliError(f"--limit must be at least 1, got {args.limit}.")
     target = Target.from_args(args)
     with open_store(target, semantic=True, read_only=True, load=False) as store:
-        namespaces = None if args.user is None else user_namespace_list(store, namespace_label(args.user))
+        namespaces = (None if args.user is None
+                      else user_namespace_list(store, namespace_label(args.user)))
         if store.list_namespaces(limit=1) if namespaces is None else namespaces:
             load_embedder(store)
             results = search_in(store, args.query, namespaces, args.limit)
@@ -119,7 +120,8 @@ def run_history(args: argparse.Namespace) -> int:
 
     target = Target.from_args(args)
     with open_store(target, semantic=False, read_only=True) as store:
-        history = {ns: fact_history(store, ns) for ns in user_namespace_list(store, namespace_label(args.user))}
+        mine = user_namespace_list(store, namespace_label(args.user))
+        history = {ns: fact_history(store, ns) for ns in mine}
     if args.json:
         rows = [{"namespace": list(ns), "key": key, **rec.to_value()}
                 for ns, versions in history.items() for key, rec in versions]

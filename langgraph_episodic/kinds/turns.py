@@ -4,7 +4,8 @@ After a turn, the turn pipeline (:class:`~langgraph_episodic.formation.turn.Turn
 middleware, the graph nodes, :func:`~langgraph_episodic.graph.turns.remember_turn_node`, or the
 deferred worker) stores the user's message (and, unless told not to, the agent's answer, and
 on a thread's first turn the agent's messages before the user speaks) under
-``("memories", user_id, "turns")``, with the conversation and the day as context (:mod:`langgraph_episodic.memory_context`)::
+``("memories", user_id, "turns")``, with the conversation and the day as context
+(:mod:`langgraph_episodic.memory_context`)::
 
     {"text": "I moved to Lisbon last week.", "kind": "turn", "role": "user",
      "message_id": "...", "said_at": "2026-05-08T13:56:00.000000Z", "asks": False,
